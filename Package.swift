@@ -1,0 +1,82 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Strict settings, once, for every Swift target (the loop follows swift-log's Package.swift).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Sluice",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+        .executable(name: "sluice", targets: ["SluiceCLI"]),
+        .executable(name: "sluice-bench", targets: ["SluiceBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // C libraries: one thin system-library module each (module map + pkg-config + apt provider).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+
+        // Stage modules depend on SluiceCore (plus their own C module), never on each other.
+        .target(
+            name: "SluiceCore",
+            dependencies: ["CXXHash", .product(name: "Yams", package: "Yams")]
+        ),
+        .target(name: "SluiceState", dependencies: ["SluiceCore", "CLMDB"]),
+        .target(name: "SluiceExtract", dependencies: ["SluiceCore", "CPoppler", "CTesseract"]),
+        .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
+        .target(name: "SluiceEmbed", dependencies: ["SluiceCore"]),
+        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState"]),
+        .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
+        .target(
+            name: "SluicePipeline",
+            dependencies: [
+                "SluiceCore", "SluiceState", "SluiceExtract", "SluiceChunk", "SluiceEmbed", "SluiceSinks",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Sluice",
+            dependencies: [
+                "SluiceCore", "SluiceState", "SluiceExtract", "SluiceChunk", "SluiceEmbed", "SluiceSinks",
+                "SluiceHTTP", "SluicePipeline",
+            ]
+        ),
+        .target(name: "SluiceTesting", dependencies: ["SluiceCore"]),
+        .executableTarget(
+            name: "SluiceCLI",
+            dependencies: [
+                "Sluice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "SluiceBench", dependencies: ["Sluice"]),
+
+        .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore"]),
+        .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
+        .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract"]),
+        .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
+        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"]),
+        .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
+        .testTarget(name: "SluicePipelineTests", dependencies: ["SluicePipeline", "SluiceTesting"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

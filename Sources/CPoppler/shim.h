@@ -1,0 +1,3 @@
+#include <poppler.h>
+#include <glib.h>
+#include <cairo.h>

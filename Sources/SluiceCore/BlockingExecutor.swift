@@ -1,0 +1,96 @@
+import Foundation
+
+/// A pool of dedicated threads for blocking work (C libraries, file I/O, LMDB write transactions).
+///
+/// Swift's cooperative pool has one thread per core; a task that blocks one of them stalls every other
+/// stage. Work submitted with ``run(_:)`` runs on one of this pool's own threads and resumes the caller
+/// when done. The pool is a `Sendable` value owned by the component that created it (as NIO's
+/// `FileSystem` owns its `NIOThreadPool`); ``shutdown()`` stops its threads once the queue is drained.
+public final class BlockingExecutor: Sendable {
+    private let state: Locked
+    public let threadCount: Int
+    public let label: String
+
+    /// Starts `threads` threads named `label-N`.
+    public init(label: String, threads: Int) {
+        precondition(threads > 0, "a BlockingExecutor needs at least one thread")
+        self.label = label
+        self.threadCount = threads
+        self.state = Locked()
+        for index in 0..<threads {
+            let state = self.state
+            let thread = Thread { state.workLoop() }
+            thread.name = "\(label)-\(index)"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    /// Runs `body` on a pool thread and returns its result.
+    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let accepted = state.enqueue {
+                continuation.resume(with: Result { try body() })
+            }
+            if !accepted {
+                continuation.resume(throwing: SluiceError(.state, "executor \(label) is shut down"))
+            }
+        }
+    }
+
+    /// Runs a non-throwing `body` on a pool thread.
+    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            let accepted = state.enqueue { continuation.resume(returning: body()) }
+            if !accepted { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Lets the threads finish the queued work and exit.
+    public func shutdown() { state.shutdown() }
+
+    deinit { state.shutdown() }
+
+    private final class Locked: @unchecked Sendable {
+        // Guarded by `condition`.
+        private let condition = NSCondition()
+        private var queue: [@Sendable () -> Void] = []
+        private var head = 0
+        private var stopping = false
+
+        func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            if stopping { return false }
+            queue.append(job)
+            condition.signal()
+            return true
+        }
+
+        func shutdown() {
+            condition.lock()
+            stopping = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func workLoop() {
+            while true {
+                condition.lock()
+                while head == queue.count && !stopping { condition.wait() }
+                if head == queue.count {
+                    condition.unlock()
+                    return
+                }
+                let job = queue[head]
+                head += 1
+                if head > 1024 && head * 2 > queue.count {
+                    queue.removeFirst(head)
+                    head = 0
+                }
+                condition.unlock()
+                job()
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// What one stage did during a run.
+public struct PhaseStats: Sendable, Hashable, Codable {
+    public var name: String
+    public var itemsIn: Int = 0
+    public var itemsOut: Int = 0
+    public var bytes: Int = 0
+    /// Seconds spent working (summed over the stage's workers).
+    public var busySeconds: Double = 0
+    /// Seconds spent waiting for upstream (summed over workers).
+    public var starvedSeconds: Double = 0
+    /// Seconds spent waiting for downstream to make room (summed over workers).
+    public var blockedSeconds: Double = 0
+    public var workers: Int = 1
+    public var latency = LatencyHistogram()
+
+    public init(name: String, workers: Int = 1) {
+        self.name = name
+        self.workers = workers
+    }
+
+    public mutating func merge(_ other: PhaseStats) {
+        itemsIn += other.itemsIn
+        itemsOut += other.itemsOut
+        bytes += other.bytes
+        busySeconds += other.busySeconds
+        starvedSeconds += other.starvedSeconds
+        blockedSeconds += other.blockedSeconds
+        latency.merge(other.latency)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, itemsIn = "items_in", itemsOut = "items_out", bytes, busySeconds = "busy_s"
+        case starvedSeconds = "starved_s", blockedSeconds = "blocked_s", workers
+        case p50 = "latency_p50_s", p95 = "latency_p95_s", p99 = "latency_p99_s", max = "latency_max_s"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        itemsIn = try c.decode(Int.self, forKey: .itemsIn)
+        itemsOut = try c.decode(Int.self, forKey: .itemsOut)
+        bytes = try c.decode(Int.self, forKey: .bytes)
+        busySeconds = try c.decode(Double.self, forKey: .busySeconds)
+        starvedSeconds = try c.decode(Double.self, forKey: .starvedSeconds)
+        blockedSeconds = try c.decode(Double.self, forKey: .blockedSeconds)
+        workers = try c.decode(Int.self, forKey: .workers)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(itemsIn, forKey: .itemsIn)
+        try c.encode(itemsOut, forKey: .itemsOut)
+        try c.encode(bytes, forKey: .bytes)
+        try c.encode(busySeconds, forKey: .busySeconds)
+        try c.encode(starvedSeconds, forKey: .starvedSeconds)
+        try c.encode(blockedSeconds, forKey: .blockedSeconds)
+        try c.encode(workers, forKey: .workers)
+        try c.encode(latency.quantile(0.5), forKey: .p50)
+        try c.encode(latency.quantile(0.95), forKey: .p95)
+        try c.encode(latency.quantile(0.99), forKey: .p99)
+        try c.encode(latency.maximum, forKey: .max)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Yams
+
+/// Reading a pipeline file.
+///
+/// Every key, its type and its default (unknown keys are errors, so a typo never passes silently):
+///
+/// | key | type | default |
+/// |---|---|---|
+/// | `source.path` | path | `./samples` |
+/// | `source.include` | [glob] | `["**/*"]` |
+/// | `source.exclude` | [glob] | `["**/.git/**", "**/.sluice/**"]` |
+/// | `source.follow_symlinks` | bool | `false` |
+/// | `extract.max_file_mb` | number | `200` |
+/// | `extract.parallelism` | int | core count |
+/// | `extract.timeout_seconds` | number | `120` |
+/// | `chunk.strategy` | `recursive` | `recursive` |
+/// | `chunk.max_tokens` | int | `256` |
+/// | `chunk.overlap_tokens` | int | `32` |
+/// | `chunk.parallelism` | int | core count |
+/// | `embed.provider` | `hash` | `hash` |
+/// | `embed.model` | string | provider's default |
+/// | `embed.dimensions` | int | `384` |
+/// | `embed.batch` | int | `64` |
+/// | `embed.max_batch_tokens` | int | `300000` |
+/// | `embed.linger_ms` | int | `20` |
+/// | `embed.parallelism` | int | `2` |
+/// | `sink.kind` | `local` | `local` |
+/// | `sink.path` | path | `.sluice/index` |
+/// | `sink.batch` | int | `512` |
+/// | `state` | path | `.sluice/state` |
+/// | `run.prune` | bool | `false` |
+/// | `run.max_delete_fraction` | number 0…1 | `0.2` |
+/// | `run.buffer` | int | `16` |
+/// | `run.upsert_parallelism` | int | `2` |
+///
+/// Relative paths resolve against the folder of the pipeline file.
+extension PipelineConfiguration {
+    /// Loads a pipeline file and applies `key=value` overrides (dotted keys, YAML values).
+    /// - Throws: ``SluiceError/Code/configuration`` naming the offending key.
+    public static func load(file: URL?, overrides: [String] = []) throws -> PipelineConfiguration {
+        var tree: [String: Any] = [:]
+        if let file {
+            let text: String
+            do {
+                text = try String(contentsOf: file, encoding: .utf8)
+            } catch {
+                throw SluiceError(.configuration, "cannot read pipeline file \(file.path): \(error.localizedDescription)")
+            }
+            tree = try parse(yaml: text, origin: file.path)
+        }
+        for override in overrides {
+            guard let equals = override.firstIndex(of: "=") else {
+                throw SluiceError(.configuration, "--set expects key=value, got '\(override)'")
+            }
+            let key = String(override[..<equals]).trimmingCharacters(in: .whitespaces)
+            let rawValue = String(override[override.index(after: equals)...])
+            let value: Any
+            do {
+                value = try Yams.load(yaml: rawValue) ?? ""
+            } catch {
+                value = rawValue
+            }
+            try set(&tree, path: key.split(separator: ".").map(String.init), value: value, fullKey: key)
+        }
+        var configuration = try decode(tree)
+        configuration.baseDirectory = file?.deletingLastPathComponent().standardizedFileURL
+        return configuration
+    }
+
+    static func parse(yaml text: String, origin: String) throws -> [String: Any] {
+        let loaded: Any?
+        do {
+            loaded = try Yams.load(yaml: text)
+        } catch {
+            throw SluiceError(.configuration, "\(origin) is not valid YAML: \(error)")
+        }
+        guard let loaded else { return [:] }
+        guard let tree = loaded as? [String: Any] else {
+            throw SluiceError(.configuration, "\(origin): the top level must be a mapping of keys")
+        }
+        return tree
+    }
+
+    private static func set(_ tree: inout [String: Any], path: [String], value: Any, fullKey: String) throws {
+        guard let first = path.first, !first.isEmpty else {
+            throw SluiceError(.configuration, "--set: empty key in '\(fullKey)'")
+        }
+        if path.count == 1 {
+            tree[first] = value
+            return
+        }
+        var child = (tree[first] as? [String: Any]) ?? [:]
+        if tree[first] != nil && !(tree[first] is [String: Any]) {
+            throw SluiceError(.configuration, "--set \(fullKey): '\(first)' is not a section")
+        }
+        try set(&child, path: Array(path.dropFirst()), value: value, fullKey: fullKey)
+        tree[first] = child
+    }
+
+    static func decode(_ tree: [String: Any]) throws -> PipelineConfiguration {
+        var c = PipelineConfiguration()
+        var root = Section(tree, path: "")
+        if var s = try root.section("source") {
+            c.source.path = try s.string("path") ?? c.source.path
+            c.source.include = try s.strings("include") ?? c.source.include
+            c.source.exclude = try s.strings("exclude") ?? c.source.exclude
+            c.source.followSymlinks = try s.bool("follow_symlinks") ?? c.source.followSymlinks
+            try s.finish()
+        }
+        if var s = try root.section("extract") {
+            c.extract.maxFileMB = try s.number("max_file_mb", min: 0.000001) ?? c.extract.maxFileMB
+            c.extract.parallelism = try s.int("parallelism", min: 1) ?? c.extract.parallelism
+            c.extract.timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? c.extract.timeoutSeconds
+            try s.finish()
+        }
+        if var s = try root.section("chunk") {
+            c.chunk.strategy = try s.string("strategy", oneOf: ["recursive"]) ?? c.chunk.strategy
+            c.chunk.maxTokens = try s.int("max_tokens", min: 8) ?? c.chunk.maxTokens
+            c.chunk.overlapTokens = try s.int("overlap_tokens", min: 0) ?? c.chunk.overlapTokens
+            c.chunk.parallelism = try s.int("parallelism", min: 1) ?? c.chunk.parallelism
+            try s.finish()
+        }
+        if c.chunk.overlapTokens >= c.chunk.maxTokens {
+            throw SluiceError(.configuration, "chunk.overlap_tokens (\(c.chunk.overlapTokens)) must be below chunk.max_tokens (\(c.chunk.maxTokens))")
+        }
+        if var s = try root.section("embed") {
+            c.embed.provider = try s.string("provider", oneOf: ["hash"]) ?? c.embed.provider
+            c.embed.model = try s.string("model") ?? c.embed.model
+            c.embed.dimensions = try s.int("dimensions", min: 2) ?? c.embed.dimensions
+            c.embed.batch = try s.int("batch", min: 1) ?? c.embed.batch
+            c.embed.maxBatchTokens = try s.int("max_batch_tokens", min: 1) ?? c.embed.maxBatchTokens
+            c.embed.lingerMilliseconds = try s.int("linger_ms", min: 0) ?? c.embed.lingerMilliseconds
+            c.embed.parallelism = try s.int("parallelism", min: 1) ?? c.embed.parallelism
+            try s.finish()
+        }
+        if var s = try root.section("sink") {
+            c.sink.kind = try s.string("kind", oneOf: ["local"]) ?? c.sink.kind
+            c.sink.path = try s.string("path") ?? c.sink.path
+            c.sink.batch = try s.int("batch", min: 1) ?? c.sink.batch
+            try s.finish()
+        }
+        if var s = try root.section("run") {
+            c.run.prune = try s.bool("prune") ?? c.run.prune
+            c.run.maxDeleteFraction = try s.number("max_delete_fraction", min: 0) ?? c.run.maxDeleteFraction
+            c.run.buffer = try s.int("buffer", min: 1) ?? c.run.buffer
+            c.run.upsertParallelism = try s.int("upsert_parallelism", min: 1) ?? c.run.upsertParallelism
+            try s.finish()
+        }
+        c.state = try root.string("state") ?? c.state
+        try root.finish()
+        return c
+    }
+}
+
+/// A mapping being read: typed accessors with the key path in every error, and unknown-key detection.
+private struct Section {
+    var values: [String: Any]
+    var path: String
+    var seen: Set<String> = []
+
+    init(_ values: [String: Any], path: String) {
+        self.values = values
+        self.path = path
+    }
+
+    private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    private mutating func take(_ key: String) -> Any? {
+        seen.insert(key)
+        guard let value = values[key], !(value is NSNull) else { return nil }
+        return value
+    }
+
+    mutating func section(_ key: String) throws -> Section? {
+        guard let value = take(key) else { return nil }
+        guard let dict = value as? [String: Any] else {
+            throw SluiceError(.configuration, "\(name(key)): expected a mapping")
+        }
+        return Section(dict, path: name(key))
+    }
+
+    mutating func string(_ key: String, oneOf allowed: [String]? = nil) throws -> String? {
+        guard let value = take(key) else { return nil }
+        let text: String
+        switch value {
+        case let s as String: text = s
+        case let i as Int: text = String(i)
+        case let d as Double: text = String(d)
+        default: throw SluiceError(.configuration, "\(name(key)): expected a string")
+        }
+        if let allowed, !allowed.contains(text) {
+            throw SluiceError(.configuration, "\(name(key)): '\(text)' is not supported (expected one of: \(allowed.joined(separator: ", ")))")
+        }
+        return text
+    }
+
+    mutating func strings(_ key: String) throws -> [String]? {
+        guard let value = take(key) else { return nil }
+        if let single = value as? String { return [single] }
+        guard let list = value as? [Any], let strings = list as? [String] else {
+            throw SluiceError(.configuration, "\(name(key)): expected a list of strings")
+        }
+        return strings
+    }
+
+    mutating func bool(_ key: String) throws -> Bool? {
+        guard let value = take(key) else { return nil }
+        if let b = value as? Bool { return b }
+        if let s = value as? String, ["true", "false"].contains(s.lowercased()) { return s.lowercased() == "true" }
+        throw SluiceError(.configuration, "\(name(key)): expected true or false")
+    }
+
+    mutating func int(_ key: String, min: Int) throws -> Int? {
+        guard let value = take(key) else { return nil }
+        var number: Int?
+        if let i = value as? Int { number = i }
+        if let s = value as? String { number = Int(s) }
+        guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a whole number") }
+        guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
+        return number
+    }
+
+    mutating func number(_ key: String, min: Double) throws -> Double? {
+        guard let value = take(key) else { return nil }
+        var number: Double?
+        if let d = value as? Double { number = d }
+        if let i = value as? Int { number = Double(i) }
+        if let s = value as? String { number = Double(s) }
+        guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a number") }
+        guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
+        return number
+    }
+
+    func finish() throws {
+        let unknown = Set(values.keys).subtracting(seen).sorted()
+        if !unknown.isEmpty {
+            let known = seen.sorted().map { name($0) }.joined(separator: ", ")
+            throw SluiceError(.configuration, "unknown key \(unknown.map { name($0) }.joined(separator: ", ")) (known here: \(known))")
+        }
+    }
+}

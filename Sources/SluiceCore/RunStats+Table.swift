@@ -1,0 +1,47 @@
+import Foundation
+
+extension RunStats {
+    /// The end-of-run table: one row per phase, then the counters.
+    public func table() -> String {
+        var lines: [String] = []
+        let header = ["phase", "workers", "in", "out", "MB", "busy s", "starved s", "blocked s", "items/s", "p50 ms", "p95 ms", "p99 ms"]
+        var rows: [[String]] = [header]
+        for p in phases {
+            let rate = wallSeconds > 0 ? Double(p.itemsOut) / wallSeconds : 0
+            rows.append([
+                p.name, "\(p.workers)", "\(p.itemsIn)", "\(p.itemsOut)", Self.fixed(Double(p.bytes) / 1_048_576, 2),
+                Self.fixed(p.busySeconds, 2), Self.fixed(p.starvedSeconds, 2), Self.fixed(p.blockedSeconds, 2),
+                Self.fixed(rate, 1), Self.fixed(p.latency.quantile(0.5) * 1000, 2),
+                Self.fixed(p.latency.quantile(0.95) * 1000, 2), Self.fixed(p.latency.quantile(0.99) * 1000, 2),
+            ])
+        }
+        let widths = (0..<header.count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for (index, row) in rows.enumerated() {
+            let cells = row.enumerated().map { column, cell in
+                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }
+            lines.append(cells.joined(separator: "  "))
+            if index == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+        lines.append("")
+        let mb = Double(bytesRead) / 1_048_576
+        lines.append(
+            "documents: \(documentsUpserted) upserted, \(documentsSkipped) skipped, \(documentsFailed) failed"
+                + (documentsPruned > 0 ? ", \(documentsPruned) pruned" : "")
+                + (documentsNotReached > 0 ? ", \(documentsNotReached) not reached (interrupted)" : ""))
+        lines.append(
+            "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)")
+        lines.append("vectors: \(vectorsUpserted) upserted, \(vectorsDeleted) deleted")
+        let docRate = wallSeconds > 0 ? Double(documentsUpserted + documentsSkipped + documentsFailed) / wallSeconds : 0
+        lines.append(
+            "wall: \(Self.fixed(wallSeconds, 2)) s · \(Self.fixed(docRate, 1)) documents/s · \(Self.fixed(wallSeconds > 0 ? mb / wallSeconds : 0, 2)) MB/s read · \(Self.fixed(wallSeconds > 0 ? Double(chunks) / wallSeconds : 0, 1)) chunks/s")
+        if !failuresByCode.isEmpty {
+            lines.append("failures: " + failuresByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        if interrupted { lines.append("interrupted: run the same command again to resume") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+}

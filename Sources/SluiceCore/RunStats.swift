@@ -1,0 +1,50 @@
+/// The outcome and statistics of one run: per-phase figures plus document and embedding counters.
+public struct RunStats: Sendable, Hashable, Codable {
+    public var runID: String = ""
+    public var startedAt: Double = 0
+    public var wallSeconds: Double = 0
+    public var phases: [PhaseStats] = []
+
+    // Documents: every document seen ends in exactly one of these three.
+    public var documentsUpserted = 0
+    public var documentsSkipped = 0
+    public var documentsFailed = 0
+    /// Documents of the source not processed because the run was interrupted.
+    public var documentsNotReached = 0
+    /// Documents that vanished from the source and had their vectors deleted (prune).
+    public var documentsPruned = 0
+
+    public var chunks = 0
+    public var chunksEmbedded = 0
+    public var tokensEmbedded = 0
+    public var embedRequests = 0
+    public var embedRetries = 0
+    public var rateLimited = 0
+    public var cacheHits = 0
+    public var vectorsUpserted = 0
+    public var vectorsDeleted = 0
+    public var bytesRead = 0
+
+    public var interrupted = false
+    /// Failure reasons by code (bounded labels).
+    public var failuresByCode: [String: Int] = [:]
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case runID = "run_id", startedAt = "started_at", wallSeconds = "wall_s", phases
+        case documentsUpserted = "documents_upserted", documentsSkipped = "documents_skipped"
+        case documentsFailed = "documents_failed", documentsNotReached = "documents_not_reached"
+        case documentsPruned = "documents_pruned", chunks, chunksEmbedded = "chunks_embedded"
+        case tokensEmbedded = "tokens_embedded", embedRequests = "embed_requests", embedRetries = "embed_retries"
+        case rateLimited = "rate_limited", cacheHits = "cache_hits", vectorsUpserted = "vectors_upserted"
+        case vectorsDeleted = "vectors_deleted", bytesRead = "bytes_read", interrupted
+        case failuresByCode = "failures_by_code"
+    }
+
+    /// The exit code this outcome maps to (interrupted and provider stops are decided by the runner).
+    public var exitCode: RunExitCode {
+        if interrupted { return .interrupted }
+        return documentsFailed > 0 ? .documentsFailed : .success
+    }
+}
