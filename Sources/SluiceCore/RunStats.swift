@@ -24,6 +24,8 @@ public struct RunStats: Sendable, Hashable, Codable {
     public var vectorsUpserted = 0
     public var vectorsDeleted = 0
     public var bytesRead = 0
+    /// The most documents that were between the scanner and the checkpoint at once (bounded by buffers).
+    public var maxDocumentsInFlight = 0
 
     public var interrupted = false
     /// Failure reasons by code (bounded labels).
@@ -39,6 +41,7 @@ public struct RunStats: Sendable, Hashable, Codable {
         case tokensEmbedded = "tokens_embedded", embedRequests = "embed_requests", embedRetries = "embed_retries"
         case rateLimited = "rate_limited", cacheHits = "cache_hits", vectorsUpserted = "vectors_upserted"
         case vectorsDeleted = "vectors_deleted", bytesRead = "bytes_read", interrupted
+        case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
     }
 

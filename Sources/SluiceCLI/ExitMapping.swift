@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+/// Maps a failure to the process exit code of DESIGN §7 and prints it (never a secret: messages are
+/// built from codes and paths only).
+func exitCode(for error: any Error) -> ExitCode {
+    let sluice = error as? SluiceError
+    let message = sluice?.description ?? "\(error)"
+    FileHandle.standardError.write(Data("sluice: \(message)\n".utf8))
+    switch sluice?.code {
+    case .lockHeld?: return ExitCode(RunExitCode.lockHeld.rawValue)
+    case .configuration?, .usage?, .embedderMismatch?, .massDelete?: return ExitCode(RunExitCode.usage.rawValue)
+    case .providerRefused?: return ExitCode(RunExitCode.providerRefused.rawValue)
+    default: return ExitCode(70)
+    }
+}
+
+/// Runs a command body, turning Sluice errors into exit codes.
+func withExitMapping(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as CleanExit {
+        throw error
+    } catch {
+        throw exitCode(for: error)
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+/// Options every command shares: the pipeline file, the state folder and `--set` overrides.
+struct PipelineOptions: ParsableArguments {
+    static let defaultPipeline = "Pipelines/default.yaml"
+
+    @Argument(help: "The pipeline file (YAML).")
+    var pipeline: String = PipelineOptions.defaultPipeline
+
+    @Option(name: .long, help: ArgumentHelp("Checkpoint folder (overrides the pipeline's `state`).", valueName: "dir"))
+    var state: String?
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Override a pipeline setting, e.g. --set chunk.max_tokens=128 (repeatable).", valueName: "key=value"))
+    var overrides: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error.", valueName: "level"))
+    var logLevel: String = "info"
+
+    /// The configuration with overrides applied. Paths given on the command line are relative to the
+    /// working directory.
+    func loadConfiguration(source: String? = nil) throws -> PipelineConfiguration {
+        let file = URL(fileURLWithPath: pipeline)
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw SluiceError(.configuration, "pipeline file \(pipeline) not found (run from the repository root, or name a pipeline file)")
+        }
+        var configuration = try PipelineConfiguration.load(file: file, overrides: overrides)
+        let cwd = FileManager.default.currentDirectoryPath
+        if let state { configuration.state = Self.absolute(state, cwd) }
+        if let source { configuration.source.path = Self.absolute(source, cwd) }
+        return configuration
+    }
+
+    static func absolute(_ path: String, _ cwd: String) -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        return expanded.hasPrefix("/") ? expanded : URL(fileURLWithPath: cwd).appendingPathComponent(expanded).standardizedFileURL.path
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Sluice
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Process new and changed documents of the source (incremental; resumable after any interruption).")
+
+    @OptionGroup var options: PipelineOptions
+
+    @Option(help: ArgumentHelp("Source folder (overrides the pipeline's source.path).", valueName: "path"))
+    var source: String?
+
+    @Flag(help: "Also delete the vectors of documents that vanished from the source (full sync).")
+    var prune = false
+
+    @Flag(help: "Show what would be added, changed, deleted and skipped, without embedding or writing anything.")
+    var dryRun = false
+
+    @Flag(help: "Let --prune delete more than run.max_delete_fraction of the store.")
+    var allowMassDelete = false
+
+    @Flag(help: "Process only the documents whose last attempt failed.")
+    var retryFailed = false
+
+    @Flag(help: "Clear the sink and the checkpoint and embed everything again (required to change the embedder).")
+    var reembed = false
+
+    @Option(help: ArgumentHelp("Write the run's statistics as JSON to this file ('-' for standard output).", valueName: "file"))
+    var statsJson: String?
+
+    @Flag(help: "No progress line and no table.")
+    var quiet = false
+
+    func run() async throws {
+        try await withExitMapping {
+            let logger = makeLogger(level: options.logLevel)
+            let configuration = try options.loadConfiguration(source: source)
+            var runOptions = RunOptions()
+            runOptions.prune = prune ? true : nil
+            runOptions.retryFailed = retryFailed
+            runOptions.allowMassDelete = allowMassDelete
+            runOptions.reembed = reembed
+            runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
+            let components = try PipelineComponents.standard(configuration: configuration)
+            let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
+
+            if dryRun {
+                let report = try await pipeline.dryRun()
+                print(DryRunPrinter.render(report))
+                if let refusal = report.massDeleteRefusal {
+                    throw SluiceError(.massDelete, refusal)
+                }
+                return
+            }
+
+            let shutdown = ShutdownSignal()
+            let signals = SignalHandlers(shutdown: shutdown, logger: logger)
+            defer { withExtendedLifetime(signals) {} }
+            let progress = ProgressReporter(quiet: quiet, logger: logger)
+            let stats = try await pipeline.run(shutdown: shutdown, progress: { progress.report($0) })
+            progress.finish()
+            if !quiet { FileHandle.standardError.write(Data(("\n" + stats.table() + "\n").utf8)) }
+            if let statsJson { try writeJSON(stats, to: statsJson) }
+            let code = stats.exitCode
+            if code != .success { throw ExitCode(code.rawValue) }
+        }
+    }
+
+    private func writeJSON(_ stats: RunStats, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(stats)
+        if path == "-" {
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        } else {
+            try data.write(to: URL(fileURLWithPath: path))
+        }
+    }
+}
+
+/// First SIGINT/SIGTERM: stop taking documents, finish what is in flight, commit, exit 4.
+/// Second: exit 4 at once (the checkpoint is only ever written transactionally).
+final class SignalHandlers {
+    private let sources: [any DispatchSourceSignal]
+
+    init(shutdown: ShutdownSignal, logger: Logger) {
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                if shutdown.isRequested {
+                    FileHandle.standardError.write(Data("\nsluice: second signal, stopping now; run again to resume\n".utf8))
+                    _exit(RunExitCode.interrupted.rawValue)
+                }
+                shutdown.request()
+                logger.notice("signal received: finishing documents in flight, then stopping (send again to stop at once)")
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}
+
+func makeLogger(level: String) -> Logger {
+    LoggingBootstrap.once()
+    var logger = Logger(label: "sluice")
+    logger.logLevel = Logger.Level(rawValue: level.lowercased()) ?? .info
+    return logger
+}
+
+enum LoggingBootstrap {
+    private static let done: Void = {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+    }()
+    static func once() { _ = done }
+}

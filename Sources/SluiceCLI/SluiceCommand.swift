@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+/// `sluice`: load document corpora into vector search.
+@main
+struct SluiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sluice",
+        abstract: "Load document corpora into vector search: extract → chunk → dedupe → embed → upsert, resumable.",
+        discussion: """
+            Exit codes: 0 all documents upserted or skipped · 1 usage or configuration error · 2 finished, \
+            but some documents failed · 3 another run holds the lock · 4 interrupted (run again to resume) · \
+            5 a provider refused to go on.
+            """,
+        version: "0.1.0",
+        subcommands: [RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self],
+        defaultSubcommand: nil
+    )
+}
+
+extension SluiceCommand {
+    /// Parses and runs, mapping argument errors to exit code 1 (DESIGN §7) instead of ArgumentParser's 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(RunExitCode.usage.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}

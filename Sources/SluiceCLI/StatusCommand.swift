@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Documents by status, the last runs, and failures with their reasons.")
+
+    @OptionGroup var options: PipelineOptions
+
+    @Option(help: "How many recent runs to list.")
+    var runs = 5
+
+    func run() async throws {
+        try await withExitMapping {
+            let configuration = try options.loadConfiguration()
+            let stateURL = configuration.resolve(configuration.state)
+            let checkpoint = try CheckpointStore(directory: stateURL, readOnly: true)
+            var counts: [String: Int] = [:]
+            var failures: [DocumentRecord] = []
+            var vectors = 0
+            try checkpoint.forEachDocument { record in
+                counts[record.status.rawValue, default: 0] += 1
+                vectors += record.chunkIDs.count
+                if record.status == .failed { failures.append(record) }
+            }
+            print("state: \(stateURL.path)")
+            print("embedder: \(try checkpoint.metadata("embedder") ?? "none yet")")
+            print("documents: " + (counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")) + " · vectors tracked: \(vectors) · embedding cache: \(try checkpoint.cacheCount())")
+            let recent = try checkpoint.recentRuns(limit: runs)
+            if !recent.isEmpty {
+                print("\nlast runs:")
+                for run in recent {
+                    let started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: run.startedAt))
+                    if let stats = run.stats {
+                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s")
+                    } else {
+                        print("  \(run.runID)  \(started)  did not finish (crashed or still running)")
+                    }
+                }
+            }
+            if !failures.isEmpty {
+                print("\nfailures (retried on the next run, or with `sluice run --retry-failed`):")
+                for record in failures {
+                    print("  \(record.key): \(record.error.map { "\($0.code): \($0.message)" } ?? "unknown")")
+                }
+            }
+        }
+    }
+}

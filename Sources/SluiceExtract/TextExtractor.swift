@@ -1,0 +1,98 @@
+import Foundation
+import SluiceCore
+
+/// Plain text and Markdown (UTF-8). Markdown's ATX headings (`# …`) become sections with heading paths,
+/// so that chunks carry the headings they sit under.
+///
+/// Rejects, with a precise reason: empty files, binary data (NUL bytes or mostly control characters),
+/// and invalid UTF-8 (the offset of the first bad byte).
+public struct TextExtractor: Extractor {
+    public init() {}
+
+    public var name: String { "text" }
+
+    static let markdownExtensions: Set<String> = ["md", "markdown", "mdown", "mkd"]
+
+    /// Text is the fallback format: every document that no other extractor claims is tried as text.
+    public func accepts(_ input: ExtractionInput) -> Bool { true }
+
+    public func extract(_ input: ExtractionInput) throws -> ExtractedText {
+        let bytes = input.bytes
+        guard !bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
+        try Self.rejectBinary(bytes)
+        var text = try Self.decodeUTF8(bytes)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        if text.contains("\r\n") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw SluiceError(.emptyDocument, "the file holds only white space")
+        }
+        let isMarkdown = Self.markdownExtensions.contains(input.fileURL.pathExtension.lowercased())
+        let sections = isMarkdown ? Self.markdownSections(text) : [TextSection(text: text)]
+        return ExtractedText(sections: sections, metadata: ["format": isMarkdown ? "markdown" : "text"])
+    }
+
+    /// NUL bytes, or more than 10% control characters in the first 64 KiB, mean binary data.
+    static func rejectBinary(_ bytes: [UInt8]) throws {
+        let sample = bytes.prefix(65_536)
+        if let nul = sample.firstIndex(of: 0) {
+            throw SluiceError(.binaryContent, "binary data, not text (NUL byte at offset \(nul))")
+        }
+        let controls = sample.reduce(0) { count, byte in
+            count + ((byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C) || byte == 0x7F ? 1 : 0)
+        }
+        if controls * 10 > sample.count {
+            throw SluiceError(.binaryContent, "binary data, not text (\(controls) control bytes in the first \(sample.count))")
+        }
+    }
+
+    /// Strict UTF-8 decoding that names the offset of the first invalid byte.
+    static func decodeUTF8(_ bytes: [UInt8]) throws -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: return String(decoding: bytes, as: UTF8.self)
+            case .error(let length):
+                throw SluiceError(.invalidEncoding, "invalid UTF-8 at byte offset \(offset) (\(length) bad byte\(length == 1 ? "" : "s")); convert the file to UTF-8")
+            }
+        }
+    }
+
+    /// Splits Markdown at ATX headings outside fenced code blocks; each section carries its heading path
+    /// and starts with its heading line.
+    static func markdownSections(_ text: String) -> [TextSection] {
+        var sections: [TextSection] = []
+        var path: [(level: Int, title: String)] = []
+        var current: [Substring] = []
+        var currentPath: [String] = []
+        var inFence = false
+        func flush() {
+            let body = current.joined(separator: "\n")
+            if body.contains(where: { !$0.isWhitespace }) {
+                sections.append(TextSection(text: body, headingPath: currentPath))
+            }
+            current.removeAll()
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") { inFence.toggle() }
+            if !inFence, line.hasPrefix("#") {
+                let level = line.prefix { $0 == "#" }.count
+                let rest = line.dropFirst(level)
+                if level <= 6, rest.isEmpty || rest.first == " " {
+                    flush()
+                    let title = rest.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "#")).trimmingCharacters(in: .whitespaces)
+                    while let last = path.last, last.level >= level { path.removeLast() }
+                    path.append((level, title))
+                    currentPath = path.map(\.title)
+                }
+            }
+            current.append(line)
+        }
+        flush()
+        return sections
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// What a run would do, without extracting, embedding or writing anything.
+public struct DryRunReport: Sendable, Hashable, Codable {
+    public var added: [String] = []
+    public var changed: [String] = []
+    public var retried: [String] = []
+    public var unchanged = 0
+    public var deleted: [String] = []
+    public var vectorsToDelete = 0
+    public var storedVectors = 0
+    /// Set when the deletions would trip the mass-delete guard.
+    public var massDeleteRefusal: String?
+
+    public init() {}
+}
+
+extension Pipeline {
+    /// Compares the source with the checkpoint: new, changed (bytes differ), previously failed, unchanged,
+    /// and (with prune) vanished documents. Reads files only when size or mtime differ.
+    public func dryRun() async throws -> DryRunReport {
+        var report = DryRunReport()
+        let checkpoint: CheckpointStore
+        do {
+            checkpoint = try CheckpointStore(directory: stateDirectory, readOnly: true)
+        } catch {
+            // No state yet: everything is new.
+            let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
+            try await scanner.walk { entry in
+                if case .success(let file) = entry { report.added.append(file.key) }
+                return true
+            }
+            return report
+        }
+        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
+        try await scanner.walk { entry in
+            guard case .success(let file) = entry else { return true }
+            guard let previous = try? checkpoint.document(file.key) else {
+                report.added.append(file.key)
+                return true
+            }
+            if previous.status == .failed {
+                report.retried.append(file.key)
+            } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty {
+                report.unchanged += 1
+            } else if let bytes = try? ExtractStep.readFile(file.url), ContentHash(of: bytes) == previous.contentHash {
+                report.unchanged += 1
+            } else {
+                report.changed.append(file.key)
+            }
+            return true
+        }
+        if options.prune ?? configuration.run.prune {
+            let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
+            report.deleted = plan.keys
+            report.vectorsToDelete = plan.ids.count
+            report.storedVectors = (try? await components.sink.count()) ?? 0
+            do {
+                try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: report.storedVectors)
+            } catch let error as SluiceError {
+                report.massDeleteRefusal = error.message
+            }
+        }
+        return report
+    }
+}

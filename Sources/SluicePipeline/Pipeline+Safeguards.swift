@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+import SluiceCore
+import SluiceState
+
+extension Pipeline {
+    /// Refuses to mix vectors of two embedders in one sink, unless told to re-embed everything.
+    func guardEmbedder(_ identity: EmbedderIdentity, checkpoint: CheckpointStore) async throws {
+        let stored = try checkpoint.metadata("embedder")
+        if options.reembed {
+            logger.warning("re-embedding everything: the sink and the document checkpoint are cleared", metadata: ["sluice-embedder": "\(identity)"])
+            try await components.sink.removeAll()
+            try checkpoint.resetDocuments()
+            return
+        }
+        if let stored, stored != identity.description, try checkpoint.documentCount() > 0 {
+            throw SluiceError(
+                .embedderMismatch,
+                "this state was built with embedder \(stored), the pipeline now uses \(identity); vectors of two models must not mix in one sink. Run with --reembed to replace every vector, or use another state and sink.")
+        }
+    }
+
+    /// Full sync: deletes the vectors of documents that vanished from the source (or no longer match
+    /// include/exclude). Stops before deleting anything if that is more than `run.max_delete_fraction`
+    /// of the store, unless `--allow-mass-delete`.
+    func prune(scanner: SourceScanner, checkpoint: CheckpointStore, tally: RunTally) async throws {
+        let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
+        guard !plan.keys.isEmpty else { return }
+        let stored = try await components.sink.count()
+        try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: stored)
+        try await components.sink.delete(plan.ids)
+        let executor = BlockingExecutor(label: "sluice-prune", threads: 1)
+        defer { executor.shutdown() }
+        let keys = plan.keys
+        try await executor.run { try checkpoint.commit(put: [], delete: keys) }
+        tally.update {
+            $0.documentsPruned += plan.keys.count
+            $0.vectorsDeleted += plan.ids.count
+        }
+        logger.info("pruned vanished documents", metadata: ["sluice-documents": "\(plan.keys.count)", "sluice-vectors": "\(plan.ids.count)"])
+    }
+
+    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID]) {
+        var keys: [String] = []
+        var ids: [VectorID] = []
+        try checkpoint.forEachDocument { record in
+            let path = scanner.root.appendingPathComponent(record.key).path
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            if !exists || !scanner.selects(record.key) {
+                keys.append(record.key)
+                ids += record.knownIDs.sorted()
+            }
+        }
+        return (keys, ids)
+    }
+
+    func checkMassDelete(deleting: Int, documents: Int, stored: Int) throws {
+        guard !options.allowMassDelete, stored > 0 else { return }
+        let fraction = Double(deleting) / Double(stored)
+        if fraction > configuration.run.maxDeleteFraction {
+            throw SluiceError(
+                .massDelete,
+                "pruning would delete \(deleting) of \(stored) vectors (\(Int((fraction * 100).rounded()))%, \(documents) documents), over run.max_delete_fraction (\(Int(configuration.run.maxDeleteFraction * 100))%). Nothing was deleted. Check that the source folder is mounted; pass --allow-mass-delete if this is intended.")
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Logging
+import SluiceCore
+import SluiceExtract
+import SluiceState
+
+/// One pipeline run: scan → extract → chunk → hash/dedupe → embed → upsert → commit.
+///
+/// The pipeline owns the state lock, the checkpoint and the stages; stages are joined by bounded
+/// ``StageChannel``s, so a slow stage suspends the ones before it and memory stays flat.
+public actor Pipeline {
+    public let configuration: PipelineConfiguration
+    public let components: PipelineComponents
+    public let options: RunOptions
+    let logger: Logger
+
+    public init(configuration: PipelineConfiguration, components: PipelineComponents, options: RunOptions = RunOptions(), logger: Logger) {
+        self.configuration = configuration
+        self.components = components
+        self.options = options
+        self.logger = logger
+    }
+
+    var stateDirectory: URL { configuration.resolve(configuration.state) }
+    var sourceRoot: URL { configuration.resolve(configuration.source.path) }
+
+    /// Runs the pipeline to the end of the source (or until `shutdown` is requested).
+    /// - Returns: the run's statistics; ``RunStats/exitCode`` maps them to an exit code.
+    /// - Throws: ``SluiceError`` for what stops a run before or outside per-document work (lock held,
+    ///   configuration, embedder mismatch, mass delete, checkpoint failure).
+    public func run(shutdown: ShutdownSignal = ShutdownSignal(), progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> RunStats {
+        let lock = try StateLock(directory: stateDirectory)
+        defer { withExtendedLifetime(lock) {} }
+        let checkpoint = try CheckpointStore(directory: stateDirectory)
+        let identity = components.embedder.identity
+        try await guardEmbedder(identity, checkpoint: checkpoint)
+        try await components.sink.prepare(embedder: identity)
+        try checkpoint.setMetadata("embedder", identity.description)
+
+        let tally = RunTally()
+        let runID = Self.makeRunID()
+        let started = Date()
+        let clock = ContinuousClock()
+        let startInstant = clock.now
+        var record = RunRecord(runID: runID, startedAt: started.timeIntervalSince1970, configurationHash: configurationHash)
+        try checkpoint.saveRun(record)
+        logger.info("run started", metadata: ["sluice-run": "\(runID)", "sluice-source": "\(sourceRoot.path)", "sluice-sink": "\(components.sink.name)", "sluice-embedder": "\(identity)"])
+
+        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
+        if options.prune ?? configuration.run.prune, !options.retryFailed {
+            try await prune(scanner: scanner, checkpoint: checkpoint, tally: tally)
+        }
+
+        let stateExecutor = BlockingExecutor(label: "sluice-state", threads: 1)
+        let extractExecutor = BlockingExecutor(label: "sluice-extract", threads: configuration.extract.parallelism)
+        defer {
+            stateExecutor.shutdown()
+            extractExecutor.shutdown()
+        }
+        let auditLog = try options.embedAuditLog.map { path -> FileHandle in
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            handle.seekToEndOfFile()
+            return handle
+        }
+
+        let buffer = configuration.run.buffer
+        let extractWorkers = configuration.extract.parallelism
+        let chunkWorkers = configuration.chunk.parallelism
+        let upsertWorkers = configuration.run.upsertParallelism
+        let toExtract = StageChannel<DocumentWork>(capacity: buffer, producers: 1)
+        let toChunk = StageChannel<DocumentWork>(capacity: buffer, producers: extractWorkers)
+        let toDedupe = StageChannel<DocumentWork>(capacity: buffer, producers: chunkWorkers)
+        let toEmbed = StageChannel<DocumentWork>(capacity: buffer, producers: 1)
+        let toUpsert = StageChannel<DocumentWork>(capacity: buffer, producers: 1)
+        let toCommit = StageChannel<DocumentWork>(capacity: buffer, producers: upsertWorkers)
+
+        let extract = TransformStage(
+            name: "extract", workers: extractWorkers,
+            transform: ExtractStep(
+                registry: components.extractors, executor: extractExecutor,
+                maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),
+                timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)), tally: tally
+            ).callAsFunction)
+        let chunk = TransformStage(name: "chunk", workers: chunkWorkers, transform: ChunkStep(chunker: components.chunker).callAsFunction)
+        let dedupe = TransformStage(name: "dedupe", workers: 1, transform: DedupeStep(checkpoint: checkpoint, embedder: identity, tally: tally).callAsFunction)
+        let embed = EmbedStage(
+            embedder: components.embedder, configuration: configuration.embed, checkpoint: checkpoint,
+            stateExecutor: stateExecutor, tally: tally, auditLog: auditLog)
+        let upsert = UpsertStage(
+            sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, workers: upsertWorkers,
+            recordsPerWrite: configuration.sink.batch, tally: tally)
+        let commit = CommitStage(checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally, logger: logger)
+        let scanMeter = StageMeter(name: "scan", workers: 1)
+
+        var interrupted = false
+        var commitError: (any Error)?
+        let scanned = ScanCounter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await extract.run(input: toExtract, output: toChunk) }
+            group.addTask { await chunk.run(input: toChunk, output: toDedupe) }
+            group.addTask { await dedupe.run(input: toDedupe, output: toEmbed) }
+            group.addTask { await embed.run(input: toEmbed, output: toUpsert) }
+            group.addTask { await upsert.run(input: toUpsert, output: toCommit) }
+            let commitTask = Task { try await commit.run(input: toCommit) }
+            let reporter: Task<Void, Never>? = progress.map { report in
+                Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        if Task.isCancelled { break }
+                        report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now))
+                    }
+                }
+            }
+            defer { reporter?.cancel() }
+
+            do {
+                try await scanner.walk { entry in
+                    if shutdown.isRequested {
+                        interrupted = true
+                        return false
+                    }
+                    let scanStart = clock.now
+                    var document: DocumentWork
+                    switch entry {
+                    case .failure(let problem):
+                        let file = SourceFile(key: problem.key, url: scanner.root.appendingPathComponent(problem.key), size: 0, mtimeNanoseconds: 0)
+                        document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
+                        document.outcome = .failed(SluiceError(problem.error, problem.message))
+                    case .success(let file):
+                        let previous: DocumentRecord?
+                        do {
+                            previous = try checkpoint.document(file.key)
+                        } catch {
+                            document = DocumentWork(file: file, previous: nil)
+                            document.fail(error, as: .state)
+                            break
+                        }
+                        if options.retryFailed && previous?.status != .failed { return true }
+                        if let previous, previous.status == .indexed, previous.size == file.size,
+                            previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
+                        {
+                            // The stat-only fast path: unchanged without reading a byte.
+                            tally.update { $0.documentsSkipped += 1 }
+                            scanned.increment()
+                            scanMeter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
+                            return true
+                        }
+                        document = DocumentWork(file: file, previous: previous)
+                    }
+                    scanned.increment()
+                    tally.admitted()
+                    scanMeter.worked(scanStart.duration(to: clock.now))
+                    let sendStart = clock.now
+                    if await toExtract.send(document) { scanMeter.blocked(sendStart.duration(to: clock.now)) }
+                    return true
+                }
+            } catch {
+                toExtract.finish()
+                try await group.waitForAll()
+                _ = await commitTask.result
+                throw error
+            }
+            toExtract.finish()
+            try await group.waitForAll()
+            do { try await commitTask.value } catch { commitError = error }
+        }
+        auditLog.map { try? $0.close() }
+
+        var stats = tally.snapshot
+        stats.runID = runID
+        stats.startedAt = started.timeIntervalSince1970
+        stats.wallSeconds = startInstant.duration(to: clock.now).seconds
+        stats.interrupted = interrupted
+        var scan = scanMeter.snapshot
+        scan.itemsIn = scanned.value
+        stats.phases = [scan, extract.meter.snapshot, chunk.meter.snapshot, dedupe.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]
+        stats.maxDocumentsInFlight = tally.inFlight.maximum
+        record.endedAt = Date().timeIntervalSince1970
+        record.exitCode = stats.exitCode.rawValue
+        record.stats = stats
+        try checkpoint.saveRun(record)
+        if let commitError { throw SluiceError.wrap(commitError, as: .state, "checkpoint commit failed") }
+        logger.info("run finished", metadata: ["sluice-run": "\(runID)", "sluice-upserted": "\(stats.documentsUpserted)", "sluice-skipped": "\(stats.documentsSkipped)", "sluice-failed": "\(stats.documentsFailed)"])
+        return stats
+    }
+
+    /// The bound on documents between admission and commit implied by the buffer sizes and workers.
+    public var inFlightBound: Int {
+        let buffers = 6 * configuration.run.buffer
+        let workers = configuration.extract.parallelism + configuration.chunk.parallelism + 1 + configuration.run.upsertParallelism * 32 + 256
+        // The embed stage holds the documents of at most `parallelism` batches plus one forming batch.
+        let embedding = (configuration.embed.parallelism + 1) * configuration.embed.batch
+        return buffers + workers + embedding + 2
+    }
+
+    private var configurationHash: String {
+        ContentHash(utf8: String(describing: configuration)).hex
+    }
+
+    private static func makeRunID() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date()) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    }
+}
+
+/// Documents the scanner has looked at so far (for progress).
+final class ScanCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+import Synchronization

@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import SluiceCore
+import SluiceState
+
+/// The last stage: writes each document's outcome to the checkpoint, many documents per LMDB
+/// transaction (group commit), and counts outcomes. A document is marked indexed only here, after the
+/// sink acknowledged all its chunks.
+package actor CommitStage {
+    private enum State { case initial, running, finished }
+
+    package nonisolated let meter: StageMeter
+    private let checkpoint: CheckpointStore
+    private let stateExecutor: BlockingExecutor
+    private let tally: RunTally
+    private let logger: Logger
+    private var state = State.initial
+
+    package init(checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, tally: RunTally, logger: Logger) {
+        self.checkpoint = checkpoint
+        self.stateExecutor = stateExecutor
+        self.tally = tally
+        self.logger = logger
+        self.meter = StageMeter(name: "commit", workers: 1)
+    }
+
+    package func run(input: StageChannel<DocumentWork>) async throws {
+        precondition(state == .initial, "a stage runs once")
+        state = .running
+        let clock = ContinuousClock()
+        var firstError: (any Error)?
+        while true {
+            let waitStart = clock.now
+            let documents = await input.receiveBatch(max: 256)
+            meter.starved(waitStart.duration(to: clock.now))
+            if documents.isEmpty { break }
+            meter.received(documents.count)
+            let workStart = clock.now
+            let now = Date().timeIntervalSince1970
+            let records = documents.map { Self.record(for: $0, now: now) }
+            do {
+                try await stateExecutor.run { [checkpoint] in try checkpoint.commit(put: records) }
+            } catch {
+                // Keep draining so that no stage waits forever on a full buffer; report at the end. The
+                // documents stay uncommitted and are redone by the next run.
+                logger.error("checkpoint commit failed", metadata: ["sluice-error": "\(error)"])
+                firstError = firstError ?? error
+                tally.settled(documents.count)
+                continue
+            }
+            tally.settled(documents.count)
+            tally.update { stats in
+                for document in documents {
+                    switch document.outcome {
+                    case .upserted: stats.documentsUpserted += 1
+                    case .unchanged: stats.documentsSkipped += 1
+                    case .failed(let error):
+                        stats.documentsFailed += 1
+                        stats.failuresByCode[error.code.rawValue, default: 0] += 1
+                    case .pending: preconditionFailure("a document reached the commit stage unsettled")
+                    }
+                }
+            }
+            for document in documents {
+                if case .failed(let error) = document.outcome {
+                    logger.warning("document failed", metadata: ["sluice-document": "\(document.file.key)", "sluice-reason": "\(error.description)"])
+                }
+            }
+            meter.worked(workStart.duration(to: clock.now), itemsOut: documents.count)
+        }
+        state = .finished
+        if let firstError { throw firstError }
+    }
+
+    /// The checkpoint record for a document's outcome.
+    static func record(for document: DocumentWork, now: Double) -> DocumentRecord {
+        let previous = document.previous
+        switch document.outcome {
+        case .upserted:
+            return DocumentRecord(
+                key: document.file.key, status: .indexed, contentHash: document.contentHash, size: document.file.size,
+                mtimeNanoseconds: document.file.mtimeNanoseconds, chunkIDs: document.chunks.map(\.id), pendingIDs: [],
+                error: nil, attempts: 0, updatedAt: now)
+        case .unchanged:
+            var record = previous!
+            record.size = document.file.size
+            record.mtimeNanoseconds = document.file.mtimeNanoseconds
+            record.pendingIDs = []
+            record.updatedAt = now
+            return record
+        case .failed(let error):
+            // Keep what the sink holds (old chunk ids and their hash) so stale deletion stays exact.
+            var record = previous ?? DocumentRecord(key: document.file.key, status: .failed, contentHash: nil, size: document.file.size, mtimeNanoseconds: 0)
+            record.status = .failed
+            record.mtimeNanoseconds = document.file.mtimeNanoseconds
+            record.size = document.file.size
+            record.pendingIDs = Array(Set(record.pendingIDs).union(document.attemptedIDs)).sorted()
+            record.error = .init(code: error.code.rawValue, message: error.message)
+            record.attempts += 1
+            record.updatedAt = now
+            return record
+        case .pending:
+            preconditionFailure("unsettled document")
+        }
+    }
+}

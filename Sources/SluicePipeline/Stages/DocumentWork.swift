@@ -1,0 +1,53 @@
+import SluiceCore
+import SluiceState
+
+/// A chunk on its way to the sink: its hash, its vector id and (once known) its vector.
+package struct PreparedChunk: Sendable {
+    package var chunk: Chunk
+    package var hash: ContentHash
+    package var id: VectorID
+    package var vector: [Float]?
+}
+
+/// One document as it moves through the stages. Stages pass a document with a final outcome straight
+/// through to the commit stage, so every document reaches the checkpoint exactly once.
+package struct DocumentWork: Sendable {
+    package enum Outcome: Sendable {
+        /// Still being processed.
+        case pending
+        /// Its bytes hash to what is already indexed: nothing to do but refresh size/mtime.
+        case unchanged
+        /// Failed with a reason; the document is retried on the next run.
+        case failed(SluiceError)
+        /// Every chunk is acknowledged by the sink.
+        case upserted
+    }
+
+    package var file: SourceFile
+    package var previous: DocumentRecord?
+    package var contentHash: ContentHash?
+    package var bytes: [UInt8] = []
+    package var text: ExtractedText?
+    package var chunks: [PreparedChunk] = []
+    package var outcome: Outcome = .pending
+    package var deletedIDs = 0
+    /// Ids recorded as pending before an upsert attempt (kept on failure so they are cleaned up later).
+    package var attemptedIDs: [VectorID] = []
+
+    package init(file: SourceFile, previous: DocumentRecord?) {
+        self.file = file
+        self.previous = previous
+    }
+
+    package var isSettled: Bool {
+        if case .pending = outcome { return false }
+        return true
+    }
+
+    package mutating func fail(_ error: any Error, as code: SluiceError.Code) {
+        outcome = .failed(SluiceError.wrap(error, as: code))
+        bytes = []
+        text = nil
+        chunks = []
+    }
+}

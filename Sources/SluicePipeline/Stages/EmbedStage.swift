@@ -1,0 +1,199 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// Embeds the chunks the cache did not have, in batches across documents, with at most `parallelism`
+/// requests in flight; writes every vector to the cache before the document moves on; forwards each
+/// document once all its chunks have vectors (or one of its batches failed, which fails it).
+///
+/// Identical chunk text in flight is embedded once: later chunks with the same hash wait for the first.
+package actor EmbedStage {
+    private enum State { case initial, running, draining, finished }
+
+    private struct Waiting {
+        var document: DocumentWork
+        var remaining: Int
+        var failure: SluiceError?
+    }
+
+    private struct Pending: Sendable {
+        var hash: ContentHash
+        var text: String
+        var tokens: Int
+    }
+
+    package nonisolated let meter: StageMeter
+    private let embedder: any Embedder
+    private let checkpoint: CheckpointStore
+    private let stateExecutor: BlockingExecutor
+    private let parallelism: Int
+    private let tally: RunTally
+    private let auditLog: FileHandle?
+    private var batcher: EmbedBatcherStateMachine<Pending, ContinuousClock.Instant>
+    private var state = State.initial
+    private var waiting: [Int: Waiting] = [:]
+    private var waitersByHash: [ContentHash: [(document: Int, chunk: Int)]] = [:]
+    private var nextDocument = 0
+    private var inFlight = 0
+    private var permitWaiters: [CheckedContinuation<Void, Never>] = []
+    private var output: StageChannel<DocumentWork>?
+
+    package init(
+        embedder: any Embedder, configuration: PipelineConfiguration.Embed, checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor, tally: RunTally, auditLog: FileHandle?
+    ) {
+        self.embedder = embedder
+        self.checkpoint = checkpoint
+        self.stateExecutor = stateExecutor
+        self.parallelism = configuration.parallelism
+        self.tally = tally
+        self.auditLog = auditLog
+        self.meter = StageMeter(name: "embed", workers: configuration.parallelism)
+        let limits = embedder.limits
+        batcher = EmbedBatcherStateMachine(
+            maxCount: min(configuration.batch, limits.maxBatchSize),
+            maxTokens: min(configuration.maxBatchTokens, limits.maxTokensPerRequest),
+            linger: .milliseconds(configuration.lingerMilliseconds))
+    }
+
+    package func run(input: StageChannel<DocumentWork>, output: StageChannel<DocumentWork>) async {
+        precondition(state == .initial, "a stage runs once")
+        state = .running
+        self.output = output
+        let clock = ContinuousClock()
+        await withTaskGroup(of: Void.self) { group in
+            loop: while true {
+                let timeout = batcher.deadline.map { max(clock.now.duration(to: $0), .zero) }
+                let waitStart = clock.now
+                let received = await input.receive(timeout: timeout)
+                meter.starved(waitStart.duration(to: clock.now))
+                switch received {
+                case .element(let document):
+                    meter.received()
+                    for batch in await admit(document) { await dispatch(batch, in: &group) }
+                case .timedOut:
+                    if let batch = batcher.expire(now: clock.now) { await dispatch(batch, in: &group) }
+                case .finished:
+                    if let batch = batcher.flush() { await dispatch(batch, in: &group) }
+                    break loop
+                }
+            }
+            state = .draining
+            await group.waitForAll()
+        }
+        precondition(waiting.isEmpty, "embed stage finished with documents still waiting")
+        output.finish()
+        state = .finished
+    }
+
+    /// Registers a document; returns batches that closed. Documents with nothing to embed go straight on.
+    private func admit(_ document: DocumentWork) async -> [[Pending]] {
+        let missing = document.chunks.indices.filter { document.chunks[$0].vector == nil }
+        if document.isSettled || missing.isEmpty {
+            await forward([document])
+            return []
+        }
+        let id = nextDocument
+        nextDocument += 1
+        waiting[id] = Waiting(document: document, remaining: missing.count)
+        var batches: [[Pending]] = []
+        let now = ContinuousClock.now
+        for index in missing {
+            let chunk = document.chunks[index]
+            if waitersByHash[chunk.hash] != nil {
+                waitersByHash[chunk.hash]!.append((id, index))
+                continue
+            }
+            waitersByHash[chunk.hash] = [(id, index)]
+            batches += batcher.add(Pending(hash: chunk.hash, text: chunk.chunk.text, tokens: chunk.chunk.tokenCount), tokens: chunk.chunk.tokenCount, now: now)
+        }
+        return batches
+    }
+
+    private func dispatch(_ batch: [Pending], in group: inout TaskGroup<Void>) async {
+        await acquirePermit()
+        let embedder = self.embedder
+        let checkpoint = self.checkpoint
+        let stateExecutor = self.stateExecutor
+        let identity = embedder.identity
+        let auditLog = self.auditLog
+        let meter = self.meter
+        group.addTask {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result: Result<[[Float]], SluiceError>
+            do {
+                if let auditLog {
+                    let line = batch.map(\.hash.hex).joined(separator: "\n") + "\n"
+                    auditLog.write(Data(line.utf8))
+                }
+                let vectors = try await embedder.embed(batch.map(\.text))
+                guard vectors.count == batch.count, vectors.allSatisfy({ $0.count == identity.dimensions }) else {
+                    throw SluiceError(.embeddingFailed, "the embedder returned \(vectors.count) vectors for \(batch.count) texts, or vectors of the wrong dimension")
+                }
+                let entries = zip(batch.map(\.hash), vectors).map { ($0, $1) }
+                try await stateExecutor.run { try checkpoint.cacheEmbeddings(entries, embedder: identity) }
+                result = .success(vectors)
+            } catch {
+                result = .failure(SluiceError.wrap(error, as: .embeddingFailed))
+            }
+            meter.worked(start.duration(to: clock.now), bytes: batch.reduce(0) { $0 + $1.text.utf8.count }, itemsOut: batch.count)
+            await self.complete(batch, result)
+        }
+    }
+
+    private func complete(_ batch: [Pending], _ result: Result<[[Float]], SluiceError>) async {
+        tally.update { stats in
+            stats.embedRequests += 1
+            if case .success = result {
+                stats.chunksEmbedded += batch.count
+                stats.tokensEmbedded += batch.reduce(0) { $0 + $1.tokens }
+            }
+        }
+        var ready: [DocumentWork] = []
+        for (offset, item) in batch.enumerated() {
+            for waiter in waitersByHash.removeValue(forKey: item.hash) ?? [] {
+                guard var entry = waiting[waiter.document] else { continue }
+                switch result {
+                case .success(let vectors): entry.document.chunks[waiter.chunk].vector = vectors[offset]
+                case .failure(let error): entry.failure = entry.failure ?? error
+                }
+                entry.remaining -= 1
+                if entry.remaining == 0 {
+                    waiting[waiter.document] = nil
+                    if let failure = entry.failure { entry.document.fail(failure, as: .embeddingFailed) }
+                    ready.append(entry.document)
+                } else {
+                    waiting[waiter.document] = entry
+                }
+            }
+        }
+        await forward(ready)
+        releasePermit()
+    }
+
+    private func forward(_ documents: [DocumentWork]) async {
+        guard let output else { return }
+        let clock = ContinuousClock()
+        for document in documents {
+            let start = clock.now
+            if await output.send(document) { meter.blocked(start.duration(to: clock.now)) }
+        }
+    }
+
+    private func acquirePermit() async {
+        if inFlight < parallelism {
+            inFlight += 1
+            return
+        }
+        await withCheckedContinuation { permitWaiters.append($0) }
+    }
+
+    private func releasePermit() {
+        if permitWaiters.isEmpty {
+            inFlight -= 1
+        } else {
+            permitWaiters.removeFirst().resume()
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import SluiceCore
+import Synchronization
+
+/// A stage's live statistics, updated by its workers (one short lock per document, not per chunk).
+package final class StageMeter: Sendable {
+    private let stats: Mutex<PhaseStats>
+
+    package init(name: String, workers: Int) {
+        stats = Mutex(PhaseStats(name: name, workers: workers))
+    }
+
+    package var snapshot: PhaseStats { stats.withLock { $0 } }
+
+    package func starved(_ duration: Duration) { stats.withLock { $0.starvedSeconds += duration.seconds } }
+    package func blocked(_ duration: Duration) { stats.withLock { $0.blockedSeconds += duration.seconds } }
+    package func received(_ count: Int = 1) { stats.withLock { $0.itemsIn += count } }
+
+    /// One unit of work done: its busy time (also its latency), bytes and items produced.
+    package func worked(_ duration: Duration, bytes: Int = 0, itemsOut: Int = 1) {
+        stats.withLock {
+            $0.busySeconds += duration.seconds
+            $0.latency.record(duration.seconds)
+            $0.bytes += bytes
+            $0.itemsOut += itemsOut
+        }
+    }
+}
+
+extension Duration {
+    package var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// Writes documents' vectors to the sink and deletes their stale ones.
+///
+/// Order per batch of documents, so that a crash at any point leaves nothing the checkpoint forgot:
+/// 1. record the ids about to be written as *pending* in the checkpoint;
+/// 2. upsert the records (batched by `sink.batch`);
+/// 3. delete ids the document had before and no longer has (committed or pending from a crashed attempt);
+/// 4. hand the documents to the commit stage, which marks them indexed.
+package actor UpsertStage {
+    private enum State { case initial, running, finished }
+
+    package nonisolated let meter: StageMeter
+    private let sink: any VectorSink
+    private let checkpoint: CheckpointStore
+    private let stateExecutor: BlockingExecutor
+    private let workers: Int
+    private let recordsPerWrite: Int
+    private let tally: RunTally
+    private var state = State.initial
+
+    package init(sink: any VectorSink, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, workers: Int, recordsPerWrite: Int, tally: RunTally) {
+        self.sink = sink
+        self.checkpoint = checkpoint
+        self.stateExecutor = stateExecutor
+        self.workers = workers
+        self.recordsPerWrite = recordsPerWrite
+        self.tally = tally
+        self.meter = StageMeter(name: "upsert", workers: workers)
+    }
+
+    package func run(input: StageChannel<DocumentWork>, output: StageChannel<DocumentWork>) async {
+        precondition(state == .initial, "a stage runs once")
+        state = .running
+        let meter = self.meter
+        let step = Step(sink: sink, checkpoint: checkpoint, stateExecutor: stateExecutor, recordsPerWrite: recordsPerWrite, tally: tally)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<workers {
+                group.addTask {
+                    let clock = ContinuousClock()
+                    while true {
+                        let waitStart = clock.now
+                        let documents = await input.receiveBatch(max: 32)
+                        meter.starved(waitStart.duration(to: clock.now))
+                        if documents.isEmpty { break }
+                        meter.received(documents.count)
+                        let workStart = clock.now
+                        let done = await step.write(documents)
+                        let bytes = done.reduce(0) { $0 + $1.chunks.reduce(0) { $0 + $1.chunk.text.utf8.count } }
+                        meter.worked(workStart.duration(to: clock.now), bytes: bytes, itemsOut: done.count)
+                        for document in done {
+                            let sendStart = clock.now
+                            if await output.send(document) { meter.blocked(sendStart.duration(to: clock.now)) }
+                        }
+                    }
+                    output.finish()
+                }
+            }
+        }
+        state = .finished
+    }
+
+    private struct Step: Sendable {
+        let sink: any VectorSink
+        let checkpoint: CheckpointStore
+        let stateExecutor: BlockingExecutor
+        let recordsPerWrite: Int
+        let tally: RunTally
+
+        func write(_ documents: [DocumentWork]) async -> [DocumentWork] {
+            var documents = documents
+            // Documents that still need writing, and settled ones with orphans from a crashed attempt.
+            let writing = documents.indices.filter { !documents[$0].isSettled }
+            let cleaning = documents.indices.filter {
+                if case .unchanged = documents[$0].outcome, let previous = documents[$0].previous {
+                    return !Set(previous.pendingIDs).subtracting(previous.chunkIDs).isEmpty
+                }
+                return false
+            }
+            guard !writing.isEmpty || !cleaning.isEmpty else { return documents }
+            do {
+                let pending = writing.map { (key: documents[$0].file.key, ids: documents[$0].chunks.map(\.id)) }
+                if !pending.isEmpty {
+                    try await stateExecutor.run { [checkpoint] in try checkpoint.markPending(pending) }
+                }
+                for index in writing { documents[index].attemptedIDs = documents[index].chunks.map(\.id) }
+                var records: [VectorRecord] = []
+                for index in writing {
+                    let document = documents[index]
+                    for prepared in document.chunks {
+                        records.append(Self.record(prepared, of: document))
+                    }
+                }
+                var start = 0
+                while start < records.count {
+                    let end = min(start + recordsPerWrite, records.count)
+                    try await sink.upsert(Array(records[start..<end]))
+                    start = end
+                }
+                var stale: [VectorID] = []
+                for index in writing {
+                    let fresh = Set(documents[index].chunks.map(\.id))
+                    let old = documents[index].previous?.knownIDs ?? []
+                    let gone = old.subtracting(fresh)
+                    documents[index].deletedIDs = gone.count
+                    stale += gone
+                }
+                for index in cleaning {
+                    let previous = documents[index].previous!
+                    let gone = Set(previous.pendingIDs).subtracting(previous.chunkIDs)
+                    documents[index].deletedIDs = gone.count
+                    stale += gone
+                }
+                if !stale.isEmpty { try await sink.delete(stale.sorted()) }
+                for index in writing { documents[index].outcome = .upserted }
+                let upserted = records.count
+                let deleted = stale.count
+                tally.update {
+                    $0.vectorsUpserted += upserted
+                    $0.vectorsDeleted += deleted
+                }
+            } catch {
+                let reason = SluiceError.wrap(error, as: .sinkFailed)
+                for index in writing + cleaning { documents[index].fail(reason, as: .sinkFailed) }
+            }
+            return documents
+        }
+
+        static func record(_ prepared: PreparedChunk, of document: DocumentWork) -> VectorRecord {
+            var metadata: [String: String] = ["offset": String(prepared.chunk.startOffset), "tokens": String(prepared.chunk.tokenCount)]
+            if let page = prepared.chunk.page { metadata["page"] = String(page) }
+            if !prepared.chunk.headingPath.isEmpty { metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ") }
+            if let hash = document.contentHash { metadata["content_hash"] = hash.hex }
+            return VectorRecord(
+                id: prepared.id, documentKey: document.file.key, ordinal: prepared.chunk.ordinal, text: prepared.chunk.text,
+                vector: prepared.vector ?? [], metadata: metadata)
+        }
+    }
+}

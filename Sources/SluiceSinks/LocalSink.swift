@@ -1,0 +1,138 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by exact
+/// (brute-force) cosine similarity. No server to run; fine up to a few million vectors.
+///
+/// Writes run on the sink's own thread (LMDB write transactions block and fsync).
+public final class LocalSink: VectorSink {
+    private let environment: LMDBEnvironment
+    private let executor: BlockingExecutor
+    public let directory: URL
+
+    public var name: String { "local:\(directory.path)" }
+
+    /// Opens (creating) the store at `directory`.
+    public init(directory: URL, readOnly: Bool = false) throws {
+        if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
+            throw SluiceError(.sinkFailed, "no local store at \(directory.path): run the pipeline first")
+        }
+        self.directory = directory
+        environment = try LMDBEnvironment(path: directory, mapSize: 1 << 40, readOnly: readOnly)
+        _ = try environment.database("vectors")
+        _ = try environment.database("meta")
+        executor = BlockingExecutor(label: "local-sink", threads: 1)
+    }
+
+    deinit { executor.shutdown() }
+
+    public func prepare(embedder: EmbedderIdentity) async throws {
+        let environment = self.environment
+        let path = directory.path
+        try await executor.run {
+            let meta = try environment.database("meta")
+            try environment.write { txn in
+                let stored = try txn.get(meta, Array("embedder".utf8)).map { String(decoding: $0, as: UTF8.self) }
+                if let stored, stored != embedder.description {
+                    let vectors = try environment.database("vectors")
+                    if try txn.count(vectors) > 0 {
+                        throw SluiceError(
+                            .embedderMismatch,
+                            "the local store at \(path) holds vectors of \(stored), not \(embedder); re-embed everything with --reembed or use another sink path")
+                    }
+                }
+                try txn.put(meta, Array("embedder".utf8), Array(embedder.description.utf8))
+                try txn.put(meta, Array("dimensions".utf8), Array(String(embedder.dimensions).utf8))
+            }
+        }
+    }
+
+    /// The embedder identity the store's vectors were made with, if any.
+    public func storedEmbedder() throws -> String? {
+        let meta = try environment.database("meta")
+        return try environment.read { txn in
+            try txn.get(meta, Array("embedder".utf8)).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    public func upsert(_ records: [VectorRecord]) async throws {
+        guard !records.isEmpty else { return }
+        let environment = self.environment
+        try await executor.run {
+            let vectors = try environment.database("vectors")
+            try environment.write { txn in
+                for record in records {
+                    try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encode(record))
+                }
+            }
+        }
+    }
+
+    public func delete(_ ids: [VectorID]) async throws {
+        guard !ids.isEmpty else { return }
+        let environment = self.environment
+        try await executor.run {
+            let vectors = try environment.database("vectors")
+            try environment.write { txn in
+                for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
+            }
+        }
+    }
+
+    public func count() async throws -> Int {
+        let vectors = try environment.database("vectors")
+        return try environment.read { try $0.count(vectors) }
+    }
+
+    public func search(_ query: [Float], k: Int) async throws -> [SearchHit] {
+        let environment = self.environment
+        return try await executor.run {
+            let vectors = try environment.database("vectors")
+            let queryNorm = LocalSink.norm(query)
+            guard queryNorm > 0, k > 0 else { return [] }
+            // Keep the best k (score, id) while scanning; decode the winners' records afterwards.
+            var best: [(score: Float, key: [UInt8])] = []
+            try environment.read { txn in
+                try txn.forEach(vectors) { key, value in
+                    let score = LocalSink.cosine(query, queryNorm: queryNorm, encoded: value)
+                    if best.count < k || score > best[best.count - 1].score {
+                        let entry = (score: score, key: Array(key))
+                        let index = best.firstIndex { $0.score < score } ?? best.count
+                        best.insert(entry, at: index)
+                        if best.count > k { best.removeLast() }
+                    }
+                    return true
+                }
+            }
+            return try environment.read { txn in
+                try best.compactMap { entry in
+                    guard let bytes = try txn.get(vectors, entry.key) else { return nil }
+                    return SearchHit(score: entry.score, record: try LocalSink.decode(id: entry.key, bytes))
+                }
+            }
+        }
+    }
+
+    public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {
+        let vectors = try environment.database("vectors")
+        try environment.read { txn in
+            try txn.forEach(vectors) { key, value in
+                try body(try LocalSink.decode(id: Array(key), Array(value)))
+                return true
+            }
+        }
+    }
+
+    public func removeAll() async throws {
+        let environment = self.environment
+        try await executor.run {
+            let vectors = try environment.database("vectors")
+            let meta = try environment.database("meta")
+            try environment.write { txn in
+                try txn.drop(vectors)
+                try txn.drop(meta)
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import CLMDB
+import Foundation
+import SluiceCore
+
+/// The run state of one pipeline, in LMDB: documents, the embedding cache, runs and metadata.
+///
+/// All methods are synchronous and may block (write transactions wait for the writer lock and fsync):
+/// the pipeline calls them from a ``BlockingExecutor``.
+public final class CheckpointStore: Sendable {
+    let environment: LMDBEnvironment
+    private let documents: MDB_dbi
+    private let cache: MDB_dbi
+    private let runs: MDB_dbi
+    private let meta: MDB_dbi
+    private static let decoder = JSONDecoder()
+
+    /// Opens (creating) the state at `directory`.
+    public init(directory: URL, readOnly: Bool = false) throws {
+        if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
+            throw SluiceError(.state, "no state at \(directory.path): run the pipeline first")
+        }
+        environment = try LMDBEnvironment(path: directory, mapSize: 256 << 30, readOnly: readOnly)
+        documents = try environment.database("documents")
+        cache = try environment.database("embeddings")
+        runs = try environment.database("runs")
+        meta = try environment.database("meta")
+    }
+
+    // MARK: Documents
+
+    /// LMDB keys are at most 511 bytes: long document keys are shortened with their hash appended (the full
+    /// key is in the record).
+    static func storageKey(_ key: String) -> [UInt8] {
+        let bytes = Array(key.utf8)
+        if bytes.count <= 400 { return bytes }
+        return Array(bytes.prefix(360)) + Array("#\(ContentHash(utf8: key).hex)".utf8)
+    }
+
+    public func document(_ key: String) throws -> DocumentRecord? {
+        try environment.read { txn in try Self.decodeDocument(txn.get(documents, Self.storageKey(key))) }
+    }
+
+    /// Looks up many documents in one read transaction.
+    public func documents(_ keys: [String]) throws -> [String: DocumentRecord] {
+        try environment.read { txn in
+            var out: [String: DocumentRecord] = [:]
+            for key in keys {
+                if let record = try Self.decodeDocument(txn.get(documents, Self.storageKey(key))) { out[key] = record }
+            }
+            return out
+        }
+    }
+
+    /// Visits every document record in key order.
+    public func forEachDocument(_ body: (DocumentRecord) throws -> Void) throws {
+        try environment.read { txn in
+            try txn.forEach(documents) { _, value in
+                try body(Self.decoder.decode(DocumentRecord.self, from: Data(value)))
+                return true
+            }
+        }
+    }
+
+    public func documentCount() throws -> Int { try environment.read { try $0.count(documents) } }
+
+    /// Writes and deletes document records in one transaction.
+    public func commit(put records: [DocumentRecord], delete keys: [String] = []) throws {
+        let encoder = JSONEncoder()
+        try environment.write { txn in
+            for record in records {
+                try txn.put(documents, Self.storageKey(record.key), Array(try encoder.encode(record)))
+            }
+            for key in keys { try txn.delete(documents, Self.storageKey(key)) }
+        }
+    }
+
+    /// Records, before the sink is written, the ids an attempt is about to upsert.
+    /// Documents without a record get one with status ``DocumentRecord/Status/failed`` and the reason
+    /// "interrupted before commit", which the commit replaces.
+    public func markPending(_ pending: [(key: String, ids: [VectorID])]) throws {
+        let encoder = JSONEncoder()
+        try environment.write { txn in
+            for (key, ids) in pending {
+                var record = try Self.decodeDocument(txn.get(documents, Self.storageKey(key)))
+                    ?? DocumentRecord(
+                        key: key, status: .failed, contentHash: nil, size: -1, mtimeNanoseconds: 0,
+                        error: .init(code: SluiceError.Code.interrupted.rawValue, message: "interrupted before its chunks were committed"))
+                let merged = Set(record.pendingIDs).union(ids)
+                record.pendingIDs = merged.sorted()
+                try txn.put(documents, Self.storageKey(key), Array(try encoder.encode(record)))
+            }
+        }
+    }
+
+    private static func decodeDocument(_ bytes: [UInt8]?) throws -> DocumentRecord? {
+        guard let bytes else { return nil }
+        do {
+            return try decoder.decode(DocumentRecord.self, from: Data(bytes))
+        } catch {
+            throw SluiceError(.state, "corrupt document record in checkpoint", cause: error)
+        }
+    }
+
+    // MARK: Embedding cache
+
+    static func cacheKey(embedder: EmbedderIdentity, chunk: ContentHash) -> [UInt8] {
+        let tag = xxh3_64(embedder.description)
+        var key = [UInt8]()
+        key.reserveCapacity(24)
+        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: tag >> UInt64(shift))) }
+        key += chunk.bytes
+        return key
+    }
+
+    /// Cached vectors for the given chunk hashes (missing ones are absent from the result).
+    public func cachedEmbeddings(_ hashes: [ContentHash], embedder: EmbedderIdentity) throws -> [ContentHash: [Float]] {
+        try environment.read { txn in
+            var out: [ContentHash: [Float]] = [:]
+            for hash in hashes where out[hash] == nil {
+                if let bytes = try txn.get(cache, Self.cacheKey(embedder: embedder, chunk: hash)) {
+                    out[hash] = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+                }
+            }
+            return out
+        }
+    }
+
+    /// Stores vectors in the cache (one transaction).
+    public func cacheEmbeddings(_ vectors: [(ContentHash, [Float])], embedder: EmbedderIdentity) throws {
+        try environment.write { txn in
+            for (hash, vector) in vectors {
+                let bytes = vector.withUnsafeBytes { Array($0) }
+                try txn.put(cache, Self.cacheKey(embedder: embedder, chunk: hash), bytes)
+            }
+        }
+    }
+
+    public func cacheCount() throws -> Int { try environment.read { try $0.count(cache) } }
+
+    // MARK: Runs and metadata
+
+    public func saveRun(_ record: RunRecord) throws {
+        let data = try JSONEncoder().encode(record)
+        try environment.write { txn in try txn.put(runs, Array(record.runID.utf8), Array(data)) }
+    }
+
+    /// The most recent runs, newest first.
+    public func recentRuns(limit: Int) throws -> [RunRecord] {
+        var all: [RunRecord] = []
+        try environment.read { txn in
+            try txn.forEach(runs) { _, value in
+                if let run = try? Self.decoder.decode(RunRecord.self, from: Data(value)) { all.append(run) }
+                return true
+            }
+        }
+        return Array(all.sorted { $0.startedAt > $1.startedAt }.prefix(limit))
+    }
+
+    public func metadata(_ key: String) throws -> String? {
+        try environment.read { txn in try txn.get(meta, Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    public func setMetadata(_ key: String, _ value: String?) throws {
+        try environment.write { txn in
+            if let value { try txn.put(meta, Array(key.utf8), Array(value.utf8)) } else { try txn.delete(meta, Array(key.utf8)) }
+        }
+    }
+
+    /// Forgets every document (used when everything is re-embedded with another model); keeps runs.
+    public func resetDocuments() throws {
+        try environment.write { txn in try txn.drop(documents) }
+    }
+}

@@ -1,0 +1,72 @@
+import SluiceCore
+
+/// What the checkpoint knows of one document.
+public struct DocumentRecord: Sendable, Hashable, Codable {
+    /// Where a document stands between runs.
+    public struct Status: Hashable, Sendable, Codable, CustomStringConvertible {
+        public var rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+        /// All its chunks are in the sink, matching `contentHash`.
+        public static let indexed = Status("indexed")
+        /// The last attempt failed (`error` says why); retried on the next run.
+        public static let failed = Status("failed")
+
+        public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(rawValue)
+        }
+    }
+
+    /// A failure reason: code and message, never a secret.
+    public struct Failure: Sendable, Hashable, Codable {
+        public var code: String
+        public var message: String
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    public var key: String
+    public var status: Status
+    /// Hash of the bytes whose chunks are in the sink (nil when nothing was ever indexed).
+    public var contentHash: ContentHash?
+    public var size: Int
+    /// Modification time, nanoseconds since 1970.
+    public var mtimeNanoseconds: Int64
+    /// Vector ids the sink holds for this document.
+    public var chunkIDs: [VectorID]
+    /// Ids written (or being written) by an attempt that has not committed: written before the sink is
+    /// touched, so that a crash between upsert and commit never leaves vectors the checkpoint forgot.
+    public var pendingIDs: [VectorID]
+    public var error: Failure?
+    public var attempts: Int
+    public var updatedAt: Double
+
+    public init(
+        key: String, status: Status, contentHash: ContentHash?, size: Int, mtimeNanoseconds: Int64,
+        chunkIDs: [VectorID] = [], pendingIDs: [VectorID] = [], error: Failure? = nil, attempts: Int = 0,
+        updatedAt: Double = 0
+    ) {
+        self.key = key
+        self.status = status
+        self.contentHash = contentHash
+        self.size = size
+        self.mtimeNanoseconds = mtimeNanoseconds
+        self.chunkIDs = chunkIDs
+        self.pendingIDs = pendingIDs
+        self.error = error
+        self.attempts = attempts
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, status, contentHash = "hash", size, mtimeNanoseconds = "mtime_ns", chunkIDs = "chunks"
+        case pendingIDs = "pending", error, attempts, updatedAt = "updated"
+    }
+
+    /// Every id this document may have in the sink: committed and pending.
+    public var knownIDs: Set<VectorID> { Set(chunkIDs).union(pendingIDs) }
+}

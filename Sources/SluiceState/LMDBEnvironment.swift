@@ -1,0 +1,177 @@
+import CLMDB
+import Foundation
+import SluiceCore
+
+/// One LMDB environment (a folder with `data.mdb` and `lock.mdb`) and its named databases.
+///
+/// Opened with `MDB_NOTLS`, so read transactions are not tied to a thread. Every transaction is run
+/// inside one synchronous closure (``read(_:)`` / ``write(_:)``) so that begin and commit happen on the
+/// same thread; callers on the cooperative pool wrap write calls in a ``BlockingExecutor``.
+package final class LMDBEnvironment: @unchecked Sendable {
+    // The env handle is thread-safe by LMDB's contract (with MDB_NOTLS); it is freed in deinit only.
+    private let env: OpaquePointer
+    package let path: URL
+    private let databaseLock = NSLock()
+    private var databases: [String: MDB_dbi] = [:]
+
+    /// Opens (creating the folder if needed) an environment.
+    /// - Parameters:
+    ///   - mapSize: the largest the data file may grow (virtual address space, not disk).
+    package init(path: URL, mapSize: Int = 64 << 30, maxDatabases: Int = 8, maxReaders: Int = 256, readOnly: Bool = false) throws {
+        self.path = path
+        if !readOnly {
+            try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+        }
+        var handle: OpaquePointer?
+        try LMDBEnvironment.check(mdb_env_create(&handle), "mdb_env_create")
+        guard let handle else { throw SluiceError(.state, "mdb_env_create returned no handle") }
+        mdb_env_set_mapsize(handle, mapSize)
+        mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases))
+        mdb_env_set_maxreaders(handle, UInt32(maxReaders))
+        let flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
+        let rc = mdb_env_open(handle, path.path, flags, 0o644)
+        if rc != 0 {
+            mdb_env_close(handle)
+            throw SluiceError(.state, "cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
+        }
+        self.env = handle
+    }
+
+    deinit { mdb_env_close(env) }
+
+    /// The handle of a named database, created on first use (unless the environment is read-only).
+    package func database(_ name: String) throws -> MDB_dbi {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        if let dbi = databases[name] { return dbi }
+        var txn: OpaquePointer?
+        var flags: UInt32 = 0
+        mdb_env_get_flags(env, &flags)
+        let readOnly = flags & UInt32(MDB_RDONLY) != 0
+        try Self.check(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
+        if rc != 0 {
+            mdb_txn_abort(txn)
+            if rc == MDB_NOTFOUND { throw SluiceError(.state, "database '\(name)' does not exist in \(path.path)") }
+            throw SluiceError(.state, "mdb_dbi_open(\(name)): \(Self.message(rc))")
+        }
+        try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
+        databases[name] = dbi
+        return dbi
+    }
+
+    /// Runs `body` in a read-only transaction.
+    package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        var txn: OpaquePointer?
+        try Self.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
+        defer { mdb_txn_abort(txn) }
+        return try body(LMDBTransaction(txn: txn!))
+    }
+
+    /// Runs `body` in a write transaction, committed when `body` returns and aborted when it throws.
+    /// - Important: blocks while another write transaction is open; call it from a blocking executor.
+    package func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        var txn: OpaquePointer?
+        try Self.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin(write)")
+        let result: T
+        do {
+            result = try body(LMDBTransaction(txn: txn!))
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+        try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
+        return result
+    }
+
+    static func check(_ rc: Int32, _ what: String) throws {
+        if rc != 0 { throw SluiceError(.state, "\(what): \(message(rc))") }
+    }
+
+    static func message(_ rc: Int32) -> String {
+        if rc == MDB_MAP_FULL { return "the LMDB map is full (raise the map size)" }
+        return String(cString: mdb_strerror(rc))
+    }
+}
+
+/// A transaction handle, valid only inside the closure it was passed to.
+package struct LMDBTransaction {
+    let txn: OpaquePointer
+
+    package func get(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> [UInt8]? {
+        var result: [UInt8]?
+        try key.withUnsafeBytes { keyBytes in
+            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            var v = MDB_val()
+            let rc = mdb_get(txn, dbi, &k, &v)
+            if rc == MDB_NOTFOUND { return }
+            try LMDBEnvironment.check(rc, "mdb_get")
+            result = Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        }
+        return result
+    }
+
+    package func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws {
+        try key.withUnsafeBytes { keyBytes in
+            try value.withUnsafeBytes { valueBytes in
+                var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
+                try LMDBEnvironment.check(mdb_put(txn, dbi, &k, &v, 0), "mdb_put")
+            }
+        }
+    }
+
+    /// Deletes a key; returns whether it existed.
+    @discardableResult
+    package func delete(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> Bool {
+        try key.withUnsafeBytes { keyBytes in
+            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            let rc = mdb_del(txn, dbi, &k, nil)
+            if rc == MDB_NOTFOUND { return false }
+            try LMDBEnvironment.check(rc, "mdb_del")
+            return true
+        }
+    }
+
+    /// Number of entries in a database.
+    package func count(_ dbi: MDB_dbi) throws -> Int {
+        var stat = MDB_stat()
+        try LMDBEnvironment.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
+        return Int(stat.ms_entries)
+    }
+
+    /// Empties a database.
+    package func drop(_ dbi: MDB_dbi) throws {
+        try LMDBEnvironment.check(mdb_drop(txn, dbi, 0), "mdb_drop")
+    }
+
+    /// Visits entries in key order, starting at the first key ≥ `from` (all when nil); `body` returns
+    /// false to stop. The buffers are valid only during the call.
+    package func forEach(
+        _ dbi: MDB_dbi, from: [UInt8]? = nil,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var cursor: OpaquePointer?
+        try LMDBEnvironment.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var k = MDB_val()
+        var v = MDB_val()
+        var rc: Int32
+        if let from {
+            rc = from.withUnsafeBytes { start in
+                k = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
+                return mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+            }
+        } else {
+            rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+        }
+        while rc == 0 {
+            let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+            let value = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+            if try !body(key, value) { return }
+            rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try LMDBEnvironment.check(rc, "mdb_cursor_get") }
+    }
+}

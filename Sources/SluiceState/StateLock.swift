@@ -1,0 +1,39 @@
+import Foundation
+import SluiceCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An exclusive, non-blocking lock on a state folder, held for a whole run (an advisory `flock` on
+/// `run.lock`, released by the kernel if the process dies, so a kill -9 never leaves a stale lock).
+public final class StateLock: Sendable {
+    private let descriptor: Int32
+    public let url: URL
+
+    /// Takes the lock or throws ``SluiceError/Code/lockHeld`` at once.
+    public init(directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        url = directory.appendingPathComponent("run.lock")
+        let fd = open(url.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw SluiceError(.state, "cannot open \(url.path): \(String(cString: strerror(errno)))")
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            close(fd)
+            throw SluiceError(
+                .lockHeld,
+                "another run holds the lock on \(directory.path)\(holder.isEmpty ? "" : " (\(holder))"); not starting")
+        }
+        descriptor = fd
+        let note = "pid \(getpid()) since \(ISO8601DateFormatter().string(from: Date()))\n"
+        ftruncate(fd, 0)
+        _ = note.withCString { write(fd, $0, strlen($0)) }
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
