@@ -72,7 +72,10 @@ let package = Package(
         .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"]),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
-        .testTarget(name: "SluicePipelineTests", dependencies: ["SluicePipeline", "SluiceTesting"]),
+        .testTarget(
+            name: "SluicePipelineTests",
+            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore"]),
     ]
 )

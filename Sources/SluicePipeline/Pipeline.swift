@@ -185,13 +185,18 @@ public actor Pipeline {
         return stats
     }
 
-    /// The bound on documents between admission and commit implied by the buffer sizes and workers.
-    public var inFlightBound: Int {
-        let buffers = 6 * configuration.run.buffer
-        let workers = configuration.extract.parallelism + configuration.chunk.parallelism + 1 + configuration.run.upsertParallelism * 32 + 256
-        // The embed stage holds the documents of at most `parallelism` batches plus one forming batch.
-        let embedding = (configuration.embed.parallelism + 1) * configuration.embed.batch
-        return buffers + workers + embedding + 2
+    /// The most documents that can be between the scanner and the checkpoint at once, implied by the
+    /// buffer sizes and worker counts: six buffers, one document per extract/chunk/dedupe worker, what
+    /// upsert and commit take per batch (at most one buffer's worth plus one), and in the embed stage the
+    /// documents of the forming batch, of the batches in flight and of the completions being forwarded.
+    public nonisolated var inFlightBound: Int {
+        let run = configuration.run
+        let buffers = 6 * run.buffer
+        let workers = configuration.extract.parallelism + configuration.chunk.parallelism + 1
+        let embedding = (2 * configuration.embed.parallelism + 1) * configuration.embed.batch + 1
+        let upsert = run.upsertParallelism * min(32, run.buffer + 1)
+        let commit = min(256, run.buffer + 1)
+        return buffers + workers + embedding + upsert + commit + 1
     }
 
     private var configurationHash: String {

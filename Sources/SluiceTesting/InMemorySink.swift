@@ -1,0 +1,75 @@
+import Synchronization
+import SluiceCore
+
+/// A ``VectorSink`` in memory, for tests: records every call, can be slowed down or made to fail.
+public final class InMemorySink: VectorSink {
+    private struct State {
+        var records: [VectorID: VectorRecord] = [:]
+        var embedder: EmbedderIdentity?
+        var upsertCalls = 0
+        var failuresLeft = 0
+    }
+
+    private let state = Mutex(State())
+    /// Delay applied to every upsert (a slow sink for backpressure tests).
+    public let upsertDelay: Duration
+
+    public init(upsertDelay: Duration = .zero) {
+        self.upsertDelay = upsertDelay
+    }
+
+    public var name: String { "memory" }
+
+    /// Makes the next `count` upserts fail with ``SluiceError/Code/sinkFailed``.
+    public func failNextUpserts(_ count: Int) { state.withLock { $0.failuresLeft = count } }
+
+    public var records: [VectorRecord] { state.withLock { $0.records.values.sorted { $0.id < $1.id } } }
+    public var upsertCalls: Int { state.withLock { $0.upsertCalls } }
+
+    public func prepare(embedder: EmbedderIdentity) async throws {
+        try state.withLock {
+            if let stored = $0.embedder, stored != embedder, !$0.records.isEmpty {
+                throw SluiceError(.embedderMismatch, "memory sink holds \(stored)")
+            }
+            $0.embedder = embedder
+        }
+    }
+
+    public func upsert(_ records: [VectorRecord]) async throws {
+        if upsertDelay > .zero { try await Task.sleep(for: upsertDelay) }
+        try state.withLock {
+            $0.upsertCalls += 1
+            if $0.failuresLeft > 0 {
+                $0.failuresLeft -= 1
+                throw SluiceError(.sinkFailed, "injected sink failure")
+            }
+            for record in records { $0.records[record.id] = record }
+        }
+    }
+
+    public func delete(_ ids: [VectorID]) async throws {
+        state.withLock { for id in ids { $0.records[id] = nil } }
+    }
+
+    public func count() async throws -> Int { state.withLock { $0.records.count } }
+
+    public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
+        let all = records
+        func cosine(_ a: [Float], _ b: [Float]) -> Float {
+            var dot: Float = 0, na: Float = 0, nb: Float = 0
+            for i in 0..<min(a.count, b.count) {
+                dot += a[i] * b[i]
+                na += a[i] * a[i]
+                nb += b[i] * b[i]
+            }
+            return na > 0 && nb > 0 ? dot / (na.squareRoot() * nb.squareRoot()) : 0
+        }
+        return all.map { SearchHit(score: cosine(vector, $0.vector), record: $0) }.sorted { $0.score > $1.score }.prefix(k).map { $0 }
+    }
+
+    public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {
+        for record in records { try body(record) }
+    }
+
+    public func removeAll() async throws { state.withLock { $0.records.removeAll() } }
+}
