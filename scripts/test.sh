@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The README's second command: set up, build everything (warnings in Sluice's own code fail the build)
+# and run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+log=$(mktemp)
+swift build --build-tests 2>&1 | tee "$log"
+if grep -E "^$(pwd)/(Sources|Tests|Benchmarks)/.*: warning:" "$log" >/dev/null; then
+  echo "test: the build has warnings in Sluice's code (treated as errors):" >&2
+  grep -E "^$(pwd)/(Sources|Tests|Benchmarks)/.*: warning:" "$log" | sort -u >&2
+  exit 1
+fi
+swift test --skip-build "$@"
