@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import SluiceCore
+
+@Suite struct PipelineConfigurationTests {
+    func write(_ yaml: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UInt32.random(in: 0...UInt32.max)).yaml")
+        try yaml.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test func defaultsApplyToAnEmptyFile() throws {
+        let configuration = try PipelineConfiguration.load(file: write(""))
+        #expect(configuration.chunk.maxTokens == 256)
+        #expect(configuration.embed.provider == "hash")
+        #expect(configuration.sink.kind == "local")
+    }
+
+    @Test func readsKeysAndResolvesPathsAgainstTheFile() throws {
+        let file = try write("""
+            source: { path: ../corpus, exclude: ["bad/**"] }
+            chunk: { max_tokens: 128, overlap_tokens: 16 }
+            embed: { dimensions: 64, batch: 8 }
+            state: state-dir
+            run: { prune: true, max_delete_fraction: 0.5 }
+            """)
+        let c = try PipelineConfiguration.load(file: file)
+        #expect(c.chunk.maxTokens == 128)
+        #expect(c.embed.dimensions == 64)
+        #expect(c.run.prune)
+        #expect(c.source.exclude == ["bad/**"])
+        #expect(c.resolve(c.state).path == file.deletingLastPathComponent().appendingPathComponent("state-dir").standardizedFileURL.path)
+        #expect(c.resolve(c.source.path).lastPathComponent == "corpus")
+    }
+
+    @Test func setOverridesAnyKey() throws {
+        let c = try PipelineConfiguration.load(file: write("chunk: { max_tokens: 300 }"), overrides: ["chunk.max_tokens=128", "embed.provider=hash", "run.prune=true", "source.include=[\"*.md\"]"])
+        #expect(c.chunk.maxTokens == 128)
+        #expect(c.run.prune)
+        #expect(c.source.include == ["*.md"])
+    }
+
+    @Test(arguments: [
+        ("chunk: { max_tokenz: 3 }", "chunk.max_tokenz"),
+        ("chunk: { max_tokens: abc }", "chunk.max_tokens"),
+        ("embed: { provider: nope }", "embed.provider"),
+        ("chunk: { max_tokens: 20, overlap_tokens: 30 }", "overlap_tokens"),
+        ("bogus: 1", "bogus"),
+        ("[1, 2]", "mapping"),
+    ])
+    func errorsNameTheKey(yaml: String, mentioned: String) throws {
+        let file = try write(yaml)
+        do {
+            _ = try PipelineConfiguration.load(file: file)
+            Issue.record("expected a configuration error for \(yaml)")
+        } catch let error as SluiceError {
+            #expect(error.code == .configuration)
+            #expect(error.message.contains(mentioned))
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import SluiceCore
+
+@Suite struct RunStatsTests {
+    @Test func exitCodeFollowsOutcomes() {
+        var stats = RunStats()
+        #expect(stats.exitCode == .success)
+        stats.documentsFailed = 1
+        #expect(stats.exitCode == .documentsFailed)
+        stats.interrupted = true
+        #expect(stats.exitCode == .interrupted)
+    }
+
+    @Test func histogramQuantilesAreClose() {
+        var histogram = LatencyHistogram()
+        for i in 1...1000 { histogram.record(Double(i) / 1000) }
+        #expect(abs(histogram.quantile(0.5) - 0.5) < 0.06)
+        #expect(abs(histogram.quantile(0.99) - 0.99) < 0.1)
+        #expect(histogram.count == 1000)
+    }
+
+    @Test func tableAndJSONCarryThePhases() throws {
+        var stats = RunStats()
+        var phase = PhaseStats(name: "extract", workers: 2)
+        phase.itemsIn = 3
+        phase.itemsOut = 3
+        phase.latency.record(0.01)
+        stats.phases = [phase]
+        stats.documentsUpserted = 3
+        stats.wallSeconds = 1
+        #expect(stats.table().contains("extract"))
+        #expect(stats.table().contains("3 upserted"))
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(stats)) as? [String: Any]
+        #expect(json?["documents_upserted"] as? Int == 3)
+        #expect((json?["phases"] as? [[String: Any]])?.first?["latency_p50_s"] != nil)
+    }
+}
