@@ -63,7 +63,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "SluiceBench", dependencies: ["Sluice"]),
+        .executableTarget(
+            name: "SluiceBench",
+            dependencies: ["SluiceCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/SluiceBench"
+        ),
 
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore"]),
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
