@@ -1,0 +1,81 @@
+import SluiceCore
+
+/// Counts tokens as words: a stand-in until a real WordPiece or BPE tokenizer arrives.
+///
+/// - A maximal run of letters, digits and combining marks is one token (`naïve`, `x86`, `2024`).
+/// - Every other visible character is one token of its own: punctuation, symbols, emoji and each CJK
+///   ideograph (`don't` is three tokens, `東京` two).
+/// - White space separates tokens and counts for nothing.
+/// - A run longer than ``maxWordLength`` scalars counts one token per started ``maxWordLength``
+///   scalars, the way subword tokenizers break hashes, base64 and other long strings into many tokens.
+///   Without this a 50 MB line of letters would be "one token", and no chunk size could bound it.
+///
+/// The counter is subadditive: the count of a text is never more than the sum of the counts of pieces
+/// that tile it, which is what lets ``RecursiveChunker`` add up the counts of the pieces it merges.
+/// Counting is a single pass over the UTF-8 bytes, with a fast path for ASCII.
+public struct WordTokenCounter: TokenCounter {
+    /// The longest run of word characters, in Unicode scalars, that still counts as one token.
+    public var maxWordLength: Int
+
+    /// Creates a counter.
+    /// - Parameter maxWordLength: The longest run of word characters, in Unicode scalars, that counts
+    ///   as one token; longer runs count one token per started `maxWordLength` scalars. Pass `Int.max`
+    ///   to count every run as one token whatever its length.
+    public init(maxWordLength: Int = 24) {
+        precondition(maxWordLength > 0, "maxWordLength must be positive")
+        self.maxWordLength = maxWordLength
+    }
+
+    /// The number of tokens in `text`.
+    public func count(_ text: Substring) -> Int {
+        UTF8Decoding.withBytes(of: text) { countTokens(in: $0) }
+    }
+
+    private func countTokens(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let maxWordLength = self.maxWordLength
+        var tokens = 0
+        // Scalars in the current word run; 0 outside a word.
+        var run = 0
+        var index = 0
+        let end = bytes.count
+        while index < end {
+            let byte = base[index]
+            if byte < 0x80 {
+                index += 1
+                // The masks of `ASCII`, spelled out: this loop sees every byte, and debug builds do not
+                // inline function calls (the bit operators are transparent, so they are inlined).
+                let wordMask: UInt64 = byte < 64 ? 0x03FF_0000_0000_0000 : 0x07FF_FFFE_07FF_FFFE
+                if wordMask & (1 &<< UInt64(byte & 63)) != 0 {
+                    if run == 0 || run >= maxWordLength {
+                        tokens += 1
+                        run = 0
+                    }
+                    run += 1
+                } else {
+                    if byte > 0x20 || 0x0000_0001_0000_3E00 & (1 &<< UInt64(byte)) == 0 { tokens += 1 }
+                    run = 0
+                }
+                continue
+            }
+            let (scalar, length) = UTF8Decoding.scalar(in: bytes, at: index)
+            index += length
+            switch ScalarKind(scalar) {
+            case .word:
+                if run == 0 || run >= maxWordLength {
+                    tokens += 1
+                    run = 0
+                }
+                run += 1
+            case .joiner:
+                if run > 0 && run < maxWordLength { run += 1 }
+            case .symbol:
+                tokens += 1
+                run = 0
+            case .whitespace:
+                run = 0
+            }
+        }
+        return tokens
+    }
+}
