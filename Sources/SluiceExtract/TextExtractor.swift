@@ -22,7 +22,7 @@ public struct TextExtractor: Extractor {
         try Self.rejectBinary(bytes)
         var text = try Self.decodeUTF8(bytes)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        if text.contains("\r\n") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
+        if bytes.contains(0x0D) { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
         guard text.contains(where: { !$0.isWhitespace }) else {
             throw SluiceError(.emptyDocument, "the file holds only white space")
         }
