@@ -28,18 +28,25 @@ public struct Chunk: Sendable, Hashable {
 
     /// Folds runs of white space to one space and trims the ends.
     public static func normalize(_ text: String) -> String {
-        var out = ""
+        var out = [UInt8]()
         out.reserveCapacity(text.utf8.count)
         var pendingSpace = false
         for scalar in text.unicodeScalars {
-            if scalar.properties.isWhitespace {
+            let isSpace = scalar.value < 0x80
+                ? (scalar.value == 0x20 || (scalar.value >= 0x09 && scalar.value <= 0x0D))
+                : scalar.properties.isWhitespace
+            if isSpace {
                 pendingSpace = !out.isEmpty
             } else {
-                if pendingSpace { out.unicodeScalars.append(" ") }
+                if pendingSpace { out.append(0x20) }
                 pendingSpace = false
-                out.unicodeScalars.append(scalar)
+                if scalar.value < 0x80 {
+                    out.append(UInt8(scalar.value))
+                } else {
+                    UTF8.encode(scalar) { out.append($0) }
+                }
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

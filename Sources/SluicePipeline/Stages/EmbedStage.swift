@@ -153,18 +153,16 @@ package actor EmbedStage {
         var ready: [DocumentWork] = []
         for (offset, item) in batch.enumerated() {
             for waiter in waitersByHash.removeValue(forKey: item.hash) ?? [] {
-                guard var entry = waiting[waiter.document] else { continue }
+                // Mutate in place: copying a waiting document per chunk would be quadratic.
+                guard waiting[waiter.document] != nil else { continue }
                 switch result {
-                case .success(let vectors): entry.document.chunks[waiter.chunk].vector = vectors[offset]
-                case .failure(let error): entry.failure = entry.failure ?? error
+                case .success(let vectors): waiting[waiter.document]!.document.chunks[waiter.chunk].vector = vectors[offset]
+                case .failure(let error): if waiting[waiter.document]!.failure == nil { waiting[waiter.document]!.failure = error }
                 }
-                entry.remaining -= 1
-                if entry.remaining == 0 {
-                    waiting[waiter.document] = nil
+                waiting[waiter.document]!.remaining -= 1
+                if waiting[waiter.document]!.remaining == 0, var entry = waiting.removeValue(forKey: waiter.document) {
                     if let failure = entry.failure { entry.document.fail(failure, as: .embeddingFailed) }
                     ready.append(entry.document)
-                } else {
-                    waiting[waiter.document] = entry
                 }
             }
         }
