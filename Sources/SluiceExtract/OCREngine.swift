@@ -1,0 +1,119 @@
+import CTesseract
+import Foundation
+import SluiceCore
+
+/// One Tesseract engine (`TessBaseAPI`) with its languages loaded.
+///
+/// Loading costs about 125 MB for the first engine and 25 MB for each further one; recognition is
+/// single-threaded inside an engine, so calls on one instance are serialized by its lock. For parallel
+/// OCR create one engine per worker thread.
+///
+/// - Important: Debian's libtesseract uses OpenMP. Start the process with `OMP_THREAD_LIMIT=1`
+///   (setting it at run time is too late), or OCR costs several times the CPU.
+public final class OCREngine: @unchecked Sendable {
+    /// The `TessBaseAPI *`; owned, released with `TessBaseAPIDelete` in `deinit`.
+    private let handle: OpaquePointer
+    private let lock = NSLock()
+
+    /// The languages loaded, such as `["eng"]`.
+    public let languages: [String]
+    /// The `tessdata` folder the language files were read from.
+    public let dataPath: String
+
+    /// The default `tessdata` folder: `TESSDATA_PREFIX` if set, else Debian's tesseract 5 location.
+    public static var defaultDataPath: String {
+        if let prefix = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"], !prefix.isEmpty {
+            return prefix
+        }
+        return "/usr/share/tesseract-ocr/5/tessdata"
+    }
+
+    /// Creates an engine and loads `languages` from `dataPath`.
+    ///
+    /// - Parameters:
+    ///   - languages: Tesseract language codes; each needs `<code>.traineddata` in `dataPath`.
+    ///   - dataPath: The `tessdata` folder itself (not its parent).
+    /// - Throws: ``SluiceError`` with code `configuration` when a language file is missing or Tesseract
+    ///   refuses to load it.
+    public init(languages: [String] = ["eng"], dataPath: String = OCREngine.defaultDataPath) throws {
+        // Create and initialize before any stored property is set, so a throw leaves no instance behind
+        // whose deinit would free the handle a second time.
+        self.handle = try Self.makeEngine(languages: languages, dataPath: dataPath)
+        self.languages = languages
+        self.dataPath = dataPath
+    }
+
+    deinit {
+        TessBaseAPIDelete(handle)
+    }
+
+    /// Recognizes the text in an image file.
+    ///
+    /// - Parameters:
+    ///   - path: An image leptonica can read (PNG, JPEG, TIFF, PNM, …).
+    ///   - resolution: The scan resolution in dpi, used when the file does not record one (default 300).
+    /// - Returns: The UTF-8 text and Tesseract's mean word confidence, 0–100.
+    /// - Throws: ``SluiceError`` with code `unreadable` for an image that cannot be decoded, or
+    ///   `extractionFailed` when recognition fails.
+    public func recognize(imageAt path: String, resolution: Int = 300) throws -> (text: String, confidence: Int) {
+        guard let pix = pixRead(path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot decode image" : "no such file"
+            throw SluiceError(.unreadable, "\(reason): \(path)")
+        }
+        defer {
+            var owned: UnsafeMutablePointer<PIX>? = pix
+            pixDestroy(&owned)
+        }
+
+        return try lock.withLock {
+            // Tesseract does not copy the image: clear it before `pix` is destroyed.
+            defer { TessBaseAPIClear(handle) }
+            TessBaseAPISetImage2(handle, pix)
+            // Set after the image (SetImage resets it); the file's own value wins when it has one.
+            let fileResolution = Int(pixGetXRes(pix))
+            TessBaseAPISetSourceResolution(handle, Int32(fileResolution > 0 ? fileResolution : resolution))
+            guard TessBaseAPIRecognize(handle, nil) == 0 else {
+                throw SluiceError(.extractionFailed, "tesseract could not recognize \(path)")
+            }
+            guard let utf8 = TessBaseAPIGetUTF8Text(handle) else {
+                throw SluiceError(.extractionFailed, "tesseract returned no text for \(path)")
+            }
+            defer { TessDeleteText(utf8) }
+            let text = String(cString: utf8)
+            let confidence = Int(TessBaseAPIMeanTextConf(handle))
+            return (text, max(0, confidence))
+        }
+    }
+
+    // MARK: - C helpers
+
+    private static func makeEngine(languages: [String], dataPath: String) throws -> OpaquePointer {
+        guard !languages.isEmpty else {
+            throw SluiceError(.configuration, "OCR needs at least one language")
+        }
+        // Tesseract only prints to stderr when a language file is missing; check first for a clear error.
+        let missing = languages.filter {
+            !FileManager.default.fileExists(atPath: (dataPath as NSString).appendingPathComponent("\($0).traineddata"))
+        }
+        guard missing.isEmpty else {
+            let files = missing.map { "\($0).traineddata" }.joined(separator: ", ")
+            let packages = missing.map { "tesseract-ocr-\($0)" }.joined(separator: " ")
+            throw SluiceError(
+                .configuration,
+                "tesseract language data not found: \(files) in \(dataPath) "
+                    + "(install \(packages), or set TESSDATA_PREFIX to the tessdata folder)"
+            )
+        }
+        guard let engine = TessBaseAPICreate() else {
+            throw SluiceError(.extractionFailed, "tesseract could not create an engine")
+        }
+        let language = languages.joined(separator: "+")
+        guard TessBaseAPIInit3(engine, dataPath, language) == 0 else {
+            TessBaseAPIDelete(engine)
+            throw SluiceError(.configuration, "tesseract could not load language '\(language)' from \(dataPath)")
+        }
+        // The C API's default page segmentation differs from the command line's; use the CLI's.
+        TessBaseAPISetPageSegMode(engine, PSM_AUTO)
+        return engine
+    }
+}

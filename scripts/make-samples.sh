@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Regenerates samples/ from Debian's documentation on this machine (samples/README.md lists every file).
+#
+# The outputs are committed: nothing here is needed to build or test Sluice. Running it needs
+#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl
+# and the packages whose /usr/share/doc files it copies (a missing one is reported by name).
+# The generated files come out byte-identical on every run (fixed dates, fixed qpdf ID and AES IV,
+# fixed-key pseudo-random bytes).
+#
+# Usage: scripts/make-samples.sh [--generated-only]
+#   --generated-only   keep the copied text/markdown/pdf files, remake only the generated ones
+#                      (pdf/xz-utils-faq.pdf, images/, bad/).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="$root/samples"
+doc=/usr/share/doc
+generated_only=false
+[[ "${1:-}" == "--generated-only" ]] && generated_only=true
+
+for tool in enscript gs qpdf pdftoppm openssl; do
+    command -v "$tool" >/dev/null || { echo "missing tool: $tool (see the header of $0)" >&2; exit 1; }
+done
+
+# Fixed dates so that ghostscript and enscript write the same bytes on every run.
+export SOURCE_DATE_EPOCH=1700000000
+export TZ=UTC LC_ALL=C
+
+mkdir -p "$out"/{text,markdown,pdf,images,bad}
+
+# copy SRC DEST: copies a file from /usr/share/doc, decompressing *.gz.
+copy() {
+    local src="$doc/$1" dest="$out/$2"
+    [[ -f "$src" ]] || { echo "missing source: $src (install the package that ships it)" >&2; exit 1; }
+    case "$src" in
+        *.gz) gzip -dc "$src" >"$dest" ;;
+        *) cp "$src" "$dest" ;;
+    esac
+}
+
+if ! $generated_only; then
+    # Plain text: READMEs, FAQs, NEWS files, manuals and changelogs.
+    copy xz-utils/faq.txt.gz                 text/xz-utils-faq.txt
+    copy zlib1g-dev/FAQ.gz                   text/zlib-faq.txt
+    copy zlib1g-dev/algorithm.txt.gz         text/zlib-algorithm.txt
+    copy valgrind/FAQ.txt.gz                 text/valgrind-faq.txt
+    copy base-passwd/users-and-groups.txt.gz text/base-passwd-users-and-groups.txt
+    copy man-db/man-db-manual.txt.gz         text/man-db-manual.txt
+    copy liblzma-dev/xz-file-format.txt.gz   text/xz-file-format.txt
+    copy python3/python-policy.txt.gz        text/python-policy.txt
+    copy sed/sedfaq.txt.gz                   text/sedfaq.txt
+    copy sed/NEWS.gz                         text/sed-NEWS.txt
+    copy gzip/NEWS.gz                        text/gzip-NEWS.txt
+    copy less/NEWS.gz                        text/less-NEWS.txt
+    copy grep/README                         text/grep-README.txt
+    copy wget/README                         text/wget-README.txt
+    copy bc/README                           text/bc-README.txt
+    copy base-files/FAQ                      text/base-files-FAQ.txt
+    copy jq/changelog.gz                     text/jq-changelog.txt
+    copy grep/changelog.Debian.gz            text/grep-changelog.Debian.txt
+
+    # Markdown.
+    copy git/README.md                                      markdown/git-README.md
+    copy zstd/README.md.gz                                  markdown/zstd-README.md
+    copy apt/README.md.gz                                   markdown/apt-README.md
+    copy man-db/README.md.gz                                markdown/man-db-README.md
+    copy libxml2/README.md                                  markdown/libxml2-README.md
+    copy tesseract-ocr/README.md.gz                         markdown/tesseract-README.md
+    copy libxxhash-dev/xxhash_spec.md.gz                    markdown/xxhash-spec.md
+    copy systemd/CODING_STYLE.md.gz                         markdown/systemd-CODING_STYLE.md
+    copy systemd/ENVIRONMENT.md.gz                          markdown/systemd-ENVIRONMENT.md
+    copy python3-pip/html/getting-started.md                markdown/pip-getting-started.md
+    copy python3-pip/html/topics/dependency-resolution.md.gz markdown/pip-dependency-resolution.md
+    copy nodejs/api/path.md                                 markdown/nodejs-path.md
+    copy nodejs/contributing/writing-tests.md               markdown/nodejs-writing-tests.md
+    copy openssl/NEWS.md.gz                                 markdown/openssl-NEWS.md
+
+    # PDFs as Debian ships them (pdfTeX output, no Title in their info dictionary).
+    copy fontconfig/fontconfig-user.pdf.gz          pdf/fontconfig-user.pdf
+    copy shared-mime-info/shared-mime-info-spec.pdf pdf/shared-mime-info-spec.pdf
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# ps_to_pdf PS PDF TITLE AUTHOR: ghostscript with a DOCINFO pdfmark so the PDF has a title and author.
+ps_to_pdf() {
+    printf '[ /Title (%s) /Author (%s) /DOCINFO pdfmark\n' "$3" "$4" >"$work/docinfo.ps"
+    gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -dCompatibilityLevel=1.5 \
+        -sOutputFile="$2" "$1" "$work/docinfo.ps"
+}
+
+# A generated PDF with known metadata: the XZ Utils FAQ set in Courier by enscript, 4 pages.
+enscript --quiet --no-header --font=Courier10 --margins=54:54:54:54 \
+    --output="$work/xz-faq.ps" "$out/text/xz-utils-faq.txt"
+ps_to_pdf "$work/xz-faq.ps" "$out/pdf/xz-utils-faq.pdf" "XZ Utils FAQ" "Lasse Collin"
+
+# A PNG page of known text for OCR: the first lines of the same FAQ, Courier 10 pt, 300 dpi, grayscale,
+# cropped to the text block. The source text is kept next to it.
+sed -n '2,24p' "$out/text/xz-utils-faq.txt" >"$out/images/xz-faq-page.expected.txt"
+enscript --quiet --no-header --font=Courier10 --margins=54:54:54:54 \
+    --output="$work/ocr.ps" "$out/images/xz-faq-page.expected.txt"
+ps_to_pdf "$work/ocr.ps" "$work/ocr.pdf" "OCR sample" "Lasse Collin"
+# Letter page at 300 dpi is 2550x3300; the text block starts 0.75 inch (225 px) in from the top left.
+pdftoppm -r 300 -gray -png -singlefile -f 1 -l 1 -x 150 -y 150 -W 2250 -H 1250 \
+    "$work/ocr.pdf" "$out/images/xz-faq-page"
+
+# Deliberately bad inputs.
+: >"$out/bad/zero-byte.txt"
+{
+    printf 'This file is mostly ordinary English text, but it is not valid UTF-8.\n'
+    printf 'A lone continuation byte: \x80 here.\n'
+    printf 'A Latin-1 e-acute where UTF-8 was expected: caf\xe9 au lait.\n'
+    printf 'A truncated three-byte sequence: \xe2\x82 and then more text.\n'
+    printf 'An overlong encoding of a slash: \xc0\xaf and bytes that never occur: \xfe\xff.\n'
+    printf 'A UTF-16 surrogate encoded in UTF-8: \xed\xa0\x80 is not allowed either.\n'
+    printf 'The last line ends in the middle of a character: \xf0\x9f\x98'
+} >"$out/bad/invalid-utf8.txt"
+# 4 KiB of pseudo-random bytes: AES-CTR keystream with a fixed key, so the file is reproducible.
+head -c 4096 /dev/zero | openssl enc -aes-128-ctr -nosalt \
+    -K 536c75696365536c75696365536c7569 -iv 00000000000000000000000000000000 >"$out/bad/binary.txt"
+# Encrypted with a user password ("sluice"): cannot be opened without it.
+# AES-128 rather than AES-256: its key derives from the password and the (static) ID, so it is reproducible.
+qpdf --static-id --static-aes-iv --encrypt sluice sluice-owner 128 --use-aes=y -- \
+    "$out/pdf/xz-utils-faq.pdf" "$out/bad/encrypted.pdf"
+# The first 2 KiB of a real PDF: header and part of the first object, no xref, no catalog.
+head -c 2048 "$out/pdf/fontconfig-user.pdf" >"$out/bad/truncated.pdf"
+
+echo "samples regenerated in $out:"
+du -sh "$out"
