@@ -11,7 +11,7 @@ public final class BlockingExecutor: Sendable {
     public let threadCount: Int
     public let label: String
 
-    /// Starts `threads` threads named `label-N`.
+    /// Starts `threads` threads named `label-N` (Linux keeps 15 bytes of a thread name: keep labels short).
     public init(label: String, threads: Int) {
         precondition(threads > 0, "a BlockingExecutor needs at least one thread")
         self.label = label
@@ -19,8 +19,12 @@ public final class BlockingExecutor: Sendable {
         self.state = Locked()
         for index in 0..<threads {
             let state = self.state
-            let thread = Thread { state.workLoop() }
-            thread.name = "\(label)-\(index)"
+            let name = String("\(label)-\(index)".utf8.prefix(15))!
+            // Named from inside: on Linux a name set before start() is not applied to the pthread.
+            let thread = Thread {
+                Thread.current.name = name
+                state.workLoop()
+            }
             thread.stackSize = 8 << 20
             thread.start()
         }

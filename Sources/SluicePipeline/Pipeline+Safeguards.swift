@@ -29,7 +29,7 @@ extension Pipeline {
         let stored = try await components.sink.count()
         try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: stored)
         try await components.sink.delete(plan.ids)
-        let executor = BlockingExecutor(label: "sluice-prune", threads: 1)
+        let executor = BlockingExecutor(label: "sl-prune", threads: 1)
         defer { executor.shutdown() }
         let keys = plan.keys
         try await executor.run { try checkpoint.commit(put: [], delete: keys) }

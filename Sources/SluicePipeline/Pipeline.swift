@@ -29,6 +29,10 @@ public actor Pipeline {
     /// - Throws: ``SluiceError`` for what stops a run before or outside per-document work (lock held,
     ///   configuration, embedder mismatch, mass delete, checkpoint failure).
     public func run(shutdown: ShutdownSignal = ShutdownSignal(), progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> RunStats {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: sourceRoot.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SluiceError(.configuration, "source folder \(sourceRoot.path) does not exist or is not a folder")
+        }
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         let checkpoint = try CheckpointStore(directory: stateDirectory)
@@ -42,8 +46,6 @@ public actor Pipeline {
         let started = Date()
         let clock = ContinuousClock()
         let startInstant = clock.now
-        var record = RunRecord(runID: runID, startedAt: started.timeIntervalSince1970, configurationHash: configurationHash)
-        try checkpoint.saveRun(record)
         logger.info("run started", metadata: ["sluice-run": "\(runID)", "sluice-source": "\(sourceRoot.path)", "sluice-sink": "\(components.sink.name)", "sluice-embedder": "\(identity)"])
 
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
@@ -51,8 +53,11 @@ public actor Pipeline {
             try await prune(scanner: scanner, checkpoint: checkpoint, tally: tally)
         }
 
-        let stateExecutor = BlockingExecutor(label: "sluice-state", threads: 1)
-        let extractExecutor = BlockingExecutor(label: "sluice-extract", threads: configuration.extract.parallelism)
+        var record = RunRecord(runID: runID, startedAt: started.timeIntervalSince1970, configurationHash: configurationHash)
+        try checkpoint.saveRun(record)
+
+        let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
+        let extractExecutor = BlockingExecutor(label: "sl-extract", threads: configuration.extract.parallelism)
         defer {
             stateExecutor.shutdown()
             extractExecutor.shutdown()
@@ -94,6 +99,7 @@ public actor Pipeline {
         let scanMeter = StageMeter(name: "scan", workers: 1)
 
         var interrupted = false
+        var notReached = 0
         var commitError: (any Error)?
         let scanned = ScanCounter()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -117,8 +123,15 @@ public actor Pipeline {
             do {
                 try await scanner.walk { entry in
                     if shutdown.isRequested {
+                        // Stop taking documents; keep walking (stat only) to count what was not reached.
                         interrupted = true
-                        return false
+                        if case .success(let file) = entry {
+                            if options.retryFailed {
+                                if (try? checkpoint.document(file.key))??.status != .failed { return true }
+                            }
+                            notReached += 1
+                        }
+                        return true
                     }
                     let scanStart = clock.now
                     var document: DocumentWork
@@ -172,6 +185,7 @@ public actor Pipeline {
         stats.startedAt = started.timeIntervalSince1970
         stats.wallSeconds = startInstant.duration(to: clock.now).seconds
         stats.interrupted = interrupted
+        stats.documentsNotReached = notReached
         var scan = scanMeter.snapshot
         scan.itemsIn = scanned.value
         stats.phases = [scan, extract.meter.snapshot, chunk.meter.snapshot, dedupe.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]

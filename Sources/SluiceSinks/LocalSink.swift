@@ -16,13 +16,13 @@ public final class LocalSink: VectorSink {
     /// Opens (creating) the store at `directory`.
     public init(directory: URL, readOnly: Bool = false) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
-            throw SluiceError(.sinkFailed, "no local store at \(directory.path): run the pipeline first")
+            throw SluiceError(.usage, "no local store at \(directory.path): run the pipeline first")
         }
         self.directory = directory
         environment = try LMDBEnvironment(path: directory, mapSize: 1 << 40, readOnly: readOnly)
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
-        executor = BlockingExecutor(label: "local-sink", threads: 1)
+        executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
     }
 
     deinit { executor.shutdown() }

@@ -17,7 +17,7 @@ public final class CheckpointStore: Sendable {
     /// Opens (creating) the state at `directory`.
     public init(directory: URL, readOnly: Bool = false) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
-            throw SluiceError(.state, "no state at \(directory.path): run the pipeline first")
+            throw SluiceError(.usage, "no state at \(directory.path): run the pipeline first")
         }
         environment = try LMDBEnvironment(path: directory, mapSize: 256 << 30, readOnly: readOnly)
         documents = try environment.database("documents")

@@ -88,7 +88,18 @@ package actor EmbedStage {
 
     /// Registers a document; returns batches that closed. Documents with nothing to embed go straight on.
     private func admit(_ document: DocumentWork) async -> [[Pending]] {
-        let missing = document.chunks.indices.filter { document.chunks[$0].vector == nil }
+        var document = document
+        var missing = document.chunks.indices.filter { document.chunks[$0].vector == nil }
+        // A batch may have been embedded and cached since this document passed the dedupe stage: look
+        // again (the cache is written before a batch's hashes leave `waitersByHash`, so a hash is always
+        // either in flight here or in the cache).
+        let unseen = missing.map { document.chunks[$0].hash }.filter { waitersByHash[$0] == nil }
+        if !unseen.isEmpty, let cached = try? checkpoint.cachedEmbeddings(unseen, embedder: embedder.identity), !cached.isEmpty {
+            for index in missing { document.chunks[index].vector = cached[document.chunks[index].hash] }
+            missing = missing.filter { document.chunks[$0].vector == nil }
+            let hits = cached.count
+            tally.update { $0.cacheHits += hits }
+        }
         if document.isSettled || missing.isEmpty {
             await forward([document])
             return []
