@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SluiceCore
 
 /// Builds a text corpus from real documents on the machine (/usr/share/doc): plain files and
 /// decompressed `.gz` ones, cut into documents of 4–64 KiB. Copy k > 0 of the corpus shuffles each
@@ -82,17 +83,5 @@ struct CorpusCommand: ParsableCommand {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return process.terminationStatus == 0 ? data : nil
-    }
-}
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import SluiceCore
 /// The separators ``RecursiveChunker`` tries, strongest first.
 enum SplitLevel: Int, Comparable {
     /// A blank line (a run of white space with two line breaks or more), a form feed or U+2029.

@@ -58,7 +58,7 @@ public final class BlockingExecutor: Sendable {
     private final class Locked: @unchecked Sendable {
         // Guarded by `condition`.
         private let condition = NSCondition()
-        private var queue: [@Sendable () -> Void] = []
+        private var queue: [(@Sendable () -> Void)?] = []
         private var head = 0
         private var stopping = false
 
@@ -86,9 +86,15 @@ public final class BlockingExecutor: Sendable {
                     condition.unlock()
                     return
                 }
-                let job = queue[head]
+                // Take the job out of its slot: a finished job's closure holds its inputs and results
+                // (file bytes, vectors), which must not outlive it.
+                let job = queue[head]!
+                queue[head] = nil
                 head += 1
-                if head > 1024 && head * 2 > queue.count {
+                if head == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head > 1024 && head * 2 > queue.count {
                     queue.removeFirst(head)
                     head = 0
                 }

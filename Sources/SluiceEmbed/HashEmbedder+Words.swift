@@ -1,3 +1,5 @@
+import SluiceCore
+
 extension HashEmbedder {
     /// The lowercased words of `text`, in order: runs of letters, digits and combining marks (format
     /// characters such as a zero-width non-joiner continue a word); each CJK ideograph is a word of its
@@ -31,28 +33,13 @@ extension HashEmbedder {
     private enum WordClass {
         case word, joiner, ideograph, separator
 
+        /// The shared ``ScalarKind``, except that each CJK ideograph is a word of its own.
         init(_ scalar: Unicode.Scalar) {
-            if scalar.isASCII {
-                switch scalar.value {
-                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: self = .word
-                default: self = .separator
-                }
-                return
-            }
-            let properties = scalar.properties
-            if properties.isIdeographic {
-                self = .ideograph
-            } else if properties.isAlphabetic {
-                self = .word
-            } else {
-                switch properties.generalCategory {
-                case .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:
-                    self = .word
-                case .format:
-                    self = .joiner
-                default:
-                    self = .separator
-                }
+            switch ScalarKind(scalar) {
+            case .word: self = .word
+            case .joiner: self = .joiner
+            case .whitespace: self = .separator
+            case .symbol: self = scalar.value >= 0x80 && scalar.properties.isIdeographic ? .ideograph : .separator
             }
         }
     }

@@ -1,3 +1,4 @@
+import SluiceCore
 import Testing
 
 @testable import SluicePipeline
@@ -56,7 +57,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 7])
     func randomInterleavingsNeverDropOrDuplicate(capacity: Int) {
         var machine = Machine(capacity: capacity, producers: 1)
-        var rng = SplitMix(seed: UInt64(capacity))
+        var rng = SplitMix64(seed: UInt64(capacity))
         var suspendedSenders: [String] = []
         var received: [Int] = []
         var next = 0
@@ -90,17 +91,5 @@ import Testing
         }
         #expect(received == Array(0..<next))
         #expect(suspendedSenders.isEmpty)
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

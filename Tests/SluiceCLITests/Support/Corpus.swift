@@ -1,19 +1,11 @@
 import Foundation
+import SluiceCore
 import Testing
 
-/// SplitMix64: a small seeded generator, so corpora and kill delays are the same on every run.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
+/// The shared SplitMix64 generator, so corpora and kill delays are the same on every run.
+typealias SeededGenerator = SplitMix64
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A number in `range`, by plain modulo (stable across standard library versions).
     mutating func int(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))
