@@ -20,7 +20,10 @@ struct PipelineBench: ParsableCommand {
 
     struct Sample {
         var wall: Double
+        /// Peak resident set (wait4's ru_maxrss): heap plus the pages of LMDB's memory map touched.
         var rssMB: Double
+        /// Peak anonymous memory (heap, stacks), sampled from /proc every 50 ms.
+        var anonMB: Double
         var stats: RunStats
     }
 
@@ -30,24 +33,26 @@ struct PipelineBench: ParsableCommand {
             var samples: [Sample] = []
             for attempt in 1...repeats {
                 let sample = try runOnce(corpus: folder)
-                FileHandle.standardError.write(Data("\(folder) run \(attempt): \(String(format: "%.2f", sample.wall)) s, \(String(format: "%.0f", sample.rssMB)) MB RSS\n".utf8))
+                FileHandle.standardError.write(Data("\(folder) run \(attempt): \(String(format: "%.2f", sample.wall)) s, \(String(format: "%.0f", sample.rssMB)) MB RSS, \(String(format: "%.0f", sample.anonMB)) MB anonymous\n".utf8))
                 samples.append(sample)
             }
             rows.append((folder, samples))
         }
-        print("corpus | MB | documents | chunks | wall s | documents/s | MB/s | chunks/s | peak RSS MB  (medians of \(repeats))")
-        print("---|---|---|---|---|---|---|---|---")
+        print("corpus | MB | documents | chunks | wall s | documents/s | MB/s | chunks/s | peak RSS MB | peak anonymous MB  (medians of \(repeats))")
+        print("---|---|---|---|---|---|---|---|---|---")
         for (folder, samples) in rows {
             let s = samples[0].stats
             let mb = Double(s.bytesRead) / 1_048_576
             let wall = median(samples.map(\.wall))
             let docs = s.documentsUpserted + s.documentsSkipped + s.documentsFailed
-            print("\(folder) | \(f(mb, 1)) | \(docs) | \(s.chunks) | \(f(wall, 2)) | \(f(Double(docs) / wall, 1)) | \(f(mb / wall, 2)) | \(f(Double(s.chunks) / wall, 0)) | \(f(median(samples.map(\.rssMB)), 0))")
+            print("\(folder) | \(f(mb, 1)) | \(docs) | \(s.chunks) | \(f(wall, 2)) | \(f(Double(docs) / wall, 1)) | \(f(mb / wall, 2)) | \(f(Double(s.chunks) / wall, 0)) | \(f(median(samples.map(\.rssMB)), 0)) | \(f(median(samples.map(\.anonMB)), 0))")
         }
         if rows.count >= 2 {
             let first = median(rows[0].1.map(\.rssMB))
             let last = median(rows[rows.count - 1].1.map(\.rssMB))
-            print("\npeak RSS ratio \(rows[rows.count - 1].0) / \(rows[0].0): \(f(last / first, 2))")
+            let firstAnon = median(rows[0].1.map(\.anonMB))
+            let lastAnon = median(rows[rows.count - 1].1.map(\.anonMB))
+            print("\npeak RSS ratio \(rows[rows.count - 1].0) / \(rows[0].0): \(f(last / first, 2)) · peak anonymous ratio: \(f(lastAnon / firstAnon, 2))")
         }
         for (folder, samples) in rows {
             print("\nphases, \(folder) (last run):\n" + samples[samples.count - 1].stats.table())
@@ -71,12 +76,24 @@ struct PipelineBench: ParsableCommand {
         guard spawned == 0 else { throw ValidationError("cannot start \(sluice): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        var peakAnonKB = 0.0
+        while true {
+            let result = wait4(pid, &status, WNOHANG, &usage)
+            if result == pid { break }
+            if result < 0 && errno != EINTR { break }
+            if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+                let kb = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            {
+                peakAnonKB = max(peakAnonKB, kb)
+            }
+            usleep(50_000)
+        }
         let wall = Date().timeIntervalSince(start)
         let exit = (status >> 8) & 0xFF
         guard exit == 0 || exit == 2 else { throw ValidationError("sluice exited with \(exit)") }
         let stats = try JSONDecoder().decode(RunStats.self, from: Data(contentsOf: URL(fileURLWithPath: statsFile)))
-        return Sample(wall: wall, rssMB: Double(usage.ru_maxrss) / 1024, stats: stats)
+        return Sample(wall: wall, rssMB: Double(usage.ru_maxrss) / 1024, anonMB: peakAnonKB / 1024, stats: stats)
     }
 
     private func median(_ values: [Double]) -> Double {
