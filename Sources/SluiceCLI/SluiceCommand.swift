@@ -7,7 +7,7 @@ import Sluice
 struct SluiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
-        abstract: "Load document corpora into vector search: extract → chunk → dedupe → embed → upsert, resumable.",
+        abstract: "Load document corpora into vector search: extract → chunk → hash/dedupe → embed → upsert, resumable.",
         discussion: """
             Exit codes: 0 all documents upserted or skipped · 1 usage or configuration error · 2 finished, \
             but some documents failed · 3 another run holds the lock · 4 interrupted (run again to resume) · \

@@ -5,12 +5,12 @@ import SluiceState
 
 extension Pipeline {
     /// Refuses to mix vectors of two embedders in one sink, unless told to re-embed everything.
-    func guardEmbedder(_ identity: EmbedderIdentity, checkpoint: CheckpointStore) async throws {
+    func guardEmbedder(_ identity: EmbedderIdentity, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor) async throws {
         let stored = try checkpoint.metadata("embedder")
         if options.reembed {
             logger.warning("re-embedding everything: the sink and the document checkpoint are cleared", metadata: ["sluice-embedder": "\(identity)"])
             try await components.sink.removeAll()
-            try checkpoint.resetDocuments()
+            try await stateExecutor.run { try checkpoint.resetDocuments() }
             return
         }
         if let stored, stored != identity.description, try checkpoint.documentCount() > 0 {
@@ -23,16 +23,14 @@ extension Pipeline {
     /// Full sync: deletes the vectors of documents that vanished from the source (or no longer match
     /// include/exclude). Stops before deleting anything if that is more than `run.max_delete_fraction`
     /// of the store, unless `--allow-mass-delete`.
-    func prune(scanner: SourceScanner, checkpoint: CheckpointStore, tally: RunTally) async throws {
+    func prune(scanner: SourceScanner, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, tally: RunTally) async throws {
         let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
         guard !plan.keys.isEmpty else { return }
         let stored = try await components.sink.count()
         try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: stored)
         try await components.sink.delete(plan.ids)
-        let executor = BlockingExecutor(label: "sl-prune", threads: 1)
-        defer { executor.shutdown() }
         let keys = plan.keys
-        try await executor.run { try checkpoint.commit(put: [], delete: keys) }
+        try await stateExecutor.run { try checkpoint.commit(put: [], delete: keys) }
         tally.update {
             $0.documentsPruned += plan.keys.count
             $0.vectorsDeleted += plan.ids.count

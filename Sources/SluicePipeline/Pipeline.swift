@@ -4,7 +4,7 @@ import SluiceCore
 import SluiceExtract
 import SluiceState
 
-/// One pipeline run: scan → extract → chunk → hash/dedupe → embed → upsert → commit.
+/// One pipeline run: scan → extract → chunk → hash → (dedupe) embed → upsert → commit.
 ///
 /// The pipeline owns the state lock, the checkpoint and the stages; stages are joined by bounded
 /// ``StageChannel``s, so a slow stage suspends the ones before it and memory stays flat.
@@ -36,10 +36,13 @@ public actor Pipeline {
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         let checkpoint = try CheckpointStore(directory: stateDirectory)
+        // LMDB write transactions block (writer lock, fsync): every one runs on the state executor.
+        let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
+        defer { stateExecutor.shutdown() }
         let identity = components.embedder.identity
-        try await guardEmbedder(identity, checkpoint: checkpoint)
+        try await guardEmbedder(identity, checkpoint: checkpoint, stateExecutor: stateExecutor)
         try await components.sink.prepare(embedder: identity)
-        try checkpoint.setMetadata("embedder", identity.description)
+        try await stateExecutor.run { try checkpoint.setMetadata("embedder", identity.description) }
 
         let tally = RunTally()
         let runID = Self.makeRunID()
@@ -50,18 +53,14 @@ public actor Pipeline {
 
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
         if options.prune ?? configuration.run.prune, !options.retryFailed {
-            try await prune(scanner: scanner, checkpoint: checkpoint, tally: tally)
+            try await prune(scanner: scanner, checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally)
         }
 
         var record = RunRecord(runID: runID, startedAt: started.timeIntervalSince1970, configurationHash: configurationHash)
-        try checkpoint.saveRun(record)
+        try await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
 
-        let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
         let extractExecutor = BlockingExecutor(label: "sl-extract", threads: configuration.extract.parallelism)
-        defer {
-            stateExecutor.shutdown()
-            extractExecutor.shutdown()
-        }
+        defer { extractExecutor.shutdown() }
         let auditLog = try options.embedAuditLog.map { path -> FileHandle in
             if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -75,8 +74,8 @@ public actor Pipeline {
         let upsertWorkers = configuration.run.upsertParallelism
         let toExtract = StageChannel<DocumentWork>(capacity: buffer, producers: 1)
         let toChunk = StageChannel<DocumentWork>(capacity: buffer, producers: extractWorkers)
-        let toDedupe = StageChannel<DocumentWork>(capacity: buffer, producers: chunkWorkers)
-        let toEmbed = StageChannel<DocumentWork>(capacity: buffer, producers: 1)
+        let toHash = StageChannel<DocumentWork>(capacity: buffer, producers: chunkWorkers)
+        let toEmbed = StageChannel<DocumentWork>(capacity: buffer, producers: chunkWorkers)
         let toUpsert = StageChannel<DocumentWork>(capacity: buffer, producers: 1)
         let toCommit = StageChannel<DocumentWork>(capacity: buffer, producers: upsertWorkers)
 
@@ -88,7 +87,7 @@ public actor Pipeline {
                 timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)), tally: tally
             ).callAsFunction)
         let chunk = TransformStage(name: "chunk", workers: chunkWorkers, transform: ChunkStep(chunker: components.chunker).callAsFunction)
-        let dedupe = TransformStage(name: "dedupe", workers: 1, transform: DedupeStep(checkpoint: checkpoint, embedder: identity, tally: tally).callAsFunction)
+        let hash = TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction)
         let embed = EmbedStage(
             embedder: components.embedder, configuration: configuration.embed, checkpoint: checkpoint,
             stateExecutor: stateExecutor, tally: tally, auditLog: auditLog)
@@ -104,8 +103,8 @@ public actor Pipeline {
         let scanned = ScanCounter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await extract.run(input: toExtract, output: toChunk) }
-            group.addTask { await chunk.run(input: toChunk, output: toDedupe) }
-            group.addTask { await dedupe.run(input: toDedupe, output: toEmbed) }
+            group.addTask { await chunk.run(input: toChunk, output: toHash) }
+            group.addTask { await hash.run(input: toHash, output: toEmbed) }
             group.addTask { await embed.run(input: toEmbed, output: toUpsert) }
             group.addTask { await upsert.run(input: toUpsert, output: toCommit) }
             let commitTask = Task { try await commit.run(input: toCommit) }
@@ -188,25 +187,25 @@ public actor Pipeline {
         stats.documentsNotReached = notReached
         var scan = scanMeter.snapshot
         scan.itemsIn = scanned.value
-        stats.phases = [scan, extract.meter.snapshot, chunk.meter.snapshot, dedupe.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]
+        stats.phases = [scan, extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]
         stats.maxDocumentsInFlight = tally.inFlight.maximum
         record.endedAt = Date().timeIntervalSince1970
         record.exitCode = stats.exitCode.rawValue
         record.stats = stats
-        try checkpoint.saveRun(record)
+        try await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
         if let commitError { throw SluiceError.wrap(commitError, as: .state, "checkpoint commit failed") }
         logger.info("run finished", metadata: ["sluice-run": "\(runID)", "sluice-upserted": "\(stats.documentsUpserted)", "sluice-skipped": "\(stats.documentsSkipped)", "sluice-failed": "\(stats.documentsFailed)"])
         return stats
     }
 
     /// The most documents that can be between the scanner and the checkpoint at once, implied by the
-    /// buffer sizes and worker counts: six buffers, one document per extract/chunk/dedupe worker, what
+    /// buffer sizes and worker counts: six buffers, one document per extract/chunk/hash worker, what
     /// upsert and commit take per batch (at most one buffer's worth plus one), and in the embed stage the
     /// documents of the forming batch, of the batches in flight and of the completions being forwarded.
     public nonisolated var inFlightBound: Int {
         let run = configuration.run
         let buffers = 6 * run.buffer
-        let workers = configuration.extract.parallelism + configuration.chunk.parallelism + 1
+        let workers = configuration.extract.parallelism + 2 * configuration.chunk.parallelism
         let embedding = (2 * configuration.embed.parallelism + 1) * configuration.embed.batch + 1
         let upsert = run.upsertParallelism * min(32, run.buffer + 1)
         let commit = min(256, run.buffer + 1)

@@ -1,7 +1,6 @@
 import SluiceCore
 
-/// Splits a document's text into chunks, hashes each chunk (XXH3-128 of its normalized text) and derives
-/// its vector id; then looks the hashes up in the embedding cache so that only new text is embedded.
+/// Splits a document's text into chunks sized by the embedder's token counter.
 package struct ChunkStep: Sendable {
     package let chunker: any Chunker
 
@@ -14,10 +13,7 @@ package struct ChunkStep: Sendable {
             document.fail(SluiceError(.emptyDocument, "no text to index after extraction"), as: .emptyDocument)
             return document
         }
-        document.chunks = chunks.map { chunk in
-            let hash = chunk.hash
-            return PreparedChunk(chunk: chunk, hash: hash, id: VectorID(documentKey: document.file.key, ordinal: chunk.ordinal, chunkHash: hash), vector: nil)
-        }
+        document.chunked = chunks
         return document
     }
 }

@@ -28,6 +28,8 @@ package struct DocumentWork: Sendable {
     package var contentHash: ContentHash?
     package var bytes: [UInt8] = []
     package var text: ExtractedText?
+    /// The chunker's output, until the hash stage turns it into ``chunks``.
+    package var chunked: [Chunk] = []
     package var chunks: [PreparedChunk] = []
     package var outcome: Outcome = .pending
     package var deletedIDs = 0
@@ -48,6 +50,7 @@ package struct DocumentWork: Sendable {
         outcome = .failed(SluiceError.wrap(error, as: code))
         bytes = []
         text = nil
+        chunked = []
         chunks = []
     }
 }

@@ -87,18 +87,36 @@ package actor EmbedStage {
     }
 
     /// Registers a document; returns batches that closed. Documents with nothing to embed go straight on.
+    ///
+    /// This is where chunks are deduplicated, once: against text already in flight (`waitersByHash`) and
+    /// against the embedding cache. Both are checked here, on the stage's actor, because a batch's vectors
+    /// are cached before its hashes leave `waitersByHash`: a hash is always in one or the other, so no
+    /// identical text is sent twice, whatever the timing.
     private func admit(_ document: DocumentWork) async -> [[Pending]] {
         var document = document
-        var missing = document.chunks.indices.filter { document.chunks[$0].vector == nil }
-        // A batch may have been embedded and cached since this document passed the dedupe stage: look
-        // again (the cache is written before a batch's hashes leave `waitersByHash`, so a hash is always
-        // either in flight here or in the cache).
-        let unseen = missing.map { document.chunks[$0].hash }.filter { waitersByHash[$0] == nil }
-        if !unseen.isEmpty, let cached = try? checkpoint.cachedEmbeddings(unseen, embedder: embedder.identity), !cached.isEmpty {
-            for index in missing { document.chunks[index].vector = cached[document.chunks[index].hash] }
-            missing = missing.filter { document.chunks[$0].vector == nil }
-            let hits = cached.count
-            tally.update { $0.cacheHits += hits }
+        var missing: [Int] = []
+        if !document.isSettled {
+            let unseen = document.chunks.map(\.hash).filter { waitersByHash[$0] == nil }
+            do {
+                let cached = unseen.isEmpty ? [:] : try checkpoint.cachedEmbeddings(unseen, embedder: embedder.identity)
+                var hits = 0
+                for index in document.chunks.indices {
+                    if let vector = cached[document.chunks[index].hash] {
+                        document.chunks[index].vector = vector
+                        hits += 1
+                    } else {
+                        missing.append(index)
+                    }
+                }
+                let chunks = document.chunks.count
+                tally.update {
+                    $0.cacheHits += hits
+                    $0.chunks += chunks
+                }
+            } catch {
+                document.fail(error, as: .state)
+                missing = []
+            }
         }
         if document.isSettled || missing.isEmpty {
             await forward([document])

@@ -1,6 +1,6 @@
 import SluiceCore
 
-/// A stage whose workers turn one document into one document (extract, chunk, hash/dedupe).
+/// A stage whose workers turn one document into one document (extract, chunk, hash).
 ///
 /// The actor owns the stage's lifecycle and statistics; documents flow through the channels, not
 /// through actor calls. `workers` tasks each take a document from `input`, transform it, and send it
