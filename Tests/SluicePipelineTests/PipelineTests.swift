@@ -204,3 +204,36 @@ final class SleepyExtractor: Extractor {
         return ExtractedText(sections: [TextSection(text: String(decoding: input.bytes, as: UTF8.self))])
     }
 }
+
+@Suite struct ExtractionDeadlineTests {
+    @Test func aHungExtractionFailsItsDocumentAtTheDeadlineAndTheRunGoesOn() async throws {
+        var harness = try PipelineHarness {
+            $0.extract.parallelism = 2
+            $0.extract.timeoutSeconds = 0.2
+        }
+        defer { harness.cleanUp() }
+        harness.extractors = .init(extractors: [HangingExtractor()])
+        try "fine".write(to: harness.source.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
+        try "hang forever".write(to: harness.source.appendingPathComponent("hang.txt"), atomically: true, encoding: .utf8)
+        try "also fine".write(to: harness.source.appendingPathComponent("z.txt"), atomically: true, encoding: .utf8)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let stats = try await harness.run()
+        // The hung call blocks its thread for 3 s; the document fails at 0.2 s and the run does not wait.
+        #expect(start.duration(to: clock.now) < .seconds(2))
+        #expect(stats.documentsUpserted == 2)
+        #expect(stats.documentsFailed == 1)
+        #expect(stats.failuresByCode["timeout"] == 1)
+    }
+}
+
+/// Blocks for 3 s on documents whose text says "hang", like a C library stuck on a malicious file.
+struct HangingExtractor: Extractor {
+    var name: String { "hanging" }
+    func accepts(_ input: ExtractionInput) -> Bool { true }
+    func extract(_ input: ExtractionInput) throws -> ExtractedText {
+        let text = String(decoding: input.bytes, as: UTF8.self)
+        if text.contains("hang") { usleep(3_000_000) }
+        return ExtractedText(sections: [TextSection(text: text)])
+    }
+}

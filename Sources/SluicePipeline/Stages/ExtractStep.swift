@@ -2,6 +2,7 @@ import Foundation
 import SluiceCore
 import SluiceExtract
 import SluiceState
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -67,41 +68,86 @@ package struct ExtractStep: Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw SluiceError(.unreadable, "cannot stat file: \(String(cString: strerror(errno)))") }
+        // Read exactly the size stat reported; a file that grew since is read on in 64 KiB steps.
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var filled = 0
         while true {
-            if filled == bytes.count { bytes.append(contentsOf: [UInt8](repeating: 0, count: max(4096, bytes.count / 2))) }
+            if filled == bytes.count {
+                var more = [UInt8](repeating: 0, count: 65_536)
+                let n = more.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))") }
+                if n == 0 { return bytes }
+                bytes += more[0..<n]
+                filled = bytes.count
+                continue
+            }
             let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))")
             }
-            if n == 0 { break }
+            if n == 0 {
+                bytes.removeSubrange(filled...)  // the file shrank since stat
+                return bytes
+            }
             filled += n
         }
-        bytes.removeSubrange(filled...)
-        return bytes
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }
 }
 
-/// Runs `body`, failing with ``SluiceError/Code/timeout`` if it takes longer than `limit`. A blocking call
-/// cannot be stopped from outside: the document fails at the deadline and the call's result is dropped.
+/// Runs `body`, failing with ``SluiceError/Code/timeout`` if it takes longer than `limit`.
+///
+/// A blocking call cannot be stopped from outside, and a task group would wait for it: instead the caller
+/// is resumed at the deadline, the document fails, and the call's eventual result is dropped (its thread
+/// stays busy until the call returns).
 package func withDeadline<T: Sendable>(
     _ limit: Duration, what: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
+    let race = DeadlineRace<T>()
+    return try await withCheckedThrowingContinuation { continuation in
+        race.start(continuation)
+        race.setTimer(
+            Task {
+                try? await Task.sleep(for: limit)
+                if Task.isCancelled { return }
+                race.finish(.failure(SluiceError(.timeout, "\(what) took longer than \(limit.seconds) s (extract.timeout_seconds)")))
+            })
+        Task {
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body())
+            } catch {
+                result = .failure(error)
+            }
+            race.finish(result)
         }
-        defer { group.cancelAll() }
-        while let next = try await group.next() {
-            if let value = next { return value }
-            throw SluiceError(.timeout, "\(what) took longer than \(limit.seconds) s (extract.timeout_seconds)")
+    }
+}
+
+/// The first of the work and the deadline to finish resumes the caller; the other is ignored.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private let state = Mutex<(waiter: CheckedContinuation<T, any Error>?, timer: Task<Void, Never>?)>((nil, nil))
+
+    func start(_ continuation: CheckedContinuation<T, any Error>) { state.withLock { $0.waiter = continuation } }
+
+    func setTimer(_ timer: Task<Void, Never>) {
+        let finished = state.withLock { state -> Bool in
+            if state.waiter == nil { return true }
+            state.timer = timer
+            return false
         }
-        throw SluiceError(.timeout, "\(what) ended without a result")
+        if finished { timer.cancel() }
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        let (waiter, timer) = state.withLock { state in
+            defer { state = (nil, nil) }
+            return (state.waiter, state.timer)
+        }
+        timer?.cancel()
+        waiter?.resume(with: result)
     }
 }
