@@ -38,11 +38,13 @@ extension Pipeline {
         try await scanner.walk { entry in
             guard case .success(let file) = entry else { return true }
             guard let previous = try? checkpoint.document(file.key) else {
-                report.added.append(file.key)
+                if !options.retryFailed { report.added.append(file.key) }
                 return true
             }
             if previous.status == .failed {
                 report.retried.append(file.key)
+            } else if options.retryFailed {
+                return true  // --retry-failed takes only the failed documents
             } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty {
                 report.unchanged += 1
             } else if let bytes = try? ExtractStep.readFile(file.url), ContentHash(of: bytes) == previous.contentHash {

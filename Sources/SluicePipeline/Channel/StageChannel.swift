@@ -41,7 +41,7 @@ package final class StageChannel<Element: Sendable>: Sendable {
     /// - Returns: whether the sender had to wait (for blocked-time statistics).
     @discardableResult
     package func send(_ element: Element) async -> Bool {
-        let suspended = Mutex(false)
+        var suspended = false
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let action: Machine.SendAction = state.withLock { locked in
                 locked.nextID += 1
@@ -54,10 +54,10 @@ package final class StageChannel<Element: Sendable>: Sendable {
             case .buffered:
                 continuation.resume()
             case .suspend:
-                suspended.withLock { $0 = true }
+                suspended = true
             }
         }
-        return suspended.withLock { $0 }
+        return suspended
     }
 
     /// Receives the next element, or nil once every producer finished and the buffer is empty.
