@@ -12,6 +12,14 @@ public struct PhaseStats: Sendable, Hashable, Codable {
     public var blockedSeconds: Double = 0
     public var workers: Int = 1
     public var latency = LatencyHistogram()
+    /// Percentiles read back from JSON (the histogram itself is not serialized).
+    private var decodedQuantiles: [Double: Double] = [:]
+
+    /// The `p`-quantile of per-item latency in seconds (0.5, 0.95, 0.99), from the histogram or, for stats
+    /// read from JSON, from the stored percentiles.
+    public func latencyQuantile(_ p: Double) -> Double {
+        latency.count > 0 ? latency.quantile(p) : decodedQuantiles[p] ?? 0
+    }
 
     public init(name: String, workers: Int = 1) {
         self.name = name
@@ -44,6 +52,11 @@ public struct PhaseStats: Sendable, Hashable, Codable {
         starvedSeconds = try c.decode(Double.self, forKey: .starvedSeconds)
         blockedSeconds = try c.decode(Double.self, forKey: .blockedSeconds)
         workers = try c.decode(Int.self, forKey: .workers)
+        decodedQuantiles = [
+            0.5: try c.decodeIfPresent(Double.self, forKey: .p50) ?? 0,
+            0.95: try c.decodeIfPresent(Double.self, forKey: .p95) ?? 0,
+            0.99: try c.decodeIfPresent(Double.self, forKey: .p99) ?? 0,
+        ]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,9 +69,9 @@ public struct PhaseStats: Sendable, Hashable, Codable {
         try c.encode(starvedSeconds, forKey: .starvedSeconds)
         try c.encode(blockedSeconds, forKey: .blockedSeconds)
         try c.encode(workers, forKey: .workers)
-        try c.encode(latency.quantile(0.5), forKey: .p50)
-        try c.encode(latency.quantile(0.95), forKey: .p95)
-        try c.encode(latency.quantile(0.99), forKey: .p99)
+        try c.encode(latencyQuantile(0.5), forKey: .p50)
+        try c.encode(latencyQuantile(0.95), forKey: .p95)
+        try c.encode(latencyQuantile(0.99), forKey: .p99)
         try c.encode(latency.maximum, forKey: .max)
     }
 }

@@ -11,8 +11,8 @@ extension RunStats {
             rows.append([
                 p.name, "\(p.workers)", "\(p.itemsIn)", "\(p.itemsOut)", Self.fixed(Double(p.bytes) / 1_048_576, 2),
                 Self.fixed(p.busySeconds, 2), Self.fixed(p.starvedSeconds, 2), Self.fixed(p.blockedSeconds, 2),
-                Self.fixed(rate, 1), Self.fixed(p.latency.quantile(0.5) * 1000, 2),
-                Self.fixed(p.latency.quantile(0.95) * 1000, 2), Self.fixed(p.latency.quantile(0.99) * 1000, 2),
+                Self.fixed(rate, 1), Self.fixed(p.latencyQuantile(0.5) * 1000, 2),
+                Self.fixed(p.latencyQuantile(0.95) * 1000, 2), Self.fixed(p.latencyQuantile(0.99) * 1000, 2),
             ])
         }
         let widths = (0..<header.count).map { column in rows.map { $0[column].count }.max() ?? 0 }

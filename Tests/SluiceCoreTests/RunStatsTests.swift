@@ -37,3 +37,13 @@ import Testing
         #expect((json?["phases"] as? [[String: Any]])?.first?["latency_p50_s"] != nil)
     }
 }
+
+@Suite struct PhaseStatsCodingTests {
+    @Test func percentilesSurviveAJSONRoundTrip() throws {
+        var phase = PhaseStats(name: "embed")
+        for ms in 1...100 { phase.latency.record(Double(ms) / 1000) }
+        let decoded = try JSONDecoder().decode(PhaseStats.self, from: JSONEncoder().encode(phase))
+        #expect(decoded.latencyQuantile(0.5) == phase.latency.quantile(0.5))
+        #expect(decoded.latencyQuantile(0.99) > 0.05)
+    }
+}
