@@ -23,11 +23,31 @@ public final class BlockingExecutor: Sendable {
             // Named from inside: on Linux a name set before start() is not applied to the pthread.
             let thread = Thread {
                 Thread.current.name = name
+                BlockingExecutor.markCurrentThread(label)
                 state.workLoop()
             }
             thread.stackSize = 8 << 20
             thread.start()
         }
+    }
+
+    /// The label of the executor whose thread is running the caller, or nil on any other thread (Swift's
+    /// cooperative pool included). Kept in a pthread key: thread names are not reliable on Linux (15 bytes,
+    /// and a name can silently fail to apply).
+    public static var currentLabel: String? {
+        guard let pointer = pthread_getspecific(labelKey) else { return nil }
+        return Unmanaged<NSString>.fromOpaque(pointer).takeUnretainedValue() as String
+    }
+
+    private static let labelKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static func markCurrentThread(_ label: String) {
+        // Retained for the life of the process: an executor's threads live as long as it does.
+        pthread_setspecific(labelKey, Unmanaged.passRetained(label as NSString).toOpaque())
     }
 
     /// Runs `body` on a pool thread and returns its result.
