@@ -28,11 +28,12 @@ let package = Package(
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
 
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
             name: "SluiceCore",
-            dependencies: ["CXXHash", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CXXHash", "CMalloc", .product(name: "Yams", package: "Yams")]
         ),
         .target(name: "SluiceState", dependencies: ["SluiceCore", "CLMDB"]),
         .target(name: "SluiceExtract", dependencies: ["SluiceCore", "CPoppler", "CTesseract"]),
