@@ -52,8 +52,9 @@ public struct CSVExtractor: Extractor {
                 }
                 var parts: [String] = []
                 for (index, value) in fields.enumerated() {
-                    let flat = value.contains(where: \.isNewline) ? value.split(whereSeparator: \.isNewline).joined(separator: " ") : value
-                    let trimmed = flat.trimmingCharacters(in: .whitespaces)
+                    let hasBreak = value.utf8.contains(0x0A) || value.utf8.contains(0x0D)
+                    let flat = hasBreak ? value.split(whereSeparator: \.isNewline).joined(separator: " ") : value
+                    let trimmed = Self.trim(flat)
                     guard !trimmed.isEmpty else { continue }
                     parts.append("\(index < names.count ? names[index] : "column \(index + 1)"): \(trimmed)")
                 }
@@ -72,6 +73,14 @@ public struct CSVExtractor: Extractor {
         return ExtractedText(
             sections: sections,
             metadata: ["format": delimiter == 0x09 ? "tsv" : "csv", "columns": (header ?? []).joined(separator: ", "), "rows": String(rowCount)])
+    }
+
+    /// Trims spaces and tabs; the common case (nothing to trim) costs two byte reads.
+    static func trim(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last else { return text }
+        if first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09 { return text }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 
     /// Comma, unless the first line has more semicolons or tabs (outside quotes) than commas.
