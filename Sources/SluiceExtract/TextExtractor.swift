@@ -13,6 +13,11 @@ public struct TextExtractor: Extractor {
 
     static let markdownExtensions: Set<String> = ["md", "markdown", "mdown", "mkd"]
 
+    /// Extensions that always mean text: content sniffing for other formats leaves them alone.
+    static var knownTextExtensions: Set<String> {
+        markdownExtensions.union(sourceExtensions).union(["txt", "text", "log", "rst", "me", "1st"])
+    }
+
     /// Source code read as text; the metadata names the language by its extension.
     static let sourceExtensions: Set<String> = [
         "swift", "c", "h", "cc", "cpp", "cxx", "hpp", "m", "mm", "rs", "go", "py", "rb", "pl", "pm", "php", "java",

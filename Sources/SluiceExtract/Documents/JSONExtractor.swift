@@ -31,6 +31,8 @@ public struct JSONExtractor: Extractor {
     public func accepts(_ input: ExtractionInput) -> Bool {
         let ext = input.fileURL.pathExtension.lowercased()
         if Self.jsonExtensions.contains(ext) || Self.linesExtensions.contains(ext) { return true }
+        // Text, Markdown and source files stay text even when they start with `[` (`[1] …`, `[section]`).
+        if TextExtractor.knownTextExtensions.contains(ext) { return false }
         // By content: `{"` / `{}` or `[` then a value that is not a bare word (`[section]` is INI, not JSON).
         let bytes = input.bytes.prefix(4096)
         var index = bytes.startIndex

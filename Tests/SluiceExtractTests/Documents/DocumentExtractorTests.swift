@@ -62,6 +62,12 @@ import Testing
         #expect(try DocumentSamples.extract(input).extractor == "text")
     }
 
+    @Test func jsonIsSniffedButTextFilesStayText() throws {
+        #expect(try DocumentSamples.extract(DocumentSamples.input(named: "export", "[{\"a\": \"b\"}]")).extractor == "json")
+        #expect(try DocumentSamples.extract(DocumentSamples.input(named: "notes.txt", "[1] a footnote\n")).extractor == "text")
+        #expect(try DocumentSamples.extract(DocumentSamples.input(named: "setup", "[section]\nkey = value\n")).extractor == "text")
+    }
+
     @Test func jsonStringsWithTheirPaths() throws {
         let (extractor, text) = try DocumentSamples.extract("json/iso-4217-currencies.json")
         #expect(extractor == "json")
