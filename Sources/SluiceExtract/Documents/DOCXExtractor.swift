@@ -27,8 +27,12 @@ public struct DOCXExtractor: Extractor {
 
     public func accepts(_ input: ExtractionInput) -> Bool {
         guard input.bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return false }
-        // The part's name sits uncompressed in the local and central headers.
-        return Self.contains(input.bytes, Array("word/document.xml".utf8))
+        // The part's name sits uncompressed in the central directory at the end of the archive (and in
+        // its local header); the last MiB holds the central directory of any DOCX, so a large archive
+        // is not scanned whole on the caller's thread.
+        let name = Array("word/document.xml".utf8)
+        let tail = Array(input.bytes.suffix(1 << 20))
+        return Self.contains(tail, name) || Self.contains(Array(input.bytes.prefix(1 << 16)), name)
     }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {

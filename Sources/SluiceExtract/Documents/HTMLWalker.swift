@@ -11,6 +11,8 @@ struct HTMLWalker {
     /// The enclosing lists: whether each is ordered, and its next item number.
     private var lists: [(ordered: Bool, next: Int)] = []
     private var preformatted = 0
+    /// How many `article`, `main` or `section` elements enclose the node being visited.
+    private var sectioning = 0
 
     /// Elements whose content is boilerplate or not text.
     static let dropped: Set<String> = [
@@ -46,17 +48,21 @@ struct HTMLWalker {
             if title == nil { title = StructuredTextBuilder.collapse(Self.text(of: node)) }
             return
         }
-        if Self.dropped.contains(name) || Self.isHidden(node) { return }
+        // A page's header and footer are boilerplate; an article's or section's hold its title and byline.
+        let inContent = sectioning > 0 && (name == "header" || name == "footer")
+        if (Self.dropped.contains(name) && !inContent) || Self.isHidden(node) { return }
         switch name {
         case "h1", "h2", "h3", "h4", "h5", "h6":
             endBlock()
-            builder.heading(Self.inlineText(of: node), level: Int(String(name.last!))!)
+            builder.heading(Self.headingTitle(Self.inlineText(of: node)), level: Int(String(name.last!))!)
         case "br":
             inline += "\n"
         case "img":
             if let alt = node.attribute("alt")?.trimmingCharacters(in: .whitespacesAndNewlines), !alt.isEmpty {
                 inline += " [image: \(StructuredTextBuilder.collapse(alt))] "
             }
+        case "a" where Self.isSkipLink(node):
+            return
         case "table":
             endBlock()
             table(node)
@@ -80,10 +86,13 @@ struct HTMLWalker {
                 visit(child, depth: depth + 1)
             }
         default:
-            let isBlock = Self.blocks.contains(name)
+            let isBlock = Self.blocks.contains(name) || inContent
+            let isSectioning = name == "article" || name == "main" || name == "section"
             if isBlock { endBlock() }
             if name == "pre" { preformatted += 1 }
+            if isSectioning { sectioning += 1 }
             for child in node.children { visit(child, depth: depth + 1) }
+            if isSectioning { sectioning -= 1 }
             if name == "pre" { preformatted -= 1 }
             if isBlock { endBlock() }
         }
@@ -153,6 +162,19 @@ struct HTMLWalker {
         guard let content = xmlNodeGetContent(node) else { return "" }
         defer { sluice_xml_free(content) }
         return String(cString: content)
+    }
+
+    /// A heading's text without the permalink marks documentation generators append (`#`, `¶`, `§`).
+    static func headingTitle(_ text: String) -> String {
+        var title = Substring(StructuredTextBuilder.collapse(text))
+        while let last = title.last, last == "#" || last == "¶" || last == "§" || last.isWhitespace { title.removeLast() }
+        return title.isEmpty ? StructuredTextBuilder.collapse(text) : String(title)
+    }
+
+    /// An in-page "Skip to content" link for keyboard users: boilerplate.
+    static func isSkipLink(_ node: xmlNodePtr) -> Bool {
+        guard node.attribute("href")?.hasPrefix("#") == true else { return false }
+        return StructuredTextBuilder.collapse(text(of: node)).lowercased().hasPrefix("skip to")
     }
 
     /// `hidden`, `aria-hidden="true"` or a navigation role.

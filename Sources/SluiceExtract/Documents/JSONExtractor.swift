@@ -4,8 +4,9 @@ import SluiceCore
 /// JSON and JSON Lines: the text of string values, each on a line of its own after its JSON path
 /// (`$.items[3].body: …`), in document order. Numbers, booleans, nulls and keys are not indexed.
 ///
-/// - A JSON document becomes a section per element of its top-level array or object (heading path
-///   `$[3]` or `$.items`), so that the chunker prefers to split between records.
+/// - A JSON document becomes a section per record: per child of the outermost container that has more
+///   than one (heading path: the container's path, then the record's, e.g. `$.items` > `$.items[3]`),
+///   so that the chunker prefers to split between records.
 /// - JSON Lines (`.jsonl`, `.ndjson`, or any file whose first line is a whole JSON value followed by
 ///   more): a section per line, with the line number in the section's metadata (`line`). A bad line
 ///   fails the document, naming the line and column.
@@ -73,29 +74,44 @@ public struct JSONExtractor: Extractor {
     }
 
     private func document(_ scanner: JSONScanner) throws -> ExtractedText {
+        var entries: [(path: [JSONScanner.Step], line: String)] = []
+        try scanner.scan(0..<scanner.bytes.count) { path, value in
+            guard selects(path), value.contains(where: { !$0.isWhitespace }) else { return }
+            entries.append((path, "\(JSONScanner.render(path)): \(value)"))
+        }
+        guard !entries.isEmpty else { throw SluiceError(.emptyDocument, emptyReason) }
+        return ExtractedText(sections: Self.records(entries), metadata: ["format": "json"])
+    }
+
+    /// Groups the lines by record: the children of the outermost container that has more than one
+    /// (`{"4217": [...]}` gives a section per element of the array). A section's heading path is the
+    /// container's path, then the record's (`$["4217"]`, `$["4217"][3]`), so the structured chunker
+    /// merges small neighbouring records under their container.
+    static func records(_ entries: [(path: [JSONScanner.Step], line: String)]) -> [TextSection] {
+        var depth = 1
+        while entries.allSatisfy({ $0.path.count > depth }), Set(entries.map { $0.path[depth - 1] }).count == 1 {
+            depth += 1
+        }
         var sections: [TextSection] = []
         var current: [String] = []
-        var currentTop: JSONScanner.Step?
+        var currentKey: ArraySlice<JSONScanner.Step>?
         func flush() {
-            if !current.isEmpty {
-                let heading = currentTop.map { [JSONScanner.render([$0])] } ?? []
-                sections.append(TextSection(text: current.joined(separator: "\n"), headingPath: heading))
-            }
+            guard let key = currentKey, !current.isEmpty else { return }
+            let container = JSONScanner.render(Array(key.dropLast()))
+            let heading = key.isEmpty ? [] : [container, JSONScanner.render(Array(key))]
+            sections.append(TextSection(text: current.joined(separator: "\n"), headingPath: heading))
             current = []
         }
-        do {
-            try scanner.scan(0..<scanner.bytes.count) { path, value in
-                guard selects(path), value.contains(where: { !$0.isWhitespace }) else { return }
-                if path.first != currentTop {
-                    flush()
-                    currentTop = path.first
-                }
-                current.append("\(JSONScanner.render(path)): \(value)")
+        for entry in entries {
+            let key = entry.path.prefix(depth)
+            if key != currentKey {
+                flush()
+                currentKey = key
             }
+            current.append(entry.line)
         }
         flush()
-        guard !sections.isEmpty else { throw SluiceError(.emptyDocument, emptyReason) }
-        return ExtractedText(sections: sections, metadata: ["format": "json"])
+        return sections
     }
 
     private func lines(_ scanner: JSONScanner) throws -> ExtractedText {

@@ -47,11 +47,26 @@ import Testing
         #expect(formats.text.hasPrefix("## Formats"))
     }
 
+    @Test func anArticleHeaderIsKeptButThePageHeaderIsNot() throws {
+        let html = """
+            <!DOCTYPE html><html><body><header>Site name</header><main><article>
+            <header><h1>Release notes</h1><p>By the team</p></header>
+            <p>Body text.</p><footer>Filed under news</footer></article></main><footer>Page footer</footer></body></html>
+            """
+        let text = try DocumentSamples.extract(DocumentSamples.input(named: "page.html", html)).text
+        #expect(text.fullText == "# Release notes\n\nBy the team\n\nBody text.\n\nFiled under news")
+        #expect(text.sections.map(\.headingPath) == [["Release notes"]])
+    }
+
     @Test func htmlFromDebianDocs() throws {
         let (extractor, text) = try DocumentSamples.extract("html/enscript-FAQ.html")
         #expect(extractor == "html")
         #expect(text.metadata["title"] == "GNU Enscript Frequently Asked Questions (FAQ)")
         #expect(text.fullText.contains("This FAQ assumes that you are using the latest version of GNU Enscript"))
+        // Permalink marks and skip links are not text.
+        let node = try DocumentSamples.extract("html/nodejs-path.html").text
+        #expect(node.sections.contains { $0.headingPath == ["Path", "path.basename(path[, suffix])"] })
+        #expect(!node.fullText.contains("Skip to content"))
         let declared = try DocumentSamples.extract("html/json-c-README.html").text
         #expect(declared.metadata["charset"] == "windows-1252")
         #expect(declared.sections.contains { $0.headingPath == ["JSON-C - A JSON implementation in C", "Overview"] })
@@ -72,7 +87,10 @@ import Testing
         let (extractor, text) = try DocumentSamples.extract("json/iso-4217-currencies.json")
         #expect(extractor == "json")
         #expect(text.fullText.contains("$[\"4217\"][0].name: UAE Dirham"))
-        #expect(text.sections.first?.headingPath == ["$[\"4217\"]"])
+        // A section per currency, under the one array that holds them.
+        #expect(text.sections.count == 181)
+        #expect(text.sections.first?.headingPath == ["$[\"4217\"]", "$[\"4217\"][0]"])
+        #expect(text.sections.first?.text == "$[\"4217\"][0].alpha_3: AED\n$[\"4217\"][0].name: UAE Dirham\n$[\"4217\"][0].numeric: 784")
     }
 
     @Test func jsonFieldsSelectWhatIsIndexed() throws {
