@@ -95,6 +95,27 @@ pandoc --from gfm --to docx --metadata title="Zstandard README" --metadata autho
 pandoc --from gfm --to docx --metadata title="Dependency Resolution" \
     -o "$out/docx/pip-dependency-resolution.docx" "$out/markdown/pip-dependency-resolution.md"
 
+# Numbered and nested lists, and a table with an empty cell, in a DOCX made by pandoc from Markdown
+# written here (the steps are from the xz FAQ).
+pandoc --from gfm --to docx -o "$out/docx/xz-lists.docx" <<'MD'
+# Using xz
+
+## Steps
+
+1. Compress the file with xz.
+2. Check the result:
+    - run xz --list on it;
+    - compare the sizes.
+3. Remove the original.
+
+## Formats
+
+| Suffix | Format | Notes |
+|--------|--------|-------|
+| .xz | XZ | |
+| .lzma | LZMA_Alone | legacy |
+MD
+
 # A Latin-1 HTML page with boilerplate to drop (script, style, nav, header, footer, aside), text from
 # the xz FAQ and accented words that only decode right as Latin-1.
 {

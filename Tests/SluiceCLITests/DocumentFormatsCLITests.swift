@@ -35,6 +35,8 @@ struct DocumentFormatsCLITests {
         #expect(docx.contains { $0.metadata["headings"] == "Build instructions" && $0.text.contains("### cmake") })
         let html = records.filter { $0.documentKey == "html/xz-faq-latin1.html" }
         #expect(html.contains { $0.metadata["headings"]?.hasPrefix("XZ Utils FAQ") == true && $0.text.contains("Café") })
+        #expect(html.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ (Latin-1 copy)" })
+        #expect(docx.allSatisfy { $0.metadata["title"] == "Zstandard README" })
         let lines = records.filter { $0.documentKey == "json/iso-639-2-languages.jsonl" }
         #expect(lines.contains { $0.metadata["line"] == "1" && $0.text.contains("$.name: Afar") })
 

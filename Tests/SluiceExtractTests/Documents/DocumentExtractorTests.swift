@@ -23,6 +23,25 @@ import Testing
         #expect(full.split(separator: "\n").contains { $0.hasPrefix("- ") })
     }
 
+    @Test func docxNumberedAndNestedListsAndTables() throws {
+        let text = try DocumentSamples.extract("docx/xz-lists.docx").text
+        let steps = try #require(text.sections.first { $0.headingPath == ["Using xz", "Steps"] })
+        // "Using xz" has no text of its own: its heading line stays at the top of the next section.
+        #expect(steps.text == """
+            # Using xz
+
+            ## Steps
+
+            1. Compress the file with xz.
+            2. Check the result:
+              - run xz --list on it;
+              - compare the sizes.
+            3. Remove the original.
+            """)
+        let formats = try #require(text.sections.first { $0.headingPath == ["Using xz", "Formats"] })
+        #expect(formats.text == "## Formats\n\nSuffix | Format | Notes\n.xz | XZ |\n.lzma | LZMA_Alone | legacy")
+    }
+
     @Test func docxIsRecognisedByContentNotName() throws {
         var input = try DocumentSamples.input("docx/pip-dependency-resolution.docx")
         input.fileURL = URL(fileURLWithPath: "/tmp/resolution.bin")
