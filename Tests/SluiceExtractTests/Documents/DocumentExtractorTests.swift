@@ -77,6 +77,18 @@ import Testing
         #expect(text.sections.map(\.headingPath) == [["Release notes"]])
     }
 
+    @Test func deeplyNestedHTMLDoesNotOverflow() throws {
+        let depth = 100_000
+        let html = "<!DOCTYPE html><html><body>" + String(repeating: "<div>", count: depth) + "deep text"
+            + String(repeating: "</div>", count: depth) + "<p>after</p></body></html>"
+        do {
+            let text = try DocumentSamples.extract(DocumentSamples.input(named: "deep.html", html)).text
+            #expect(text.fullText.contains("after"))
+        } catch let error as SluiceError {
+            #expect(error.code == .malformed || error.code == .emptyDocument, "\(error)")
+        }
+    }
+
     @Test func htmlFromDebianDocs() throws {
         let (extractor, text) = try DocumentSamples.extract("html/enscript-FAQ.html")
         #expect(extractor == "html")
