@@ -110,7 +110,7 @@ struct HTMLWalker {
         }
     }
 
-    /// Ends the paragraph being read: a block of its own, or an item line inside a list.
+    /// Ends the paragraph being read: a block of its own.
     private mutating func endBlock() {
         let text = inline
         inline = ""

@@ -34,11 +34,7 @@ struct JSONScanner {
         var stack: [Container] = []
         var path: [Step] = []
 
-        func skipSpace() {
-            while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
-                index += 1
-            }
-        }
+        func skipSpace() { skipWhitespace(&index, end: end) }
         func fail(_ message: String) -> Failure { Failure(offset: index, message: message) }
         func describe(_ at: Int) -> String {
             guard at < end else { return "end of input" }
@@ -120,14 +116,21 @@ struct JSONScanner {
         }
     }
 
+    /// Skips JSON white space (space, tab, line feed, carriage return).
+    private func skipWhitespace(_ index: inout Int, end: Int) {
+        while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
     /// Reads `"key" :` and pushes the key on the path.
     private func readKey(_ index: inout Int, end: Int, stack: inout [Container], path: inout [Step]) throws(Failure) {
-        while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+        skipWhitespace(&index, end: end)
         guard index < end, bytes[index] == UInt8(ascii: "\"") else {
             throw Failure(offset: index, message: "expected a string key in an object")
         }
         let key = try readString(&index, end: end)
-        while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+        skipWhitespace(&index, end: end)
         guard index < end, bytes[index] == UInt8(ascii: ":") else {
             throw Failure(offset: index, message: "expected ':' after the key \"\(key)\"")
         }
