@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
         .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"]),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
             dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]
