@@ -66,7 +66,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["SluiceCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SluiceCore", "SluiceHTTP", "SluiceTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/SluiceBench"
         ),
 

@@ -183,3 +183,22 @@ struct RemoteEmbedderCLITests {
         print("killResendsAtMostInFlight: \(embeddedInputs) inputs embedded for \(distinct) distinct chunks; re-sent \(resent)")
     }
 }
+
+extension RemoteEmbedderCLITests {
+    @Test("http_proxy is honoured: a run against an unresolvable host goes through the proxy")
+    func proxyEnvironmentIsHonoured() async throws {
+        let ws = try Workspace("remote-proxy")
+        defer { ws.cleanUp() }
+        try Corpus.write(count: 4, into: ws.corpus, seed: 0x5EED_0506, maxBytes: 4_000)
+        // The stand-in understands absolute-form request targets, so it can stand in for a proxy too.
+        let proxy = try await server()
+        var arguments = settings(proxy)
+        arguments += ["--set", "embed.base_url=http://embeddings.invalid/v1"]
+        let result = try await ws.sluice(
+            ws.runArguments(ws.target("main"), arguments),
+            environment: [Self.keyVariable: key, "http_proxy": proxy.baseURL, "no_proxy": "", "NO_PROXY": ""],
+            timeout: .seconds(120))
+        #expect(result.exitCode == 0, "\(result)")
+        #expect((try await Self.serverStats(proxy)["ok"] ?? 0) > 0)
+    }
+}
