@@ -216,6 +216,13 @@ private struct Section {
         case let s as String: text = s
         case let i as Int: text = String(i)
         case let d as Double: text = String(d)
+        case let date as Date:
+            // YAML reads an unquoted 2024-02-01 (an Azure api-version) as a timestamp: give the text back.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd"
+            text = formatter.string(from: date)
         default: throw SluiceError(.configuration, "\(name(key)): expected a string")
         }
         if let allowed, !allowed.contains(text) {

@@ -7,11 +7,13 @@ extension PipelineComponents {
     /// A ``RemoteEmbedder`` for `embed.provider` `openai`, `azure-openai`, `ollama` or `tei`.
     ///
     /// The API key is read from the environment variable that `embed.api_key_env` names; messages name
-    /// the variable, never its value.
+    /// the variable, never its value. Without `requireCredentials` a missing key is not an error (commands
+    /// that only read the sink).
     /// - Throws: ``SluiceError/Code/configuration`` for a missing key, model or URL.
     public static func makeRemoteEmbedder(
         _ embed: PipelineConfiguration.Embed,
         resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
+        requireCredentials: Bool = true,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> RemoteEmbedder {
         let provider = embed.provider
@@ -32,10 +34,11 @@ extension PipelineComponents {
         }
         var configuration = RemoteEmbedderConfiguration(provider: provider, baseURL: baseURL, model: model, dimensions: embed.dimensions)
         if let variable = embed.apiKeyEnv {
-            guard let key = environment[variable], !key.isEmpty else {
+            let key = environment[variable] ?? ""
+            if key.isEmpty && requireCredentials {
                 throw SluiceError(.configuration, "embed.api_key_env: the environment variable \(variable) is not set or empty")
             }
-            configuration.apiKey = key
+            configuration.apiKey = key.isEmpty ? nil : key
         }
         let sendDimensions = embed.requestDimensions ?? (["openai", "azure-openai"].contains(provider) && model.hasPrefix("text-embedding-3"))
         configuration.requestedDimensions = sendDimensions ? embed.dimensions : nil

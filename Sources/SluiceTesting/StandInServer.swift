@@ -40,14 +40,16 @@ public final class StandInServer: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Reads the first line byte by byte (a blocking read on a test's thread, once per server).
+        // Reads the first line byte by byte with read(2), retrying on EINTR (FileHandle.readData traps on
+        // an interrupted call). A blocking read on a thread of its own, once per server.
         var line: [UInt8] = []
-        let handle = output.fileHandleForReading
+        let fd = output.fileHandleForReading.fileDescriptor
+        var byte: UInt8 = 0
         while true {
-            let byte = handle.readData(ofLength: 1)
-            guard let first = byte.first else { break }
-            if first == UInt8(ascii: "\n") { break }
-            line.append(first)
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
         }
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
