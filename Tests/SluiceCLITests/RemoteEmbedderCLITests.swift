@@ -68,7 +68,9 @@ struct RemoteEmbedderCLITests {
         #expect((server["server_errors"] ?? 0) > 0 && (server["rate_limited"] ?? 0) >= 8 && (server["too_large"] ?? 0) > 0, "\(server)")
         let stats = try ws.stats(statsURL)
         #expect((stats["embed_retries"] ?? 0) > 0)
-        #expect((stats["rate_limited"] ?? 0) >= 8)
+        // Not all 8 of the server's 429s reach the client: an answer after a slow fault may come after the
+        // client's timeout.
+        #expect((stats["rate_limited"] ?? 0) > 0)
         #expect(stats["documents_failed"] == 0)
     }
 
