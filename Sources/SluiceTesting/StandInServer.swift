@@ -11,6 +11,7 @@ import SluiceCore
 public final class StandInServer: @unchecked Sendable {
     public let port: Int
     private let process: Process
+    private let lifeline: FileHandle
 
     /// The repository root, from this file's path (Sources/SluiceTesting/StandInServer.swift).
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -30,14 +31,19 @@ public final class StandInServer: @unchecked Sendable {
         let venvPython = Self.cacheDirectory.appendingPathComponent("venv/bin/python").path
         if FileManager.default.isExecutableFile(atPath: venvPython) {
             process.executableURL = URL(fileURLWithPath: venvPython)
-            process.arguments = ["-u", path] + arguments
+            process.arguments = ["-u", path, "--exit-on-stdin-eof"] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", path] + arguments
+            process.arguments = ["python3", "-u", path, "--exit-on-stdin-eof"] + arguments
         }
         if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
+        // The child exits when this pipe closes: when the value is released, or when the test process dies
+        // (even by a crash), so no server outlives its test.
+        let input = Pipe()
+        process.standardInput = input
+        lifeline = input.fileHandleForWriting
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Reads the first line byte by byte with read(2), retrying on EINTR (FileHandle.readData traps on

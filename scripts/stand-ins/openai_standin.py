@@ -16,7 +16,7 @@ continuously, a minute's worth of capacity), 2,048 inputs and 300,000 tokens per
 tokens per input, and answers with real-shaped 429s and x-ratelimit-* headers (Go-style durations).
 Prints "PORT <n>" once listening on 127.0.0.1.
 """
-import argparse, base64, hashlib, json, math, random, socket, struct, sys, threading, time
+import argparse, base64, hashlib, json, math, os, random, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -362,7 +362,13 @@ def main():
     p.add_argument("--fail-text", default="", help="400 for any input containing this text")
     p.add_argument("--shuffle", type=int, default=1, help="return data in a shuffled order (clients must use index)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes (the parent ended)")
     args = p.parse_args()
+    if args.exit_on_stdin_eof:
+        def watch():
+            sys.stdin.buffer.read()
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
     server = Server(("127.0.0.1", 0), Handler)
     server.state = State(args)
     print("PORT %d" % server.server_address[1], flush=True)
