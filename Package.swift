@@ -46,13 +46,14 @@ let package = Package(
             ]
         ),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceEmbed", dependencies: ["SluiceCore"]),
+        .target(name: "SluiceEmbed", dependencies: ["SluiceCore", "SluiceHTTP"]),
         .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
             name: "SluicePipeline",
             dependencies: [
                 "SluiceCore", "SluiceState", "SluiceExtract", "SluiceChunk", "SluiceEmbed", "SluiceSinks",
+                "SluiceHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,7 +75,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["SluiceCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SluiceCore", "SluiceHTTP", "SluiceTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/SluiceBench"
         ),
 
@@ -82,14 +86,14 @@ let package = Package(
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
-        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"]),
+        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
             dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceTesting"]),
     ]
 )
 

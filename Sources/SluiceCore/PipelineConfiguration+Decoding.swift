@@ -22,13 +22,27 @@ import Yams
 /// | `chunk.max_tokens` | int | `256` |
 /// | `chunk.overlap_tokens` | int | `32` |
 /// | `chunk.parallelism` | int | core count |
-/// | `embed.provider` | `hash` | `hash` |
+/// | `embed.provider` | `hash`, `openai`, `azure-openai`, `ollama`, `tei` | `hash` |
 /// | `embed.model` | string | provider's default |
 /// | `embed.dimensions` | int | `384` |
 /// | `embed.batch` | int | `64` |
 /// | `embed.max_batch_tokens` | int | `300000` |
 /// | `embed.linger_ms` | int | `20` |
-/// | `embed.parallelism` | int | `2` |
+/// | `embed.parallelism` | int | `2` (remote providers: the most requests in flight; adaptive below it) |
+/// | `embed.base_url` | URL | provider's usual local address; required for `azure-openai` |
+/// | `embed.api_key_env` | env var name | none (no key sent) |
+/// | `embed.api_version` | string | `2024-02-01` (`azure-openai`) |
+/// | `embed.encoding_format` | `base64`, `float` | `base64` |
+/// | `embed.request_dimensions` | bool | true for `text-embedding-3-*` models |
+/// | `embed.rpm` | int | none (from the provider's headers) |
+/// | `embed.tpm` | int | none (from the provider's headers) |
+/// | `embed.max_retries` | int | `6` |
+/// | `embed.timeout_seconds` | number | `120` |
+/// | `embed.connect_timeout_seconds` | number | `10` |
+/// | `embed.ca_bundle` | path | system CA store |
+/// | `embed.max_request_bytes` | int | `8388608` |
+/// | `embed.max_input_tokens` | int | `8192` |
+/// | `embed.tokenizer` | `cl100k_base` | `cl100k_base` |
 /// | `sink.kind` | `local` | `local` |
 /// | `sink.path` | path | `.sluice/index` |
 /// | `sink.batch` | int | `512` |
@@ -139,13 +153,28 @@ extension PipelineConfiguration {
             throw SluiceError(.configuration, "chunk.overlap_tokens (\(c.chunk.overlapTokens)) must be below chunk.max_tokens (\(c.chunk.maxTokens))")
         }
         if var s = try root.section("embed") {
-            c.embed.provider = try s.string("provider", oneOf: ["hash"]) ?? c.embed.provider
+            c.embed.provider = try s.string("provider", oneOf: ["hash", "openai", "azure-openai", "ollama", "tei"]) ?? c.embed.provider
             c.embed.model = try s.string("model") ?? c.embed.model
             c.embed.dimensions = try s.int("dimensions", min: 2) ?? c.embed.dimensions
             c.embed.batch = try s.int("batch", min: 1) ?? c.embed.batch
             c.embed.maxBatchTokens = try s.int("max_batch_tokens", min: 1) ?? c.embed.maxBatchTokens
             c.embed.lingerMilliseconds = try s.int("linger_ms", min: 0) ?? c.embed.lingerMilliseconds
             c.embed.parallelism = try s.int("parallelism", min: 1) ?? c.embed.parallelism
+            // Remote providers.
+            c.embed.baseURL = try s.string("base_url") ?? c.embed.baseURL
+            c.embed.apiKeyEnv = try s.string("api_key_env") ?? c.embed.apiKeyEnv
+            c.embed.apiVersion = try s.string("api_version") ?? c.embed.apiVersion
+            c.embed.encodingFormat = try s.string("encoding_format", oneOf: ["base64", "float"]) ?? c.embed.encodingFormat
+            c.embed.requestDimensions = try s.bool("request_dimensions") ?? c.embed.requestDimensions
+            c.embed.requestsPerMinute = try s.int("rpm", min: 1) ?? c.embed.requestsPerMinute
+            c.embed.tokensPerMinute = try s.int("tpm", min: 1) ?? c.embed.tokensPerMinute
+            c.embed.maxRetries = try s.int("max_retries", min: 0) ?? c.embed.maxRetries
+            c.embed.timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? c.embed.timeoutSeconds
+            c.embed.connectTimeoutSeconds = try s.number("connect_timeout_seconds", min: 0.001) ?? c.embed.connectTimeoutSeconds
+            c.embed.caBundle = try s.string("ca_bundle") ?? c.embed.caBundle
+            c.embed.maxRequestBytes = try s.int("max_request_bytes", min: 1024) ?? c.embed.maxRequestBytes
+            c.embed.maxInputTokens = try s.int("max_input_tokens", min: 8) ?? c.embed.maxInputTokens
+            c.embed.tokenizer = try s.string("tokenizer", oneOf: ["cl100k_base"]) ?? c.embed.tokenizer
             try s.finish()
         }
         if var s = try root.section("sink") {
@@ -201,6 +230,13 @@ private struct Section {
         case let s as String: text = s
         case let i as Int: text = String(i)
         case let d as Double: text = String(d)
+        case let date as Date:
+            // YAML reads an unquoted 2024-02-01 (an Azure api-version) as a timestamp: give the text back.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd"
+            text = formatter.string(from: date)
         default: throw SluiceError(.configuration, "\(name(key)): expected a string")
         }
         if let allowed, !allowed.contains(text) {

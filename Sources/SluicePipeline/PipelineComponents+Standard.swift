@@ -1,3 +1,4 @@
+import Foundation
 import SluiceChunk
 import SluiceCore
 import SluiceEmbed
@@ -9,7 +10,12 @@ extension PipelineComponents {
     /// counter, the embedder and the sink.
     /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or sink kind.
     public static func standard(configuration: PipelineConfiguration, readOnlySink: Bool = false) throws -> PipelineComponents {
-        let embedder = try makeEmbedder(configuration.embed)
+        // Reading commands (export, search) work without an API key in the environment.
+        let embedder = try makeEmbedder(configuration.embed, resolve: configuration.resolve, requireCredentials: !readOnlySink)
+        // A chunk over the embedder's per-input limit would be truncated or refused: never make one.
+        if configuration.chunk.maxTokens > embedder.limits.maxTokensPerInput {
+            throw SluiceError(.configuration, "chunk.max_tokens (\(configuration.chunk.maxTokens)) is over the embedder's per-input limit (\(embedder.limits.maxTokensPerInput) tokens)")
+        }
         let chunker: any Chunker
         switch configuration.chunk.strategy {
         case "recursive":
@@ -30,8 +36,13 @@ extension PipelineComponents {
     }
 
     /// The embedder a pipeline file names.
-    public static func makeEmbedder(_ configuration: PipelineConfiguration.Embed) throws -> any Embedder {
+    public static func makeEmbedder(
+        _ configuration: PipelineConfiguration.Embed, resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
+        requireCredentials: Bool = true
+    ) throws -> any Embedder {
         switch configuration.provider {
+        case "openai", "azure-openai", "ollama", "tei":
+            return try makeRemoteEmbedder(configuration, resolve: resolve, requireCredentials: requireCredentials)
         case "hash":
             if let model = configuration.model, model != "feature-hash-v1" {
                 throw SluiceError(.configuration, "embed.model: the hash provider has one model, feature-hash-v1 (got '\(model)')")

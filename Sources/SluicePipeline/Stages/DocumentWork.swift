@@ -41,6 +41,12 @@ package struct DocumentWork: Sendable {
         self.previous = previous
     }
 
+    /// Failed because the provider refused to go on (quota, credentials): not the document's fault.
+    package var wasRefused: Bool {
+        if case .failed(let error) = outcome { return error.code == .providerRefused }
+        return false
+    }
+
     package var isSettled: Bool {
         if case .pending = outcome { return false }
         return true
