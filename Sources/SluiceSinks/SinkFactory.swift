@@ -1,0 +1,34 @@
+import Foundation
+import SluiceCore
+
+/// Builds the sink a pipeline file names (every kind but `local`, which the pipeline builds itself).
+public enum SinkFactory {
+    /// - Throws: ``SluiceError/Code/configuration`` for a missing key, a secret missing from the
+    ///   environment, or an unknown kind.
+    public static func make(_ configuration: PipelineConfiguration, readOnly: Bool) throws -> any VectorSink {
+        let sink = configuration.sink
+        switch sink.kind {
+        case "jsonl":
+            return try JSONLSink(path: configuration.resolve(sink.path), shards: sink.shards, readOnly: readOnly)
+        default:
+            throw SluiceError(.configuration, "sink.kind: '\(sink.kind)' is not supported")
+        }
+    }
+
+    /// A secret from the environment variable named in the pipeline file (never from the file itself).
+    static func secret(_ variable: String?, key: String, required: Bool) throws -> String? {
+        guard let variable, !variable.isEmpty else {
+            if required { throw SluiceError(.configuration, "\(key): name the environment variable that holds the secret") }
+            return nil
+        }
+        guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+            throw SluiceError(.configuration, "\(key): the environment variable \(variable) is not set")
+        }
+        return value
+    }
+
+    static func required(_ value: String?, key: String, kind: String) throws -> String {
+        guard let value, !value.isEmpty else { throw SluiceError(.configuration, "\(key) is required for sink.kind \(kind)") }
+        return value
+    }
+}
