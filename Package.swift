@@ -28,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "SluiceExtract", dependencies: ["SluiceCore", "CPoppler", "CTesseract"]),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(name: "SluiceEmbed", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState"]),
+        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "CLibPQ"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
             name: "SluicePipeline",

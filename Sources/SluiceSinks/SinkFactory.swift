@@ -10,6 +10,15 @@ public enum SinkFactory {
         switch sink.kind {
         case "jsonl":
             return try JSONLSink(path: configuration.resolve(sink.path), shards: sink.shards, readOnly: readOnly)
+        case "pgvector":
+            var settings = PgvectorSink.Settings(
+                url: try required(sink.url, key: "sink.url", kind: "pgvector"),
+                password: try secret(sink.passwordEnv, key: "sink.password_env", required: false), table: sink.table)
+            settings.metric = sink.metric
+            settings.connections = configuration.run.upsertParallelism
+            settings.retries = sink.retries
+            settings.maxBatchBytes = sink.maxBatchBytes
+            return try PgvectorSink(settings: settings)
         default:
             throw SluiceError(.configuration, "sink.kind: '\(sink.kind)' is not supported")
         }
