@@ -38,13 +38,14 @@ let package = Package(
         .target(name: "SluiceState", dependencies: ["SluiceCore", "CLMDB"]),
         .target(name: "SluiceExtract", dependencies: ["SluiceCore", "CPoppler", "CTesseract"]),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceEmbed", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "CLibPQ"]),
+        .target(name: "SluiceEmbed", dependencies: ["SluiceCore", "SluiceHTTP"]),
+        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
             name: "SluicePipeline",
             dependencies: [
                 "SluiceCore", "SluiceState", "SluiceExtract", "SluiceChunk", "SluiceEmbed", "SluiceSinks",
+                "SluiceHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,9 +75,9 @@ let package = Package(
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
-        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"]),
+        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
             dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]

@@ -21,23 +21,16 @@ public final class CurlEasy {
 
     /// libcurl's version line, such as `libcurl/7.88.1 OpenSSL/3.0.15 zlib/1.2.13 …`.
     public static var versionString: String {
-        _ = globalInit
+        _ = CurlGlobal.initResult
         return String(cString: curl_version())
     }
-
-    /// `curl_global_init` runs once per process, before the first handle (Swift initializes a static
-    /// `let` exactly once, thread-safely). SIGPIPE is ignored as libcurl advises for `CURLOPT_NOSIGNAL`.
-    private static let globalInit: CURLcode = {
-        signal(SIGPIPE, SIG_IGN)
-        return curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-    }()
 
     /// Creates an easy handle.
     ///
     /// - Throws: ``SluiceError`` with code `io` if libcurl cannot be initialized.
     public init() throws {
-        guard Self.globalInit == CURLE_OK else {
-            throw SluiceError(.io, "curl_global_init failed: \(String(cString: curl_easy_strerror(Self.globalInit)))")
+        guard CurlGlobal.initResult == CURLE_OK else {
+            throw SluiceError(.io, "curl_global_init failed: \(String(cString: curl_easy_strerror(CurlGlobal.initResult)))")
         }
         guard let handle = curl_easy_init() else {
             throw SluiceError(.io, "curl_easy_init failed")
