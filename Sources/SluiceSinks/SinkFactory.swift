@@ -19,6 +19,18 @@ public enum SinkFactory {
             settings.retries = sink.retries
             settings.maxBatchBytes = sink.maxBatchBytes
             return try PgvectorSink(settings: settings)
+        case "chroma":
+            var settings = ChromaSink.Settings(
+                url: sink.url ?? "http://127.0.0.1:8000", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: false))
+            settings.tenant = sink.tenant
+            settings.database = sink.database
+            settings.collection = sink.collection
+            settings.metric = sink.metric
+            settings.batch = sink.batch
+            settings.maxBatchBytes = sink.maxBatchBytes
+            settings.retries = sink.retries
+            settings.timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
+            return ChromaSink(settings: settings)
         default:
             throw SluiceError(.configuration, "sink.kind: '\(sink.kind)' is not supported")
         }
