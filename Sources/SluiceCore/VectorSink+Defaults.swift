@@ -21,6 +21,10 @@ extension VectorSink {
         return Set(ids).intersection(all)
     }
 
+    public func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws {
+        try await delete(ids)
+    }
+
     public func drop() async throws { try await removeAll() }
 
     public func finish() async throws {}

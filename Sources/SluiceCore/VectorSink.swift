@@ -26,6 +26,9 @@ public protocol VectorSink: Sendable {
     func info() async throws -> SinkInfo
     /// Every stored id, or nil for a store that cannot list its ids.
     func listIDs() async throws -> Set<VectorID>?
+    /// Deletes ids whose document keys are known: stores whose ids embed the key (Pinecone's
+    /// `documentKey#id`, for list-by-prefix) need them; the others ignore `documentKeys`.
+    func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws
     /// Which of `ids` the store holds.
     func existing(_ ids: [VectorID]) async throws -> Set<VectorID>
     /// Removes the collection/table/index itself (`sluice sink drop --yes`); the next run creates it again.

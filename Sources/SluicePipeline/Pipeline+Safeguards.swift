@@ -28,7 +28,7 @@ extension Pipeline {
         guard !plan.keys.isEmpty else { return }
         let stored = try await components.sink.count()
         try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: stored)
-        try await components.sink.delete(plan.ids)
+        try await components.sink.delete(plan.ids, documentKeys: plan.documentKeys)
         let keys = plan.keys
         try await stateExecutor.run { try checkpoint.commit(put: [], delete: keys) }
         tally.update {
@@ -38,9 +38,10 @@ extension Pipeline {
         logger.info("pruned vanished documents", metadata: ["sluice-documents": "\(plan.keys.count)", "sluice-vectors": "\(plan.ids.count)"])
     }
 
-    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID]) {
+    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID], documentKeys: [VectorID: String]) {
         var keys: [String] = []
         var ids: [VectorID] = []
+        var documentKeys: [VectorID: String] = [:]
         try checkpoint.forEachDocument { record in
             let path = scanner.root.appendingPathComponent(record.key).path
             var isDirectory: ObjCBool = false
@@ -48,9 +49,10 @@ extension Pipeline {
             if !exists || !scanner.selects(record.key) {
                 keys.append(record.key)
                 ids += record.knownIDs.sorted()
+                for id in record.knownIDs { documentKeys[id] = record.key }
             }
         }
-        return (keys, ids)
+        return (keys, ids, documentKeys)
     }
 
     func checkMassDelete(deleting: Int, documents: Int, stored: Int) throws {

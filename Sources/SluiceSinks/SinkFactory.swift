@@ -31,6 +31,29 @@ public enum SinkFactory {
             settings.retries = sink.retries
             settings.timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
             return ChromaSink(settings: settings)
+        case "qdrant":
+            var settings = QdrantSink.Settings(
+                url: sink.url ?? "http://127.0.0.1:6333", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: false))
+            settings.collection = sink.collection
+            settings.metric = sink.metric
+            settings.batch = min(sink.batch, 256)
+            settings.maxBatchBytes = sink.maxBatchBytes
+            settings.retries = sink.retries
+            settings.timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
+            return QdrantSink(settings: settings)
+        case "pinecone":
+            var settings = PineconeSink.Settings(
+                apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: true)!,
+                index: try required(sink.index, key: "sink.index", kind: "pinecone"))
+            settings.controlURL = sink.url ?? settings.controlURL
+            settings.namespace = sink.namespace
+            settings.metric = sink.metric
+            settings.batch = min(sink.batch, PineconeSink.maxRecordsPerBatch)
+            settings.maxBatchBytes = min(sink.maxBatchBytes, PineconeSink.maxBytesPerBatch)
+            settings.metadataTextBytes = sink.metadataTextBytes
+            settings.retries = sink.retries
+            settings.timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
+            return PineconeSink(settings: settings)
         default:
             throw SluiceError(.configuration, "sink.kind: '\(sink.kind)' is not supported")
         }
