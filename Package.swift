@@ -82,7 +82,7 @@ let package = Package(
             name: "SluicePipelineTests",
             dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceTesting"]),
     ]
 )
 

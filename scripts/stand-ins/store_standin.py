@@ -31,7 +31,7 @@ class Store:
         self.lock = threading.RLock()
         self.writes = 0
         self.stats = {"requests": 0, "writes": 0, "faults": 0, "max_batch": 0, "min_batch": None, "batches": 0,
-                      "max_body_bytes": 0, "rejected": 0, "control_describes": 0}
+                      "max_body_bytes": 0, "rejected": 0, "invalid": 0, "control_describes": 0}
 
     def fault(self):
         """None, or the kind of fault this write gets: 'before-503', 'before-429', 'after-500'."""
@@ -117,6 +117,9 @@ class JSONHandler(BaseHTTPRequestHandler):
         except Rejected as rejection:
             with self.store.lock:
                 self.store.stats["rejected"] += 1
+                # Shape, size and credential errors: a correct client never causes them.
+                if rejection.status in (400, 401, 403, 413):
+                    self.store.stats["invalid"] += 1
             self.reject(rejection)
 
     def reject(self, rejection):
