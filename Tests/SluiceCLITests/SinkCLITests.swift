@@ -96,7 +96,7 @@ struct SinkCLITests {
         try await ws.run(crashed, expecting: 0)
         expectSameExport(try await ws.export(crashed), freshExport, "\(kind): reloaded after drop vs. fresh")
 
-        if kind == .qdrant || kind == .pinecone {
+        if kind == .qdrant || kind == .pinecone || kind == .chroma {
             let stats = try store.standInStats()
             #expect((stats["faults"] ?? 0) > 0, "no fault was injected: \(stats)")
             #expect(stats["invalid"] == 0, "requests the stand-in found invalid: \(stats)")

@@ -21,13 +21,19 @@ final class StoreUnderTest: Sendable {
 
     let kind: Kind
     let server: StandInServer?
+    /// For Chroma with faults: a proxy in front of the real server that injects them.
+    let proxy: StandInServer?
     let directory: URL
 
-    private init(kind: Kind, server: StandInServer?, directory: URL) {
+    private init(kind: Kind, server: StandInServer?, proxy: StandInServer? = nil, directory: URL) {
         self.kind = kind
         self.server = server
+        self.proxy = proxy
         self.directory = directory
     }
+
+    /// Where sluice talks to the store (the fault proxy when there is one).
+    var endpoint: StandInServer? { proxy ?? server }
 
     /// Starts the store's server (`faultEvery`: the stand-ins fail every Nth write, see store_standin.py).
     static func start(_ kind: Kind, in workspace: Workspace, faultEvery: Int = 0) async throws -> StoreUnderTest {
@@ -44,10 +50,17 @@ final class StoreUnderTest: Sendable {
         case .qdrant: server = try await StandInServer.launch(script: "qdrant_standin.py", arguments: ["--api-key", apiKey] + faults)
         case .pinecone: server = try await StandInServer.launch(script: "pinecone_standin.py", arguments: ["--api-key", apiKey] + faults)
         }
-        return StoreUnderTest(kind: kind, server: server, directory: directory)
+        var proxy: StandInServer?
+        if kind == .chroma, faultEvery > 0, let server {
+            proxy = try await StandInServer.launch(script: "fault_proxy.py", arguments: ["--target", server.baseURL] + faults)
+        }
+        return StoreUnderTest(kind: kind, server: server, proxy: proxy, directory: directory)
     }
 
-    func stop() { server?.stop() }
+    func stop() {
+        proxy?.stop()
+        server?.stop()
+    }
 
     /// The `--set` settings of a sink named `name` (its own table, collection, index or file).
     func sinkArguments(_ name: String) -> [String] {
@@ -59,7 +72,7 @@ final class StoreUnderTest: Sendable {
         case .pgvector:
             settings += ["sink.url=postgresql://postgres@127.0.0.1:\(server!.port)/postgres", "sink.password_env=\(Self.passwordVariable)", "sink.table=t_\(name)"]
         case .chroma:
-            settings += ["sink.url=\(server!.baseURL)", "sink.collection=c_\(name)", "sink.tenant=sluice_tests", "sink.database=db_tests"]
+            settings += ["sink.url=\(endpoint!.baseURL)", "sink.collection=c_\(name)", "sink.tenant=sluice_tests", "sink.database=db_tests"]
         case .qdrant:
             settings += ["sink.url=\(server!.baseURL)", "sink.collection=\(name)", "sink.api_key_env=\(Self.apiKeyVariable)", "sink.batch=64"]
         case .pinecone:
@@ -76,7 +89,7 @@ final class StoreUnderTest: Sendable {
 
     /// The stand-in's request statistics (`GET /_standin/stats`).
     func standInStats() throws -> [String: Int] {
-        guard let server, kind == .qdrant || kind == .pinecone else { return [:] }
+        guard let server = endpoint, kind != .jsonl, kind != .pgvector else { return [:] }
         // python3 (a set-up dependency) fetches it: Foundation's URL loading on Linux needs FoundationNetworking.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
