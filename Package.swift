@@ -67,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["SluiceCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SluiceCore", "SluiceSinks", "SluiceTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/SluiceBench"
         ),
 

@@ -2,10 +2,10 @@ import Foundation
 import SluiceCore
 
 /// The text forms PostgreSQL reads: COPY rows, vector literals (`[1,2.5,-3]`) and text arrays.
-enum PgvectorCopy {
+package enum PgvectorCopy {
     /// COPY text format: one line per record, tab-separated, with `\\`, tab, newline and CR escaped.
     /// Columns as in ``PgvectorSink/columns``.
-    static func encode(_ records: [VectorRecord]) -> [UInt8] {
+    package static func encode(_ records: [VectorRecord]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(records.reduce(0) { $0 + $1.text.utf8.count + $1.vector.count * 11 + 200 })
         let encoder = JSONEncoder()

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Writing, deleting, reading and searching rows.
 extension PgvectorSink {
-    static let columns = "id, document_key, ordinal, text, metadata, embedding"
+    package static let columns = "id, document_key, ordinal, text, metadata, embedding"
 
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
