@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
@@ -47,7 +48,7 @@ let package = Package(
         ),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(name: "SluiceEmbed", dependencies: ["SluiceCore", "SluiceHTTP"]),
-        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState"]),
+        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
             name: "SluicePipeline",
@@ -76,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "SluiceBench",
             dependencies: [
-                "SluiceCore", "SluiceHTTP", "SluiceTesting",
+                "SluiceCore", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/SluiceBench"

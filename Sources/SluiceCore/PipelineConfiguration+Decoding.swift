@@ -43,9 +43,23 @@ import Yams
 /// | `embed.max_request_bytes` | int | `8388608` |
 /// | `embed.max_input_tokens` | int | `8192` |
 /// | `embed.tokenizer` | `cl100k_base` | `cl100k_base` |
-/// | `sink.kind` | `local` | `local` |
-/// | `sink.path` | path | `.sluice/index` |
+/// | `sink.kind` | `local`, `jsonl`, `pgvector`, `chroma`, `qdrant`, `pinecone` | `local` |
+/// | `sink.path` | path (local folder; JSONL file `*.jsonl` or folder of shards) | `.sluice/index` |
 /// | `sink.batch` | int | `512` |
+/// | `sink.max_batch_bytes` | int | `8388608` |
+/// | `sink.url` | PostgreSQL URL (no password) or HTTP base URL | none (pinecone: `https://api.pinecone.io`) |
+/// | `sink.password_env` | env var name (pgvector password) | none |
+/// | `sink.api_key_env` | env var name (HTTP stores) | none |
+/// | `sink.table` | SQL identifier (pgvector) | `sluice_chunks` |
+/// | `sink.collection` | string (chroma, qdrant) | `sluice` |
+/// | `sink.index` | string (pinecone) | none |
+/// | `sink.namespace` | string (pinecone) | `""` |
+/// | `sink.tenant`, `sink.database` | string (chroma) | `default_tenant`, `default_database` |
+/// | `sink.metric` | `cosine`, `l2`, `dot` | `cosine` |
+/// | `sink.retries` | int | `5` |
+/// | `sink.shards` | int (jsonl folder) | `1` |
+/// | `sink.timeout_seconds` | number (HTTP stores) | `60` |
+/// | `sink.metadata_text_bytes` | int (pinecone) | `32000` |
 /// | `state` | path | `.sluice/state` |
 /// | `run.prune` | bool | `false` |
 /// | `run.max_delete_fraction` | number 0…1 | `0.2` |
@@ -178,9 +192,24 @@ extension PipelineConfiguration {
             try s.finish()
         }
         if var s = try root.section("sink") {
-            c.sink.kind = try s.string("kind", oneOf: ["local"]) ?? c.sink.kind
+            c.sink.kind = try s.string("kind", oneOf: ["local", "jsonl", "pgvector", "chroma", "qdrant", "pinecone"]) ?? c.sink.kind
             c.sink.path = try s.string("path") ?? c.sink.path
             c.sink.batch = try s.int("batch", min: 1) ?? c.sink.batch
+            c.sink.maxBatchBytes = try s.int("max_batch_bytes", min: 1024) ?? c.sink.maxBatchBytes
+            c.sink.url = try s.string("url") ?? c.sink.url
+            c.sink.passwordEnv = try s.string("password_env") ?? c.sink.passwordEnv
+            c.sink.apiKeyEnv = try s.string("api_key_env") ?? c.sink.apiKeyEnv
+            c.sink.table = try s.string("table") ?? c.sink.table
+            c.sink.collection = try s.string("collection") ?? c.sink.collection
+            c.sink.index = try s.string("index") ?? c.sink.index
+            c.sink.namespace = try s.string("namespace") ?? c.sink.namespace
+            c.sink.tenant = try s.string("tenant") ?? c.sink.tenant
+            c.sink.database = try s.string("database") ?? c.sink.database
+            c.sink.metric = try s.string("metric", oneOf: ["cosine", "l2", "dot"]) ?? c.sink.metric
+            c.sink.retries = try s.int("retries", min: 1) ?? c.sink.retries
+            c.sink.shards = try s.int("shards", min: 1) ?? c.sink.shards
+            c.sink.timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? c.sink.timeoutSeconds
+            c.sink.metadataTextBytes = try s.int("metadata_text_bytes", min: 0) ?? c.sink.metadataTextBytes
             try s.finish()
         }
         if var s = try root.section("run") {

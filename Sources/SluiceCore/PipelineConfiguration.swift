@@ -79,11 +79,41 @@ public struct PipelineConfiguration: Sendable, Hashable {
     }
 
     public struct Sink: Sendable, Hashable {
-        /// Open-ended: `local` for now.
+        /// Open-ended: `local`, `jsonl`, `pgvector`, `chroma`, `qdrant`, `pinecone`.
         public var kind: String = "local"
+        /// The local store's folder; the JSONL file (`*.jsonl`) or folder of shards.
         public var path: String = ".sluice/index"
-        /// Most records per write.
+        /// Most records per write (each store also applies its own limit).
         public var batch: Int = 512
+        /// Most bytes of encoded records per write (each store also applies its own limit).
+        public var maxBatchBytes: Int = 8 << 20
+        /// Server: a PostgreSQL connection URL (no password in it), or an HTTP base URL.
+        public var url: String? = nil
+        /// Environment variable holding the PostgreSQL password.
+        public var passwordEnv: String? = nil
+        /// Environment variable holding the API key of an HTTP store.
+        public var apiKeyEnv: String? = nil
+        /// pgvector table.
+        public var table: String = "sluice_chunks"
+        /// Chroma/Qdrant collection.
+        public var collection: String = "sluice"
+        /// Pinecone index name.
+        public var index: String? = nil
+        /// Pinecone namespace (empty: the default namespace).
+        public var namespace: String = ""
+        /// Chroma tenant and database.
+        public var tenant: String = "default_tenant"
+        public var database: String = "default_database"
+        /// `cosine`, `l2` or `dot`.
+        public var metric: String = "cosine"
+        /// Attempts per write on transient failures (with exponential backoff and full jitter).
+        public var retries: Int = 5
+        /// JSONL: number of shard files when `path` is a folder.
+        public var shards: Int = 1
+        /// HTTP stores: limit for one request.
+        public var timeoutSeconds: Double = 60
+        /// Pinecone: most bytes of chunk text kept in a record's metadata (the limit is 40 KB per record).
+        public var metadataTextBytes: Int = 32_000
         public init() {}
     }
 

@@ -191,6 +191,12 @@ public actor Pipeline {
             do { try await commitTask.value } catch { commitError = error }
         }
         auditLog.map { try? $0.close() }
+        // Deferred store work (index builds, file compaction) once every write of the run is acknowledged.
+        do {
+            try await components.sink.finish()
+        } catch {
+            throw SluiceError.wrap(error, as: .sinkFailed, "finishing the sink failed")
+        }
 
         var stats = tally.snapshot
         stats.runID = runID

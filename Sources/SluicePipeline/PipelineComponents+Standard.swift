@@ -30,7 +30,7 @@ extension PipelineComponents {
         case "local":
             sink = try LocalSink(directory: configuration.resolve(configuration.sink.path), readOnly: readOnlySink)
         default:
-            throw SluiceError(.configuration, "sink.kind: '\(configuration.sink.kind)' is not supported")
+            sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
         }
         return PipelineComponents(extractors: .standard(configuration: configuration.extract), chunker: chunker, embedder: embedder, sink: sink)
     }

@@ -94,14 +94,16 @@ package actor UpsertStage {
                     start = end
                 }
                 var stale: [VectorID] = []
+                var keys: [VectorID: String] = [:]
                 for index in writing {
                     let fresh = Set(documents[index].chunks.map(\.id))
                     let old = documents[index].previous?.knownIDs ?? []
                     let gone = old.subtracting(fresh)
                     documents[index].deletedIDs = gone.count
                     stale += gone
+                    for id in gone { keys[id] = documents[index].file.key }
                 }
-                if !stale.isEmpty { try await sink.delete(stale.sorted()) }
+                if !stale.isEmpty { try await sink.delete(stale.sorted(), documentKeys: keys) }
                 for index in writing { documents[index].outcome = .upserted }
                 let upserted = records.count
                 let deleted = stale.count
