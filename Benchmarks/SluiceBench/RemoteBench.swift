@@ -138,17 +138,3 @@ struct RemoteBench: AsyncParsableCommand {
 
     private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 }
-
-/// Hands out batch indexes to the naive client's workers.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func take(below limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard value < limit else { return nil }
-        value += 1
-        return value - 1
-    }
-}
