@@ -42,7 +42,7 @@ import Yams
 /// | `embed.ca_bundle` | path | system CA store |
 /// | `embed.max_request_bytes` | int | `8388608` |
 /// | `embed.max_input_tokens` | int | `8192` |
-/// | `embed.tokenizer` | `cl100k_base` | `cl100k_base` |
+/// | `embed.tokenizer` | `cl100k_base`, `o200k_base` | `cl100k_base` |
 /// | `sink.kind` | `local`, `jsonl`, `pgvector`, `chroma`, `qdrant`, `pinecone` | `local` |
 /// | `sink.path` | path (local folder; JSONL file `*.jsonl` or folder of shards) | `.sluice/index` |
 /// | `sink.batch` | int | `512` |
@@ -188,7 +188,7 @@ extension PipelineConfiguration {
             c.embed.caBundle = try s.string("ca_bundle") ?? c.embed.caBundle
             c.embed.maxRequestBytes = try s.int("max_request_bytes", min: 1024) ?? c.embed.maxRequestBytes
             c.embed.maxInputTokens = try s.int("max_input_tokens", min: 8) ?? c.embed.maxInputTokens
-            c.embed.tokenizer = try s.string("tokenizer", oneOf: ["cl100k_base"]) ?? c.embed.tokenizer
+            c.embed.tokenizer = try s.string("tokenizer", oneOf: ["cl100k_base", "o200k_base"]) ?? c.embed.tokenizer
             try s.finish()
         }
         if var s = try root.section("sink") {

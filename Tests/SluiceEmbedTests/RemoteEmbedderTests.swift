@@ -129,6 +129,23 @@ import Testing
         #expect(embedder.requestStats?.rateLimited == 6)
     }
 
+    @Test func aFullTEIQueueIsWaitedOutAndLowersConcurrency() async throws {
+        // TEI answers 429 when more than one request is active.
+        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--tei-queue", "1", "--dims", "32", "--latency-ms", "100"])
+        let embedder = try Self.embedder(server, provider: "tei", path: "", key: nil) {
+            $0.requestedDimensions = nil
+            $0.maxConcurrency = 4
+        }
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for batch in 0..<8 {
+                group.addTask { try await embedder.embed(Self.texts(3, prefix: "batch \(batch)")).count }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(counts == 24)
+        #expect((embedder.requestStats?.rateLimited ?? 0) > 0)
+    }
+
     @Test func quotaExhaustionRefusesAndStopsSending() async throws {
         let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--api-key", Self.key, "--quota-after", "2"])
         let embedder = try Self.embedder(server)
