@@ -48,7 +48,7 @@ struct RunCommand: AsyncParsableCommand {
             runOptions.allowMassDelete = allowMassDelete
             runOptions.reembed = reembed
             runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
-            let components = try PipelineComponents.standard(configuration: configuration)
+            let components = try PipelineComponents.standard(configuration: configuration, extractWorker: .sluiceWorker)
             let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
 
             if dryRun {

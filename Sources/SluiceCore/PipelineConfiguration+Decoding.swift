@@ -14,6 +14,16 @@ import Yams
 /// | `extract.max_file_mb` | number | `200` |
 /// | `extract.parallelism` | int | core count |
 /// | `extract.timeout_seconds` | number | `120` |
+/// | `extract.isolate` | bool | `true` |
+/// | `extract.ocr` | `auto`/`always`/`never`, or a mapping of the keys below | `auto` |
+/// | `extract.ocr.mode` | `auto`/`always`/`never` | `auto` |
+/// | `extract.ocr.languages` | [string] | `["eng"]` |
+/// | `extract.ocr.psm` | int 0…13 | `3` |
+/// | `extract.ocr.dpi` | int 72…1200 | `300` |
+/// | `extract.ocr.min_text_chars` | int | `16` |
+/// | `extract.pdf.strip_headers` | bool | `false` |
+/// | `extract.pdf.join_hyphens` | bool | `true` |
+/// | `extract.pdf.password_env` | environment variable name | none |
 /// | `chunk.strategy` | `recursive` | `recursive` |
 /// | `chunk.max_tokens` | int | `256` |
 /// | `chunk.overlap_tokens` | int | `32` |
@@ -112,6 +122,25 @@ extension PipelineConfiguration {
             c.extract.maxFileMB = try s.number("max_file_mb", min: 0.000001) ?? c.extract.maxFileMB
             c.extract.parallelism = try s.int("parallelism", min: 1) ?? c.extract.parallelism
             c.extract.timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? c.extract.timeoutSeconds
+            // PDF and OCR.
+            c.extract.isolate = try s.bool("isolate") ?? c.extract.isolate
+            let modes = PipelineConfiguration.Extract.OCR.Mode.all.map(\.rawValue)
+            if let mode = try s.scalarString("ocr", oneOf: modes) {
+                c.extract.ocr.mode = .init(mode)
+            } else if var o = try s.section("ocr") {
+                c.extract.ocr.mode = try o.string("mode", oneOf: modes).map { .init($0) } ?? c.extract.ocr.mode
+                c.extract.ocr.languages = try o.strings("languages") ?? c.extract.ocr.languages
+                c.extract.ocr.pageSegmentationMode = try o.int("psm", min: 0, max: 13) ?? c.extract.ocr.pageSegmentationMode
+                c.extract.ocr.dpi = try o.int("dpi", min: 72, max: 1200) ?? c.extract.ocr.dpi
+                c.extract.ocr.minTextCharacters = try o.int("min_text_chars", min: 0) ?? c.extract.ocr.minTextCharacters
+                try o.finish()
+            }
+            if var p = try s.section("pdf") {
+                c.extract.pdf.stripHeadersFooters = try p.bool("strip_headers") ?? c.extract.pdf.stripHeadersFooters
+                c.extract.pdf.joinHyphens = try p.bool("join_hyphens") ?? c.extract.pdf.joinHyphens
+                c.extract.pdf.passwordEnvironmentVariable = try p.string("password_env") ?? c.extract.pdf.passwordEnvironmentVariable
+                try p.finish()
+            }
             try s.finish()
         }
         if var s = try root.section("chunk") {
@@ -219,6 +248,19 @@ private struct Section {
         guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a whole number") }
         guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
         return number
+    }
+
+    mutating func int(_ key: String, min: Int, max: Int) throws -> Int? {
+        guard let number = try int(key, min: min) else { return nil }
+        guard number <= max else { throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)") }
+        return number
+    }
+
+    /// A key that may hold either a scalar (returned, and checked against `allowed`) or a mapping (left
+    /// for ``section(_:)``, and nil returned).
+    mutating func scalarString(_ key: String, oneOf allowed: [String]) throws -> String? {
+        guard let value = values[key], !(value is [String: Any]) else { return nil }
+        return try string(key, oneOf: allowed)
     }
 
     mutating func number(_ key: String, min: Double) throws -> Double? {

@@ -18,6 +18,12 @@ public struct PipelineConfiguration: Sendable, Hashable {
         public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
         /// Per-document time limit.
         public var timeoutSeconds: Double = 120
+        // PDF and OCR (see PipelineConfiguration+Media.swift).
+        public var ocr = OCR()
+        public var pdf = PDF()
+        /// Run PDF and OCR extraction in supervised worker processes, so that a crash or a hang in C code
+        /// fails only its document.
+        public var isolate: Bool = true
         public init() {}
     }
 
