@@ -40,9 +40,10 @@ enum PDFTextCleanup {
         return lines.joined(separator: "\n")
     }
 
-    /// Removes running headers and footers: lines among the first or last `edgeLines` non-blank lines of
-    /// a page that recur, with digits ignored (so "Page 3 of 9" matches "Page 4 of 9"), on at least half
-    /// of the pages (and at least 3). Documents of fewer than 3 pages are left alone.
+    /// Removes running headers and footers: a line at the same position among the first or last
+    /// `edgeLines` non-blank lines of a page that recurs there, digits ignored (so "Page 3 of 9" matches
+    /// "Page 4 of 9"), on at least half of the pages (and at least 3). Documents of fewer than 3 pages
+    /// are left alone.
     static func stripRepeatedEdges(_ pages: [String], edgeLines: Int = 2) -> [String] {
         guard pages.count >= 3 else { return pages }
         let split = pages.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
@@ -52,10 +53,15 @@ enum PDFTextCleanup {
         }
         var topCounts: [String: Int] = [:]
         var bottomCounts: [String: Int] = [:]
+        // Keyed by position from the edge and the normalized line.
+        func topKeys(_ lines: [String], _ top: [Int]) -> [String] { top.enumerated().map { "\($0.offset)|\(normalize(lines[$0.element]))" } }
+        func bottomKeys(_ lines: [String], _ bottom: [Int]) -> [String] {
+            bottom.reversed().enumerated().map { "\($0.offset)|\(normalize(lines[$0.element]))" }
+        }
         for lines in split {
             let (top, bottom) = edges(lines)
-            for key in Set(top.map { normalize(lines[$0]) }) { topCounts[key, default: 0] += 1 }
-            for key in Set(bottom.map { normalize(lines[$0]) }) { bottomCounts[key, default: 0] += 1 }
+            for key in Set(topKeys(lines, top)) { topCounts[key, default: 0] += 1 }
+            for key in Set(bottomKeys(lines, bottom)) { bottomCounts[key, default: 0] += 1 }
         }
         let threshold = max(3, (pages.count + 1) / 2)
         let repeatedTop = Set(topCounts.filter { $0.value >= threshold }.keys)
@@ -64,8 +70,8 @@ enum PDFTextCleanup {
         return split.map { lines in
             let (top, bottom) = edges(lines)
             var drop = Set<Int>()
-            for index in top where repeatedTop.contains(normalize(lines[index])) { drop.insert(index) }
-            for index in bottom where repeatedBottom.contains(normalize(lines[index])) { drop.insert(index) }
+            for (index, key) in zip(top, topKeys(lines, top)) where repeatedTop.contains(key) { drop.insert(index) }
+            for (index, key) in zip(bottom.reversed(), bottomKeys(lines, bottom)) where repeatedBottom.contains(key) { drop.insert(index) }
             return lines.indices.filter { !drop.contains($0) }.map { lines[$0] }.joined(separator: "\n")
         }
     }
