@@ -65,7 +65,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["SluiceCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SluiceCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly
+            ],
             path: "Benchmarks/SluiceBench"
         ),
 

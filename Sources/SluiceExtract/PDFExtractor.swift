@@ -66,18 +66,28 @@ public struct PDFExtractor: Extractor {
     public func pages(of document: PDFDocument, range: Range<Int>) throws -> [PDFPage] {
         try range.map { index in
             let layer = try document.text(ofPage: index)
-            let visible = layer.reduce(0) { $0 + ($1.isWhitespace ? 0 : 1) }
-            let needsOCR = ocr.mode == .always || (ocr.mode == .auto && visible < ocr.minTextCharacters)
-            guard needsOCR else { return PDFPage(number: index + 1, text: layer) }
+            guard ocr.mode != .never else { return PDFPage(number: index + 1, text: layer) }
+            let visible = Self.visibleCharacters(layer, upTo: ocr.mode == .auto ? ocr.minTextCharacters : 0)
+            guard ocr.mode == .always || visible < ocr.minTextCharacters else { return PDFPage(number: index + 1, text: layer) }
             let image = try document.renderGray(page: index, dpi: ocr.dpi)
             let result = try engines.withEngine {
                 try $0.recognize(gray: image.pixels, width: image.width, height: image.height, resolution: image.dpi)
             }
-            let recognized = result.text.reduce(0) { $0 + ($1.isWhitespace ? 0 : 1) }
+            let recognized = Self.visibleCharacters(result.text, upTo: visible + 1)
             // In auto mode a sparse text layer (a page number over a scan) loses to what OCR reads.
             if ocr.mode == .auto && recognized <= visible { return PDFPage(number: index + 1, text: layer) }
             return PDFPage(number: index + 1, text: result.text, ocrConfidence: result.confidence)
         }
+    }
+
+    /// Non-white-space Unicode scalars in `text`, counting no further than `limit`.
+    static func visibleCharacters(_ text: String, upTo limit: Int) -> Int {
+        var count = 0
+        for scalar in text.unicodeScalars where !scalar.properties.isWhitespace {
+            count += 1
+            if count >= limit { break }
+        }
+        return count
     }
 
     /// The document's text from its pages: clean-up, one section per non-empty page, and metadata
