@@ -11,7 +11,8 @@ import Glibc
 /// (``PDFExtractor``, ``ImageExtractor``) and writes one response line each. Its own standard output is
 /// kept for responses only: whatever C libraries print goes to standard error. It keeps the last PDF it
 /// opened (one poppler document and one Tesseract engine per process) and exits when its input closes or
-/// its parent dies.
+/// its parent dies. It ignores SIGINT and SIGTERM, which a terminal or service manager sends to the whole
+/// process group: the parent finishes the documents in flight first (SIGKILL still works).
 public enum ExtractWorker {
     /// Serves requests until standard input closes; returns the exit status.
     public static func serve(options: ExtractWorkerProtocol.Options) -> Int32 {
@@ -19,6 +20,9 @@ public enum ExtractWorker {
         let output = dup(STDOUT_FILENO)
         guard output >= 0 else { return 70 }
         dup2(STDERR_FILENO, STDOUT_FILENO)
+        // Ctrl-C reaches the whole process group: the parent decides (it drains, then closes our input).
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         watchParent()
 
         let engines = OCREnginePool(options: options.ocr)

@@ -158,6 +158,8 @@ public final class OCREngine: @unchecked Sendable {
             TessBaseAPIDelete(engine)
             throw SluiceError(.configuration, "tesseract could not load language '\(language)' from \(dataPath)")
         }
+        // Tesseract's progress chatter ("Detected 18 diacritics") is not a log line of ours.
+        _ = TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
         // The C API's default page segmentation differs from the command line's; set it explicitly.
         TessBaseAPISetPageSegMode(engine, mode)
         return engine
