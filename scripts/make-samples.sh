@@ -122,6 +122,12 @@ img2pdf --imgsize 300dpi --title "XZ Utils FAQ (scanned page)" --author "Lasse C
     -o "$out/pdf/xz-faq-scanned.pdf" "$out/images/xz-faq-page.png"
 convert "$out/images/xz-faq-page.png" -strip -quality 60 "$out/images/xz-faq-page.jpg"
 convert "$out/images/xz-faq-page.png" -strip -compress Group4 -density 300 "$out/images/xz-faq-page.tiff"
+# The heading and first question of that page (2250×330 px) as BMP (1-bit), GIF and WebP: the other
+# formats leptonica reads.
+convert "$out/images/xz-faq-page.png" -crop 2250x330+0+0 +repage "$work/heading.png"
+convert "$work/heading.png" -strip -type bilevel "$out/images/xz-faq-heading.bmp"
+convert "$work/heading.png" -strip "$out/images/xz-faq-heading.gif"
+convert "$work/heading.png" -strip -quality 80 "$out/images/xz-faq-heading.webp"
 qpdf --static-id --empty --pages "$out/pdf/xz-utils-faq.pdf" 1 "$out/pdf/xz-faq-scanned.pdf" 1 -- \
     "$out/pdf/mixed-text-and-scan.pdf"
 

@@ -140,6 +140,17 @@ import Testing
         #expect(Int(text.metadata["ocr_confidence"] ?? "") ?? 0 > 70)
     }
 
+    @Test(arguments: ["images/xz-faq-heading.bmp", "images/xz-faq-heading.gif", "images/xz-faq-heading.webp"])
+    func otherImageFormatsAreRead(path: String) throws {
+        let url = Samples.url(path)
+        let input = ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+        let extractor = ImageExtractor(engines: OCREnginePool(options: .init()))
+        #expect(extractor.accepts(input))
+        let text = try extractor.extract(input)
+        #expect(text.sections[0].text.contains("What do the letters XZ mean?"), "\(path): \(text.sections[0].text)")
+        #expect(text.metadata["format"] == URL(fileURLWithPath: path).pathExtension)
+    }
+
     @Test func pageSegmentationModeIsApplied() throws {
         var options = PipelineConfiguration.Extract.OCR()
         options.pageSegmentationMode = 7  // one text line: a page of 23 lines reads as garbage
