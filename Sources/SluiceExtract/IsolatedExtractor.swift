@@ -54,10 +54,12 @@ public struct IsolatedExtractor: Extractor {
     }
 
     /// Splits a document's pages into ranges: about four per worker so that uneven pages (OCR) balance,
-    /// at most 32 pages each so that each response stays small.
+    /// at least 4 pages each (each worker that takes a range opens the document: fonts, cross-references;
+    /// scanned pages, at a second of OCR each, still spread over the workers)
+    /// and at most 32 so that each response stays small.
     static func pageRanges(pageCount: Int, workers: Int) -> [Range<Int>] {
         guard pageCount > 0 else { return [] }
-        let perRange = min(32, max(1, (pageCount + 4 * workers - 1) / (4 * workers)))
+        let perRange = min(32, max(4, (pageCount + 4 * workers - 1) / (4 * workers)))
         return stride(from: 0, to: pageCount, by: perRange).map { $0..<min(pageCount, $0 + perRange) }
     }
 }

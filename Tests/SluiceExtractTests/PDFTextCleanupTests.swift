@@ -34,3 +34,13 @@ import Testing
         #expect(PDFTextCleanup.stripRepeatedEdges(short) == short)
     }
 }
+
+@Suite struct PageRangeTests {
+    @Test(arguments: [(0, 2), (1, 2), (4, 2), (5, 2), (37, 2), (397, 2), (2382, 2), (100, 8)])
+    func rangesCoverEveryPageOnceInOrder(pages: Int, workers: Int) {
+        let ranges = IsolatedExtractor.pageRanges(pageCount: pages, workers: workers)
+        #expect(ranges.flatMap { Array($0) } == Array(0..<pages))
+        #expect(ranges.allSatisfy { $0.count <= 32 })
+        #expect(ranges.dropLast().allSatisfy { $0.count >= min(4, pages) })
+    }
+}
