@@ -157,6 +157,27 @@ struct ExtractionCLITests {
         for worker in workers { #expect(kill(worker, 0) != 0, "worker \(worker) outlived the run") }
     }
 
+    @Test("extract.isolate: false runs the same PDF and OCR extraction in process")
+    func inProcessExtraction() async throws {
+        let ws = try Workspace("inprocess")
+        defer { ws.cleanUp() }
+        try Self.copySamples(["pdf/xz-utils-faq.pdf", "pdf/xz-faq-scanned.pdf", "images/xz-faq-page.jpg"], into: ws)
+        let main = ws.target("main")
+        let process = try ws.start(ws.runArguments(main, Self.allFormats + ["--set", "extract.isolate=false"]))
+        var sawWorker = false
+        while process.isRunning {
+            sawWorker = sawWorker || Self.children(of: process.pid).contains { Self.commandLine($0).contains("extract-worker") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let result = try await process.wait(timeout: .seconds(120))
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(!sawWorker, "no worker process when isolation is off")
+        let records = try Export.records(try await ws.export(main))
+        #expect(Set(records.filter { $0.documentKey == "pdf/xz-utils-faq.pdf" }.compactMap { $0.metadata["page"] }) == ["1", "2", "3", "4"])
+        #expect(records.filter { $0.documentKey == "pdf/xz-faq-scanned.pdf" }.allSatisfy { $0.metadata["ocr_pages"] == "1" })
+        #expect(records.contains { $0.documentKey == "images/xz-faq-page.jpg" && $0.metadata["format"] == "jpeg" })
+    }
+
     @Test("libgomp in sluice sees OMP_THREAD_LIMIT=1 when started without it; an explicit value is kept")
     func openMPLimitIsInForceFromProcessStart() async throws {
         let ws = try Workspace("omp")
