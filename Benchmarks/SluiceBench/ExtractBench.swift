@@ -117,14 +117,20 @@ struct ExtractBench: ParsableCommand {
         let files = images.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         var sluiceRuns: [Measure] = []
         var cliRuns: [Measure] = []
+        var openMPRuns: [Measure] = []
         for attempt in 1...repeats {
             sluiceRuns.append(try measureWorkers(kind: .image, files: files, worker: worker).0)
             cliRuns.append(try measureXargs(["tesseract", "{}", "-"], files: files, in: work, environment: ["OMP_THREAD_LIMIT": "1"]))
-            FileHandle.standardError.write(Data("OCR run \(attempt): sluice \(f(sluiceRuns.last!.wall, 2)) s, tesseract \(f(cliRuns.last!.wall, 2)) s\n".utf8))
+            // What a shell user gets by default: libgomp's own thread count (OMP_THREAD_LIMIT unset).
+            openMPRuns.append(try measureXargs(["tesseract", "{}", "-"], files: files, in: work, environment: ["OMP_THREAD_LIMIT": nil]))
+            FileHandle.standardError.write(Data("OCR run \(attempt): sluice \(f(sluiceRuns.last!.wall, 2)) s, tesseract \(f(cliRuns.last!.wall, 2)) s, tesseract with OpenMP threads \(f(openMPRuns.last!.wall, 2)) s\n".utf8))
         }
         print("\nOCR, \(files.count) pages (300 dpi) | wall s/page | CPU s/page | wall s | CPU s")
         print("---|---|---|---|---")
-        for (name, runs) in [("sluice (worker processes)", sluiceRuns), ("tesseract CLI, xargs -P \(parallelism), OMP_THREAD_LIMIT=1", cliRuns)] {
+        for (name, runs) in [
+            ("sluice (worker processes)", sluiceRuns), ("tesseract CLI, xargs -P \(parallelism), OMP_THREAD_LIMIT=1", cliRuns),
+            ("tesseract CLI, xargs -P \(parallelism), OMP_THREAD_LIMIT unset", openMPRuns),
+        ] {
             let wall = median(runs.map(\.wall))
             let cpu = median(runs.map(\.cpu))
             print("\(name) | \(f(wall / Double(files.count), 2)) | \(f(cpu / Double(files.count), 2)) | \(f(wall, 2)) | \(f(cpu, 2))")
@@ -134,7 +140,7 @@ struct ExtractBench: ParsableCommand {
     // MARK: Helpers
 
     /// `xargs -P <parallelism> -I{} COMMAND` over the files, output discarded; wall and CPU of the tree.
-    private func measureXargs(_ command: [String], files: [String], in work: URL, environment: [String: String] = [:]) throws -> Measure {
+    private func measureXargs(_ command: [String], files: [String], in work: URL, environment: [String: String?] = [:]) throws -> Measure {
         let list = work.appendingPathComponent("files.txt")
         try files.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
         let start = Self.usage()
@@ -143,8 +149,9 @@ struct ExtractBench: ParsableCommand {
         return Measure(wall: end.wall - start.wall, cpu: end.cpu - start.cpu)
     }
 
-    /// Runs a program with standard output and error discarded; throws unless it exits 0.
-    static func spawnAndWait(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Runs a program with standard output and error discarded, `environment` added to (nil: removed
+    /// from) this process's; throws unless it exits 0.
+    static func spawnAndWait(_ arguments: [String], environment: [String: String?] = [:]) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
