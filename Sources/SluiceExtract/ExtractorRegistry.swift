@@ -14,6 +14,8 @@ public struct ExtractorRegistry: Sendable {
     public static func standard(
         configuration: PipelineConfiguration.Extract, workers: ExtractWorkerPool? = nil
     ) -> ExtractorRegistry {
+        // PDF and images first (unambiguous magic bytes), then DOCX, HTML, JSON, CSV
+        // (ExtractorRegistry+Documents.swift), then text.
         var extractors: [any Extractor] = []
         // PDF and images: in worker processes when isolation is on, else in process.
         if configuration.isolate, let workers {
@@ -25,6 +27,7 @@ public struct ExtractorRegistry: Sendable {
             let engines = OCREnginePool(options: configuration.ocr)
             extractors += [PDFExtractor(pdf: configuration.pdf, engines: engines), ImageExtractor(engines: engines)]
         }
+        extractors += documentExtractors(configuration)
         extractors.append(TextExtractor())
         return ExtractorRegistry(extractors: extractors)
     }

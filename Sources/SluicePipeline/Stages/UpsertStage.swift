@@ -129,7 +129,10 @@ package actor UpsertStage {
         }
 
         static func record(_ prepared: PreparedChunk, of document: DocumentWork) -> VectorRecord {
-            var metadata: [String: String] = ["offset": String(prepared.chunk.startOffset), "tokens": String(prepared.chunk.tokenCount)]
+            // The section's position metadata first, so that the fixed keys below always win.
+            var metadata = prepared.chunk.metadata
+            metadata["offset"] = String(prepared.chunk.startOffset)
+            metadata["tokens"] = String(prepared.chunk.tokenCount)
             if let page = prepared.chunk.page { metadata["page"] = String(page) }
             if !prepared.chunk.headingPath.isEmpty { metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ") }
             if let hash = document.contentHash { metadata["content_hash"] = hash.hex }
