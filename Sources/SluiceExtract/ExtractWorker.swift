@@ -19,6 +19,7 @@ public enum ExtractWorker {
         // Responses go to a private copy of stdout; fd 1 becomes stderr so stray prints cannot corrupt them.
         let output = dup(STDOUT_FILENO)
         guard output >= 0 else { return 70 }
+        _ = fcntl(output, F_SETFD, FD_CLOEXEC)  // not for helpers such as Swift's crash backtracer
         dup2(STDERR_FILENO, STDOUT_FILENO)
         // Ctrl-C reaches the whole process group: the parent decides (it drains, then closes our input).
         signal(SIGINT, SIG_IGN)
@@ -51,7 +52,11 @@ public enum ExtractWorker {
                         open = (request.path, document)
                     }
                     if request.kind == .pdfInfo {
-                        response.info = PDFExtractor.info(of: document)
+                        let info = PDFExtractor.info(of: document)
+                        response.info = info
+                        // The first pages come with the information: a short PDF takes one round trip.
+                        let count = min(request.count ?? 0, info.pageCount)
+                        if count > 0 { response.pages = try pdf.pages(of: document, range: 0..<count) }
                     } else {
                         let first = request.first ?? 0
                         let count = request.count ?? 0
@@ -98,7 +103,9 @@ public enum ExtractWorker {
         #if DEBUG
         let environment = ProcessInfo.processInfo.environment
         if let marker = environment["SLUICE_DEBUG_WORKER_CRASH"], !marker.isEmpty, request.path.contains(marker) {
-            raise(SIGSEGV)
+            // A real invalid write, as a bug in C code makes: raise(SIGSEGV) is not enough, because Swift's
+            // crash backtracer handles a raised signal and returns to the caller.
+            UnsafeMutablePointer<Int>(bitPattern: 0x10)!.pointee = 0x4BAD
         }
         if let marker = environment["SLUICE_DEBUG_WORKER_HANG"], !marker.isEmpty, request.path.contains(marker) {
             while true { sleep(60) }

@@ -18,7 +18,7 @@ public enum ExtractWorkerProtocol {
 
     public struct Request: Codable, Sendable {
         public enum Kind: String, Codable, Sendable {
-            /// Page count, title and author of a PDF.
+            /// Page count, title and author of a PDF, and the text of its first `count` pages.
             case pdfInfo = "pdf-info"
             /// The text of pages `first ..< first + count` of a PDF (OCR'd where the options say).
             case pdfPages = "pdf-pages"

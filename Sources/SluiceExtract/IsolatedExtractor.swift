@@ -39,13 +39,17 @@ public struct IsolatedExtractor: Extractor {
             guard let image = response.image else { throw SluiceError(.extractionFailed, "the worker returned no OCR result") }
             return try ImageExtractor.assemble(text: image.text, confidence: image.confidence, format: format)
         case .pdf:
-            guard let info = try pool.run([request(.pdfInfo, path)], deadline: deadline)[0].info else {
+            // One worker opens the PDF and reads its first range of pages; the other ranges then go to
+            // every free worker.
+            let opened = try pool.run([request(.pdfInfo, path, first: 0, count: Self.minimumRange)], deadline: deadline)[0]
+            guard let info = opened.info else {
                 throw SluiceError(.extractionFailed, "the worker returned no PDF information")
             }
-            let ranges = Self.pageRanges(pageCount: info.pageCount, workers: pool.size)
-            let requests = ranges.map { request(.pdfPages, path, first: $0.lowerBound, count: $0.count) }
-            let pages = try pool.run(requests, deadline: deadline).flatMap { $0.pages ?? [] }
-            return try assembler.assemble(info: info, pages: pages)
+            let first = opened.pages ?? []
+            let ranges = Self.pageRanges(pageCount: info.pageCount - first.count, workers: pool.size)
+            let requests = ranges.map { request(.pdfPages, path, first: first.count + $0.lowerBound, count: $0.count) }
+            let rest = try pool.run(requests, deadline: deadline).flatMap { $0.pages ?? [] }
+            return try assembler.assemble(info: info, pages: first + rest)
         }
     }
 
@@ -57,9 +61,11 @@ public struct IsolatedExtractor: Extractor {
     /// at least 4 pages each (each worker that takes a range opens the document: fonts, cross-references;
     /// scanned pages, at a second of OCR each, still spread over the workers)
     /// and at most 32 so that each response stays small.
+    static let minimumRange = 4
+
     static func pageRanges(pageCount: Int, workers: Int) -> [Range<Int>] {
         guard pageCount > 0 else { return [] }
-        let perRange = min(32, max(4, (pageCount + 4 * workers - 1) / (4 * workers)))
+        let perRange = min(32, max(minimumRange, (pageCount + 4 * workers - 1) / (4 * workers)))
         return stride(from: 0, to: pageCount, by: perRange).map { $0..<min(pageCount, $0 + perRange) }
     }
 }

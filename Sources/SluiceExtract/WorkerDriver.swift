@@ -81,7 +81,7 @@ struct WorkerDriver {
 
     private static func describe(_ request: ExtractWorkerProtocol.Request) -> String {
         switch request.kind {
-        case .pdfInfo: "opening the PDF"
+        case .pdfInfo: "opening the PDF (and its first pages)"
         case .pdfPages:
             if let first = request.first, let count = request.count, count > 1 {
                 "PDF pages \(first + 1)–\(first + count)"
