@@ -78,6 +78,7 @@ let package = Package(
             name: "SluiceBench",
             dependencies: [
                 "SluiceCore", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
+                "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/SluiceBench"

@@ -16,6 +16,9 @@ PACKAGES=(
   libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
   python3                   # loopback HTTP server in the HTTP client's tests
   python3-venv              # the tools venv below
+  poppler-utils             # pdftotext: the reference of sluice-bench extract
+  tesseract-ocr             # the tesseract CLI: the OCR reference of sluice-bench extract
+  qpdf                      # sluice-bench extract builds its 2,000-page PDF with it
 )
 
 missing=()

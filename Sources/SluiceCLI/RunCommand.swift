@@ -54,7 +54,7 @@ struct RunCommand: AsyncParsableCommand {
             runOptions.reembed = reembed
             if let shard { runOptions.shard = try Shard(parsing: shard) }
             runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
-            let components = try PipelineComponents.standard(configuration: configuration)
+            let components = try PipelineComponents.standard(configuration: configuration, extractWorker: .sluiceWorker)
             let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
 
             if dryRun {

@@ -18,6 +18,16 @@ import Yams
 /// | `extract.docx.max_compression_ratio` | number | `200` |
 /// | `extract.json.fields` | [path or key] | `[]` (every string value) |
 /// | `extract.json.max_depth` | int | `64` |
+/// | `extract.isolate` | bool | `true` |
+/// | `extract.ocr` | `auto`/`always`/`never`, or a mapping of the keys below | `auto` |
+/// | `extract.ocr.mode` | `auto`/`always`/`never` | `auto` |
+/// | `extract.ocr.languages` | [string] | `["eng"]` |
+/// | `extract.ocr.psm` | int 0…13 | `3` |
+/// | `extract.ocr.dpi` | int 72…1200 | `300` |
+/// | `extract.ocr.min_text_chars` | int | `16` |
+/// | `extract.pdf.strip_headers` | bool | `false` |
+/// | `extract.pdf.join_hyphens` | bool | `true` |
+/// | `extract.pdf.password_env` | environment variable name | none |
 /// | `chunk.strategy` | `recursive`, `structured` | `recursive` |
 /// | `chunk.max_tokens` | int | `256` |
 /// | `chunk.overlap_tokens` | int | `32` |
@@ -153,6 +163,25 @@ extension PipelineConfiguration {
                 c.extract.json.fields = try j.strings("fields") ?? c.extract.json.fields
                 c.extract.json.maxDepth = try j.int("max_depth", min: 1) ?? c.extract.json.maxDepth
                 try j.finish()
+            }
+            // PDF and OCR.
+            c.extract.isolate = try s.bool("isolate") ?? c.extract.isolate
+            let modes = PipelineConfiguration.Extract.OCR.Mode.all.map(\.rawValue)
+            if let mode = try s.scalarString("ocr", oneOf: modes) {
+                c.extract.ocr.mode = .init(mode)
+            } else if var o = try s.section("ocr") {
+                c.extract.ocr.mode = try o.string("mode", oneOf: modes).map { .init($0) } ?? c.extract.ocr.mode
+                c.extract.ocr.languages = try o.strings("languages") ?? c.extract.ocr.languages
+                c.extract.ocr.pageSegmentationMode = try o.int("psm", min: 0, max: 13) ?? c.extract.ocr.pageSegmentationMode
+                c.extract.ocr.dpi = try o.int("dpi", min: 72, max: 1200) ?? c.extract.ocr.dpi
+                c.extract.ocr.minTextCharacters = try o.int("min_text_chars", min: 0) ?? c.extract.ocr.minTextCharacters
+                try o.finish()
+            }
+            if var p = try s.section("pdf") {
+                c.extract.pdf.stripHeadersFooters = try p.bool("strip_headers") ?? c.extract.pdf.stripHeadersFooters
+                c.extract.pdf.joinHyphens = try p.bool("join_hyphens") ?? c.extract.pdf.joinHyphens
+                c.extract.pdf.passwordEnvironmentVariable = try p.string("password_env") ?? c.extract.pdf.passwordEnvironmentVariable
+                try p.finish()
             }
             try s.finish()
         }
@@ -298,6 +327,19 @@ private struct Section {
         guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a whole number") }
         guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
         return number
+    }
+
+    mutating func int(_ key: String, min: Int, max: Int) throws -> Int? {
+        guard let number = try int(key, min: min) else { return nil }
+        guard number <= max else { throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)") }
+        return number
+    }
+
+    /// A key that may hold either a scalar (returned, and checked against `allowed`) or a mapping (left
+    /// for ``section(_:)``, and nil returned).
+    mutating func scalarString(_ key: String, oneOf allowed: [String]) throws -> String? {
+        guard let value = values[key], !(value is [String: Any]) else { return nil }
+        return try string(key, oneOf: allowed)
     }
 
     mutating func number(_ key: String, min: Double) throws -> Double? {

@@ -21,6 +21,12 @@ public struct PipelineConfiguration: Sendable, Hashable {
         /// DOCX limits and JSON fields (`PipelineConfiguration+Documents.swift`).
         public var docx = DOCX()
         public var json = JSON()
+        // PDF and OCR (see PipelineConfiguration+Media.swift).
+        public var ocr = OCR()
+        public var pdf = PDF()
+        /// Run PDF and OCR extraction in supervised worker processes, so that a crash or a hang in C code
+        /// fails only its document.
+        public var isolate: Bool = true
         public init() {}
     }
 

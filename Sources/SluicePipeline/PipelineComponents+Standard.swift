@@ -8,8 +8,12 @@ import SluiceSinks
 extension PipelineComponents {
     /// The components a pipeline file names: extractors, the chunker sized by the embedder's token
     /// counter, the embedder and the sink.
+    /// - Parameter extractWorker: How to start PDF/OCR worker processes (the CLI passes its own binary);
+    ///   nil runs that extraction in this process.
     /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or sink kind.
-    public static func standard(configuration: PipelineConfiguration, readOnlySink: Bool = false) throws -> PipelineComponents {
+    public static func standard(
+        configuration: PipelineConfiguration, readOnlySink: Bool = false, extractWorker: ExtractWorkerPool.Command? = nil
+    ) throws -> PipelineComponents {
         // Reading commands (export, search) work without an API key in the environment.
         let embedder = try makeEmbedder(configuration.embed, resolve: configuration.resolve, requireCredentials: !readOnlySink)
         // A chunk over the embedder's per-input limit would be truncated or refused: never make one.
@@ -32,7 +36,15 @@ extension PipelineComponents {
         default:
             sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
         }
-        return PipelineComponents(extractors: .standard(configuration: configuration.extract), chunker: chunker, embedder: embedder, sink: sink)
+        let workers = extractWorker.flatMap { command in
+            configuration.extract.isolate
+                ? ExtractWorkerPool(
+                    command: command, options: .init(ocr: configuration.extract.ocr, pdf: configuration.extract.pdf),
+                    size: configuration.extract.parallelism)
+                : nil
+        }
+        return PipelineComponents(
+            extractors: .standard(configuration: configuration.extract, workers: workers), chunker: chunker, embedder: embedder, sink: sink)
     }
 
     /// The embedder a pipeline file names.
