@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
@@ -37,7 +39,10 @@ let package = Package(
         .target(name: "SluiceState", dependencies: ["SluiceCore", "CLMDB"]),
         .target(name: "SluiceExtract", dependencies: ["SluiceCore", "CPoppler", "CTesseract"]),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceEmbed", dependencies: ["SluiceCore"]),
+        .target(
+            name: "SluiceEmbed",
+            dependencies: ["SluiceCore", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]
+        ),
         .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
@@ -73,7 +78,7 @@ let package = Package(
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
-        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"]),
+        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"], exclude: ["Fixtures"]),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
         .testTarget(

@@ -13,6 +13,7 @@ PACKAGES=(
   libxxhash-dev             # XXH3-128 content and chunk hashes
   python3                   # loopback HTTP server in the HTTP client's tests
   python3-venv              # the tools venv below
+  libopenblas-dev           # cblas_sgemm for the MiniLM embedder's forward pass (module COpenBLAS)
 )
 
 missing=()
@@ -37,6 +38,8 @@ fi
 SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
 export SLUICE_CACHE_DIR
 PYTHON_TOOLS=(
+  "tokenizers==0.23.3"      # MiniLM: reference token ids (scripts/reference/wordpiece_fixture.py)
+  "numpy==2.4.6"            # MiniLM: the NumPy reference forward pass (scripts/reference/minilm_reference.py)
 )
 if ((${#PYTHON_TOOLS[@]})); then
   venv="$SLUICE_CACHE_DIR/venv"
