@@ -41,7 +41,10 @@ let package = Package(
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(
             name: "SluiceEmbed",
-            dependencies: ["SluiceCore", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]
+            dependencies: ["SluiceCore", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            // The MiniLM kernels are SIMD code: unoptimized it is ~100× slower, which would make the
+            // debug test suite crawl. (unsafeFlags are fine in a root package.)
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),

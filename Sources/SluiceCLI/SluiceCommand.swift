@@ -14,7 +14,7 @@ struct SluiceCommand: AsyncParsableCommand {
             5 a provider refused to go on.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self],
+        subcommands: [RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, EmbedCommand.self],
         defaultSubcommand: nil
     )
 }

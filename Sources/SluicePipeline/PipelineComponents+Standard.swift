@@ -13,7 +13,11 @@ extension PipelineComponents {
         let chunker: any Chunker
         switch configuration.chunk.strategy {
         case "recursive":
-            chunker = RecursiveChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
+            // A chunk never exceeds what the embedder takes per input (MiniLM: 254 word pieces, which
+            // with [CLS] and [SEP] is its 256-token window), so no chunk is silently truncated.
+            let maxTokens = min(configuration.chunk.maxTokens, embedder.limits.maxTokensPerInput)
+            let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
+            chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
         default:
             throw SluiceError(.configuration, "chunk.strategy: '\(configuration.chunk.strategy)' is not supported")
         }
@@ -35,6 +39,8 @@ extension PipelineComponents {
                 throw SluiceError(.configuration, "embed.model: the hash provider has one model, feature-hash-v1 (got '\(model)')")
             }
             return HashEmbedder(dimensions: configuration.dimensions, tokenCounter: WordTokenCounter())
+        case "minilm":
+            return try makeMiniLMEmbedder(configuration)
         default:
             throw SluiceError(.configuration, "embed.provider: '\(configuration.provider)' is not supported")
         }
