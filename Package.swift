@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
@@ -47,7 +49,13 @@ let package = Package(
             ]
         ),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceEmbed", dependencies: ["SluiceCore", "SluiceHTTP"]),
+        .target(
+            name: "SluiceEmbed",
+            dependencies: ["SluiceCore", "SluiceHTTP", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            // The MiniLM kernels are SIMD code: unoptimized it is ~100× slower, which would make the
+            // debug test suite crawl. (unsafeFlags are fine in a root package.)
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+        ),
         .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(

@@ -15,7 +15,8 @@ struct SluiceCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, SinkCommand.self, VerifyCommand.self,
+            RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, EmbedCommand.self, SinkCommand.self,
+            VerifyCommand.self,
             // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
             ExtractWorkerCommand.self, OpenMPLimitCommand.self,
         ],

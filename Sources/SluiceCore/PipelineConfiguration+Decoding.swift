@@ -32,7 +32,7 @@ import Yams
 /// | `chunk.max_tokens` | int | `256` |
 /// | `chunk.overlap_tokens` | int | `32` |
 /// | `chunk.parallelism` | int | core count |
-/// | `embed.provider` | `hash`, `openai`, `azure-openai`, `ollama`, `tei` | `hash` |
+/// | `embed.provider` | `hash`, `minilm`, `openai`, `azure-openai`, `ollama`, `tei` | `hash` |
 /// | `embed.model` | string | provider's default |
 /// | `embed.dimensions` | int | `384` |
 /// | `embed.batch` | int | `64` |
@@ -196,7 +196,7 @@ extension PipelineConfiguration {
             throw SluiceError(.configuration, "chunk.overlap_tokens (\(c.chunk.overlapTokens)) must be below chunk.max_tokens (\(c.chunk.maxTokens))")
         }
         if var s = try root.section("embed") {
-            c.embed.provider = try s.string("provider", oneOf: ["hash", "openai", "azure-openai", "ollama", "tei"]) ?? c.embed.provider
+            c.embed.provider = try s.string("provider", oneOf: ["hash", "minilm", "openai", "azure-openai", "ollama", "tei"]) ?? c.embed.provider
             c.embed.model = try s.string("model") ?? c.embed.model
             c.embed.dimensions = try s.int("dimensions", min: 2) ?? c.embed.dimensions
             c.embed.batch = try s.int("batch", min: 1) ?? c.embed.batch

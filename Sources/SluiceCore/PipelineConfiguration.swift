@@ -41,7 +41,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
     }
 
     public struct Embed: Sendable, Hashable {
-        /// Open-ended: `hash` for now.
+        /// Open-ended: `hash` or `minilm` for now.
         public var provider: String = "hash"
         public var model: String? = nil
         public var dimensions: Int = 384

@@ -17,15 +17,16 @@ extension PipelineComponents {
         // Reading commands (export, search) work without an API key in the environment.
         let embedder = try makeEmbedder(configuration.embed, resolve: configuration.resolve, requireCredentials: !readOnlySink)
         // A chunk over the embedder's per-input limit would be truncated or refused: never make one.
-        if configuration.chunk.maxTokens > embedder.limits.maxTokensPerInput {
-            throw SluiceError(.configuration, "chunk.max_tokens (\(configuration.chunk.maxTokens)) is over the embedder's per-input limit (\(embedder.limits.maxTokensPerInput) tokens)")
-        }
+        // chunk.max_tokens is capped at the limit (MiniLM: 254 word pieces, which with [CLS] and [SEP] is
+        // its 256-token window; OpenAI: 8,192).
+        let maxTokens = min(configuration.chunk.maxTokens, embedder.limits.maxTokensPerInput)
+        let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
         let chunker: any Chunker
         switch configuration.chunk.strategy {
         case "recursive":
-            chunker = RecursiveChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
+            chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
         case "structured":
-            chunker = StructuredChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
+            chunker = StructuredChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
         default:
             throw SluiceError(.configuration, "chunk.strategy: '\(configuration.chunk.strategy)' is not supported")
         }
@@ -60,6 +61,8 @@ extension PipelineComponents {
                 throw SluiceError(.configuration, "embed.model: the hash provider has one model, feature-hash-v1 (got '\(model)')")
             }
             return HashEmbedder(dimensions: configuration.dimensions, tokenCounter: WordTokenCounter())
+        case "minilm":
+            return try makeMiniLMEmbedder(configuration)
         default:
             throw SluiceError(.configuration, "embed.provider: '\(configuration.provider)' is not supported")
         }

@@ -77,12 +77,12 @@ import Testing
         #expect(throws: SluiceError.self) { try PipelineComponents.makeRemoteEmbedder(embed, environment: [:]) }
     }
 
-    @Test func chunksOverThePerInputLimitAreAConfigurationError() throws {
+    @Test func chunksAreCappedAtThePerInputLimit() throws {
         var c = PipelineConfiguration()
         c.embed.provider = "openai"
         c.embed.maxInputTokens = 512
         c.chunk.maxTokens = 1_000
-        let error = #expect(throws: SluiceError.self) { try PipelineComponents.standard(configuration: c) }
-        #expect(error?.message.contains("per-input limit") == true)
+        let chunker = try #require(try PipelineComponents.standard(configuration: c, readOnlySink: true).chunker as? RecursiveChunker)
+        #expect(chunker.maxTokens == 512)
     }
 }
