@@ -1,4 +1,5 @@
 import Foundation
+import SluiceChunk
 import SluiceCore
 import SluiceEmbed
 import Testing
@@ -82,7 +83,7 @@ import Testing
         c.embed.provider = "openai"
         c.embed.maxInputTokens = 512
         c.chunk.maxTokens = 1_000
-        let chunker = try #require(try PipelineComponents.standard(configuration: c, readOnlySink: true).chunker as? RecursiveChunker)
+        let chunker = try #require(PipelineComponents.standard(configuration: c, readOnlySink: true).chunker as? RecursiveChunker)
         #expect(chunker.maxTokens == 512)
     }
 }
