@@ -64,7 +64,9 @@ import Testing
             ticks += 1
         }
         #expect(try await vectors.count == 64)
-        #expect(ticks >= 10, "a heartbeat on the cooperative pool stalled while embedding")
+        // Loose on purpose: the machines are noisy (a loaded 2-core box can delay one 10 ms sleep by 200 ms);
+        // with the forward pass on the pool the heartbeat would not tick at all until it finished.
+        #expect(ticks >= 2, "a heartbeat on the cooperative pool stalled while embedding (\(ticks) ticks)")
     }
 
     @Test func refusesAnUnsupportedModelFolder() throws {

@@ -83,7 +83,9 @@ import Testing
         c.embed.provider = "openai"
         c.embed.maxInputTokens = 512
         c.chunk.maxTokens = 1_000
-        let chunker = try #require(PipelineComponents.standard(configuration: c, readOnlySink: true).chunker as? RecursiveChunker)
+        c.sink.path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cap-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: c.sink.path) }
+        let chunker = try #require(PipelineComponents.standard(configuration: c).chunker as? RecursiveChunker)
         #expect(chunker.maxTokens == 512)
     }
 }
