@@ -41,7 +41,10 @@ package struct ExtractStep: Sendable {
         let hash = ContentHash(of: bytes)
         document.contentHash = hash
         document.file.size = bytes.count
-        if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash {
+        // Unchanged bytes are skipped, unless a crashed attempt left pending ids: it may have overwritten
+        // records whose ids this version shares (same key, ordinal and text) with another version's
+        // metadata, so the document is written again (its vectors come from the embedding cache).
+        if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash, previous.pendingIDs.isEmpty {
             document.outcome = .unchanged
             return document
         }
