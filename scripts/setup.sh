@@ -12,6 +12,8 @@ PACKAGES=(
   liblmdb-dev               # checkpoints, embedding cache, local store
   libxxhash-dev             # XXH3-128 content and chunk hashes
   libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
+  libxml2-dev               # DOCX parts (XML) and HTML parsing
+  zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
   python3                   # loopback HTTP server in the HTTP client's tests
   python3-venv              # the tools venv below
 )

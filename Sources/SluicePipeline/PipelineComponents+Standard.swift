@@ -14,6 +14,8 @@ extension PipelineComponents {
         switch configuration.chunk.strategy {
         case "recursive":
             chunker = RecursiveChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
+        case "structured":
+            chunker = StructuredChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
         default:
             throw SluiceError(.configuration, "chunk.strategy: '\(configuration.chunk.strategy)' is not supported")
         }

@@ -83,7 +83,12 @@ extension PgvectorSink {
             // The default maintenance_work_mem (64 MB) makes HNSW builds over ~30k vectors many times
             // slower; this session only.
             try connection.query("SET maintenance_work_mem = '512MB'")
-            try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))")
+            do {
+                try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))")
+            } catch {
+                // Sharded runs finishing at once: another one just created it (23505 on pg_class, or 42P07).
+                guard ["23505", "42P07"].contains(PGConnection.sqlState(of: error) ?? "") else { throw error }
+            }
             try connection.query("RESET maintenance_work_mem")
         }
     }
