@@ -130,7 +130,7 @@ struct SinkBench: AsyncParsableCommand {
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("SECONDS ") }),
             let refSeconds = Double(line.split(separator: " ")[1])
         else { throw ValidationError("chroma reference printed no time: \(output)") }
-        Self.row("chroma", seconds, records.count, "chromadb add (batch \(line.split(separator: " ").last ?? "?"))", refSeconds)
+        Self.row("chroma", seconds, records.count, "chromadb add ×\(line.split(separator: " ").last ?? "?")", refSeconds)
     }
 
     static func row(_ store: String, _ seconds: Double, _ count: Int, _ reference: String, _ refSeconds: Double) {
