@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
         .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"], exclude: ["Fixtures"]),
-        .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
+        .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks", "SluiceTesting"]),
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",

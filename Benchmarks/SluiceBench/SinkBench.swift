@@ -17,14 +17,19 @@ struct SinkBench: AsyncParsableCommand {
     @Option(help: "Concurrent writers (the pipeline's run.upsert_parallelism).") var writers = 2
     @Option(parsing: .upToNextOption, help: "Stores to measure: pgvector, chroma.") var stores = ["pgvector", "chroma"]
 
+    /// Prints a line at once (the run is long; a killed run keeps what it printed).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
     func run() async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-sink-bench-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let records = Self.records(count: count, dimensions: dimensions)
         let identity = EmbedderIdentity(provider: "bench", model: "random", dimensions: dimensions)
-        print("\(count) vectors × \(dimensions) dimensions, batches of \(batch), \(writers) writers")
-        print("store     sluice s  sluice vec/s  reference                 ref s  ref vec/s  ratio")
+        Self.say("\(count) vectors × \(dimensions) dimensions, batches of \(batch), \(writers) writers")
+        Self.say("store     sluice s  sluice vec/s  reference                 ref s  ref vec/s  ratio")
         for store in stores {
             switch store {
             case "pgvector": try await pgvector(records, identity, work)
@@ -95,7 +100,7 @@ struct SinkBench: AsyncParsableCommand {
         _ = try Self.execute(psql, connection + ["-c", "\\copy bench_ref (\(PgvectorSink.columns)) FROM '\(file.path)'"], environment)
         let refSeconds = Self.seconds(refStart.duration(to: clockRef.now))
         Self.row("pgvector", seconds, records.count, "psql \\copy", refSeconds)
-        print(String(format: "          HNSW index (vector_cosine_ops) built after the load: %.1f s", indexSeconds))
+        Self.say(String(format: "          HNSW index (vector_cosine_ops) built after the load: %.1f s", indexSeconds))
     }
 
     func chroma(_ records: [VectorRecord], _ identity: EmbedderIdentity, _ work: URL) async throws {
@@ -125,11 +130,11 @@ struct SinkBench: AsyncParsableCommand {
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("SECONDS ") }),
             let refSeconds = Double(line.split(separator: " ")[1])
         else { throw ValidationError("chroma reference printed no time: \(output)") }
-        Self.row("chroma", seconds, records.count, "chromadb add (batch \(line.split(separator: " ").last ?? "?"))", refSeconds)
+        Self.row("chroma", seconds, records.count, "chromadb add ×\(line.split(separator: " ").last ?? "?")", refSeconds)
     }
 
     static func row(_ store: String, _ seconds: Double, _ count: Int, _ reference: String, _ refSeconds: Double) {
-        print(
+        say(
             store.padding(toLength: 10, withPad: " ", startingAt: 0)
                 + String(format: "%8.2f  %12.0f  ", seconds, Double(count) / seconds)
                 + reference.padding(toLength: 24, withPad: " ", startingAt: 0)

@@ -55,16 +55,7 @@ public final class InMemorySink: VectorSink {
 
     public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
         let all = records
-        func cosine(_ a: [Float], _ b: [Float]) -> Float {
-            var dot: Float = 0, na: Float = 0, nb: Float = 0
-            for i in 0..<min(a.count, b.count) {
-                dot += a[i] * b[i]
-                na += a[i] * a[i]
-                nb += b[i] * b[i]
-            }
-            return na > 0 && nb > 0 ? dot / (na.squareRoot() * nb.squareRoot()) : 0
-        }
-        return all.map { SearchHit(score: cosine(vector, $0.vector), record: $0) }.sorted { $0.score > $1.score }.prefix(k).map { $0 }
+        return all.map { SearchHit(score: VectorMath.cosine(vector, $0.vector), record: $0) }.sorted { $0.score > $1.score }.prefix(k).map { $0 }
     }
 
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {

@@ -47,7 +47,8 @@ struct StoreHTTP: Sendable {
                 throw SluiceError(.sinkUnavailable, message, cause: hint)
             }
             if response.status == 401 || response.status == 403 {
-                throw SluiceError(.sinkFailed, "\(what): HTTP \(response.status): the server refused the credentials (check the API key variable)")
+                // Exit code 5 when it stops a run at start-up: fix the key, then run again.
+                throw SluiceError(.providerRefused, "\(what): HTTP \(response.status): the server refused the credentials (check the API key variable)")
             }
             throw SluiceError(.sinkFailed, message)
         }

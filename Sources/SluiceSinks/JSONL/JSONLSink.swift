@@ -90,7 +90,7 @@ public final class JSONLSink: VectorSink {
         var best: [SearchHit] = []
         for (_, line) in lines {
             let record = try decoder.decode(VectorRecord.self, from: line)
-            let hit = SearchHit(score: Cosine.similarity(vector, record.vector), record: record)
+            let hit = SearchHit(score: VectorMath.cosine(vector, record.vector), record: record)
             let index = best.firstIndex { $0.score < hit.score } ?? best.count
             if index < k {
                 best.insert(hit, at: index)
@@ -174,18 +174,5 @@ extension JSONLSink {
         var op: String
         var ids: [VectorID]? = nil
         var record: VectorRecord? = nil
-    }
-}
-
-/// Cosine similarity of two vectors (0 when either is zero).
-enum Cosine {
-    static func similarity(_ a: [Float], _ b: [Float]) -> Float {
-        var dot: Float = 0, na: Float = 0, nb: Float = 0
-        for i in 0..<min(a.count, b.count) {
-            dot += a[i] * b[i]
-            na += a[i] * a[i]
-            nb += b[i] * b[i]
-        }
-        return na > 0 && nb > 0 ? dot / (na.squareRoot() * nb.squareRoot()) : 0
     }
 }

@@ -28,6 +28,62 @@ package enum PgvectorCopy {
         return out
     }
 
+    /// COPY binary format (`COPY … FROM STDIN WITH (FORMAT binary)`): no number formatting or parsing at
+    /// all. Columns as in ``PgvectorSink/columns``: text, text, int4, text, jsonb (version 1 + JSON text),
+    /// and pgvector's `vector_recv` layout (int16 dimensions, int16 unused, float4s, all big-endian), or
+    /// `halfvec`'s (float16s) when `half` is set.
+    package static func encodeBinary(_ records: [VectorRecord], half: Bool = false) -> [UInt8] {
+        var out: [UInt8] = [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]  // signature
+        out += [0, 0, 0, 0, 0, 0, 0, 0]  // flags, header extension length
+        out.reserveCapacity(records.reduce(19) { $0 + $1.text.utf8.count + $1.vector.count * 4 + 160 })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for record in records {
+            appendInt16(6, to: &out)
+            appendTextField(record.id.rawValue, to: &out)
+            appendTextField(record.documentKey, to: &out)
+            appendInt32(4, to: &out)
+            appendInt32(Int32(truncatingIfNeeded: record.ordinal), to: &out)
+            appendTextField(record.text, to: &out)
+            let metadata = (try? encoder.encode(record.metadata)) ?? Data("{}".utf8)
+            appendInt32(Int32(metadata.count + 1), to: &out)
+            out.append(1)  // jsonb binary version
+            out += metadata
+            let width = half ? 2 : 4
+            appendInt32(Int32(4 + record.vector.count * width), to: &out)
+            appendInt16(Int16(truncatingIfNeeded: record.vector.count), to: &out)
+            appendInt16(0, to: &out)
+            for value in record.vector {
+                if half {
+                    let bits = Float16(value).bitPattern
+                    out += [UInt8(bits >> 8), UInt8(bits & 0xFF)]
+                } else {
+                    let bits = value.bitPattern
+                    out += [UInt8(bits >> 24), UInt8((bits >> 16) & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8(bits & 0xFF)]
+                }
+            }
+        }
+        appendInt16(-1, to: &out)  // trailer
+        return out
+    }
+
+    private static func appendTextField(_ text: String, to out: inout [UInt8]) {
+        var bytes = Array(text.utf8)
+        bytes.removeAll { $0 == 0 }  // PostgreSQL text cannot hold NUL
+        appendInt32(Int32(bytes.count), to: &out)
+        out += bytes
+    }
+
+    private static func appendInt16(_ value: Int16, to out: inout [UInt8]) {
+        let bits = UInt16(bitPattern: value)
+        out += [UInt8(bits >> 8), UInt8(bits & 0xFF)]
+    }
+
+    private static func appendInt32(_ value: Int32, to out: inout [UInt8]) {
+        let bits = UInt32(bitPattern: value)
+        out += [UInt8(bits >> 24), UInt8((bits >> 16) & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8(bits & 0xFF)]
+    }
+
     private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {

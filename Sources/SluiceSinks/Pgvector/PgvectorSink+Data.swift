@@ -17,16 +17,17 @@ extension PgvectorSink {
     }
 
     private func write(_ records: [VectorRecord]) async throws {
-        let payload = PgvectorCopy.encode(records)
         let table = quotedTable
-        let bulk = runState.withLock { $0.bulk }
+        let (bulk, half) = runState.withLock { ($0.bulk, $0.columnType == "halfvec") }
         try await withConnection("upsert into \(settings.table)") { connection in
+            // Encoded on the sink's thread, not on Swift's cooperative pool.
+            let payload = PgvectorCopy.encodeBinary(records, half: half)
             if bulk {
                 // The bulk path: straight into the table, one transaction. An id that is already there
                 // (a batch re-sent after a lost acknowledgement) fails it with 23505: use the staging path.
                 do {
                     try connection.query("BEGIN")
-                    try connection.copyIn("COPY \(table) (\(Self.columns)) FROM STDIN", payload)
+                    try connection.copyIn("COPY \(table) (\(Self.columns)) FROM STDIN WITH (FORMAT binary)", payload)
                     try connection.query("COMMIT")
                     return
                 } catch {
@@ -38,7 +39,7 @@ extension PgvectorSink {
             do {
                 try connection.query(
                     "CREATE TEMP TABLE IF NOT EXISTS sluice_staging (LIKE \(table) INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
-                try connection.copyIn("COPY sluice_staging (\(Self.columns)) FROM STDIN", payload)
+                try connection.copyIn("COPY sluice_staging (\(Self.columns)) FROM STDIN WITH (FORMAT binary)", payload)
                 try connection.query(
                     """
                     INSERT INTO \(table) (\(Self.columns)) SELECT \(Self.columns) FROM sluice_staging

@@ -13,7 +13,8 @@ extension PgvectorSink {
         let metric = settings.metric
         let dimensions = embedder.dimensions
         let type = dimensions > Self.vectorDimensionLimit ? "halfvec" : "vector"
-        let comment = "sluice embedder=\(embedder.description) metric=\(metric)"
+        // A SQL string literal: single quotes doubled.
+        let comment = "sluice embedder=\(embedder.description) metric=\(metric)".replacingOccurrences(of: "'", with: "''")
         let state = try await withConnection("prepare \(rawTable)") { connection -> (empty: Bool, type: String) in
             try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
             if let existing = try Self.describe(connection, rawTable) {
@@ -79,7 +80,16 @@ extension PgvectorSink {
         let indexName = self.indexName
         let opclass = operatorClass
         try await withConnection("create index on \(settings.table)") { connection in
-            try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))")
+            // The default maintenance_work_mem (64 MB) makes HNSW builds over ~30k vectors many times
+            // slower; this session only.
+            try connection.query("SET maintenance_work_mem = '512MB'")
+            do {
+                try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))")
+            } catch {
+                // Sharded runs finishing at once: another one just created it (23505 on pg_class, or 42P07).
+                guard ["23505", "42P07"].contains(PGConnection.sqlState(of: error) ?? "") else { throw error }
+            }
+            try connection.query("RESET maintenance_work_mem")
         }
     }
 

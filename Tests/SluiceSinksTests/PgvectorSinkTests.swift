@@ -1,0 +1,53 @@
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@testable import SluiceSinks
+
+/// The pgvector sink against a real PostgreSQL 18 + pgvector (scripts/stand-ins/pgvector_server.py):
+/// what the end-to-end tests do not reach (halfvec over 2,000 dimensions, the staging path after the
+/// bulk path, the dimension guard, the HNSW index).
+@Suite(.serialized)
+struct PgvectorSinkTests {
+    @Test("over 2,000 dimensions the column is halfvec; re-sent batches take the staging path; a dimension change is refused")
+    func halfvecAndIdempotence() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pg-\(UInt32.random(in: 0...UInt32.max))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
+        defer { server.stop() }
+        var settings = PgvectorSink.Settings(url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres", password: "pw", table: "wide")
+        settings.connections = 1
+        let sink = try PgvectorSink(settings: settings)
+        let identity = EmbedderIdentity(provider: "test", model: "wide", dimensions: 2100)
+        try await sink.prepare(embedder: identity)
+        let records = (0..<3).map { i in
+            VectorRecord(
+                id: VectorID(rawValue: String(format: "%032x", i + 1)), documentKey: "doc", ordinal: i, text: "chunk\t\(i)\n",
+                vector: (0..<2100).map { Float(($0 + i) % 7) / 8 }, metadata: ["tokens": "2"])
+        }
+        try await sink.upsert(records)
+        try await sink.upsert(records)  // the same batch again: 23505 on the bulk path, then the staging path
+        try await sink.finish()
+        let info = try await sink.info()
+        #expect(info.count == 3)
+        #expect(info.dimensions == 2100)
+        #expect(info.details["column"] == "halfvec(2100)")
+        #expect(info.details["hnsw index"] == "wide_embedding_hnsw")
+        #expect(info.metric == "cosine")
+        let collected = ExportCollector()
+        try await sink.exportAll { collected.append($0) }
+        // Multiples of 1/8 are exact in half precision.
+        #expect(collected.records == records)
+        let hits = try await sink.search(records[1].vector, k: 2)
+        #expect(hits.first?.record.id == records[1].id)
+        #expect(abs((hits.first?.score ?? 0) - 1) < 1e-3)
+
+        let narrower = try PgvectorSink(settings: settings)
+        await #expect(throws: SluiceError.self) {
+            try await narrower.prepare(embedder: EmbedderIdentity(provider: "test", model: "wide", dimensions: 384))
+        }
+        try await sink.drop()
+        #expect(try await sink.info().exists == false)
+    }
+}
