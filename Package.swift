@@ -31,6 +31,9 @@ let package = Package(
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
+        // The MiniLM encoder's element-wise kernels, in C so that they vectorize (always optimized).
+        .target(name: "CMiniLMKernels", cSettings: [.unsafeFlags(["-O3"])]),
+
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
             name: "SluiceCore",
@@ -41,7 +44,7 @@ let package = Package(
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(
             name: "SluiceEmbed",
-            dependencies: ["SluiceCore", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            dependencies: ["SluiceCore", "CMiniLMKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
             // The MiniLM kernels are SIMD code: unoptimized it is ~100× slower, which would make the
             // debug test suite crawl. (unsafeFlags are fine in a root package.)
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
@@ -73,7 +76,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["SluiceCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SluiceCore", "SluiceEmbed", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/SluiceBench"
         ),
 
@@ -86,7 +89,7 @@ let package = Package(
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
         .testTarget(
             name: "SluicePipelineTests",
-            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore"]),
     ]
