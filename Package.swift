@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),  // DOCX container
     ],
     targets: [
         // C libraries: one thin system-library module each (module map + pkg-config + apt provider).
@@ -28,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
@@ -37,10 +40,16 @@ let package = Package(
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
             name: "SluiceCore",
-            dependencies: ["CXXHash", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CXXHash", "CMalloc", .product(name: "Yams", package: "Yams")]
         ),
         .target(name: "SluiceState", dependencies: ["SluiceCore", "CLMDB"]),
-        .target(name: "SluiceExtract", dependencies: ["SluiceCore", "CPoppler", "CTesseract"]),
+        .target(
+            name: "SluiceExtract",
+            dependencies: [
+                "SluiceCore", "CPoppler", "CTesseract",
+                "CLibXML2", .product(name: "ZIPFoundation", package: "ZIPFoundation"),  // DOCX, HTML
+            ]
+        ),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(
             name: "SluiceEmbed",

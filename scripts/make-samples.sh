@@ -2,7 +2,7 @@
 # Regenerates samples/ from Debian's documentation on this machine (samples/README.md lists every file).
 #
 # The outputs are committed: nothing here is needed to build or test Sluice. Running it needs
-#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl
+#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data
 # and the packages whose /usr/share/doc files it copies (a missing one is reported by name).
 # The generated files come out byte-identical on every run (fixed dates, fixed qpdf ID and AES IV,
 # fixed-key pseudo-random bytes).
@@ -18,7 +18,7 @@ doc=/usr/share/doc
 generated_only=false
 [[ "${1:-}" == "--generated-only" ]] && generated_only=true
 
-for tool in enscript gs qpdf pdftoppm openssl; do
+for tool in enscript gs qpdf pdftoppm openssl pandoc python3 iconv; do
     command -v "$tool" >/dev/null || { echo "missing tool: $tool (see the header of $0)" >&2; exit 1; }
 done
 
@@ -26,7 +26,7 @@ done
 export SOURCE_DATE_EPOCH=1700000000
 export TZ=UTC LC_ALL=C
 
-mkdir -p "$out"/{text,markdown,pdf,images,bad}
+mkdir -p "$out"/{text,markdown,pdf,images,bad,docx,html,json,csv}
 
 # copy SRC DEST: copies a file from /usr/share/doc, decompressing *.gz.
 copy() {
@@ -78,7 +78,81 @@ if ! $generated_only; then
     # PDFs as Debian ships them (pdfTeX output, no Title in their info dictionary).
     copy fontconfig/fontconfig-user.pdf.gz          pdf/fontconfig-user.pdf
     copy shared-mime-info/shared-mime-info-spec.pdf pdf/shared-mime-info-spec.pdf
+
+    # HTML, JSON and CSV as Debian ships them.
+    copy enscript/FAQ.html                   html/enscript-FAQ.html
+    copy base-passwd/users-and-groups.html   html/base-passwd-users-and-groups.html
+    copy libjson-c5/README.html              html/json-c-README.html
+    copy nodejs/api/path.html                html/nodejs-path.html
+    copy nodejs/api/path.json.gz             json/nodejs-path.json
+    cp /usr/share/iso-codes/json/iso_4217.json "$out/json/iso-4217-currencies.json"
+    cp /usr/share/distro-info/debian.csv "$out/csv/debian-releases.csv"
 fi
+
+# DOCX made by pandoc from Markdown samples (headings, lists, a table; SOURCE_DATE_EPOCH fixes the dates).
+pandoc --from gfm --to docx --metadata title="Zstandard README" --metadata author="Meta Platforms" \
+    -o "$out/docx/zstd-README.docx" "$out/markdown/zstd-README.md"
+pandoc --from gfm --to docx --metadata title="Dependency Resolution" \
+    -o "$out/docx/pip-dependency-resolution.docx" "$out/markdown/pip-dependency-resolution.md"
+
+# Numbered and nested lists, and a table with an empty cell, in a DOCX made by pandoc from Markdown
+# written here (the steps are from the xz FAQ).
+pandoc --from gfm --to docx -o "$out/docx/xz-lists.docx" <<'MD'
+# Using xz
+
+## Steps
+
+1. Compress the file with xz.
+2. Check the result:
+    - run xz --list on it;
+    - compare the sizes.
+3. Remove the original.
+
+## Formats
+
+| Suffix | Format | Notes |
+|--------|--------|-------|
+| .xz | XZ | |
+| .lzma | LZMA_Alone | legacy |
+MD
+
+# A Latin-1 HTML page with boilerplate to drop (script, style, nav, header, footer, aside), text from
+# the xz FAQ and accented words that only decode right as Latin-1.
+{
+    printf '<!DOCTYPE html>\n<html><head><meta charset="iso-8859-1"><title>XZ Utils FAQ (Latin-1 copy)</title>\n'
+    printf '<style>body { font-family: serif; } .hidden-style-text { }</style>\n'
+    printf '<script>var trackingScriptText = "must not be indexed";</script></head>\n<body>\n'
+    printf '<header>Site header boilerplate</header>\n<nav><a href="/">Home navigation link</a></nav>\n'
+    printf '<h1>XZ Utils FAQ</h1>\n<p>Caf\xe9 na\xefve r\xe9sum\xe9: XZ Utils is free general-purpose data compression software.</p>\n'
+    printf '<h2>Formats</h2>\n<ul><li>.xz is the native format</li><li>.lzma is the legacy format</li></ul>\n'
+    printf '<table><tr><th>Tool</th><th>Purpose</th></tr><tr><td>xz</td><td>compress</td></tr><tr><td>unxz</td><td>decompress</td></tr></table>\n'
+    printf '<p><img src="logo.png" alt="XZ Utils logo"></p>\n'
+    printf '<aside>Sidebar advertisement</aside>\n<footer>Copyright footer boilerplate</footer>\n</body></html>\n'
+} >"$out/html/xz-faq-latin1.html"
+
+# JSON Lines: one ISO 639-2 language per line; a TSV of the same records; a CSV with quoted fields
+# that hold commas and line breaks (package descriptions from the iso-codes and distro-info-data docs).
+python3 - "$out" <<'PY'
+import csv, json, sys
+out = sys.argv[1]
+languages = json.load(open("/usr/share/iso-codes/json/iso_639-2.json"))["639-2"]
+with open(f"{out}/json/iso-639-2-languages.jsonl", "w") as f:
+    for record in languages:
+        f.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+with open(f"{out}/csv/iso-639-2-languages.tsv", "w", newline="") as f:
+    writer = csv.writer(f, delimiter="\t", lineterminator="\n")
+    writer.writerow(["alpha_3", "alpha_2", "name", "bibliographic"])
+    for r in languages:
+        writer.writerow([r.get("alpha_3", ""), r.get("alpha_2", ""), r.get("name", ""), r.get("bibliographic", "")])
+with open(f"{out}/csv/packages.csv", "w", newline="") as f:
+    writer = csv.writer(f, lineterminator="\r\n")
+    writer.writerow(["package", "summary", "description"])
+    writer.writerow(["iso-codes", "ISO language, territory, currency, script codes and their translations",
+                     "This package provides the ISO 639, ISO 3166 and ISO 4217 lists,\n"
+                     "with their translations, as \"JSON\" files."])
+    writer.writerow(["distro-info-data", "information about the distributions' releases (data files)",
+                     "Information about all releases of Debian and Ubuntu.\nThe distro-info script uses it."])
+PY
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -125,6 +199,32 @@ qpdf --static-id --static-aes-iv --encrypt sluice sluice-owner 128 --use-aes=y -
     "$out/pdf/xz-utils-faq.pdf" "$out/bad/encrypted.pdf"
 # The first 2 KiB of a real PDF: header and part of the first object, no xref, no catalog.
 head -c 2048 "$out/pdf/fontconfig-user.pdf" >"$out/bad/truncated.pdf"
+
+# Bombs and other bad structured input, generated small.
+python3 - "$out" <<'PY'
+import sys, zipfile
+out = sys.argv[1]
+def docx(path, document_xml):
+    # A minimal DOCX container: content types plus the one part that matters; fixed dates.
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        def add(name, data):
+            info = zipfile.ZipInfo(name, date_time=(2023, 11, 14, 22, 13, 20))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, data)
+        add("[Content_Types].xml", '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+        add("word/document.xml", document_xml)
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+# Zip bomb: a 256 MiB document.xml of spaces (about 250 KB compressed: deflate's ratio tops out near 1030:1).
+padding = b" " * (1 << 28)
+docx(f"{out}/bad/zip-bomb.docx", b'<?xml version="1.0" encoding="UTF-8"?><w:document ' + W.encode() + b'><w:body><w:p><w:r><w:t>bomb</w:t></w:r></w:p>' + padding + b'</w:body></w:document>')
+# Billion laughs: ten levels of ten references, 10^9 "lol"s if expanded.
+entities = '<!ENTITY lol "lol">' + "".join(f'<!ENTITY lol{i} "{("&lol;" if i == 1 else f"&lol{i-1};") * 10}">' for i in range(1, 10))
+docx(f"{out}/bad/entity-bomb.docx", f'<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE w:document [{entities}]><w:document {W}><w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>')
+# JSON nested 100,000 deep.
+open(f"{out}/bad/deep.json", "w").write("[" * 100000 + "]" * 100000 + "\n")
+# JSON Lines with a broken third line.
+open(f"{out}/bad/bad-line.jsonl", "w").write('{"name": "first"}\n{"name": "second"}\n{"name": "third",, "oops": 1}\n{"name": "fourth"}\n')
+PY
 
 echo "samples regenerated in $out:"
 du -sh "$out"

@@ -11,6 +11,8 @@ PACKAGES=(
   tesseract-ocr-eng         # OCR: English language data
   liblmdb-dev               # checkpoints, embedding cache, local store
   libxxhash-dev             # XXH3-128 content and chunk hashes
+  libxml2-dev               # DOCX parts (XML) and HTML parsing
+  zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
   python3                   # loopback HTTP server in the HTTP client's tests
   python3-venv              # the tools venv below
   libopenblas-dev           # cblas_sgemm for the MiniLM embedder's forward pass (module COpenBLAS)

@@ -32,6 +32,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Clear the sink and the checkpoint and embed everything again (required to change the embedder).")
     var reembed = false
 
+    @Option(help: ArgumentHelp(
+        "Own only the documents whose key hashes to shard K of N (0 ≤ K < N); each shard needs its own state directory, all may share one sink.",
+        valueName: "K/N"))
+    var shard: String?
+
     @Option(help: ArgumentHelp("Write the run's statistics as JSON to this file ('-' for standard output).", valueName: "file"))
     var statsJson: String?
 
@@ -47,6 +52,7 @@ struct RunCommand: AsyncParsableCommand {
             runOptions.retryFailed = retryFailed
             runOptions.allowMassDelete = allowMassDelete
             runOptions.reembed = reembed
+            if let shard { runOptions.shard = try Shard(parsing: shard) }
             runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
             let components = try PipelineComponents.standard(configuration: configuration)
             let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)

@@ -19,6 +19,7 @@ struct SectionChunker {
     let overlapTokens: Int
     let page: Int?
     let headingPath: [String]
+    let metadata: [String: String]
     let firstOrdinal: Int
 
     /// The chunks made so far.
@@ -38,7 +39,7 @@ struct SectionChunker {
             var sectionChunker = SectionChunker(
                 text: text, bytes: bytes, counter: chunker.counter, maxTokens: chunker.maxTokens,
                 overlapTokens: chunker.overlapTokens, page: section.page, headingPath: section.headingPath,
-                firstOrdinal: firstOrdinal)
+                metadata: section.metadata, firstOrdinal: firstOrdinal)
             sectionChunker.run()
             return sectionChunker.chunks
         }
@@ -90,6 +91,6 @@ struct SectionChunker {
         chunks.append(
             Chunk(
                 ordinal: firstOrdinal + chunks.count, text: String(substring(range)), tokenCount: tokens,
-                startOffset: range.lowerBound, page: page, headingPath: headingPath))
+                startOffset: range.lowerBound, page: page, headingPath: headingPath, metadata: metadata))
     }
 }

@@ -9,11 +9,14 @@ public struct Chunk: Sendable, Hashable {
     public var startOffset: Int
     public var page: Int?
     public var headingPath: [String]
+    /// The section's position metadata (``TextSection/metadata``).
+    public var metadata: [String: String]
 
     public init(
         ordinal: Int, text: String, tokenCount: Int, startOffset: Int = 0, page: Int? = nil,
-        headingPath: [String] = []
+        headingPath: [String] = [], metadata: [String: String] = [:]
     ) {
+        self.metadata = metadata
         self.ordinal = ordinal
         self.text = text
         self.tokenCount = tokenCount

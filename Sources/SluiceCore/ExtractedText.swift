@@ -5,11 +5,15 @@ public struct TextSection: Sendable, Hashable {
     public var page: Int?
     /// Headings enclosing this section, outermost first.
     public var headingPath: [String]
+    /// Position metadata that every chunk of the section carries into the stored record (a JSON Lines
+    /// line number, a CSV line range).
+    public var metadata: [String: String]
 
-    public init(text: String, page: Int? = nil, headingPath: [String] = []) {
+    public init(text: String, page: Int? = nil, headingPath: [String] = [], metadata: [String: String] = [:]) {
         self.text = text
         self.page = page
         self.headingPath = headingPath
+        self.metadata = metadata
     }
 }
 

@@ -14,7 +14,11 @@ import Yams
 /// | `extract.max_file_mb` | number | `200` |
 /// | `extract.parallelism` | int | core count |
 /// | `extract.timeout_seconds` | number | `120` |
-/// | `chunk.strategy` | `recursive` | `recursive` |
+/// | `extract.docx.max_inflated_mb` | number | `100` |
+/// | `extract.docx.max_compression_ratio` | number | `200` |
+/// | `extract.json.fields` | [path or key] | `[]` (every string value) |
+/// | `extract.json.max_depth` | int | `64` |
+/// | `chunk.strategy` | `recursive`, `structured` | `recursive` |
 /// | `chunk.max_tokens` | int | `256` |
 /// | `chunk.overlap_tokens` | int | `32` |
 /// | `chunk.parallelism` | int | core count |
@@ -112,10 +116,20 @@ extension PipelineConfiguration {
             c.extract.maxFileMB = try s.number("max_file_mb", min: 0.000001) ?? c.extract.maxFileMB
             c.extract.parallelism = try s.int("parallelism", min: 1) ?? c.extract.parallelism
             c.extract.timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? c.extract.timeoutSeconds
+            if var d = try s.section("docx") {
+                c.extract.docx.maxInflatedMB = try d.number("max_inflated_mb", min: 0.001) ?? c.extract.docx.maxInflatedMB
+                c.extract.docx.maxCompressionRatio = try d.number("max_compression_ratio", min: 1) ?? c.extract.docx.maxCompressionRatio
+                try d.finish()
+            }
+            if var j = try s.section("json") {
+                c.extract.json.fields = try j.strings("fields") ?? c.extract.json.fields
+                c.extract.json.maxDepth = try j.int("max_depth", min: 1) ?? c.extract.json.maxDepth
+                try j.finish()
+            }
             try s.finish()
         }
         if var s = try root.section("chunk") {
-            c.chunk.strategy = try s.string("strategy", oneOf: ["recursive"]) ?? c.chunk.strategy
+            c.chunk.strategy = try s.string("strategy", oneOf: ["recursive", "structured"]) ?? c.chunk.strategy
             c.chunk.maxTokens = try s.int("max_tokens", min: 8) ?? c.chunk.maxTokens
             c.chunk.overlapTokens = try s.int("overlap_tokens", min: 0) ?? c.chunk.overlapTokens
             c.chunk.parallelism = try s.int("parallelism", min: 1) ?? c.chunk.parallelism

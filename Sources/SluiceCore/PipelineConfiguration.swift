@@ -18,11 +18,15 @@ public struct PipelineConfiguration: Sendable, Hashable {
         public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
         /// Per-document time limit.
         public var timeoutSeconds: Double = 120
+        /// DOCX limits and JSON fields (`PipelineConfiguration+Documents.swift`).
+        public var docx = DOCX()
+        public var json = JSON()
         public init() {}
     }
 
     public struct Chunk: Sendable, Hashable {
-        /// Open-ended: `recursive` for now.
+        /// Open-ended: `recursive` (sections never merged) or `structured` (small sections under one
+        /// heading merged, splits preferred at headings, pages, paragraphs).
         public var strategy: String = "recursive"
         public var maxTokens: Int = 256
         public var overlapTokens: Int = 32

@@ -9,7 +9,7 @@ public struct ExtractorRegistry: Sendable {
 
     /// The extractors Sluice ships, for a configuration.
     public static func standard(configuration: PipelineConfiguration.Extract) -> ExtractorRegistry {
-        ExtractorRegistry(extractors: [TextExtractor()])
+        ExtractorRegistry(extractors: documentExtractors(configuration) + [TextExtractor()])
     }
 
     public func extractor(for input: ExtractionInput) -> (any Extractor)? {

@@ -13,6 +13,19 @@ public struct TextExtractor: Extractor {
 
     static let markdownExtensions: Set<String> = ["md", "markdown", "mdown", "mkd"]
 
+    /// Extensions that always mean text: content sniffing for other formats leaves them alone.
+    static var knownTextExtensions: Set<String> {
+        markdownExtensions.union(sourceExtensions).union(["txt", "text", "log", "rst", "me", "1st"])
+    }
+
+    /// Source code read as text; the metadata names the language by its extension.
+    static let sourceExtensions: Set<String> = [
+        "swift", "c", "h", "cc", "cpp", "cxx", "hpp", "m", "mm", "rs", "go", "py", "rb", "pl", "pm", "php", "java",
+        "kt", "kts", "scala", "cs", "fs", "js", "mjs", "cjs", "ts", "tsx", "jsx", "sh", "bash", "zsh", "fish", "lua",
+        "r", "jl", "hs", "ml", "ex", "exs", "erl", "clj", "el", "lisp", "scm", "sql", "yaml", "yml", "toml", "ini",
+        "cfg", "conf", "xml", "css", "scss", "proto", "cmake", "mk", "dockerfile", "tex", "rst", "vim", "zig", "dart",
+    ]
+
     /// Text is the fallback format: every document that no other extractor claims is tried as text.
     public func accepts(_ input: ExtractionInput) -> Bool { true }
 
@@ -26,8 +39,12 @@ public struct TextExtractor: Extractor {
         guard text.contains(where: { !$0.isWhitespace }) else {
             throw SluiceError(.emptyDocument, "the file holds only white space")
         }
-        let isMarkdown = Self.markdownExtensions.contains(input.fileURL.pathExtension.lowercased())
+        let ext = input.fileURL.pathExtension.lowercased()
+        let isMarkdown = Self.markdownExtensions.contains(ext)
         let sections = isMarkdown ? Self.markdownSections(text) : [TextSection(text: text)]
+        if Self.sourceExtensions.contains(ext) {
+            return ExtractedText(sections: sections, metadata: ["format": "source", "language": ext])
+        }
         return ExtractedText(sections: sections, metadata: ["format": isMarkdown ? "markdown" : "text"])
     }
 

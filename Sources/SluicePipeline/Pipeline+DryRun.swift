@@ -10,6 +10,7 @@ public struct DryRunReport: Sendable, Hashable, Codable {
     public var unchanged = 0
     public var deleted: [String] = []
     public var vectorsToDelete = 0
+    /// Vectors this state tracks (the base of the mass-delete share).
     public var storedVectors = 0
     /// Set when the deletions would trip the mass-delete guard.
     public var massDeleteRefusal: String?
@@ -27,14 +28,15 @@ extension Pipeline {
             checkpoint = try CheckpointStore(directory: stateDirectory, readOnly: true)
         } catch {
             // No state yet: everything is new.
-            let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
+            let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
             try await scanner.walk { entry in
                 if case .success(let file) = entry { report.added.append(file.key) }
                 return true
             }
             return report
         }
-        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
+        try guardShard(checkpoint: checkpoint)
+        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         try await scanner.walk { entry in
             guard case .success(let file) = entry else { return true }
             guard let previous = try? checkpoint.document(file.key) else {
@@ -47,7 +49,7 @@ extension Pipeline {
                 return true  // --retry-failed takes only the failed documents
             } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty {
                 report.unchanged += 1
-            } else if let bytes = try? ExtractStep.readFile(file.url), ContentHash(of: bytes) == previous.contentHash {
+            } else if previous.pendingIDs.isEmpty, let bytes = try? ExtractStep.readFile(file.url), ContentHash(of: bytes) == previous.contentHash {
                 report.unchanged += 1
             } else {
                 report.changed.append(file.key)
@@ -58,7 +60,7 @@ extension Pipeline {
             let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
             report.deleted = plan.keys
             report.vectorsToDelete = plan.ids.count
-            report.storedVectors = (try? await components.sink.count()) ?? 0
+            report.storedVectors = plan.known
             do {
                 try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: report.storedVectors)
             } catch let error as SluiceError {

@@ -4,6 +4,26 @@ import SluiceCore
 import SluiceState
 
 extension Pipeline {
+    /// A state directory belongs to one shard of one sharding (DESIGN §8). Running it as another shard, or
+    /// unsharded, would make prune delete the documents the state knows but this run no longer owns, while
+    /// their owner upserts them into the same shared sink. Re-embedding clears the whole sink, under the
+    /// other shards' feet, so it is refused with a shard too.
+    func guardShard(checkpoint: CheckpointStore) throws {
+        let shard = options.shard
+        if options.reembed && shard.count > 1 {
+            throw SluiceError(
+                .usage,
+                "--reembed cannot be combined with --shard: it clears the shared sink under the other shards. To change the embedder of a sharded deployment, point every shard at a new sink (table, collection, index) and new state directories, or re-embed in one unsharded run.")
+        }
+        let recorded = try checkpoint.metadata("shard") ?? Shard.whole.description
+        if recorded != shard.description, try checkpoint.documentCount() > 0 {
+            func describe(_ spec: String) -> String { spec == Shard.whole.description ? "the whole corpus (no --shard)" : "shard \(spec)" }
+            throw SluiceError(
+                .usage,
+                "this state was built for \(describe(recorded)); this run is for \(describe(shard.description)). A state directory belongs to one shard of one sharding: give each shard its own state directory, and start new ones (with the same sink: vector ids do not change) to re-shard.")
+        }
+    }
+
     /// Refuses to mix vectors of two embedders in one sink, unless told to re-embed everything.
     func guardEmbedder(_ identity: EmbedderIdentity, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor) async throws {
         let stored = try checkpoint.metadata("embedder")
@@ -26,8 +46,7 @@ extension Pipeline {
     func prune(scanner: SourceScanner, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, tally: RunTally) async throws {
         let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
         guard !plan.keys.isEmpty else { return }
-        let stored = try await components.sink.count()
-        try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: stored)
+        try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: plan.known)
         try await components.sink.delete(plan.ids)
         let keys = plan.keys
         try await stateExecutor.run { try checkpoint.commit(put: [], delete: keys) }
@@ -38,10 +57,14 @@ extension Pipeline {
         logger.info("pruned vanished documents", metadata: ["sluice-documents": "\(plan.keys.count)", "sluice-vectors": "\(plan.ids.count)"])
     }
 
-    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID]) {
+    /// What prune would delete, and how many vectors this state tracks in all (the base of the mass-delete
+    /// share: the sink may hold other shards' or other pipelines' vectors, which are not this run's to count).
+    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID], known: Int) {
         var keys: [String] = []
         var ids: [VectorID] = []
+        var known = 0
         try checkpoint.forEachDocument { record in
+            known += record.knownIDs.count
             let path = scanner.root.appendingPathComponent(record.key).path
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
@@ -50,7 +73,7 @@ extension Pipeline {
                 ids += record.knownIDs.sorted()
             }
         }
-        return (keys, ids)
+        return (keys, ids, known)
     }
 
     func checkMassDelete(deleting: Int, documents: Int, stored: Int) throws {

@@ -40,18 +40,23 @@ public actor Pipeline {
         let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
         defer { stateExecutor.shutdown() }
         let identity = components.embedder.identity
+        try guardShard(checkpoint: checkpoint)
         try await guardEmbedder(identity, checkpoint: checkpoint, stateExecutor: stateExecutor)
         try await components.sink.prepare(embedder: identity)
-        try await stateExecutor.run { try checkpoint.setMetadata("embedder", identity.description) }
+        let shard = options.shard
+        try await stateExecutor.run {
+            try checkpoint.setMetadata("embedder", identity.description)
+            try checkpoint.setMetadata("shard", shard.description)
+        }
 
         let tally = RunTally()
         let runID = Self.makeRunID()
         let started = Date()
         let clock = ContinuousClock()
         let startInstant = clock.now
-        logger.info("run started", metadata: ["sluice-run": "\(runID)", "sluice-source": "\(sourceRoot.path)", "sluice-sink": "\(components.sink.name)", "sluice-embedder": "\(identity)"])
+        logger.info("run started", metadata: ["sluice-run": "\(runID)", "sluice-source": "\(sourceRoot.path)", "sluice-sink": "\(components.sink.name)", "sluice-embedder": "\(identity)", "sluice-shard": "\(options.shard)"])
 
-        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot)
+        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         if options.prune ?? configuration.run.prune, !options.retryFailed {
             try await prune(scanner: scanner, checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally)
         }

@@ -10,14 +10,16 @@ extension PipelineComponents {
     /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or sink kind.
     public static func standard(configuration: PipelineConfiguration, readOnlySink: Bool = false) throws -> PipelineComponents {
         let embedder = try makeEmbedder(configuration.embed)
+        // A chunk never exceeds what the embedder takes per input (MiniLM: 254 word pieces, which with
+        // [CLS] and [SEP] is its 256-token window), so no chunk is silently truncated.
+        let maxTokens = min(configuration.chunk.maxTokens, embedder.limits.maxTokensPerInput)
+        let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
         let chunker: any Chunker
         switch configuration.chunk.strategy {
         case "recursive":
-            // A chunk never exceeds what the embedder takes per input (MiniLM: 254 word pieces, which
-            // with [CLS] and [SEP] is its 256-token window), so no chunk is silently truncated.
-            let maxTokens = min(configuration.chunk.maxTokens, embedder.limits.maxTokensPerInput)
-            let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
             chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
+        case "structured":
+            chunker = StructuredChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
         default:
             throw SluiceError(.configuration, "chunk.strategy: '\(configuration.chunk.strategy)' is not supported")
         }

@@ -26,6 +26,8 @@ public struct RunOptions: Sendable, Hashable {
     public var allowMassDelete = false
     /// Forget every vector and embed everything again (needed to change the embedder).
     public var reembed = false
+    /// The part of the corpus this run owns (`--shard K/N`); the whole corpus by default.
+    public var shard: Shard = .whole
     /// Where the embed stage appends the chunk hashes it sends to the embedder (diagnostics, tests).
     public var embedAuditLog: String?
 

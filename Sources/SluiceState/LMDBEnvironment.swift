@@ -13,6 +13,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package let path: URL
     private let databaseLock = NSLock()
     private var databases: [String: MDB_dbi] = [:]
+    /// This environment's memory map, registered with the ``ResidentMemoryReleaser``.
+    private let mapping: Int?
 
     /// Opens (creating the folder if needed) an environment.
     /// - Parameters:
@@ -28,16 +30,21 @@ package final class LMDBEnvironment: @unchecked Sendable {
         mdb_env_set_mapsize(handle, mapSize)
         mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases))
         mdb_env_set_maxreaders(handle, UInt32(maxReaders))
-        let flags = UInt32(MDB_NOTLS) | (readOnly ? UInt32(MDB_RDONLY) : 0)
+        let flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         let rc = mdb_env_open(handle, path.path, flags, 0o644)
         if rc != 0 {
             mdb_env_close(handle)
             throw SluiceError(.state, "cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
         }
         self.env = handle
+        // LMDB maps the data file once, at open, with the full map size; the mapping never moves.
+        self.mapping = ResidentMemoryReleaser.shared.register(ResidentMemoryReleaser.mappings(of: path.appendingPathComponent("data.mdb")))
     }
 
-    deinit { mdb_env_close(env) }
+    deinit {
+        ResidentMemoryReleaser.shared.unregister(mapping)  // before the map goes away
+        mdb_env_close(env)
+    }
 
     /// The handle of a named database, created on first use (unless the environment is read-only).
     package func database(_ name: String) throws -> MDB_dbi {

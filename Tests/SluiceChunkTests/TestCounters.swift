@@ -1,6 +1,20 @@
 import SluiceChunk
 import SluiceCore
+import Synchronization
 import Testing
+
+/// Counts like `base`, and adds up how many bytes it was asked to count: the chunker's work, measured
+/// without a clock.
+final class MeteredCounter: TokenCounter {
+    let base: any TokenCounter
+    private let bytes = Atomic<Int>(0)
+    init(_ base: any TokenCounter) { self.base = base }
+    func count(_ text: Substring) -> Int {
+        bytes.add(text.utf8.count, ordering: .relaxed)
+        return base.count(text)
+    }
+    var bytesCounted: Int { bytes.load(ordering: .relaxed) }
+}
 
 /// One UTF-8 byte in four (rounded up), white space included: not subadditive, since the white space
 /// between two pieces adds to the count of the whole. Exercises the chunker's recount-and-shrink path.

@@ -29,8 +29,9 @@ import Testing
         #expect(chunker.maxTokens == 254, "chunk.max_tokens 256 is capped at the window less [CLS] and [SEP]")
         let url = Self.samples.appendingPathComponent(document)
         let extracted = try TextExtractor().extract(ExtractionInput(key: document, fileURL: url, bytes: Array(Data(contentsOf: url))))
-        let chunks = components.chunker.chunk(extracted)
-        #expect(chunks.count > 10)
+        let structured = try self.components { $0.chunk.strategy = "structured" }
+        let chunks = components.chunker.chunk(extracted) + structured.chunker.chunk(extracted)
+        #expect(chunks.count > 20)
         var longest = 0
         for chunk in chunks {
             let ids = embedder.tokenizer.encode(chunk.text)

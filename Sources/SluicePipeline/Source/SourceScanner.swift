@@ -2,6 +2,9 @@ import Foundation
 import SluiceCore
 
 #if canImport(Glibc)
+// ZIPFoundation (a dependency of SluiceExtract) imports CoreFoundation, whose clang module then owns
+// `struct stat`; MemberImportVisibility wants that module imported where its fields are read.
+import CoreFoundation
 import Glibc
 #endif
 
@@ -14,6 +17,8 @@ package struct SourceScanner: Sendable {
     package let include: [GlobPattern]
     package let exclude: [GlobPattern]
     package let followSymlinks: Bool
+    /// The part of the corpus this run owns (DESIGN §8); documents of other shards are not seen at all.
+    package let shard: Shard
 
     /// A file that could not be listed (unreadable folder, dangling or escaping link), reported per key.
     package struct Problem: Error, Sendable, Hashable {
@@ -22,16 +27,17 @@ package struct SourceScanner: Sendable {
         package var message: String
     }
 
-    package init(configuration: PipelineConfiguration.Source, root: URL) {
+    package init(configuration: PipelineConfiguration.Source, root: URL, shard: Shard = .whole) {
         self.root = root.standardizedFileURL.resolvingSymlinksInPath()
         self.include = configuration.include.map(GlobPattern.init)
         self.exclude = configuration.exclude.map(GlobPattern.init)
         self.followSymlinks = configuration.followSymlinks
+        self.shard = shard
     }
 
-    /// Whether a key is part of the source by the include/exclude rules.
+    /// Whether a key is part of the source by the include/exclude rules, and of this run's shard.
     package func selects(_ key: String) -> Bool {
-        include.contains { $0.matches(key) } && !exclude.contains { $0.matches(key) }
+        include.contains { $0.matches(key) } && !exclude.contains { $0.matches(key) } && shard.owns(key)
     }
 
     /// Walks the tree depth-first in sorted order, calling `body` for each selected regular file or problem.
@@ -54,6 +60,7 @@ package struct SourceScanner: Sendable {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         } catch {
             if prefix.isEmpty { throw SluiceError(.unreadable, "cannot list source folder \(directory.path)", cause: error) }
+            guard shard.owns(prefix) else { return true }  // one shard reports the folder
             return await body(.failure(Problem(key: prefix, error: .unreadable, message: "cannot list folder: permission denied or unreadable")))
         }
         for name in names {

@@ -14,6 +14,12 @@ package struct ChunkStep: Sendable {
             return document
         }
         document.chunked = chunks
+        // The document's title (HTML <title>, DOCX dc:title) travels with each chunk into the stored record.
+        if let title = text.metadata["title"], !title.isEmpty {
+            for index in document.chunked.indices where document.chunked[index].metadata["title"] == nil {
+                document.chunked[index].metadata["title"] = title
+            }
+        }
         return document
     }
 }

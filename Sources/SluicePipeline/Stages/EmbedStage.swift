@@ -61,7 +61,10 @@ package actor EmbedStage {
         state = .running
         self.output = output
         let clock = ContinuousClock()
-        await withTaskGroup(of: Void.self) { group in
+        // A discarding group: a plain task group keeps every finished child until it is awaited, and a
+        // run dispatches one child per batch — tens of thousands, retained to the end (measured: anonymous
+        // memory grew by 100 MB over the 10× benchmark corpus).
+        await withDiscardingTaskGroup { group in
             loop: while true {
                 let timeout = batcher.deadline.map { max(clock.now.duration(to: $0), .zero) }
                 let waitStart = clock.now
@@ -79,7 +82,6 @@ package actor EmbedStage {
                 }
             }
             state = .draining
-            await group.waitForAll()
         }
         precondition(waiting.isEmpty, "embed stage finished with documents still waiting")
         output.finish()
@@ -139,7 +141,7 @@ package actor EmbedStage {
         return batches
     }
 
-    private func dispatch(_ batch: [Pending], in group: inout TaskGroup<Void>) async {
+    private func dispatch(_ batch: [Pending], in group: inout DiscardingTaskGroup) async {
         await acquirePermit()
         let embedder = self.embedder
         let checkpoint = self.checkpoint

@@ -5,6 +5,9 @@ import SluiceState
 import Synchronization
 
 #if canImport(Glibc)
+// ZIPFoundation (a dependency of SluiceExtract) imports CoreFoundation, whose clang module then owns
+// `struct stat`; MemberImportVisibility wants that module imported where its fields are read.
+import CoreFoundation
 import Glibc
 #endif
 
@@ -38,7 +41,10 @@ package struct ExtractStep: Sendable {
         let hash = ContentHash(of: bytes)
         document.contentHash = hash
         document.file.size = bytes.count
-        if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash {
+        // Unchanged bytes are skipped, unless a crashed attempt left pending ids: it may have overwritten
+        // records whose ids this version shares (same key, ordinal and text) with another version's
+        // metadata, so the document is written again (its vectors come from the embedding cache).
+        if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash, previous.pendingIDs.isEmpty {
             document.outcome = .unchanged
             return document
         }

@@ -71,15 +71,9 @@ package actor UpsertStage {
 
         func write(_ documents: [DocumentWork]) async -> [DocumentWork] {
             var documents = documents
-            // Documents that still need writing, and settled ones with orphans from a crashed attempt.
+            // Unchanged documents never carry pending ids: the extract step rewrites those.
             let writing = documents.indices.filter { !documents[$0].isSettled }
-            let cleaning = documents.indices.filter {
-                if case .unchanged = documents[$0].outcome, let previous = documents[$0].previous {
-                    return !Set(previous.pendingIDs).subtracting(previous.chunkIDs).isEmpty
-                }
-                return false
-            }
-            guard !writing.isEmpty || !cleaning.isEmpty else { return documents }
+            guard !writing.isEmpty else { return documents }
             do {
                 let pending = writing.map { (key: documents[$0].file.key, ids: documents[$0].chunks.map(\.id)) }
                 if !pending.isEmpty {
@@ -107,12 +101,6 @@ package actor UpsertStage {
                     documents[index].deletedIDs = gone.count
                     stale += gone
                 }
-                for index in cleaning {
-                    let previous = documents[index].previous!
-                    let gone = Set(previous.pendingIDs).subtracting(previous.chunkIDs)
-                    documents[index].deletedIDs = gone.count
-                    stale += gone
-                }
                 if !stale.isEmpty { try await sink.delete(stale.sorted()) }
                 for index in writing { documents[index].outcome = .upserted }
                 let upserted = records.count
@@ -123,13 +111,16 @@ package actor UpsertStage {
                 }
             } catch {
                 let reason = SluiceError.wrap(error, as: .sinkFailed)
-                for index in writing + cleaning { documents[index].fail(reason, as: .sinkFailed) }
+                for index in writing { documents[index].fail(reason, as: .sinkFailed) }
             }
             return documents
         }
 
         static func record(_ prepared: PreparedChunk, of document: DocumentWork) -> VectorRecord {
-            var metadata: [String: String] = ["offset": String(prepared.chunk.startOffset), "tokens": String(prepared.chunk.tokenCount)]
+            // The section's position metadata first, so that the fixed keys below always win.
+            var metadata = prepared.chunk.metadata
+            metadata["offset"] = String(prepared.chunk.startOffset)
+            metadata["tokens"] = String(prepared.chunk.tokenCount)
             if let page = prepared.chunk.page { metadata["page"] = String(page) }
             if !prepared.chunk.headingPath.isEmpty { metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ") }
             if let hash = document.contentHash { metadata["content_hash"] = hash.hex }

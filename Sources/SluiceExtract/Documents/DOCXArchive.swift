@@ -1,0 +1,68 @@
+import Foundation
+import SluiceCore
+internal import ZIPFoundation
+
+/// The parts of a DOCX (a ZIP archive) read with limits that hold while inflating: the total inflated
+/// size, and the ratio of inflated to compressed bytes of each part. A zip bomb fails at the first
+/// buffer past a limit, without ever being inflated whole.
+struct DOCXArchive {
+    /// Limits on inflation.
+    struct Limits: Sendable, Hashable {
+        /// Most bytes inflated from the archive in all.
+        var maxInflatedBytes: Int
+        /// Most inflated bytes per compressed byte of a part (ordinary DOCX parts are below 30).
+        var maxCompressionRatio: Double
+        /// Parts smaller than this are not held to the ratio (tiny parts of white space compress well).
+        var ratioGraceBytes = 1 << 20
+    }
+
+    private let archive: Archive
+    private let limits: Limits
+    private var inflated = 0
+
+    init(bytes: [UInt8], limits: Limits) throws {
+        do {
+            archive = try Archive(data: Data(bytes), accessMode: .read)
+        } catch {
+            throw SluiceError(.malformed, "not a readable ZIP archive (corrupt or truncated DOCX)", cause: error)
+        }
+        self.limits = limits
+    }
+
+    /// Whether the archive holds a part.
+    func contains(_ path: String) -> Bool { archive[path] != nil }
+
+    /// Inflates one part, or returns `nil` if the archive has none by that name.
+    /// - Throws: ``SluiceError/Code/zipBomb`` when a limit is passed, ``SluiceError/Code/malformed`` when
+    ///   the part cannot be inflated.
+    mutating func part(_ path: String) throws -> [UInt8]? {
+        guard let entry = archive[path] else { return nil }
+        var bytes: [UInt8] = []
+        var total = inflated
+        let limits = limits
+        let compressed = max(entry.compressedSize, 1)
+        do {
+            _ = try archive.extract(entry, bufferSize: 64 * 1024, skipCRC32: false) { data in
+                bytes.append(contentsOf: data)
+                total += data.count
+                if total > limits.maxInflatedBytes {
+                    throw SluiceError(
+                        .zipBomb,
+                        "\(path) inflates past extract.docx.max_inflated_mb (\(limits.maxInflatedBytes / 1_048_576) MB) from \(entry.compressedSize) compressed bytes; refused as a zip bomb")
+                }
+                let ratio = Double(bytes.count) / Double(compressed)
+                if bytes.count > limits.ratioGraceBytes && ratio > limits.maxCompressionRatio {
+                    throw SluiceError(
+                        .zipBomb,
+                        "\(path) inflates more than \(Int(limits.maxCompressionRatio)) times its compressed size (\(entry.compressedSize) bytes → over \(bytes.count) bytes), over extract.docx.max_compression_ratio; refused as a zip bomb")
+                }
+            }
+        } catch let error as SluiceError {
+            throw error
+        } catch {
+            throw SluiceError(.malformed, "cannot inflate \(path): \(error)", cause: error)
+        }
+        inflated = total
+        return bytes
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import SluiceCore
+
+/// Word documents (DOCX, Office Open XML): the ZIP container through ZIPFoundation, its XML parts
+/// through libxml2. Headings (by outline level or `heading N` style) become sections with heading paths
+/// and Markdown heading lines; lists, tables (a row per line) and paragraphs are kept; the title and
+/// author come from `docProps/core.xml`.
+///
+/// Recognised by content: a ZIP archive (`PK\u{3}\u{4}`) holding `word/document.xml`, whatever its name.
+///
+/// Limits, each failing the document alone with a precise reason: inflation is metered while it runs
+/// (``DOCXArchive/Limits``: total size and compression ratio, ``SluiceError/Code/zipBomb``); an XML
+/// part that declares a DTD (`<!DOCTYPE`, where entities live) is refused before parsing
+/// (``SluiceError/Code/xmlEntities``) — OOXML parts never have one, so no entity is ever expanded,
+/// and libxml2 runs without network access, DTD loading or entity substitution.
+public struct DOCXExtractor: Extractor {
+    let limits: DOCXArchive.Limits
+
+    /// - Parameters:
+    ///   - maxInflatedBytes: Most bytes inflated from one document in all.
+    ///   - maxCompressionRatio: Most inflated bytes per compressed byte of one part.
+    public init(maxInflatedBytes: Int = 100 << 20, maxCompressionRatio: Double = 200) {
+        limits = DOCXArchive.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
+    }
+
+    public var name: String { "docx" }
+
+    public func accepts(_ input: ExtractionInput) -> Bool {
+        guard input.bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return false }
+        // The part's name sits uncompressed in the central directory at the end of the archive (and in
+        // its local header); the last MiB holds the central directory of any DOCX, so a large archive
+        // is not scanned whole on the caller's thread.
+        let name = Array("word/document.xml".utf8)
+        let tail = Array(input.bytes.suffix(1 << 20))
+        return Self.contains(tail, name) || Self.contains(Array(input.bytes.prefix(1 << 16)), name)
+    }
+
+    public func extract(_ input: ExtractionInput) throws -> ExtractedText {
+        var archive = try DOCXArchive(bytes: input.bytes, limits: limits)
+        guard let documentXML = try archive.part("word/document.xml") else {
+            throw SluiceError(.unsupportedFormat, "a ZIP archive without word/document.xml is not a DOCX")
+        }
+        let document = try Self.parse(documentXML, name: "word/document.xml")
+        let styles = try archive.part("word/styles.xml").map { try Self.parse($0, name: "word/styles.xml") }
+        let numbering = try archive.part("word/numbering.xml").map { try Self.parse($0, name: "word/numbering.xml") }
+        let core = try archive.part("docProps/core.xml").map { try Self.parse($0, name: "docProps/core.xml") }
+
+        guard let body = document.root?.child("body") else {
+            throw SluiceError(.malformed, "word/document.xml has no w:body")
+        }
+        var walker = DOCXBodyWalker(styles: DOCXStyles(styles: styles, numbering: numbering))
+        walker.visit(body: body)
+        let sections = walker.finish()
+        guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the DOCX has no text") }
+        var metadata = ["format": "docx"]
+        if let root = core?.root {
+            if let title = root.child("title").map(HTMLWalker.text(of:)), !title.isEmpty { metadata["title"] = title }
+            if let author = root.child("creator").map(HTMLWalker.text(of:)), !author.isEmpty { metadata["author"] = author }
+        }
+        if metadata["title"] == nil, let title = walker.title, !title.isEmpty { metadata["title"] = title }
+        return ExtractedText(sections: sections, metadata: metadata)
+    }
+
+    /// Parses an XML part, refusing any DTD before libxml2 sees it.
+    static func parse(_ bytes: [UInt8], name: String) throws -> XMLTree {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            throw SluiceError(.unsupportedFormat, "\(name) is UTF-16; DOCX parts are UTF-8")
+        }
+        for marker in ["<!DOCTYPE", "<!ENTITY"] {
+            if let offset = firstIndex(of: Array(marker.utf8), in: bytes) {
+                throw SluiceError(
+                    .xmlEntities,
+                    "\(name) declares a DTD (\(marker) at byte \(offset)); DOCX parts never do, and entity expansion is refused (billion-laughs protection)")
+            }
+        }
+        let tree = try XMLTree.xml(bytes, name: name)
+        if tree.hasDTD { throw SluiceError(.xmlEntities, "\(name) declares a DTD; entity expansion is refused") }
+        return tree
+    }
+
+    static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool { firstIndex(of: needle, in: bytes) != nil }
+
+    /// The offset of the first occurrence of `needle` in `bytes`.
+    static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard let first = needle.first, bytes.count >= needle.count else { return nil }
+        return bytes.withUnsafeBufferPointer { haystack in
+            let last = haystack.count - needle.count
+            var index = 0
+            while index <= last {
+                if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) { return index }
+                index += 1
+            }
+            return nil
+        }
+    }
+}

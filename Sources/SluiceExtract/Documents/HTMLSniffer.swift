@@ -1,0 +1,58 @@
+import Foundation
+
+/// Recognises HTML by its first bytes and finds its declared character set.
+enum HTMLSniffer {
+    /// Whether the bytes start like an HTML document: a doctype, `<html`, or (after comments and
+    /// white space) a tag with `<head` or `<body` close by. With the extension as a hint, any text
+    /// starting with `<` qualifies.
+    static func looksLikeHTML(_ bytes: [UInt8], extensionHint: Bool) -> Bool {
+        let head = lowercasedPrefix(bytes, 1024)
+        guard let start = head.firstIndex(where: { !$0.isWhitespace }) else { return false }
+        let text = head[start...]
+        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") { return true }
+        guard text.hasPrefix("<") else { return false }
+        if extensionHint { return !bytes.prefix(8192).contains(0) }
+        return text.contains("<html") || text.contains("<head") || text.contains("<body")
+    }
+
+    /// The character set to decode with, as libxml2 names it.
+    static func encoding(of bytes: [UInt8]) -> String {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return "UTF-8" }
+        if bytes.starts(with: [0xFF, 0xFE]) { return "UTF-16LE" }
+        if bytes.starts(with: [0xFE, 0xFF]) { return "UTF-16BE" }
+        if let declared = declaredCharset(lowercasedPrefix(bytes, 4096)) {
+            switch declared {
+            case "utf8", "utf-8": return "UTF-8"
+            case "latin1", "iso-8859-1", "iso8859-1", "l1", "us-ascii", "ascii":
+                // Browsers read all of these as windows-1252, which only adds printable characters in 0x80-0x9F.
+                return "windows-1252"
+            default: return declared.uppercased()
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) != nil ? "UTF-8" : "windows-1252"
+    }
+
+    /// The value of `charset=` inside a `<meta` tag, if any.
+    static func declaredCharset(_ head: String) -> String? {
+        var searchFrom = head.startIndex
+        while let meta = head.range(of: "<meta", range: searchFrom..<head.endIndex) {
+            let tagEnd = head[meta.upperBound...].firstIndex(of: ">") ?? head.endIndex
+            let tag = head[meta.upperBound..<tagEnd]
+            if let charset = tag.range(of: "charset") {
+                var rest = tag[charset.upperBound...].drop { $0 == " " }
+                if rest.first == "=" {
+                    rest = rest.dropFirst().drop { $0 == " " || $0 == "\"" || $0 == "'" }
+                    let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ":" || $0 == "." }
+                    if !name.isEmpty { return String(name) }
+                }
+            }
+            searchFrom = tagEnd
+        }
+        return nil
+    }
+
+    /// The first `count` bytes as lower-cased text (bytes above 0x7F become spaces).
+    private static func lowercasedPrefix(_ bytes: [UInt8], _ count: Int) -> String {
+        String(decoding: bytes.prefix(count).map { $0 < 0x80 ? $0 : 0x20 }, as: UTF8.self).lowercased()
+    }
+}

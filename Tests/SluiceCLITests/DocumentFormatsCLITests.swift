@@ -1,0 +1,50 @@
+import Foundation
+import SluiceCore
+import Testing
+
+/// DOCX, HTML, JSON, JSON Lines and CSV samples through the built `sluice` binary: heading paths and
+/// JSON Lines line numbers reach the stored records (`sluice export`), and each bad structured input
+/// fails alone with its reason.
+@Suite(.serialized)
+struct DocumentFormatsCLITests {
+    static let samples = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples")
+
+    @Test("structured samples: heading paths and line numbers reach the exported records; bombs and deep JSON fail alone")
+    func structuredDocumentsEndToEnd() async throws {
+        let ws = try Workspace("documents")
+        defer { ws.cleanUp() }
+        let good = [
+            "docx/zstd-README.docx", "html/xz-faq-latin1.html", "json/iso-4217-currencies.json",
+            "json/iso-639-2-languages.jsonl", "csv/debian-releases.csv",
+        ]
+        let bad = ["bad/zip-bomb.docx", "bad/entity-bomb.docx", "bad/deep.json", "bad/bad-line.jsonl"]
+        for file in good + bad {
+            let destination = ws.corpus.appendingPathComponent(file)
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Self.samples.appendingPathComponent(file), to: destination)
+        }
+        let main = ws.target("main")
+        try await ws.run(main, ["--set", "source.include=[\"**/*\"]", "--set", "chunk.strategy=structured"], expecting: 2)
+
+        let records = try Export.records(try await ws.export(main))
+        #expect(Set(records.map(\.documentKey)) == Set(good))
+        let docx = records.filter { $0.documentKey == "docx/zstd-README.docx" }
+        // The structured chunker merges the short subsections under their common heading.
+        #expect(docx.contains { $0.metadata["headings"] == "Build instructions" && $0.text.contains("### cmake") })
+        let html = records.filter { $0.documentKey == "html/xz-faq-latin1.html" }
+        #expect(html.contains { $0.metadata["headings"]?.hasPrefix("XZ Utils FAQ") == true && $0.text.contains("Café") })
+        #expect(html.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ (Latin-1 copy)" })
+        #expect(docx.allSatisfy { $0.metadata["title"] == "Zstandard README" })
+        let lines = records.filter { $0.documentKey == "json/iso-639-2-languages.jsonl" }
+        #expect(lines.contains { $0.metadata["line"] == "1" && $0.text.contains("$.name: Afar") })
+
+        let failures = try await ws.status(main).failures
+        #expect(Set(failures.keys) == Set(bad), "\(failures)")
+        #expect(failures["bad/zip-bomb.docx"]?.hasPrefix("zip-bomb:") == true, "\(failures)")
+        #expect(failures["bad/entity-bomb.docx"]?.hasPrefix("xml-entities:") == true, "\(failures)")
+        #expect(failures["bad/deep.json"]?.hasPrefix("too-deep:") == true, "\(failures)")
+        #expect(failures["bad/bad-line.jsonl"]?.contains("line 3, column 18") == true, "\(failures)")
+    }
+}

@@ -1,0 +1,60 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import SluiceCore
+import Testing
+
+@Suite struct ResidentMemoryReleaserTests {
+    /// Resident kilobytes of the mappings of `path` in this process, from /proc/self/smaps.
+    private func residentKilobytes(of path: String) throws -> Int {
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        defer { try? handle.close() }
+        let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        var inside = false
+        var total = 0
+        for line in smaps.split(separator: "\n") {
+            if let first = line.first, first.isHexDigit, line.contains("-") && line.split(separator: " ").count >= 5 {
+                inside = line.hasSuffix(" " + path)
+            } else if inside, line.hasPrefix("Rss:") {
+                total += Int(line.split(separator: " ")[1]) ?? 0
+            }
+        }
+        return total
+    }
+
+    @Test("a registered file mapping leaves the resident set on release, and reads the same bytes after")
+    func releasesMappedPages() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-release-\(UInt32.random(in: 0...UInt32.max)).bin")
+            .resolvingSymlinksInPath()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let size = 8 << 20
+        var bytes = [UInt8](repeating: 0, count: size)
+        for i in stride(from: 0, to: size, by: 4096) { bytes[i] = UInt8(truncatingIfNeeded: i / 4096 &+ 1) }
+        try Data(bytes).write(to: file)
+
+        let fd = open(file.path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let map = try #require(mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0))
+        try #require(map != MAP_FAILED)
+        defer { munmap(map, size) }
+        let base = map.assumingMemoryBound(to: UInt8.self)
+
+        var sum = 0
+        for i in stride(from: 0, to: size, by: 4096) { sum &+= Int(base[i]) }
+        let touched = try residentKilobytes(of: file.path)
+        #expect(touched >= 8 * 1024 - 64, "touching every page makes the mapping resident: \(touched) kB")
+
+        let releaser = ResidentMemoryReleaser.shared
+        let token = releaser.register(ResidentMemoryReleaser.mappings(of: file))
+        #expect(token != nil, "the mapping is found in /proc/self/maps")
+        releaser.releaseAll()
+        #expect(try residentKilobytes(of: file.path) < 512, "released pages leave the resident set")
+
+        var again = 0
+        for i in stride(from: 0, to: size, by: 4096) { again &+= Int(base[i]) }
+        #expect(again == sum, "the data is read back unchanged")
+        releaser.unregister(token)
+    }
+}
+#endif
