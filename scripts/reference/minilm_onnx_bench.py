@@ -109,6 +109,7 @@ def build_graph():
     output = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "seq", h])
     graph = helper.make_graph(nodes, "all-MiniLM-L6-v2", inputs, [output], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8  # what onnxruntime releases load
     onnx.save(model, plain_path)
 
 
