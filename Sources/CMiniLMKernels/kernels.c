@@ -50,18 +50,24 @@ static inline float sluice_gelu(float x) {
 #define SLUICE_CLONES
 #endif
 
-SLUICE_CLONES void sluice_minilm_layer_norm(float *row, const float *bias, const float *gamma, const float *beta, int n, float epsilon) {
-    if (bias) {
-        for (int i = 0; i < n; i++) row[i] += bias[i];
-    }
+// The sum of n floats in LANES partial sums (which the compiler keeps in vector registers).
+static inline float sluice_sum(const float *row, int n) {
     float sums[LANES] = {0};
     int vectorEnd = n - n % LANES;
     for (int i = 0; i < vectorEnd; i += LANES)
         for (int j = 0; j < LANES; j++) sums[j] += row[i + j];
-    float sum = 0;
-    for (int j = 0; j < LANES; j++) sum += sums[j];
-    for (int i = vectorEnd; i < n; i++) sum += row[i];
-    float mean = sum / (float)n;
+    float total = 0;
+    for (int j = 0; j < LANES; j++) total += sums[j];
+    for (int i = vectorEnd; i < n; i++) total += row[i];
+    return total;
+}
+
+SLUICE_CLONES void sluice_minilm_layer_norm(float *row, const float *bias, const float *gamma, const float *beta, int n, float epsilon) {
+    if (bias) {
+        for (int i = 0; i < n; i++) row[i] += bias[i];
+    }
+    float mean = sluice_sum(row, n) / (float)n;
+    int vectorEnd = n - n % LANES;
     float squares[LANES] = {0};
     for (int i = 0; i < vectorEnd; i += LANES)
         for (int j = 0; j < LANES; j++) {
@@ -88,14 +94,7 @@ SLUICE_CLONES void sluice_minilm_softmax(float *values, int rows, int n) {
         float maximum = row[0];
         for (int i = 1; i < n; i++) maximum = row[i] > maximum ? row[i] : maximum;
         for (int i = 0; i < n; i++) row[i] = sluice_exp(row[i] - maximum);
-        float sums[LANES] = {0};
-        int vectorEnd = n - n % LANES;
-        for (int i = 0; i < vectorEnd; i += LANES)
-            for (int j = 0; j < LANES; j++) sums[j] += row[i + j];
-        float total = 0;
-        for (int j = 0; j < LANES; j++) total += sums[j];
-        for (int i = vectorEnd; i < n; i++) total += row[i];
-        float inverse = 1.0f / total;
+        float inverse = 1.0f / sluice_sum(row, n);
         for (int i = 0; i < n; i++) row[i] *= inverse;
     }
 }
