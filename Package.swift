@@ -35,6 +35,9 @@ let package = Package(
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
+        // The MiniLM encoder's element-wise kernels, in C so that they vectorize (always optimized).
+        .target(name: "CMiniLMKernels", cSettings: [.unsafeFlags(["-O3"])]),
+
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
             name: "SluiceCore",
@@ -51,7 +54,7 @@ let package = Package(
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(
             name: "SluiceEmbed",
-            dependencies: ["SluiceCore", "SluiceHTTP", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            dependencies: ["SluiceCore", "SluiceHTTP", "CMiniLMKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
             // The MiniLM kernels are SIMD code: unoptimized it is ~100× slower, which would make the
             // debug test suite crawl. (unsafeFlags are fine in a root package.)
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
@@ -85,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "SluiceBench",
             dependencies: [
-                "SluiceCore", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
+                "SluiceCore", "SluiceEmbed", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
                 "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -101,7 +104,7 @@ let package = Package(
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
-            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceTesting"]),
     ]

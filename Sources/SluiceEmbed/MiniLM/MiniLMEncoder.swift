@@ -1,3 +1,5 @@
+import CMiniLMKernels
+
 /// The forward pass of all-MiniLM-L6-v2 for a batch of token id sequences, on the calling thread:
 /// embeddings + LayerNorm, the encoder layers (self-attention, GELU feed-forward, each with a residual
 /// connection and LayerNorm), mean pooling over the tokens and L2 normalisation.
@@ -79,15 +81,9 @@ struct MiniLMEncoder: Sendable {
                 let word = weights.wordEmbeddings + Int(id) * h
                 let place = weights.positionEmbeddings + position * h
                 let type = weights.tokenTypeEmbeddings
-                var index = 0
-                while index < h {
-                    let sum = MiniLMKernels.load(word, index) + MiniLMKernels.load(place, index) + MiniLMKernels.load(type, index)
-                    MiniLMKernels.store(sum, row, index)
-                    index += MiniLMKernels.width
-                }
-                MiniLMKernels.addBiasLayerNorm(
-                    row, bias: nil, gamma: weights.embeddingNormWeight, beta: weights.embeddingNormBias, count: h,
-                    epsilon: configuration.layerNormEpsilon)
+                for index in 0..<h { row[index] = word[index] + place[index] + type[index] }
+                sluice_minilm_layer_norm(
+                    row, nil, weights.embeddingNormWeight, weights.embeddingNormBias, Int32(h), configuration.layerNormEpsilon)
                 row += h
             }
         }
@@ -119,7 +115,7 @@ struct MiniLMEncoder: Sendable {
                 let key = base + h + head * d
                 let value = base + 2 * h + head * d
                 BLAS.multiplyTransposed(m: n, n: n, k: d, query, lda: stride, key, ldb: stride, beta: 0, scores, ldc: n)
-                for row in 0..<n { MiniLMKernels.softmax(scores + row * n, count: n) }
+                sluice_minilm_softmax(scores, Int32(n), Int32(n))
                 BLAS.multiply(m: n, n: d, k: n, scores, lda: n, value, ldb: stride, context + offset * h + head * d, ldc: h)
             }
         }
@@ -127,9 +123,9 @@ struct MiniLMEncoder: Sendable {
         BLAS.multiplyTransposed(
             m: tokens, n: h, k: h, context, lda: h, layer.attentionOutputWeight, ldb: h, beta: 1, hidden, ldc: h)
         for token in 0..<tokens {
-            MiniLMKernels.addBiasLayerNorm(
-                hidden + token * h, bias: layer.attentionOutputBias, gamma: layer.attentionNormWeight,
-                beta: layer.attentionNormBias, count: h, epsilon: c.layerNormEpsilon)
+            sluice_minilm_layer_norm(
+                hidden + token * h, layer.attentionOutputBias, layer.attentionNormWeight, layer.attentionNormBias,
+                Int32(h), c.layerNormEpsilon)
         }
     }
 
@@ -143,13 +139,13 @@ struct MiniLMEncoder: Sendable {
         let wide = c.intermediateSize
         BLAS.multiplyTransposed(
             m: tokens, n: wide, k: h, hidden, lda: h, layer.intermediateWeight, ldb: h, beta: 0, intermediate, ldc: wide)
-        MiniLMKernels.addBiasGELU(intermediate, rows: tokens, columns: wide, bias: layer.intermediateBias)
+        sluice_minilm_bias_gelu(intermediate, Int32(tokens), Int32(wide), layer.intermediateBias)
         BLAS.multiplyTransposed(
             m: tokens, n: h, k: wide, intermediate, lda: wide, layer.outputWeight, ldb: wide, beta: 1, hidden, ldc: h)
         for token in 0..<tokens {
-            MiniLMKernels.addBiasLayerNorm(
-                hidden + token * h, bias: layer.outputBias, gamma: layer.outputNormWeight, beta: layer.outputNormBias,
-                count: h, epsilon: c.layerNormEpsilon)
+            sluice_minilm_layer_norm(
+                hidden + token * h, layer.outputBias, layer.outputNormWeight, layer.outputNormBias, Int32(h),
+                c.layerNormEpsilon)
         }
     }
 
