@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
@@ -53,17 +54,18 @@ let package = Package(
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(
             name: "SluiceEmbed",
-            dependencies: ["SluiceCore", "CMiniLMKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            dependencies: ["SluiceCore", "SluiceHTTP", "CMiniLMKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
             // The MiniLM kernels are SIMD code: unoptimized it is ~100× slower, which would make the
             // debug test suite crawl. (unsafeFlags are fine in a root package.)
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
-        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState"]),
+        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
             name: "SluicePipeline",
             dependencies: [
                 "SluiceCore", "SluiceState", "SluiceExtract", "SluiceChunk", "SluiceEmbed", "SluiceSinks",
+                "SluiceHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -85,7 +87,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["SluiceCore", "SluiceEmbed", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SluiceCore", "SluiceHTTP", "SluiceSinks", "SluiceTesting", "SluiceEmbed",
+                "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/SluiceBench"
         ),
 
@@ -93,14 +99,14 @@ let package = Package(
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
-        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed"], exclude: ["Fixtures"]),
+        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks"]),
-        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP"]),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
             dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceTesting"]),
     ]
 )
 

@@ -21,6 +21,12 @@ public struct PipelineConfiguration: Sendable, Hashable {
         /// DOCX limits and JSON fields (`PipelineConfiguration+Documents.swift`).
         public var docx = DOCX()
         public var json = JSON()
+        // PDF and OCR (see PipelineConfiguration+Media.swift).
+        public var ocr = OCR()
+        public var pdf = PDF()
+        /// Run PDF and OCR extraction in supervised worker processes, so that a crash or a hang in C code
+        /// fails only its document.
+        public var isolate: Bool = true
         public init() {}
     }
 
@@ -47,15 +53,73 @@ public struct PipelineConfiguration: Sendable, Hashable {
         public var lingerMilliseconds: Int = 20
         /// Requests in flight at once.
         public var parallelism: Int = 2
+
+        // Remote providers (openai, azure-openai, ollama, tei).
+        /// The API's base URL (OpenAI: `https://api.openai.com/v1`; Azure: the deployment URL).
+        public var baseURL: String? = nil
+        /// The name of the environment variable holding the API key (the key itself never is in the file).
+        public var apiKeyEnv: String? = nil
+        /// Azure's `api-version`.
+        public var apiVersion: String = "2024-02-01"
+        /// `base64` or `float`.
+        public var encodingFormat: String = "base64"
+        /// Send `dimensions` in the request; nil: only for `text-embedding-3-*` models.
+        public var requestDimensions: Bool? = nil
+        /// Client-side budgets.
+        public var requestsPerMinute: Int? = nil
+        public var tokensPerMinute: Int? = nil
+        /// Retries of a transient failure before the batch's documents fail.
+        public var maxRetries: Int = 6
+        public var timeoutSeconds: Double = 120
+        public var connectTimeoutSeconds: Double = 10
+        /// A PEM CA bundle to verify the provider with.
+        public var caBundle: String? = nil
+        /// The largest request body.
+        public var maxRequestBytes: Int = 8 << 20
+        /// Per-input token limit of the model (chunks never exceed it).
+        public var maxInputTokens: Int = 8192
+        /// The tokenizer counting tokens for chunking and budgets.
+        public var tokenizer: String = "cl100k_base"
+
         public init() {}
     }
 
     public struct Sink: Sendable, Hashable {
-        /// Open-ended: `local` for now.
+        /// Open-ended: `local`, `jsonl`, `pgvector`, `chroma`, `qdrant`, `pinecone`.
         public var kind: String = "local"
+        /// The local store's folder; the JSONL file (`*.jsonl`) or folder of shards.
         public var path: String = ".sluice/index"
-        /// Most records per write.
+        /// Most records per write (each store also applies its own limit).
         public var batch: Int = 512
+        /// Most bytes of encoded records per write (each store also applies its own limit).
+        public var maxBatchBytes: Int = 8 << 20
+        /// Server: a PostgreSQL connection URL (no password in it), or an HTTP base URL.
+        public var url: String? = nil
+        /// Environment variable holding the PostgreSQL password.
+        public var passwordEnv: String? = nil
+        /// Environment variable holding the API key of an HTTP store.
+        public var apiKeyEnv: String? = nil
+        /// pgvector table.
+        public var table: String = "sluice_chunks"
+        /// Chroma/Qdrant collection.
+        public var collection: String = "sluice"
+        /// Pinecone index name.
+        public var index: String? = nil
+        /// Pinecone namespace (empty: the default namespace).
+        public var namespace: String = ""
+        /// Chroma tenant and database.
+        public var tenant: String = "default_tenant"
+        public var database: String = "default_database"
+        /// `cosine`, `l2` or `dot`.
+        public var metric: String = "cosine"
+        /// Attempts per write on transient failures (with exponential backoff and full jitter).
+        public var retries: Int = 5
+        /// JSONL: number of shard files when `path` is a folder.
+        public var shards: Int = 1
+        /// HTTP stores: limit for one request.
+        public var timeoutSeconds: Double = 60
+        /// Pinecone: most bytes of chunk text kept in a record's metadata (the limit is 40 KB per record).
+        public var metadataTextBytes: Int = 32_000
         public init() {}
     }
 

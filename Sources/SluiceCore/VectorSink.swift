@@ -1,9 +1,13 @@
 /// Where vectors are stored. Upserts and deletes must be idempotent.
+///
+/// The requirements below `removeAll()` have default implementations (in `VectorSink+Defaults.swift`),
+/// so a minimal sink only writes, deletes, counts, searches and exports.
 public protocol VectorSink: Sendable {
     /// A short description for logs (`local:/path`), with no secrets.
     var name: String { get }
-    /// Checks (or records, when empty) the dimension and embedder identity before any work is done.
-    /// - Throws: ``SluiceError/Code/configuration`` on a mismatch.
+    /// Checks (or records, when empty) the dimension and embedder identity before any work is done,
+    /// creating the collection/table on first use.
+    /// - Throws: ``SluiceError/Code/configuration`` or ``SluiceError/Code/embedderMismatch`` on a mismatch.
     func prepare(embedder: EmbedderIdentity) async throws
     /// Writes records; returns once they are durable (acknowledged).
     func upsert(_ records: [VectorRecord]) async throws
@@ -11,10 +15,54 @@ public protocol VectorSink: Sendable {
     func delete(_ ids: [VectorID]) async throws
     /// Number of stored vectors.
     func count() async throws -> Int
-    /// Top-k by cosine similarity.
+    /// Top-k by the store's metric (cosine unless configured otherwise); higher scores are better.
     func search(_ vector: [Float], k: Int) async throws -> [SearchHit]
     /// Every stored record, sorted by id.
     func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws
     /// Deletes everything (used when re-embedding with another model).
     func removeAll() async throws
+
+    /// Count, dimension and metric of the store as it is now (`sluice sink info`).
+    func info() async throws -> SinkInfo
+    /// Every stored id, or nil for a store that cannot list its ids.
+    func listIDs() async throws -> Set<VectorID>?
+    /// Deletes ids whose document keys are known: stores whose ids embed the key (Pinecone's
+    /// `documentKey#id`, for list-by-prefix) need them; the others ignore `documentKeys`.
+    func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws
+    /// Which of `ids` the store holds.
+    func existing(_ ids: [VectorID]) async throws -> Set<VectorID>
+    /// Removes the collection/table/index itself (`sluice sink drop --yes`); the next run creates it again.
+    func drop() async throws
+    /// Called once at the end of a run that wrote to the sink (builds deferred indexes, compacts files).
+    func finish() async throws
+}
+
+/// What `sluice sink info` prints.
+public struct SinkInfo: Sendable, Hashable, Codable {
+    /// The sink's ``VectorSink/name`` (no secrets).
+    public var name: String
+    /// Whether the collection/table exists yet.
+    public var exists: Bool
+    public var count: Int
+    /// The vector dimension the store is set up for, when known.
+    public var dimensions: Int?
+    /// `cosine`, `l2` or `dot`, when known.
+    public var metric: String?
+    /// The embedder identity recorded in the store, when it records one.
+    public var embedder: String?
+    /// Store-specific facts (index type, host, batch limit), for display.
+    public var details: [String: String]
+
+    public init(
+        name: String, exists: Bool = true, count: Int, dimensions: Int? = nil, metric: String? = nil, embedder: String? = nil,
+        details: [String: String] = [:]
+    ) {
+        self.name = name
+        self.exists = exists
+        self.count = count
+        self.dimensions = dimensions
+        self.metric = metric
+        self.embedder = embedder
+        self.details = details
+    }
 }

@@ -47,7 +47,7 @@ extension Pipeline {
         let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
         guard !plan.keys.isEmpty else { return }
         try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: plan.known)
-        try await components.sink.delete(plan.ids)
+        try await components.sink.delete(plan.ids, documentKeys: plan.documentKeys)
         let keys = plan.keys
         try await stateExecutor.run { try checkpoint.commit(put: [], delete: keys) }
         tally.update {
@@ -57,11 +57,13 @@ extension Pipeline {
         logger.info("pruned vanished documents", metadata: ["sluice-documents": "\(plan.keys.count)", "sluice-vectors": "\(plan.ids.count)"])
     }
 
-    /// What prune would delete, and how many vectors this state tracks in all (the base of the mass-delete
-    /// share: the sink may hold other shards' or other pipelines' vectors, which are not this run's to count).
-    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID], known: Int) {
+    /// What prune would delete (with each id's document key, for stores that delete by key), and how many
+    /// vectors this state tracks in all (the base of the mass-delete share: the sink may hold other shards'
+    /// or other pipelines' vectors, which are not this run's to count).
+    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID], documentKeys: [VectorID: String], known: Int) {
         var keys: [String] = []
         var ids: [VectorID] = []
+        var documentKeys: [VectorID: String] = [:]
         var known = 0
         try checkpoint.forEachDocument { record in
             known += record.knownIDs.count
@@ -71,9 +73,10 @@ extension Pipeline {
             if !exists || !scanner.selects(record.key) {
                 keys.append(record.key)
                 ids += record.knownIDs.sorted()
+                for id in record.knownIDs { documentKeys[id] = record.key }
             }
         }
-        return (keys, ids, known)
+        return (keys, ids, documentKeys, known)
     }
 
     func checkMassDelete(deleting: Int, documents: Int, stored: Int) throws {

@@ -94,14 +94,16 @@ package actor UpsertStage {
                     start = end
                 }
                 var stale: [VectorID] = []
+                var keys: [VectorID: String] = [:]
                 for index in writing {
                     let fresh = Set(documents[index].chunks.map(\.id))
                     let old = documents[index].previous?.knownIDs ?? []
                     let gone = old.subtracting(fresh)
                     documents[index].deletedIDs = gone.count
                     stale += gone
+                    for id in gone { keys[id] = documents[index].file.key }
                 }
-                if !stale.isEmpty { try await sink.delete(stale.sorted()) }
+                if !stale.isEmpty { try await sink.delete(stale.sorted(), documentKeys: keys) }
                 for index in writing { documents[index].outcome = .upserted }
                 let upserted = records.count
                 let deleted = stale.count
@@ -124,6 +126,8 @@ package actor UpsertStage {
             if let page = prepared.chunk.page { metadata["page"] = String(page) }
             if !prepared.chunk.headingPath.isEmpty { metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ") }
             if let hash = document.contentHash { metadata["content_hash"] = hash.hex }
+            // Document metadata (format, title, author, OCR confidence, …); chunk keys take precedence.
+            metadata.merge(document.documentMetadata) { chunk, _ in chunk }
             return VectorRecord(
                 id: prepared.id, documentKey: document.file.key, ordinal: prepared.chunk.ordinal, text: prepared.chunk.text,
                 vector: prepared.vector ?? [], metadata: metadata)

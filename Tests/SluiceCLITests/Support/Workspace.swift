@@ -11,12 +11,14 @@ struct Workspace: Sendable {
     let pipeline: URL
     let outputs: URL
 
-    /// A state folder and the local sink that goes with it.
+    /// A state folder and the sink that goes with it: the local store at `index`, or the `--set sink.…`
+    /// settings in `sink`.
     struct Target: Sendable {
         let state: URL
         let index: URL
-        /// `--state … --set sink.path=…`
-        var arguments: [String] { ["--state", state.path, "--set", "sink.path=\(index.path)"] }
+        var sink: [String] = []
+        /// `--state … --set sink.path=…` (or the target's own sink settings)
+        var arguments: [String] { ["--state", state.path] + (sink.isEmpty ? ["--set", "sink.path=\(index.path)"] : sink) }
     }
 
     /// Settings every test uses unless it overrides them (`--set` wins over the pipeline file).

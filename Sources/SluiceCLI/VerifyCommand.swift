@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Reconcile the checkpoint with the store: vectors missing from the store, and vectors it holds that the checkpoint does not know.",
+        discussion: "Exit 0 when consistent (or repaired), 2 when differences were found and not repaired.")
+
+    @OptionGroup var options: PipelineOptions
+
+    @Flag(help: "Re-upsert missing vectors (from the embedding cache, not paying again) and delete unknown ones.")
+    var repair = false
+
+    @Flag(help: "Let --repair delete more than run.max_delete_fraction of the store.")
+    var allowMassDelete = false
+
+    func run() async throws {
+        try await withExitMapping {
+            let logger = makeLogger(level: options.logLevel)
+            let configuration = try options.loadConfiguration()
+            var runOptions = RunOptions()
+            runOptions.allowMassDelete = allowMassDelete
+            let components = try PipelineComponents.standard(configuration: configuration)
+            let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
+            let shutdown = ShutdownSignal()
+            let signals = SignalHandlers(shutdown: shutdown, logger: logger)
+            defer { withExtendedLifetime(signals) {} }
+            let report = try await pipeline.verify(repair: repair, shutdown: shutdown)
+            print("sink: \(components.sink.name)")
+            print("checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors")
+            print("missing from the store: \(report.missingCount) vectors in \(report.missing.count) documents")
+            for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) { print("  missing  \(key)  (\(count))") }
+            if report.listable {
+                print("unknown to the checkpoint: \(report.unknown.count) vectors")
+                for id in report.unknown.prefix(20) { print("  unknown  \(id)") }
+            } else {
+                print("unknown to the checkpoint: not checked (this store cannot list its ids)")
+            }
+            if repair {
+                if report.isConsistent {
+                    print("consistent: nothing to repair")
+                } else {
+                    print("repaired: deleted \(report.deletedUnknown) unknown vectors" + (report.repairRun.map { ", re-upserted \($0.vectorsUpserted) vectors of \($0.documentsUpserted) documents (\($0.chunksEmbedded) chunks embedded, the rest from the cache)" } ?? ""))
+                }
+                if let run = report.repairRun, run.exitCode != .success { throw ExitCode(run.exitCode.rawValue) }
+            } else if !report.isConsistent {
+                print("run `sluice verify --repair` to fix")
+                throw ExitCode(RunExitCode.documentsFailed.rawValue)
+            } else {
+                print("consistent")
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Synchronization
+
+/// Default implementations, so that sinks that need nothing special (and test fakes) keep conforming.
+extension VectorSink {
+    public func info() async throws -> SinkInfo {
+        SinkInfo(name: name, count: try await count())
+    }
+
+    /// Collects the ids from ``exportAll(_:)``.
+    public func listIDs() async throws -> Set<VectorID>? {
+        let ids = Mutex(Set<VectorID>())
+        try await exportAll { record in _ = ids.withLock { $0.insert(record.id) } }
+        return ids.withLock { $0 }
+    }
+
+    /// Intersects with ``listIDs()``; sinks that can look ids up directly override this.
+    public func existing(_ ids: [VectorID]) async throws -> Set<VectorID> {
+        guard let all = try await listIDs() else {
+            throw SluiceError(.sinkFailed, "\(name) can neither list nor look up ids")
+        }
+        return Set(ids).intersection(all)
+    }
+
+    public func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws {
+        try await delete(ids)
+    }
+
+    public func drop() async throws { try await removeAll() }
+
+    public func finish() async throws {}
+}

@@ -1,0 +1,31 @@
+/// The answer to an ``HTTPRequest``: any status, 4xx and 5xx included.
+public struct HTTPResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// Header fields of the final response, names lower-cased; repeated fields joined with `, `.
+    public var headers: [String: String]
+    /// The body, decompressed when the server compressed it.
+    public var body: [UInt8]
+    /// The HTTP version that carried the answer: `1.1`, `2`, …
+    public var httpVersion: String
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], httpVersion: String = "1.1") {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.httpVersion = httpVersion
+    }
+
+    /// The value of a header field, looked up case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+
+    /// The body as UTF-8 text (invalid bytes repaired), for messages.
+    public var bodyText: String {
+        String(decoding: body, as: UTF8.self)
+    }
+
+    /// True for 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import SluiceCore
+import SluiceState
+
+/// What `sluice verify` found (and, with `--repair`, did).
+public struct VerifyReport: Sendable {
+    /// Documents in the checkpoint.
+    public var documents = 0
+    /// Vector ids the checkpoint says the store holds.
+    public var tracked = 0
+    /// Vectors in the store.
+    public var stored = 0
+    /// Documents whose vectors the store lacks, with how many are missing.
+    public var missing: [String: Int] = [:]
+    /// Ids in the store the checkpoint does not know (empty when the store cannot list ids).
+    public var unknown: [VectorID] = []
+    /// Whether the store could list its ids (so unknown ones could be looked for).
+    public var listable = true
+    /// With repair: unknown ids deleted, and the run that re-upserted the missing documents.
+    public var deletedUnknown = 0
+    public var repairRun: RunStats?
+
+    public var missingCount: Int { missing.values.reduce(0, +) }
+    public var isConsistent: Bool { missing.isEmpty && unknown.isEmpty }
+}
+
+extension Pipeline {
+    /// Reconciles the checkpoint with the store: vectors the checkpoint says exist but the store lacks,
+    /// and vectors in the store the checkpoint does not know (for stores that can list ids).
+    ///
+    /// With `repair`, unknown vectors are deleted (within the mass-delete guard) and the documents with
+    /// missing vectors are marked failed (`missing-in-sink`) and processed again, which takes their
+    /// vectors from the embedding cache: nothing is paid for twice.
+    public func verify(repair: Bool, shutdown: ShutdownSignal = ShutdownSignal()) async throws -> VerifyReport {
+        var report = VerifyReport()
+        var byDocument: [String: [VectorID]] = [:]
+        var known = Set<VectorID>()
+        do {
+            let lock = try StateLock(directory: stateDirectory)
+            defer { withExtendedLifetime(lock) {} }
+            let checkpoint = try CheckpointStore(directory: stateDirectory)
+            try checkpoint.forEachDocument { record in
+                report.documents += 1
+                report.tracked += record.chunkIDs.count
+                byDocument[record.key] = record.chunkIDs
+                known.formUnion(record.knownIDs)
+            }
+            let sink = components.sink
+            let present: Set<VectorID>
+            if let all = try await sink.listIDs() {
+                present = all
+                report.unknown = all.subtracting(known).sorted()
+            } else {
+                report.listable = false
+                var found = Set<VectorID>()
+                let expected = byDocument.values.flatMap { $0 }
+                var start = 0
+                while start < expected.count {
+                    let end = min(start + 1000, expected.count)
+                    found.formUnion(try await sink.existing(Array(expected[start..<end])))
+                    start = end
+                }
+                present = found
+            }
+            report.stored = try await sink.count()
+            for (key, ids) in byDocument {
+                let lacking = ids.filter { !present.contains($0) }.count
+                if lacking > 0 { report.missing[key] = lacking }
+            }
+            guard repair, !report.isConsistent else { return report }
+
+            if !report.unknown.isEmpty {
+                try checkMassDelete(deleting: report.unknown.count, documents: 0, stored: report.stored)
+                var start = 0
+                while start < report.unknown.count {
+                    let end = min(start + 1000, report.unknown.count)
+                    try await sink.delete(Array(report.unknown[start..<end]))
+                    start = end
+                }
+                report.deletedUnknown = report.unknown.count
+                logger.info("verify: deleted vectors the checkpoint does not know", metadata: ["sluice-vectors": "\(report.unknown.count)"])
+            }
+            if !report.missing.isEmpty {
+                let keys = Array(report.missing.keys)
+                let missing = report.missing
+                var records = Array(try checkpoint.documents(keys).values)
+                for index in records.indices {
+                    records[index].status = .failed
+                    records[index].error = .init(
+                        code: "missing-in-sink", message: "\(missing[records[index].key] ?? 0) vectors missing from the store (found by sluice verify)")
+                }
+                let marked = records
+                let executor = BlockingExecutor(label: "sl-verify", threads: 1)
+                defer { executor.shutdown() }
+                try await executor.run { try checkpoint.commit(put: marked) }
+            }
+            try await sink.finish()
+        }
+        guard !report.missing.isEmpty else { return report }
+        // Re-process exactly the documents marked above (and any that failed before): the lock is taken
+        // again by the run.
+        var options = self.options
+        options.retryFailed = true
+        let run = Pipeline(configuration: configuration, components: components, options: options, logger: logger)
+        report.repairRun = try await run.run(shutdown: shutdown)
+        return report
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+import Synchronization
+
+/// Chroma over its HTTP API v2.
+///
+/// The tenant, database and collection are created on first use; the collection with the configured
+/// space (`cosine` by default) and the embedder identity in its metadata, which is checked at start-up.
+/// Records are upserted by the collection's UUID, in batches within the server's `max_batch_size`
+/// (asked from `/api/v2/pre-flight-checks`, since the server does not enforce it reliably) and
+/// `sink.max_batch_bytes`. Each record's metadata holds the chunk's metadata plus `document_key` and
+/// `ordinal`; the chunk text is the record's document.
+public final class ChromaSink: VectorSink {
+    public struct Settings: Sendable {
+        public var url: String
+        public var apiKey: String?
+        public var tenant = "default_tenant"
+        public var database = "default_database"
+        public var collection = "sluice"
+        public var metric = "cosine"
+        public var batch = 512
+        public var maxBatchBytes = 8 << 20
+        public var retries = 5
+        public var timeout: Duration = .seconds(60)
+
+        public init(url: String, apiKey: String?) {
+            self.url = url
+            self.apiKey = apiKey
+        }
+    }
+
+    let settings: Settings
+    let http: StoreHTTP
+    /// The collection's UUID and the server's batch limit, once known.
+    let cache = Mutex<(collectionID: String?, maxBatch: Int?)>((nil, nil))
+
+    public var name: String { "chroma:\(http.baseURL)/\(settings.tenant)/\(settings.database)/\(settings.collection)" }
+
+    public init(settings: Settings) {
+        self.settings = settings
+        http = StoreHTTP(
+            baseURL: settings.url, headers: settings.apiKey.map { [("x-chroma-token", $0)] } ?? [], retries: settings.retries,
+            timeout: settings.timeout, label: "chroma")
+    }
+
+    var databasePath: String {
+        "/api/v2/tenants/\(StoreHTTP.segment(settings.tenant))/databases/\(StoreHTTP.segment(settings.database))"
+    }
+
+    /// Chroma's name for the metric: `cosine`, `l2` or `ip`.
+    var space: String { settings.metric == "dot" ? "ip" : settings.metric }
+
+    struct Collection: Decodable {
+        var id: String
+        var metadata: [String: JSONScalar]?
+        var dimension: Int?
+        var configuration_json: Configuration?
+        struct Configuration: Decodable {
+            var hnsw: HNSW?
+            struct HNSW: Decodable { var space: String? }
+        }
+    }
+
+    /// The collection, or nil when it does not exist.
+    func lookUpCollection() async throws -> Collection? {
+        let response = try await http.send("GET", "\(databasePath)/collections/\(StoreHTTP.segment(settings.collection))", accepting: [404])
+        guard response.status != 404 else { return nil }
+        do {
+            return try JSONDecoder().decode(Collection.self, from: Data(response.body))
+        } catch {
+            throw SluiceError(.sinkFailed, "chroma: unexpected collection answer: \(StoreHTTP.excerpt(response.bodyText))", cause: error)
+        }
+    }
+
+    /// The collection's UUID (looked up once); throws when it does not exist and `create` is false.
+    func collectionID() async throws -> String? {
+        if let id = cache.withLock({ $0.collectionID }) { return id }
+        guard let collection = try await lookUpCollection() else { return nil }
+        cache.withLock { $0.collectionID = collection.id }
+        return collection.id
+    }
+
+    func recordsPath(_ id: String, _ operation: String) -> String {
+        "\(databasePath)/collections/\(id)/\(operation)"
+    }
+
+    /// The server's `max_batch_size` (asked once).
+    func maxBatch() async throws -> Int {
+        if let known = cache.withLock({ $0.maxBatch }) { return known }
+        struct PreFlight: Decodable { var max_batch_size: Int? }
+        let preflight = try await http.decode(PreFlight.self, "GET", "/api/v2/pre-flight-checks")
+        let limit = max(1, preflight.max_batch_size ?? settings.batch)
+        cache.withLock { $0.maxBatch = limit }
+        return limit
+    }
+}
+
+/// A JSON string, number or bool (Chroma and Qdrant metadata values).
+enum JSONScalar: Codable, Hashable, Sendable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        }
+    }
+
+    var text: String {
+        switch self {
+        case .string(let value): return value
+        case .int(let value): return String(value)
+        case .double(let value): return String(value)
+        case .bool(let value): return String(value)
+        }
+    }
+}

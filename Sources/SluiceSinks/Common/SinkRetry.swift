@@ -1,0 +1,61 @@
+import SluiceCore
+
+extension SluiceError.Code {
+    /// A store failure worth retrying: connection refused or reset, timeout, HTTP 429 or 5xx.
+    public static let sinkUnavailable = SluiceError.Code("sink-unavailable")
+}
+
+/// Exponential backoff with full jitter for store writes, as a pure value: each failure either yields
+/// the delay before the next attempt or says to give up.
+struct SinkBackoff: Sendable {
+    var attempts: Int
+    var base: Duration
+    var cap: Duration
+    private(set) var failures = 0
+
+    init(attempts: Int, base: Duration = .milliseconds(100), cap: Duration = .seconds(10)) {
+        self.attempts = max(1, attempts)
+        self.base = base
+        self.cap = cap
+    }
+
+    enum Action: Equatable {
+        case retry(after: Duration)
+        case giveUp
+    }
+
+    /// Records a failure. `retryAfter` (a server's hint, e.g. HTTP `Retry-After`) is a floor for the delay.
+    mutating func failed(retryAfter: Duration? = nil, random: Double) -> Action {
+        failures += 1
+        guard failures < attempts else { return .giveUp }
+        let ceiling = min(cap, base * (1 << min(failures - 1, 20)))
+        let jittered = ceiling * max(0, min(1, random))
+        return .retry(after: max(jittered, retryAfter ?? .zero))
+    }
+}
+
+/// Runs `body` until it succeeds, retrying errors coded ``SluiceError/Code/sinkUnavailable`` with
+/// ``SinkBackoff``; other errors are thrown at once.
+func withSinkRetries<T: Sendable>(
+    attempts: Int, what: String, _ body: () async throws -> T
+) async throws -> T {
+    var backoff = SinkBackoff(attempts: attempts)
+    while true {
+        do {
+            return try await body()
+        } catch let error as SluiceError where error.code == .sinkUnavailable {
+            let hint = (error.cause as? RetryAfterHint)?.delay
+            switch backoff.failed(retryAfter: hint, random: Double.random(in: 0...1)) {
+            case .retry(let delay):
+                try await Task.sleep(for: delay)
+            case .giveUp:
+                throw SluiceError(.sinkFailed, "\(what): gave up after \(backoff.failures) attempts: \(error.message)", cause: error)
+            }
+        }
+    }
+}
+
+/// A server's request to wait before retrying (HTTP `Retry-After`), carried as an error's cause.
+struct RetryAfterHint: Error, Sendable {
+    var delay: Duration
+}

@@ -1,0 +1,81 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+/// JSON over HTTP for the HTTP stores (Chroma, Qdrant, Pinecone), on the shared ``HTTPClient``.
+///
+/// Every call is retried with ``SinkBackoff`` on transient failures (timeouts, network errors, 429 and
+/// 5xx; a `Retry-After` header is honoured); other 4xx are errors at once, with the server's message.
+/// Header values (API keys) never appear in an error.
+struct StoreHTTP: Sendable {
+    let client: HTTPClient
+    let baseURL: String
+    let headers: [(String, String)]
+    let retries: Int
+    let timeout: Duration
+    /// `chroma`, `qdrant`, `pinecone`: names the store in messages.
+    let label: String
+
+    init(client: HTTPClient = .shared, baseURL: String, headers: [(String, String)], retries: Int, timeout: Duration, label: String) {
+        self.client = client
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.headers = headers
+        self.retries = retries
+        self.timeout = timeout
+        self.label = label
+    }
+
+    /// Sends a request (body: JSON bytes, or none) and returns the response when its status is 2xx or one
+    /// of `accepting` (such as 404 when looking something up).
+    @discardableResult
+    func send(_ method: String, _ path: String, json body: [UInt8]? = nil, accepting: Set<Int> = []) async throws -> HTTPResponse {
+        var requestHeaders = headers + [("Accept", "application/json")]
+        if body != nil { requestHeaders.append(("Content-Type", "application/json")) }
+        let request = HTTPRequest(method: method, url: baseURL + path, headers: requestHeaders, body: body ?? [], timeout: timeout)
+        let what = "\(label) \(method) \(path.split(separator: "?").first ?? "")"
+        return try await withSinkRetries(attempts: retries, what: what) {
+            let response: HTTPResponse
+            do {
+                response = try await client.send(request)
+            } catch let error as SluiceError where error.isTransient {
+                throw SluiceError(.sinkUnavailable, "\(what): \(error.message)", cause: error)
+            }
+            if response.isSuccess || accepting.contains(response.status) { return response }
+            let message = "\(what): HTTP \(response.status): \(Self.excerpt(response.bodyText))"
+            if response.status == 429 || response.status >= 500 {
+                let hint = response.header("retry-after").flatMap(Double.init).map { RetryAfterHint(delay: .milliseconds(Int64($0 * 1000))) }
+                throw SluiceError(.sinkUnavailable, message, cause: hint)
+            }
+            if response.status == 401 || response.status == 403 {
+                throw SluiceError(.sinkFailed, "\(what): HTTP \(response.status): the server refused the credentials (check the API key variable)")
+            }
+            throw SluiceError(.sinkFailed, message)
+        }
+    }
+
+    /// Sends and decodes a JSON answer.
+    func decode<T: Decodable>(_ type: T.Type, _ method: String, _ path: String, json body: [UInt8]? = nil) async throws -> T {
+        let response = try await send(method, path, json: body)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(response.body))
+        } catch {
+            throw SluiceError(.sinkFailed, "\(label) \(method) \(path): unexpected answer: \(Self.excerpt(response.bodyText))", cause: error)
+        }
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return Array(try encoder.encode(value))
+    }
+
+    static func excerpt(_ text: String) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        return flat.count > 300 ? String(flat.prefix(300)) + "…" : flat
+    }
+
+    /// A path segment with everything but unreserved characters percent-encoded.
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}

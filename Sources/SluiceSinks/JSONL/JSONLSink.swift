@@ -1,0 +1,191 @@
+import Foundation
+import SluiceCore
+import Synchronization
+
+/// Vectors as JSON lines, for piping into anything else: one file (`sink.path` ending in `.jsonl`) or a
+/// folder of `shards` files (`part-00000.jsonl`, … ; a record's shard follows from its id).
+///
+/// Each line is one record exactly as `sluice export` writes it (id, document key, ordinal, text,
+/// metadata, vector; keys sorted), and the files are sorted by id.
+///
+/// Idempotent by rewriting: during a run every upsert, delete and clear is appended to a journal
+/// (`<path>.journal`, or `journal.jsonl` in the folder) and fsynced before it is acknowledged; at the end
+/// of the run (``finish()``) the data files are rewritten from the journal applied to them (each written
+/// to a temporary file, fsynced and renamed into place) and the journal is removed. A crash leaves the
+/// journal, which the next open replays, so the end state equals an uninterrupted run's. Readers
+/// (`export`, `search`, `sink info`) also apply a journal they find. The store is held in memory while
+/// it is open (about the size of its files).
+public final class JSONLSink: VectorSink {
+    struct State {
+        var lines: [VectorID: Data] = [:]
+        var embedder: String?
+        var dirty = false
+    }
+
+    let layout: Layout
+    let readOnly: Bool
+    let state = Mutex(State())
+    let executor = BlockingExecutor(label: "sl-jsonl-sink", threads: 1)
+
+    public var name: String { "jsonl:\(layout.root.path)" }
+
+    /// Opens the store at `path` (created on first write), replaying a journal left by a crashed run.
+    public init(path: URL, shards: Int, readOnly: Bool = false) throws {
+        layout = Layout(path: path, shards: shards)
+        self.readOnly = readOnly
+        let loaded = try layout.load()
+        state.withLock {
+            $0.lines = loaded.lines
+            $0.embedder = loaded.embedder
+            $0.dirty = loaded.journalFound
+        }
+    }
+
+    deinit { executor.shutdown() }
+
+    public func prepare(embedder: EmbedderIdentity) async throws {
+        let current = state.withLock { ($0.embedder, $0.lines.count) }
+        if let stored = current.0, stored != embedder.description, current.1 > 0 {
+            throw SluiceError(
+                .embedderMismatch,
+                "the JSONL store at \(layout.root.path) holds vectors of \(stored), not \(embedder); re-embed everything with --reembed or use another sink path")
+        }
+        guard current.0 != embedder.description else { return }
+        let layout = self.layout
+        try await executor.run { try layout.writeMeta(embedder: embedder) }
+        state.withLock { $0.embedder = embedder.description }
+    }
+
+    public func upsert(_ records: [VectorRecord]) async throws {
+        guard !records.isEmpty else { return }
+        let encoded = try records.map { ($0.id, try JSONLSink.encode($0)) }
+        // Journal and memory change together on the sink's one thread, so concurrent writers cannot
+        // apply them in different orders.
+        try await executor.run { [self] in
+            try layout.appendJournal(encoded.map { JSONLSink.journalLine(upsert: $0.1) })
+            state.withLock {
+                for (id, line) in encoded { $0.lines[id] = line }
+                $0.dirty = true
+            }
+        }
+    }
+
+    public func delete(_ ids: [VectorID]) async throws {
+        guard !ids.isEmpty else { return }
+        let line = try JSONLSink.journalLine(delete: ids)
+        try await executor.run { [self] in
+            try layout.appendJournal([line])
+            state.withLock {
+                for id in ids { $0.lines[id] = nil }
+                $0.dirty = true
+            }
+        }
+    }
+
+    public func count() async throws -> Int { state.withLock { $0.lines.count } }
+
+    public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
+        let lines = state.withLock { $0.lines }
+        let decoder = JSONDecoder()
+        var best: [SearchHit] = []
+        for (_, line) in lines {
+            let record = try decoder.decode(VectorRecord.self, from: line)
+            let hit = SearchHit(score: Cosine.similarity(vector, record.vector), record: record)
+            let index = best.firstIndex { $0.score < hit.score } ?? best.count
+            if index < k {
+                best.insert(hit, at: index)
+                if best.count > k { best.removeLast() }
+            }
+        }
+        return best
+    }
+
+    public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {
+        let lines = state.withLock { $0.lines }
+        let decoder = JSONDecoder()
+        for id in lines.keys.sorted() { try body(try decoder.decode(VectorRecord.self, from: lines[id]!)) }
+    }
+
+    public func listIDs() async throws -> Set<VectorID>? { state.withLock { Set($0.lines.keys) } }
+
+    public func existing(_ ids: [VectorID]) async throws -> Set<VectorID> {
+        state.withLock { lines in Set(ids.filter { lines.lines[$0] != nil }) }
+    }
+
+    public func removeAll() async throws {
+        let line = try JSONLSink.journalLine(clear: ())
+        try await executor.run { [self] in
+            try layout.appendJournal([line])
+            state.withLock {
+                $0.lines.removeAll()
+                $0.dirty = true
+            }
+        }
+    }
+
+    public func info() async throws -> SinkInfo {
+        let (count, embedder) = state.withLock { ($0.lines.count, $0.embedder) }
+        let dimensions = embedder.flatMap { $0.split(separator: "@").last.flatMap { Int($0) } }
+        return SinkInfo(
+            name: name, exists: FileManager.default.fileExists(atPath: layout.root.path), count: count, dimensions: dimensions,
+            metric: "cosine (exact, in sluice search)", embedder: embedder,
+            details: ["files": layout.dataFiles.map(\.lastPathComponent).joined(separator: ", ")])
+    }
+
+    public func drop() async throws {
+        let layout = self.layout
+        try await executor.run { try layout.removeFiles() }
+        state.withLock { $0 = State() }
+    }
+
+    /// Rewrites the data files from memory (sorted by id) and removes the journal.
+    public func finish() async throws {
+        guard !readOnly else { return }
+        try await executor.run { [self] in
+            let (lines, dirty) = state.withLock { ($0.lines, $0.dirty) }
+            guard dirty else { return }
+            try layout.rewrite(lines)
+            state.withLock { $0.dirty = false }
+        }
+    }
+}
+
+extension JSONLSink {
+    static func encode(_ record: VectorRecord) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(record)
+    }
+
+    static func journalLine(upsert line: Data) -> Data {
+        Data("{\"op\":\"upsert\",\"record\":".utf8) + line + Data("}".utf8)
+    }
+
+    static func journalLine(delete ids: [VectorID]) throws -> Data {
+        try JSONEncoder().encode(JournalEntry(op: "delete", ids: ids))
+    }
+
+    static func journalLine(clear: Void) throws -> Data {
+        try JSONEncoder().encode(JournalEntry(op: "clear"))
+    }
+
+    /// One journal line as read back (upserts carry the record).
+    struct JournalEntry: Codable {
+        var op: String
+        var ids: [VectorID]? = nil
+        var record: VectorRecord? = nil
+    }
+}
+
+/// Cosine similarity of two vectors (0 when either is zero).
+enum Cosine {
+    static func similarity(_ a: [Float], _ b: [Float]) -> Float {
+        var dot: Float = 0, na: Float = 0, nb: Float = 0
+        for i in 0..<min(a.count, b.count) {
+            dot += a[i] * b[i]
+            na += a[i] * a[i]
+            nb += b[i] * b[i]
+        }
+        return na > 0 && nb > 0 ? dot / (na.squareRoot() * nb.squareRoot()) : 0
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import SluiceCore
+import Synchronization
+
+/// Creating and checking the table (`prepare`), and what `sink info`/`drop` need.
+extension PgvectorSink {
+    /// The HNSW index's limit: over this many dimensions the column is `halfvec`.
+    static let vectorDimensionLimit = 2000
+
+    public func prepare(embedder: EmbedderIdentity) async throws {
+        let table = quotedTable
+        let rawTable = settings.table
+        let metric = settings.metric
+        let dimensions = embedder.dimensions
+        let type = dimensions > Self.vectorDimensionLimit ? "halfvec" : "vector"
+        let comment = "sluice embedder=\(embedder.description) metric=\(metric)"
+        let state = try await withConnection("prepare \(rawTable)") { connection -> (empty: Bool, type: String) in
+            try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
+            if let existing = try Self.describe(connection, rawTable) {
+                let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
+                let storedEmbedder = existing.comment.flatMap { Self.field("embedder", in: $0) }
+                let storedMetric = existing.comment.flatMap { Self.field("metric", in: $0) }
+                if count > 0 {
+                    if existing.dimensions != dimensions {
+                        throw SluiceError(
+                            .embedderMismatch,
+                            "table \(rawTable) holds \(existing.dimensions)-dimensional vectors, the embedder makes \(dimensions); re-embed with --reembed or use another sink.table")
+                    }
+                    if let storedEmbedder, storedEmbedder != embedder.description {
+                        throw SluiceError(
+                            .embedderMismatch,
+                            "table \(rawTable) holds vectors of \(storedEmbedder), not \(embedder); re-embed with --reembed or use another sink.table")
+                    }
+                    if let storedMetric, storedMetric != metric {
+                        throw SluiceError(.configuration, "table \(rawTable) is indexed for metric \(storedMetric), sink.metric is \(metric)")
+                    }
+                } else if existing.dimensions != dimensions || existing.type != type {
+                    try connection.query("DROP TABLE \(table)")
+                }
+                if try Self.describe(connection, rawTable) != nil {
+                    try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
+                    return (count == 0, type)
+                }
+            }
+            try connection.query("BEGIN")
+            do {
+                try connection.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(table) (
+                        id text PRIMARY KEY,
+                        document_key text NOT NULL,
+                        ordinal integer NOT NULL,
+                        text text NOT NULL,
+                        metadata jsonb NOT NULL DEFAULT '{}',
+                        embedding \(type)(\(dimensions)) NOT NULL)
+                    """)
+                try connection.query("CREATE INDEX IF NOT EXISTS \"\(rawTable.split(separator: ".").last!)_document_key\" ON \(table) (document_key)")
+                try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
+                try connection.query("COMMIT")
+            } catch {
+                _ = try? connection.query("ROLLBACK")
+                throw error
+            }
+            return (true, type)
+        }
+        runState.withLock {
+            $0.columnType = state.type
+            $0.dimensions = dimensions
+            $0.bulk = state.empty
+        }
+        // A table that already holds rows keeps its index maintained row by row; an empty one gets it
+        // after the bulk load (finish).
+        if !state.empty { try await ensureIndex() }
+    }
+
+    /// Builds the HNSW index if it does not exist (at the end of a run, or at once for a non-empty table).
+    func ensureIndex() async throws {
+        let table = quotedTable
+        let indexName = self.indexName
+        let opclass = operatorClass
+        try await withConnection("create index on \(settings.table)") { connection in
+            try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))")
+        }
+    }
+
+    public func finish() async throws {
+        let exists = try await withConnection("describe \(settings.table)") { [rawTable = settings.table] in try Self.describe($0, rawTable) != nil }
+        if exists { try await ensureIndex() }
+        runState.withLock { $0.bulk = false }
+    }
+
+    public func info() async throws -> SinkInfo {
+        let rawTable = settings.table
+        let table = quotedTable
+        let indexName = self.indexName
+        let name = self.name
+        return try await withConnection("info \(rawTable)") { connection in
+            guard let existing = try Self.describe(connection, rawTable) else {
+                return SinkInfo(name: name, exists: false, count: 0)
+            }
+            let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
+            let index = try connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [indexName]).first?[0] ?? nil
+            let metric = index.map { definition -> String in
+                if definition.contains("_cosine_ops") { return "cosine" }
+                if definition.contains("_l2_ops") { return "l2" }
+                if definition.contains("_ip_ops") { return "dot" }
+                return "unknown"
+            } ?? existing.comment.flatMap { Self.field("metric", in: $0) }
+            var details = ["column": "\(existing.type)(\(existing.dimensions))"]
+            details["hnsw index"] = index == nil ? "not built yet (built at the end of the next run)" : indexName
+            return SinkInfo(
+                name: name, count: count, dimensions: existing.dimensions, metric: metric,
+                embedder: existing.comment.flatMap { Self.field("embedder", in: $0) }, details: details)
+        }
+    }
+
+    public func drop() async throws {
+        let table = quotedTable
+        try await withConnection("drop \(settings.table)") { connection in
+            try connection.query("DROP TABLE IF EXISTS \(table)")
+        }
+    }
+
+    public func removeAll() async throws {
+        let table = quotedTable
+        let rawTable = settings.table
+        try await withConnection("truncate \(rawTable)") { connection in
+            if try Self.describe(connection, rawTable) != nil { try connection.query("TRUNCATE \(table)") }
+        }
+    }
+
+    struct Description: Equatable {
+        var type: String
+        var dimensions: Int
+        var comment: String?
+    }
+
+    /// The embedding column's type and dimension and the table comment, or nil if there is no table.
+    static func describe(_ connection: PGConnection, _ rawTable: String) throws -> Description? {
+        let rows = try connection.query(
+            """
+            SELECT format_type(a.atttypid, a.atttypmod), obj_description(c.oid, 'pg_class')
+            FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+            WHERE c.oid = to_regclass($1) AND a.attname = 'embedding'
+            """, [rawTable])
+        guard let row = rows.first, let type = row[0] else { return nil }
+        // "vector(384)" / "halfvec(3072)"
+        let name = String(type.prefix { $0 != "(" })
+        let dimensions = Int(type.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }) ?? 0
+        return Description(type: name, dimensions: dimensions, comment: row[1])
+    }
+
+    /// `value` of `name=value` in a space-separated comment.
+    static func field(_ name: String, in comment: String) -> String? {
+        comment.split(separator: " ").first { $0.hasPrefix("\(name)=") }.map { String($0.dropFirst(name.count + 1)) }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import SluiceCore
+import Synchronization
+
+/// PostgreSQL with pgvector, through libpq.
+///
+/// One table: `id text primary key, document_key text, ordinal integer, text text, metadata jsonb,
+/// embedding vector(n)` (`halfvec(n)` over 2,000 dimensions, the HNSW limit), created on first use with
+/// an index on `document_key`. Writes go through `COPY` into a per-connection temporary staging table,
+/// then `INSERT … ON CONFLICT (id) DO UPDATE` in the same transaction, so a batch is idempotent and
+/// atomic. When the table was empty at the start of a run, batches are copied straight into it (the
+/// bulk path; a batch that meets an existing id falls back to the staging path), and the HNSW index
+/// (`vector_cosine_ops` by default) is built once at the end of the run rather than maintained row by
+/// row. The embedder identity and metric are kept in the table's comment and checked at start-up.
+///
+/// libpq calls block: every one runs on the sink's own threads.
+public final class PgvectorSink: VectorSink {
+    public struct Settings: Sendable {
+        public var url: String
+        public var password: String?
+        /// `table` or `schema.table` (plain SQL identifiers).
+        public var table: String
+        public var metric: String = "cosine"
+        public var connections: Int = 2
+        public var retries: Int = 5
+        public var maxBatchBytes: Int = 8 << 20
+
+        public init(url: String, password: String?, table: String) {
+            self.url = url
+            self.password = password
+            self.table = table
+        }
+    }
+
+    let settings: Settings
+    let pool: PGConnectionPool
+    let executor: BlockingExecutor
+    /// Set by `prepare`: the column type (`vector` or `halfvec`) and whether the bulk path is allowed.
+    let runState = Mutex(RunState())
+    let quotedTable: String
+    let indexName: String
+
+    struct RunState {
+        var columnType = "vector"
+        var dimensions = 0
+        var bulk = false
+    }
+
+    public var name: String { "pgvector:\(Self.redacted(settings.url))#\(settings.table)" }
+
+    public init(settings: Settings) throws {
+        guard Self.validIdentifier(settings.table) else {
+            throw SluiceError(.configuration, "sink.table: '\(settings.table)' must be a plain SQL identifier (letters, digits, _; optionally schema.table)")
+        }
+        if Self.urlHasPassword(settings.url) {
+            throw SluiceError(.configuration, "sink.url must not contain a password: name an environment variable in sink.password_env")
+        }
+        self.settings = settings
+        pool = PGConnectionPool(url: settings.url, password: settings.password)
+        executor = BlockingExecutor(label: "sl-pgvector", threads: max(1, settings.connections))
+        quotedTable = settings.table.split(separator: ".").map { "\"\($0)\"" }.joined(separator: ".")
+        indexName = String(settings.table.split(separator: ".").last!) + "_embedding_hnsw"
+    }
+
+    deinit { executor.shutdown() }
+
+    /// Runs a job with a connection on the sink's threads, retrying transient failures.
+    @discardableResult
+    func withConnection<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PGConnection) throws -> T) async throws -> T {
+        try await withSinkRetries(attempts: settings.retries, what: what) {
+            try await executor.run { [pool] in try pool.with(body) }
+        }
+    }
+
+    var operatorClass: String {
+        let type = runState.withLock { $0.columnType }
+        switch settings.metric {
+        case "l2": return "\(type)_l2_ops"
+        case "dot": return "\(type)_ip_ops"
+        default: return "\(type)_cosine_ops"
+        }
+    }
+
+    /// The distance operator of the metric (`<=>` cosine, `<->` L2, `<#>` negative inner product).
+    var distanceOperator: String {
+        switch settings.metric {
+        case "l2": return "<->"
+        case "dot": return "<#>"
+        default: return "<=>"
+        }
+    }
+
+    static func validIdentifier(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count) else { return false }
+        return parts.allSatisfy { part in
+            guard let first = part.first, first == "_" || (first.isASCII && first.isLetter), part.count <= 63 else { return false }
+            return part.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        }
+    }
+
+    /// True when a `postgresql://user:password@…` URL carries a password.
+    static func urlHasPassword(_ url: String) -> Bool {
+        guard let scheme = url.range(of: "://") else { return url.contains("password=") }
+        let rest = url[scheme.upperBound...]
+        if let at = rest.firstIndex(of: "@"), rest[..<at].contains(":") { return true }
+        return url.contains("password=")
+    }
+
+    /// The URL without user information, for logs.
+    static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        return String(url[..<scheme.upperBound]) + String(url[url.index(after: at)...])
+    }
+}

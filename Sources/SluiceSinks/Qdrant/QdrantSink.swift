@@ -1,0 +1,130 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+/// Qdrant over its REST API.
+///
+/// The collection is created on first use with the vector size and distance (`Cosine` by default).
+/// Qdrant accepts only unsigned integers and UUIDs as point ids, so a point's id is the UUID form of the
+/// vector id (``SluiceCore/VectorID/uuidString``, deterministic) and the original id is kept in the payload
+/// (`sluice_id`) with `document_key`, `ordinal`, `text` and the chunk's `metadata`. Writes are
+/// `PUT /collections/{c}/points?wait=true` in batches of 64–256 points (`sink.batch`, clamped) and
+/// `sink.max_batch_bytes`; deletes go by point ids, or by a `document_key` filter for a whole document.
+/// The `api-key` header carries the key from `sink.api_key_env`.
+public final class QdrantSink: VectorSink {
+    public struct Settings: Sendable {
+        public var url: String
+        public var apiKey: String?
+        public var collection = "sluice"
+        public var metric = "cosine"
+        public var batch = 128
+        public var maxBatchBytes = 8 << 20
+        public var retries = 5
+        public var timeout: Duration = .seconds(60)
+
+        public init(url: String, apiKey: String?) {
+            self.url = url
+            self.apiKey = apiKey
+        }
+    }
+
+    /// Qdrant's documented sweet spot for upsert batches.
+    static let batchRange = 64...256
+
+    let settings: Settings
+    let http: StoreHTTP
+
+    public var name: String { "qdrant:\(http.baseURL)/\(settings.collection)" }
+
+    public init(settings: Settings) {
+        self.settings = settings
+        http = StoreHTTP(
+            baseURL: settings.url, headers: settings.apiKey.map { [("api-key", $0)] } ?? [], retries: settings.retries,
+            timeout: settings.timeout, label: "qdrant")
+    }
+
+    var collectionPath: String { "/collections/\(StoreHTTP.segment(settings.collection))" }
+
+    /// Qdrant's distance name.
+    var distance: String {
+        switch settings.metric {
+        case "l2": return "Euclid"
+        case "dot": return "Dot"
+        default: return "Cosine"
+        }
+    }
+
+    var batchSize: Int { min(Self.batchRange.upperBound, max(Self.batchRange.lowerBound, settings.batch)) }
+
+    struct Envelope<T: Decodable>: Decodable { var result: T }
+
+    /// `with_payload`: `true` or a list of fields.
+    enum PayloadSelector: Encodable {
+        case all
+        case fields([String])
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .all: try container.encode(true)
+            case .fields(let names): try container.encode(names)
+            }
+        }
+    }
+
+    struct CollectionInfo: Decodable {
+        var points_count: Int?
+        var config: Config
+        struct Config: Decodable {
+            var params: Params
+            struct Params: Decodable { var vectors: Vectors }
+            struct Vectors: Decodable {
+                var size: Int
+                var distance: String
+            }
+        }
+    }
+
+    /// The collection, or nil when it does not exist.
+    func collectionInfo() async throws -> CollectionInfo? {
+        let response = try await http.send("GET", collectionPath, accepting: [404])
+        guard response.status != 404 else { return nil }
+        do {
+            return try JSONDecoder().decode(Envelope<CollectionInfo>.self, from: Data(response.body)).result
+        } catch {
+            throw SluiceError(.sinkFailed, "qdrant: unexpected collection answer: \(StoreHTTP.excerpt(response.bodyText))", cause: error)
+        }
+    }
+
+    /// A point as Sluice writes and reads it.
+    struct Point: Codable {
+        var id: String
+        var vector: [Float]?
+        var payload: Payload?
+        var score: Float?
+        /// Everything but `sluice_id` is absent when a listing asks for the id only.
+        struct Payload: Codable {
+            var sluice_id: String
+            var document_key: String?
+            var ordinal: Int?
+            var text: String?
+            var metadata: [String: String]?
+        }
+
+        init(_ record: VectorRecord) {
+            id = record.id.uuidString
+            vector = record.vector
+            payload = Payload(
+                sluice_id: record.id.rawValue, document_key: record.documentKey, ordinal: record.ordinal, text: record.text,
+                metadata: record.metadata)
+        }
+
+        func record() throws -> VectorRecord {
+            guard let payload, let vector, let key = payload.document_key, let ordinal = payload.ordinal, let text = payload.text else {
+                throw SluiceError(.sinkFailed, "qdrant: a point came back without its payload or vector")
+            }
+            return VectorRecord(
+                id: VectorID(rawValue: payload.sluice_id), documentKey: key, ordinal: ordinal, text: text, vector: vector,
+                metadata: payload.metadata ?? [:])
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+/// A vector store for the sink tests: the server behind it (a real PostgreSQL+pgvector or Chroma, or a
+/// validating Qdrant/Pinecone stand-in, all on loopback), and the `--set sink.…` settings of a target.
+final class StoreUnderTest: Sendable {
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case jsonl, pgvector, chroma, qdrant, pinecone
+        var testDescription: String { rawValue }
+        /// Whether the store returns the vectors exactly as written (Chroma normalizes for cosine).
+        var exactVectors: Bool { self != .chroma }
+    }
+
+    /// Environment variables the secrets are read from (set in this process; sluice inherits them).
+    static let passwordVariable = "SLUICE_TEST_PG_PASSWORD"
+    static let apiKeyVariable = "SLUICE_TEST_STORE_KEY"
+    static let password = "pw-\(UInt32.random(in: 0...UInt32.max))"
+    static let apiKey = "key-\(UInt32.random(in: 0...UInt32.max))"
+
+    let kind: Kind
+    let server: StandInServer?
+    /// For Chroma with faults: a proxy in front of the real server that injects them.
+    let proxy: StandInServer?
+    let directory: URL
+
+    private init(kind: Kind, server: StandInServer?, proxy: StandInServer? = nil, directory: URL) {
+        self.kind = kind
+        self.server = server
+        self.proxy = proxy
+        self.directory = directory
+    }
+
+    /// Where sluice talks to the store (the fault proxy when there is one).
+    var endpoint: StandInServer? { proxy ?? server }
+
+    /// Starts the store's server (`faultEvery`: the stand-ins fail every Nth write, see store_standin.py).
+    static func start(_ kind: Kind, in workspace: Workspace, faultEvery: Int = 0) async throws -> StoreUnderTest {
+        setenv(passwordVariable, password, 1)
+        setenv(apiKeyVariable, apiKey, 1)
+        let directory = workspace.root.appendingPathComponent("store-\(kind.rawValue)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let faults = faultEvery > 0 ? ["--fault-every", String(faultEvery)] : []
+        let server: StandInServer?
+        switch kind {
+        case .jsonl: server = nil
+        case .pgvector: server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [directory.path, password])
+        case .chroma: server = try await StandInServer.launch(script: "chroma_server.py", arguments: [directory.path])
+        case .qdrant: server = try await StandInServer.launch(script: "qdrant_standin.py", arguments: ["--api-key", apiKey] + faults)
+        case .pinecone: server = try await StandInServer.launch(script: "pinecone_standin.py", arguments: ["--api-key", apiKey] + faults)
+        }
+        var proxy: StandInServer?
+        if kind == .chroma, faultEvery > 0, let server {
+            proxy = try await StandInServer.launch(script: "fault_proxy.py", arguments: ["--target", server.baseURL] + faults)
+        }
+        return StoreUnderTest(kind: kind, server: server, proxy: proxy, directory: directory)
+    }
+
+    func stop() {
+        proxy?.stop()
+        server?.stop()
+    }
+
+    /// The `--set` settings of a sink named `name` (its own table, collection, index or file).
+    func sinkArguments(_ name: String) -> [String] {
+        var settings = ["sink.kind=\(kind.rawValue)"]
+        switch kind {
+        case .jsonl:
+            settings.append("sink.path=\(directory.appendingPathComponent(name).path)")
+            settings.append("sink.shards=3")
+        case .pgvector:
+            settings += ["sink.url=postgresql://postgres@127.0.0.1:\(server!.port)/postgres", "sink.password_env=\(Self.passwordVariable)", "sink.table=t_\(name)"]
+        case .chroma:
+            settings += ["sink.url=\(endpoint!.baseURL)", "sink.collection=c_\(name)", "sink.tenant=sluice_tests", "sink.database=db_tests"]
+        case .qdrant:
+            settings += ["sink.url=\(server!.baseURL)", "sink.collection=\(name)", "sink.api_key_env=\(Self.apiKeyVariable)", "sink.batch=64"]
+        case .pinecone:
+            settings += ["sink.url=\(server!.baseURL)", "sink.index=\(name)", "sink.namespace=tests", "sink.api_key_env=\(Self.apiKeyVariable)", "sink.batch=100"]
+        }
+        return settings.flatMap { ["--set", $0] }
+    }
+
+    /// A target with its own state folder and sink `sinkName` (targets may share a sink).
+    func target(_ workspace: Workspace, _ name: String, sinkName: String? = nil) -> Workspace.Target {
+        let local = workspace.target(name)
+        return Workspace.Target(state: local.state, index: local.index, sink: sinkArguments(sinkName ?? name))
+    }
+
+    /// The stand-in's request statistics (`GET /_standin/stats`).
+    func standInStats() throws -> [String: Int] {
+        guard let server = endpoint, kind != .jsonl, kind != .pgvector else { return [:] }
+        // python3 (a set-up dependency) fetches it: Foundation's URL loading on Linux needs FoundationNetworking.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())", "\(server.baseURL)/_standin/stats"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        return object.compactMapValues { ($0 as? NSNumber)?.intValue }
+    }
+}
+
+/// Expects the same records; vectors equal, or within `tolerance` when the store normalizes them.
+func expectSameRecords(
+    _ actual: Data, _ expected: Data, exact: Bool, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    if exact {
+        expectSameExport(actual, expected, what, sourceLocation: sourceLocation)
+        return
+    }
+    let a = try Export.records(actual)
+    let e = try Export.records(expected)
+    #expect(a.count == e.count, "\(what): \(a.count) records vs \(e.count)", sourceLocation: sourceLocation)
+    for (x, y) in zip(a, e) {
+        var xs = x
+        var ys = y
+        xs.vector = []
+        ys.vector = []
+        #expect(xs == ys, "\(what): record \(y.id) differs", sourceLocation: sourceLocation)
+        let close = x.vector.count == y.vector.count && zip(x.vector, y.vector).allSatisfy { abs($0 - $1) <= 1e-6 }
+        #expect(close, "\(what): vector of \(y.id) differs beyond 1e-6", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import SluiceCore
+import Testing
+
+@testable import SluiceSinks
+
+/// The pure parts shared by the sinks: backoff, batch splitting, PostgreSQL COPY text, Pinecone
+/// metadata limits, JSONL journal replay.
+struct SinkPartsTests {
+    @Test("backoff: delays grow, stay under the cap, honour Retry-After, and give up after the attempts")
+    func backoff() {
+        var backoff = SinkBackoff(attempts: 4, base: .milliseconds(100), cap: .milliseconds(250))
+        #expect(backoff.failed(random: 1) == .retry(after: .milliseconds(100)))
+        #expect(backoff.failed(random: 1) == .retry(after: .milliseconds(200)))
+        #expect(backoff.failed(retryAfter: .seconds(2), random: 0.5) == .retry(after: .seconds(2)))
+        #expect(backoff.failed(random: 1) == .giveUp)
+        var jittered = SinkBackoff(attempts: 10)
+        for _ in 0..<9 {
+            guard case .retry(let delay) = jittered.failed(random: 0) else { Issue.record("gave up early"); return }
+            #expect(delay == .zero)
+        }
+    }
+
+    @Test("batches close on count and on bytes; an oversized record goes alone; nothing is lost or reordered", arguments: [1, 3, 7, 100])
+    func batches(maxCount: Int) {
+        let sizes = [5, 5, 5, 50, 1, 1, 1, 1, 20, 5]
+        let batches = RecordBatches.split(Array(sizes.indices), maxCount: maxCount, maxBytes: 12, size: { sizes[$0] })
+        #expect(batches.flatMap { $0 } == Array(sizes.indices))
+        for batch in batches {
+            #expect(batch.count <= maxCount)
+            let bytes = batch.reduce(0) { $0 + sizes[$1] }
+            #expect(bytes <= 12 || batch.count == 1, "batch \(Array(batch)) holds \(bytes) bytes")
+        }
+    }
+
+    @Test("COPY text escapes tabs, newlines, backslashes and drops NUL; vectors read back exactly")
+    func copyText() throws {
+        let record = VectorRecord(
+            id: VectorID(rawValue: "00ff"), documentKey: "a\tb/c.txt", ordinal: 3, text: "line\none\\two\r\u{0}end",
+            vector: [0.1, -2.5e-7, 3, .leastNonzeroMagnitude], metadata: ["k": "v\tw"])
+        let line = String(decoding: PgvectorCopy.encode([record]), as: UTF8.self)
+        let fields = line.dropLast().split(separator: "\t", omittingEmptySubsequences: false)
+        #expect(fields.count == 6)
+        #expect(fields[1] == #"a\tb/c.txt"#)
+        #expect(fields[3] == #"line\none\\two\rend"#)
+        // JSON escapes the tab as \t, and COPY escapes that backslash.
+        #expect(fields[4] == #"{"k":"v\\tw"}"#)
+        #expect(PgvectorCopy.parseVector(String(fields[5])) == record.vector)
+        #expect(PgvectorCopy.arrayLiteral([VectorID(rawValue: "ab"), VectorID(rawValue: "cd")]) == "{ab,cd}")
+    }
+
+    @Test("pgvector: table names are plain identifiers, and URLs with passwords are refused")
+    func pgvectorSettings() {
+        #expect(PgvectorSink.validIdentifier("chunks"))
+        #expect(PgvectorSink.validIdentifier("search.chunks_2"))
+        #expect(!PgvectorSink.validIdentifier("chunks; DROP TABLE x"))
+        #expect(!PgvectorSink.validIdentifier("a.b.c"))
+        #expect(!PgvectorSink.validIdentifier("1abc"))
+        #expect(PgvectorSink.urlHasPassword("postgresql://me:secret@db/x"))
+        #expect(PgvectorSink.urlHasPassword("host=db password=secret"))
+        #expect(!PgvectorSink.urlHasPassword("postgresql://me@db:5432/x"))
+        #expect(PgvectorSink.redacted("postgresql://me@db:5432/x") == "postgresql://db:5432/x")
+    }
+
+    @Test("Pinecone: ids are documentKey#id within 512 bytes; metadata stays under 40 KB with long text trimmed, never null")
+    func pineconeRecords() throws {
+        let sink = PineconeSink(settings: PineconeSink.Settings(apiKey: "k", index: "i"))
+        let longKey = String(repeating: "é", count: 400)
+        let id = VectorID(rawValue: String(repeating: "a", count: 32))
+        let recordID = PineconeSink.recordID(key: longKey, id: id)
+        #expect(recordID.utf8.count <= 512)
+        #expect(PineconeSink.vectorID(recordID) == id)
+        #expect(PineconeSink.recordID(key: "docs/a.md", id: id) == "docs/a.md#\(id.rawValue)")
+
+        let text = String(repeating: "naïve text ", count: 10_000)
+        let record = VectorRecord(id: id, documentKey: "docs/a.md", ordinal: 2, text: text, vector: [1], metadata: ["page": "3", "empty": ""])
+        let metadata = sink.metadata(of: record)
+        let bytes = try JSONEncoder().encode(metadata).count
+        #expect(bytes <= PineconeSink.maxMetadataBytes)
+        #expect(metadata["text_truncated"] == .string("true"))
+        #expect(metadata["text_bytes"] == .int(text.utf8.count))
+        #expect(metadata["empty"] == nil, "empty values are left out")
+        guard case .string(let kept) = metadata["text"] else { Issue.record("no text"); return }
+        #expect(text.hasPrefix(kept) && kept.utf8.count <= 32_000)
+
+        let short = VectorRecord(id: id, documentKey: "k", ordinal: 0, text: "short", vector: [1])
+        #expect(sink.metadata(of: short)["text_truncated"] == nil)
+    }
+
+    @Test("JSONL: a journal left by a crash is replayed, a torn last line is ignored, and finish compacts it")
+    func jsonlJournal() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-jsonl-\(UInt32.random(in: 0...UInt32.max))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = (0..<6).map { i in
+            VectorRecord(id: VectorID(rawValue: String(format: "%032x", i * 7919)), documentKey: "d\(i % 2)", ordinal: i, text: "t\(i)", vector: [Float(i), 1])
+        }
+        do {
+            let sink = try JSONLSink(path: folder, shards: 2)
+            try await sink.prepare(embedder: EmbedderIdentity(provider: "p", model: "m", dimensions: 2))
+            try await sink.upsert(records)
+            try await sink.delete([records[1].id])
+            // No finish: as if the process died here. Then a write torn by the crash.
+            let journal = folder.appendingPathComponent("journal.jsonl")
+            let handle = try FileHandle(forWritingTo: journal)
+            handle.seekToEndOfFile()
+            handle.write(Data(#"{"op":"upsert","record":{"id":"tor"#.utf8))
+            try handle.close()
+        }
+        let reopened = try JSONLSink(path: folder, shards: 2)
+        #expect(try await reopened.count() == 5)
+        #expect(try await reopened.existing([records[1].id, records[2].id]) == [records[2].id])
+        try await reopened.finish()
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("journal.jsonl").path))
+        let lines = try ["part-00000.jsonl", "part-00001.jsonl"].flatMap { name in
+            try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
+        }
+        #expect(lines.count == 5)
+        let final = try JSONLSink(path: folder, shards: 2)
+        let ids = try #require(try await final.listIDs())
+        #expect(ids == Set(records.map(\.id)).subtracting([records[1].id]))
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""A real Chroma server (PyPI chromadb, in the tools venv) on loopback.
+
+  chroma_server.py DIR
+
+Runs `chroma run --path DIR --host 127.0.0.1 --port <free>`, waits for its heartbeat, prints
+"PORT <n>", and stops when killed or when the parent process goes away.
+"""
+import os, sys, time, urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import server_child  # noqa: E402
+
+
+def main():
+    directory = sys.argv[1]
+    chroma = os.path.join(server_child.venv(), "bin", "chroma")
+    if not os.path.exists(chroma):
+        server_child.fail("chromadb is not installed in the tools venv (run scripts/setup.sh)")
+    os.makedirs(directory, exist_ok=True)
+    port = server_child.free_port()
+    env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
+    child = server_child.start(
+        [chroma, "run", "--path", os.path.join(directory, "data"), "--host", "127.0.0.1", "--port", str(port)],
+        os.path.join(directory, "server.log"), env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if child.poll() is not None:
+            server_child.fail("chroma exited; see " + os.path.join(directory, "server.log"))
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        server_child.fail("chroma did not answer its heartbeat")
+    print(f"PORT {port}", flush=True)
+    server_child.serve_until_orphaned(child)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""A validating stand-in for Pinecone's control plane and data plane REST APIs (the subset Sluice uses),
+on loopback. Stdlib only.
+
+Not Pinecone: it implements and checks the documented request shapes and limits — `Api-Key` must match
+`--api-key`, `X-Pinecone-Api-Version` must be 2025-04; an upsert holds at most 1,000 records and 2 MB;
+ids are at most 512 bytes; values have the index's dimension; a record's metadata is at most 40 KB of
+JSON and holds no null; 100 requests per second per namespace, over which it answers 429. An index's
+host is `127.0.0.1:<port>/index/<name>` (a path, so one stand-in serves many indexes). Search is exact.
+Prints "PORT <n>". `GET /_standin/stats` returns request statistics (`control_describes` counts index
+descriptions, i.e. host look-ups).
+"""
+import json, os, sys, time
+from urllib.parse import urlparse, parse_qs
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from store_standin import JSONHandler, Rejected, Store, arguments, score, serve  # noqa: E402
+
+API_VERSION = "2025-04"
+MAX_RECORDS = 1000
+MAX_BODY = 2 * 1024 * 1024
+MAX_METADATA = 40 * 1024
+MAX_ID = 512
+RATE_PER_SECOND = 100
+METRICS = {"cosine": "cosine", "euclidean": "l2", "dotproduct": "dot"}
+
+
+class PineconeStore(Store):
+    def __init__(self, options):
+        super().__init__(options)
+        self.indexes = {}  # name -> {"dimension", "metric", "namespaces": {ns: {id: {"values", "metadata"}}}}
+        self.windows = {}  # (index, namespace) -> (second, count)
+
+
+def check_metadata(metadata):
+    if not isinstance(metadata, dict):
+        raise Rejected(400, "metadata must be an object")
+    for key, value in metadata.items():
+        if value is None:
+            raise Rejected(400, f"metadata value for '{key}' is null: null values are not allowed")
+        if isinstance(value, list):
+            if not all(isinstance(v, str) for v in value):
+                raise Rejected(400, f"metadata list '{key}' must hold strings")
+        elif not isinstance(value, (str, int, float, bool)):
+            raise Rejected(400, f"metadata value for '{key}' has an unsupported type")
+    size = len(json.dumps(metadata, separators=(",", ":")).encode())
+    if size > MAX_METADATA:
+        raise Rejected(400, f"Metadata size is {size} bytes, which exceeds the limit of {MAX_METADATA} bytes per vector")
+
+
+class Handler(JSONHandler):
+    max_body = MAX_BODY
+
+    def reject(self, rejection):
+        self.send_json(rejection.status, {"error": {"code": rejection.status, "message": rejection.message}})
+
+    def rate_limit(self, index, namespace):
+        second = int(time.time())
+        with self.store.lock:
+            start, count = self.store.windows.get((index, namespace), (second, 0))
+            if start != second:
+                start, count = second, 0
+            count += 1
+            self.store.windows[(index, namespace)] = (start, count)
+        if count > RATE_PER_SECOND:
+            raise Rejected(429, f"request rate over {RATE_PER_SECOND}/s for namespace '{namespace}'")
+
+    def dispatch(self):
+        store = self.store
+        if self.headers.get("Api-Key") != store.options.api_key:
+            raise Rejected(401, "Invalid API Key")
+        if self.headers.get("X-Pinecone-Api-Version") != API_VERSION:
+            raise Rejected(400, f"stand-in: X-Pinecone-Api-Version must be pinned to {API_VERSION}")
+        url = urlparse(self.path)
+        query = parse_qs(url.query)
+        parts = [p for p in url.path.split("/") if p]
+        body = self.read_json() if self.command == "POST" else {}
+        if parts and parts[0] == "indexes":
+            return self.control(parts[1:], body)
+        if len(parts) >= 3 and parts[0] == "index":
+            return self.data(parts[1], parts[2:], body, query)
+        raise Rejected(404, f"no route {self.command} {url.path}")
+
+    def control(self, rest, body):
+        store = self.store
+        with store.lock:
+            if not rest and self.command == "POST":
+                name, dimension, metric = body.get("name"), body.get("dimension"), body.get("metric", "cosine")
+                if not isinstance(name, str) or not isinstance(dimension, int) or dimension < 1 or metric not in METRICS:
+                    raise Rejected(400, "name, dimension and metric (cosine|euclidean|dotproduct) required")
+                if "serverless" not in (body.get("spec") or {}) and "pod" not in (body.get("spec") or {}):
+                    raise Rejected(400, "spec.serverless or spec.pod required")
+                if name in store.indexes:
+                    raise Rejected(409, f"Resource {name} already exists")
+                store.indexes[name] = {"dimension": dimension, "metric": metric, "namespaces": {}}
+                return self.send_json(201, self.describe(name))
+            if len(rest) == 1 and self.command == "GET":
+                store.stats["control_describes"] += 1
+                if rest[0] not in store.indexes:
+                    raise Rejected(404, f"Resource {rest[0]} not found")
+                return self.send_json(200, self.describe(rest[0]))
+            if len(rest) == 1 and self.command == "DELETE":
+                store.indexes.pop(rest[0], None)
+                return self.send_json(202, {})
+        raise Rejected(404, "no such control-plane route")
+
+    def describe(self, name):
+        index = self.store.indexes[name]
+        port = self.server.server_address[1]
+        return {"name": name, "dimension": index["dimension"], "metric": index["metric"],
+                "host": f"127.0.0.1:{port}/index/{name}", "status": {"ready": True, "state": "Ready"},
+                "spec": {"serverless": {"cloud": "aws", "region": "us-east-1"}}}
+
+    def data(self, name, rest, body, query):
+        store = self.store
+        route = "/".join(rest)
+        namespace = body.get("namespace", query.get("namespace", [""])[0]) if isinstance(body, dict) else ""
+        is_write = route in ("vectors/upsert", "vectors/delete")
+        self.rate_limit(name, namespace)
+        fault = store.fault() if is_write else None
+        if fault == "before-503":
+            raise Rejected(503, "injected: service unavailable")
+        if fault == "before-429":
+            raise Rejected(429, "injected: too many requests")
+        with store.lock:
+            index = store.indexes.get(name)
+            if index is None:
+                raise Rejected(404, f"index {name} not found")
+            records = index["namespaces"].setdefault(namespace, {})
+            if route == "vectors/upsert":
+                vectors = body.get("vectors")
+                if not isinstance(vectors, list) or not 1 <= len(vectors) <= MAX_RECORDS:
+                    raise Rejected(400, f"vectors: 1 to {MAX_RECORDS} records per upsert")
+                staged = {}
+                for vector in vectors:
+                    vid, values = vector.get("id"), vector.get("values")
+                    if not isinstance(vid, str) or not vid or len(vid.encode()) > MAX_ID:
+                        raise Rejected(400, f"id must be a string of 1 to {MAX_ID} bytes")
+                    if not isinstance(values, list) or len(values) != index["dimension"]:
+                        raise Rejected(400, f"Vector dimension {len(values) if isinstance(values, list) else 0} does not match the dimension of the index {index['dimension']}")
+                    metadata = vector.get("metadata", {})
+                    check_metadata(metadata)
+                    staged[vid] = {"values": [float(x) for x in values], "metadata": metadata}
+                store.batch(len(vectors), self.body_bytes)
+                records.update(staged)
+                if fault == "after-500":
+                    raise Rejected(500, "injected: internal error after applying")
+                return self.send_json(200, {"upsertedCount": len(staged)})
+            if route == "vectors/delete":
+                if body.get("deleteAll"):
+                    records.clear()
+                else:
+                    ids = body.get("ids")
+                    if not isinstance(ids, list) or len(ids) > 1000:
+                        raise Rejected(400, "ids: a list of at most 1000 ids (or deleteAll)")
+                    for vid in ids:
+                        records.pop(vid, None)
+                if fault == "after-500":
+                    raise Rejected(500, "injected: internal error after applying")
+                return self.send_json(200, {})
+            if route == "vectors/fetch":
+                ids = query.get("ids", [])
+                if len(ids) > 1000:
+                    raise Rejected(400, "at most 1000 ids per fetch")
+                return self.send_json(200, {"vectors": {vid: {"id": vid, **records[vid]} for vid in ids if vid in records}, "namespace": namespace})
+            if route == "vectors/list":
+                prefix = query.get("prefix", [""])[0]
+                limit = int(query.get("limit", ["100"])[0])
+                if not 1 <= limit <= 100:
+                    raise Rejected(400, "limit must be 1 to 100")
+                token = query.get("paginationToken", [None])[0]
+                ordered = sorted(vid for vid in records if vid.startswith(prefix))
+                start = int(token) if token else 0
+                page = ordered[start:start + limit]
+                answer = {"vectors": [{"id": vid} for vid in page], "namespace": namespace}
+                if start + limit < len(ordered):
+                    answer["pagination"] = {"next": str(start + limit)}
+                return self.send_json(200, answer)
+            if route == "query":
+                vector, top_k = body.get("vector"), body.get("topK")
+                if not isinstance(vector, list) or len(vector) != index["dimension"] or not isinstance(top_k, int) or not 1 <= top_k <= 10000:
+                    raise Rejected(400, "query: vector of the index's dimension and topK 1..10000 required")
+                metric = METRICS[index["metric"]]
+                scored = []
+                for vid, record in records.items():
+                    value = score(metric, vector, record["values"])
+                    scored.append((value * value if metric == "l2" else value, vid, record))
+                scored.sort(key=lambda t: t[0], reverse=(metric != "l2"))
+                matches = []
+                for value, vid, record in scored[:top_k]:
+                    match = {"id": vid, "score": value}
+                    if body.get("includeValues"):
+                        match["values"] = record["values"]
+                    if body.get("includeMetadata"):
+                        match["metadata"] = record["metadata"]
+                    matches.append(match)
+                return self.send_json(200, {"matches": matches, "namespace": namespace})
+            if route == "describe_index_stats":
+                namespaces = {ns: {"vectorCount": len(v)} for ns, v in index["namespaces"].items() if v}
+                return self.send_json(200, {"namespaces": namespaces, "dimension": index["dimension"],
+                                            "totalVectorCount": sum(n["vectorCount"] for n in namespaces.values())})
+        raise Rejected(404, f"no data-plane route {route}")
+
+
+if __name__ == "__main__":
+    options = arguments("Pinecone stand-in")
+    if options.api_key is None:
+        print("ERROR --api-key is required (Pinecone always needs one)", flush=True)
+        sys.exit(1)
+    serve(Handler, PineconeStore(options))

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""A validating stand-in for Qdrant's REST API (the subset Sluice uses), on loopback. Stdlib only.
+
+Not Qdrant: it implements and checks the documented request shapes and limits — point ids must be
+unsigned integers or UUIDs, vectors must have the collection's size, writes must ask `?wait=true`,
+an upsert holds 1–256 points, bodies are at most 32 MB, the `api-key` header must match `--api-key`.
+Search is exact (brute force). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
+"""
+import os, sys, uuid
+from urllib.parse import urlparse, parse_qs
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from store_standin import JSONHandler, Rejected, Store, arguments, score, serve  # noqa: E402
+
+DISTANCES = {"Cosine": "cosine", "Euclid": "l2", "Dot": "dot"}
+MAX_POINTS_PER_UPSERT = 256
+
+
+class QdrantStore(Store):
+    def __init__(self, options):
+        super().__init__(options)
+        self.collections = {}  # name -> {"size", "distance", "points": {id: {"vector", "payload"}}, "indexes": set()}
+
+
+def point_id(value):
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str):
+        try:
+            return str(uuid.UUID(value))
+        except ValueError:
+            pass
+    raise Rejected(400, f"Format error in JSON body: value {value!r} is not a valid point ID, valid values are either an unsigned integer or a UUID")
+
+
+def matches(filter_, point):
+    for condition in (filter_ or {}).get("must", []):
+        key, match = condition.get("key"), condition.get("match", {})
+        if key is None or "value" not in match:
+            raise Rejected(400, "filter: each condition needs key and match.value")
+        if point["payload"].get(key) != match["value"]:
+            return False
+    return True
+
+
+class Handler(JSONHandler):
+    def ok(self, result):
+        self.send_json(200, {"result": result, "status": "ok", "time": 0.0})
+
+    def reject(self, rejection):
+        self.send_json(rejection.status, {"status": {"error": rejection.message}, "time": 0.0})
+
+    def view(self, pid, point, with_payload, with_vector, score_value=None):
+        out = {"id": pid, "version": 0}
+        if with_payload is True:
+            out["payload"] = point["payload"]
+        elif isinstance(with_payload, list):
+            out["payload"] = {k: v for k, v in point["payload"].items() if k in with_payload}
+        if with_vector:
+            out["vector"] = point["vector"]
+        if score_value is not None:
+            out["score"] = score_value
+        return out
+
+    def dispatch(self):
+        store = self.store
+        key = store.options.api_key
+        if key is not None and self.headers.get("api-key") != key:
+            raise Rejected(401, "Must provide an API key or an Authorization bearer token")
+        url = urlparse(self.path)
+        query = parse_qs(url.query)
+        parts = [p for p in url.path.split("/") if p]
+        if len(parts) < 2 or parts[0] != "collections":
+            raise Rejected(404, f"no route {self.command} {url.path}")
+        name = parts[1]
+        rest = parts[2:]
+        body = self.read_json() if self.command in ("POST", "PUT") else {}
+        is_write = (self.command == "PUT" and rest == ["points"]) or (self.command == "POST" and rest == ["points", "delete"])
+        if is_write and query.get("wait") != ["true"]:
+            raise Rejected(400, "stand-in: writes must pass ?wait=true (Sluice acknowledges only applied writes)")
+        fault = store.fault() if is_write else None
+        if fault == "before-503":
+            raise Rejected(503, "injected: service unavailable")
+        if fault == "before-429":
+            self.send_json(429, {"status": {"error": "injected: too many requests"}}, [("Retry-After", "0")])
+            return
+        with store.lock:
+            collection = store.collections.get(name)
+            if not rest:
+                if self.command == "GET":
+                    if collection is None:
+                        raise Rejected(404, f"Not found: Collection `{name}` doesn't exist!")
+                    return self.ok({"status": "green", "points_count": len(collection["points"]),
+                                    "config": {"params": {"vectors": {"size": collection["size"], "distance": collection["distance"]}}}})
+                if self.command == "PUT":
+                    if collection is not None:
+                        raise Rejected(409, f"Wrong input: Collection `{name}` already exists!")
+                    vectors = body.get("vectors")
+                    if not isinstance(vectors, dict) or not isinstance(vectors.get("size"), int) or vectors["size"] < 1 \
+                            or vectors.get("distance") not in DISTANCES:
+                        raise Rejected(400, "vectors: {size: positive integer, distance: Cosine|Euclid|Dot} required")
+                    store.collections[name] = {"size": vectors["size"], "distance": vectors["distance"], "points": {}, "indexes": set()}
+                    return self.ok(True)
+                if self.command == "DELETE":
+                    return self.ok(store.collections.pop(name, None) is not None)
+            if collection is None:
+                raise Rejected(404, f"Not found: Collection `{name}` doesn't exist!")
+            points = collection["points"]
+            if rest == ["index"] and self.command == "PUT":
+                if body.get("field_schema") not in ("keyword", "integer", "float", "bool"):
+                    raise Rejected(400, "field_schema must be a known type")
+                collection["indexes"].add(body.get("field_name"))
+                return self.ok({"operation_id": 0, "status": "completed"})
+            if rest == ["points"] and self.command == "PUT":
+                batch = body.get("points")
+                if not isinstance(batch, list) or not 1 <= len(batch) <= MAX_POINTS_PER_UPSERT:
+                    raise Rejected(400, f"points: a list of 1 to {MAX_POINTS_PER_UPSERT} points")
+                staged = {}
+                for point in batch:
+                    pid = point_id(point.get("id"))
+                    vector = point.get("vector")
+                    if not isinstance(vector, list) or len(vector) != collection["size"] or not all(isinstance(x, (int, float)) for x in vector):
+                        raise Rejected(400, f"Wrong input: Vector dimension error: expected dim: {collection['size']}, got {len(vector) if isinstance(vector, list) else 'none'}")
+                    payload = point.get("payload") or {}
+                    if not isinstance(payload, dict):
+                        raise Rejected(400, "payload must be an object")
+                    staged[pid] = {"vector": [float(x) for x in vector], "payload": payload}
+                store.batch(len(batch), self.body_bytes)
+                points.update(staged)
+                if fault == "after-500":
+                    raise Rejected(500, "injected: internal error after applying")
+                return self.ok({"operation_id": 0, "status": "completed"})
+            if rest == ["points", "delete"]:
+                if "points" in body:
+                    for pid in body["points"]:
+                        points.pop(point_id(pid), None)
+                elif "filter" in body:
+                    if "document_key" not in collection["indexes"]:
+                        raise Rejected(400, "stand-in: filter deletes need a payload index on the field")
+                    for pid in [pid for pid, p in points.items() if matches(body["filter"], p)]:
+                        del points[pid]
+                else:
+                    raise Rejected(400, "delete: points or filter required")
+                if fault == "after-500":
+                    raise Rejected(500, "injected: internal error after applying")
+                return self.ok({"operation_id": 0, "status": "completed"})
+            if rest == ["points", "count"]:
+                return self.ok({"count": sum(1 for p in points.values() if matches(body.get("filter"), p))})
+            if rest == ["points", "search"]:
+                vector = body.get("vector")
+                if not isinstance(vector, list) or len(vector) != collection["size"]:
+                    raise Rejected(400, "search: vector of the collection's size required")
+                metric = DISTANCES[collection["distance"]]
+                scored = [(score(metric, vector, p["vector"]), pid, p) for pid, p in points.items()]
+                scored.sort(key=lambda t: t[0], reverse=(metric != "l2"))
+                limit = int(body.get("limit", 10))
+                return self.ok([self.view(pid, p, body.get("with_payload", False), body.get("with_vector", False), s) for s, pid, p in scored[:limit]])
+            if rest == ["points", "scroll"]:
+                ordered = sorted(points.keys(), key=str)
+                offset = body.get("offset")
+                start = 0 if offset is None else next((i for i, pid in enumerate(ordered) if str(pid) >= str(point_id(offset))), len(ordered))
+                limit = int(body.get("limit", 10))
+                page = ordered[start:start + limit]
+                following = ordered[start + limit] if start + limit < len(ordered) else None
+                return self.ok({"points": [self.view(pid, points[pid], body.get("with_payload", True), body.get("with_vector", False)) for pid in page],
+                                "next_page_offset": following})
+            if rest == ["points"] and self.command == "POST":
+                found = [point_id(pid) for pid in body.get("ids", [])]
+                return self.ok([self.view(pid, points[pid], body.get("with_payload", True), body.get("with_vector", False)) for pid in found if pid in points])
+        raise Rejected(404, f"no route {self.command} {url.path}")
+
+
+if __name__ == "__main__":
+    options = arguments("Qdrant stand-in")
+    serve(Handler, QdrantStore(options))
