@@ -101,9 +101,11 @@ final class CurlTransfer: @unchecked Sendable {
     func response() -> HTTPResponse {
         var status = 0
         var version = 0
+        var connects = 0
         if let easy {
             _ = sluice_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
             _ = sluice_curl_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+            _ = sluice_curl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
         }
         let versionText: String
         switch version {
@@ -112,7 +114,7 @@ final class CurlTransfer: @unchecked Sendable {
         case Int(CURL_HTTP_VERSION_3): versionText = "3"
         default: versionText = "1.1"
         }
-        return HTTPResponse(status: status, headers: headers, body: body, httpVersion: versionText)
+        return HTTPResponse(status: status, headers: headers, body: body, httpVersion: versionText, connectionsOpened: connects)
     }
 
     /// The error for a transfer that ended with `code`.

@@ -8,12 +8,19 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// The HTTP version that carried the answer: `1.1`, `2`, …
     public var httpVersion: String
+    /// How many connections the exchange opened: 0 when it reused a kept-alive connection or shared an
+    /// HTTP/2 one with other requests (libcurl's `CURLINFO_NUM_CONNECTS`).
+    public var connectionsOpened: Int
 
-    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], httpVersion: String = "1.1") {
+    public init(
+        status: Int, headers: [String: String] = [:], body: [UInt8] = [], httpVersion: String = "1.1",
+        connectionsOpened: Int = 0
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.httpVersion = httpVersion
+        self.connectionsOpened = connectionsOpened
     }
 
     /// The value of a header field, looked up case-insensitively.
