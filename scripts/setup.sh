@@ -15,6 +15,7 @@ PACKAGES=(
   zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
   libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
   python3                   # loopback HTTP server in the HTTP client's tests
+  nghttp2-server            # nghttpd: the HTTP/2 (TLS) server of the HTTP client's tests
   python3-venv              # the tools venv below
   poppler-utils             # pdftotext: the reference of sluice-bench extract
   tesseract-ocr             # the tesseract CLI: the OCR reference of sluice-bench extract
