@@ -37,33 +37,9 @@ public final class StandInServer: @unchecked Sendable {
             process.arguments = ["python3", "-u", path, "--exit-on-stdin-eof"] + arguments
         }
         if let environment { process.environment = environment }
-        let output = Pipe()
-        process.standardOutput = output
-        // The child exits when this pipe closes: when the value is released, or when the test process dies
+        // The child exits when its stdin closes: when the value is released, or when the test process dies
         // (even by a crash), so no server outlives its test.
-        let input = Pipe()
-        process.standardInput = input
-        lifeline = input.fileHandleForWriting
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Reads the first line byte by byte with read(2), retrying on EINTR (FileHandle.readData traps on
-        // an interrupted call). A blocking read on a thread of its own, once per server.
-        var line: [UInt8] = []
-        let fd = output.fileHandleForReading.fileDescriptor
-        var byte: UInt8 = 0
-        while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw SluiceError(.io, "stand-in \(script) did not report a port (got \(text.debugDescription))")
-        }
-        self.port = port
+        (lifeline, port) = try process.runWithLifeline(reporting: "PORT", what: "stand-in \(script)")
     }
 
     /// Starts the server from async code: the wait for its port line runs on a thread of its own, not on
@@ -90,5 +66,39 @@ public final class StandInServer: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
+    }
+}
+
+extension Process {
+    /// Runs the process with a pipe as its stdin, the lifeline: it closes when the handle is closed or
+    /// released, or when this process dies (even by a crash), so a child that exits on EOF never outlives
+    /// the test. The child's first line of output must be `<label> <number>` (stderr is discarded);
+    /// otherwise it is killed and the call throws. Returns the lifeline and the number.
+    ///
+    /// The line is read byte by byte with read(2), retrying on EINTR (FileHandle.readData traps on an
+    /// interrupted call): a blocking read, for a thread of its own.
+    public func runWithLifeline(reporting label: String, what: String) throws -> (lifeline: FileHandle, value: Int) {
+        let output = Pipe()
+        standardOutput = output
+        let input = Pipe()
+        standardInput = input
+        standardError = FileHandle.nullDevice
+        try run()
+        var line: [UInt8] = []
+        let fd = output.fileHandleForReading.fileDescriptor
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("\(label) "), let value = Int(text.dropFirst(label.count + 1)) else {
+            kill(processIdentifier, SIGKILL)
+            waitUntilExit()
+            throw SluiceError(.io, "\(what) did not report \(label) (got \(text.debugDescription))")
+        }
+        return (input.fileHandleForWriting, value)
     }
 }

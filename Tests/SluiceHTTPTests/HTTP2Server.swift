@@ -45,20 +45,9 @@ final class HTTP2Server: @unchecked Sendable {
             "-c", #"nghttpd "$@" </dev/null >/dev/null 2>&1 & server=$!; echo "PID $server"; cat >/dev/null; kill -9 $server; wait $server"#,
             "sh", "--address=127.0.0.1", "--htdocs=\(documents.path)", "\(port)", key, certificate,
         ]
-        let output = Pipe()
-        process.standardOutput = output
-        let input = Pipe()
-        process.standardInput = input
-        lifeline = input.fileHandleForWriting
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = Self.readLine(output.fileHandleForReading.fileDescriptor)
-        guard line.hasPrefix("PID "), let pid = pid_t(line.dropFirst(4)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw SluiceError(.io, "nghttpd did not start (got \(line.debugDescription)); is nghttp2-server installed?")
-        }
-        serverPID = pid
+        let pid: Int
+        (lifeline, pid) = try process.runWithLifeline(reporting: "PID", what: "nghttpd (Debian package nghttp2-server)")
+        serverPID = pid_t(pid)
         guard Self.waitForListener(port: port, within: .seconds(15)) else {
             stop()
             throw SluiceError(.io, "nghttpd did not listen on port \(port) within 15 s; is nghttp2-server installed?")
@@ -163,18 +152,5 @@ final class HTTP2Server: @unchecked Sendable {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         return address
-    }
-
-    /// The first line of `fd`, read byte by byte with read(2) (retrying on EINTR).
-    private static func readLine(_ fd: Int32) -> String {
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
-        }
-        return String(decoding: line, as: UTF8.self)
     }
 }
