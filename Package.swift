@@ -29,9 +29,14 @@ let package = Package(
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+
+        // The MiniLM encoder's element-wise kernels, in C so that they vectorize (always optimized).
+        .target(name: "CMiniLMKernels", cSettings: [.unsafeFlags(["-O3"])]),
 
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
@@ -47,7 +52,13 @@ let package = Package(
             ]
         ),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceEmbed", dependencies: ["SluiceCore", "SluiceHTTP"]),
+        .target(
+            name: "SluiceEmbed",
+            dependencies: ["SluiceCore", "SluiceHTTP", "CMiniLMKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            // The MiniLM kernels are SIMD code: unoptimized it is ~100× slower, which would make the
+            // debug test suite crawl. (unsafeFlags are fine in a root package.)
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+        ),
         .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
@@ -76,7 +87,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["SluiceCore", "SluiceSinks", "SluiceTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SluiceCore", "SluiceEmbed", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
+                "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/SluiceBench"
         ),
 
@@ -89,9 +104,9 @@ let package = Package(
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
-            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceTesting"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceTesting"]),
     ]
 )
 

@@ -2,7 +2,7 @@
 # Regenerates samples/ from Debian's documentation on this machine (samples/README.md lists every file).
 #
 # The outputs are committed: nothing here is needed to build or test Sluice. Running it needs
-#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data
+#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data groff img2pdf imagemagick
 # and the packages whose /usr/share/doc files it copies (a missing one is reported by name).
 # The generated files come out byte-identical on every run (fixed dates, fixed qpdf ID and AES IV,
 # fixed-key pseudo-random bytes).
@@ -18,7 +18,7 @@ doc=/usr/share/doc
 generated_only=false
 [[ "${1:-}" == "--generated-only" ]] && generated_only=true
 
-for tool in enscript gs qpdf pdftoppm openssl pandoc python3 iconv; do
+for tool in enscript gs qpdf pdftoppm openssl pandoc python3 iconv groff img2pdf convert; do
     command -v "$tool" >/dev/null || { echo "missing tool: $tool (see the header of $0)" >&2; exit 1; }
 done
 
@@ -179,6 +179,32 @@ ps_to_pdf "$work/ocr.ps" "$work/ocr.pdf" "OCR sample" "Lasse Collin"
 pdftoppm -r 300 -gray -png -singlefile -f 1 -l 1 -x 150 -y 150 -W 2250 -H 1250 \
     "$work/ocr.pdf" "$out/images/xz-faq-page"
 
+# A two-column PDF with a title and author: the first 120 lines of zlib's algorithm notes as groff -ms
+# paragraphs (.2C), hyphenated by groff, with groff's running page-number headers.
+{
+    printf '.TL\nzlib: the compression algorithm\n.AU\nJean-loup Gailly and Mark Adler\n.2C\n.PP\n'
+    awk 'NR<=120 { if ($0 ~ /^[ \t]*$/) { print ".PP" } else { sub(/^[ \t]+/, ""); if ($0 ~ /^[.\x27]/) $0 = "\\&" $0; print } }' \
+        "$out/text/zlib-algorithm.txt"
+} >"$work/twocol.ms"
+groff -ms -Tps "$work/twocol.ms" >"$work/twocol.ps"
+ps_to_pdf "$work/twocol.ps" "$out/pdf/zlib-two-column.pdf" "zlib: the compression algorithm" "Jean-loup Gailly and Mark Adler"
+
+# Scans: the OCR page as an image-only PDF (img2pdf wraps the PNG losslessly, 300 dpi), as JPEG and as
+# CCITT G4 TIFF; and a PDF whose first page has a text layer and whose second is that scan.
+img2pdf --imgsize 300dpi --title "XZ Utils FAQ (scanned page)" --author "Lasse Collin" \
+    --creationdate 2023-11-14T22:13:20 --moddate 2023-11-14T22:13:20 \
+    -o "$out/pdf/xz-faq-scanned.pdf" "$out/images/xz-faq-page.png"
+convert "$out/images/xz-faq-page.png" -strip -quality 60 "$out/images/xz-faq-page.jpg"
+convert "$out/images/xz-faq-page.png" -strip -compress Group4 -density 300 "$out/images/xz-faq-page.tiff"
+# The heading and first question of that page (2250×330 px) as BMP (1-bit), GIF and WebP: the other
+# formats leptonica reads.
+convert "$out/images/xz-faq-page.png" -crop 2250x330+0+0 +repage "$work/heading.png"
+convert "$work/heading.png" -strip -type bilevel "$out/images/xz-faq-heading.bmp"
+convert "$work/heading.png" -strip "$out/images/xz-faq-heading.gif"
+convert "$work/heading.png" -strip -quality 80 "$out/images/xz-faq-heading.webp"
+qpdf --static-id --empty --pages "$out/pdf/xz-utils-faq.pdf" 1 "$out/pdf/xz-faq-scanned.pdf" 1 -- \
+    "$out/pdf/mixed-text-and-scan.pdf"
+
 # Deliberately bad inputs.
 : >"$out/bad/zero-byte.txt"
 {
@@ -197,6 +223,8 @@ head -c 4096 /dev/zero | openssl enc -aes-128-ctr -nosalt \
 # AES-128 rather than AES-256: its key derives from the password and the (static) ID, so it is reproducible.
 qpdf --static-id --static-aes-iv --encrypt sluice sluice-owner 128 --use-aes=y -- \
     "$out/pdf/xz-utils-faq.pdf" "$out/bad/encrypted.pdf"
+# A PNG named .pdf: sniffed by content and read as an image, not failed as a broken PDF.
+cp "$out/images/xz-faq-page.png" "$out/bad/png-named.pdf"
 # The first 2 KiB of a real PDF: header and part of the first object, no xref, no catalog.
 head -c 2048 "$out/pdf/fontconfig-user.pdf" >"$out/bad/truncated.pdf"
 

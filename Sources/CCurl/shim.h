@@ -14,7 +14,6 @@ static inline CURLcode sluice_curl_setopt_off(CURL *h, CURLoption o, curl_off_t 
 static inline CURLcode sluice_curl_setopt_header_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f);
 }
-static inline CURLcode sluice_curl_getinfo_double(CURL *h, CURLINFO i, double *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode sluice_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 /* CURLMsg.data is a union: read its result member here. */
 static inline CURLcode sluice_curl_msg_result(const CURLMsg *m) { return m->data.result; }

@@ -54,7 +54,7 @@ struct RunCommand: AsyncParsableCommand {
             runOptions.reembed = reembed
             if let shard { runOptions.shard = try Shard(parsing: shard) }
             runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
-            let components = try PipelineComponents.standard(configuration: configuration)
+            let components = try PipelineComponents.standard(configuration: configuration, extractWorker: .sluiceWorker)
             let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
 
             if dryRun {
@@ -74,6 +74,9 @@ struct RunCommand: AsyncParsableCommand {
             progress.finish()
             if !quiet { FileHandle.standardError.write(Data(("\n" + stats.table() + "\n").utf8)) }
             if let statsJson { try writeJSON(stats, to: statsJson) }
+            if let refusal = stats.providerRefusal {
+                FileHandle.standardError.write(Data("sluice: stopped: \(refusal)\nsluice: fix the quota or the key, then run again to resume (exit 5)\n".utf8))
+            }
             let code = stats.exitCode
             if code != .success { throw ExitCode(code.rawValue) }
         }

@@ -14,7 +14,12 @@ struct SluiceCommand: AsyncParsableCommand {
             5 a provider refused to go on.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, SinkCommand.self, VerifyCommand.self],
+        subcommands: [
+            RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, EmbedCommand.self, SinkCommand.self,
+            VerifyCommand.self,
+            // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
+            ExtractWorkerCommand.self, OpenMPLimitCommand.self,
+        ],
         defaultSubcommand: nil
     )
 }
@@ -22,6 +27,7 @@ struct SluiceCommand: AsyncParsableCommand {
 extension SluiceCommand {
     /// Parses and runs, mapping argument errors to exit code 1 (DESIGN §7) instead of ArgumentParser's 64.
     static func main() async {
+        OpenMPEnvironment.ensureSingleThreaded()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

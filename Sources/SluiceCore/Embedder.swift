@@ -19,11 +19,14 @@ public struct EmbedderLimits: Sendable, Hashable {
     public var maxBatchSize: Int
     public var maxTokensPerInput: Int
     public var maxTokensPerRequest: Int
+    /// The largest request body in bytes (UTF-8 text of the batch plus framing); `Int.max`: no limit.
+    public var maxRequestBytes: Int
 
-    public init(maxBatchSize: Int, maxTokensPerInput: Int, maxTokensPerRequest: Int) {
+    public init(maxBatchSize: Int, maxTokensPerInput: Int, maxTokensPerRequest: Int, maxRequestBytes: Int = .max) {
         self.maxBatchSize = maxBatchSize
         self.maxTokensPerInput = maxTokensPerInput
         self.maxTokensPerRequest = maxTokensPerRequest
+        self.maxRequestBytes = maxRequestBytes
     }
 }
 
@@ -36,4 +39,30 @@ public protocol Embedder: Sendable {
     /// Embeds a batch; returns one vector per text, in order.
     /// - Throws: ``SluiceError``; ``SluiceError/Code/providerRefused`` stops the run (exit code 5).
     func embed(_ texts: [String]) async throws -> [[Float]]
+    /// Embeds a batch whose token counts (by ``tokenCounter``) are known; remote embedders use them for
+    /// their token budget instead of counting again. The default calls ``embed(_:)``.
+    func embed(_ texts: [String], tokenCounts: [Int]) async throws -> [[Float]]
+    /// Counters of the requests this embedder made (remote embedders), or nil when it makes none.
+    var requestStats: EmbedderRequestStats? { get }
+}
+
+extension Embedder {
+    public func embed(_ texts: [String], tokenCounts: [Int]) async throws -> [[Float]] { try await embed(texts) }
+    public var requestStats: EmbedderRequestStats? { nil }
+}
+
+/// What a remote embedder did on the wire, since it was created.
+public struct EmbedderRequestStats: Sendable, Hashable {
+    /// HTTP requests sent (retries and split halves included).
+    public var requests = 0
+    /// Requests repeated after a transient failure or a rate limit.
+    public var retries = 0
+    /// Answers with status 429 (or a provider's "queue full").
+    public var rateLimited = 0
+    /// Batches split in two because the provider found them too large.
+    public var splits = 0
+    /// Tokens of the inputs the provider embedded.
+    public var tokens = 0
+
+    public init() {}
 }

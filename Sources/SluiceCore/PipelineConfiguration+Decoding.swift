@@ -18,17 +18,41 @@ import Yams
 /// | `extract.docx.max_compression_ratio` | number | `200` |
 /// | `extract.json.fields` | [path or key] | `[]` (every string value) |
 /// | `extract.json.max_depth` | int | `64` |
+/// | `extract.isolate` | bool | `true` |
+/// | `extract.ocr` | `auto`/`always`/`never`, or a mapping of the keys below | `auto` |
+/// | `extract.ocr.mode` | `auto`/`always`/`never` | `auto` |
+/// | `extract.ocr.languages` | [string] | `["eng"]` |
+/// | `extract.ocr.psm` | int 0…13 | `3` |
+/// | `extract.ocr.dpi` | int 72…1200 | `300` |
+/// | `extract.ocr.min_text_chars` | int | `16` |
+/// | `extract.pdf.strip_headers` | bool | `false` |
+/// | `extract.pdf.join_hyphens` | bool | `true` |
+/// | `extract.pdf.password_env` | environment variable name | none |
 /// | `chunk.strategy` | `recursive`, `structured` | `recursive` |
 /// | `chunk.max_tokens` | int | `256` |
 /// | `chunk.overlap_tokens` | int | `32` |
 /// | `chunk.parallelism` | int | core count |
-/// | `embed.provider` | `hash` | `hash` |
+/// | `embed.provider` | `hash`, `minilm`, `openai`, `azure-openai`, `ollama`, `tei` | `hash` |
 /// | `embed.model` | string | provider's default |
 /// | `embed.dimensions` | int | `384` |
 /// | `embed.batch` | int | `64` |
 /// | `embed.max_batch_tokens` | int | `300000` |
 /// | `embed.linger_ms` | int | `20` |
-/// | `embed.parallelism` | int | `2` |
+/// | `embed.parallelism` | int | `2` (remote providers: the most requests in flight; adaptive below it) |
+/// | `embed.base_url` | URL | provider's usual local address; required for `azure-openai` |
+/// | `embed.api_key_env` | env var name | none (no key sent) |
+/// | `embed.api_version` | string | `2024-02-01` (`azure-openai`) |
+/// | `embed.encoding_format` | `base64`, `float` | `base64` |
+/// | `embed.request_dimensions` | bool | true for `text-embedding-3-*` models |
+/// | `embed.rpm` | int | none (from the provider's headers) |
+/// | `embed.tpm` | int | none (from the provider's headers) |
+/// | `embed.max_retries` | int | `6` |
+/// | `embed.timeout_seconds` | number | `120` |
+/// | `embed.connect_timeout_seconds` | number | `10` |
+/// | `embed.ca_bundle` | path | system CA store |
+/// | `embed.max_request_bytes` | int | `8388608` |
+/// | `embed.max_input_tokens` | int | `8192` |
+/// | `embed.tokenizer` | `cl100k_base`, `o200k_base` | `cl100k_base` |
 /// | `sink.kind` | `local`, `jsonl`, `pgvector`, `chroma`, `qdrant`, `pinecone` | `local` |
 /// | `sink.path` | path (local folder; JSONL file `*.jsonl` or folder of shards) | `.sluice/index` |
 /// | `sink.batch` | int | `512` |
@@ -140,6 +164,25 @@ extension PipelineConfiguration {
                 c.extract.json.maxDepth = try j.int("max_depth", min: 1) ?? c.extract.json.maxDepth
                 try j.finish()
             }
+            // PDF and OCR.
+            c.extract.isolate = try s.bool("isolate") ?? c.extract.isolate
+            let modes = PipelineConfiguration.Extract.OCR.Mode.all.map(\.rawValue)
+            if let mode = try s.scalarString("ocr", oneOf: modes) {
+                c.extract.ocr.mode = .init(mode)
+            } else if var o = try s.section("ocr") {
+                c.extract.ocr.mode = try o.string("mode", oneOf: modes).map { .init($0) } ?? c.extract.ocr.mode
+                c.extract.ocr.languages = try o.strings("languages") ?? c.extract.ocr.languages
+                c.extract.ocr.pageSegmentationMode = try o.int("psm", min: 0, max: 13) ?? c.extract.ocr.pageSegmentationMode
+                c.extract.ocr.dpi = try o.int("dpi", min: 72, max: 1200) ?? c.extract.ocr.dpi
+                c.extract.ocr.minTextCharacters = try o.int("min_text_chars", min: 0) ?? c.extract.ocr.minTextCharacters
+                try o.finish()
+            }
+            if var p = try s.section("pdf") {
+                c.extract.pdf.stripHeadersFooters = try p.bool("strip_headers") ?? c.extract.pdf.stripHeadersFooters
+                c.extract.pdf.joinHyphens = try p.bool("join_hyphens") ?? c.extract.pdf.joinHyphens
+                c.extract.pdf.passwordEnvironmentVariable = try p.string("password_env") ?? c.extract.pdf.passwordEnvironmentVariable
+                try p.finish()
+            }
             try s.finish()
         }
         if var s = try root.section("chunk") {
@@ -153,13 +196,28 @@ extension PipelineConfiguration {
             throw SluiceError(.configuration, "chunk.overlap_tokens (\(c.chunk.overlapTokens)) must be below chunk.max_tokens (\(c.chunk.maxTokens))")
         }
         if var s = try root.section("embed") {
-            c.embed.provider = try s.string("provider", oneOf: ["hash"]) ?? c.embed.provider
+            c.embed.provider = try s.string("provider", oneOf: ["hash", "minilm", "openai", "azure-openai", "ollama", "tei"]) ?? c.embed.provider
             c.embed.model = try s.string("model") ?? c.embed.model
             c.embed.dimensions = try s.int("dimensions", min: 2) ?? c.embed.dimensions
             c.embed.batch = try s.int("batch", min: 1) ?? c.embed.batch
             c.embed.maxBatchTokens = try s.int("max_batch_tokens", min: 1) ?? c.embed.maxBatchTokens
             c.embed.lingerMilliseconds = try s.int("linger_ms", min: 0) ?? c.embed.lingerMilliseconds
             c.embed.parallelism = try s.int("parallelism", min: 1) ?? c.embed.parallelism
+            // Remote providers.
+            c.embed.baseURL = try s.string("base_url") ?? c.embed.baseURL
+            c.embed.apiKeyEnv = try s.string("api_key_env") ?? c.embed.apiKeyEnv
+            c.embed.apiVersion = try s.string("api_version") ?? c.embed.apiVersion
+            c.embed.encodingFormat = try s.string("encoding_format", oneOf: ["base64", "float"]) ?? c.embed.encodingFormat
+            c.embed.requestDimensions = try s.bool("request_dimensions") ?? c.embed.requestDimensions
+            c.embed.requestsPerMinute = try s.int("rpm", min: 1) ?? c.embed.requestsPerMinute
+            c.embed.tokensPerMinute = try s.int("tpm", min: 1) ?? c.embed.tokensPerMinute
+            c.embed.maxRetries = try s.int("max_retries", min: 0) ?? c.embed.maxRetries
+            c.embed.timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? c.embed.timeoutSeconds
+            c.embed.connectTimeoutSeconds = try s.number("connect_timeout_seconds", min: 0.001) ?? c.embed.connectTimeoutSeconds
+            c.embed.caBundle = try s.string("ca_bundle") ?? c.embed.caBundle
+            c.embed.maxRequestBytes = try s.int("max_request_bytes", min: 1024) ?? c.embed.maxRequestBytes
+            c.embed.maxInputTokens = try s.int("max_input_tokens", min: 8) ?? c.embed.maxInputTokens
+            c.embed.tokenizer = try s.string("tokenizer", oneOf: ["cl100k_base", "o200k_base"]) ?? c.embed.tokenizer
             try s.finish()
         }
         if var s = try root.section("sink") {
@@ -230,6 +288,13 @@ private struct Section {
         case let s as String: text = s
         case let i as Int: text = String(i)
         case let d as Double: text = String(d)
+        case let date as Date:
+            // YAML reads an unquoted 2024-02-01 (an Azure api-version) as a timestamp: give the text back.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd"
+            text = formatter.string(from: date)
         default: throw SluiceError(.configuration, "\(name(key)): expected a string")
         }
         if let allowed, !allowed.contains(text) {
@@ -262,6 +327,19 @@ private struct Section {
         guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a whole number") }
         guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
         return number
+    }
+
+    mutating func int(_ key: String, min: Int, max: Int) throws -> Int? {
+        guard let number = try int(key, min: min) else { return nil }
+        guard number <= max else { throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)") }
+        return number
+    }
+
+    /// A key that may hold either a scalar (returned, and checked against `allowed`) or a mapping (left
+    /// for ``section(_:)``, and nil returned).
+    mutating func scalarString(_ key: String, oneOf allowed: [String]) throws -> String? {
+        guard let value = values[key], !(value is [String: Any]) else { return nil }
+        return try string(key, oneOf: allowed)
     }
 
     mutating func number(_ key: String, min: Double) throws -> Double? {

@@ -21,6 +21,12 @@ public struct PipelineConfiguration: Sendable, Hashable {
         /// DOCX limits and JSON fields (`PipelineConfiguration+Documents.swift`).
         public var docx = DOCX()
         public var json = JSON()
+        // PDF and OCR (see PipelineConfiguration+Media.swift).
+        public var ocr = OCR()
+        public var pdf = PDF()
+        /// Run PDF and OCR extraction in supervised worker processes, so that a crash or a hang in C code
+        /// fails only its document.
+        public var isolate: Bool = true
         public init() {}
     }
 
@@ -35,7 +41,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
     }
 
     public struct Embed: Sendable, Hashable {
-        /// Open-ended: `hash` for now.
+        /// Open-ended: `hash` or `minilm` for now.
         public var provider: String = "hash"
         public var model: String? = nil
         public var dimensions: Int = 384
@@ -47,6 +53,34 @@ public struct PipelineConfiguration: Sendable, Hashable {
         public var lingerMilliseconds: Int = 20
         /// Requests in flight at once.
         public var parallelism: Int = 2
+
+        // Remote providers (openai, azure-openai, ollama, tei).
+        /// The API's base URL (OpenAI: `https://api.openai.com/v1`; Azure: the deployment URL).
+        public var baseURL: String? = nil
+        /// The name of the environment variable holding the API key (the key itself never is in the file).
+        public var apiKeyEnv: String? = nil
+        /// Azure's `api-version`.
+        public var apiVersion: String = "2024-02-01"
+        /// `base64` or `float`.
+        public var encodingFormat: String = "base64"
+        /// Send `dimensions` in the request; nil: only for `text-embedding-3-*` models.
+        public var requestDimensions: Bool? = nil
+        /// Client-side budgets.
+        public var requestsPerMinute: Int? = nil
+        public var tokensPerMinute: Int? = nil
+        /// Retries of a transient failure before the batch's documents fail.
+        public var maxRetries: Int = 6
+        public var timeoutSeconds: Double = 120
+        public var connectTimeoutSeconds: Double = 10
+        /// A PEM CA bundle to verify the provider with.
+        public var caBundle: String? = nil
+        /// The largest request body.
+        public var maxRequestBytes: Int = 8 << 20
+        /// Per-input token limit of the model (chunks never exceed it).
+        public var maxInputTokens: Int = 8192
+        /// The tokenizer counting tokens for chunking and budgets.
+        public var tokenizer: String = "cl100k_base"
+
         public init() {}
     }
 

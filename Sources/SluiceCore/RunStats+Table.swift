@@ -29,7 +29,7 @@ extension RunStats {
         lines.append(
             "documents: \(documentsUpserted) upserted, \(documentsSkipped) skipped, \(documentsFailed) failed"
                 + (documentsPruned > 0 ? ", \(documentsPruned) pruned" : "")
-                + (documentsNotReached > 0 ? ", \(documentsNotReached) not reached (interrupted)" : ""))
+                + (documentsNotReached > 0 ? ", \(documentsNotReached) not reached (\(providerRefusal == nil ? "interrupted" : "provider refused"))" : ""))
         lines.append(
             "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)")
         lines.append("vectors: \(vectorsUpserted) upserted, \(vectorsDeleted) deleted")
@@ -40,6 +40,7 @@ extension RunStats {
             lines.append("failures: " + failuresByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
         if interrupted { lines.append("interrupted: run the same command again to resume") }
+        if let providerRefusal { lines.append("stopped, provider refused: \(providerRefusal) — fix it, then run again to resume") }
         return lines.joined(separator: "\n")
     }
 

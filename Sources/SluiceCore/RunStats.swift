@@ -28,6 +28,9 @@ public struct RunStats: Sendable, Hashable, Codable {
     public var maxDocumentsInFlight = 0
 
     public var interrupted = false
+    /// Why a provider refused to go on (quota exhausted, credentials rejected): the run stopped taking
+    /// work and exits with ``RunExitCode/providerRefused``. Never carries a secret.
+    public var providerRefusal: String? = nil
     /// Failure reasons by code (bounded labels).
     public var failuresByCode: [String: Int] = [:]
 
@@ -43,10 +46,12 @@ public struct RunStats: Sendable, Hashable, Codable {
         case vectorsDeleted = "vectors_deleted", bytesRead = "bytes_read", interrupted
         case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
+        case providerRefusal = "provider_refusal"
     }
 
     /// The exit code this outcome maps to (interrupted and provider stops are decided by the runner).
     public var exitCode: RunExitCode {
+        if providerRefusal != nil { return .providerRefused }
         if interrupted { return .interrupted }
         return documentsFailed > 0 ? .documentsFailed : .success
     }

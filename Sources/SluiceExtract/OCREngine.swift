@@ -35,10 +35,18 @@ public final class OCREngine: @unchecked Sendable {
     ///   - dataPath: The `tessdata` folder itself (not its parent).
     /// - Throws: ``SluiceError`` with code `configuration` when a language file is missing or Tesseract
     ///   refuses to load it.
-    public init(languages: [String] = ["eng"], dataPath: String = OCREngine.defaultDataPath) throws {
+    ///   - pageSegmentationMode: Tesseract's page segmentation mode, 0–13 as the CLI's `--psm`
+    ///     (default 3, fully automatic).
+    public init(
+        languages: [String] = ["eng"], dataPath: String = OCREngine.defaultDataPath, pageSegmentationMode: Int = 3
+    ) throws {
+        guard (0...13).contains(pageSegmentationMode) else {
+            throw SluiceError(.configuration, "OCR page segmentation mode must be 0…13, got \(pageSegmentationMode)")
+        }
         // Create and initialize before any stored property is set, so a throw leaves no instance behind
         // whose deinit would free the handle a second time.
-        self.handle = try Self.makeEngine(languages: languages, dataPath: dataPath)
+        self.handle = try Self.makeEngine(
+            languages: languages, dataPath: dataPath, mode: TessPageSegMode(UInt32(pageSegmentationMode)))
         self.languages = languages
         self.dataPath = dataPath
     }
@@ -60,6 +68,39 @@ public final class OCREngine: @unchecked Sendable {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot decode image" : "no such file"
             throw SluiceError(.unreadable, "\(reason): \(path)")
         }
+        return try recognize(pix: pix, resolution: resolution, what: path)
+    }
+
+    /// Recognizes the text in an encoded image held in memory (PNG, JPEG, TIFF, BMP, GIF, WebP, as
+    /// leptonica was built to read).
+    /// - Throws: ``SluiceError`` with code `unreadable` when leptonica cannot decode the bytes.
+    public func recognize(imageData: [UInt8], resolution: Int = 300) throws -> (text: String, confidence: Int) {
+        let decoded = imageData.withUnsafeBufferPointer { buffer -> UnsafeMutablePointer<PIX>? in
+            guard let base = buffer.baseAddress else { return nil }
+            return pixReadMem(base, buffer.count)
+        }
+        guard let pix = decoded else {
+            throw SluiceError(.unreadable, "cannot decode image (damaged, or a format this leptonica cannot read)")
+        }
+        return try recognize(pix: pix, resolution: resolution, what: "image")
+    }
+
+    /// Recognizes 8-bit gray pixels (0 black … 255 white), row by row without padding, such as a
+    /// rendered PDF page.
+    public func recognize(gray pixels: [UInt8], width: Int, height: Int, resolution: Int) throws -> (text: String, confidence: Int) {
+        precondition(pixels.count == width * height, "gray buffer size does not match width × height")
+        return try lock.withLock {
+            defer { TessBaseAPIClear(handle) }
+            return try pixels.withUnsafeBufferPointer { buffer in
+                TessBaseAPISetImage(handle, buffer.baseAddress, Int32(width), Int32(height), 1, Int32(width))
+                TessBaseAPISetSourceResolution(handle, Int32(resolution))
+                return try recognizeCurrentImage(what: "rendered page")
+            }
+        }
+    }
+
+    /// Recognizes and destroys `pix`.
+    private func recognize(pix: UnsafeMutablePointer<PIX>, resolution: Int, what path: String) throws -> (text: String, confidence: Int) {
         defer {
             var owned: UnsafeMutablePointer<PIX>? = pix
             pixDestroy(&owned)
@@ -72,22 +113,27 @@ public final class OCREngine: @unchecked Sendable {
             // Set after the image (SetImage resets it); the file's own value wins when it has one.
             let fileResolution = Int(pixGetXRes(pix))
             TessBaseAPISetSourceResolution(handle, Int32(fileResolution > 0 ? fileResolution : resolution))
-            guard TessBaseAPIRecognize(handle, nil) == 0 else {
-                throw SluiceError(.extractionFailed, "tesseract could not recognize \(path)")
-            }
-            guard let utf8 = TessBaseAPIGetUTF8Text(handle) else {
-                throw SluiceError(.extractionFailed, "tesseract returned no text for \(path)")
-            }
-            defer { TessDeleteText(utf8) }
-            let text = String(cString: utf8)
-            let confidence = Int(TessBaseAPIMeanTextConf(handle))
-            return (text, max(0, confidence))
+            return try recognizeCurrentImage(what: path)
         }
+    }
+
+    /// Runs recognition on the image set on the handle; the caller holds the lock.
+    private func recognizeCurrentImage(what path: String) throws -> (text: String, confidence: Int) {
+        guard TessBaseAPIRecognize(handle, nil) == 0 else {
+            throw SluiceError(.extractionFailed, "tesseract could not recognize \(path)")
+        }
+        guard let utf8 = TessBaseAPIGetUTF8Text(handle) else {
+            throw SluiceError(.extractionFailed, "tesseract returned no text for \(path)")
+        }
+        defer { TessDeleteText(utf8) }
+        let text = String(cString: utf8)
+        let confidence = Int(TessBaseAPIMeanTextConf(handle))
+        return (text, max(0, confidence))
     }
 
     // MARK: - C helpers
 
-    private static func makeEngine(languages: [String], dataPath: String) throws -> OpaquePointer {
+    private static func makeEngine(languages: [String], dataPath: String, mode: TessPageSegMode) throws -> OpaquePointer {
         guard !languages.isEmpty else {
             throw SluiceError(.configuration, "OCR needs at least one language")
         }
@@ -112,8 +158,10 @@ public final class OCREngine: @unchecked Sendable {
             TessBaseAPIDelete(engine)
             throw SluiceError(.configuration, "tesseract could not load language '\(language)' from \(dataPath)")
         }
-        // The C API's default page segmentation differs from the command line's; use the CLI's.
-        TessBaseAPISetPageSegMode(engine, PSM_AUTO)
+        // Tesseract's progress chatter ("Detected 18 diacritics") is not a log line of ours.
+        _ = TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
+        // The C API's default page segmentation differs from the command line's; set it explicitly.
+        TessBaseAPISetPageSegMode(engine, mode)
         return engine
     }
 }

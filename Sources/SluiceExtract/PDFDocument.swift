@@ -9,8 +9,8 @@ import SluiceCore
 /// for light use and give each worker its own instance for throughput.
 public final class PDFDocument: @unchecked Sendable {
     /// The `PopplerDocument *`; owned, released with `g_object_unref` in `deinit`.
-    private let handle: OpaquePointer
-    private let lock = NSLock()
+    let handle: OpaquePointer
+    let lock = NSLock()
 
     /// The file the document was opened from.
     public let path: String
@@ -20,8 +20,8 @@ public final class PDFDocument: @unchecked Sendable {
     /// - Parameters:
     ///   - path: A file path, absolute or relative to the current directory.
     ///   - password: The user or owner password of an encrypted document.
-    /// - Throws: ``SluiceError`` with code `extractionFailed` when the file is missing, unreadable,
-    ///   damaged, or encrypted without the right password (the message then contains "encrypted").
+    /// - Throws: ``SluiceError`` with code `extractionFailed` when the file is missing, unreadable or
+    ///   damaged, and `encrypted` when it is encrypted and the password is missing or wrong.
     public init(path: String, password: String? = nil) throws {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         // Open before any stored property is set: a throw here leaves no half-built instance whose
@@ -98,7 +98,7 @@ public final class PDFDocument: @unchecked Sendable {
         if gerror.pointee.domain == poppler_error_quark(),
             gerror.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
         {
-            return SluiceError(.extractionFailed, "PDF is encrypted and needs a password: \(path) (\(message))")
+            return SluiceError(.encrypted, "PDF is encrypted and needs a password: \(path) (\(message))")
         }
         return SluiceError(.extractionFailed, "\(message): \(path)")
     }

@@ -32,6 +32,10 @@ public struct TextExtractor: Extractor {
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
         let bytes = input.bytes
         guard !bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
+        let format = FormatSniffer.sniff(bytes)
+        guard format == .text else {
+            throw SluiceError(.unsupportedFormat, "the content is a \(FormatSniffer.describe(format)), not text, and no extractor for it is enabled")
+        }
         try Self.rejectBinary(bytes)
         var text = try Self.decodeUTF8(bytes)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }

@@ -160,35 +160,35 @@ final class CurlTransfer: @unchecked Sendable {
 
 /// `CURLOPT_WRITEFUNCTION`: appends body bytes; returning less than offered stops the transfer.
 private func transferWriteBody(
-    _ data: UnsafeMutablePointer<CChar>?,
-    _ size: Int,
-    _ count: Int,
-    _ userdata: UnsafeMutableRawPointer?
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    let length = size * count
-    guard let data, let userdata else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-    guard transfer.body.count + length <= transfer.limit else {
-        transfer.overflowed = true
-        return 0
+    withTransfer(data, size * count, userdata) { transfer, bytes in
+        guard transfer.body.count + bytes.count <= transfer.limit else {
+            transfer.overflowed = true
+            return 0
+        }
+        transfer.body.append(contentsOf: bytes)
+        return bytes.count
     }
-    transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
-    return length
 }
 
 /// `CURLOPT_HEADERFUNCTION`: one complete header line per call.
 private func transferWriteHeader(
-    _ data: UnsafeMutablePointer<CChar>?,
-    _ size: Int,
-    _ count: Int,
-    _ userdata: UnsafeMutableRawPointer?
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    let length = size * count
+    withTransfer(data, size * count, userdata) { transfer, bytes in
+        transfer.receiveHeaderLine(String(decoding: bytes, as: UTF8.self))
+        return bytes.count
+    }
+}
+
+/// The ``CurlTransfer`` behind a callback's user pointer (unretained: the loop holds it) and the bytes.
+private func withTransfer(
+    _ data: UnsafeMutablePointer<CChar>?, _ length: Int, _ userdata: UnsafeMutableRawPointer?,
+    _ body: (CurlTransfer, UnsafeRawBufferPointer) -> Int
+) -> Int {
     guard let data, let userdata else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-    let bytes = UnsafeRawBufferPointer(start: data, count: length)
-    transfer.receiveHeaderLine(String(decoding: bytes, as: UTF8.self))
-    return length
+    return body(Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue(), UnsafeRawBufferPointer(start: data, count: length))
 }
 
 extension StringProtocol {

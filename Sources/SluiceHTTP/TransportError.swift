@@ -37,7 +37,7 @@ func transportError(_ code: CURLcode, detail: String, request: HTTPRequest, over
 }
 
 /// The URL without its query and user info, which may carry credentials.
-func redactedURL(_ url: String) -> String {
+public func redactedURL(_ url: String) -> String {
     var text = Substring(url)
     if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
         text = text[..<query]

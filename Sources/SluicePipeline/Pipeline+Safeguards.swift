@@ -57,13 +57,14 @@ extension Pipeline {
         logger.info("pruned vanished documents", metadata: ["sluice-documents": "\(plan.keys.count)", "sluice-vectors": "\(plan.ids.count)"])
     }
 
-    /// What prune would delete, and how many vectors this state tracks in all (the base of the mass-delete
-    /// share: the sink may hold other shards' or other pipelines' vectors, which are not this run's to count).
-    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID], known: Int, documentKeys: [VectorID: String]) {
+    /// What prune would delete (with each id's document key, for stores that delete by key), and how many
+    /// vectors this state tracks in all (the base of the mass-delete share: the sink may hold other shards'
+    /// or other pipelines' vectors, which are not this run's to count).
+    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID], documentKeys: [VectorID: String], known: Int) {
         var keys: [String] = []
         var ids: [VectorID] = []
-        var known = 0
         var documentKeys: [VectorID: String] = [:]
+        var known = 0
         try checkpoint.forEachDocument { record in
             known += record.knownIDs.count
             let path = scanner.root.appendingPathComponent(record.key).path
@@ -75,7 +76,7 @@ extension Pipeline {
                 for id in record.knownIDs { documentKeys[id] = record.key }
             }
         }
-        return (keys, ids, known, documentKeys)
+        return (keys, ids, documentKeys, known)
     }
 
     func checkMassDelete(deleting: Int, documents: Int, stored: Int) throws {

@@ -93,9 +93,17 @@ public actor Pipeline {
             ).callAsFunction)
         let chunk = TransformStage(name: "chunk", workers: chunkWorkers, transform: ChunkStep(chunker: components.chunker).callAsFunction)
         let hash = TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction)
+        // A provider that refuses to go on (quota, credentials) stops intake like a signal does; the run
+        // then exits with code 5 instead of 4.
+        let providerStop = ShutdownSignal()
         let embed = EmbedStage(
             embedder: components.embedder, configuration: configuration.embed, checkpoint: checkpoint,
-            stateExecutor: stateExecutor, tally: tally, auditLog: auditLog)
+            stateExecutor: stateExecutor, tally: tally, auditLog: auditLog,
+            onRefusal: { [logger] error in
+                tally.update { if $0.providerRefusal == nil { $0.providerRefusal = error.message } }
+                providerStop.request()
+                logger.error("the embedding provider refused to go on: stopping intake", metadata: ["sluice-reason": "\(error.message)"])
+            })
         let upsert = UpsertStage(
             sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, workers: upsertWorkers,
             recordsPerWrite: configuration.sink.batch, tally: tally)
@@ -126,7 +134,7 @@ public actor Pipeline {
 
             do {
                 try await scanner.walk { entry in
-                    if shutdown.isRequested {
+                    if shutdown.isRequested || providerStop.isRequested {
                         // Stop taking documents; keep walking (stat only) to count what was not reached.
                         interrupted = true
                         if case .success(let file) = entry {
@@ -194,8 +202,8 @@ public actor Pipeline {
         stats.runID = runID
         stats.startedAt = started.timeIntervalSince1970
         stats.wallSeconds = startInstant.duration(to: clock.now).seconds
-        stats.interrupted = interrupted
-        stats.documentsNotReached = notReached
+        stats.interrupted = interrupted && stats.providerRefusal == nil
+        stats.documentsNotReached += notReached
         var scan = scanMeter.snapshot
         scan.itemsIn = scanned.value
         stats.phases = [scan, extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]

@@ -1,3 +1,4 @@
+import Foundation
 import SluiceChunk
 import SluiceCore
 import SluiceEmbed
@@ -7,15 +8,25 @@ import SluiceSinks
 extension PipelineComponents {
     /// The components a pipeline file names: extractors, the chunker sized by the embedder's token
     /// counter, the embedder and the sink.
+    /// - Parameter extractWorker: How to start PDF/OCR worker processes (the CLI passes its own binary);
+    ///   nil runs that extraction in this process.
     /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or sink kind.
-    public static func standard(configuration: PipelineConfiguration, readOnlySink: Bool = false) throws -> PipelineComponents {
-        let embedder = try makeEmbedder(configuration.embed)
+    public static func standard(
+        configuration: PipelineConfiguration, readOnlySink: Bool = false, extractWorker: ExtractWorkerPool.Command? = nil
+    ) throws -> PipelineComponents {
+        // Reading commands (export, search) work without an API key in the environment.
+        let embedder = try makeEmbedder(configuration.embed, resolve: configuration.resolve, requireCredentials: !readOnlySink)
+        // A chunk over the embedder's per-input limit would be truncated or refused: never make one.
+        // chunk.max_tokens is capped at the limit (MiniLM: 254 word pieces, which with [CLS] and [SEP] is
+        // its 256-token window; OpenAI: 8,192).
+        let maxTokens = min(configuration.chunk.maxTokens, embedder.limits.maxTokensPerInput)
+        let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
         let chunker: any Chunker
         switch configuration.chunk.strategy {
         case "recursive":
-            chunker = RecursiveChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
+            chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
         case "structured":
-            chunker = StructuredChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
+            chunker = StructuredChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
         default:
             throw SluiceError(.configuration, "chunk.strategy: '\(configuration.chunk.strategy)' is not supported")
         }
@@ -26,17 +37,32 @@ extension PipelineComponents {
         default:
             sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
         }
-        return PipelineComponents(extractors: .standard(configuration: configuration.extract), chunker: chunker, embedder: embedder, sink: sink)
+        let workers = extractWorker.flatMap { command in
+            configuration.extract.isolate
+                ? ExtractWorkerPool(
+                    command: command, options: .init(ocr: configuration.extract.ocr, pdf: configuration.extract.pdf),
+                    size: configuration.extract.parallelism)
+                : nil
+        }
+        return PipelineComponents(
+            extractors: .standard(configuration: configuration.extract, workers: workers), chunker: chunker, embedder: embedder, sink: sink)
     }
 
     /// The embedder a pipeline file names.
-    public static func makeEmbedder(_ configuration: PipelineConfiguration.Embed) throws -> any Embedder {
+    public static func makeEmbedder(
+        _ configuration: PipelineConfiguration.Embed, resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
+        requireCredentials: Bool = true
+    ) throws -> any Embedder {
         switch configuration.provider {
+        case "openai", "azure-openai", "ollama", "tei":
+            return try makeRemoteEmbedder(configuration, resolve: resolve, requireCredentials: requireCredentials)
         case "hash":
             if let model = configuration.model, model != "feature-hash-v1" {
                 throw SluiceError(.configuration, "embed.model: the hash provider has one model, feature-hash-v1 (got '\(model)')")
             }
             return HashEmbedder(dimensions: configuration.dimensions, tokenCounter: WordTokenCounter())
+        case "minilm":
+            return try makeMiniLMEmbedder(configuration)
         default:
             throw SluiceError(.configuration, "embed.provider: '\(configuration.provider)' is not supported")
         }

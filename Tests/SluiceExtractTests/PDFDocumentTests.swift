@@ -91,7 +91,7 @@ private func sample(_ relative: String) -> String {
         let error = #expect(throws: SluiceError.self) {
             try PDFDocument(path: sample("bad/encrypted.pdf"))
         }
-        #expect(error?.code == .extractionFailed)
+        #expect(error?.code == .encrypted)
         #expect(error?.message.contains("encrypted") == true, "message: \(error?.message ?? "")")
     }
 

@@ -35,4 +35,14 @@ import Testing
         #expect(batcher.expire(now: t0.advanced(by: .milliseconds(20))) == [1, 2])
         #expect(batcher.deadline == nil)
     }
+
+    @Test func closesBeforeTheRequestBytesLimitWouldBeExceeded() {
+        var batcher = Batcher(maxCount: 100, maxTokens: 1_000, maxBytes: 1_000, linger: .milliseconds(20))
+        #expect(batcher.add(1, tokens: 1, bytes: 400, now: t0).isEmpty)
+        #expect(batcher.add(2, tokens: 1, bytes: 400, now: t0).isEmpty)
+        #expect(batcher.add(3, tokens: 1, bytes: 400, now: t0) == [[1, 2]])
+        #expect(batcher.pendingBytes == 400)
+        #expect(batcher.add(4, tokens: 1, bytes: 600, now: t0) == [[3, 4]])
+        #expect(batcher.pendingBytes == 0)
+    }
 }

@@ -10,7 +10,7 @@ acknowledgement). Prints "PORT <n>"; `GET /_standin/stats` returns its statistic
 import argparse, os, sys, urllib.error, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from store_standin import JSONHandler, Rejected, Store, serve  # noqa: E402
+from store_standin import JSONHandler, Rejected, Store, lifeline, serve  # noqa: E402
 
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length", "host", "accept-encoding"}
 
@@ -44,6 +44,7 @@ class Handler(JSONHandler):
 
 
 if __name__ == "__main__":
+    lifeline()
     parser = argparse.ArgumentParser(description="fault-injecting proxy")
     parser.add_argument("--target", required=True)
     parser.add_argument("--fault-every", type=int, default=0)

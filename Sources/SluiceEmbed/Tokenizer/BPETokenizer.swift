@@ -2,7 +2,7 @@ import Foundation
 import SluiceCore
 import Synchronization
 
-/// OpenAI's byte-pair-encoding tokenizer (cl100k_base), in Swift: exact token ids and counts, as
+/// OpenAI's byte-pair-encoding tokenizers (cl100k_base, o200k_base), in Swift: exact token ids and counts, as
 /// tiktoken's `encode_ordinary` gives them (special-token text is plain text).
 ///
 /// Used as the ``TokenCounter`` of OpenAI embedders, so the chunker sizes chunks in the model's own
@@ -12,9 +12,10 @@ public struct BPETokenizer: TokenCounter {
     /// The encoding's name, such as `cl100k_base`.
     public let name: String
     private let ranks: BPERanks
+    private let isO200k: Bool
 
     /// The encodings this tokenizer implements.
-    public static let supportedEncodings = ["cl100k_base"]
+    public static let supportedEncodings = ["cl100k_base", "o200k_base"]
 
     /// The tokenizer for an encoding, loading its rank file from `SLUICE_CACHE_DIR/tiktoken` (default
     /// `~/.cache/sluice/tiktoken`) the first time.
@@ -44,6 +45,7 @@ public struct BPETokenizer: TokenCounter {
     private init(name: String, ranks: BPERanks) {
         self.name = name
         self.ranks = ranks
+        self.isO200k = name == "o200k_base"
     }
 
     /// The token ids of `text`.
@@ -72,13 +74,17 @@ public struct BPETokenizer: TokenCounter {
     private func forEachPiece(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { return }
-        let kinds = scalars.map(Cl100kPreTokenizer.kind)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
-        Cl100kPreTokenizer.split(scalars, kinds: kinds) { range in
+        let piece = { (range: Range<Int>) in
             bytes.removeAll(keepingCapacity: true)
             for scalar in scalars[range] { bytes.append(contentsOf: UTF8.encode(scalar)!) }
             bytes.withUnsafeBufferPointer { body($0) }
+        }
+        if isO200k {
+            O200kPreTokenizer.split(scalars, kinds: scalars.map(O200kPreTokenizer.kind), piece)
+        } else {
+            Cl100kPreTokenizer.split(scalars, kinds: scalars.map(Cl100kPreTokenizer.kind), piece)
         }
     }
 

@@ -36,21 +36,6 @@ enum Cl100kPreTokenizer {
         }
     }
 
-    /// The letter a contraction may continue with, case-folded (`ſ` folds to `s`), or nil.
-    private static func folded(_ scalar: Unicode.Scalar) -> Character? {
-        switch scalar.value {
-        case 0x53, 0x73, 0x17F: return "s"
-        case 0x54, 0x74: return "t"
-        case 0x4D, 0x6D: return "m"
-        case 0x44, 0x64: return "d"
-        case 0x4C, 0x6C: return "l"
-        case 0x56, 0x76: return "v"
-        case 0x52, 0x72: return "r"
-        case 0x45, 0x65: return "e"
-        default: return nil
-        }
-    }
-
     /// Calls `body` with the range of each piece of `scalars`, in order.
     static func split(_ scalars: [Unicode.Scalar], kinds: [Kind], _ body: (Range<Int>) -> Void) {
         let n = scalars.count
@@ -65,12 +50,7 @@ enum Cl100kPreTokenizer {
     private static func pieceEnd(_ s: [Unicode.Scalar], _ k: [Kind], from i: Int) -> Int {
         let n = s.count
         // '(?i:[sdmt]|ll|ve|re)
-        if k[i] == .apostrophe, i + 1 < n, let a = folded(s[i + 1]) {
-            if "sdmt".contains(a) { return i + 2 }
-            if i + 2 < n, let b = folded(s[i + 2]) {
-                if (a == "l" && b == "l") || (a == "v" && b == "e") || (a == "r" && b == "e") { return i + 3 }
-            }
-        }
+        if let end = TiktokenContraction.end(s, at: i) { return end }
         // [^\r\n\p{L}\p{N}]?+\p{L}++
         var j = i
         if k[j] != .newline && k[j] != .letter && k[j] != .number { j += 1 }

@@ -1,32 +1,36 @@
 /// Forms embedding batches: a batch closes when it reaches the count limit, when the next text would
-/// push it over the token limit, or when its oldest text has waited `linger`.
+/// push it over the token limit or the request-bytes limit, or when its oldest text has waited `linger`.
 ///
 /// Pure: time comes in as an argument, actions come out.
 struct EmbedBatcherStateMachine<Item, Instant: InstantProtocol> {
     let maxCount: Int
     let maxTokens: Int
+    let maxBytes: Int
     let linger: Instant.Duration
     private(set) var pending: [Item] = []
     private(set) var pendingTokens = 0
+    private(set) var pendingBytes = 0
     private(set) var oldest: Instant?
 
-    init(maxCount: Int, maxTokens: Int, linger: Instant.Duration) {
-        precondition(maxCount >= 1 && maxTokens >= 1)
+    init(maxCount: Int, maxTokens: Int, maxBytes: Int = .max, linger: Instant.Duration) {
+        precondition(maxCount >= 1 && maxTokens >= 1 && maxBytes >= 1)
         self.maxCount = maxCount
         self.maxTokens = maxTokens
+        self.maxBytes = maxBytes
         self.linger = linger
     }
 
     /// Batches ready to send, in order (none, one, or two when the new item itself closes a batch).
-    mutating func add(_ item: Item, tokens: Int, now: Instant) -> [[Item]] {
+    mutating func add(_ item: Item, tokens: Int, bytes: Int = 0, now: Instant) -> [[Item]] {
         var ready: [[Item]] = []
-        if !pending.isEmpty && pendingTokens + tokens > maxTokens {
+        if !pending.isEmpty && (pendingTokens + tokens > maxTokens || pendingBytes + bytes > maxBytes) {
             ready.append(takeAll())
         }
         if pending.isEmpty { oldest = now }
         pending.append(item)
         pendingTokens += tokens
-        if pending.count >= maxCount || pendingTokens >= maxTokens {
+        pendingBytes += bytes
+        if pending.count >= maxCount || pendingTokens >= maxTokens || pendingBytes >= maxBytes {
             ready.append(takeAll())
         }
         return ready
@@ -50,6 +54,7 @@ struct EmbedBatcherStateMachine<Item, Instant: InstantProtocol> {
         let batch = pending
         pending = []
         pendingTokens = 0
+        pendingBytes = 0
         oldest = nil
         return batch
     }

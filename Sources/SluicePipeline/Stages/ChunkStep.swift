@@ -8,6 +8,7 @@ package struct ChunkStep: Sendable {
         var document = document
         guard let text = document.text else { return document }
         let chunks = chunker.chunk(text)
+        document.documentMetadata = text.metadata
         document.text = nil
         guard !chunks.isEmpty else {
             document.fail(SluiceError(.emptyDocument, "no text to index after extraction"), as: .emptyDocument)

@@ -37,7 +37,10 @@ package actor CommitStage {
             meter.received(documents.count)
             let workStart = clock.now
             let now = Date().timeIntervalSince1970
-            let records = documents.map { Self.record(for: $0, now: now) }
+            // A document whose embedding the provider refused is left as it was: the run stops, and the
+            // next run (once the quota or key is fixed) takes it up as if it had not been reached.
+            let refused = documents.filter(\.wasRefused).count
+            let records = documents.filter { !$0.wasRefused }.map { Self.record(for: $0, now: now) }
             do {
                 try await stateExecutor.run { [checkpoint] in try checkpoint.commit(put: records) }
             } catch {
@@ -50,7 +53,8 @@ package actor CommitStage {
             }
             tally.settled(documents.count)
             tally.update { stats in
-                for document in documents {
+                stats.documentsNotReached += refused
+                for document in documents where !document.wasRefused {
                     switch document.outcome {
                     case .upserted: stats.documentsUpserted += 1
                     case .unchanged: stats.documentsSkipped += 1
@@ -61,7 +65,7 @@ package actor CommitStage {
                     }
                 }
             }
-            for document in documents {
+            for document in documents where !document.wasRefused {
                 if case .failed(let error) = document.outcome {
                     logger.warning("document failed", metadata: ["sluice-document": "\(document.file.key)", "sluice-reason": "\(error.description)"])
                 }

@@ -28,6 +28,8 @@ package struct DocumentWork: Sendable {
     package var contentHash: ContentHash?
     package var bytes: [UInt8] = []
     package var text: ExtractedText?
+    /// The extractor's document-level metadata (format, title, author, …), kept for the stored records.
+    package var documentMetadata: [String: String] = [:]
     /// The chunker's output, until the hash stage turns it into ``chunks``.
     package var chunked: [Chunk] = []
     package var chunks: [PreparedChunk] = []
@@ -39,6 +41,12 @@ package struct DocumentWork: Sendable {
     package init(file: SourceFile, previous: DocumentRecord?) {
         self.file = file
         self.previous = previous
+    }
+
+    /// Failed because the provider refused to go on (quota, credentials): not the document's fault.
+    package var wasRefused: Bool {
+        if case .failed(let error) = outcome { return error.code == .providerRefused }
+        return false
     }
 
     package var isSettled: Bool {

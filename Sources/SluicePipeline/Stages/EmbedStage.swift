@@ -29,6 +29,11 @@ package actor EmbedStage {
     private let parallelism: Int
     private let tally: RunTally
     private let auditLog: FileHandle?
+    /// Called once when the provider refuses to go on (the pipeline stops taking documents).
+    private let onRefusal: @Sendable (SluiceError) -> Void
+    private var refused = false
+    /// The embedder's request counters when the stage started (the run's figures are the difference).
+    private let requestStatsAtStart: EmbedderRequestStats?
     private var batcher: EmbedBatcherStateMachine<Pending, ContinuousClock.Instant>
     private var state = State.initial
     private var waiting: [Int: Waiting] = [:]
@@ -40,8 +45,11 @@ package actor EmbedStage {
 
     package init(
         embedder: any Embedder, configuration: PipelineConfiguration.Embed, checkpoint: CheckpointStore,
-        stateExecutor: BlockingExecutor, tally: RunTally, auditLog: FileHandle?
+        stateExecutor: BlockingExecutor, tally: RunTally, auditLog: FileHandle?,
+        onRefusal: @escaping @Sendable (SluiceError) -> Void = { _ in }
     ) {
+        self.onRefusal = onRefusal
+        self.requestStatsAtStart = embedder.requestStats
         self.embedder = embedder
         self.checkpoint = checkpoint
         self.stateExecutor = stateExecutor
@@ -53,6 +61,7 @@ package actor EmbedStage {
         batcher = EmbedBatcherStateMachine(
             maxCount: min(configuration.batch, limits.maxBatchSize),
             maxTokens: min(configuration.maxBatchTokens, limits.maxTokensPerRequest),
+            maxBytes: limits.maxRequestBytes == .max ? .max : max(1, limits.maxRequestBytes - 4096),
             linger: .milliseconds(configuration.lingerMilliseconds))
     }
 
@@ -136,7 +145,9 @@ package actor EmbedStage {
                 continue
             }
             waitersByHash[chunk.hash] = [(id, index)]
-            batches += batcher.add(Pending(hash: chunk.hash, text: chunk.chunk.text, tokens: chunk.chunk.tokenCount), tokens: chunk.chunk.tokenCount, now: now)
+            // Request bytes: the text plus JSON quoting and a separator (escapes are rare in prose).
+            let bytes = chunk.chunk.text.utf8.count + 8
+            batches += batcher.add(Pending(hash: chunk.hash, text: chunk.chunk.text, tokens: chunk.chunk.tokenCount), tokens: chunk.chunk.tokenCount, bytes: bytes, now: now)
         }
         return batches
     }
@@ -158,9 +169,12 @@ package actor EmbedStage {
                     let line = batch.map(\.hash.hex).joined(separator: "\n") + "\n"
                     auditLog.write(Data(line.utf8))
                 }
-                let vectors = try await embedder.embed(batch.map(\.text))
-                guard vectors.count == batch.count, vectors.allSatisfy({ $0.count == identity.dimensions }) else {
-                    throw SluiceError(.embeddingFailed, "the embedder returned \(vectors.count) vectors for \(batch.count) texts, or vectors of the wrong dimension")
+                let vectors = try await embedder.embed(batch.map(\.text), tokenCounts: batch.map(\.tokens))
+                guard vectors.count == batch.count else {
+                    throw SluiceError(.embeddingFailed, "the embedder returned \(vectors.count) vectors for \(batch.count) texts")
+                }
+                if let wrong = vectors.first(where: { $0.count != identity.dimensions }) {
+                    throw SluiceError(.embeddingFailed, "the embedder returned vectors of \(wrong.count) dimensions, expected \(identity.dimensions) (embed.dimensions)")
                 }
                 let entries = zip(batch.map(\.hash), vectors).map { ($0, $1) }
                 try await stateExecutor.run { try checkpoint.cacheEmbeddings(entries, embedder: identity) }
@@ -174,12 +188,25 @@ package actor EmbedStage {
     }
 
     private func complete(_ batch: [Pending], _ result: Result<[[Float]], SluiceError>) async {
+        let wire = embedder.requestStats
+        let start = requestStatsAtStart
         tally.update { stats in
-            stats.embedRequests += 1
+            if let wire, let start {
+                // A remote embedder counts what really went over the wire (retries, split halves).
+                stats.embedRequests = wire.requests - start.requests
+                stats.embedRetries = wire.retries - start.retries
+                stats.rateLimited = wire.rateLimited - start.rateLimited
+            } else {
+                stats.embedRequests += 1
+            }
             if case .success = result {
                 stats.chunksEmbedded += batch.count
                 stats.tokensEmbedded += batch.reduce(0) { $0 + $1.tokens }
             }
+        }
+        if case .failure(let error) = result, error.code == .providerRefused, !refused {
+            refused = true
+            onRefusal(error)
         }
         var ready: [DocumentWork] = []
         for (offset, item) in batch.enumerated() {

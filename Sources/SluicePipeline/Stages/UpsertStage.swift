@@ -126,6 +126,8 @@ package actor UpsertStage {
             if let page = prepared.chunk.page { metadata["page"] = String(page) }
             if !prepared.chunk.headingPath.isEmpty { metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ") }
             if let hash = document.contentHash { metadata["content_hash"] = hash.hex }
+            // Document metadata (format, title, author, OCR confidence, …); chunk keys take precedence.
+            metadata.merge(document.documentMetadata) { chunk, _ in chunk }
             return VectorRecord(
                 id: prepared.id, documentKey: document.file.key, ordinal: prepared.chunk.ordinal, text: prepared.chunk.text,
                 vector: prepared.vector ?? [], metadata: metadata)

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+/// `sluice embed`: JSON lines `{"text": …}` in, `{"embedding": […]}` out, in the same order.
+struct EmbedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "embed",
+        abstract: "Embed texts without a pipeline: JSON lines {\"text\": …} in, {\"embedding\": […]} out, same order.")
+
+    @Option(help: "The embedder: minilm (all-MiniLM-L6-v2, local) or hash.")
+    var provider = "minilm"
+
+    @Option(help: ArgumentHelp("JSON lines to read, or - for standard input.", valueName: "file"))
+    var input = "-"
+
+    @Option(help: ArgumentHelp("Where to write the vectors, or - for standard output.", valueName: "file"))
+    var output = "-"
+
+    @Option(help: "Texts per embedding call.")
+    var batch = 256
+
+    func run() async throws {
+        try await withExitMapping {
+            guard batch > 0 else { throw SluiceError(.usage, "--batch must be positive") }
+            var settings = PipelineConfiguration.Embed()
+            settings.provider = provider
+            let embedder = try PipelineComponents.makeEmbedder(settings)
+            let reader = try LineReader(path: input)
+            let writer = try OutputFile(path: output)
+            var texts: [String] = []
+            var lineNumber = 0
+            func flush() async throws {
+                guard !texts.isEmpty else { return }
+                let vectors = try await embedder.embed(texts)
+                var out = ""
+                for vector in vectors {
+                    out += "{\"embedding\":["
+                    out += vector.map { "\($0)" }.joined(separator: ",")
+                    out += "]}\n"
+                }
+                try writer.write(out)
+                texts.removeAll(keepingCapacity: true)
+            }
+            while let line = try reader.next() {
+                lineNumber += 1
+                if line.allSatisfy(\.isWhitespace) { continue }
+                texts.append(try Self.text(of: line, number: lineNumber, source: input))
+                if texts.count >= batch { try await flush() }
+            }
+            try await flush()
+        }
+    }
+
+    /// The `text` of one input line.
+    /// - Throws: ``SluiceError/Code/usage`` naming the line when it is not `{"text": "…"}`.
+    static func text(of line: Substring, number: Int, source: String) throws -> String {
+        let name = source == "-" ? "standard input" : source
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw SluiceError(.usage, "\(name) line \(number): not a JSON object (expected {\"text\": \"…\"})")
+        }
+        guard let text = object["text"] as? String else {
+            throw SluiceError(.usage, "\(name) line \(number): no string field \"text\"")
+        }
+        return text
+    }
+}
+
+/// Reads a file or standard input line by line (LF or CRLF), in blocks.
+private final class LineReader {
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var atEnd = false
+
+    init(path: String) throws {
+        if path == "-" {
+            handle = .standardInput
+        } else {
+            guard let file = FileHandle(forReadingAtPath: path) else {
+                throw SluiceError(.usage, "cannot read \(path)")
+            }
+            handle = file
+        }
+    }
+
+    func next() throws -> Substring? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                var line = buffer[buffer.startIndex..<newline]
+                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+                let text = String(decoding: line, as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return text[...]
+            }
+            if atEnd {
+                guard !buffer.isEmpty else { return nil }
+                let text = String(decoding: buffer, as: UTF8.self)
+                buffer.removeAll()
+                return text[...]
+            }
+            let block = try handle.read(upToCount: 1 << 16) ?? Data()
+            if block.isEmpty { atEnd = true } else { buffer.append(block) }
+        }
+    }
+}
+
+/// A file to write, or standard output.
+private final class OutputFile {
+    private let handle: FileHandle
+
+    init(path: String) throws {
+        if path == "-" {
+            handle = .standardOutput
+        } else {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
+                throw SluiceError(.usage, "cannot write \(path)")
+            }
+            handle = file
+        }
+    }
+
+    func write(_ text: String) throws { try handle.write(contentsOf: Data(text.utf8)) }
+}

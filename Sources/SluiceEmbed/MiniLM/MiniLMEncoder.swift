@@ -1,0 +1,165 @@
+import CMiniLMKernels
+
+/// The forward pass of all-MiniLM-L6-v2 for a batch of token id sequences, on the calling thread:
+/// embeddings + LayerNorm, the encoder layers (self-attention, GELU feed-forward, each with a residual
+/// connection and LayerNorm), mean pooling over the tokens and L2 normalisation.
+///
+/// Sequences are packed back to back with no padding: the dense layers run as matrix products over all
+/// tokens of the batch, and attention runs per sequence over exactly its own tokens, which is what a
+/// padded batch with an attention mask computes, without the padding's work.
+struct MiniLMEncoder: Sendable {
+    let configuration: MiniLMConfiguration
+    let weights: MiniLMWeights
+
+    /// Buffers reused from one batch to the next (one per worker thread).
+    final class Workspace {
+        var capacity = 0
+        var hidden: [Float] = []
+        var qkv: [Float] = []
+        var context: [Float] = []
+        var intermediate: [Float] = []
+        var scores: [Float] = []
+
+        func reserve(tokens: Int, longest: Int, configuration c: MiniLMConfiguration) {
+            if tokens > capacity {
+                capacity = tokens
+                hidden = [Float](repeating: 0, count: tokens * c.hiddenSize)
+                qkv = [Float](repeating: 0, count: tokens * 3 * c.hiddenSize)
+                context = [Float](repeating: 0, count: tokens * c.hiddenSize)
+                intermediate = [Float](repeating: 0, count: tokens * c.intermediateSize)
+            }
+            if scores.count < longest * longest { scores = [Float](repeating: 0, count: longest * longest) }
+        }
+    }
+
+    /// The normalised sentence embedding of each sequence, in order.
+    /// - Parameter sequences: Token ids, each `[CLS] … [SEP]` and at most the window long.
+    func encode(_ sequences: [[Int32]], workspace: Workspace) -> [[Float]] {
+        let c = configuration
+        let h = c.hiddenSize
+        let tokens = sequences.reduce(0) { $0 + $1.count }
+        let longest = sequences.map(\.count).max() ?? 0
+        guard tokens > 0 else { return [] }
+        workspace.reserve(tokens: tokens, longest: longest, configuration: c)
+        var offsets: [Int] = []
+        var offset = 0
+        for sequence in sequences {
+            offsets.append(offset)
+            offset += sequence.count
+        }
+        workspace.hidden.withUnsafeMutableBufferPointer { hiddenBuffer in
+            let hidden = hiddenBuffer.baseAddress!
+            embed(sequences, into: hidden)
+            for layer in weights.layers {
+                workspace.qkv.withUnsafeMutableBufferPointer { qkv in
+                    workspace.context.withUnsafeMutableBufferPointer { context in
+                        workspace.scores.withUnsafeMutableBufferPointer { scores in
+                            attention(
+                                layer, hidden: hidden, tokens: tokens, sequences: sequences, offsets: offsets,
+                                qkv: qkv.baseAddress!, context: context.baseAddress!, scores: scores.baseAddress!)
+                        }
+                    }
+                }
+                workspace.intermediate.withUnsafeMutableBufferPointer { intermediate in
+                    feedForward(layer, hidden: hidden, tokens: tokens, intermediate: intermediate.baseAddress!)
+                }
+            }
+        }
+        return workspace.hidden.withUnsafeBufferPointer { hidden in
+            zip(sequences, offsets).map { sequence, offset in
+                Self.meanPool(hidden.baseAddress! + offset * h, rows: sequence.count, width: h)
+            }
+        }
+    }
+
+    /// Word + position + token-type (0) embeddings, then LayerNorm.
+    private func embed(_ sequences: [[Int32]], into hidden: UnsafeMutablePointer<Float>) {
+        let h = configuration.hiddenSize
+        var row = hidden
+        for sequence in sequences {
+            for (position, id) in sequence.enumerated() {
+                let word = weights.wordEmbeddings + Int(id) * h
+                let place = weights.positionEmbeddings + position * h
+                let type = weights.tokenTypeEmbeddings
+                for index in 0..<h { row[index] = word[index] + place[index] + type[index] }
+                sluice_minilm_layer_norm(
+                    row, nil, weights.embeddingNormWeight, weights.embeddingNormBias, Int32(h), configuration.layerNormEpsilon)
+                row += h
+            }
+        }
+    }
+
+    /// `hidden = LayerNorm(hidden + SelfAttention(hidden) · Woᵀ + bo)`.
+    private func attention(
+        _ layer: MiniLMWeights.Layer, hidden: UnsafeMutablePointer<Float>, tokens: Int, sequences: [[Int32]],
+        offsets: [Int], qkv: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>,
+        scores: UnsafeMutablePointer<Float>
+    ) {
+        let c = configuration
+        let h = c.hiddenSize
+        let d = c.headSize
+        let stride = 3 * h
+        // Q, K, V of every token in one product (the query part is pre-scaled by 1/√d).
+        layer.qkvBias.withUnsafeBufferPointer { bias in
+            for token in 0..<tokens { (qkv + token * stride).update(from: bias.baseAddress!, count: stride) }
+        }
+        layer.qkvWeight.withUnsafeBufferPointer { weight in
+            BLAS.multiplyTransposed(
+                m: tokens, n: stride, k: h, hidden, lda: h, weight.baseAddress!, ldb: h, beta: 1, qkv, ldc: stride)
+        }
+        for (sequence, offset) in zip(sequences, offsets) {
+            let n = sequence.count
+            let base = qkv + offset * stride
+            for head in 0..<c.heads {
+                let query = base + head * d
+                let key = base + h + head * d
+                let value = base + 2 * h + head * d
+                BLAS.multiplyTransposed(m: n, n: n, k: d, query, lda: stride, key, ldb: stride, beta: 0, scores, ldc: n)
+                sluice_minilm_softmax(scores, Int32(n), Int32(n))
+                BLAS.multiply(m: n, n: d, k: n, scores, lda: n, value, ldb: stride, context + offset * h + head * d, ldc: h)
+            }
+        }
+        // hidden += context · Woᵀ, then LayerNorm(hidden + bo).
+        BLAS.multiplyTransposed(
+            m: tokens, n: h, k: h, context, lda: h, layer.attentionOutputWeight, ldb: h, beta: 1, hidden, ldc: h)
+        for token in 0..<tokens {
+            sluice_minilm_layer_norm(
+                hidden + token * h, layer.attentionOutputBias, layer.attentionNormWeight, layer.attentionNormBias,
+                Int32(h), c.layerNormEpsilon)
+        }
+    }
+
+    /// `hidden = LayerNorm(hidden + GELU(hidden · W1ᵀ + b1) · W2ᵀ + b2)`.
+    private func feedForward(
+        _ layer: MiniLMWeights.Layer, hidden: UnsafeMutablePointer<Float>, tokens: Int,
+        intermediate: UnsafeMutablePointer<Float>
+    ) {
+        let c = configuration
+        let h = c.hiddenSize
+        let wide = c.intermediateSize
+        BLAS.multiplyTransposed(
+            m: tokens, n: wide, k: h, hidden, lda: h, layer.intermediateWeight, ldb: h, beta: 0, intermediate, ldc: wide)
+        sluice_minilm_bias_gelu(intermediate, Int32(tokens), Int32(wide), layer.intermediateBias)
+        BLAS.multiplyTransposed(
+            m: tokens, n: h, k: wide, intermediate, lda: wide, layer.outputWeight, ldb: wide, beta: 1, hidden, ldc: h)
+        for token in 0..<tokens {
+            sluice_minilm_layer_norm(
+                hidden + token * h, layer.outputBias, layer.outputNormWeight, layer.outputNormBias, Int32(h),
+                c.layerNormEpsilon)
+        }
+    }
+
+    /// The mean of `rows` rows of `width` values, scaled to unit length.
+    private static func meanPool(_ rows: UnsafePointer<Float>, rows count: Int, width: Int) -> [Float] {
+        var sums = [Double](repeating: 0, count: width)
+        for row in 0..<count {
+            let values = rows + row * width
+            for column in 0..<width { sums[column] += Double(values[column]) }
+        }
+        // The mean's scale cancels in the normalisation, but sentence-transformers clamps the norm at
+        // 1e-12 of the mean, so divide first to match it exactly.
+        let mean = sums.map { $0 / Double(count) }
+        let norm = max(mean.reduce(0) { $0 + $1 * $1 }.squareRoot(), 1e-12)
+        return mean.map { Float($0 / norm) }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+/// How one provider's embedding API is spoken: the request for a batch and the vectors in the answer.
+protocol EmbeddingDialect: Sendable {
+    func request(for texts: [String], configuration: RemoteEmbedderConfiguration) throws -> HTTPRequest
+    /// The vectors of a 2xx answer, in input order.
+    func vectors(from response: HTTPResponse, count: Int) throws -> [[Float]]
+    /// What a non-2xx answer means; the default follows OpenAI's conventions.
+    func classify(_ response: HTTPResponse, batchSize: Int) -> ProviderAnswer
+}
+
+/// The meaning of a provider's answer, for the retry logic.
+enum ProviderAnswer: Equatable, Sendable {
+    case success
+    /// Too many inputs or tokens in one request: split the batch.
+    case tooLarge(String)
+    /// 429 rate limit (or a full queue): wait, slow the whole budget down, retry.
+    case rateLimited(retryAfter: Duration?, String)
+    /// The provider will not go on (quota, credentials): stop the run.
+    case refused(String)
+    /// 408, 409, 5xx: retry with backoff.
+    case transient(String)
+    /// A request the provider will never accept: fail the batch's documents.
+    case invalid(String)
+}
+
+extension EmbeddingDialect {
+    func classify(_ response: HTTPResponse, batchSize: Int) -> ProviderAnswer {
+        let message = providerMessage(response)
+        switch response.status {
+        case 200..<300:
+            return .success
+        case 401, 403:
+            return .refused("HTTP \(response.status): \(message)")
+        case 429:
+            let code = providerErrorCode(response)
+            if code == "insufficient_quota" || message.lowercased().contains("exceeded your current quota") {
+                return .refused("HTTP 429 insufficient_quota: \(message)")
+            }
+            return .rateLimited(retryAfter: RetryAfter.parse(response), "HTTP 429: \(message)")
+        case 413:
+            return batchSize > 1 ? .tooLarge("HTTP 413: \(message)") : .invalid("HTTP 413: \(message)")
+        case 400:
+            let lower = message.lowercased()
+            let sizeProblem = ["too long", "maximum", "max ", "too many", "context length", "batch size", "too large"]
+                .contains { lower.contains($0) }
+            if sizeProblem { return batchSize > 1 ? .tooLarge("HTTP 400: \(message)") : .invalid("HTTP 400: \(message)") }
+            return .invalid("HTTP 400: \(message)")
+        case 408, 409, 500..<600:
+            return .transient("HTTP \(response.status): \(message)")
+        default:
+            return .invalid("HTTP \(response.status): \(message)")
+        }
+    }
+}
+
+/// The provider's error message from a JSON body (`error.message`, `error` as a string, `message`),
+/// else the start of the body; at most 300 characters.
+func providerMessage(_ response: HTTPResponse) -> String {
+    let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+    var text: String?
+    if let error = json?["error"] as? [String: Any] {
+        text = error["message"] as? String
+    } else if let error = json?["error"] as? String {
+        text = error
+    } else if let message = json?["message"] as? String {
+        text = message
+    }
+    let message = text ?? response.bodyText
+    return String(message.prefix(300)).replacingOccurrences(of: "\n", with: " ")
+}
+
+/// `error.code` (or `error.type`) of an OpenAI-style error body.
+func providerErrorCode(_ response: HTTPResponse) -> String? {
+    guard let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+        let error = json["error"] as? [String: Any]
+    else { return nil }
+    return (error["code"] as? String) ?? (error["type"] as? String)
+}
+
+/// Encodes a JSON body.
+func jsonBody(_ object: [String: Any]) throws -> [UInt8] {
+    do {
+        return Array(try JSONSerialization.data(withJSONObject: object))
+    } catch {
+        throw SluiceError(.embeddingFailed, "cannot encode the request body: \(error)")
+    }
+}
+
+/// Joins a base URL and a path with exactly one slash.
+func joinURL(_ base: String, _ path: String) -> String {
+    var base = base
+    while base.hasSuffix("/") { base.removeLast() }
+    return base + (path.hasPrefix("/") ? path : "/" + path)
+}

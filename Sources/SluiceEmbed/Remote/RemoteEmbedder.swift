@@ -1,0 +1,170 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+import Synchronization
+
+/// An embedder behind an HTTP API: OpenAI and compatible servers, Azure OpenAI, Ollama, TEI.
+///
+/// Every request goes through one ``RateBudget`` (requests/minute, tokens/minute, refined from the
+/// provider's headers) and one ``AdaptiveConcurrency`` limit (AIMD within `embed.parallelism`), shared
+/// by all batches in flight. Answers are handled as ``ProviderAnswer``s:
+/// - too large (400/413): the batch is split in two halves, each retried on its own;
+/// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (else an exponential
+///   backoff with full jitter), concurrency halves, the batch is retried;
+/// - 429 insufficient_quota, 401, 403: ``SluiceError/Code/providerRefused``; from then on every call fails
+///   the same way at once, without a request (the pipeline stops and exits 5);
+/// - 408/409/5xx, resets, timeouts: retried with backoff up to `maxRetries`, then the batch fails with
+///   the last reason.
+/// The API key travels in a header only and is scrubbed from every message.
+public final class RemoteEmbedder: Embedder {
+    public let identity: EmbedderIdentity
+    public let limits: EmbedderLimits
+    public let tokenCounter: any TokenCounter
+    public let configuration: RemoteEmbedderConfiguration
+
+    private let dialect: any EmbeddingDialect
+    private let client: HTTPClient
+    private let budget: RateBudget
+    private let concurrency: AdaptiveConcurrency
+    private let backoff: Backoff
+    private let counters = Mutex(EmbedderRequestStats())
+    private let refusal = Mutex<SluiceError?>(nil)
+
+    /// The providers this embedder speaks.
+    public static let providers = ["openai", "azure-openai", "ollama", "tei"]
+
+    /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or a missing tokenizer file.
+    public init(configuration: RemoteEmbedderConfiguration, tokenCounter: (any TokenCounter)? = nil, client: HTTPClient? = nil) throws {
+        switch configuration.provider {
+        case "openai": dialect = OpenAIDialect(azure: false)
+        case "azure-openai": dialect = OpenAIDialect(azure: true)
+        case "ollama": dialect = OllamaDialect()
+        case "tei": dialect = TEIDialect()
+        default:
+            throw SluiceError(.configuration, "embed.provider: '\(configuration.provider)' is not a remote provider (expected one of: \(Self.providers.joined(separator: ", ")))")
+        }
+        guard configuration.baseURL.hasPrefix("http://") || configuration.baseURL.hasPrefix("https://") else {
+            throw SluiceError(.configuration, "embed.base_url: '\(redactedURL(configuration.baseURL))' is not an http(s) URL")
+        }
+        self.configuration = configuration
+        self.identity = EmbedderIdentity(provider: configuration.provider, model: configuration.model, dimensions: configuration.dimensions)
+        let l = configuration.limits
+        self.limits = EmbedderLimits(maxBatchSize: l.maxInputs, maxTokensPerInput: l.maxTokensPerInput, maxTokensPerRequest: l.maxTokensPerRequest, maxRequestBytes: l.maxRequestBytes)
+        self.tokenCounter = try tokenCounter ?? BPETokenizer.named(configuration.tokenizer)
+        self.client = client ?? HTTPClient(configuration: configuration.http)
+        self.budget = RateBudget(requestsPerMinute: configuration.requestsPerMinute, tokensPerMinute: configuration.tokensPerMinute)
+        self.concurrency = AdaptiveConcurrency(maximum: configuration.maxConcurrency, initial: max(1, configuration.maxConcurrency / 2))
+        self.backoff = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
+    }
+
+    public var requestStats: EmbedderRequestStats? { counters.withLock { $0 } }
+
+    public func embed(_ texts: [String]) async throws -> [[Float]] {
+        try await embed(texts, tokenCounts: texts.map { tokenCounter.count($0) })
+    }
+
+    public func embed(_ texts: [String], tokenCounts: [Int]) async throws -> [[Float]] {
+        guard !texts.isEmpty else { return [] }
+        precondition(texts.count == tokenCounts.count, "one token count per text")
+        return try await send(texts[...], tokens: tokenCounts[...])
+    }
+
+    /// Sends one batch until it succeeds, is split, or fails for good.
+    private func send(_ texts: ArraySlice<String>, tokens: ArraySlice<Int>) async throws -> [[Float]] {
+        if let refused = refusal.withLock({ $0 }) { throw refused }
+        let total = tokens.reduce(0, +)
+        let l = configuration.limits
+        if texts.count > 1, texts.count > l.maxInputs || total > l.maxTokensPerRequest {
+            return try await split(texts, tokens: tokens)
+        }
+        let request = try dialect.request(for: Array(texts), configuration: configuration)
+        if texts.count > 1, request.body.count > l.maxRequestBytes {
+            return try await split(texts, tokens: tokens)
+        }
+
+        var failures = 0
+        var rateLimits = 0
+        while true {
+            try Task.checkCancellation()
+            if let refused = refusal.withLock({ $0 }) { throw refused }
+            try await budget.acquire(tokens: total)
+            await concurrency.acquire()
+            counters.withLock { $0.requests += 1 }
+            let response: HTTPResponse
+            do {
+                response = try await client.send(request)
+            } catch let error as SluiceError where error.isTransient {
+                concurrency.release(error.code == .timeout ? .overloaded : .neutral)
+                failures += 1
+                try await retryOrGiveUp(failures: failures, reason: error.description, batch: texts.count)
+                continue
+            } catch {
+                concurrency.release(.neutral)
+                throw SluiceError(.embeddingFailed, scrub("\(error)"), cause: error)
+            }
+            budget.observe(RateLimitSnapshot(response))
+            switch dialect.classify(response, batchSize: texts.count) {
+            case .success:
+                concurrency.release(.success)
+                let vectors = try dialect.vectors(from: response, count: texts.count)
+                counters.withLock { $0.tokens += total }
+                return vectors
+            case .tooLarge:
+                concurrency.release(.neutral)
+                budget.refund(tokens: total)
+                counters.withLock { $0.splits += 1 }
+                return try await split(texts, tokens: tokens)
+            case .rateLimited(let retryAfter, let reason):
+                concurrency.release(.overloaded)
+                rateLimits += 1
+                counters.withLock {
+                    $0.rateLimited += 1
+                    $0.retries += 1
+                }
+                guard rateLimits <= configuration.maxRateLimitRetries else {
+                    throw SluiceError(.embeddingFailed, "gave up after \(rateLimits) rate-limited attempts: \(scrub(reason))")
+                }
+                let fallback = backoff.delay(attempt: rateLimits - 1, unit: Double.random(in: 0..<1))
+                budget.rateLimited(retryAfter: retryAfter, fallback: fallback)
+            case .refused(let reason):
+                concurrency.release(.neutral)
+                let error = SluiceError(.providerRefused, "\(configuration.provider) refused to go on: \(scrub(reason))")
+                refusal.withLock { if $0 == nil { $0 = error } }
+                throw error
+            case .transient(let reason):
+                concurrency.release(.neutral)
+                failures += 1
+                try await retryOrGiveUp(failures: failures, reason: reason, batch: texts.count)
+            case .invalid(let reason):
+                concurrency.release(.neutral)
+                throw SluiceError(.embeddingFailed, scrub(reason))
+            }
+        }
+    }
+
+    /// Waits before retry number `failures`, or throws when the retries are spent.
+    private func retryOrGiveUp(failures: Int, reason: String, batch: Int) async throws {
+        guard failures <= configuration.maxRetries else {
+            throw SluiceError(.embeddingFailed, "gave up after \(failures) attempts for a batch of \(batch): \(scrub(reason))")
+        }
+        counters.withLock { $0.retries += 1 }
+        try await Task.sleep(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
+    }
+
+    /// Embeds the two halves of a batch concurrently.
+    private func split(_ texts: ArraySlice<String>, tokens: ArraySlice<Int>) async throws -> [[Float]] {
+        let middle = texts.startIndex + texts.count / 2
+        async let first = send(texts[..<middle], tokens: tokens[..<middle])
+        let second = try await send(texts[middle...], tokens: tokens[middle...])
+        return try await first + second
+    }
+
+    /// A provider message without the key (some providers echo part of it: "Incorrect API key provided: sk-ab***yz").
+    func scrub(_ message: String) -> String {
+        var text = message
+        if let key = configuration.apiKey, !key.isEmpty {
+            text = text.replacingOccurrences(of: key, with: "<redacted>")
+        }
+        return text.replacingOccurrences(of: #"sk-[A-Za-z0-9_\-\*\.]{2,}"#, with: "sk-<redacted>", options: .regularExpression)
+    }
+}

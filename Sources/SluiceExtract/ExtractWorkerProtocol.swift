@@ -1,0 +1,59 @@
+import Foundation
+import SluiceCore
+
+/// The messages between the pipeline and its extract worker processes: one JSON object per line,
+/// requests on the worker's standard input, responses on its standard output (JSON escapes line breaks
+/// inside strings, so a line is always one message).
+public enum ExtractWorkerProtocol {
+    /// What the worker is started with (as one JSON argument): the extraction settings.
+    public struct Options: Codable, Sendable, Hashable {
+        public var ocr: PipelineConfiguration.Extract.OCR
+        public var pdf: PipelineConfiguration.Extract.PDF
+
+        public init(ocr: PipelineConfiguration.Extract.OCR, pdf: PipelineConfiguration.Extract.PDF) {
+            self.ocr = ocr
+            self.pdf = pdf
+        }
+    }
+
+    public struct Request: Codable, Sendable {
+        public enum Kind: String, Codable, Sendable {
+            /// Page count, title and author of a PDF, and the text of its first `count` pages.
+            case pdfInfo = "pdf-info"
+            /// The text of pages `first ..< first + count` of a PDF (OCR'd where the options say).
+            case pdfPages = "pdf-pages"
+            /// OCR of an image file.
+            case image
+        }
+
+        public var id: Int
+        public var kind: Kind
+        public var path: String
+        public var first: Int?
+        public var count: Int?
+    }
+
+    public struct ImageResult: Codable, Sendable {
+        public var text: String
+        public var confidence: Int
+    }
+
+    public struct Failure: Codable, Sendable {
+        public var code: String
+        public var message: String
+    }
+
+    public struct Response: Codable, Sendable {
+        public var id: Int
+        public var info: PDFInfo?
+        public var pages: [PDFPage]?
+        public var image: ImageResult?
+        public var failure: Failure?
+
+        init(id: Int) { self.id = id }
+    }
+
+    static func encodeLine<T: Encodable>(_ value: T) throws -> [UInt8] {
+        Array(try JSONEncoder().encode(value)) + [0x0A]
+    }
+}

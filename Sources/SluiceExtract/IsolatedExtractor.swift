@@ -1,0 +1,71 @@
+import Foundation
+import SluiceCore
+
+/// PDF or image extraction in ``ExtractWorkerPool`` processes: the same code as ``PDFExtractor`` and
+/// ``ImageExtractor``, but a crash or a hang in poppler or Tesseract costs only the document.
+///
+/// A PDF is first opened by one worker (page count, title, author); its pages are then split into
+/// ranges that run on all free workers at once, and the parent assembles them in order.
+public struct IsolatedExtractor: Extractor {
+    public enum Kind: Sendable { case pdf, image }
+
+    public let kind: Kind
+    public let pool: ExtractWorkerPool
+    public let timeout: Duration
+    private let assembler: PDFExtractor
+
+    public init(kind: Kind, configuration: PipelineConfiguration.Extract, pool: ExtractWorkerPool) {
+        self.kind = kind
+        self.pool = pool
+        self.timeout = .milliseconds(Int64(configuration.timeoutSeconds * 1000))
+        // Only its clean-up and assembly run here; its engines are never used in this process.
+        self.assembler = PDFExtractor(pdf: configuration.pdf, engines: OCREnginePool(options: configuration.ocr))
+    }
+
+    public var name: String { kind == .pdf ? "pdf" : "image" }
+
+    public func accepts(_ input: ExtractionInput) -> Bool {
+        let format = FormatSniffer.sniff(input.bytes)
+        return kind == .pdf ? format == .pdf : format.isImage
+    }
+
+    public func extract(_ input: ExtractionInput) throws -> ExtractedText {
+        let deadline = ContinuousClock.now + timeout
+        let path = input.fileURL.path
+        switch kind {
+        case .image:
+            let format = FormatSniffer.sniff(input.bytes)
+            let response = try pool.run([request(.image, path)], deadline: deadline)[0]
+            guard let image = response.image else { throw SluiceError(.extractionFailed, "the worker returned no OCR result") }
+            return try ImageExtractor.assemble(text: image.text, confidence: image.confidence, format: format)
+        case .pdf:
+            // One worker opens the PDF and reads its first range of pages; the other ranges then go to
+            // every free worker.
+            let opened = try pool.run([request(.pdfInfo, path, first: 0, count: Self.minimumRange)], deadline: deadline)[0]
+            guard let info = opened.info else {
+                throw SluiceError(.extractionFailed, "the worker returned no PDF information")
+            }
+            let first = opened.pages ?? []
+            let ranges = Self.pageRanges(pageCount: info.pageCount - first.count, workers: pool.size)
+            let requests = ranges.map { request(.pdfPages, path, first: first.count + $0.lowerBound, count: $0.count) }
+            let rest = try pool.run(requests, deadline: deadline).flatMap { $0.pages ?? [] }
+            return try assembler.assemble(info: info, pages: first + rest)
+        }
+    }
+
+    private func request(_ kind: ExtractWorkerProtocol.Request.Kind, _ path: String, first: Int? = nil, count: Int? = nil) -> ExtractWorkerProtocol.Request {
+        ExtractWorkerProtocol.Request(id: pool.nextRequestID(), kind: kind, path: path, first: first, count: count)
+    }
+
+    /// Splits a document's pages into ranges: about four per worker so that uneven pages (OCR) balance,
+    /// at least 4 pages each (each worker that takes a range opens the document: fonts, cross-references;
+    /// scanned pages, at a second of OCR each, still spread over the workers)
+    /// and at most 32 so that each response stays small.
+    static let minimumRange = 4
+
+    static func pageRanges(pageCount: Int, workers: Int) -> [Range<Int>] {
+        guard pageCount > 0 else { return [] }
+        let perRange = min(32, max(minimumRange, (pageCount + 4 * workers - 1) / (4 * workers)))
+        return stride(from: 0, to: pageCount, by: perRange).map { $0..<min(pageCount, $0 + perRange) }
+    }
+}

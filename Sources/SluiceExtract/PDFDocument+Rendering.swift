@@ -1,0 +1,73 @@
+import CPoppler
+import Foundation
+import SluiceCore
+
+extension PDFDocument {
+    /// A page rendered to 8-bit gray pixels, row by row (0 black … 255 white).
+    public struct GrayImage: Sendable {
+        public var pixels: [UInt8]
+        public var width: Int
+        public var height: Int
+        public var dpi: Int
+    }
+
+    /// Renders one page for OCR: white background, poppler's printing path (no annotations' widgets),
+    /// converted from cairo's RGB24 (bytes B, G, R, X) to gray.
+    ///
+    /// - Parameters:
+    ///   - index: A zero-based page index.
+    ///   - dpi: The resolution; 300 suits Tesseract. Pages larger than 100 megapixels at that
+    ///     resolution are rendered at a lower one rather than exhaust memory.
+    /// - Throws: ``SluiceError`` with code `extractionFailed` when the page cannot be loaded or cairo
+    ///   cannot allocate the surface.
+    public func renderGray(page index: Int, dpi: Int) throws -> GrayImage {
+        try lock.withLock {
+            guard let page = poppler_document_get_page(handle, Int32(index)) else {
+                throw SluiceError(.extractionFailed, "cannot load page \(index + 1) of \(path) for rendering")
+            }
+            defer { g_object_unref(gpointer(page)) }
+            var widthPoints = 0.0
+            var heightPoints = 0.0
+            poppler_page_get_size(page, &widthPoints, &heightPoints)
+            var scale = Double(dpi) / 72
+            let megapixels = widthPoints * heightPoints * scale * scale / 1e6
+            if megapixels > 100 { scale *= (100 / megapixels).squareRoot() }
+            let width = max(1, Int((widthPoints * scale).rounded(.up)))
+            let height = max(1, Int((heightPoints * scale).rounded(.up)))
+
+            guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
+                cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
+            else {
+                throw SluiceError(.extractionFailed, "cannot allocate a \(width)×\(height) surface for page \(index + 1)")
+            }
+            defer { cairo_surface_destroy(surface) }
+            guard let context = cairo_create(surface) else {
+                throw SluiceError(.extractionFailed, "cannot create a cairo context for page \(index + 1)")
+            }
+            cairo_set_source_rgb(context, 1, 1, 1)
+            cairo_paint(context)
+            cairo_scale(context, scale, scale)
+            poppler_page_render_for_printing(page, context)
+            cairo_destroy(context)
+            cairo_surface_flush(surface)
+
+            guard let data = cairo_image_surface_get_data(surface) else {
+                throw SluiceError(.extractionFailed, "cairo returned no pixels for page \(index + 1)")
+            }
+            let stride = Int(cairo_image_surface_get_stride(surface))
+            var gray = [UInt8](repeating: 255, count: width * height)
+            gray.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    let row = data + y * stride
+                    for x in 0..<width {
+                        let pixel = row + 4 * x
+                        // ITU-R BT.601 luma with integer weights (sum 256).
+                        let luma = (29 * Int(pixel[0]) + 150 * Int(pixel[1]) + 77 * Int(pixel[2])) >> 8
+                        out[y * width + x] = UInt8(luma)
+                    }
+                }
+            }
+            return GrayImage(pixels: gray, width: width, height: height, dpi: Int((scale * 72).rounded()))
+        }
+    }
+}

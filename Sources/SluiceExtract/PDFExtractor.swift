@@ -1,0 +1,122 @@
+import Foundation
+import SluiceCore
+
+/// PDF documents through poppler-glib: text page by page, each page a section carrying its page number;
+/// pages without a usable text layer rendered (cairo, `extract.ocr.dpi`) and OCR'd with Tesseract.
+///
+/// Reading order is poppler's text-flow analysis (the order `pdftotext` uses without `-layout`), which
+/// follows one- and two-column pages. Words hyphenated at line ends are joined and, when configured,
+/// running headers and footers are dropped. The title and author become document metadata.
+///
+/// Pages are loaded one at a time and released: a document's memory is its text, not its pages. This
+/// type works in process; ``IsolatedExtractor`` runs the same code in worker processes, splitting a
+/// document's pages between them.
+public struct PDFExtractor: Extractor {
+    public let ocr: PipelineConfiguration.Extract.OCR
+    public let pdf: PipelineConfiguration.Extract.PDF
+    public let engines: OCREnginePool
+
+    public init(pdf: PipelineConfiguration.Extract.PDF, engines: OCREnginePool) {
+        self.ocr = engines.options
+        self.pdf = pdf
+        self.engines = engines
+    }
+
+    public var name: String { "pdf" }
+
+    public func accepts(_ input: ExtractionInput) -> Bool {
+        FormatSniffer.sniff(input.bytes) == .pdf
+    }
+
+    public func extract(_ input: ExtractionInput) throws -> ExtractedText {
+        let document = try open(path: input.fileURL.path)
+        let info = Self.info(of: document)
+        let pages = try self.pages(of: document, range: 0..<info.pageCount)
+        return try assemble(info: info, pages: pages)
+    }
+
+    /// Opens a PDF with the password from `extract.pdf.password_env`, if one is configured.
+    /// - Throws: ``SluiceError`` with code `encrypted` (saying how to configure a password) or
+    ///   `extractionFailed` (damaged, truncated or not a PDF).
+    public func open(path: String) throws -> PDFDocument {
+        let variable = pdf.passwordEnvironmentVariable
+        let password = variable.flatMap { ProcessInfo.processInfo.environment[$0] }
+        do {
+            return try PDFDocument(path: path, password: password)
+        } catch let error as SluiceError where error.code == .encrypted {
+            let hint: String
+            switch (variable, password) {
+            case (nil, _): hint = "set extract.pdf.password_env to the name of an environment variable holding its password"
+            case (let name?, nil): hint = "the environment variable \(name) (extract.pdf.password_env) is not set"
+            case (let name?, _?): hint = "the password in \(name) (extract.pdf.password_env) does not open it"
+            }
+            throw SluiceError(.encrypted, "PDF is encrypted: \(hint)", cause: error)
+        } catch let error as SluiceError {
+            // Poppler's messages name the absolute path; the document key already says which file it is.
+            throw SluiceError(error.code, "not a readable PDF: \(error.message.replacingOccurrences(of: ": \(URL(fileURLWithPath: path).standardizedFileURL.path)", with: ""))", cause: error)
+        }
+    }
+
+    /// Page count, title and author.
+    public static func info(of document: PDFDocument) -> PDFInfo {
+        PDFInfo(pageCount: document.pageCount, title: document.title, author: document.author)
+    }
+
+    /// The text of the pages in `range` (zero-based indices), OCR'd where `extract.ocr` says so.
+    public func pages(of document: PDFDocument, range: Range<Int>) throws -> [PDFPage] {
+        try range.map { index in
+            let layer = try document.text(ofPage: index)
+            guard ocr.mode != .never else { return PDFPage(number: index + 1, text: layer) }
+            let visible = Self.visibleCharacters(layer, upTo: ocr.mode == .auto ? ocr.minTextCharacters : 0)
+            guard ocr.mode == .always || visible < ocr.minTextCharacters else { return PDFPage(number: index + 1, text: layer) }
+            let image = try document.renderGray(page: index, dpi: ocr.dpi)
+            let result = try engines.withEngine {
+                try $0.recognize(gray: image.pixels, width: image.width, height: image.height, resolution: image.dpi)
+            }
+            let recognized = Self.visibleCharacters(result.text, upTo: visible + 1)
+            // In auto mode a sparse text layer (a page number over a scan) loses to what OCR reads.
+            if ocr.mode == .auto && recognized <= visible { return PDFPage(number: index + 1, text: layer) }
+            return PDFPage(number: index + 1, text: result.text, ocrConfidence: result.confidence)
+        }
+    }
+
+    /// Non-white-space Unicode scalars in `text`, counting no further than `limit`.
+    static func visibleCharacters(_ text: String, upTo limit: Int) -> Int {
+        var count = 0
+        for scalar in text.unicodeScalars where !scalar.properties.isWhitespace {
+            count += 1
+            if count >= limit { break }
+        }
+        return count
+    }
+
+    /// The document's text from its pages: clean-up, one section per non-empty page, and metadata
+    /// (`format`, `pages`, `title`, `author`, and for OCR'd pages `ocr_pages` and `ocr_confidence`).
+    /// - Throws: ``SluiceError/Code/emptyDocument`` when no page has text, saying whether OCR was off.
+    public func assemble(info: PDFInfo, pages: [PDFPage]) throws -> ExtractedText {
+        var texts = pages.map(\.text)
+        if pdf.joinHyphens { texts = texts.map(PDFTextCleanup.joinHyphenatedLines) }
+        if pdf.stripHeadersFooters { texts = PDFTextCleanup.stripRepeatedEdges(texts) }
+        var sections: [TextSection] = []
+        for (page, text) in zip(pages, texts) where text.contains(where: { !$0.isWhitespace }) {
+            sections.append(TextSection(text: text, page: page.number))
+        }
+        guard !sections.isEmpty else {
+            let reason = info.pageCount == 0
+                ? "the PDF has no pages"
+                : ocr.mode == .never
+                    ? "none of its \(info.pageCount) pages has a text layer, and extract.ocr is never"
+                    : "none of its \(info.pageCount) pages has text, even after OCR"
+            throw SluiceError(.emptyDocument, reason)
+        }
+        var metadata = ["format": "pdf", "pages": String(info.pageCount)]
+        if let title = info.title { metadata["title"] = title }
+        if let author = info.author { metadata["author"] = author }
+        let confidences = pages.compactMap(\.ocrConfidence)
+        if !confidences.isEmpty {
+            metadata["ocr_pages"] = String(confidences.count)
+            metadata["ocr_confidence"] = String(confidences.reduce(0, +) / confidences.count)
+        }
+        return ExtractedText(sections: sections, metadata: metadata)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import SluiceCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One thread of an ``ExtractWorkerPool``: it owns one worker process at a time, feeds it jobs, and
+/// replaces it when it crashes or overruns a deadline.
+struct WorkerDriver {
+    let command: ExtractWorkerPool.Command
+    let state: PoolState
+    private var process: WorkerProcess?
+
+    init(command: ExtractWorkerPool.Command, state: PoolState) {
+        self.command = command
+        self.state = state
+    }
+
+    mutating func run() {
+        defer {
+            process?.stop()
+            state.driverExited()
+        }
+        while let job = state.take() {
+            if job.batch.isAbandoned { continue }
+            if ContinuousClock.now >= job.deadline {
+                job.batch.complete(job.index, with: .failure(SluiceError(.timeout, "extraction took longer than extract.timeout_seconds")))
+                continue
+            }
+            job.batch.complete(job.index, with: perform(job))
+        }
+    }
+
+    private mutating func perform(_ job: Job) -> Result<ExtractWorkerProtocol.Response, SluiceError> {
+        if process == nil {
+            do {
+                process = try WorkerProcess.spawn(command)
+            } catch {
+                return .failure(SluiceError.wrap(error, as: .extractionFailed))
+            }
+        }
+        guard var worker = process else { return .failure(SluiceError(.extractionFailed, "no worker")) }
+        let what = Self.describe(job.request)
+        let line: [UInt8]
+        do {
+            line = try ExtractWorkerProtocol.encodeLine(job.request)
+        } catch {
+            return .failure(SluiceError(.extractionFailed, "cannot encode a worker request: \(error)"))
+        }
+        guard writeAll(worker.input, line) else {
+            let status = worker.kill()
+            process = nil
+            return .failure(SluiceError(.extractorCrashed, "the extract worker died before \(what) (\(status))"))
+        }
+        let event = worker.output.next(deadline: job.deadline)
+        process = worker
+        switch event {
+        case .line(let bytes):
+            guard let response = try? JSONDecoder().decode(ExtractWorkerProtocol.Response.self, from: Data(bytes)),
+                response.id == job.request.id
+            else {
+                _ = worker.kill()
+                process = nil
+                return .failure(SluiceError(.extractorCrashed, "the extract worker answered \(what) with garbage; it was restarted"))
+            }
+            if let failure = response.failure {
+                return .failure(SluiceError(.init(failure.code), failure.message))
+            }
+            return .success(response)
+        case .timedOut:
+            let status = worker.kill()
+            process = nil
+            return .failure(SluiceError(.timeout, "\(what) took longer than extract.timeout_seconds; its worker was killed (\(status)) and replaced"))
+        case .end, .failed, nil:
+            let status = worker.kill()
+            process = nil
+            return .failure(SluiceError(.extractorCrashed, "the extract worker crashed during \(what) (\(status)); the run goes on with a new worker"))
+        }
+    }
+
+    private static func describe(_ request: ExtractWorkerProtocol.Request) -> String {
+        switch request.kind {
+        case .pdfInfo: "opening the PDF (and its first pages)"
+        case .pdfPages:
+            if let first = request.first, let count = request.count, count > 1 {
+                "PDF pages \(first + 1)–\(first + count)"
+            } else {
+                "PDF page \((request.first ?? 0) + 1)"
+            }
+        case .image: "OCR of the image"
+        }
+    }
+}
+
+/// A running `sluice extract-worker`: its pid and the two pipes.
+struct WorkerProcess {
+    let pid: pid_t
+    let input: Int32
+    var output: LineReader
+
+    /// Starts the worker with standard input and output on pipes and standard error inherited. Other
+    /// descriptors do not leak into it: Sluice opens its state lock with `O_CLOEXEC` and LMDB sets
+    /// `FD_CLOEXEC` on its files.
+    static func spawn(_ command: ExtractWorkerPool.Command) throws -> WorkerProcess {
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
+        guard pipe(&toChild) == 0 else { throw SluiceError(.extractionFailed, "pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&fromChild) == 0 else {
+            close(toChild[0])
+            close(toChild[1])
+            throw SluiceError(.extractionFailed, "pipe: \(String(cString: strerror(errno)))")
+        }
+        // Not inherited by other programs this process starts (the worker gets them through dup2).
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["OMP_THREAD_LIMIT"] = "1"  // libgomp reads it at load: it must be there from the start
+        let argv = ([command.executable] + command.arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, command.executable, &actions, nil, argv, envp)
+        close(toChild[0])
+        close(fromChild[1])
+        guard status == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw SluiceError(.extractionFailed, "cannot start the extract worker \(command.executable): \(String(cString: strerror(status)))")
+        }
+        return WorkerProcess(pid: pid, input: toChild[1], output: LineReader(fd: fromChild[0]))
+    }
+
+    /// Kills (SIGKILL) and reaps the worker; returns how it ended ("signal 11 (SIGSEGV)", "exit 1").
+    func kill() -> String {
+        Glibc.kill(pid, SIGKILL)
+        let status = reap()
+        close(input)
+        close(output.fd)
+        return status
+    }
+
+    /// Closes its input (the worker exits) and reaps it.
+    func stop() {
+        close(input)
+        _ = reap()
+        close(output.fd)
+    }
+
+    private func reap() -> String {
+        var status: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+        guard result == pid else { return "already reaped" }
+        let signalNumber = status & 0x7F
+        if signalNumber == 0 { return "exit \((status >> 8) & 0xFF)" }
+        let name = strsignal(signalNumber).map { String(cString: $0) } ?? "?"
+        return "signal \(signalNumber), \(name)"
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import SluiceCore
+import SluiceEmbed
+import SluiceHTTP
+
+extension PipelineComponents {
+    /// A ``RemoteEmbedder`` for `embed.provider` `openai`, `azure-openai`, `ollama` or `tei`.
+    ///
+    /// The API key is read from the environment variable that `embed.api_key_env` names; messages name
+    /// the variable, never its value. Without `requireCredentials` a missing key is not an error (commands
+    /// that only read the sink).
+    /// - Throws: ``SluiceError/Code/configuration`` for a missing key, model or URL.
+    public static func makeRemoteEmbedder(
+        _ embed: PipelineConfiguration.Embed,
+        resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
+        requireCredentials: Bool = true,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> RemoteEmbedder {
+        let provider = embed.provider
+        let baseURL: String
+        switch (provider, embed.baseURL) {
+        case (_, let url?): baseURL = url
+        case ("openai", nil): baseURL = "https://api.openai.com/v1"
+        case ("ollama", nil): baseURL = "http://127.0.0.1:11434"
+        case ("tei", nil): baseURL = "http://127.0.0.1:8080"
+        default: throw SluiceError(.configuration, "embed.base_url is required for provider \(provider) (the deployment URL)")
+        }
+        let model: String
+        switch (provider, embed.model) {
+        case (_, let name?): model = name
+        case ("openai", nil): model = "text-embedding-3-small"
+        case ("tei", nil): model = "tei"
+        default: throw SluiceError(.configuration, "embed.model is required for provider \(provider)")
+        }
+        var configuration = RemoteEmbedderConfiguration(provider: provider, baseURL: baseURL, model: model, dimensions: embed.dimensions)
+        if let variable = embed.apiKeyEnv {
+            let key = environment[variable] ?? ""
+            if key.isEmpty && requireCredentials {
+                throw SluiceError(.configuration, "embed.api_key_env: the environment variable \(variable) is not set or empty")
+            }
+            configuration.apiKey = key.isEmpty ? nil : key
+        }
+        let sendDimensions = embed.requestDimensions ?? (["openai", "azure-openai"].contains(provider) && model.hasPrefix("text-embedding-3"))
+        configuration.requestedDimensions = sendDimensions ? embed.dimensions : nil
+        configuration.apiVersion = embed.apiVersion
+        configuration.encodingFormat = embed.encodingFormat
+        configuration.requestsPerMinute = embed.requestsPerMinute
+        configuration.tokensPerMinute = embed.tokensPerMinute
+        configuration.maxConcurrency = embed.parallelism
+        configuration.maxRetries = embed.maxRetries
+        configuration.tokenizer = embed.tokenizer
+        configuration.limits.maxInputs = min(2048, embed.batch)
+        configuration.limits.maxTokensPerRequest = embed.maxBatchTokens
+        configuration.limits.maxTokensPerInput = embed.maxInputTokens
+        configuration.limits.maxRequestBytes = embed.maxRequestBytes
+        configuration.http.timeout = .milliseconds(Int64(embed.timeoutSeconds * 1000))
+        configuration.http.connectTimeout = .milliseconds(Int64(embed.connectTimeoutSeconds * 1000))
+        configuration.http.caBundlePath = embed.caBundle.map { resolve($0).path }
+        return try RemoteEmbedder(configuration: configuration)
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import SluiceCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// PDFs, scans and images through the `sluice` binary: worker processes, what reaches the stored
+/// records, bad input failing alone, crash and hang isolation, and the OpenMP environment.
+@Suite(.serialized)
+struct ExtractionCLITests {
+    static let samples = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples")
+
+    /// Copies samples (relative paths) into the corpus, keeping their folders.
+    static func copySamples(_ paths: [String], into ws: Workspace) throws {
+        for path in paths {
+            let destination = ws.corpus.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: samples.appendingPathComponent(path), to: destination)
+        }
+    }
+
+    static let allFormats = ["--set", "source.include=[\"**/*\"]", "--set", "extract.parallelism=2"]
+
+    @Test("PDFs, scans and images: page numbers, title, author and OCR confidence reach the stored records; every bad input fails alone with its reason")
+    func formatsAndBadInputEndToEnd() async throws {
+        let ws = try Workspace("extract")
+        defer { ws.cleanUp() }
+        try Self.copySamples(
+            [
+                "pdf/xz-utils-faq.pdf", "pdf/zlib-two-column.pdf", "pdf/xz-faq-scanned.pdf", "pdf/mixed-text-and-scan.pdf",
+                "images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff", "text/zlib-faq.txt",
+                "bad/zero-byte.txt", "bad/invalid-utf8.txt", "bad/binary.txt", "bad/encrypted.pdf", "bad/truncated.pdf",
+                "bad/png-named.pdf",
+            ], into: ws)
+        // A 50 MB single-line text, over extract.max_file_mb (40 here): refused before it is read.
+        let huge = ws.corpus.appendingPathComponent("bad/huge-single-line.txt")
+        _ = FileManager.default.createFile(atPath: huge.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: huge)
+        let block = Data(String(repeating: "word ", count: 1 << 18).utf8)
+        for _ in 0..<40 { handle.write(block) }
+        try handle.close()
+        // Links: one outside the root (refused), one looping back to the root (not walked twice), one to a
+        // PDF inside the root (indexed under its own key).
+        try FileManager.default.createSymbolicLink(atPath: ws.corpus.appendingPathComponent("outside.txt").path, withDestinationPath: "/etc/hostname")
+        try FileManager.default.createSymbolicLink(atPath: ws.corpus.appendingPathComponent("loop").path, withDestinationPath: ".")
+        try FileManager.default.createSymbolicLink(atPath: ws.corpus.appendingPathComponent("linked.pdf").path, withDestinationPath: "pdf/xz-utils-faq.pdf")
+        // Unreadable (only meaningful when not root: root reads anything).
+        let unreadable = ws.corpus.appendingPathComponent("bad/unreadable.txt")
+        try Data("secret\n".utf8).write(to: unreadable)
+        chmod(unreadable.path, 0)
+        let asRoot = getuid() == 0
+
+        let main = ws.target("main")
+        let settings = Self.allFormats + [
+            "--set", "extract.max_file_mb=40", "--set", "source.follow_symlinks=true",
+            "--set", "extract.pdf.password_env=SLUICE_TEST_PDF_PASSWORD", "--set", "extract.pdf.strip_headers=true",
+        ]
+        let result = try await ws.sluice(ws.runArguments(main, settings), environment: ["SLUICE_TEST_PDF_PASSWORD": nil], timeout: .seconds(240))
+        #expect(result.exitCode == 2, "\(result)")
+
+        let status = try await ws.status(main)
+        let failures = status.failures
+        var expectedFailures: [String: [String]] = [
+            "bad/zero-byte.txt": ["zero-byte"],
+            "bad/invalid-utf8.txt": ["invalid UTF-8"],
+            "bad/binary.txt": ["binary data"],
+            "bad/encrypted.pdf": ["encrypted", "SLUICE_TEST_PDF_PASSWORD", "not set"],
+            "bad/truncated.pdf": ["not a readable PDF"],
+            "bad/huge-single-line.txt": ["too-large", "max_file_mb"],
+            "outside.txt": ["outside the source root"],
+        ]
+        if !asRoot { expectedFailures["bad/unreadable.txt"] = ["permission denied"] }
+        #expect(Set(failures.keys) == Set(expectedFailures.keys).union(asRoot ? [] : ["bad/unreadable.txt"]), "\(status.text)")
+        for (key, words) in expectedFailures {
+            for word in words { #expect(failures[key]?.contains(word) == true, "\(key): \(failures[key] ?? "not failed")") }
+        }
+
+        let records = try Export.records(try await ws.export(main))
+        let byDocument = Dictionary(grouping: records, by: \.documentKey)
+        #expect(byDocument.keys.contains { $0.hasPrefix("loop/") } == false, "a looping link is not walked")
+        // Page numbers, title and author on every chunk of a PDF.
+        let faq = byDocument["pdf/xz-utils-faq.pdf"] ?? []
+        #expect(Set(faq.compactMap { $0.metadata["page"] }) == ["1", "2", "3", "4"])
+        #expect(faq.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ" && $0.metadata["author"] == "Lasse Collin" && $0.metadata["format"] == "pdf" })
+        #expect((byDocument["linked.pdf"] ?? []).count == faq.count)
+        // The scanned PDF and the images are OCR'd, with their confidence.
+        for key in ["pdf/xz-faq-scanned.pdf", "images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff", "bad/png-named.pdf"] {
+            let chunks = byDocument[key] ?? []
+            #expect(!chunks.isEmpty, "\(key) not indexed")
+            #expect(chunks.allSatisfy { Int($0.metadata["ocr_confidence"] ?? "") ?? 0 > 70 }, "\(key): \(chunks.map(\.metadata))")
+            #expect(chunks.map(\.text).joined(separator: " ").contains("designed by Igor Pavlov"), "\(key)")
+        }
+        #expect(byDocument["bad/png-named.pdf"]?.first?.metadata["format"] == "png")
+        let mixed = byDocument["pdf/mixed-text-and-scan.pdf"] ?? []
+        #expect(Set(mixed.compactMap { $0.metadata["page"] }) == ["1", "2"])
+        #expect(mixed.first?.metadata["ocr_pages"] == "1")
+
+        // With the password in the configured variable the encrypted PDF opens on the retry.
+        let retry = try await ws.sluice(
+            ws.runArguments(main, settings + ["--retry-failed"]), environment: ["SLUICE_TEST_PDF_PASSWORD": "sluice"], timeout: .seconds(120))
+        #expect(retry.exitCode == 2)
+        let after = try await ws.status(main).failures
+        #expect(after["bad/encrypted.pdf"] == nil, "\(after)")
+        let decrypted = try Export.records(try await ws.export(main)).filter { $0.documentKey == "bad/encrypted.pdf" }
+        #expect(!decrypted.isEmpty && decrypted.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ" })
+        for record in decrypted { #expect(!record.metadata.values.contains("sluice"), "the password must not be stored") }
+        #expect(!(try await ws.sluice(["status", ws.pipeline.path] + main.arguments)).stdout.contains("sluice-owner"))
+    }
+
+    @Test("a worker that crashes (SIGSEGV) fails only its document; a new worker takes the next ones")
+    func workerCrashFailsOneDocument() async throws {
+        let ws = try Workspace("crash")
+        defer { ws.cleanUp() }
+        try Self.copySamples(["pdf/xz-utils-faq.pdf", "pdf/zlib-two-column.pdf", "pdf/fontconfig-user.pdf", "images/xz-faq-page.png"], into: ws)
+        let main = ws.target("main")
+        let result = try await ws.sluice(
+            ws.runArguments(main, Self.allFormats + ["--set", "extract.parallelism=1"]),
+            environment: ["SLUICE_DEBUG_WORKER_CRASH": "zlib-two-column"], timeout: .seconds(120))
+        #expect(result.exitCode == 2, "\(result)")
+        let status = try await ws.status(main)
+        #expect(status.documents == ["indexed": 3, "failed": 1], "\(status.text)")
+        let reason = status.failures["pdf/zlib-two-column.pdf"] ?? ""
+        #expect(reason.contains("extractor-crashed") && reason.contains("signal 11"), "\(reason)")
+    }
+
+    @Test("a hung worker is killed at extract.timeout_seconds and replaced; sluice and its workers run with OMP_THREAD_LIMIT=1")
+    func hungWorkerIsKilledAtTheDeadline() async throws {
+        let ws = try Workspace("hang")
+        defer { ws.cleanUp() }
+        try Self.copySamples(["pdf/xz-utils-faq.pdf", "pdf/fontconfig-user.pdf", "images/xz-faq-page.png"], into: ws)
+        let main = ws.target("main")
+        let process = try ws.start(
+            ws.runArguments(main, Self.allFormats + ["--set", "extract.parallelism=1", "--set", "extract.timeout_seconds=4"]),
+            environment: ["SLUICE_DEBUG_WORKER_HANG": "fontconfig", "OMP_THREAD_LIMIT": nil])
+
+        // While it runs: the binary re-executed itself with the variable, and its workers have it too.
+        var workers: [Int32] = []
+        let started = ContinuousClock.now
+        while workers.isEmpty && started.duration(to: .now) < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(100))
+            workers = Self.children(of: process.pid).filter { Self.commandLine($0).contains("extract-worker") }
+        }
+        #expect(!workers.isEmpty, "no extract-worker child seen")
+        #expect(Self.environment(of: process.pid)["OMP_THREAD_LIMIT"] == "1")
+        for worker in workers { #expect(Self.environment(of: worker)["OMP_THREAD_LIMIT"] == "1") }
+
+        let result = try await process.wait(timeout: .seconds(90))
+        #expect(result.exitCode == 2, "\(result)")
+        #expect(result.seconds < 60)
+        let status = try await ws.status(main)
+        #expect(status.documents == ["indexed": 2, "failed": 1], "\(status.text)")
+        #expect(status.failures["pdf/fontconfig-user.pdf"]?.contains("timeout") == true, "\(status.failures)")
+        for worker in workers { #expect(kill(worker, 0) != 0, "worker \(worker) outlived the run") }
+    }
+
+    @Test("extract.isolate: false runs the same PDF and OCR extraction in process")
+    func inProcessExtraction() async throws {
+        let ws = try Workspace("inprocess")
+        defer { ws.cleanUp() }
+        try Self.copySamples(["pdf/xz-utils-faq.pdf", "pdf/xz-faq-scanned.pdf", "images/xz-faq-page.jpg"], into: ws)
+        let main = ws.target("main")
+        let process = try ws.start(ws.runArguments(main, Self.allFormats + ["--set", "extract.isolate=false"]))
+        var sawWorker = false
+        while process.isRunning {
+            sawWorker = sawWorker || Self.children(of: process.pid).contains { Self.commandLine($0).contains("extract-worker") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let result = try await process.wait(timeout: .seconds(120))
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(!sawWorker, "no worker process when isolation is off")
+        let records = try Export.records(try await ws.export(main))
+        #expect(Set(records.filter { $0.documentKey == "pdf/xz-utils-faq.pdf" }.compactMap { $0.metadata["page"] }) == ["1", "2", "3", "4"])
+        #expect(records.filter { $0.documentKey == "pdf/xz-faq-scanned.pdf" }.allSatisfy { $0.metadata["ocr_pages"] == "1" })
+        #expect(records.contains { $0.documentKey == "images/xz-faq-page.jpg" && $0.metadata["format"] == "jpeg" })
+    }
+
+    @Test("libgomp in sluice sees OMP_THREAD_LIMIT=1 when started without it; an explicit value is kept")
+    func openMPLimitIsInForceFromProcessStart() async throws {
+        let ws = try Workspace("omp")
+        defer { ws.cleanUp() }
+        let unset = try await ws.sluice(["openmp-limit"], environment: ["OMP_THREAD_LIMIT": nil])
+        #expect(unset.stdout.contains("OMP_THREAD_LIMIT=1 omp_get_thread_limit=1"), "\(unset)")
+        let explicit = try await ws.sluice(["openmp-limit"], environment: ["OMP_THREAD_LIMIT": "3"])
+        #expect(explicit.stdout.contains("OMP_THREAD_LIMIT=3 omp_get_thread_limit=3"), "\(explicit)")
+    }
+
+    // MARK: /proc helpers
+
+    static func children(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task -> [Int32] in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
+    static func commandLine(_ pid: Int32) -> String {
+        let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
+        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+    }
+
+    static func environment(of pid: Int32) -> [String: String] {
+        let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
+        var out: [String: String] = [:]
+        for entry in data.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            if let equals = text.firstIndex(of: "=") { out[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+        }
+        return out
+    }
+}

