@@ -99,7 +99,16 @@ struct SinkBench: AsyncParsableCommand {
         let refStart = clockRef.now
         _ = try Self.execute(psql, connection + ["-c", "\\copy bench_ref (\(PgvectorSink.columns)) FROM '\(file.path)'"], environment)
         let refSeconds = Self.seconds(refStart.duration(to: clockRef.now))
-        Self.row("pgvector", seconds, records.count, "psql \\copy", refSeconds)
+        Self.row("pgvector", seconds, records.count, "psql \\copy (text)", refSeconds)
+
+        // The same rows in COPY's binary format (what the sink sends), through psql as well.
+        let binaryFile = work.appendingPathComponent("rows.copybin")
+        try Data(PgvectorCopy.encodeBinary(records)).write(to: binaryFile)
+        _ = try Self.execute(psql, connection + ["-c", "CREATE TABLE bench_ref_binary (LIKE bench_sluice INCLUDING DEFAULTS)"], environment)
+        let binaryStart = clockRef.now
+        _ = try Self.execute(
+            psql, connection + ["-c", "\\copy bench_ref_binary (\(PgvectorSink.columns)) FROM '\(binaryFile.path)' WITH (FORMAT binary)"], environment)
+        Self.row("", seconds, records.count, "psql \\copy (binary)", Self.seconds(binaryStart.duration(to: clockRef.now)))
         Self.say(String(format: "          HNSW index (vector_cosine_ops) built after the load: %.1f s", indexSeconds))
     }
 

@@ -46,6 +46,11 @@ struct SinkPartsTests {
         // JSON escapes the tab as \t, and COPY escapes that backslash.
         #expect(fields[4] == #"{"k":"v\\tw"}"#)
         #expect(PgvectorCopy.parseVector(String(fields[5])) == record.vector)
+        var json: [UInt8] = []
+        PgvectorCopy.appendJSONObject(["b": "q\"\\\u{1}\n", "a": "é"], to: &json)
+        let decoded = try JSONSerialization.jsonObject(with: Data(json)) as? [String: String]
+        #expect(decoded == ["b": "q\"\\\u{1}\n", "a": "é"])
+        #expect(String(decoding: json, as: UTF8.self).hasPrefix(#"{"a":"#))
         #expect(PgvectorCopy.arrayLiteral([VectorID(rawValue: "ab"), VectorID(rawValue: "cd")]) == "{ab,cd}")
     }
 

@@ -83,20 +83,17 @@ extension ChromaSink {
         guard !records.isEmpty else { return }
         let id = try await requireCollection()
         let limit = min(settings.batch, try await maxBatch())
+        let base64 = cache.withLock { $0.base64 }
         struct Upsert: Encodable {
-            var ids: [String] = []
-            var embeddings: [[Float]] = []
-            var documents: [String] = []
-            var metadatas: [[String: JSONScalar]] = []
+            var ids: [String]
+            var embeddings: ChromaEmbeddings
+            var documents: [String]
+            var metadatas: [[String: JSONScalar]]
         }
         for batch in RecordBatches.split(records, maxCount: limit, maxBytes: settings.maxBatchBytes, size: RecordBatches.estimatedJSONBytes) {
-            var body = Upsert()
-            for record in batch {
-                body.ids.append(record.id.rawValue)
-                body.embeddings.append(record.vector)
-                body.documents.append(record.text)
-                body.metadatas.append(Self.metadata(of: record))
-            }
+            let body = Upsert(
+                ids: batch.map(\.id.rawValue), embeddings: ChromaEmbeddings(batch.map(\.vector), base64: base64),
+                documents: batch.map(\.text), metadatas: batch.map(Self.metadata(of:)))
             try await http.send("POST", recordsPath(id, "upsert"), json: try StoreHTTP.encode(body))
         }
     }

@@ -33,7 +33,7 @@ public final class ChromaSink: VectorSink {
     let settings: Settings
     let http: StoreHTTP
     /// The collection's UUID and the server's batch limit, once known.
-    let cache = Mutex<(collectionID: String?, maxBatch: Int?)>((nil, nil))
+    let cache = Mutex<(collectionID: String?, maxBatch: Int?, base64: Bool)>((nil, nil, false))
 
     public var name: String { "chroma:\(http.baseURL)/\(settings.tenant)/\(settings.database)/\(settings.collection)" }
 
@@ -88,11 +88,50 @@ public final class ChromaSink: VectorSink {
     /// The server's `max_batch_size` (asked once).
     func maxBatch() async throws -> Int {
         if let known = cache.withLock({ $0.maxBatch }) { return known }
-        struct PreFlight: Decodable { var max_batch_size: Int? }
+        struct PreFlight: Decodable {
+            var max_batch_size: Int?
+            var supports_base64_encoding: Bool?
+        }
         let preflight = try await http.decode(PreFlight.self, "GET", "/api/v2/pre-flight-checks")
         let limit = max(1, preflight.max_batch_size ?? settings.batch)
-        cache.withLock { $0.maxBatch = limit }
+        cache.withLock {
+            $0.maxBatch = limit
+            $0.base64 = preflight.supports_base64_encoding ?? false
+        }
         return limit
+    }
+}
+
+/// Embeddings as Chroma accepts them: arrays of numbers, or (when the server's pre-flight check says it
+/// supports them, as the chromadb client does) base64 strings of little-endian float32s, which are
+/// smaller and much cheaper to parse.
+enum ChromaEmbeddings: Encodable {
+    case numbers([[Float]])
+    case base64([String])
+
+    init(_ vectors: [[Float]], base64: Bool) {
+        guard base64 else {
+            self = .numbers(vectors)
+            return
+        }
+        self = .base64(
+            vectors.map { vector in
+                var bytes = [UInt8]()
+                bytes.reserveCapacity(vector.count * 4)
+                for value in vector {
+                    let bits = value.bitPattern.littleEndian
+                    bytes += [UInt8(bits & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8((bits >> 16) & 0xFF), UInt8(bits >> 24)]
+                }
+                return Data(bytes).base64EncodedString()
+            })
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .numbers(let vectors): try container.encode(vectors)
+        case .base64(let strings): try container.encode(strings)
+        }
     }
 }
 

@@ -35,9 +35,8 @@ package enum PgvectorCopy {
     package static func encodeBinary(_ records: [VectorRecord], half: Bool = false) -> [UInt8] {
         var out: [UInt8] = [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00]  // signature
         out += [0, 0, 0, 0, 0, 0, 0, 0]  // flags, header extension length
-        out.reserveCapacity(records.reduce(19) { $0 + $1.text.utf8.count + $1.vector.count * 4 + 160 })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        out.reserveCapacity(records.reduce(19) { $0 + $1.text.utf8.count + $1.vector.count * 4 + 200 })
+        var metadata: [UInt8] = []
         for record in records {
             appendInt16(6, to: &out)
             appendTextField(record.id.rawValue, to: &out)
@@ -45,33 +44,65 @@ package enum PgvectorCopy {
             appendInt32(4, to: &out)
             appendInt32(Int32(truncatingIfNeeded: record.ordinal), to: &out)
             appendTextField(record.text, to: &out)
-            let metadata = (try? encoder.encode(record.metadata)) ?? Data("{}".utf8)
+            metadata.removeAll(keepingCapacity: true)
+            appendJSONObject(record.metadata, to: &metadata)
             appendInt32(Int32(metadata.count + 1), to: &out)
             out.append(1)  // jsonb binary version
             out += metadata
-            let width = half ? 2 : 4
-            appendInt32(Int32(4 + record.vector.count * width), to: &out)
+            appendInt32(Int32(4 + record.vector.count * (half ? 2 : 4)), to: &out)
             appendInt16(Int16(truncatingIfNeeded: record.vector.count), to: &out)
             appendInt16(0, to: &out)
-            for value in record.vector {
-                if half {
-                    let bits = Float16(value).bitPattern
-                    out += [UInt8(bits >> 8), UInt8(bits & 0xFF)]
-                } else {
-                    let bits = value.bitPattern
-                    out += [UInt8(bits >> 24), UInt8((bits >> 16) & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8(bits & 0xFF)]
-                }
+            if half {
+                record.vector.map { Float16($0).bitPattern.bigEndian }.withUnsafeBytes { out.append(contentsOf: $0) }
+            } else {
+                record.vector.map { $0.bitPattern.bigEndian }.withUnsafeBytes { out.append(contentsOf: $0) }
             }
         }
         appendInt16(-1, to: &out)  // trailer
         return out
     }
 
+    /// A `[String: String]` as a JSON object with sorted keys (what jsonb stores either way).
+    static func appendJSONObject(_ object: [String: String], to out: inout [UInt8]) {
+        out.append(0x7B)
+        for (index, key) in object.keys.sorted().enumerated() {
+            if index > 0 { out.append(0x2C) }
+            appendJSONString(key, to: &out)
+            out.append(0x3A)
+            appendJSONString(object[key]!, to: &out)
+        }
+        out.append(0x7D)
+    }
+
+    private static func appendJSONString(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
+            case 0x00: continue  // jsonb cannot hold \u0000
+            case ..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(0x22)
+    }
+
     private static func appendTextField(_ text: String, to out: inout [UInt8]) {
-        var bytes = Array(text.utf8)
-        bytes.removeAll { $0 == 0 }  // PostgreSQL text cannot hold NUL
-        appendInt32(Int32(bytes.count), to: &out)
-        out += bytes
+        let utf8 = text.utf8
+        if utf8.contains(0) {
+            let bytes = utf8.filter { $0 != 0 }  // PostgreSQL text cannot hold NUL
+            appendInt32(Int32(bytes.count), to: &out)
+            out += bytes
+        } else {
+            appendInt32(Int32(utf8.count), to: &out)
+            out.append(contentsOf: utf8)
+        }
     }
 
     private static func appendInt16(_ value: Int16, to out: inout [UInt8]) {
