@@ -72,7 +72,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         var txn: OpaquePointer?
         try Self.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
-        defer { mdb_txn_abort(txn) }
+        defer {
+            mdb_txn_abort(txn)
+            ResidentMemoryReleaser.shared.releaseIfOverBudget()
+        }
         return try body(LMDBTransaction(txn: txn!))
     }
 
@@ -89,6 +92,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             throw error
         }
         try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
+        ResidentMemoryReleaser.shared.releaseIfOverBudget()
         return result
     }
 
@@ -103,10 +107,28 @@ package final class LMDBEnvironment: @unchecked Sendable {
 }
 
 /// A transaction handle, valid only inside the closure it was passed to.
+///
+/// Every operation maps the pages it reads; every 128 of them the map's resident pages are checked
+/// against the ``ResidentMemoryReleaser``'s budget, so that one large transaction (a document of
+/// thousands of chunks looked up in the cache, a full scan) cannot map the whole store. Values returned
+/// are copied out of the map first, and a page dropped mid-transaction is faulted back unchanged.
 package struct LMDBTransaction {
     let txn: OpaquePointer
+    private let meter = OperationMeter()
+
+    init(txn: OpaquePointer) { self.txn = txn }
+
+    /// Counts operations; not shared between threads (a transaction runs in one synchronous closure).
+    private final class OperationMeter {
+        var count = 0
+        func tick() {
+            count &+= 1
+            if count & 127 == 0 { ResidentMemoryReleaser.shared.releaseIfOverBudget() }
+        }
+    }
 
     package func get(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> [UInt8]? {
+        meter.tick()
         var result: [UInt8]?
         try key.withUnsafeBytes { keyBytes in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
@@ -120,6 +142,7 @@ package struct LMDBTransaction {
     }
 
     package func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws {
+        meter.tick()
         try key.withUnsafeBytes { keyBytes in
             try value.withUnsafeBytes { valueBytes in
                 var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
@@ -132,7 +155,8 @@ package struct LMDBTransaction {
     /// Deletes a key; returns whether it existed.
     @discardableResult
     package func delete(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> Bool {
-        try key.withUnsafeBytes { keyBytes in
+        meter.tick()
+        return try key.withUnsafeBytes { keyBytes in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
             let rc = mdb_del(txn, dbi, &k, nil)
             if rc == MDB_NOTFOUND { return false }
@@ -174,6 +198,7 @@ package struct LMDBTransaction {
             rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
         }
         while rc == 0 {
+            meter.tick()
             let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
             let value = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
             if try !body(key, value) { return }
