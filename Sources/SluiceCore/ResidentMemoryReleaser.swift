@@ -10,14 +10,17 @@ import Glibc
 /// corpus and the stores grow (Linux; elsewhere nothing runs):
 /// - the pages of registered file mappings (LMDB's maps) are dropped from the resident set whenever the
 ///   process's file-backed resident memory has grown by more than a budget since the last release
-///   (``releaseIfOverBudget()``, which LMDB transactions call when they end), and ten times a second by
-///   a background thread;
-/// - the thread returns the heap's free memory to the kernel (`malloc_trim`) every two seconds.
+///   (``releaseIfOverBudget()``, which LMDB transactions call every 128 operations and when they end),
+///   and ten times a second by a background thread;
+/// - the thread returns the heap's free memory to the kernel (`malloc_trim`) twice a second, and blocks
+///   of 128 KB and more are mapped on their own (`M_MMAP_THRESHOLD`), so they go back when freed.
 ///
 /// **Heap.** glibc keeps freed memory in its arenas (one per thread that allocated). A run frees and
 /// reallocates the in-flight documents' bytes, texts and vectors all the time, in sizes that vary, so
-/// the free-but-kept part grows over a long run: measured on the 10× benchmark corpus, 78 MB free in
-/// arenas next to 100 MB in use. `malloc_trim(0)` hands it back.
+/// the free-but-kept part grows over a long run: measured on the 10× benchmark corpus, 90–120 MB free in
+/// arenas next to 20–70 MB in use. glibc's dynamic mmap threshold made it worse: once a large block is
+/// freed, blocks up to that size come from the arenas, so one document of 14,000 chunks leaves megabytes
+/// of holes. A fixed threshold and `malloc_trim(0)` keep the resident heap near what is in use.
 ///
 /// **LMDB maps.** Without a write map, LMDB maps its data file read-only and writes with `pwrite`. Every
 /// page a transaction reads — B-tree descents for each put and get, the values read — stays mapped in
@@ -45,7 +48,9 @@ package final class ResidentMemoryReleaser: Sendable {
     /// Seconds between two releases.
     private let interval: TimeInterval
     /// Heap trims happen every this many intervals.
-    private let trimEvery = 20
+    private let trimEvery = 5
+    /// Allocations from this size up are mapped on their own (glibc's `M_MMAP_THRESHOLD`).
+    static let mmapThreshold: Int32 = 128 << 10
     private let state = Mutex<(ranges: [Int: [(start: UInt, length: Int)]], next: Int, started: Bool)>(([:], 0, false))
 
     /// File-backed resident bytes allowed above the level right after the last release.
@@ -119,6 +124,10 @@ package final class ResidentMemoryReleaser: Sendable {
             return (state.next, !state.started)
         }
         if start {
+            // A fixed threshold also turns off glibc's dynamic one, which rises to the size of each large
+            // block freed (up to 32 MB): a big document's buffers would then come from the arenas and leave
+            // them fragmented. Below it, the arenas; above it, mmap, returned to the kernel on free.
+            _ = mallopt(M_MMAP_THRESHOLD, Self.mmapThreshold)
             let thread = Thread { [self] in loop() }
             thread.name = "sl-unmap"
             thread.start()
