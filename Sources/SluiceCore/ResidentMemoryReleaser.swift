@@ -43,7 +43,7 @@ import Glibc
 /// `madvise`, so a range is never advised after its environment unmapped it (the address could by then
 /// belong to another mapping, whose anonymous pages `MADV_DONTNEED` would zero).
 package final class ResidentMemoryReleaser: Sendable {
-    package static let shared = ResidentMemoryReleaser(interval: 0.1, budgetBytes: 32 << 20)
+    package static let shared = ResidentMemoryReleaser(interval: 0.1, budgetBytes: 16 << 20)
 
     /// Seconds between two releases.
     private let interval: TimeInterval

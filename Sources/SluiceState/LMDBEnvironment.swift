@@ -123,7 +123,7 @@ package struct LMDBTransaction {
         var count = 0
         func tick() {
             count &+= 1
-            if count & 127 == 0 { ResidentMemoryReleaser.shared.releaseIfOverBudget() }
+            if count & 63 == 0 { ResidentMemoryReleaser.shared.releaseIfOverBudget() }
         }
     }
 
