@@ -10,7 +10,7 @@ import Glibc
 /// corpus and the stores grow (Linux; elsewhere nothing runs):
 /// - the pages of registered file mappings (LMDB's maps) are dropped from the resident set whenever the
 ///   process's file-backed resident memory has grown by more than a budget since the last release
-///   (``releaseIfOverBudget()``, which LMDB transactions call every 128 operations and when they end),
+///   (``releaseIfOverBudget()``, which LMDB transactions call every 64 operations and when they end),
 ///   and ten times a second by a background thread;
 /// - the thread returns the heap's free memory to the kernel (`malloc_trim`) twice a second, and blocks
 ///   of 128 KB and more are mapped on their own (`M_MMAP_THRESHOLD`), so they go back when freed.
@@ -36,7 +36,7 @@ import Glibc
 /// lookups fault about 13,000 random leaf pages in 100 ms on the 10× benchmark corpus, each mapping 64 KB
 /// with its neighbours: 500–800 MB between two ticks, which is what the peak RSS caught. Most of it came
 /// from single transactions: one document of 14,204 chunks looks all of them up in one read transaction.
-/// Checking the file-backed resident size every 128 operations of a transaction and when it ends (one
+/// Checking the file-backed resident size every 64 operations of a transaction and when it ends (one
 /// `pread` of `/proc/self/statm`, about 2 µs) and releasing past the budget bounds it whatever the timing.
 ///
 /// Ranges are registered and unregistered under the same lock the thread holds while it calls
@@ -60,7 +60,7 @@ package final class ResidentMemoryReleaser: Sendable {
     /// `/proc/self/statm`, kept open: re-read with `pread` at offset 0.
     private let statm: Int32
 
-    init(interval: TimeInterval, budgetBytes: Int) {
+    package init(interval: TimeInterval, budgetBytes: Int) {
         self.interval = interval
         self.budgetPages = budgetBytes / Int(max(1, sysconf(Int32(_SC_PAGESIZE))))
         #if os(Linux)

@@ -108,7 +108,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
 /// A transaction handle, valid only inside the closure it was passed to.
 ///
-/// Every operation maps the pages it reads; every 128 of them the map's resident pages are checked
+/// Every operation maps the pages it reads; every 64 of them the map's resident pages are checked
 /// against the ``ResidentMemoryReleaser``'s budget, so that one large transaction (a document of
 /// thousands of chunks looked up in the cache, a full scan) cannot map the whole store. Values returned
 /// are copied out of the map first, and a page dropped mid-transaction is faulted back unchanged.

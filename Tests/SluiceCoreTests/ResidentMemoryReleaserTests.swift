@@ -22,6 +22,47 @@ import Testing
         return total
     }
 
+    /// Maps a file of `pages` pages, each page's first byte set; returns the mapping (unmapped by the caller).
+    private func mappedFile(pages: Int) throws -> (file: URL, base: UnsafeMutablePointer<UInt8>, size: Int) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-budget-\(UInt32.random(in: 0...UInt32.max)).bin")
+            .resolvingSymlinksInPath()
+        let size = pages * 4096
+        var bytes = [UInt8](repeating: 0, count: size)
+        for i in stride(from: 0, to: size, by: 4096) { bytes[i] = UInt8(truncatingIfNeeded: i / 4096 &+ 1) }
+        try Data(bytes).write(to: file)
+        let fd = open(file.path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let map = try #require(mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0))
+        try #require(map != MAP_FAILED)
+        return (file, map.assumingMemoryBound(to: UInt8.self), size)
+    }
+
+    @Test("past its budget of mapped pages, a check releases them; under it, it leaves them")
+    func releasesPastTheBudget() throws {
+        let (file, base, size) = try mappedFile(pages: 10240)  // 40 MB
+        defer {
+            munmap(base, size)
+            try? FileManager.default.removeItem(at: file)
+        }
+        // The timer is out of the way (an hour); only the budget checks release.
+        let releaser = ResidentMemoryReleaser(interval: 3600, budgetBytes: 32 << 20)
+        let token = releaser.register(ResidentMemoryReleaser.mappings(of: file))
+        defer { releaser.unregister(token) }
+        releaser.releaseIfOverBudget()  // the first check sets the floor
+
+        var sum = 0
+        for i in stride(from: 0, to: 64 * 4096, by: 4096) { sum &+= Int(base[i]) }  // 256 KB, under budget
+        releaser.releaseIfOverBudget()
+        #expect(try residentKilobytes(of: file.path) >= 200, "under the budget the pages stay mapped")
+
+        for i in stride(from: 0, to: size, by: 4096) { sum &+= Int(base[i]) }  // 40 MB, over budget
+        #expect(try residentKilobytes(of: file.path) >= 39 * 1024)
+        releaser.releaseIfOverBudget()
+        #expect(try residentKilobytes(of: file.path) < 512, "over the budget the pages are released")
+        #expect(sum > 0)
+    }
+
     @Test("a registered file mapping leaves the resident set on release, and reads the same bytes after")
     func releasesMappedPages() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-release-\(UInt32.random(in: 0...UInt32.max)).bin")

@@ -1,0 +1,53 @@
+#if os(Linux)
+import Foundation
+import SluiceCore
+import Testing
+
+@testable import SluiceState
+
+@Suite struct LMDBResidentPagesTests {
+    /// Resident kilobytes of the mappings of `path` in this process, from /proc/self/smaps.
+    private func residentKilobytes(of path: String) -> Int {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return -1 }
+        defer { try? handle.close() }
+        var inside = false
+        var total = 0
+        for line in String(decoding: handle.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n") {
+            if let first = line.first, first.isHexDigit, line.contains("-") && line.split(separator: " ").count >= 5 {
+                inside = line.hasSuffix(" " + path)
+            } else if inside, line.hasPrefix("Rss:") {
+                total += Int(line.split(separator: " ")[1]) ?? 0
+            }
+        }
+        return total
+    }
+
+    /// One transaction that reads a whole 60 MB cache (a document of thousands of chunks looked up at
+    /// once does the same) keeps the map's resident pages near the releaser's 16 MB budget: the
+    /// transaction checks it every 64 operations, not only when it ends.
+    @Test func aLargeReadTransactionStaysWithinTheBudget() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-resident-\(UInt64.random(in: 0...UInt64.max))")
+            .resolvingSymlinksInPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try CheckpointStore(directory: directory)
+        let embedder = EmbedderIdentity(provider: "test", model: "m", dimensions: 384)
+        let hashes = (0..<40_000).map { ContentHash(utf8: "chunk \($0)") }
+        for start in stride(from: 0, to: hashes.count, by: 5_000) {
+            try store.cacheEmbeddings(hashes[start..<(start + 5_000)].map { ($0, [Float](repeating: 0.5, count: 384)) }, embedder: embedder)
+        }
+        let cache = try store.environment.database("embeddings")
+        let path = directory.appendingPathComponent("data.mdb").path
+        var peak = 0
+        var found = 0
+        try store.environment.read { txn in
+            for (index, hash) in hashes.enumerated() {
+                if try txn.get(cache, CheckpointStore.cacheKey(embedder: embedder, chunk: hash)) != nil { found += 1 }
+                if index % 1_000 == 0 { peak = max(peak, residentKilobytes(of: path)) }
+            }
+        }
+        #expect(found == hashes.count)
+        #expect(peak > 0)
+        #expect(peak < 32 * 1024, "resident map pages peaked at \(peak / 1024) MB during a 60 MB read")
+    }
+}
+#endif
