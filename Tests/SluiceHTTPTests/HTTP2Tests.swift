@@ -48,7 +48,9 @@ import Testing
     func concurrentLargeBodiesComplete(_ name: String) async throws {
         let client = trustingClient()
         let expected = name == "blob.bin" ? Self.blob : Self.large
-        let responses = try await sendConcurrently(20, "\(server.baseURL)/\(name)", with: client, timeout: .seconds(10))
+        // A stalled stream never finishes, whatever the limit: 30 s leaves room for a loaded machine
+        // (the whole suite on two cores) without hiding a stall.
+        let responses = try await sendConcurrently(20, "\(server.baseURL)/\(name)", with: client, timeout: .seconds(30))
         #expect(responses.count == 20)
         #expect(responses.allSatisfy { $0.status == 200 && $0.httpVersion == "2" && $0.body == expected })
     }
