@@ -35,6 +35,17 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
+    /// The receive buffer of each transfer (`CURLOPT_BUFFERSIZE`): 100 KiB, as the `curl` tool sets it,
+    /// instead of libcurl's default 16 KiB.
+    ///
+    /// With Debian 12's libcurl 7.88.1, HTTP/2 DATA for a stream is copied into that transfer's buffer;
+    /// when a 16 KiB frame fills it, the rest is held back with `NGHTTP2_ERR_PAUSE`, which pauses the
+    /// whole connection (`pause_stream_id` in lib/http2.c). With 20 streams on one connection, about one
+    /// run in five left a stream one frame short of its end (98,304 of 100,000 bytes, 999,424 of
+    /// 1,000,000) until the timeout. With 100 KiB: no stall in 100 runs (bodies of 100 KB and 1 MB);
+    /// see README, "Remote embedders". Costs 84 KiB more memory per transfer in flight.
+    static let receiveBufferSize = 100 * 1024
+
     /// Creates and configures the easy handle. Runs on the loop thread.
     func prepare(_ configuration: HTTPClient.Configuration) throws {
         guard let easy = curl_easy_init() else { throw SluiceError(.io, "curl_easy_init failed") }
@@ -56,6 +67,9 @@ final class CurlTransfer: @unchecked Sendable {
         // Waiting for a connection to multiplex on beats opening a second one.
         try set(CURLOPT_PIPEWAIT, 1)
         try set(CURLOPT_TCP_KEEPALIVE, 1)
+        // libcurl 7.88's HTTP/2 receive path stalls a multiplexed stream when its receive buffer is the
+        // default 16 KiB (one full DATA frame): see ``receiveBufferSize``.
+        try set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         try check(sluice_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
 
         let me = Unmanaged.passUnretained(self).toOpaque()
