@@ -5,7 +5,7 @@ import SluiceEmbed
 
 /// `sluice-bench minilm`: throughput of the MiniLM embedder on a fixed set of texts, and the achieved
 /// GFLOP/s against the measured sgemm peak. `scripts/bench-minilm.sh` builds the text set from
-/// /usr/share/doc and runs the onnxruntime reference beside it.
+/// /usr/share/doc and runs the onnxruntime and OpenVINO references beside it.
 struct MiniLMBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "minilm", abstract: "Throughput of the MiniLM embedder (texts/s, tokens/s, GFLOP/s vs sgemm peak).")

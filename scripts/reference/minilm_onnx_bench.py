@@ -1,13 +1,19 @@
-"""The benchmark's reference: all-MiniLM-L6-v2 in onnxruntime (fp32, 2 intra-op threads), on the same
-texts as `sluice-bench minilm`.
+"""The benchmark's references: all-MiniLM-L6-v2 in onnxruntime and in OpenVINO (fp32, 2 threads), on the
+same texts as `sluice-bench minilm`.
 
-    python minilm_onnx_bench.py TEXTS.jsonl [--repeats 3] [--threads 2] [--compare SWIFT_VECTORS.jsonl]
+    python minilm_onnx_bench.py TEXTS.jsonl [--engines onnxruntime,openvino] [--repeats 3] [--threads 2]
+                                [--compare SWIFT_VECTORS.jsonl]
 
-The ONNX graph is built here from the same model.safetensors (standard BERT operators: Gather,
-LayerNormalization, MatMul, Softmax, Erf), then fused by onnxruntime's BERT optimizer (Attention,
-SkipLayerNorm, Gelu) and run with every graph optimization on. Batches of 64 texts sorted by length,
-padded to the longest in the batch. onnx and onnxruntime are installed into the tools venv on demand
-(they are not part of setup: CI does not need them).
+The ONNX graph is built here from the same model.safetensors (standard BERT operators, in the shapes a
+PyTorch export of BertModel has: Gather, LayerNormalization, MatMul, Softmax, Erf, the attention mask as
+Unsqueeze-Cast-Sub-Mul). onnxruntime runs it after its BERT optimizer's fusions (fused Attention,
+SkipLayerNormalization, BiasGelu: `optimize_model(..., opt_level=0)`, the Python fusions alone, which
+need sympy but not torch) with every session-level graph optimization on, 2 intra-op threads. OpenVINO
+reads the plain ONNX graph itself (`Core.read_model`) and compiles it for the CPU with 2 inference
+threads, the latency hint and f32 inference precision (on a CPU with AVX-512 BF16 its default would be
+bf16). Both take batches of 64 texts sorted by length, padded to the longest in the batch. The packages
+are installed into the tools venv on demand by scripts/bench-minilm.sh (not part of setup: CI does not
+need them). GFLOP/s counts the model's work on the unpadded tokens, as `sluice-bench minilm` does.
 """
 import argparse
 import json
@@ -28,16 +34,16 @@ parser.add_argument("--repeats", type=int, default=3)
 parser.add_argument("--threads", type=int, default=2)
 parser.add_argument("--batch", type=int, default=64)
 parser.add_argument("--compare")
+parser.add_argument("--engines", default="onnxruntime,openvino")
 args = parser.parse_args()
 
 import onnx  # noqa: E402
-import onnxruntime as ort  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
 cache = pathlib.Path(os.environ.get("SLUICE_CACHE_DIR", pathlib.Path.home() / ".cache/sluice")) / "bench"
 cache.mkdir(parents=True, exist_ok=True)
-plain_path, fused_path = cache / "minilm.onnx", cache / "minilm-fused.onnx"
+plain_path, fused_path = cache / "minilm-v2.onnx", cache / "minilm-v2-fused.onnx"
 
 
 def build_graph():
@@ -60,10 +66,12 @@ def build_graph():
     x = node("Add", [x, const("type0", w["embeddings.token_type_embeddings.weight"][0])], "emb1")
     x = node("LayerNormalization", [x, const("eln_w", w["embeddings.LayerNorm.weight"]),
                                      const("eln_b", w["embeddings.LayerNorm.bias"])], "emb", epsilon=1e-12, axis=-1)
-    maskf = node("Cast", ["attention_mask"], "maskf", to=TensorProto.FLOAT)
+    # The additive mask as BertModel's export computes it (the shape onnxruntime's Attention fusion matches).
+    mask3 = node("Unsqueeze", ["attention_mask", const("axis1", np.array([1], dtype=np.int64))], "mask3")
+    mask4 = node("Unsqueeze", [mask3, const("axis2", np.array([2], dtype=np.int64))], "mask4")
+    maskf = node("Cast", [mask4], "maskf", to=TensorProto.FLOAT)
     inverted = node("Sub", [const("one", np.float32(1)), maskf], "inv")
     additive = node("Mul", [inverted, const("neg", np.float32(-10000))], "madd")
-    additive = node("Unsqueeze", [additive, const("axes12", np.array([1, 2], dtype=np.int64))], "mask4")
     shape_heads = const("shape_heads", np.array([0, 0, heads, d], dtype=np.int64))
     shape_hidden = const("shape_hidden", np.array([0, 0, h], dtype=np.int64))
     for i in range(6):
@@ -113,32 +121,63 @@ def build_graph():
     onnx.save(model, plain_path)
 
 
+def onnxruntime_session():
+    import onnxruntime as ort
+    path = plain_path
+    try:
+        from onnxruntime.transformers import optimizer
+        if not fused_path.exists():
+            optimized = optimizer.optimize_model(
+                str(plain_path), model_type="bert", num_heads=12, hidden_size=384, opt_level=0)
+            print(f"onnxruntime fusions: {optimized.get_fused_operator_statistics()}", file=sys.stderr)
+            optimized.save_model_to_file(str(fused_path))
+        path = fused_path
+    except Exception as error:  # the fusion is an optimization; the plain graph is still the same model
+        print(f"onnxruntime BERT fusion unavailable ({error}); using the plain graph", file=sys.stderr)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    used = {i.name for i in session.get_inputs()}
+    name = f"onnxruntime {ort.__version__} ({'fused' if path == fused_path else 'plain'} fp32 graph)"
+    return name, lambda feeds: session.run(None, {k: v for k, v in feeds.items() if k in used})[0]
+
+
+def openvino_session():
+    import openvino as ov
+    core = ov.Core()
+    model = core.read_model(str(plain_path))
+    compiled = core.compile_model(model, "CPU", {
+        "INFERENCE_NUM_THREADS": args.threads,
+        "PERFORMANCE_HINT": "LATENCY",
+        "INFERENCE_PRECISION_HINT": "f32",
+    })
+    request = compiled.create_infer_request()
+    used = {i.get_any_name() for i in compiled.inputs}
+    precision = compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+    name = f"openvino {ov.__version__.split('-')[0]} (ONNX graph, {precision}, latency hint)"
+
+    def run(feeds):
+        request.infer({k: v for k, v in feeds.items() if k in used})
+        return request.get_output_tensor(0).data.copy()
+    return name, run
+
+
 if not plain_path.exists():
     build_graph()
-path = plain_path
-try:
-    from onnxruntime.transformers import optimizer
-    if not fused_path.exists():
-        optimized = optimizer.optimize_model(str(plain_path), model_type="bert", num_heads=12, hidden_size=384)
-        optimized.save_model_to_file(str(fused_path))
-    path = fused_path
-except Exception as error:  # the fusion is an optimization; the plain graph is still the same model
-    print(f"onnxruntime BERT fusion unavailable ({error}); using the plain graph", file=sys.stderr)
-
-options = ort.SessionOptions()
-options.intra_op_num_threads = args.threads
-options.inter_op_num_threads = 1
-options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-used_inputs = {i.name for i in session.get_inputs()}
 
 tokenizer = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
 tokenizer.enable_truncation(max_length=256)
 tokenizer.no_padding()
 texts = [json.loads(line)["text"] for line in open(args.texts, encoding="utf-8") if line.strip()]
+lengths = [len(e.ids) for e in tokenizer.encode_batch(texts)]
+tokens = sum(lengths)
+h, wide, layers = 384, 1536, 6
+flops = sum(layers * (2 * n * h * (4 * h + 2 * wide) + 4 * n * n * h) for n in lengths)
 
 
-def embed_all():
+def embed_all(run, texts):
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out = [None] * len(texts)
     for start in range(0, len(order), args.batch):
@@ -152,7 +191,7 @@ def embed_all():
             mask[row, :len(e.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask,
                  "position_ids": np.broadcast_to(np.arange(length, dtype=np.int64), ids.shape).copy()}
-        hidden = session.run(None, {k: v for k, v in feeds.items() if k in used_inputs})[0]
+        hidden = run(feeds)
         pooled = (hidden * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
         pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
         for i, vector in zip(chunk, pooled):
@@ -160,18 +199,19 @@ def embed_all():
     return out
 
 
-tokens = sum(len(e.ids) for e in tokenizer.encode_batch(texts))
-embed_all() if len(texts) <= 64 else None
-times = []
-for rep in range(args.repeats):
-    start = time.perf_counter()
-    vectors = embed_all()
-    times.append(time.perf_counter() - start)
-    print(f"onnxruntime pass {rep + 1}: {times[-1]:.2f} s", file=sys.stderr)
-median = statistics.median(times)
-print(f"onnxruntime {ort.__version__} ({'fused' if path == fused_path else 'plain'} fp32 graph, {args.threads} threads): "
-      f"median {median:.2f} s  {len(texts) / median:.1f} texts/s  {tokens / median:.0f} tokens/s")
-if args.compare:
-    swift = [np.array(json.loads(line)["embedding"]) for line in open(args.compare)]
-    cosines = [float(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b)) for a, b in zip(vectors, swift)]
-    print(f"cosine sluice vs onnxruntime: min {min(cosines):.7f}  median {statistics.median(cosines):.7f}")
+swift = [np.array(json.loads(line)["embedding"]) for line in open(args.compare)] if args.compare else None
+for engine in args.engines.split(","):
+    name, run = {"onnxruntime": onnxruntime_session, "openvino": openvino_session}[engine]()
+    embed_all(run, texts[:64])  # warm-up (first shapes, allocations)
+    times = []
+    for rep in range(args.repeats):
+        start = time.perf_counter()
+        vectors = embed_all(run, texts)
+        times.append(time.perf_counter() - start)
+        print(f"{engine} pass {rep + 1}: {times[-1]:.2f} s", file=sys.stderr)
+    median = statistics.median(times)
+    print(f"{name}, {args.threads} threads: median {median:.2f} s  {len(texts) / median:.1f} texts/s  "
+          f"{tokens / median:.0f} tokens/s  {flops / median / 1e9:.1f} GFLOP/s")
+    if swift:
+        cosines = [float(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b)) for a, b in zip(vectors, swift)]
+        print(f"cosine sluice vs {engine}: min {min(cosines):.7f}  median {statistics.median(cosines):.7f}")

@@ -26,15 +26,4 @@ enum BLAS {
             CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), beta,
             c, Int32(ldc))
     }
-
-    /// `C = A · B` (row-major): A is m×k (row stride `lda`), B is k×n (row stride `ldb`), C is m×n.
-    @inline(__always)
-    static func multiply(
-        m: Int, n: Int, k: Int, _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
-        _ c: UnsafeMutablePointer<Float>, ldc: Int
-    ) {
-        cblas_sgemm(
-            CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), 0,
-            c, Int32(ldc))
-    }
 }

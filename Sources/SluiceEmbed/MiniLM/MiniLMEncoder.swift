@@ -5,8 +5,9 @@ import CMiniLMKernels
 /// connection and LayerNorm), mean pooling over the tokens and L2 normalisation.
 ///
 /// Sequences are packed back to back with no padding: the dense layers run as matrix products over all
-/// tokens of the batch, and attention runs per sequence over exactly its own tokens, which is what a
-/// padded batch with an attention mask computes, without the padding's work.
+/// tokens of the batch, and attention runs per sequence over exactly its own tokens (one fused C kernel:
+/// scores, softmax and context per head), which is what a padded batch with an attention mask computes,
+/// without the padding's work.
 struct MiniLMEncoder: Sendable {
     let configuration: MiniLMConfiguration
     let weights: MiniLMWeights
@@ -18,7 +19,7 @@ struct MiniLMEncoder: Sendable {
         var qkv: [Float] = []
         var context: [Float] = []
         var intermediate: [Float] = []
-        var scores: [Float] = []
+        var attentionScratch: [Float] = []
 
         func reserve(tokens: Int, longest: Int, configuration c: MiniLMConfiguration) {
             if tokens > capacity {
@@ -28,7 +29,8 @@ struct MiniLMEncoder: Sendable {
                 context = [Float](repeating: 0, count: tokens * c.hiddenSize)
                 intermediate = [Float](repeating: 0, count: tokens * c.intermediateSize)
             }
-            if scores.count < longest * longest { scores = [Float](repeating: 0, count: longest * longest) }
+            let scratch = Int(sluice_minilm_attention_scratch_count(Int32(longest)))
+            if attentionScratch.count < scratch { attentionScratch = [Float](repeating: 0, count: scratch) }
         }
     }
 
@@ -53,10 +55,10 @@ struct MiniLMEncoder: Sendable {
             for layer in weights.layers {
                 workspace.qkv.withUnsafeMutableBufferPointer { qkv in
                     workspace.context.withUnsafeMutableBufferPointer { context in
-                        workspace.scores.withUnsafeMutableBufferPointer { scores in
+                        workspace.attentionScratch.withUnsafeMutableBufferPointer { scratch in
                             attention(
                                 layer, hidden: hidden, tokens: tokens, sequences: sequences, offsets: offsets,
-                                qkv: qkv.baseAddress!, context: context.baseAddress!, scores: scores.baseAddress!)
+                                qkv: qkv.baseAddress!, context: context.baseAddress!, scratch: scratch.baseAddress!)
                         }
                     }
                 }
@@ -93,11 +95,11 @@ struct MiniLMEncoder: Sendable {
     private func attention(
         _ layer: MiniLMWeights.Layer, hidden: UnsafeMutablePointer<Float>, tokens: Int, sequences: [[Int32]],
         offsets: [Int], qkv: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>,
-        scores: UnsafeMutablePointer<Float>
+        scratch: UnsafeMutablePointer<Float>
     ) {
         let c = configuration
         let h = c.hiddenSize
-        let d = c.headSize
+        precondition(c.headSize == Int(SLUICE_MINILM_HEAD_SIZE), "the attention kernel is built for heads of 32")
         let stride = 3 * h
         // Q, K, V of every token in one product (the query part is pre-scaled by 1/√d).
         layer.qkvBias.withUnsafeBufferPointer { bias in
@@ -108,16 +110,9 @@ struct MiniLMEncoder: Sendable {
                 m: tokens, n: stride, k: h, hidden, lda: h, weight.baseAddress!, ldb: h, beta: 1, qkv, ldc: stride)
         }
         for (sequence, offset) in zip(sequences, offsets) {
-            let n = sequence.count
-            let base = qkv + offset * stride
-            for head in 0..<c.heads {
-                let query = base + head * d
-                let key = base + h + head * d
-                let value = base + 2 * h + head * d
-                BLAS.multiplyTransposed(m: n, n: n, k: d, query, lda: stride, key, ldb: stride, beta: 0, scores, ldc: n)
-                sluice_minilm_softmax(scores, Int32(n), Int32(n))
-                BLAS.multiply(m: n, n: d, k: n, scores, lda: n, value, ldb: stride, context + offset * h + head * d, ldc: h)
-            }
+            sluice_minilm_attention(
+                qkv + offset * stride, Int32(sequence.count), Int32(stride), Int32(c.heads), context + offset * h,
+                Int32(h), scratch)
         }
         // hidden += context · Woᵀ, then LayerNorm(hidden + bo).
         BLAS.multiplyTransposed(

@@ -1,0 +1,53 @@
+// What the kernels share: e^x, a vectorized sum, and the per-CPU clones. Private to CMiniLMKernels.
+#ifndef SLUICE_MINILM_SUPPORT_H
+#define SLUICE_MINILM_SUPPORT_H
+
+#include <stdint.h>
+#include <string.h>
+
+// e^x for x in [-87.3, 88.3]: Cephes' single-precision polynomial after reduction by ln 2. The rounding
+// of x·log2(e) adds and subtracts 1.5·2^23 (exact in float; this file is never built with fast-math).
+static inline float sluice_exp(float x) {
+    x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);
+    float shifted = x * 1.44269504f + 12582912.0f;
+    float n = shifted - 12582912.0f;
+    int32_t bits;
+    memcpy(&bits, &shifted, sizeof bits);
+    int32_t integer = bits - 0x4B400000;
+    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * (r * r) + r + 1.0f;
+    int32_t exponent = (integer + 127) << 23;
+    float scale;
+    memcpy(&scale, &exponent, sizeof scale);
+    return p * scale;
+}
+
+#define LANES 16
+
+// Built for the machine's vector width where the loader can choose (x86-64 Linux: AVX-512, AVX2
+// or the SSE2 baseline, picked once at load time); elsewhere the default build.
+#if defined(__x86_64__) && defined(__linux__) && defined(__clang__)
+#define SLUICE_CLONES __attribute__((target_clones("avx512f,avx2,default")))
+#else
+#define SLUICE_CLONES
+#endif
+
+// The sum of n floats in LANES partial sums (which the compiler keeps in vector registers).
+static inline float sluice_sum(const float *row, int n) {
+    float sums[LANES] = {0};
+    int vectorEnd = n - n % LANES;
+    for (int i = 0; i < vectorEnd; i += LANES)
+        for (int j = 0; j < LANES; j++) sums[j] += row[i + j];
+    float total = 0;
+    for (int j = 0; j < LANES; j++) total += sums[j];
+    for (int i = vectorEnd; i < n; i++) total += row[i];
+    return total;
+}
+
+#endif
