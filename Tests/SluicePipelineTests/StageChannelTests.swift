@@ -41,16 +41,31 @@ import Testing
             }
             channel.finish()
         }
+        // Two buffered (however slow a loaded machine is to get there); the third send is suspended and
+        // stays so. Waiting longer cannot make a correct channel fail.
+        try await waitUntil { sent.load(ordering: .relaxed) >= 2 }
         try await Task.sleep(for: .milliseconds(100))
-        // Two buffered; the third send is suspended.
         #expect(sent.load(ordering: .relaxed) == 2)
         #expect(await channel.receive() == 0)
+        try await waitUntil { sent.load(ordering: .relaxed) >= 3 }
         try await Task.sleep(for: .milliseconds(50))
-        #expect(sent.load(ordering: .relaxed) == 3)
+        #expect(sent.load(ordering: .relaxed) == 3, "one taken frees one slot, no more")
         var rest: [Int] = []
         while let value = await channel.receive() { rest.append(value) }
         #expect(rest == Array(1..<10))
         await producer.value
+    }
+
+    /// Polls `condition` every 5 ms for up to 30 s (a bound for a stuck test, not a performance claim).
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            if ContinuousClock.now > deadline {
+                Issue.record("condition not reached in 30 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     @Test func receiveWithTimeoutTimesOutThenStillGetsLaterElements() async {

@@ -22,8 +22,11 @@ final class PGConnection {
 
     private func connect() throws {
         if let handle { PQfinish(handle) }
-        var keywords = ["dbname", "application_name", "connect_timeout"]
-        var values = [url, "sluice", "10"]
+        // NOTICEs ("extension already exists", "relation already exists") would go to stderr through
+        // libpq's default notice processor on every prepare and staging batch. `options` comes first, so
+        // that `options` in the user's URL (expanded from `dbname`) still wins.
+        var keywords = ["options", "dbname", "application_name", "connect_timeout"]
+        var values = ["-c client_min_messages=warning", url, "sluice", "10"]
         if let password {
             keywords.append("password")
             values.append(password)
