@@ -68,14 +68,28 @@ struct SinkCLITests {
         expectSameExport(try await ws.export(main), freshExport, "\(kind): incremental vs. fresh")
         #expect(!(try Export.records(freshExport)).contains { $0.documentKey == deleted })
 
-        // 3. kill -9 at moments spread over a slow run, then resume: equals the fresh run.
+        // 3. kill -9 at moments spread over a slow run, then resume: equals the fresh run. Slow stores get
+        // the kills at 150, 400 and 800 ms; when the slow run is over sooner than 1.5 s here (an idle
+        // machine, a fast sink), at fractions of how long it took, so that the kills land inside it.
+        var delays: [Duration] = [.milliseconds(150), .milliseconds(400), .milliseconds(800)]
+        let timed = try ws.start(ws.runArguments(store.target(ws, "timing"), slowRunSettings))
+        try #require(await timed.waitForStderr(containing: "run started", timeout: .seconds(60)), "\(timed.stderrSoFar)")
+        let begun = ContinuousClock.now
+        while timed.isRunning && ContinuousClock.now - begun < .milliseconds(1500) { try await Task.sleep(for: .milliseconds(5)) }
+        if timed.isRunning {
+            timed.send(SIGKILL)
+        } else {
+            let runTime = ContinuousClock.now - begun
+            delays = [runTime * 0.15, runTime * 0.4, runTime * 0.7]
+        }
+        _ = try await timed.wait(timeout: .seconds(60))
         let crashed = store.target(ws, "crashed")
         var kills = 0
-        for delay in [150, 400, 800] {
+        for delay in delays {
             let process = try ws.start(ws.runArguments(crashed, slowRunSettings))
             let started = await process.waitForStderr(containing: "run started", timeout: .seconds(60))
             try #require(started, "\(process.stderrSoFar)")
-            try await Task.sleep(for: .milliseconds(delay))
+            try await Task.sleep(for: delay)
             process.send(SIGKILL)
             let result = try await process.wait(timeout: .seconds(60))
             if result.signaled { kills += 1 }
