@@ -1,6 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// SwiftPM refuses a dependency required by version whose targets use unsafe flags, so a tagged release
+// (what other packages resolve) carries none: there the MiniLM kernels are optimized in release builds
+// only. A checkout that is not at a tag (development, CI, the scripts) optimizes them in debug builds too.
+// The same switch as swift-testing's manifest.
+let optimizeKernelsInDebug = Context.gitInformation?.currentTag == nil
+
 // Strict settings, once, for every Swift target (the loop follows swift-log's Package.swift).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -35,8 +41,9 @@ let package = Package(
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
-        // The MiniLM encoder's element-wise kernels, in C so that they vectorize (always optimized).
-        .target(name: "CMiniLMKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        // The MiniLM encoder's element-wise kernels, in C so that they vectorize (optimized even in debug
+        // builds, except in tagged releases: see `optimizeKernelsInDebug`).
+        .target(name: "CMiniLMKernels", cSettings: optimizeKernelsInDebug ? [.unsafeFlags(["-O3"])] : []),
 
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
@@ -55,9 +62,9 @@ let package = Package(
         .target(
             name: "SluiceEmbed",
             dependencies: ["SluiceCore", "SluiceHTTP", "CMiniLMKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
-            // The MiniLM kernels are SIMD code: unoptimized it is ~100× slower, which would make the
-            // debug test suite crawl. (unsafeFlags are fine in a root package.)
-            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+            // The MiniLM forward pass unoptimized is ~100× slower, which would make the debug test suite
+            // crawl (see `optimizeKernelsInDebug`).
+            swiftSettings: optimizeKernelsInDebug ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
         ),
         .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ"]),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
