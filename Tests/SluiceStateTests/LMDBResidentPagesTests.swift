@@ -22,16 +22,17 @@ import Testing
         return total
     }
 
-    /// One transaction that reads a whole 60 MB cache (a document of thousands of chunks looked up at
+    /// One transaction that reads a whole 90 MB cache (a document of thousands of chunks looked up at
     /// once does the same) keeps the map's resident pages near the releaser's 16 MB budget: the
-    /// transaction checks it every 64 operations, not only when it ends.
+    /// transaction checks it every 64 operations, not only when it ends. (The budget counts the process's
+    /// file pages: other tests' mappings, up to 16 MB at once, are allowed for in the bound.)
     @Test func aLargeReadTransactionStaysWithinTheBudget() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-resident-\(UInt64.random(in: 0...UInt64.max))")
             .resolvingSymlinksInPath()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CheckpointStore(directory: directory)
         let embedder = EmbedderIdentity(provider: "test", model: "m", dimensions: 384)
-        let hashes = (0..<40_000).map { ContentHash(utf8: "chunk \($0)") }
+        let hashes = (0..<60_000).map { ContentHash(utf8: "chunk \($0)") }
         for start in stride(from: 0, to: hashes.count, by: 5_000) {
             try store.cacheEmbeddings(hashes[start..<(start + 5_000)].map { ($0, [Float](repeating: 0.5, count: 384)) }, embedder: embedder)
         }
@@ -47,7 +48,7 @@ import Testing
         }
         #expect(found == hashes.count)
         #expect(peak > 0)
-        #expect(peak < 32 * 1024, "resident map pages peaked at \(peak / 1024) MB during a 60 MB read")
+        #expect(peak < 48 * 1024, "resident map pages peaked at \(peak / 1024) MB during a 90 MB read")
     }
 }
 #endif
