@@ -29,7 +29,8 @@ extension RunStats {
         lines.append(
             "documents: \(documentsUpserted) upserted, \(documentsSkipped) skipped, \(documentsFailed) failed"
                 + (documentsPruned > 0 ? ", \(documentsPruned) pruned" : "")
-                + (documentsNotReached > 0 ? ", \(documentsNotReached) not reached (\(providerRefusal == nil ? "interrupted" : "provider refused"))" : ""))
+                + (documentsNotReached > 0 ? ", \(documentsNotReached) not reached (\(providerRefusal == nil ? "interrupted" : "provider refused"))" : "")
+                + ((extractionsShared ?? 0) > 0 ? " · \(extractionsShared ?? 0) extracted once with an identical file" : ""))
         lines.append(
             "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)")
         lines.append("vectors: \(vectorsUpserted) upserted, \(vectorsDeleted) deleted")

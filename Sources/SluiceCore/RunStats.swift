@@ -24,6 +24,9 @@ public struct RunStats: Sendable, Hashable, Codable {
     public var vectorsUpserted = 0
     public var vectorsDeleted = 0
     public var bytesRead = 0
+    /// Documents whose text came from another document's extraction of identical bytes in this run
+    /// (optional, so that runs recorded before it still decode).
+    public var extractionsShared: Int? = nil
     /// The most documents that were between the scanner and the checkpoint at once (bounded by buffers).
     public var maxDocumentsInFlight = 0
 
@@ -44,6 +47,7 @@ public struct RunStats: Sendable, Hashable, Codable {
         case tokensEmbedded = "tokens_embedded", embedRequests = "embed_requests", embedRetries = "embed_retries"
         case rateLimited = "rate_limited", cacheHits = "cache_hits", vectorsUpserted = "vectors_upserted"
         case vectorsDeleted = "vectors_deleted", bytesRead = "bytes_read", interrupted
+        case extractionsShared = "extractions_shared"
         case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"

@@ -89,7 +89,8 @@ public actor Pipeline {
             transform: ExtractStep(
                 registry: components.extractors, executor: extractExecutor,
                 maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),
-                timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)), tally: tally
+                timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)), tally: tally,
+                sharing: ExtractionSharing(budgetBytes: 16 << 20)
             ).callAsFunction)
         let chunk = TransformStage(name: "chunk", workers: chunkWorkers, transform: ChunkStep(chunker: components.chunker).callAsFunction)
         let hash = TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction)

@@ -103,6 +103,30 @@ import Glibc
         #expect(Set(records.map(\.documentKey)) == ["a.txt", "b.txt"])
     }
 
+    /// DESIGN §2: the same bytes under several keys are extracted once (here with two extract workers, so
+    /// copies are in flight together as well as one after the other); each key still gets its own vectors.
+    @Test func identicalBytesUnderSeveralKeysAreExtractedOnce() async throws {
+        var harness = try PipelineHarness { $0.extract.parallelism = 2 }
+        defer { harness.cleanUp() }
+        let extractor = SleepyExtractor(milliseconds: 20)
+        harness.extractors = .init(extractors: [extractor])
+        let copy = "A report filed in three folders.\n\nIts second paragraph, the same in each copy."
+        for folder in ["a", "b", "c"] {
+            let directory = harness.source.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try copy.write(to: directory.appendingPathComponent("report.txt"), atomically: true, encoding: .utf8)
+        }
+        try "Something else entirely.".write(to: harness.source.appendingPathComponent("other.txt"), atomically: true, encoding: .utf8)
+        try "And a fifth document.".write(to: harness.source.appendingPathComponent("fifth.txt"), atomically: true, encoding: .utf8)
+        let stats = try await harness.run()
+        #expect(stats.documentsUpserted == 5)
+        #expect(extractor.threadNames.withLock { $0.count } == 3, "one extraction for the three copies, one each for the others")
+        #expect(stats.extractionsShared == 2)
+        let keys = Set(harness.sink.records.map(\.documentKey))
+        #expect(keys == ["a/report.txt", "b/report.txt", "c/report.txt", "other.txt", "fifth.txt"])
+        #expect(harness.embedder.timesEmbedded.values.allSatisfy { $0 == 1 })
+    }
+
     @Test func editDeleteAddLeavesNoStaleVector() async throws {
         let harness = try PipelineHarness()
         defer { harness.cleanUp() }

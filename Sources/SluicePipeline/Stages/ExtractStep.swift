@@ -19,6 +19,8 @@ package struct ExtractStep: Sendable {
     package let maxBytes: Int
     package let timeout: Duration
     package let tally: RunTally
+    /// Documents with identical bytes share one extraction.
+    package let sharing: ExtractionSharing
 
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
         var document = document
@@ -53,14 +55,24 @@ package struct ExtractStep: Sendable {
             document.fail(SluiceError(.unsupportedFormat, "no extractor accepts this file"), as: .unsupportedFormat)
             return document
         }
+        let shareKey = ExtractionSharing.Key(content: hash, extractor: extractor.name)
+        let claim = await sharing.claim(shareKey)
+        if case .shared(let text) = claim {
+            document.text = text
+            tally.update { $0.extractionsShared = ($0.extractionsShared ?? 0) + 1 }
+            return document
+        }
+        var extracted: ExtractedText?
         do {
             let text = try await withDeadline(timeout, what: "extraction (\(extractor.name))") { [executor] in
                 try await executor.run { try extractor.extract(input) }
             }
             document.text = text
+            extracted = text
         } catch {
             document.fail(error, as: .extractionFailed)
         }
+        if case .extract = claim { await sharing.finish(shareKey, with: extracted) }
         return document
     }
 
