@@ -31,15 +31,27 @@ package final class LMDBEnvironment: @unchecked Sendable {
         mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases))
         mdb_env_set_maxreaders(handle, UInt32(maxReaders))
         let flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | (readOnly ? UInt32(MDB_RDONLY) : 0)
+        // LMDB maps the data file once, at open, with the full map size; the mapping never moves. Only the
+        // mapping this open creates is registered: another environment open on the same file has its own,
+        // which is unmapped when that one closes — releasing its old range later could zero whatever the
+        // kernel puts there next (heap blocks are mapped too). Opens are serialized so that the mappings
+        // seen before and after belong to this one.
+        let dataFile = path.appendingPathComponent("data.mdb")
+        Self.openLock.lock()
+        let before = ResidentMemoryReleaser.mappings(of: dataFile)
         let rc = mdb_env_open(handle, path.path, flags, 0o644)
+        let created = rc == 0 ? ResidentMemoryReleaser.mappings(of: dataFile).filter { range in !before.contains { $0 == range } } : []
+        Self.openLock.unlock()
         if rc != 0 {
             mdb_env_close(handle)
             throw SluiceError(.state, "cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
         }
         self.env = handle
-        // LMDB maps the data file once, at open, with the full map size; the mapping never moves.
-        self.mapping = ResidentMemoryReleaser.shared.register(ResidentMemoryReleaser.mappings(of: path.appendingPathComponent("data.mdb")))
+        self.mapping = ResidentMemoryReleaser.shared.register(created)
     }
+
+    /// Serializes opens (see `init`).
+    private static let openLock = NSLock()
 
     deinit {
         ResidentMemoryReleaser.shared.unregister(mapping)  // before the map goes away

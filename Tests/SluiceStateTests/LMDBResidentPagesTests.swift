@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import Glibc
 import SluiceCore
 import Testing
 
@@ -20,6 +21,31 @@ import Testing
             }
         }
         return total
+    }
+
+    /// Two environments open on one file each map it; when the first closes, its old address range may be
+    /// handed to anything else (heap blocks are mapped too). Releasing must never touch that range: here an
+    /// anonymous page placed there keeps its bytes through a release.
+    @Test func aClosedEnvironmentsOldRangeIsNeverReleased() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-ranges-\(UInt64.random(in: 0...UInt64.max))")
+            .resolvingSymlinksInPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dataFile = directory.appendingPathComponent("data.mdb")
+        var first: LMDBEnvironment? = try LMDBEnvironment(path: directory, mapSize: 1 << 20)
+        let firstRange = try #require(ResidentMemoryReleaser.mappings(of: dataFile).first)
+        let second = try LMDBEnvironment(path: directory, mapSize: 1 << 20)
+        #expect(ResidentMemoryReleaser.mappings(of: dataFile).count == 2)
+        first = nil
+        #expect(first == nil)
+
+        let address = try #require(UnsafeMutableRawPointer(bitPattern: firstRange.start))
+        let page = mmap(address, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
+        try #require(page == address, "could not map a page at the closed environment's old address")
+        defer { munmap(page, 4096) }
+        page!.storeBytes(of: 0xAB, as: UInt8.self)
+        ResidentMemoryReleaser.shared.releaseAll()
+        #expect(page!.load(as: UInt8.self) == 0xAB, "a release zeroed memory that is no longer the environment's map")
+        _ = try second.database("still-open")
     }
 
     /// One transaction that reads a whole 90 MB cache (a document of thousands of chunks looked up at
