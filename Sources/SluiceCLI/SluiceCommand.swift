@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCore
 
 /// `sluice`: load document corpora into vector search.
 @main
@@ -28,6 +29,7 @@ extension SluiceCommand {
     /// Parses and runs, mapping argument errors to exit code 1 (DESIGN §7) instead of ArgumentParser's 64.
     static func main() async {
         OpenMPEnvironment.ensureSingleThreaded()
+        ResidentMemoryReleaser.useFixedMmapThreshold()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -12,8 +12,9 @@ import Glibc
 ///   process's file-backed resident memory has grown by more than a budget since the last release
 ///   (``releaseIfOverBudget()``, which LMDB transactions call every 64 operations and when they end),
 ///   and ten times a second by a background thread;
-/// - the thread returns the heap's free memory to the kernel (`malloc_trim`) twice a second, and blocks
-///   of 128 KB and more are mapped on their own (`M_MMAP_THRESHOLD`), so they go back when freed.
+/// - the thread returns the heap's free memory to the kernel (`malloc_trim`) twice a second. The `sluice`
+///   command also calls ``useFixedMmapThreshold()`` at start, so that blocks of 128 KB and more are mapped
+///   on their own and go back when freed; a library never changes its host's allocator settings itself.
 ///
 /// **Heap.** glibc keeps freed memory in its arenas (one per thread that allocated). A run frees and
 /// reallocates the in-flight documents' bytes, texts and vectors all the time, in sizes that vary, so
@@ -115,6 +116,23 @@ package final class ResidentMemoryReleaser: Sendable {
         #endif
     }
 
+    /// Sets glibc's mmap threshold to a fixed 128 KB (process-wide: for programs, not libraries, to call).
+    /// A fixed threshold also turns off glibc's dynamic one, which rises to the size of each large block
+    /// freed (up to 32 MB): a big document's buffers would then come from the arenas and leave them
+    /// fragmented. Below it, the arenas; above it, mmap, returned to the kernel on free.
+    package static func useFixedMmapThreshold() {
+        #if os(Linux)
+        _ = mallopt(M_MMAP_THRESHOLD, mmapThreshold)
+        #endif
+    }
+
+    /// Whether an address lies in a registered range (for tests).
+    package func isRegistered(_ address: UInt) -> Bool {
+        state.withLock { state in
+            state.ranges.values.contains { $0.contains { address >= $0.start && address < $0.start + UInt($0.length) } }
+        }
+    }
+
     /// Starts the thread (trimming the heap) if it is not running yet; idempotent.
     package func start() {
         _ = register([])
@@ -131,10 +149,6 @@ package final class ResidentMemoryReleaser: Sendable {
             return (state.next, !state.started)
         }
         if start {
-            // A fixed threshold also turns off glibc's dynamic one, which rises to the size of each large
-            // block freed (up to 32 MB): a big document's buffers would then come from the arenas and leave
-            // them fragmented. Below it, the arenas; above it, mmap, returned to the kernel on free.
-            _ = mallopt(M_MMAP_THRESHOLD, Self.mmapThreshold)
             let thread = Thread { [self] in loop() }
             thread.name = "sl-unmap"
             thread.start()
