@@ -11,6 +11,11 @@ package actor ExtractionSharing {
     package struct Key: Hashable, Sendable {
         let content: ContentHash
         let extractor: String
+
+        package init(content: ContentHash, extractor: String) {
+            self.content = content
+            self.extractor = extractor
+        }
     }
 
     /// What a document does with its bytes.
@@ -35,6 +40,12 @@ package actor ExtractionSharing {
     private let budgetBytes: Int
 
     package init(budgetBytes: Int) { self.budgetBytes = budgetBytes }
+
+    /// Documents waiting for the extraction of `key` (for tests).
+    package func waiting(for key: Key) -> Int {
+        if case .extracting(let waiters) = entries[key] { return waiters.count }
+        return 0
+    }
 
     package func claim(_ key: Key) async -> Claim {
         switch entries[key] {
