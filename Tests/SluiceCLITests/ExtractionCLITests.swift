@@ -146,7 +146,12 @@ struct ExtractionCLITests {
         }
         #expect(!workers.isEmpty, "no extract-worker child seen")
         #expect(Self.environment(of: process.pid)["OMP_THREAD_LIMIT"] == "1")
-        for worker in workers { #expect(Self.environment(of: worker)["OMP_THREAD_LIMIT"] == "1") }
+        for worker in workers {
+            let environment = Self.environment(of: worker)
+            #expect(environment["OMP_THREAD_LIMIT"] == "1")
+            #expect(environment["OPENBLAS_NUM_THREADS"] == "1")
+            #expect(environment["GLIBC_TUNABLES"]?.contains("glibc.malloc.tcache_count=1000") == true)
+        }
 
         let result = try await process.wait(timeout: .seconds(90))
         #expect(result.exitCode == 2, "\(result)")
