@@ -86,7 +86,10 @@ package struct ExtractStep: Sendable {
             document.fail(error, as: .extractionFailed)
         }
         if case .extract = claim { await sharing.finish(shareKey, with: extracted) }
-        if let persistent, let identity, let extracted { await persistent.store(extracted, content: hash, identity: identity) }
+        // Kept only if the file still is what was hashed: worker processes read it again by path.
+        if let persistent, let identity, let extracted, await executor.run({ [file = document.file] in Self.unchangedSinceScan(file) }) {
+            await persistent.store(extracted, content: hash, identity: identity)
+        }
         return document
     }
 
@@ -125,6 +128,14 @@ package struct ExtractStep: Sendable {
             }
             filled += n
         }
+    }
+
+    /// Whether the file still has the size (of the bytes read) and modification time it was scanned with.
+    static func unchangedSinceScan(_ file: SourceFile) -> Bool {
+        var info = stat()
+        guard stat(file.url.path, &info) == 0 else { return false }
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return Int(info.st_size) == file.size && mtime == file.mtimeNanoseconds
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }
