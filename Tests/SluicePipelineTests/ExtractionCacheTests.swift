@@ -19,17 +19,25 @@ import Testing
         try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true)
     }
 
+    /// A harness whose extractor is a counting stand-in for OCR, after a first run over `files`.
+    private func indexed(
+        _ files: [String: String], language: String = "eng", _ adjust: (inout PipelineConfiguration) -> Void = { _ in }
+    ) async throws -> (PipelineHarness, CountingScanExtractor) {
+        var harness = try PipelineHarness(adjust)
+        let extractor = CountingScanExtractor(language: language)
+        harness.extractors = .init(extractors: [extractor])
+        for (key, text) in files { try write(text, key, in: harness) }
+        let stats = try await harness.run()
+        #expect(stats.documentsUpserted == files.count)
+        #expect(extractor.calls == Set(files.values).count, "identical files share one extraction")
+        return (harness, extractor)
+    }
+
     private let scanned = "Page one of a scanned report.\n\nA second paragraph read by OCR, at some cost.\u{0C}Page two: the appendix."
 
     @Test func aCopyUnderANewKeyInALaterRunIsNotExtractedAndExportsAsWithoutTheCache() async throws {
-        var harness = try PipelineHarness()
+        let (harness, extractor) = try await indexed(["report.scan": scanned])
         defer { harness.cleanUp() }
-        let extractor = CountingScanExtractor(language: "eng")
-        harness.extractors = .init(extractors: [extractor])
-        try write(scanned, "report.scan", in: harness)
-        let first = try await harness.run()
-        #expect(first.documentsUpserted == 1)
-        #expect(extractor.calls == 1)
         #expect(try checkpoint(harness).extractionCacheUsage().entries == 1)
 
         try write(scanned, "copy of report.scan", in: harness)
@@ -39,25 +47,16 @@ import Testing
         #expect(second.extractionsCached == 1)
 
         // The same corpus in one run without the cache stores exactly the same records.
-        var reference = try PipelineHarness { $0.extract.cacheMB = 0 }
+        let (reference, _) = try await indexed(["report.scan": scanned, "copy of report.scan": scanned]) { $0.extract.cacheMB = 0 }
         defer { reference.cleanUp() }
-        let uncached = CountingScanExtractor(language: "eng")
-        reference.extractors = .init(extractors: [uncached])
-        try write(scanned, "report.scan", in: reference)
-        try write(scanned, "copy of report.scan", in: reference)
-        _ = try await reference.run()
-        #expect(harness.sink.records.count == 2 * first.chunks)
+        #expect(harness.sink.records.count == 2 * second.chunks)
         #expect(harness.sink.records == reference.sink.records)
     }
 
     @Test func changingASettingThatChangesTheOutputExtractsAgain() async throws {
-        var harness = try PipelineHarness()
+        let (first, english) = try await indexed(["report.scan": scanned])
+        var harness = first
         defer { harness.cleanUp() }
-        let english = CountingScanExtractor(language: "eng")
-        harness.extractors = .init(extractors: [english])
-        try write(scanned, "report.scan", in: harness)
-        _ = try await harness.run()
-        #expect(english.calls == 1)
 
         let german = CountingScanExtractor(language: "deu")
         harness.extractors = .init(extractors: [german])
@@ -74,14 +73,8 @@ import Testing
     }
 
     @Test func entriesOfChangedAndPrunedDocumentsAreCollected() async throws {
-        var harness = try PipelineHarness()
+        let (harness, extractor) = try await indexed(["a.scan": scanned, "b.scan": "Another scan, another text.", "c.scan": "A third one that stays."])
         defer { harness.cleanUp() }
-        let extractor = CountingScanExtractor(language: "eng")
-        harness.extractors = .init(extractors: [extractor])
-        try write(scanned, "a.scan", in: harness)
-        try write("Another scan, another text.", "b.scan", in: harness)
-        try write("A third one that stays.", "c.scan", in: harness)
-        _ = try await harness.run()
         #expect(try checkpoint(harness).extractionCacheUsage().entries == 3)
 
         try write("The first scan, rescanned with a new text.", "a.scan", in: harness)
@@ -100,12 +93,9 @@ import Testing
     }
 
     @Test func capZeroTurnsTheCacheOffAndEmptiesIt() async throws {
-        var harness = try PipelineHarness()
+        let (first, extractor) = try await indexed(["a.scan": scanned])
+        var harness = first
         defer { harness.cleanUp() }
-        let extractor = CountingScanExtractor(language: "eng")
-        harness.extractors = .init(extractors: [extractor])
-        try write(scanned, "a.scan", in: harness)
-        _ = try await harness.run()
         #expect(try checkpoint(harness).extractionCacheUsage().entries == 1)
 
         harness.configuration.extract.cacheMB = 0
@@ -117,22 +107,14 @@ import Testing
     }
 
     @Test func aFullCacheTakesNoMoreEntries() async throws {
-        var harness = try PipelineHarness { $0.extract.cacheMB = 0.00005 }  // ~50 bytes: less than the one entry
+        let (harness, _) = try await indexed(["a.scan": scanned]) { $0.extract.cacheMB = 0.00005 }  // ~50 bytes: less than the entry
         defer { harness.cleanUp() }
-        let extractor = CountingScanExtractor(language: "eng")
-        harness.extractors = .init(extractors: [extractor])
-        try write(scanned, "a.scan", in: harness)
-        _ = try await harness.run()
         #expect(try checkpoint(harness).extractionCacheUsage().entries == 0)
     }
 
     @Test func anUndecodableEntryIsAMissAndIsReplaced() async throws {
-        var harness = try PipelineHarness()
+        let (harness, extractor) = try await indexed(["a.scan": scanned])
         defer { harness.cleanUp() }
-        let extractor = CountingScanExtractor(language: "eng")
-        harness.extractors = .init(extractors: [extractor])
-        try write(scanned, "a.scan", in: harness)
-        _ = try await harness.run()
         do {
             let state = try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state))
             let key = CheckpointStore.extractionKey(content: ContentHash(utf8: scanned), identity: extractor.identity)
