@@ -15,6 +15,9 @@ repeats="${3:-3}"
 sluice="${SLUICE:-$PWD/.build/release/sluice}"
 [[ -x $sluice ]] || { echo "bench-extraction-cache: $sluice is missing; run: swift build -c release --product sluice" >&2; exit 1; }
 common=(Pipelines/default.yaml --set embed.provider=hash --quiet)
+# SLUICE_BENCH_SET=extract.isolate=false extracts in process: /usr/bin/time then counts the OCR's CPU too
+# (the worker processes' CPU is not in the parent's rusage).
+[[ -n ${SLUICE_BENCH_SET:-} ]] && common+=(--set "$SLUICE_BENCH_SET")
 
 run() {  # run VARIANT-DIR CACHE_MB [time-output]
   local dir=$1 cap=$2
@@ -52,7 +55,7 @@ measure)
       cp -a "$dir/index.first" "$dir/index"
       cap=512; [[ $variant == off ]] && cap=0
       /usr/bin/time -v -o "$dir/time.txt" "$sluice" run "${common[@]}" --source "$dir/corpus" --state "$dir/state" \
-        --set "sink.path=$dir/index" --set "extract.cache_mb=$cap" --stats-json "$dir/stats.json" >/dev/null || true
+        --set "sink.path=$dir/index" --set "extract.cache_mb=$cap" --stats-json "$dir/stats.json" >/dev/null 2>&1 || true
       wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$dir/time.txt")
       user=$(awk -F': ' '/User time/ {print $2}' "$dir/time.txt")
       sys=$(awk -F': ' '/System time/ {print $2}' "$dir/time.txt")
