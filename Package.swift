@@ -32,6 +32,8 @@ let package = Package(
         // C libraries: one thin system-library module each (module map + pkg-config + apt provider).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        // Poppler's core (C++) for the text layer: see Sources/CPopplerText/include/PopplerTextLayer.h.
+        .systemLibrary(name: "CPopplerCore", pkgConfig: "poppler", providers: [.apt(["libpoppler-private-dev"])]),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
@@ -40,6 +42,9 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+
+        // A PDF's text layer as pdftotext extracts it, behind a C interface (poppler's text device is C++).
+        .target(name: "CPopplerText", dependencies: ["CPopplerCore"]),
 
         // The MiniLM encoder's element-wise kernels, in C so that they vectorize (optimized even in debug
         // builds, except in tagged releases: see `optimizeKernelsInDebug`).
@@ -54,7 +59,7 @@ let package = Package(
         .target(
             name: "SluiceExtract",
             dependencies: [
-                "SluiceCore", "CPoppler", "CTesseract",
+                "SluiceCore", "CPoppler", "CPopplerText", "CTesseract",
                 "CLibXML2", .product(name: "ZIPFoundation", package: "ZIPFoundation"),  // DOCX, HTML
             ]
         ),
@@ -114,7 +119,8 @@ let package = Package(
             dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceTesting"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17  // poppler's headers
 )
 
 for target in package.targets where target.type != .system {

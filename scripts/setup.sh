@@ -6,7 +6,8 @@ set -euo pipefail
 PACKAGES=(
   pkg-config
   libcurl4-openssl-dev      # HTTP (remote embedders and stores)
-  libpoppler-glib-dev       # PDF text and rendering
+  libpoppler-glib-dev       # PDF documents, metadata and rendering for OCR
+  libpoppler-private-dev    # poppler's text output device (C++ headers): the PDF text layer, as pdftotext
   libtesseract-dev          # OCR
   tesseract-ocr-eng         # OCR: English language data
   liblmdb-dev               # checkpoints, embedding cache, local store

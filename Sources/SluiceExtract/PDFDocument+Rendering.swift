@@ -11,8 +11,8 @@ extension PDFDocument {
         public var dpi: Int
     }
 
-    /// Renders one page for OCR: white background, poppler's printing path (no annotations' widgets),
-    /// converted from cairo's RGB24 (bytes B, G, R, X) to gray.
+    /// Renders one page for OCR through poppler-glib and cairo: white background, poppler's printing path
+    /// (no annotations' widgets), converted from cairo's RGB24 (bytes B, G, R, X) to gray.
     ///
     /// - Parameters:
     ///   - index: A zero-based page index.
@@ -22,7 +22,7 @@ extension PDFDocument {
     ///   cannot allocate the surface.
     public func renderGray(page index: Int, dpi: Int) throws -> GrayImage {
         try lock.withLock {
-            guard let page = poppler_document_get_page(handle, Int32(index)) else {
+            guard let page = poppler_document_get_page(try rendererLocked(), Int32(index)) else {
                 throw SluiceError(.extractionFailed, "cannot load page \(index + 1) of \(path) for rendering")
             }
             defer { g_object_unref(gpointer(page)) }

@@ -1,15 +1,25 @@
 import CPoppler
+import CPopplerText
 import Foundation
 import SluiceCore
 
-/// An open PDF file, read with poppler-glib.
+/// An open PDF file: its text layer and information through poppler's text output device, and rendering
+/// (for OCR) through poppler-glib.
 ///
-/// The document handle is freed in `deinit` only. Poppler documents are not safe to use from two threads
-/// at once, so every call into poppler takes the instance's lock; share one instance across tasks only
-/// for light use and give each worker its own instance for throughput.
+/// Page text comes from one text output device per document (`PopplerTextLayer.h`), the way `pdftotext`
+/// extracts it, and is the same text. poppler-glib's `poppler_page_get_text` builds a device for every page
+/// and with it every ICC colour transform the page uses; on Debian's manuals that cost up to 35% more CPU
+/// per page. poppler-glib is opened only when a page is rendered.
+///
+/// The handles are freed in `deinit` only. Poppler documents are not safe to use from two threads at once,
+/// so every call into poppler takes the instance's lock; share one instance across tasks only for light use
+/// and give each worker its own instance for throughput.
 public final class PDFDocument: @unchecked Sendable {
-    /// The `PopplerDocument *`; owned, released with `g_object_unref` in `deinit`.
-    let handle: OpaquePointer
+    /// The `SluicePDFTextLayer *`; owned, closed in `deinit`.
+    let textLayer: OpaquePointer
+    /// The `PopplerDocument *` for rendering, opened on first use; owned, released in `deinit`.
+    private var renderer: OpaquePointer?
+    private let password: String?
     let lock = NSLock()
 
     /// The file the document was opened from.
@@ -26,52 +36,79 @@ public final class PDFDocument: @unchecked Sendable {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         // Open before any stored property is set: a throw here leaves no half-built instance whose
         // deinit would run.
-        self.handle = try Self.open(absolutePath: absolute, password: password)
+        self.textLayer = try Self.openTextLayer(absolutePath: absolute, password: password)
         self.path = absolute
+        self.password = password
     }
 
     deinit {
-        g_object_unref(gpointer(handle))
+        sluice_pdf_text_close(textLayer)
+        if let renderer { g_object_unref(gpointer(renderer)) }
     }
 
     /// The number of pages.
     public var pageCount: Int {
-        lock.withLock { Int(poppler_document_get_n_pages(handle)) }
+        lock.withLock { Int(sluice_pdf_text_page_count(textLayer)) }
     }
 
-    /// The title from the document's information dictionary or XMP metadata, if it has a non-empty one.
+    /// The title from the document's information dictionary, if it has a non-empty one.
     public var title: String? {
-        lock.withLock { Self.takeString(poppler_document_get_title(handle)) }
+        lock.withLock { Self.takeString(sluice_pdf_text_info(textLayer, "Title")) }
     }
 
-    /// The author from the document's information dictionary or XMP metadata, if it has a non-empty one.
+    /// The author from the document's information dictionary, if it has a non-empty one.
     public var author: String? {
-        lock.withLock { Self.takeString(poppler_document_get_author(handle)) }
+        lock.withLock { Self.takeString(sluice_pdf_text_info(textLayer, "Author")) }
     }
 
-    /// The text of one page, in reading order as poppler lays it out.
+    /// The text of one page, in reading order as poppler lays it out (as `pdftotext` prints it).
     ///
     /// - Parameter index: A zero-based page index, `0..<pageCount`.
     /// - Returns: The page text; empty for a page without text (for example a scanned image).
     /// - Throws: ``SluiceError`` with code `extractionFailed` when the page cannot be loaded.
     public func text(ofPage index: Int) throws -> String {
         try lock.withLock {
-            let count = Int(poppler_document_get_n_pages(handle))
+            let count = Int(sluice_pdf_text_page_count(textLayer))
             guard index >= 0, index < count else {
                 throw SluiceError(.extractionFailed, "page \(index) out of range 0..<\(count) in \(path)")
             }
-            guard let page = poppler_document_get_page(handle, Int32(index)) else {
-                throw SluiceError(.extractionFailed, "cannot load page \(index) of \(path)")
+            var length = 0
+            guard let text = sluice_pdf_text_page(textLayer, Int32(index), &length) else {
+                throw SluiceError(.extractionFailed, "cannot extract the text of page \(index + 1) of \(path)")
             }
-            defer { g_object_unref(gpointer(page)) }
-            return Self.takeString(poppler_page_get_text(page)) ?? ""
+            return String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
         }
+    }
+
+    /// The poppler-glib document, opened on first use. Call with the lock held.
+    func rendererLocked() throws -> OpaquePointer {
+        if let renderer { return renderer }
+        let opened = try Self.openRenderer(absolutePath: path, password: password)
+        renderer = opened
+        return opened
     }
 
     // MARK: - C helpers
 
-    /// Opens a document and returns the owned handle, or throws with poppler's message.
-    private static func open(absolutePath: String, password: String?) throws -> OpaquePointer {
+    /// Opens the text layer, or throws with the reason poppler gives.
+    private static func openTextLayer(absolutePath: String, password: String?) throws -> OpaquePointer {
+        var status = SLUICE_PDF_TEXT_OK
+        if let layer = sluice_pdf_text_open(absolutePath, password, &status) { return layer }
+        switch status {
+        case SLUICE_PDF_TEXT_ENCRYPTED:
+            throw SluiceError(.encrypted, "PDF is encrypted and needs a password: \(absolutePath)")
+        case SLUICE_PDF_TEXT_UNREADABLE:
+            let reason = access(absolutePath, F_OK) != 0 ? "no such file" : "cannot open the file"
+            throw SluiceError(.extractionFailed, "\(reason): \(absolutePath)")
+        case SLUICE_PDF_TEXT_DAMAGED:
+            throw SluiceError(.extractionFailed, "PDF document is damaged (or not a PDF): \(absolutePath)")
+        default:
+            throw SluiceError(.extractionFailed, "cannot load the PDF document: \(absolutePath)")
+        }
+    }
+
+    /// Opens a document with poppler-glib and returns the owned handle, or throws with poppler's message.
+    private static func openRenderer(absolutePath: String, password: String?) throws -> OpaquePointer {
         var error: UnsafeMutablePointer<GError>?
         guard let uri = g_filename_to_uri(absolutePath, nil, &error) else {
             throw takeError(&error, path: absolutePath, fallback: "cannot make a file URI")
@@ -103,10 +140,10 @@ public final class PDFDocument: @unchecked Sendable {
         return SluiceError(.extractionFailed, "\(message): \(path)")
     }
 
-    /// Copies a `gchar *` owned by the caller into a `String` and frees it; nil or empty gives nil.
-    private static func takeString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
+    /// Copies a C string allocated with malloc into a `String` and frees it; nil or empty gives nil.
+    private static func takeString(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
         guard let pointer else { return nil }
-        defer { g_free(pointer) }
+        defer { free(pointer) }
         let string = String(cString: pointer)
         return string.isEmpty ? nil : string
     }

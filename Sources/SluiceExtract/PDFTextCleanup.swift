@@ -8,8 +8,10 @@ enum PDFTextCleanup {
     /// letter, followed by a line that starts with a lower-case letter, is taken as hyphenation:
     /// "GPL-\n2" and "see-\nAlso" stay as they are.
     static func joinHyphenatedLines(_ text: String) -> String {
-        guard text.contains("-\n") || text.contains("\u{AD}\n") else { return text }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Most pages have no hyphen at a line end: a byte scan settles that without walking Characters.
+        guard hasHyphenAtLineEnd(text) else { return text }
+        // Line feeds are single bytes, so splitting the UTF-8 view cuts at Character boundaries.
+        var lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         var index = 0
         while index + 1 < lines.count {
             let line = lines[index]
@@ -29,8 +31,8 @@ enum PDFTextCleanup {
             // Move the rest of the word up; the remainder of the next line stays on its line.
             let word = rest.prefix { !$0.isWhitespace }
             let remainder = rest.dropFirst(word.count).drop { $0 == " " }
-            lines[index] = String(line.dropLast()) + word
-            lines[index + 1] = String(leading) + remainder
+            lines[index] = Substring(String(line.dropLast()) + word)
+            lines[index + 1] = Substring(String(leading) + remainder)
             if remainder.isEmpty {
                 lines.remove(at: index + 1)
                 continue  // the joined line may end in a hyphenated word again
@@ -38,6 +40,21 @@ enum PDFTextCleanup {
             index += 1
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Whether a hyphen-minus or a soft hyphen (UTF-8 C2 AD) ends a line of `text`.
+    static func hasHyphenAtLineEnd(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var previous: UInt8 = 0
+            var beforePrevious: UInt8 = 0
+            for byte in bytes {
+                if byte == 0x0A && (previous == 0x2D || (previous == 0xAD && beforePrevious == 0xC2)) { return true }
+                beforePrevious = previous
+                previous = byte
+            }
+            return false
+        }
     }
 
     /// Removes running headers and footers: a line at the same position among the first or last

@@ -51,6 +51,26 @@ private func sample(_ relative: String) -> String {
         }
     }
 
+    /// The text layer is `pdftotext`'s, page for page (the benchmark's reference extracts the same text).
+    @Test(arguments: ["pdf/zlib-two-column.pdf", "pdf/fontconfig-user.pdf", "pdf/mixed-text-and-scan.pdf"])
+    func pageTextIsWhatPdftotextPrints(_ file: String) throws {
+        let document = try PDFDocument(path: sample(file))
+        for index in 0..<document.pageCount {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
+            process.arguments = ["-f", "\(index + 1)", "-l", "\(index + 1)", sample(file), "-"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let printed = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            // pdftotext ends every page with a form feed; the text layer gives pages one by one.
+            let expected = String(decoding: printed, as: UTF8.self).replacingOccurrences(of: "\u{0C}", with: "")
+            #expect(try document.text(ofPage: index) == expected, "page \(index + 1) of \(file)")
+        }
+    }
+
     @Test func everyPageHasText() throws {
         let document = try PDFDocument(path: sample("pdf/xz-utils-faq.pdf"))
         for index in 0..<document.pageCount {

@@ -11,9 +11,21 @@ import Testing
         ("a dash --\nand more", "a dash --\nand more"),
         ("no hyphen\nat all", "no hyphen\nat all"),
         ("chain-\nre-\naction done", "chainreaction\ndone"),
+        ("ends in a hyphen-", "ends in a hyphen-"),
+        ("é-\nmigré ünter-\nsuchung", "émigré\nüntersuchung"),
+        ("line\r\nwith CRLF-\r\nendings", "line\r\nwith CRLF-\r\nendings"),
     ])
     func joinsHyphenationOnlyBeforeLowercase(input: String, expected: String) {
         #expect(PDFTextCleanup.joinHyphenatedLines(input) == expected)
+    }
+
+    /// The byte scan that lets most pages through untouched finds both hyphens, and only at a line end.
+    @Test(arguments: [
+        ("a-\nb", true), ("soft\u{AD}\nhyphen", true), ("a - b\nc", false), ("no newline-", false),
+        ("\u{AD}", false), ("-\r\n", false), ("", false),
+    ])
+    func findsHyphensAtLineEnds(text: String, expected: Bool) {
+        #expect(PDFTextCleanup.hasHyphenAtLineEnd(text) == expected)
     }
 
     @Test func stripsHeadersAndPageNumbersRepeatedOnMostPages() {
