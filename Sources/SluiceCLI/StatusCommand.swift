@@ -27,6 +27,9 @@ struct StatusCommand: AsyncParsableCommand {
             print("state: \(stateURL.path)")
             print("embedder: \(try checkpoint.metadata("embedder") ?? "none yet")")
             print("documents: " + (counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")) + " · vectors tracked: \(vectors) · embedding cache: \(try checkpoint.cacheCount())")
+            let extractions = try checkpoint.extractionCacheUsage()
+            let cap = configuration.extract.cacheMB == 0 ? "off: extract.cache_mb is 0" : "cap \(String(format: "%g", configuration.extract.cacheMB)) MB, extract.cache_mb"
+            print("extraction cache: \(extractions.entries) entries, \(String(format: "%.1f", Double(extractions.bytes) / 1_048_576)) MB (\(cap))")
             let recent = try checkpoint.recentRuns(limit: runs)
             if !recent.isEmpty {
                 print("\nlast runs:")
@@ -42,7 +45,8 @@ struct StatusCommand: AsyncParsableCommand {
             if !failures.isEmpty {
                 print("\nfailures (retried on the next run, or with `sluice run --retry-failed`):")
                 for record in failures {
-                    print("  \(record.key): \(record.error.map { "\($0.code): \($0.message)" } ?? "unknown")")
+                    let removed = record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" } ?? ""
+                    print("  \(record.key): \(record.error.map { "\($0.code): \($0.message)" } ?? "unknown")\(removed)")
                 }
             }
         }

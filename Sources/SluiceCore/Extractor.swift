@@ -26,4 +26,12 @@ public protocol Extractor: Sendable {
     /// Extracts the text.
     /// - Throws: ``SluiceError`` with a per-document reason (``SluiceError/Code/invalidEncoding``, …).
     func extract(_ input: ExtractionInput) throws -> ExtractedText
+    /// What decides this extractor's output besides the bytes, when its extractions are worth keeping in
+    /// the state across runs (they cost far more than reading the file: PDF, OCR); nil (the default) for
+    /// extractors that are cheaper to run again than to look up.
+    var cacheIdentity: ExtractorIdentity? { get }
+}
+
+extension Extractor {
+    public var cacheIdentity: ExtractorIdentity? { nil }
 }

@@ -19,6 +19,7 @@ import Yams
 /// | `extract.json.fields` | [path or key] | `[]` (every string value) |
 /// | `extract.json.max_depth` | int | `64` |
 /// | `extract.isolate` | bool | `true` |
+/// | `extract.cache_mb` | number (0: off) | `512` |
 /// | `extract.ocr` | `auto`/`always`/`never`, or a mapping of the keys below | `auto` |
 /// | `extract.ocr.mode` | `auto`/`always`/`never` | `auto` |
 /// | `extract.ocr.languages` | [string] | `["eng"]` |
@@ -166,6 +167,7 @@ extension PipelineConfiguration {
             }
             // PDF and OCR.
             c.extract.isolate = try s.bool("isolate") ?? c.extract.isolate
+            c.extract.cacheMB = try s.number("cache_mb", min: 0) ?? c.extract.cacheMB
             let modes = PipelineConfiguration.Extract.OCR.Mode.all.map(\.rawValue)
             if let mode = try s.scalarString("ocr", oneOf: modes) {
                 c.extract.ocr.mode = .init(mode)

@@ -27,6 +27,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
         /// Run PDF and OCR extraction in supervised worker processes, so that a crash or a hang in C code
         /// fails only its document.
         public var isolate: Bool = true
+        /// Most megabytes of PDF and OCR text kept in the state across runs (the extraction cache); 0 turns
+        /// the cache off (and empties it at the end of the next run).
+        public var cacheMB: Double = 512
         public init() {}
     }
 

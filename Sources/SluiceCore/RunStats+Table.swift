@@ -30,7 +30,8 @@ extension RunStats {
             "documents: \(documentsUpserted) upserted, \(documentsSkipped) skipped, \(documentsFailed) failed"
                 + (documentsPruned > 0 ? ", \(documentsPruned) pruned" : "")
                 + (documentsNotReached > 0 ? ", \(documentsNotReached) not reached (\(providerRefusal == nil ? "interrupted" : "provider refused"))" : "")
-                + ((extractionsShared ?? 0) > 0 ? " · \(extractionsShared ?? 0) extracted once with an identical file" : ""))
+                + ((extractionsShared ?? 0) > 0 ? " · \(extractionsShared ?? 0) extracted once with an identical file" : "")
+                + ((extractionsCached ?? 0) > 0 ? " · \(extractionsCached ?? 0) extractions from the state's cache" : ""))
         lines.append(
             "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)")
         lines.append("vectors: \(vectorsUpserted) upserted, \(vectorsDeleted) deleted")

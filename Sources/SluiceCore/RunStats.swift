@@ -27,6 +27,9 @@ public struct RunStats: Sendable, Hashable, Codable {
     /// Documents whose text came from another document's extraction of identical bytes in this run
     /// (optional, so that runs recorded before it still decode).
     public var extractionsShared: Int? = nil
+    /// Documents whose text came from the state's extraction cache (an earlier run's extraction of
+    /// identical bytes by the same extractor with the same settings); optional like `extractionsShared`.
+    public var extractionsCached: Int? = nil
     /// The most documents that were between the scanner and the checkpoint at once (bounded by buffers).
     public var maxDocumentsInFlight = 0
 
@@ -47,7 +50,7 @@ public struct RunStats: Sendable, Hashable, Codable {
         case tokensEmbedded = "tokens_embedded", embedRequests = "embed_requests", embedRetries = "embed_retries"
         case rateLimited = "rate_limited", cacheHits = "cache_hits", vectorsUpserted = "vectors_upserted"
         case vectorsDeleted = "vectors_deleted", bytesRead = "bytes_read", interrupted
-        case extractionsShared = "extractions_shared"
+        case extractionsShared = "extractions_shared", extractionsCached = "extractions_cached"
         case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"

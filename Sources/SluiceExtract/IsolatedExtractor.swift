@@ -12,7 +12,7 @@ public struct IsolatedExtractor: Extractor {
     public let kind: Kind
     public let pool: ExtractWorkerPool
     public let timeout: Duration
-    private let assembler: PDFExtractor
+    let assembler: PDFExtractor
 
     public init(kind: Kind, configuration: PipelineConfiguration.Extract, pool: ExtractWorkerPool) {
         self.kind = kind

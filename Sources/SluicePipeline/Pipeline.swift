@@ -90,7 +90,9 @@ public actor Pipeline {
                 registry: components.extractors, executor: extractExecutor,
                 maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),
                 timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)), tally: tally,
-                sharing: ExtractionSharing(budgetBytes: 16 << 20)
+                sharing: ExtractionSharing(budgetBytes: 16 << 20),
+                persistent: extractionCacheBytes > 0
+                    ? PersistentExtractions(checkpoint: checkpoint, stateExecutor: stateExecutor, capBytes: extractionCacheBytes) : nil
             ).callAsFunction)
         let chunk = TransformStage(name: "chunk", workers: chunkWorkers, transform: ChunkStep(chunker: components.chunker).callAsFunction)
         let hash = TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction)
@@ -107,7 +109,8 @@ public actor Pipeline {
             })
         let upsert = UpsertStage(
             sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, workers: upsertWorkers,
-            recordsPerWrite: configuration.sink.batch, tally: tally)
+            recordsPerWrite: configuration.sink.batch, tally: tally,
+            staleBudget: StaleDeletionBudget(fraction: configuration.run.maxDeleteFraction, unlimited: options.allowMassDelete))
         let commit = CommitStage(checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally, logger: logger)
         let scanMeter = StageMeter(name: "scan", workers: 1)
 
@@ -198,6 +201,8 @@ public actor Pipeline {
         } catch {
             throw SluiceError.wrap(error, as: .sinkFailed, "finishing the sink failed")
         }
+
+        try await collectExtractions(checkpoint: checkpoint, stateExecutor: stateExecutor, after: tally.snapshot)
 
         var stats = tally.snapshot
         stats.runID = runID

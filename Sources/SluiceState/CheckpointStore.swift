@@ -2,7 +2,8 @@ import CLMDB
 import Foundation
 import SluiceCore
 
-/// The run state of one pipeline, in LMDB: documents, the embedding cache, runs and metadata.
+/// The run state of one pipeline, in LMDB: documents, the embedding cache, the extraction cache
+/// (`CheckpointStore+Extractions.swift`), runs and metadata.
 ///
 /// All methods are synchronous and may block (write transactions wait for the writer lock and fsync):
 /// the pipeline calls them from a ``BlockingExecutor``.
@@ -12,6 +13,8 @@ public final class CheckpointStore: Sendable {
     private let cache: MDB_dbi
     private let runs: MDB_dbi
     private let meta: MDB_dbi
+    /// Nil only in a read-only state written before the extraction cache existed.
+    let extractions: MDB_dbi?
     private static let decoder = JSONDecoder()
 
     /// Opens (creating) the state at `directory`.
@@ -24,6 +27,7 @@ public final class CheckpointStore: Sendable {
         cache = try environment.database("embeddings")
         runs = try environment.database("runs")
         meta = try environment.database("meta")
+        extractions = readOnly ? try? environment.database("extractions") : try environment.database("extractions")
     }
 
     // MARK: Documents

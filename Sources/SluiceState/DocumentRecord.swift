@@ -42,6 +42,12 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     /// touched, so that a crash between upsert and commit never leaves vectors the checkpoint forgot.
     public var pendingIDs: [VectorID]
     public var error: Failure?
+    /// Hash of the bytes whose attempt failed last (nil when they could not be read): their extraction
+    /// stays in the extraction cache for the retry.
+    public var failedHash: ContentHash?
+    /// How many vectors of the previously indexed version were deleted from the sink because the document
+    /// changed and its new version failed (DESIGN §4: none stale); nil when none were.
+    public var removedVectors: Int?
     public var attempts: Int
     public var updatedAt: Double
 
@@ -64,7 +70,8 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case key, status, contentHash = "hash", size, mtimeNanoseconds = "mtime_ns", chunkIDs = "chunks"
-        case pendingIDs = "pending", error, attempts, updatedAt = "updated"
+        case pendingIDs = "pending", error, failedHash = "failed_hash", removedVectors = "removed", attempts
+        case updatedAt = "updated"
     }
 
     /// Every id this document may have in the sink: committed and pending.

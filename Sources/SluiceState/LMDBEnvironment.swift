@@ -184,6 +184,13 @@ package struct LMDBTransaction {
         return Int(stat.ms_entries)
     }
 
+    /// Bytes of the pages a database occupies (branch, leaf and overflow pages).
+    package func size(_ dbi: MDB_dbi) throws -> Int {
+        var stat = MDB_stat()
+        try LMDBEnvironment.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
+        return Int(stat.ms_psize) * (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages)
+    }
+
     /// Empties a database.
     package func drop(_ dbi: MDB_dbi) throws {
         try LMDBEnvironment.check(mdb_drop(txn, dbi, 0), "mdb_drop")

@@ -93,13 +93,23 @@ package actor CommitStage {
             record.updatedAt = now
             return record
         case .failed(let error):
-            // Keep what the sink holds (old chunk ids and their hash) so stale deletion stays exact.
+            // Keep what the sink holds (old chunk ids and their hash) so stale deletion stays exact; unless
+            // the upsert stage deleted them (a changed version that failed).
             var record = previous ?? DocumentRecord(key: document.file.key, status: .failed, contentHash: nil, size: document.file.size, mtimeNanoseconds: 0)
             record.status = .failed
             record.mtimeNanoseconds = document.file.mtimeNanoseconds
             record.size = document.file.size
             record.pendingIDs = Array(Set(record.pendingIDs).union(document.attemptedIDs)).sorted()
-            record.error = .init(code: error.code.rawValue, message: error.message)
+            record.error = .init(code: error.code.rawValue, message: error.message + (document.staleVectorsKept.map { "; \($0)" } ?? ""))
+            record.failedHash = document.contentHash
+            if document.removedStaleVectors > 0 {
+                // The changed version failed and the old version's vectors were deleted (acknowledged):
+                // nothing of this document is in the sink any more.
+                record.contentHash = nil
+                record.chunkIDs = []
+                record.pendingIDs = document.attemptedIDs
+                record.removedVectors = document.removedStaleVectors
+            }
             record.attempts += 1
             record.updatedAt = now
             return record

@@ -35,6 +35,10 @@ package struct DocumentWork: Sendable {
     package var chunks: [PreparedChunk] = []
     package var outcome: Outcome = .pending
     package var deletedIDs = 0
+    /// Vectors of the indexed version deleted because this changed version failed.
+    package var removedStaleVectors = 0
+    /// Why the vectors of the indexed version were kept although this changed version failed.
+    package var staleVectorsKept: String?
     /// Ids recorded as pending before an upsert attempt (kept on failure so they are cleaned up later).
     package var attemptedIDs: [VectorID] = []
 
@@ -47,6 +51,17 @@ package struct DocumentWork: Sendable {
     package var wasRefused: Bool {
         if case .failed(let error) = outcome { return error.code == .providerRefused }
         return false
+    }
+
+    /// Failed after its bytes were read and found to differ from the indexed version's: the vectors the
+    /// sink holds for that version are known stale (DESIGN §4). Not when the bytes could not be read (not
+    /// known to have changed), nor when the sink or the provider failed (not the document's fault; the
+    /// refused document is left as it was).
+    package var hasKnownStaleVectors: Bool {
+        guard case .failed(let error) = outcome, error.code != .sinkFailed, error.code != .providerRefused,
+            let hash = contentHash, let previous, let indexed = previous.contentHash, indexed != hash
+        else { return false }
+        return !previous.knownIDs.isEmpty
     }
 
     package var isSettled: Bool {

@@ -13,6 +13,10 @@ import Glibc
 
 /// Reads a document, hashes its bytes (XXH3-128) and, unless they match what is indexed, extracts its
 /// text. Reading and extraction run on the extract executor's threads, with a per-document time limit.
+///
+/// The text comes from, in order: another document of this run with identical bytes (``sharing``), the
+/// state's extraction cache (``persistent``, for extractors with a ``Extractor/cacheIdentity``), and
+/// only then the extractor.
 package struct ExtractStep: Sendable {
     package let registry: ExtractorRegistry
     package let executor: BlockingExecutor
@@ -21,6 +25,8 @@ package struct ExtractStep: Sendable {
     package let tally: RunTally
     /// Documents with identical bytes share one extraction.
     package let sharing: ExtractionSharing
+    /// Earlier runs' extractions of identical bytes (nil: the cache is off).
+    package let persistent: PersistentExtractions?
 
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
         var document = document
@@ -62,6 +68,13 @@ package struct ExtractStep: Sendable {
             tally.update { $0.extractionsShared = ($0.extractionsShared ?? 0) + 1 }
             return document
         }
+        let identity = persistent == nil ? nil : extractor.cacheIdentity
+        if let persistent, let identity, let text = await persistent.lookup(hash, identity: identity, on: executor) {
+            document.text = text
+            tally.update { $0.extractionsCached = ($0.extractionsCached ?? 0) + 1 }
+            if case .extract = claim { await sharing.finish(shareKey, with: text) }
+            return document
+        }
         var extracted: ExtractedText?
         do {
             let text = try await withDeadline(timeout, what: "extraction (\(extractor.name))") { [executor] in
@@ -73,6 +86,10 @@ package struct ExtractStep: Sendable {
             document.fail(error, as: .extractionFailed)
         }
         if case .extract = claim { await sharing.finish(shareKey, with: extracted) }
+        // Kept only if the file still is what was hashed: worker processes read it again by path.
+        if let persistent, let identity, let extracted, await executor.run({ [file = document.file] in Self.unchangedSinceScan(file) }) {
+            await persistent.store(extracted, content: hash, identity: identity)
+        }
         return document
     }
 
@@ -111,6 +128,14 @@ package struct ExtractStep: Sendable {
             }
             filled += n
         }
+    }
+
+    /// Whether the file still has the size (of the bytes read) and modification time it was scanned with.
+    static func unchangedSinceScan(_ file: SourceFile) -> Bool {
+        var info = stat()
+        guard stat(file.url.path, &info) == 0 else { return false }
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return Int(info.st_size) == file.size && mtime == file.mtimeNanoseconds
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }

@@ -9,6 +9,10 @@ import SluiceState
 /// 2. upsert the records (batched by `sink.batch`);
 /// 3. delete ids the document had before and no longer has (committed or pending from a crashed attempt);
 /// 4. hand the documents to the commit stage, which marks them indexed.
+///
+/// A document that changed and whose new version failed before reaching the sink has the vectors of its
+/// indexed version deleted here too (``DocumentWork/hasKnownStaleVectors``), within the run's
+/// ``StaleDeletionBudget``; the commit stage then records that nothing of it is in the sink.
 package actor UpsertStage {
     private enum State { case initial, running, finished }
 
@@ -19,9 +23,14 @@ package actor UpsertStage {
     private let workers: Int
     private let recordsPerWrite: Int
     private let tally: RunTally
+    private let staleBudget: StaleDeletionBudget
     private var state = State.initial
 
-    package init(sink: any VectorSink, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, workers: Int, recordsPerWrite: Int, tally: RunTally) {
+    package init(
+        sink: any VectorSink, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, workers: Int, recordsPerWrite: Int,
+        tally: RunTally, staleBudget: StaleDeletionBudget
+    ) {
+        self.staleBudget = staleBudget
         self.sink = sink
         self.checkpoint = checkpoint
         self.stateExecutor = stateExecutor
@@ -35,7 +44,9 @@ package actor UpsertStage {
         precondition(state == .initial, "a stage runs once")
         state = .running
         let meter = self.meter
-        let step = Step(sink: sink, checkpoint: checkpoint, stateExecutor: stateExecutor, recordsPerWrite: recordsPerWrite, tally: tally)
+        let step = Step(
+            sink: sink, checkpoint: checkpoint, stateExecutor: stateExecutor, recordsPerWrite: recordsPerWrite, tally: tally,
+            staleBudget: staleBudget)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers {
                 group.addTask {
@@ -68,9 +79,11 @@ package actor UpsertStage {
         let stateExecutor: BlockingExecutor
         let recordsPerWrite: Int
         let tally: RunTally
+        let staleBudget: StaleDeletionBudget
 
         func write(_ documents: [DocumentWork]) async -> [DocumentWork] {
             var documents = documents
+            await removeStaleVectorsOfFailedChanges(&documents)
             // Unchanged documents never carry pending ids: the extract step rewrites those.
             let writing = documents.indices.filter { !documents[$0].isSettled }
             guard !writing.isEmpty else { return documents }
@@ -116,6 +129,46 @@ package actor UpsertStage {
                 for index in writing { documents[index].fail(reason, as: .sinkFailed) }
             }
             return documents
+        }
+
+        /// Deletes the indexed version's vectors of documents that changed and then failed, one sink call
+        /// for the batch; on a sink error they are kept (the record still lists them for a later run).
+        private func removeStaleVectorsOfFailedChanges(_ documents: inout [DocumentWork]) async {
+            let failed = documents.indices.filter { documents[$0].hasKnownStaleVectors }
+            guard !failed.isEmpty else { return }
+            if staleBudget.needsBase {
+                let tracked = try? await stateExecutor.run { [checkpoint] in
+                    var count = 0
+                    try checkpoint.forEachDocument { count += $0.knownIDs.count }
+                    return count
+                }
+                staleBudget.start(tracked: tracked ?? 0)
+            }
+            var ids: [VectorID] = []
+            var keys: [VectorID: String] = [:]
+            var removing: [Int] = []
+            for index in failed {
+                let known = documents[index].previous?.knownIDs ?? []
+                guard staleBudget.take(known.count) else {
+                    documents[index].staleVectorsKept = "its \(known.count) old vectors were kept: deleting them would pass run.max_delete_fraction (--allow-mass-delete)"
+                    continue
+                }
+                removing.append(index)
+                ids += known.sorted()
+                for id in known { keys[id] = documents[index].file.key }
+            }
+            guard !ids.isEmpty else { return }
+            do {
+                try await sink.delete(ids, documentKeys: keys)
+            } catch {
+                for index in removing {
+                    documents[index].staleVectorsKept = "its old vectors were kept: deleting them failed (\(SluiceError.wrap(error, as: .sinkFailed).message))"
+                }
+                return
+            }
+            for index in removing { documents[index].removedStaleVectors = documents[index].previous?.knownIDs.count ?? 0 }
+            let deleted = ids.count
+            tally.update { $0.vectorsDeleted += deleted }
         }
 
         static func record(_ prepared: PreparedChunk, of document: DocumentWork) -> VectorRecord {

@@ -1,0 +1,27 @@
+import CPoppler
+import CTesseract
+import SluiceCore
+
+extension PDFExtractor {
+    /// The version of this extractor's output: bump it with any change to ``PDFExtractor``,
+    /// ``PDFTextCleanup`` or the page rendering that can change the text or metadata it produces (the
+    /// persistent extraction cache then extracts every PDF again).
+    public static let outputVersion = 1
+
+    /// The identity of a PDF extraction with these settings (in process or in worker processes alike):
+    /// every `extract.ocr` and `extract.pdf` setting that changes the text, plus poppler's and Tesseract's
+    /// versions (an upgrade can change reading order or recognition). Not the password's variable: it
+    /// decides whether a document opens, not its text.
+    public static func identity(ocr: PipelineConfiguration.Extract.OCR, pdf: PipelineConfiguration.Extract.PDF) -> ExtractorIdentity {
+        var settings = ImageExtractor.ocrSettings(ocr)
+        settings["ocr.mode"] = ocr.mode.rawValue
+        settings["ocr.dpi"] = String(ocr.dpi)
+        settings["ocr.min_text_chars"] = String(ocr.minTextCharacters)
+        settings["pdf.strip_headers"] = String(pdf.stripHeadersFooters)
+        settings["pdf.join_hyphens"] = String(pdf.joinHyphens)
+        settings["poppler"] = String(cString: poppler_get_version())
+        return ExtractorIdentity(name: "pdf", version: outputVersion, settings: settings)
+    }
+
+    public var cacheIdentity: ExtractorIdentity? { Self.identity(ocr: ocr, pdf: pdf) }
+}
