@@ -94,7 +94,9 @@ struct ExtractBench: ParsableCommand {
         return Measure(wall: end.wall - start.wall, cpu: end.cpu - start.cpu)
     }
 
-    /// One long document: pages/s and the largest worker's peak RSS (pages are loaded one at a time).
+    /// One long document, which the workers split between them and `pdftotext` reads in one process:
+    /// pages/s and CPU per page (medians of `repeats`), and the largest worker's peak RSS (pages are loaded
+    /// one at a time).
     private func measureLargeDocument(worker: String, in work: URL) throws {
         let manual = work.appendingPathComponent("valgrind_manual.pdf")
         guard FileManager.default.fileExists(atPath: manual.path), FileManager.default.isExecutableFile(atPath: "/usr/bin/qpdf") else {
@@ -105,10 +107,22 @@ struct ExtractBench: ParsableCommand {
         let large = work.appendingPathComponent("large.pdf")
         try Self.spawnAndWait(["/usr/bin/qpdf", "--empty", "--pages"] + Array(repeating: manual.path, count: copies) + ["--", large.path])
         let pages = try PDFDocument(path: large.path).pageCount
-        let (measure, _) = try measureWorkers(kind: .pdf, files: [large.path], worker: worker)
+        var workerRuns: [Measure] = []
+        var pdftotextRuns: [Measure] = []
+        for _ in 1...repeats {
+            workerRuns.append(try measureWorkers(kind: .pdf, files: [large.path], worker: worker).0)
+            pdftotextRuns.append(try measureXargs(["pdftotext", "{}", "/dev/null"], files: [large.path], in: work))
+        }
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
         let parentPeak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map(String.init) ?? "?"
-        print("\none \(pages)-page PDF (\(f(Double(try Data(contentsOf: large).count) / 1_048_576, 1)) MB), \(parallelism) workers: \(f(Double(pages) / measure.wall, 0)) pages/s, \(f(measure.cpu / Double(pages) * 1000, 2)) ms CPU/page; peak RSS of the largest worker so far \(f(Self.usage().childPeakMB, 0)) MB; this process \(parentPeak.replacingOccurrences(of: "VmHWM:", with: "").trimmingCharacters(in: .whitespaces))")
+        print("\none \(pages)-page PDF (\(f(Double(try Data(contentsOf: large).count) / 1_048_576, 1)) MB) | pages/s | CPU s/page | wall s | CPU s")
+        print("---|---|---|---|---")
+        for (name, runs) in [("sluice (\(parallelism) worker processes)", workerRuns), ("pdftotext (one process: xargs has one file)", pdftotextRuns)] {
+            let wall = median(runs.map(\.wall))
+            let cpu = median(runs.map(\.cpu))
+            print("\(name) | \(f(Double(pages) / wall, 0)) | \(f(cpu / Double(pages) * 1000, 2)) ms | \(f(wall, 2)) | \(f(cpu, 2))")
+        }
+        print("\npeak RSS of the largest worker so far \(f(Self.usage().childPeakMB, 0)) MB; this process \(parentPeak.replacingOccurrences(of: "VmHWM:", with: "").trimmingCharacters(in: .whitespaces))")
     }
 
     // MARK: OCR
