@@ -109,7 +109,7 @@ let package = Package(
 
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore"]),
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
-        .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract"]),
+        .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract", "SluiceTesting"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
         .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks", "SluiceTesting"]),

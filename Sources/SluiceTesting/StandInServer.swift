@@ -62,10 +62,10 @@ public final class StandInServer: @unchecked Sendable {
 
     /// Kills the server with SIGKILL (a child spawned from a dispatch thread may block SIGTERM).
     public func stop() {
-        if process.isRunning {
+        if ProcessExit.of(process) == nil {
             kill(process.processIdentifier, SIGKILL)
         }
-        process.waitUntilExit()
+        ProcessExit.wait(for: process)
     }
 }
 
@@ -96,7 +96,7 @@ extension Process {
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("\(label) "), let value = Int(text.dropFirst(label.count + 1)) else {
             kill(processIdentifier, SIGKILL)
-            waitUntilExit()
+            ProcessExit.wait(for: self)
             throw SluiceError(.io, "\(what) did not report \(label) (got \(text.debugDescription))")
         }
         return (input.fileHandleForWriting, value)

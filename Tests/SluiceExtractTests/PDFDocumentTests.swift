@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceExtract
+import SluiceTesting
 import Testing
 
 /// The package's `samples/` folder, found from this file's path (Tests/SluiceExtractTests/…).
@@ -63,8 +64,7 @@ private func sample(_ relative: String) -> String {
             process.standardOutput = pipe
             try process.run()
             let printed = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(ProcessExit.wait(for: process) == ProcessExit(status: 0, signaled: false))
             // pdftotext ends every page with a form feed; the text layer gives pages one by one.
             let expected = String(decoding: printed, as: UTF8.self).replacingOccurrences(of: "\u{0C}", with: "")
             #expect(try document.text(ofPage: index) == expected, "page \(index + 1) of \(file)")

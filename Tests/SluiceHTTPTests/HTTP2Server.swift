@@ -70,7 +70,7 @@ final class HTTP2Server: @unchecked Sendable {
     func stop() {
         if serverPID > 0 { kill(serverPID, SIGKILL) }
         try? lifeline.close()
-        if process.isRunning { process.waitUntilExit() }
+        ProcessExit.wait(for: process)
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -106,9 +106,9 @@ final class HTTP2Server: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SluiceError(.io, "openssl \(arguments.prefix(2).joined(separator: " ")) failed (\(process.terminationStatus))")
+        let exit = ProcessExit.wait(for: process)
+        guard exit.status == 0, !exit.signaled else {
+            throw SluiceError(.io, "openssl \(arguments.prefix(2).joined(separator: " ")) failed (\(exit.status))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTesting
 import Testing
 
 #if canImport(Glibc)
@@ -123,12 +124,12 @@ final class SluiceProcess: @unchecked Sendable {
     }
 
     var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { ProcessExit.of(process) == nil }
     var elapsedSeconds: Double { Self.seconds(started.duration(to: .now)) }
 
     /// Sends a signal (SIGKILL, SIGINT, …) to the child.
     func send(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// What the child has written to standard error so far.
@@ -139,7 +140,7 @@ final class SluiceProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if stderrSoFar.contains(text) { return true }
-            if !process.isRunning { return stderrSoFar.contains(text) }
+            if !isRunning { return stderrSoFar.contains(text) }
             try? await Task.sleep(for: .milliseconds(5))
         }
         return false
@@ -148,20 +149,21 @@ final class SluiceProcess: @unchecked Sendable {
     /// Waits for the child to end; past `timeout` it is killed and ``TimedOut`` thrown.
     func wait(timeout: Duration) async throws -> CommandResult {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        var exit = ProcessExit.of(process)
+        while exit == nil {
             if ContinuousClock.now >= deadline {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                ProcessExit.wait(for: process)
                 throw TimedOut(what: "sluice \(arguments.joined(separator: " ")) still running after \(timeout)\n\(stderrSoFar.suffix(2000))")
             }
             try? await Task.sleep(for: .milliseconds(5))
+            exit = ProcessExit.of(process)
         }
-        process.waitUntilExit()
         let seconds = elapsedSeconds
         return CommandResult(
             arguments: arguments,
-            status: process.terminationStatus,
-            signaled: process.terminationReason == .uncaughtSignal,
+            status: exit!.status,
+            signaled: exit!.signaled,
             stdout: (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "",
             stderr: stderrSoFar,
             seconds: seconds)

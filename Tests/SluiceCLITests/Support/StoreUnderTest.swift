@@ -98,7 +98,7 @@ final class StoreUnderTest: Sendable {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        ProcessExit.wait(for: process)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         return object.compactMapValues { ($0 as? NSNumber)?.intValue }
     }
