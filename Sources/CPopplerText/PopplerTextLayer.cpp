@@ -72,6 +72,8 @@ extern "C" char *sluice_pdf_text_info(SluicePDFTextLayer *layer, const char *key
         if (!entry) return nullptr;
         Unicode *points = nullptr;
         const int count = TextStringToUCS4(entry->toStr(), &points);
+        // Freed however this function leaves (std::string may throw while the text is built).
+        const std::unique_ptr<Unicode, void (*)(void *)> owned(points, gfree);
         std::string utf8;
         for (int i = 0; i < count; i++) {
             const Unicode c = points[i];
@@ -92,7 +94,6 @@ extern "C" char *sluice_pdf_text_info(SluicePDFTextLayer *layer, const char *key
                 utf8 += static_cast<char>(0x80 | (c & 0x3F));
             }
         }
-        gfree(points);
         char *copy = static_cast<char *>(std::malloc(utf8.size() + 1));
         if (copy) std::memcpy(copy, utf8.c_str(), utf8.size() + 1);
         return copy;
