@@ -118,7 +118,7 @@ let package = Package(
             name: "SluicePipelineTests",
             dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceTesting"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceExtract", "SluiceTesting"]),
     ],
     cxxLanguageStandard: .cxx17  // poppler's headers
 )

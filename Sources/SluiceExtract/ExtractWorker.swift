@@ -9,8 +9,8 @@ import Glibc
 ///
 /// It reads requests from standard input, one per line, runs them with the in-process extractors
 /// (``PDFExtractor``, ``ImageExtractor``) and writes one response line each. Its own standard output is
-/// kept for responses only: whatever C libraries print goes to standard error. It keeps the last PDF it
-/// opened (one poppler document and one Tesseract engine per process) and exits when its input closes or
+/// kept for responses only: whatever C libraries print goes to standard error. It keeps the PDFs it
+/// works on open (``OpenDocuments``; one Tesseract engine per process) and exits when its input closes or
 /// its parent dies. It ignores SIGINT and SIGTERM, which a terminal or service manager sends to the whole
 /// process group: the parent finishes the documents in flight first (SIGKILL still works).
 public enum ExtractWorker {
@@ -29,7 +29,7 @@ public enum ExtractWorker {
         let engines = OCREnginePool(options: options.ocr)
         let pdf = PDFExtractor(pdf: options.pdf, engines: engines)
         let images = ImageExtractor(engines: engines)
-        var open: (path: String, document: PDFDocument)?
+        var open = OpenDocuments(capacity: options.openDocuments)
         var reader = LineReader(fd: STDIN_FILENO)
 
         while let line = reader.next(deadline: nil) {
@@ -38,25 +38,21 @@ public enum ExtractWorker {
                 FileHandle.standardError.write(Data("sluice extract-worker: malformed request\n".utf8))
                 return 65
             }
+            let received = ContinuousClock.now
             debugHooks(request)
             var response = ExtractWorkerProtocol.Response(id: request.id)
             do {
                 switch request.kind {
                 case .pdfInfo, .pdfPages:
-                    let document: PDFDocument
-                    if let open, open.path == request.path {
-                        document = open.document
-                    } else {
-                        open = nil  // release the previous document before opening the next
-                        document = try pdf.open(path: request.path)
-                        open = (request.path, document)
-                    }
+                    let document = try open.document(at: request.path) { try pdf.open(path: $0) }
                     if request.kind == .pdfInfo {
                         let info = PDFExtractor.info(of: document)
                         response.info = info
-                        // The first pages come with the information: a short PDF takes one round trip.
+                        // The first pages come with the information: a short PDF takes one round trip,
+                        // and a long one (or a scan) is split among the workers after this budget.
                         let count = min(request.count ?? 0, info.pageCount)
-                        if count > 0 { response.pages = try pdf.pages(of: document, range: 0..<count) }
+                        let until = request.budgetMilliseconds.map { received + .milliseconds($0) }
+                        if count > 0 { response.pages = try firstPages(of: document, count: count, until: until, with: pdf) }
                     } else {
                         let first = request.first ?? 0
                         let count = request.count ?? 0
@@ -74,6 +70,17 @@ public enum ExtractWorker {
             guard let encoded = try? ExtractWorkerProtocol.encodeLine(response), writeAll(output, encoded) else { return 74 }
         }
         return 0
+    }
+
+    /// Pages `0..<count`, one at a time, stopping after the first page that ends past `until`.
+    static func firstPages(of document: PDFDocument, count: Int, until: ContinuousClock.Instant?, with pdf: PDFExtractor) throws -> [PDFPage] {
+        guard let until else { return try pdf.pages(of: document, range: 0..<count) }
+        var pages: [PDFPage] = []
+        for index in 0..<count {
+            pages += try pdf.pages(of: document, range: index..<(index + 1))
+            if ContinuousClock.now >= until { break }
+        }
+        return pages
     }
 
     private static func read(path: String) throws -> [UInt8] {

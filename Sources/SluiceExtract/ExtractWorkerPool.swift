@@ -38,6 +38,8 @@ public final class ExtractWorkerPool: Sendable {
         precondition(size > 0, "a worker pool needs at least one worker")
         // A write to a worker that just died must fail with EPIPE, not kill this process.
         signal(SIGPIPE, SIG_IGN)
+        var options = options
+        options.openDocuments = max(options.openDocuments, size)
         let optionsJSON = String(decoding: (try? JSONEncoder().encode(options)) ?? Data("{}".utf8), as: UTF8.self)
         self.command = Command(executable: command.executable, arguments: command.arguments + [optionsJSON])
         self.size = size

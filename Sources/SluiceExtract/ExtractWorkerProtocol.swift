@@ -9,16 +9,20 @@ public enum ExtractWorkerProtocol {
     public struct Options: Codable, Sendable, Hashable {
         public var ocr: PipelineConfiguration.Extract.OCR
         public var pdf: PipelineConfiguration.Extract.PDF
+        /// How many PDFs a worker keeps open (``ExtractWorkerPool`` sets its size: the documents in flight).
+        public var openDocuments: Int
 
-        public init(ocr: PipelineConfiguration.Extract.OCR, pdf: PipelineConfiguration.Extract.PDF) {
+        public init(ocr: PipelineConfiguration.Extract.OCR, pdf: PipelineConfiguration.Extract.PDF, openDocuments: Int = 1) {
             self.ocr = ocr
             self.pdf = pdf
+            self.openDocuments = openDocuments
         }
     }
 
     public struct Request: Codable, Sendable {
         public enum Kind: String, Codable, Sendable {
-            /// Page count, title and author of a PDF, and the text of its first `count` pages.
+            /// Page count, title and author of a PDF, and the text of its first pages: up to `count`, and
+            /// no more once `budgetMilliseconds` have passed since the request arrived (at least one).
             case pdfInfo = "pdf-info"
             /// The text of pages `first ..< first + count` of a PDF (OCR'd where the options say).
             case pdfPages = "pdf-pages"
@@ -31,6 +35,7 @@ public enum ExtractWorkerProtocol {
         public var path: String
         public var first: Int?
         public var count: Int?
+        public var budgetMilliseconds: Int?
     }
 
     public struct ImageResult: Codable, Sendable {
