@@ -21,6 +21,7 @@ struct ExtractBench: ParsableCommand {
     @Option(help: "Repetitions (medians are printed).") var repeats = 3
     @Option(help: "Parallel workers for both sides; default: the core count.") var parallelism = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: "Also extract one PDF of about this many pages (Debian's valgrind manual concatenated by qpdf); 0 to skip.") var largePages = 2000
+    @Option(help: "Also compare on a bulk corpus: every text PDF in /usr/share/doc and samples/pdf, this many copies under other names (not with --pdfs); 0 to skip.") var bulkCopies = 4
     @Flag(help: "Skip the OCR comparison.") var skipOCR = false
 
     struct Measure {
@@ -35,9 +36,21 @@ struct ExtractBench: ParsableCommand {
         let worker = sluice ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("sluice").path
         guard FileManager.default.isExecutableFile(atPath: worker) else { throw ValidationError("no sluice binary at \(worker) (build it, or pass --sluice)") }
         let files = try pdfs.map { try Self.pdfFiles(in: URL(fileURLWithPath: $0)) } ?? Self.defaultPDFs(into: work)
+        try comparePDF(files: files, worker: worker, in: work, title: "PDF")
+        if pdfs == nil && bulkCopies > 0 {
+            try comparePDF(files: try Self.bulkPDFs(copies: bulkCopies, into: work), worker: worker, in: work, title: "\nBulk PDF (every text PDF in /usr/share/doc and samples/pdf, \(bulkCopies) copies)")
+        }
+        if largePages > 0 { try measureLargeDocument(worker: worker, in: work) }
+        if !skipOCR { try measureOCR(worker: worker, in: work) }
+    }
+
+    // MARK: PDF
+
+    /// Workers, in process and pdftotext over `files`, alternating, `repeats` times; prints the table.
+    private func comparePDF(files: [String], worker: String, in work: URL, title: String) throws {
         var pages = 0
         for file in files { pages += try PDFDocument(path: file).pageCount }
-        print("PDF: \(files.count) files, \(pages) pages, \(parallelism) workers on \(ProcessInfo.processInfo.activeProcessorCount) cores; medians of \(repeats)\n")
+        print("\(title): \(files.count) files, \(pages) pages, \(parallelism) workers on \(ProcessInfo.processInfo.activeProcessorCount) cores; medians of \(repeats)\n")
 
         var workerRuns: [Measure] = []
         var inProcessRuns: [Measure] = []
@@ -58,13 +71,8 @@ struct ExtractBench: ParsableCommand {
             let cpu = median(runs.map(\.cpu))
             print("\(name) | \(f(Double(pages) / wall, 0)) | \(f(cpu / Double(pages) * 1000, 2)) ms | \(f(wall, 2)) | \(f(cpu, 2))")
         }
-        print("\nlargest worker's peak RSS (first run): \(f(workerPeakRSS, 0)) MB")
-
-        if largePages > 0 { try measureLargeDocument(worker: worker, in: work) }
-        if !skipOCR { try measureOCR(worker: worker, in: work) }
+        print("\nlargest worker's peak RSS so far (first run): \(f(workerPeakRSS, 0)) MB")
     }
-
-    // MARK: PDF
 
     private func measureWorkers(kind: IsolatedExtractor.Kind, files: [String], worker: String) throws -> (Measure, peakWorkerMB: Double) {
         var configuration = PipelineConfiguration.Extract()
@@ -227,6 +235,54 @@ struct ExtractBench: ParsableCommand {
 
     static func pdfFiles(in folder: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pdf") }.sorted().map { folder.appendingPathComponent($0).path }
+    }
+
+    /// Every PDF with a text layer under /usr/share/doc (decompressed) and in samples/pdf, `copies` times
+    /// under other names, in `work`/bulk: a corpus where a worker's start is a small part of the work.
+    static func bulkPDFs(copies: Int, into work: URL) throws -> [String] {
+        let folder = work.appendingPathComponent("bulk")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var sources: [String] = []
+        if let walk = FileManager.default.enumerator(atPath: "/usr/share/doc") {
+            for case let path as String in walk where path.hasSuffix(".pdf") || path.hasSuffix(".pdf.gz") {
+                sources.append("/usr/share/doc/" + path)
+            }
+        }
+        sources += try pdfFiles(in: URL(fileURLWithPath: "samples/pdf"))
+        var ocr = PipelineConfiguration.Extract.OCR()
+        ocr.mode = .never
+        let check = PDFExtractor(pdf: .init(), engines: OCREnginePool(options: ocr))
+        var originals: [String] = []
+        for source in sources.sorted() {
+            let url = URL(fileURLWithPath: source)
+            var name = url.deletingLastPathComponent().lastPathComponent + "-" + url.lastPathComponent
+            if name.hasSuffix(".gz") { name.removeLast(3) }
+            let destination = folder.appendingPathComponent(name)
+            guard !FileManager.default.fileExists(atPath: destination.path) else { continue }
+            if source.hasSuffix(".gz") {
+                try Self.spawnAndWait(["/bin/sh", "-c", "gzip -dc '\(source)' > '\(destination.path)'"])
+            } else {
+                try FileManager.default.copyItem(atPath: source, toPath: destination.path)
+            }
+            // Scans and image-only PDFs are left out: pdftotext does not OCR.
+            let input = ExtractionInput(key: name, fileURL: destination, bytes: [UInt8](try Data(contentsOf: destination)))
+            if (try? check.extract(input)) != nil {
+                originals.append(destination.path)
+            } else {
+                try FileManager.default.removeItem(at: destination)
+            }
+        }
+        guard !originals.isEmpty else { throw ValidationError("no PDFs with a text layer in /usr/share/doc or samples/pdf") }
+        var out = originals
+        for copy in 1..<max(1, copies) {
+            for original in originals {
+                let url = URL(fileURLWithPath: original)
+                let destination = folder.appendingPathComponent("copy\(copy)-" + url.lastPathComponent)
+                try FileManager.default.copyItem(atPath: original, toPath: destination.path)
+                out.append(destination.path)
+            }
+        }
+        return out
     }
 
     /// Debian's PDF manuals (decompressed) and the text-layer PDFs of samples/pdf, copied into `work`.
