@@ -62,10 +62,7 @@ public struct IsolatedExtractor: Extractor {
         ExtractWorkerProtocol.Request(id: pool.nextRequestID(), kind: kind, path: path, first: first, count: count)
     }
 
-    /// Splits a document's pages into ranges: about four per worker so that uneven pages (OCR) balance,
-    /// at least 4 pages each (each worker that takes a range opens the document: fonts, cross-references;
-    /// scanned pages, at a second of OCR each, still spread over the workers)
-    /// and at most 32 so that each response stays small.
+    /// The smallest and largest range of pages one request asks for (see ``pageRanges(pageCount:workers:)``).
     static let minimumRange = 4
     static let maximumRange = 32
 
@@ -77,6 +74,10 @@ public struct IsolatedExtractor: Extractor {
     /// 1,000 ms, 7–16% faster, with no clear difference among the three.
     public static let defaultFirstRequestBudget: Duration = .milliseconds(100)
 
+    /// Splits a document's pages into ranges: about four per worker so that uneven pages (OCR) balance,
+    /// at least 4 pages each (each worker that takes a range opens the document: fonts, cross-references;
+    /// scanned pages, at a second of OCR each, still spread over the workers)
+    /// and at most 32 so that each response stays small.
     static func pageRanges(pageCount: Int, workers: Int) -> [Range<Int>] {
         guard pageCount > 0 else { return [] }
         let perRange = min(maximumRange, max(minimumRange, (pageCount + 4 * workers - 1) / (4 * workers)))
