@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """A real Chroma server (PyPI chromadb, in the tools venv) on loopback.
 
-  chroma_server.py DIR
+  chroma_server.py [--exit-on-stdin-eof] DIR
 
 Runs `chroma run --path DIR --host 127.0.0.1 --port <free>`, waits for its heartbeat, prints
 "PORT <n>", and stops when killed or when the parent process goes away.
 """
-import os, sys, time, urllib.request
+import argparse, os, sys, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server_child  # noqa: E402
 
 
 def main():
-    directory = sys.argv[1]
+    parser = argparse.ArgumentParser(description="a Chroma server on loopback")
+    server_child.add_lifeline_option(parser)
+    parser.add_argument("directory", help="the server's folder (data and log)")
+    directory = parser.parse_args().directory
     chroma = os.path.join(server_child.venv(), "bin", "chroma")
     if not os.path.exists(chroma):
         server_child.fail("chromadb is not installed in the tools venv (run scripts/setup.sh)")

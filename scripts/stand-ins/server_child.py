@@ -7,10 +7,14 @@ import ctypes, os, signal, socket, subprocess, sys, time
 
 PR_SET_PDEATHSIG = 1
 
-# StandInServer passes --exit-on-stdin-eof to every stand-in. These wrappers already stop when their
-# parent goes (serve_until_orphaned polls getppid), so the flag is taken off the positional arguments.
-if "--exit-on-stdin-eof" in sys.argv:
-    sys.argv.remove("--exit-on-stdin-eof")
+
+def add_lifeline_option(parser):
+    """StandInServer passes --exit-on-stdin-eof to every stand-in. These wrappers already stop when their
+    parent goes (serve_until_orphaned polls getppid), so the flag is accepted and has nothing more to do.
+    It is a declared option so that argparse rejects any other: an unknown flag must never be taken for
+    a positional argument such as a data folder (that once committed a PostgreSQL data folder named
+    after the flag)."""
+    parser.add_argument("--exit-on-stdin-eof", action="store_true", help="accepted; the wrapper stops with its parent anyway")
 
 
 def free_port():
