@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Sluice
 
-/// Maps a failure to the process exit code of DESIGN §7 and prints it (never a secret: messages are
+/// Maps a failure to the process exit code of docs/DESIGN.md §7 and prints it (never a secret: messages are
 /// built from codes and paths only).
 func exitCode(for error: any Error) -> ExitCode {
     let sluice = error as? SluiceError

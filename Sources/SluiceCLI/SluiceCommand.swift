@@ -26,7 +26,7 @@ struct SluiceCommand: AsyncParsableCommand {
 }
 
 extension SluiceCommand {
-    /// Parses and runs, mapping argument errors to exit code 1 (DESIGN §7) instead of ArgumentParser's 64.
+    /// Parses and runs, mapping argument errors to exit code 1 (docs/DESIGN.md §7) instead of ArgumentParser's 64.
     static func main() async {
         OpenMPEnvironment.ensureSingleThreaded()
         ResidentMemoryReleaser.useFixedMmapThreshold()

@@ -1,4 +1,4 @@
-/// The process exit codes, for cron (DESIGN §7).
+/// The process exit codes, for cron (docs/DESIGN.md §7).
 public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }

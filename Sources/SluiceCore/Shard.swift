@@ -1,6 +1,6 @@
 import Foundation
 
-/// One shard of a run split across machines (DESIGN §8): a run with shard K of N owns exactly the
+/// One shard of a run split across machines (docs/DESIGN.md §8): a run with shard K of N owns exactly the
 /// documents whose key hashes to K, so N workers, each with its own state directory and all writing to
 /// one shared sink, together equal one big run.
 ///

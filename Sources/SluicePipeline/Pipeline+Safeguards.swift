@@ -4,7 +4,7 @@ import SluiceCore
 import SluiceState
 
 extension Pipeline {
-    /// A state directory belongs to one shard of one sharding (DESIGN §8). Running it as another shard, or
+    /// A state directory belongs to one shard of one sharding (docs/DESIGN.md §8). Running it as another shard, or
     /// unsharded, would make prune delete the documents the state knows but this run no longer owns, while
     /// their owner upserts them into the same shared sink. Re-embedding clears the whole sink, under the
     /// other shards' feet, so it is refused with a shard too.

@@ -46,7 +46,7 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     /// stays in the extraction cache for the retry.
     public var failedHash: ContentHash?
     /// How many vectors of the previously indexed version were deleted from the sink because the document
-    /// changed and its new version failed (DESIGN §4: none stale); nil when none were.
+    /// changed and its new version failed (docs/DESIGN.md §4: none stale); nil when none were.
     public var removedVectors: Int?
     public var attempts: Int
     public var updatedAt: Double

@@ -3,7 +3,7 @@ import SluiceCore
 import Testing
 
 extension SluiceCLITests {
-    // MARK: Sharding (DESIGN §8)
+    // MARK: Sharding (docs/DESIGN.md §8)
 
     @Test("N shards with their own states and one shared sink, run at once, equal one unsharded run; prune and re-runs stay within a shard")
     func shardsEqualOneRun() async throws {

@@ -43,7 +43,7 @@ struct SluiceCLITests {
         let referenceDistinct = Set(referenceHashes)
         #expect(referenceDistinct.count == referenceStatus.cacheCount, "every chunk sent to the embedder is cached")
         #expect(!referenceDistinct.isEmpty)
-        // DESIGN §2: identical text is embedded once per model, even across documents in flight.
+        // docs/DESIGN.md §2: identical text is embedded once per model, even across documents in flight.
         #expect(referenceHashes.count == referenceDistinct.count, "\(referenceHashes.count - referenceDistinct.count) chunks embedded twice in one uninterrupted run")
 
         // Kill -9 at seeded random moments of the run, at least four times.

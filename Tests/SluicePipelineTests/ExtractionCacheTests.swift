@@ -8,7 +8,7 @@ import Testing
 @testable import SluicePipeline
 @testable import SluiceState
 
-/// The extraction cache kept in the state across runs (DESIGN §2: the same bytes under two keys are
+/// The extraction cache kept in the state across runs (docs/DESIGN.md §2: the same bytes under two keys are
 /// extracted once), with a counting stand-in for an expensive extractor (PDF, OCR).
 @Suite struct ExtractionCacheTests {
     private func write(_ text: String, _ key: String, in harness: PipelineHarness) throws {

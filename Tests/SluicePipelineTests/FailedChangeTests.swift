@@ -6,7 +6,7 @@ import Testing
 
 @testable import SluicePipeline
 
-/// DESIGN §4, none stale: a document whose bytes changed and whose new version fails loses the vectors of
+/// docs/DESIGN.md §4, none stale: a document whose bytes changed and whose new version fails loses the vectors of
 /// its old version; one whose bytes could not be read keeps them.
 @Suite struct FailedChangeTests {
     private func record(_ key: String, _ harness: PipelineHarness) throws -> DocumentRecord? {

@@ -103,7 +103,7 @@ import Glibc
         #expect(Set(records.map(\.documentKey)) == ["a.txt", "b.txt"])
     }
 
-    /// DESIGN §2: the same bytes under several keys are extracted once (here with two extract workers, so
+    /// docs/DESIGN.md §2: the same bytes under several keys are extracted once (here with two extract workers, so
     /// copies are in flight together as well as one after the other); each key still gets its own vectors.
     @Test func identicalBytesUnderSeveralKeysAreExtractedOnce() async throws {
         var harness = try PipelineHarness { $0.extract.parallelism = 2 }

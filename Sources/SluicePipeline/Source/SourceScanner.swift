@@ -17,7 +17,7 @@ package struct SourceScanner: Sendable {
     package let include: [GlobPattern]
     package let exclude: [GlobPattern]
     package let followSymlinks: Bool
-    /// The part of the corpus this run owns (DESIGN §8); documents of other shards are not seen at all.
+    /// The part of the corpus this run owns (docs/DESIGN.md §8); documents of other shards are not seen at all.
     package let shard: Shard
 
     /// A file that could not be listed (unreadable folder, dangling or escaping link), reported per key.

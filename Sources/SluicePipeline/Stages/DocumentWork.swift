@@ -54,7 +54,7 @@ package struct DocumentWork: Sendable {
     }
 
     /// Failed after its bytes were read and found to differ from the indexed version's: the vectors the
-    /// sink holds for that version are known stale (DESIGN §4). Not when the bytes could not be read (not
+    /// sink holds for that version are known stale (docs/DESIGN.md §4). Not when the bytes could not be read (not
     /// known to have changed), nor when the sink or the provider failed (not the document's fault; the
     /// refused document is left as it was).
     package var hasKnownStaleVectors: Bool {

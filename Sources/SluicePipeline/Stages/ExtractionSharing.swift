@@ -1,6 +1,6 @@
 import SluiceCore
 
-/// Shares one extraction among the documents of a run whose bytes are identical (DESIGN §2: the same
+/// Shares one extraction among the documents of a run whose bytes are identical (docs/DESIGN.md §2: the same
 /// bytes under two keys are extracted once; their chunks are then embedded once through the cache).
 ///
 /// Keyed by the content hash and the extractor chosen, since a file's name can pick the extractor. A
