@@ -133,8 +133,11 @@ struct ExtractionCLITests {
         defer { ws.cleanUp() }
         try Self.copySamples(["pdf/xz-utils-faq.pdf", "pdf/fontconfig-user.pdf", "images/xz-faq-page.png"], into: ws)
         let main = ws.target("main")
+        // The deadline applies to every document, so it must be one the healthy ones cannot reach however
+        // loaded the machine is (a text PDF and one OCR'd image, about 1 CPU-second together): 30 s. It once
+        // was 4 s, and the image's OCR timed out while other processes shared the two cores.
         let process = try ws.start(
-            ws.runArguments(main, Self.allFormats + ["--set", "extract.parallelism=1", "--set", "extract.timeout_seconds=4"]),
+            ws.runArguments(main, Self.allFormats + ["--set", "extract.parallelism=1", "--set", "extract.timeout_seconds=30"]),
             environment: ["SLUICE_DEBUG_WORKER_HANG": "fontconfig", "OMP_THREAD_LIMIT": nil])
 
         // While it runs: the binary re-executed itself with the variable, and its workers have it too.
@@ -153,9 +156,8 @@ struct ExtractionCLITests {
             #expect(environment["GLIBC_TUNABLES"]?.contains("glibc.malloc.tcache_count=1000") == true)
         }
 
-        let result = try await process.wait(timeout: .seconds(90))
+        let result = try await process.wait(timeout: .seconds(300))
         #expect(result.exitCode == 2, "\(result)")
-        #expect(result.seconds < 60)
         let status = try await ws.status(main)
         #expect(status.documents == ["indexed": 2, "failed": 1], "\(status.text)")
         #expect(status.failures["pdf/fontconfig-user.pdf"]?.contains("timeout") == true, "\(status.failures)")
