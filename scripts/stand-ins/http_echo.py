@@ -6,12 +6,27 @@ Binds 127.0.0.1 on a free port and prints "PORT <n>" on stdout. Paths:
   /status/<n>     that status, with header X-Test: yes
   /compressed     a large text body gzip-encoded when the client accepts gzip
   /slow?ms=<n>    answers after n milliseconds
+  /barrier?key=<k>&n=<n>&timeout=<s>
+                  answers 200 once n requests with that key are waiting at the same time, 504 if that
+                  does not happen within s seconds (default 60): proves concurrency without timing it
   /reset          closes the connection without an answer (RST)
   /big?bytes=<n>  n bytes of 'a'
 """
 import argparse, gzip, hashlib, json, os, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
+
+
+barrier_lock = threading.Condition()
+barrier_waiting = {}
+
+
+def barrier(key, n, timeout):
+    """True once n callers with `key` are here at the same time (each caller counts once)."""
+    with barrier_lock:
+        barrier_waiting[key] = barrier_waiting.get(key, 0) + 1
+        barrier_lock.notify_all()
+        return barrier_lock.wait_for(lambda: barrier_waiting[key] >= n, timeout=timeout)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -58,6 +73,9 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/slow":
             time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
             self._send(200, b"slow")
+        elif url.path == "/barrier":
+            reached = barrier(query.get("key", [""])[0], int(query.get("n", ["2"])[0]), float(query.get("timeout", ["60"])[0]))
+            self._send(200 if reached else 504, b"together" if reached else b"not enough concurrent requests")
         elif url.path == "/reset":
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
