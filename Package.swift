@@ -126,3 +126,16 @@ let package = Package(
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }
+
+// Coverage-guided fuzzing of the readers of untrusted bytes (scripts/fuzz.sh): one libFuzzer executable,
+// only when SLUICE_FUZZ=1, so that ordinary builds, the test suite and tagged releases never see it or its
+// unsafe flag (libFuzzer brings `main`, so the target is parsed as a library).
+if Context.environment["SLUICE_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "SluiceFuzz",
+            dependencies: ["SluiceCore", "SluiceExtract", "SluiceSinks", "SluiceState"],
+            path: "Fuzz/SluiceFuzz",
+            swiftSettings: strictSettings + [.unsafeFlags(["-parse-as-library"])]
+        ))
+}

@@ -34,7 +34,7 @@ public enum ExtractWorker {
 
         while let line = reader.next(deadline: nil) {
             guard case .line(let bytes) = line else { break }
-            guard let request = try? JSONDecoder().decode(ExtractWorkerProtocol.Request.self, from: Data(bytes)) else {
+            guard let request = ExtractWorkerProtocol.decodeRequest(bytes) else {
                 FileHandle.standardError.write(Data("sluice extract-worker: malformed request\n".utf8))
                 return 65
             }
@@ -136,16 +136,16 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
 }
 
 /// Reads newline-terminated lines from a file descriptor, optionally with a deadline (poll).
-struct LineReader {
-    enum Event { case line([UInt8]), end, timedOut, failed(Int32) }
+package struct LineReader {
+    package enum Event { case line([UInt8]), end, timedOut, failed(Int32) }
 
     let fd: Int32
     private var buffer: [UInt8] = []
     private var scanned = 0
 
-    init(fd: Int32) { self.fd = fd }
+    package init(fd: Int32) { self.fd = fd }
 
-    mutating func next(deadline: ContinuousClock.Instant?) -> Event? {
+    package mutating func next(deadline: ContinuousClock.Instant?) -> Event? {
         while true {
             if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[..<newline])

@@ -61,4 +61,14 @@ public enum ExtractWorkerProtocol {
     static func encodeLine<T: Encodable>(_ value: T) throws -> [UInt8] {
         Array(try JSONEncoder().encode(value)) + [0x0A]
     }
+
+    /// A request line as the worker reads it; nil when it is not one.
+    package static func decodeRequest(_ line: [UInt8]) -> Request? {
+        try? JSONDecoder().decode(Request.self, from: Data(line))
+    }
+
+    /// A response line as the pool reads it; nil when it is not one.
+    package static func decodeResponse(_ line: [UInt8]) -> Response? {
+        try? JSONDecoder().decode(Response.self, from: Data(line))
+    }
 }

@@ -57,7 +57,7 @@ struct WorkerDriver {
         process = worker
         switch event {
         case .line(let bytes):
-            guard let response = try? JSONDecoder().decode(ExtractWorkerProtocol.Response.self, from: Data(bytes)),
+            guard let response = ExtractWorkerProtocol.decodeResponse(bytes),
                 response.id == job.request.id
             else {
                 _ = worker.kill()

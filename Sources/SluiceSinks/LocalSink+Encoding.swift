@@ -20,7 +20,7 @@ extension LocalSink {
         return out
     }
 
-    static func decode<Bytes: Collection>(id: [UInt8], _ bytes: Bytes) throws -> VectorRecord where Bytes.Element == UInt8 {
+    package static func decode<Bytes: Collection>(id: [UInt8], _ bytes: Bytes) throws -> VectorRecord where Bytes.Element == UInt8 {
         let array = Array(bytes)
         guard array.count >= 4 else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
         let dimension = array.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }

@@ -6,10 +6,10 @@ import SluiceCore
 /// metadata, then each section's text, page (0: none, else page + 1), heading path and metadata. Counts and
 /// lengths are LEB128 varints, strings UTF-8. Decoding checks the checksum and every length, and returns
 /// nil for anything else: a damaged entry is a cache miss, never a wrong text.
-enum ExtractedTextCoding {
+package enum ExtractedTextCoding {
     static let format: UInt8 = 1
 
-    static func encode(_ text: ExtractedText) -> [UInt8] {
+    package static func encode(_ text: ExtractedText) -> [UInt8] {
         var payload: [UInt8] = []
         payload.reserveCapacity(text.utf8Count + 64 * text.sections.count + 64)
         appendPairs(text.metadata, to: &payload)
@@ -21,6 +21,11 @@ enum ExtractedTextCoding {
             for heading in section.headingPath { appendString(heading, to: &payload) }
             appendPairs(section.metadata, to: &payload)
         }
+        return frame(payload: payload)
+    }
+
+    /// `payload` behind the header: the format byte and the payload's XXH3-64.
+    package static func frame(payload: [UInt8]) -> [UInt8] {
         let checksum = payload.withUnsafeBytes { xxh3_64(bytes: $0) }
         var out: [UInt8] = [format]
         out.reserveCapacity(9 + payload.count)
@@ -30,7 +35,7 @@ enum ExtractedTextCoding {
     }
 
     /// The text, or nil when `bytes` are not a whole, intact entry of this format.
-    static func decode(_ bytes: [UInt8]) -> ExtractedText? {
+    package static func decode(_ bytes: [UInt8]) -> ExtractedText? {
         guard bytes.count >= 9, bytes[0] == format else { return nil }
         var checksum: UInt64 = 0
         for index in 0..<8 { checksum |= UInt64(bytes[1 + index]) << UInt64(8 * index) }

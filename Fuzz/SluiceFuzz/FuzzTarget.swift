@@ -1,0 +1,66 @@
+import Foundation
+import SluiceCore
+import SluiceExtract
+import SluiceSinks
+import SluiceState
+
+/// One reader of untrusted bytes, driven by libFuzzer (`scripts/fuzz.sh`). Each target feeds the input to
+/// the same code the pipeline runs on a document, a worker's answer or a stored entry. Errors are
+/// expected (most inputs are malformed); what the fuzzer looks for is a crash, a trap, a memory error
+/// (AddressSanitizer), a hang (`-timeout`) or runaway memory (`-rss_limit_mb`).
+enum FuzzTarget: String, CaseIterable {
+    case json, csv, html, docx, text
+    case workerProtocol = "worker-protocol"
+    case extractionCache = "extraction-cache"
+    case localRecord = "local-record"
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .json: Self.extract(bytes, with: JSONExtractor(), key: "fuzz.json")
+        case .csv: Self.extract(bytes, with: CSVExtractor(), key: "fuzz.csv")
+        case .html: Self.extract(bytes, with: HTMLExtractor(), key: "fuzz.html")
+        case .docx: Self.extract(bytes, with: DOCXExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.docx")
+        case .text: Self.extract(bytes, with: TextExtractor(), key: "fuzz.txt")
+        case .workerProtocol: Self.workerLines(bytes)
+        case .extractionCache: Self.extractionCache(bytes)
+        case .localRecord: _ = try? LocalSink.decode(id: Array("fuzz".utf8), bytes)
+        }
+    }
+
+    /// As the extract stage does: the extractor is asked whether it takes the bytes, then extracts.
+    private static func extract(_ bytes: [UInt8], with extractor: some Extractor, key: String) {
+        let input = ExtractionInput(key: key, fileURL: URL(fileURLWithPath: "/nonexistent/\(key)"), bytes: bytes)
+        _ = extractor.accepts(input)
+        if let text = try? extractor.extract(input) {
+            // What the chunker reads next must be well-formed.
+            for section in text.sections { precondition(section.text.utf8.count >= 0) }
+        }
+    }
+
+    /// The worker protocol as both ends read it: lines framed by ``LineReader`` from a pipe, each decoded
+    /// as a request (the worker's side) and as a response (the pool's side).
+    private static func workerLines(_ bytes: [UInt8]) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return }
+        defer { close(fds[0]) }
+        // Inputs are at most libFuzzer's -max_len (4,096 by default), under a pipe's 64 KiB buffer.
+        _ = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        close(fds[1])
+        var reader = LineReader(fd: fds[0])
+        while case .line(let line)? = reader.next(deadline: nil) {
+            _ = ExtractWorkerProtocol.decodeRequest(line)
+            _ = ExtractWorkerProtocol.decodeResponse(line)
+        }
+    }
+
+    /// The extraction cache's decoder, twice: on the raw input (almost always a checksum miss), and on the
+    /// input as a payload behind a valid header, so the fuzzer reaches the payload parser. What decodes
+    /// must encode back to the same bytes.
+    private static func extractionCache(_ bytes: [UInt8]) {
+        _ = ExtractedTextCoding.decode(bytes)
+        let framed = ExtractedTextCoding.frame(payload: bytes)
+        if let text = ExtractedTextCoding.decode(framed) {
+            precondition(ExtractedTextCoding.decode(ExtractedTextCoding.encode(text)) == text, "round trip")
+        }
+    }
+}

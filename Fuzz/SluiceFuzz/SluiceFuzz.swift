@@ -1,0 +1,21 @@
+import Foundation
+
+// The libFuzzer entry point of `sluice-fuzz` (built by scripts/fuzz.sh with -sanitize=fuzzer,address;
+// libFuzzer brings `main`). The target is named by SLUICE_FUZZ_TARGET, read once.
+nonisolated(unsafe) private var selected: FuzzTarget?
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+    if selected == nil {
+        let name = ProcessInfo.processInfo.environment["SLUICE_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
+            FileHandle.standardError.write(Data("sluice-fuzz: set SLUICE_FUZZ_TARGET to one of: \(names)\n".utf8))
+            exit(2)
+        }
+        selected = target
+    }
+    let bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+    selected!.run(bytes)
+    return 0
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing (libFuzzer + AddressSanitizer, release build: preconditions and bounds checks
+# stay on) of the code that reads untrusted bytes: the JSON,
+# CSV, HTML, DOCX and text extractors, the extract workers' line protocol, the extraction-cache decoder
+# and the local store's record decoder. Not part of the test suite: it runs for a bounded time.
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 120 s, every target)
+#
+# Corpora grow in .build-fuzz/corpus/TARGET (seeded from samples/); a crash, a hang (-timeout) or
+# runaway memory (-rss_limit_mb) stops that target and leaves its input in .build-fuzz/crashes/TARGET/.
+# Prints one line per target (executions, seconds, corpus size, crashes) and exits 1 if any crashed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-120}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx text worker-protocol extraction-cache local-record)
+
+SLUICE_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product SluiceFuzz \
+  --sanitize=fuzzer --sanitize=address \
+  -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp 2>&1 | grep -E 'error|warning: .*Fuzz|Compiling SluiceFuzz|Build' || true
+binary=.build-fuzz/release/SluiceFuzz
+[ -x "$binary" ] || { echo "fuzz: build failed" >&2; exit 1; }
+
+seed() {  # target -> sample folders
+  case "$1" in
+    json) echo json ;; csv) echo csv ;; html) echo html ;; docx) echo docx ;; text) echo "text markdown" ;;
+    *) echo "" ;;
+  esac
+}
+
+failed=0
+for target in "${targets[@]}"; do
+  corpus=".build-fuzz/corpus/$target"
+  crashes=".build-fuzz/crashes/$target"
+  mkdir -p "$corpus" "$crashes"
+  for folder in $(seed "$target"); do
+    for f in samples/"$folder"/* samples/bad/*; do [ -f "$f" ] && cp -n "$f" "$corpus/" 2>/dev/null || true; done
+  done
+  [ -n "$(ls -A "$corpus")" ] || printf '\n' > "$corpus/empty"
+  log=".build-fuzz/$target.log"
+  set +e
+  SLUICE_FUZZ_TARGET="$target" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 \
+    "$binary" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1
+  status=$?
+  set -e
+  runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+  took=$(grep -E '^Done [0-9]+ runs in' "$log" | awk '{print $5}')
+  found=$(ls "$crashes" | wc -l)
+  echo "fuzz: $target: ${runs:-?} executions in ${took:-?} s, corpus $(ls "$corpus" | wc -l) inputs, exit $status, $found crash file(s) in $crashes"
+  [ "$status" -eq 0 ] || failed=1
+done
+exit $failed
