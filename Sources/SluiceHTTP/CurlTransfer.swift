@@ -43,7 +43,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// whole connection (`pause_stream_id` in lib/http2.c). With 20 streams on one connection, about one
     /// run in five left a stream one frame short of its end (98,304 of 100,000 bytes, 999,424 of
     /// 1,000,000) until the timeout. With 100 KiB: no stall in 100 runs (bodies of 100 KB and 1 MB);
-    /// see README, "Remote embedders". Costs 84 KiB more memory per transfer in flight.
+    /// see docs/EMBEDDERS.md, "Remote embedders". Costs 84 KiB more memory per transfer in flight.
     static let receiveBufferSize = 100 * 1024
 
     /// Creates and configures the easy handle. Runs on the loop thread.
