@@ -3,81 +3,10 @@ import Yams
 
 /// Reading a pipeline file.
 ///
-/// Every key, its type and its default (unknown keys are errors, so a typo never passes silently):
-///
-/// | key | type | default |
-/// |---|---|---|
-/// | `source.path` | path | `./samples` |
-/// | `source.include` | [glob] | `["**/*"]` |
-/// | `source.exclude` | [glob] | `["**/.git/**", "**/.sluice/**"]` |
-/// | `source.follow_symlinks` | bool | `false` |
-/// | `extract.max_file_mb` | number | `200` |
-/// | `extract.parallelism` | int | core count |
-/// | `extract.timeout_seconds` | number | `120` |
-/// | `extract.docx.max_inflated_mb` | number | `100` |
-/// | `extract.docx.max_compression_ratio` | number | `200` |
-/// | `extract.json.fields` | [path or key] | `[]` (every string value) |
-/// | `extract.json.max_depth` | int | `64` |
-/// | `extract.isolate` | bool | `true` |
-/// | `extract.cache_mb` | number (0: off) | `512` |
-/// | `extract.ocr` | `auto`/`always`/`never`, or a mapping of the keys below | `auto` |
-/// | `extract.ocr.mode` | `auto`/`always`/`never` | `auto` |
-/// | `extract.ocr.languages` | [string] | `["eng"]` |
-/// | `extract.ocr.psm` | int 0…13 | `3` |
-/// | `extract.ocr.dpi` | int 72…1200 | `300` |
-/// | `extract.ocr.min_text_chars` | int | `16` |
-/// | `extract.pdf.strip_headers` | bool | `false` |
-/// | `extract.pdf.join_hyphens` | bool | `true` |
-/// | `extract.pdf.password_env` | environment variable name | none |
-/// | `chunk.strategy` | `recursive`, `structured` | `recursive` |
-/// | `chunk.max_tokens` | int | `256` |
-/// | `chunk.overlap_tokens` | int | `32` |
-/// | `chunk.parallelism` | int | core count |
-/// | `embed.provider` | `hash`, `minilm`, `openai`, `azure-openai`, `ollama`, `tei` | `hash` |
-/// | `embed.model` | string | provider's default |
-/// | `embed.dimensions` | int | `384` |
-/// | `embed.batch` | int | `64` |
-/// | `embed.max_batch_tokens` | int | `300000` |
-/// | `embed.linger_ms` | int | `20` |
-/// | `embed.parallelism` | int | `2` (remote providers: the most requests in flight; adaptive below it) |
-/// | `embed.base_url` | URL | provider's usual local address; required for `azure-openai` |
-/// | `embed.api_key_env` | env var name | none (no key sent) |
-/// | `embed.api_version` | string | `2024-02-01` (`azure-openai`) |
-/// | `embed.encoding_format` | `base64`, `float` | `base64` |
-/// | `embed.request_dimensions` | bool | true for `text-embedding-3-*` models |
-/// | `embed.rpm` | int | none (from the provider's headers) |
-/// | `embed.tpm` | int | none (from the provider's headers) |
-/// | `embed.max_retries` | int | `6` |
-/// | `embed.timeout_seconds` | number | `120` |
-/// | `embed.connect_timeout_seconds` | number | `10` |
-/// | `embed.ca_bundle` | path | system CA store |
-/// | `embed.max_request_bytes` | int | `8388608` |
-/// | `embed.max_input_tokens` | int | `8192` |
-/// | `embed.tokenizer` | `cl100k_base`, `o200k_base` | `cl100k_base` |
-/// | `sink.kind` | `local`, `jsonl`, `pgvector`, `chroma`, `qdrant`, `pinecone` | `local` |
-/// | `sink.path` | path (local folder; JSONL file `*.jsonl` or folder of shards) | `.sluice/index` |
-/// | `sink.batch` | int | `512` |
-/// | `sink.max_batch_bytes` | int | `8388608` |
-/// | `sink.url` | PostgreSQL URL (no password) or HTTP base URL | none (pinecone: `https://api.pinecone.io`) |
-/// | `sink.password_env` | env var name (pgvector password) | none |
-/// | `sink.api_key_env` | env var name (HTTP stores) | none |
-/// | `sink.table` | SQL identifier (pgvector) | `sluice_chunks` |
-/// | `sink.collection` | string (chroma, qdrant) | `sluice` |
-/// | `sink.index` | string (pinecone) | none |
-/// | `sink.namespace` | string (pinecone) | `""` |
-/// | `sink.tenant`, `sink.database` | string (chroma) | `default_tenant`, `default_database` |
-/// | `sink.metric` | `cosine`, `l2`, `dot` | `cosine` |
-/// | `sink.retries` | int | `5` |
-/// | `sink.shards` | int (jsonl folder) | `1` |
-/// | `sink.timeout_seconds` | number (HTTP stores) | `60` |
-/// | `sink.metadata_text_bytes` | int (pinecone) | `32000` |
-/// | `state` | path | `.sluice/state` |
-/// | `run.prune` | bool | `false` |
-/// | `run.max_delete_fraction` | number 0…1 | `0.2` |
-/// | `run.buffer` | int | `16` |
-/// | `run.upsert_parallelism` | int | `2` |
-///
-/// Relative paths resolve against the folder of the pipeline file.
+/// Every key, its type, its default and its meaning are in `docs/CONFIGURATION.md` ("Every key"); the
+/// configuration reference test fails when that table and this decoder disagree (a key documented but
+/// not decoded, decoded but not documented, or a default that differs). Unknown keys are errors, so a
+/// typo never passes silently. Relative paths resolve against the folder of the pipeline file.
 extension PipelineConfiguration {
     /// Loads a pipeline file and applies `key=value` overrides (dotted keys, YAML values).
     /// - Throws: ``SluiceError/Code/configuration`` naming the offending key.
@@ -141,9 +70,22 @@ extension PipelineConfiguration {
         tree[first] = child
     }
 
-    static func decode(_ tree: [String: Any]) throws -> PipelineConfiguration {
+    /// Every key the decoder reads, as a dotted path: decoding a file whose every section is present and
+    /// empty visits them all.
+    package static var decodableKeys: Set<String> {
+        let log = KeyLog()
+        let skeleton: [String: Any] = [
+            "source": [String: Any](), "chunk": [String: Any](), "embed": [String: Any](), "sink": [String: Any](),
+            "run": [String: Any](),
+            "extract": ["docx": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any]()],
+        ]
+        _ = try? decode(skeleton, log: log)
+        return log.keys
+    }
+
+    static func decode(_ tree: [String: Any], log: KeyLog? = nil) throws -> PipelineConfiguration {
         var c = PipelineConfiguration()
-        var root = Section(tree, path: "")
+        var root = Section(tree, path: "", log: log)
         if var s = try root.section("source") {
             c.source.path = try s.string("path") ?? c.source.path
             c.source.include = try s.strings("include") ?? c.source.include
@@ -256,15 +198,22 @@ extension PipelineConfiguration {
     }
 }
 
+/// The keys a decoding read, with their full paths (for ``PipelineConfiguration/decodableKeys``).
+final class KeyLog {
+    var keys: Set<String> = []
+}
+
 /// A mapping being read: typed accessors with the key path in every error, and unknown-key detection.
 private struct Section {
     var values: [String: Any]
     var path: String
     var seen: Set<String> = []
+    let log: KeyLog?
 
-    init(_ values: [String: Any], path: String) {
+    init(_ values: [String: Any], path: String, log: KeyLog?) {
         self.values = values
         self.path = path
+        self.log = log
     }
 
     private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
@@ -280,7 +229,7 @@ private struct Section {
         guard let dict = value as? [String: Any] else {
             throw SluiceError(.configuration, "\(name(key)): expected a mapping")
         }
-        return Section(dict, path: name(key))
+        return Section(dict, path: name(key), log: log)
     }
 
     mutating func string(_ key: String, oneOf allowed: [String]? = nil) throws -> String? {
@@ -356,6 +305,7 @@ private struct Section {
     }
 
     func finish() throws {
+        log?.keys.formUnion(seen.map { name($0) })
         let unknown = Set(values.keys).subtracting(seen).sorted()
         if !unknown.isEmpty {
             let known = seen.sorted().map { name($0) }.joined(separator: ", ")
