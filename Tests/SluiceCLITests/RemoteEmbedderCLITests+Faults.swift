@@ -1,0 +1,36 @@
+import Foundation
+import SluiceCore
+import Testing
+
+/// The fault campaign of issue 14 against the stand-in.
+extension RemoteEmbedderCLITests {
+    @Test(
+        "a vector that is not finite (base64 NaN, inf, 1e39; JSON 1e39) fails only its document; never cached or stored",
+        arguments: [("nan", "base64"), ("inf", "base64"), ("1e39", "base64"), ("1e39", "float")])
+    func nonFiniteVectorsFailOnlyTheirDocument(value: String, format: String) async throws {
+        let ws = try Workspace("remote-poison")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 10, into: ws.corpus, seed: 0x5EED_0507, maxBytes: 3_000)
+        let poisoned = "poison/poisoned.txt"
+        try FileManager.default.createDirectory(at: ws.corpus.appendingPathComponent("poison"), withIntermediateDirectories: true)
+        try "A short note that carries the POISONMARKER word.\n".write(
+            to: ws.corpus.appendingPathComponent(poisoned), atomically: true, encoding: .utf8)
+        let server = try await server(["--poison-text", "POISONMARKER", "--poison-value", value])
+        let target = ws.target("main")
+        // One request for everything: the poisoned input shares its batch with the other documents' chunks.
+        let extra = settings(server, batch: 256, parallelism: 1) + ["--set", "embed.encoding_format=\(format)", "--set", "embed.linger_ms=1000"]
+        let first = try await run(ws, target, extra)
+        #expect(first.exitCode == 2, "\(first)")
+        let status = try await ws.status(target)
+        #expect(status.documents["indexed"] == keys.count, "\(status.text)")
+        #expect(status.documents["failed"] == 1, "\(status.text)")
+        #expect(status.failures[poisoned]?.contains("not finite") == true, "\(status.text)")
+        let records = try Export.records(try await ws.export(target))
+        #expect(Set(records.map(\.documentKey)) == Set(keys))
+        #expect(records.allSatisfy { $0.vector.allSatisfy(\.isFinite) })
+        // Not cached: the next run asks the provider again, and fails the document again.
+        let again = try await run(ws, target, extra)
+        #expect(again.exitCode == 2, "\(again)")
+        #expect(try await Self.serverStats(server)["poisoned"] == 2, "the poisoned vector was cached")
+    }
+}
