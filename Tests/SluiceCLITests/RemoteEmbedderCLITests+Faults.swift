@@ -2,7 +2,7 @@ import Foundation
 import SluiceCore
 import Testing
 
-/// The fault campaign of issue 14 against the stand-in.
+/// The fault campaign of issue 14 against the stand-in: poisoned vectors, absurd Retry-After values.
 extension RemoteEmbedderCLITests {
     @Test(
         "a vector that is not finite (base64 NaN, inf, 1e39; JSON 1e39) fails only its document; never cached or stored",
@@ -32,5 +32,20 @@ extension RemoteEmbedderCLITests {
         let again = try await run(ws, target, extra)
         #expect(again.exitCode == 2, "\(again)")
         #expect(try await Self.serverStats(server)["poisoned"] == 2, "the poisoned vector was cached")
+    }
+
+    @Test(
+        "a 429 asking for an absurd wait (Retry-After 1e20 or inf, retry-after-ms 1e30) is capped, not a crash",
+        arguments: [["--retry-after", "1e20"], ["--retry-after", "inf"], ["--retry-after-ms", "1e30"]])
+    func absurdRetryAfterIsCapped(header: [String]) async throws {
+        let ws = try Workspace("remote-retry-after")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 4, into: ws.corpus, seed: 0x5EED_0508, maxBytes: 3_000)
+        let server = try await server(["--storm", "2"] + header)
+        let target = ws.target("main")
+        let result = try await run(ws, target, settings(server) + ["--set", "embed.max_retry_after_seconds=1"])
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(try await Self.serverStats(server)["rate_limited"] == 2)
+        #expect(try await ws.status(target).documents == ["indexed": keys.count])
     }
 }

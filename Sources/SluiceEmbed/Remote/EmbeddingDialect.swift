@@ -16,8 +16,8 @@ enum ProviderAnswer: Equatable, Sendable {
     case success
     /// Too many inputs or tokens in one request: split the batch.
     case tooLarge(String)
-    /// 429 rate limit (or a full queue): wait, slow the whole budget down, retry.
-    case rateLimited(retryAfter: Duration?, String)
+    /// 429 rate limit (or a full queue): wait (`Retry-After`, capped), slow the whole budget down, retry.
+    case rateLimited(String)
     /// The provider will not go on (quota, credentials): stop the run.
     case refused(String)
     /// 408, 409, 5xx: retry with backoff.
@@ -39,7 +39,7 @@ extension EmbeddingDialect {
             if code == "insufficient_quota" || message.lowercased().contains("exceeded your current quota") {
                 return .refused("HTTP 429 insufficient_quota: \(message)")
             }
-            return .rateLimited(retryAfter: RetryAfter.parse(response), "HTTP 429: \(message)")
+            return .rateLimited("HTTP 429: \(message)")
         case 413:
             return batchSize > 1 ? .tooLarge("HTTP 413: \(message)") : .invalid("HTTP 413: \(message)")
         case 400:

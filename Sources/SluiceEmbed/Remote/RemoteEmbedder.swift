@@ -9,8 +9,9 @@ import Synchronization
 /// provider's headers) and one ``AdaptiveConcurrency`` limit (AIMD within `embed.parallelism`), shared
 /// by all batches in flight. Answers are handled as ``ProviderAnswer``s:
 /// - too large (400/413): the batch is split in two halves, each retried on its own;
-/// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (else an exponential
-///   backoff with full jitter), concurrency halves, the batch is retried;
+/// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (at most
+///   `maxRetryAfter`; else an exponential backoff with full jitter), concurrency halves, the batch is
+///   retried;
 /// - 429 insufficient_quota, 401, 403: ``SluiceError/Code/providerRefused``; from then on every call fails
 ///   the same way at once, without a request (the pipeline stops and exits 5);
 /// - 408/409/5xx, resets, timeouts: retried with backoff up to `maxRetries`, then the batch fails with
@@ -114,7 +115,7 @@ public final class RemoteEmbedder: Embedder {
                 budget.refund(tokens: total)
                 counters.withLock { $0.splits += 1 }
                 return try await split(texts, tokens: tokens)
-            case .rateLimited(let retryAfter, let reason):
+            case .rateLimited(let reason):
                 concurrency.release(.overloaded)
                 rateLimits += 1
                 counters.withLock {
@@ -125,7 +126,7 @@ public final class RemoteEmbedder: Embedder {
                     throw SluiceError(.embeddingFailed, "gave up after \(rateLimits) rate-limited attempts: \(scrub(reason))")
                 }
                 let fallback = backoff.delay(attempt: rateLimits - 1, unit: Double.random(in: 0..<1))
-                budget.rateLimited(retryAfter: retryAfter, fallback: fallback)
+                budget.rateLimited(retryAfter: response.retryAfter(cap: configuration.maxRetryAfter), fallback: fallback)
             case .refused(let reason):
                 concurrency.release(.neutral)
                 let error = SluiceError(.providerRefused, "\(configuration.provider) refused to go on: \(scrub(reason))")
