@@ -8,7 +8,9 @@ import Synchronization
 /// Every request goes through one ``RateBudget`` (requests/minute, tokens/minute, refined from the
 /// provider's headers) and one ``AdaptiveConcurrency`` limit (AIMD within `embed.parallelism`), shared
 /// by all batches in flight. Answers are handled as ``ProviderAnswer``s:
-/// - too large (400/413): the batch is split in two halves, each retried on its own;
+/// - too large (400/413, and OpenAI's 429 "Request too large … per min"): the batch is split in two
+///   halves, each retried on its own, and the smaller size is remembered (``RequestSizeLimit``) so that
+///   later batches are cut before they are sent; a single input that is too large fails at once;
 /// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (at most
 ///   `maxRetryAfter`; else an exponential backoff with full jitter), concurrency halves, the batch is
 ///   retried;
@@ -30,6 +32,7 @@ public final class RemoteEmbedder: Embedder {
     private let backoff: Backoff
     private let counters = Mutex(EmbedderRequestStats())
     private let refusal = Mutex<SluiceError?>(nil)
+    private let sizeLimit = Mutex(RequestSizeLimit())
 
     /// The providers this embedder speaks.
     public static let providers = ["openai", "azure-openai", "ollama", "tei"]
@@ -78,6 +81,11 @@ public final class RemoteEmbedder: Embedder {
         if texts.count > 1, texts.count > l.maxInputs || total > l.maxTokensPerRequest {
             return try await split(texts, tokens: tokens)
         }
+        if texts.count > 1, !sizeLimit.withLock({ $0.admits(inputs: texts.count, tokens: total) }) {
+            // Cut before sending: the provider refused a request of this size before.
+            counters.withLock { $0.splits += 1 }
+            return try await split(texts, tokens: tokens)
+        }
         let request = try dialect.request(for: Array(texts), configuration: configuration)
         if texts.count > 1, request.body.count > l.maxRequestBytes {
             return try await split(texts, tokens: tokens)
@@ -110,10 +118,12 @@ public final class RemoteEmbedder: Embedder {
                 let vectors = try dialect.vectors(from: response, count: texts.count)
                 counters.withLock { $0.tokens += total }
                 return vectors
-            case .tooLarge:
+            case .tooLarge(let reason):
                 concurrency.release(.neutral)
                 budget.refund(tokens: total)
                 counters.withLock { $0.splits += 1 }
+                let count = texts.count
+                sizeLimit.withLock { $0.refused(inputs: count, tokens: total, providerLimit: requestSizeLimit(in: reason)) }
                 return try await split(texts, tokens: tokens)
             case .rateLimited(let reason):
                 concurrency.release(.overloaded)
