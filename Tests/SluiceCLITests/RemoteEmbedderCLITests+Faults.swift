@@ -2,7 +2,12 @@ import Foundation
 import SluiceCore
 import Testing
 
-/// The fault campaign of issue 14 against the stand-in: poisoned vectors, absurd Retry-After values.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fault campaign of issue 14 against the stand-in: poisoned vectors, absurd Retry-After values, a
+/// signal during a rate-limit pause.
 extension RemoteEmbedderCLITests {
     @Test(
         "a vector that is not finite (base64 NaN, inf, 1e39; JSON 1e39) fails only its document; never cached or stored",
@@ -46,6 +51,36 @@ extension RemoteEmbedderCLITests {
         let result = try await run(ws, target, settings(server) + ["--set", "embed.max_retry_after_seconds=1"])
         #expect(result.exitCode == 0, "\(result)")
         #expect(try await Self.serverStats(server)["rate_limited"] == 2)
+        #expect(try await ws.status(target).documents == ["indexed": keys.count])
+    }
+
+    @Test("the first SIGTERM cuts a rate-limit pause (Retry-After: 3600): the run commits, exits 4, and resumes")
+    func signalCutsARateLimitPause() async throws {
+        let ws = try Workspace("remote-sigterm-pause")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 6, into: ws.corpus, seed: 0x5EED_0509, maxBytes: 4_000)
+        let storm = try await server(["--storm", "1000000", "--retry-after", "3600"])
+        let target = ws.target("main")
+        let statsURL = ws.file("interrupted.stats.json")
+        let process = try ws.start(ws.runArguments(target, settings(storm) + ["--stats-json", statsURL.path]), environment: [Self.keyVariable: key])
+        let deadline = ContinuousClock.now + .seconds(120)
+        while (try await Self.serverStats(storm)["rate_limited"] ?? 0) < 1, ContinuousClock.now < deadline, process.isRunning {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(process.isRunning, "the run ended before the signal: \(process.stderrSoFar)")
+        process.send(SIGTERM)
+        // The pause is an hour (or the cap on it, minutes): only a cut wait ends within a minute.
+        let result = try await process.wait(timeout: .seconds(60))
+        #expect(result.exitCode == 4, "\(result)")
+        #expect(result.stderr.contains("signal received"), "\(result)")
+        let stats = try ws.stats(statsURL)
+        #expect(stats.decoded.interrupted)
+        #expect(stats["documents_failed"] == 0, "a cut wait is not the documents' fault")
+        #expect(try await ws.status(target).documents["failed"] == nil)
+
+        let good = try await server()
+        let resumed = try await run(ws, target, settings(good))
+        #expect(resumed.exitCode == 0, "\(resumed)")
         #expect(try await ws.status(target).documents == ["indexed": keys.count])
     }
 }

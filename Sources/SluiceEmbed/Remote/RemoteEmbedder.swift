@@ -18,6 +18,8 @@ import Synchronization
 ///   the same way at once, without a request (the pipeline stops and exits 5);
 /// - 408/409/5xx, resets, timeouts: retried with backoff up to `maxRetries`, then the batch fails with
 ///   the last reason.
+/// Waits (backoff, rate-limit pauses) end at once when the run's ``ShutdownSignal`` is requested: the
+/// batch then fails with ``SluiceError/Code/interrupted``.
 /// The API key travels in a header only and is scrubbed from every message.
 public final class RemoteEmbedder: Embedder {
     public let identity: EmbedderIdentity
@@ -159,7 +161,7 @@ public final class RemoteEmbedder: Embedder {
             throw SluiceError(.embeddingFailed, "gave up after \(failures) attempts for a batch of \(batch): \(scrub(reason))")
         }
         counters.withLock { $0.retries += 1 }
-        try await Task.sleep(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
+        try await ShutdownSignal.pause(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
     }
 
     /// Embeds the two halves of a batch concurrently.
