@@ -4,7 +4,9 @@ import Sluice
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Write every stored vector with id, metadata and text, sorted by id.")
+        commandName: "export",
+        abstract: "Write every stored vector with id, metadata and text, sorted by id.",
+        discussion: "A record whose vector is not finite (stored by an older version) is left out and named on standard error; the export then exits 2.")
 
     @OptionGroup var options: PipelineOptions
 
@@ -30,6 +32,15 @@ struct ExportCommand: AsyncParsableCommand {
             let writer = ExportWriter(handle: handle)
             try await components.sink.exportAll { record in try writer.write(record) }
             writer.flush()
+            if writer.skipped > 0 {
+                // Written by a version that did not refuse such vectors: JSON cannot carry them, and one
+                // must not stop the export of every other record.
+                let examples = writer.skippedExamples.joined(separator: ", ") + (writer.skipped > writer.skippedExamples.count ? ", …" : "")
+                FileHandle.standardError.write(Data((
+                    "sluice: export: skipped \(writer.skipped) records whose vectors are not finite (\(examples)); "
+                    + "run `sluice run --reembed` to embed them again\n").utf8))
+                throw ExitCode(RunExitCode.documentsFailed.rawValue)
+            }
         }
     }
 }
@@ -46,7 +57,16 @@ final class ExportWriter: @unchecked Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
+    /// Records left out because their vectors are not finite, and the first few as `document #ordinal`.
+    private(set) var skipped = 0
+    private(set) var skippedExamples: [String] = []
+
     func write(_ record: VectorRecord) throws {
+        guard VectorMath.problem(record.vector) == nil else {
+            skipped += 1
+            if skippedExamples.count < 5 { skippedExamples.append("\(record.documentKey) #\(record.ordinal)") }
+            return
+        }
         buffer += try encoder.encode(record)
         buffer.append(0x0A)
         if buffer.count > 1 << 20 { flush() }

@@ -22,6 +22,7 @@ struct SearchCommand: AsyncParsableCommand {
             let configuration = try options.loadConfiguration()
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             let vector = try await components.embedder.embed([query])[0]
+            if let problem = VectorMath.problem(vector) { throw SluiceError(.embeddingFailed, "the query: \(problem)") }
             let hits = try await components.sink.search(vector, k: k)
             for hit in hits {
                 if json {

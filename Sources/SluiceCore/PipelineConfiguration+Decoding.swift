@@ -156,6 +156,10 @@ extension PipelineConfiguration {
             c.embed.requestsPerMinute = try s.int("rpm", min: 1) ?? c.embed.requestsPerMinute
             c.embed.tokensPerMinute = try s.int("tpm", min: 1) ?? c.embed.tokensPerMinute
             c.embed.maxRetries = try s.int("max_retries", min: 0) ?? c.embed.maxRetries
+            c.embed.maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0) ?? c.embed.maxRetryAfterSeconds
+            guard c.embed.maxRetryAfterSeconds <= 86_400 else {
+                throw SluiceError(.configuration, "embed.max_retry_after_seconds: must be at most 86400 (a day), got \(c.embed.maxRetryAfterSeconds)")
+            }
             c.embed.timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? c.embed.timeoutSeconds
             c.embed.connectTimeoutSeconds = try s.number("connect_timeout_seconds", min: 0.001) ?? c.embed.connectTimeoutSeconds
             c.embed.caBundle = try s.string("ca_bundle") ?? c.embed.caBundle

@@ -73,6 +73,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
         public var tokensPerMinute: Int? = nil
         /// Retries of a transient failure before the batch's documents fail.
         public var maxRetries: Int = 6
+        /// The longest pause a 429's `Retry-After` (or `retry-after-ms`) is honoured for; a longer or absurd
+        /// one waits this long, then the request is retried.
+        public var maxRetryAfterSeconds: Double = 120
         public var timeoutSeconds: Double = 120
         public var connectTimeoutSeconds: Double = 10
         /// A PEM CA bundle to verify the provider with.

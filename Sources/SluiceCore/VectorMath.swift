@@ -11,3 +11,23 @@ package enum VectorMath {
         return na > 0 && nb > 0 ? dot / (na.squareRoot() * nb.squareRoot()) : 0
     }
 }
+
+extension VectorMath {
+    /// Why `vector` must not be stored, or nil when it may: a value that is not finite (NaN, ±infinity —
+    /// a float32 above about 3.4e38 becomes infinity) or values so large that the squared norm overflows
+    /// float32, which makes every cosine with it NaN. Such a vector matches nothing, cannot be written as
+    /// JSON and is refused by some stores.
+    package static func problem(_ vector: [Float]) -> String? {
+        var squares: Float = 0
+        for (index, value) in vector.enumerated() {
+            guard value.isFinite else {
+                return "the embedder returned a vector that is not finite (\(value) at position \(index))"
+            }
+            squares += value * value
+        }
+        guard squares.isFinite else {
+            return "the embedder returned a vector that is not finite (its norm overflows float32)"
+        }
+        return nil
+    }
+}

@@ -118,81 +118,85 @@ public actor Pipeline {
         var notReached = 0
         var commitError: (any Error)?
         let scanned = ScanCounter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await extract.run(input: toExtract, output: toChunk) }
-            group.addTask { await chunk.run(input: toChunk, output: toHash) }
-            group.addTask { await hash.run(input: toHash, output: toEmbed) }
-            group.addTask { await embed.run(input: toEmbed, output: toUpsert) }
-            group.addTask { await upsert.run(input: toUpsert, output: toCommit) }
-            let commitTask = Task { try await commit.run(input: toCommit) }
-            let reporter: Task<Void, Never>? = progress.map { report in
-                Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(1))
-                        if Task.isCancelled { break }
-                        report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now))
+        // Every task of the run sees the signal: waits that only pass time (retry backoff, rate-limit
+        // pauses of the embedder and of the stores) end at once on the first signal.
+        try await ShutdownSignal.$current.withValue(shutdown) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await extract.run(input: toExtract, output: toChunk) }
+                group.addTask { await chunk.run(input: toChunk, output: toHash) }
+                group.addTask { await hash.run(input: toHash, output: toEmbed) }
+                group.addTask { await embed.run(input: toEmbed, output: toUpsert) }
+                group.addTask { await upsert.run(input: toUpsert, output: toCommit) }
+                let commitTask = Task { try await commit.run(input: toCommit) }
+                let reporter: Task<Void, Never>? = progress.map { report in
+                    Task {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: .seconds(1))
+                            if Task.isCancelled { break }
+                            report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now))
+                        }
                     }
                 }
-            }
-            defer { reporter?.cancel() }
+                defer { reporter?.cancel() }
 
-            do {
-                try await scanner.walk { entry in
-                    if shutdown.isRequested || providerStop.isRequested {
-                        // Stop taking documents; keep walking (stat only) to count what was not reached.
-                        interrupted = true
-                        if case .success(let file) = entry {
-                            if options.retryFailed {
-                                if (try? checkpoint.document(file.key))??.status != .failed { return true }
+                do {
+                    try await scanner.walk { entry in
+                        if shutdown.isRequested || providerStop.isRequested {
+                            // Stop taking documents; keep walking (stat only) to count what was not reached.
+                            interrupted = true
+                            if case .success(let file) = entry {
+                                if options.retryFailed {
+                                    if (try? checkpoint.document(file.key))??.status != .failed { return true }
+                                }
+                                notReached += 1
                             }
-                            notReached += 1
-                        }
-                        return true
-                    }
-                    let scanStart = clock.now
-                    var document: DocumentWork
-                    switch entry {
-                    case .failure(let problem):
-                        let file = SourceFile(key: problem.key, url: scanner.root.appendingPathComponent(problem.key), size: 0, mtimeNanoseconds: 0)
-                        document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
-                        document.outcome = .failed(SluiceError(problem.error, problem.message))
-                    case .success(let file):
-                        let previous: DocumentRecord?
-                        do {
-                            previous = try checkpoint.document(file.key)
-                        } catch {
-                            document = DocumentWork(file: file, previous: nil)
-                            document.fail(error, as: .state)
-                            break
-                        }
-                        if options.retryFailed && previous?.status != .failed { return true }
-                        if let previous, previous.status == .indexed, previous.size == file.size,
-                            previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
-                        {
-                            // The stat-only fast path: unchanged without reading a byte.
-                            tally.update { $0.documentsSkipped += 1 }
-                            scanned.increment()
-                            scanMeter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
                             return true
                         }
-                        document = DocumentWork(file: file, previous: previous)
+                        let scanStart = clock.now
+                        var document: DocumentWork
+                        switch entry {
+                        case .failure(let problem):
+                            let file = SourceFile(key: problem.key, url: scanner.root.appendingPathComponent(problem.key), size: 0, mtimeNanoseconds: 0)
+                            document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
+                            document.outcome = .failed(SluiceError(problem.error, problem.message))
+                        case .success(let file):
+                            let previous: DocumentRecord?
+                            do {
+                                previous = try checkpoint.document(file.key)
+                            } catch {
+                                document = DocumentWork(file: file, previous: nil)
+                                document.fail(error, as: .state)
+                                break
+                            }
+                            if options.retryFailed && previous?.status != .failed { return true }
+                            if let previous, previous.status == .indexed, previous.size == file.size,
+                                previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
+                            {
+                                // The stat-only fast path: unchanged without reading a byte.
+                                tally.update { $0.documentsSkipped += 1 }
+                                scanned.increment()
+                                scanMeter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
+                                return true
+                            }
+                            document = DocumentWork(file: file, previous: previous)
+                        }
+                        scanned.increment()
+                        tally.admitted()
+                        scanMeter.worked(scanStart.duration(to: clock.now))
+                        let sendStart = clock.now
+                        if await toExtract.send(document) { scanMeter.blocked(sendStart.duration(to: clock.now)) }
+                        return true
                     }
-                    scanned.increment()
-                    tally.admitted()
-                    scanMeter.worked(scanStart.duration(to: clock.now))
-                    let sendStart = clock.now
-                    if await toExtract.send(document) { scanMeter.blocked(sendStart.duration(to: clock.now)) }
-                    return true
+                } catch {
+                    toExtract.finish()
+                    try await group.waitForAll()
+                    _ = await commitTask.result
+                    throw error
                 }
-            } catch {
                 toExtract.finish()
                 try await group.waitForAll()
-                _ = await commitTask.result
-                throw error
+                do { try await commitTask.value } catch { commitError = error }
             }
-            toExtract.finish()
-            try await group.waitForAll()
-            do { try await commitTask.value } catch { commitError = error }
         }
         auditLog.map { try? $0.close() }
         // Deferred store work (index builds, file compaction) once every write of the run is acknowledged.
@@ -208,7 +212,9 @@ public actor Pipeline {
         stats.runID = runID
         stats.startedAt = started.timeIntervalSince1970
         stats.wallSeconds = startInstant.duration(to: clock.now).seconds
-        stats.interrupted = interrupted && stats.providerRefusal == nil
+        // Interrupted: the scanner stopped taking documents, or (the scan was over) a signal cut the waits
+        // of documents in flight, which were left for the next run.
+        stats.interrupted = (interrupted || (shutdown.isRequested && stats.documentsNotReached > 0)) && stats.providerRefusal == nil
         stats.documentsNotReached += notReached
         var scan = scanMeter.snapshot
         scan.itemsIn = scanned.value

@@ -48,6 +48,7 @@ extension PipelineComponents {
         configuration.tokensPerMinute = embed.tokensPerMinute
         configuration.maxConcurrency = embed.parallelism
         configuration.maxRetries = embed.maxRetries
+        configuration.maxRetryAfter = .milliseconds(Int64(embed.maxRetryAfterSeconds * 1000))
         configuration.tokenizer = embed.tokenizer
         configuration.limits.maxInputs = min(2048, embed.batch)
         configuration.limits.maxTokensPerRequest = embed.maxBatchTokens

@@ -111,15 +111,35 @@ import Testing
 
     @Test func retryAfterPrefersMilliseconds() {
         let both = HTTPResponse(status: 429, headers: ["retry-after-ms": "250", "retry-after": "3"])
-        #expect(RetryAfter.parse(both) == .milliseconds(250))
-        #expect(RetryAfter.parse(HTTPResponse(status: 429, headers: ["retry-after": "3"])) == .seconds(3))
-        #expect(RetryAfter.parse(HTTPResponse(status: 429)) == nil)
+        #expect(both.retryAfter() == .milliseconds(250))
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": "3"]).retryAfter() == .seconds(3))
+        #expect(HTTPResponse(status: 429).retryAfter() == nil)
+    }
+
+    @Test(arguments: [
+        ["retry-after": "1e20"], ["retry-after": "inf"], ["retry-after": "Infinity"], ["retry-after-ms": "1e30"],
+        ["retry-after": "3600"], ["retry-after": "Fri, 31 Dec 9999 23:59:59 GMT"],
+    ])
+    func absurdRetryAfterIsClampedToTheCap(headers: [String: String]) {
+        let response = HTTPResponse(status: 429, headers: headers)
+        #expect(response.retryAfter(cap: .seconds(90)) == .seconds(90))
+        #expect(response.retryAfter() == HTTPResponse.defaultRetryAfterCap)
+    }
+
+    @Test(arguments: ["nan", "-1", "soon", ""])
+    func unusableRetryAfterIsNone(value: String) {
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": value]).retryAfter() == nil)
+        #expect(HTTPResponse(status: 429, headers: ["retry-after-ms": value]).retryAfter() == nil)
+    }
+
+    @Test func absurdResetDurationsAreClamped() {
+        #expect(GoDuration.parse("99999999999999999999999h") == .seconds(86_400))
     }
 
     @Test func retryAfterAsHTTPDate() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
         let response = HTTPResponse(status: 429, headers: ["retry-after": "Tue, 14 Nov 2023 22:13:25 GMT"])
-        #expect(RetryAfter.parse(response, now: now) == .seconds(5))
+        #expect(response.retryAfter(now: now) == .seconds(5))
     }
 
     @Test func snapshotReadsTheHeaders() {

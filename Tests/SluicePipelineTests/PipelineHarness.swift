@@ -12,6 +12,8 @@ struct PipelineHarness {
     let root: URL
     var configuration: PipelineConfiguration
     let embedder: CountingEmbedder
+    /// Runs with this embedder instead of ``embedder`` when set.
+    var embedderOverride: (any Embedder)?
     let sink: InMemorySink
     var extractors = ExtractorRegistry(extractors: [TextExtractor()])
 
@@ -34,7 +36,7 @@ struct PipelineHarness {
 
     func pipeline(_ options: RunOptions = RunOptions()) -> Pipeline {
         let chunker = RecursiveChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
-        let components = PipelineComponents(extractors: extractors, chunker: chunker, embedder: embedder, sink: sink)
+        let components = PipelineComponents(extractors: extractors, chunker: chunker, embedder: embedderOverride ?? embedder, sink: sink)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         return Pipeline(configuration: configuration, components: components, options: options, logger: logger)

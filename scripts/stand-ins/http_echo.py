@@ -3,7 +3,7 @@
 
 Binds 127.0.0.1 on a free port and prints "PORT <n>" on stdout. Paths:
   /echo           JSON: method, path, headers, body length and sha256, the client's port (keep-alive check)
-  /status/<n>     that status, with header X-Test: yes
+  /status/<n>     that status, with header X-Test: yes (and ?retry_after=V: a Retry-After: V header)
   /compressed     a large text body gzip-encoded when the client accepts gzip
   /slow?ms=<n>    answers after n milliseconds
   /barrier?key=<k>&n=<n>&timeout=<s>
@@ -63,7 +63,9 @@ class Handler(BaseHTTPRequestHandler):
             }
             self._send(200, json.dumps(payload).encode(), [("Content-Type", "application/json")])
         elif url.path.startswith("/status/"):
-            self._send(int(url.path.split("/")[2]), b"status body", [("X-Test", "yes"), ("X-Multi", "a"), ("X-Multi", "b")])
+            headers = [("X-Test", "yes"), ("X-Multi", "a"), ("X-Multi", "b")]
+            headers += [("Retry-After", value) for value in parse_qs(url.query).get("retry_after", [])]
+            self._send(int(url.path.split("/")[2]), b"status body", headers)
         elif url.path == "/compressed":
             text = ("compressible line of text\n" * 4000).encode()
             if "gzip" in (self.headers.get("Accept-Encoding") or ""):

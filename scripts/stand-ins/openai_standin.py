@@ -15,6 +15,19 @@ Like the real service it enforces requests/minute and tokens/minute (token bucke
 continuously, a minute's worth of capacity), 2,048 inputs and 300,000 tokens per request and 8,192
 tokens per input, and answers with real-shaped 429s and x-ratelimit-* headers (Go-style durations).
 Prints "PORT <n>" once listening on 127.0.0.1.
+
+Faults for tests, beyond errors, resets, slowness, storms and quota:
+  --request-tpm-limit N     429 "Request too large for … on tokens per min (TPM): Limit N, Requested T" for a
+                            request over N tokens (OpenAI's answer to a request larger than the account may
+                            ever send in a minute: retrying it unchanged never succeeds)
+  --retry-after TEXT, --retry-after-ms TEXT
+                            the raw Retry-After / retry-after-ms values sent with rate-limit 429s (storms
+                            included), instead of the computed wait ("" leaves a header out)
+  --poison-text T --poison-value V
+                            the embedding of every input containing T has its first value replaced by V
+                            (nan, inf, -inf or a number such as 1e39, which float32 turns into inf): base64
+                            answers carry the float32 bit pattern, float answers the JSON number (NaN and
+                            Infinity as Python writes them)
 """
 import argparse, base64, hashlib, json, math, os, random, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -70,13 +83,16 @@ class State:
         self.tokens = Bucket(args.tpm) if args.tpm else None
         self.counters = {"requests": 0, "ok": 0, "rate_limited": 0, "quota": 0, "server_errors": 0, "resets": 0,
                          "slow": 0, "too_large": 0, "unauthorized": 0, "tokens_ok": 0, "inputs_ok": 0,
+                         "request_too_large": 0, "poisoned": 0,
                          "active": 0, "max_active": 0}
         self.storm = args.storm
         self.faults = {"error_rate": args.error_rate, "reset_rate": args.reset_rate, "slow_rate": args.slow_rate,
                        "slow_ms": args.slow_ms, "quota_after": args.quota_after, "max_inputs": args.max_inputs,
                        "max_request_tokens": args.max_request_tokens, "latency_ms": args.latency_ms,
                        "latency_per_1k_tokens_ms": args.latency_per_1k_tokens_ms, "tei_queue": args.tei_queue,
-                       "fail_text": args.fail_text}
+                       "fail_text": args.fail_text, "request_tpm_limit": args.request_tpm_limit,
+                       "retry_after": args.retry_after, "retry_after_ms": args.retry_after_ms,
+                       "poison_text": args.poison_text, "poison_value": args.poison_value}
 
 
 def vector(text, dims):
@@ -239,6 +255,14 @@ class Handler(BaseHTTPRequestHandler):
             if dialect == "tei":
                 return self.send_json(413, {"error": "Input validation error: inputs must have less than %d tokens" % st.args.max_input_tokens, "error_type": "Validation"})
             return self.openai_error(400, "This model's maximum context length is %d tokens, however you requested %d tokens in your input. Please reduce your input." % (st.args.max_input_tokens, longest), "invalid_request_error", None)
+        if dialect in ("openai", "azure") and faults["request_tpm_limit"] and total > faults["request_tpm_limit"]:
+            with st.lock:
+                st.counters["request_too_large"] += 1
+            return self.openai_error(
+                429, "Request too large for %s in organization org-standin on tokens per min (TPM): Limit %d, Requested %d. "
+                "The input or output tokens must be reduced in order to run successfully. Visit "
+                "https://platform.openai.com/account/rate-limits to learn more."
+                % (request.get("model", "model"), faults["request_tpm_limit"], total), "tokens", "rate_limit_exceeded")
         if faults["fail_text"] and any(faults["fail_text"] in x for x in inputs):
             return self.openai_error(400, "Invalid input.", "invalid_request_error", None)
         if dialect == "ollama" and request.get("truncate", True) is not False:
@@ -297,6 +321,9 @@ class Handler(BaseHTTPRequestHandler):
                           (st.requests.capacity if kind == "requests" and st.requests else st.tokens.capacity if st.tokens else 0),
                           go_duration(wait)))
             retry = [("retry-after-ms", max(1, int(wait * 1000))), ("retry-after", max(1, math.ceil(wait)))]
+            if faults["retry_after"] is not None or faults["retry_after_ms"] is not None:
+                retry = [(name, value) for name, value in (("retry-after", faults["retry_after"]), ("retry-after-ms", faults["retry_after_ms"]))
+                         if value]
             return self.openai_error(429, message, kind, "rate_limit_exceeded", headers + retry)
 
         if dialect == "tei":
@@ -313,6 +340,13 @@ class Handler(BaseHTTPRequestHandler):
 
         dims = request.get("dimensions") or st.args.dims
         vectors = [vector(x, dims) for x in inputs]
+        if faults["poison_text"]:
+            poison = float(faults["poison_value"])
+            for index, text in enumerate(inputs):
+                if faults["poison_text"] in text:
+                    vectors[index][0] = poison
+                    with st.lock:
+                        st.counters["poisoned"] += 1
         with st.lock:
             st.counters["ok"] += 1
             st.counters["tokens_ok"] += total
@@ -325,7 +359,9 @@ class Handler(BaseHTTPRequestHandler):
         data = []
         for index, v in enumerate(vectors):
             if fmt == "base64":
-                emb = base64.b64encode(struct.pack("<%df" % len(v), *v)).decode()
+                # float32 as OpenAI sends it; a value beyond float32's range becomes infinity (no OverflowError).
+                emb = base64.b64encode(b"".join(struct.pack("<f", x) if abs(x) <= 3.4028234663852886e38 or x != x
+                                                else struct.pack("<f", math.copysign(math.inf, x)) for x in v)).decode()
             else:
                 emb = v
             data.append({"object": "embedding", "index": index, "embedding": emb})
@@ -360,6 +396,12 @@ def main():
     p.add_argument("--quota-after", type=int, default=None, help="insufficient_quota after N successful requests")
     p.add_argument("--tei-queue", type=int, default=1 << 30, help="TEI: 429 when more requests are active")
     p.add_argument("--fail-text", default="", help="400 for any input containing this text")
+    p.add_argument("--request-tpm-limit", type=int, default=0,
+                   help="429 'Request too large … (TPM)' for a request over this many tokens (0: never)")
+    p.add_argument("--retry-after", default=None, help="raw Retry-After value of rate-limit 429s")
+    p.add_argument("--retry-after-ms", default=None, help="raw retry-after-ms value of rate-limit 429s")
+    p.add_argument("--poison-text", default="", help="poison the embedding of inputs containing this text")
+    p.add_argument("--poison-value", default="nan", help="the value put in a poisoned embedding: nan, inf, 1e39, …")
     p.add_argument("--shuffle", type=int, default=1, help="return data in a shuffled order (clients must use index)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes (the parent ended)")

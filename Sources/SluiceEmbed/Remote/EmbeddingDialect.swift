@@ -16,8 +16,8 @@ enum ProviderAnswer: Equatable, Sendable {
     case success
     /// Too many inputs or tokens in one request: split the batch.
     case tooLarge(String)
-    /// 429 rate limit (or a full queue): wait, slow the whole budget down, retry.
-    case rateLimited(retryAfter: Duration?, String)
+    /// 429 rate limit (or a full queue): wait (`Retry-After`, capped), slow the whole budget down, retry.
+    case rateLimited(String)
     /// The provider will not go on (quota, credentials): stop the run.
     case refused(String)
     /// 408, 409, 5xx: retry with backoff.
@@ -39,7 +39,13 @@ extension EmbeddingDialect {
             if code == "insufficient_quota" || message.lowercased().contains("exceeded your current quota") {
                 return .refused("HTTP 429 insufficient_quota: \(message)")
             }
-            return .rateLimited(retryAfter: RetryAfter.parse(response), "HTTP 429: \(message)")
+            if isRequestTooLarge(message) {
+                // OpenAI's "Request too large for <model> … on tokens per min (TPM): Limit L, Requested N.
+                // The input or output tokens must be reduced …": more than the account may send in a
+                // minute, so waiting never helps; a smaller request does.
+                return batchSize > 1 ? .tooLarge("HTTP 429: \(message)") : .invalid("HTTP 429: \(message)")
+            }
+            return .rateLimited("HTTP 429: \(message)")
         case 413:
             return batchSize > 1 ? .tooLarge("HTTP 413: \(message)") : .invalid("HTTP 413: \(message)")
         case 400:
@@ -54,6 +60,25 @@ extension EmbeddingDialect {
             return .invalid("HTTP \(response.status): \(message)")
         }
     }
+}
+
+/// Whether a 429's message says the request itself is over a per-minute limit (OpenAI's "Request too large
+/// for … per min … must be reduced"), as opposed to the limit being used up for now.
+func isRequestTooLarge(_ message: String) -> Bool {
+    let lower = message.lowercased()
+    return lower.contains("request too large") || lower.contains("must be reduced")
+}
+
+/// The limit and the request's size in OpenAI's "… (TPM): Limit L, Requested N." (tokens as the provider
+/// counts them), when the message has both.
+func requestSizeLimit(in message: String) -> (limit: Int, requested: Int)? {
+    func number(after label: String) -> Int? {
+        guard let range = message.range(of: label, options: .caseInsensitive) else { return nil }
+        let digits = message[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "," }
+        return Int(String(digits.filter(\.isNumber)))
+    }
+    guard let limit = number(after: "Limit "), let requested = number(after: "Requested "), limit > 0, requested > 0 else { return nil }
+    return (limit, requested)
 }
 
 /// The provider's error message from a JSON body (`error.message`, `error` as a string, `message`),

@@ -1,3 +1,5 @@
+import SluiceCore
+import SluiceHTTP
 import Synchronization
 
 /// The owner of a ``RateBudgetStateMachine``: one per embedder, shared by all its concurrent requests.
@@ -19,7 +21,9 @@ final class RateBudget: Sendable {
             let decision = machine.withLock { $0.reserve(tokens: tokens, now: now) }
             switch decision {
             case .proceed: return
-            case .wait(let until): try await Task.sleep(for: .milliseconds(Int64(max(1, (until - now) * 1000))))
+            case .wait(let until):
+                // Ended by the run's shutdown signal (a rate-limit pause may be minutes long).
+                try await ShutdownSignal.pause(for: HTTPResponse.duration(seconds: max(0.001, until - now), cap: .seconds(3600)))
             }
         }
     }

@@ -24,29 +24,8 @@ enum GoDuration {
             default: return nil
             }
         }
-        return .milliseconds(Int64((total * 1000).rounded()))
-    }
-}
-
-/// How long a 429 asks the client to wait: `retry-after-ms`, else `Retry-After` in seconds or as an HTTP
-/// date; nil when the answer says nothing.
-enum RetryAfter {
-    static func parse(_ response: HTTPResponse, now: Date = Date()) -> Duration? {
-        if let ms = response.header("retry-after-ms").flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), ms >= 0 {
-            return .milliseconds(Int64(ms.rounded(.up)))
-        }
-        guard let value = response.header("retry-after")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value), seconds >= 0 {
-            return .milliseconds(Int64((seconds * 1000).rounded(.up)))
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        if let date = formatter.date(from: value) {
-            return .milliseconds(Int64(max(0, date.timeIntervalSince(now)) * 1000))
-        }
-        return nil
+        // An absurd value ("99999999999999999999h") is a day, not an Int64 overflow.
+        return HTTPResponse.duration(seconds: total, cap: .seconds(86_400))
     }
 }
 

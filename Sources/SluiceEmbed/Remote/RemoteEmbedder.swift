@@ -8,13 +8,18 @@ import Synchronization
 /// Every request goes through one ``RateBudget`` (requests/minute, tokens/minute, refined from the
 /// provider's headers) and one ``AdaptiveConcurrency`` limit (AIMD within `embed.parallelism`), shared
 /// by all batches in flight. Answers are handled as ``ProviderAnswer``s:
-/// - too large (400/413): the batch is split in two halves, each retried on its own;
-/// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (else an exponential
-///   backoff with full jitter), concurrency halves, the batch is retried;
+/// - too large (400/413, and OpenAI's 429 "Request too large … per min"): the batch is split in two
+///   halves, each retried on its own, and the smaller size is remembered (``RequestSizeLimit``) so that
+///   later batches are cut before they are sent; a single input that is too large fails at once;
+/// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (at most
+///   `maxRetryAfter`; else an exponential backoff with full jitter), concurrency halves, the batch is
+///   retried;
 /// - 429 insufficient_quota, 401, 403: ``SluiceError/Code/providerRefused``; from then on every call fails
 ///   the same way at once, without a request (the pipeline stops and exits 5);
 /// - 408/409/5xx, resets, timeouts: retried with backoff up to `maxRetries`, then the batch fails with
 ///   the last reason.
+/// Waits (backoff, rate-limit pauses) end at once when the run's ``ShutdownSignal`` is requested: the
+/// batch then fails with ``SluiceError/Code/interrupted``.
 /// The API key travels in a header only and is scrubbed from every message.
 public final class RemoteEmbedder: Embedder {
     public let identity: EmbedderIdentity
@@ -29,6 +34,7 @@ public final class RemoteEmbedder: Embedder {
     private let backoff: Backoff
     private let counters = Mutex(EmbedderRequestStats())
     private let refusal = Mutex<SluiceError?>(nil)
+    private let sizeLimit = Mutex(RequestSizeLimit())
 
     /// The providers this embedder speaks.
     public static let providers = ["openai", "azure-openai", "ollama", "tei"]
@@ -77,6 +83,11 @@ public final class RemoteEmbedder: Embedder {
         if texts.count > 1, texts.count > l.maxInputs || total > l.maxTokensPerRequest {
             return try await split(texts, tokens: tokens)
         }
+        if texts.count > 1, !sizeLimit.withLock({ $0.admits(inputs: texts.count, tokens: total) }) {
+            // Cut before sending: the provider refused a request of this size before.
+            counters.withLock { $0.splits += 1 }
+            return try await split(texts, tokens: tokens)
+        }
         let request = try dialect.request(for: Array(texts), configuration: configuration)
         if texts.count > 1, request.body.count > l.maxRequestBytes {
             return try await split(texts, tokens: tokens)
@@ -109,12 +120,14 @@ public final class RemoteEmbedder: Embedder {
                 let vectors = try dialect.vectors(from: response, count: texts.count)
                 counters.withLock { $0.tokens += total }
                 return vectors
-            case .tooLarge:
+            case .tooLarge(let reason):
                 concurrency.release(.neutral)
                 budget.refund(tokens: total)
                 counters.withLock { $0.splits += 1 }
+                let count = texts.count
+                sizeLimit.withLock { $0.refused(inputs: count, tokens: total, providerLimit: requestSizeLimit(in: reason)) }
                 return try await split(texts, tokens: tokens)
-            case .rateLimited(let retryAfter, let reason):
+            case .rateLimited(let reason):
                 concurrency.release(.overloaded)
                 rateLimits += 1
                 counters.withLock {
@@ -125,7 +138,7 @@ public final class RemoteEmbedder: Embedder {
                     throw SluiceError(.embeddingFailed, "gave up after \(rateLimits) rate-limited attempts: \(scrub(reason))")
                 }
                 let fallback = backoff.delay(attempt: rateLimits - 1, unit: Double.random(in: 0..<1))
-                budget.rateLimited(retryAfter: retryAfter, fallback: fallback)
+                budget.rateLimited(retryAfter: response.retryAfter(cap: configuration.maxRetryAfter), fallback: fallback)
             case .refused(let reason):
                 concurrency.release(.neutral)
                 let error = SluiceError(.providerRefused, "\(configuration.provider) refused to go on: \(scrub(reason))")
@@ -148,7 +161,7 @@ public final class RemoteEmbedder: Embedder {
             throw SluiceError(.embeddingFailed, "gave up after \(failures) attempts for a batch of \(batch): \(scrub(reason))")
         }
         counters.withLock { $0.retries += 1 }
-        try await Task.sleep(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
+        try await ShutdownSignal.pause(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
     }
 
     /// Embeds the two halves of a batch concurrently.

@@ -27,6 +27,9 @@ public struct RemoteEmbedderConfiguration: Sendable, CustomStringConvertible {
     public var maxRetries: Int = 6
     /// Retries after a 429 rate limit before giving up on a batch.
     public var maxRateLimitRetries: Int = 30
+    /// The longest pause a `Retry-After`/`retry-after-ms` is honoured for; a longer one (or an absurd one:
+    /// `1e20`, `inf`) waits this long, then the request is retried (still within `maxRateLimitRetries`).
+    public var maxRetryAfter: Duration = HTTPResponse.defaultRetryAfterCap
     /// First backoff step and its cap.
     public var backoffBase: Duration = .milliseconds(250)
     public var backoffCap: Duration = .seconds(30)

@@ -25,7 +25,7 @@ struct TEIDialect: EmbeddingDialect {
         let message = providerMessage(response)
         switch response.status {
         case 429:
-            return .rateLimited(retryAfter: RetryAfter.parse(response), "HTTP 429 (TEI queue full): \(message)")
+            return .rateLimited("HTTP 429 (TEI queue full): \(message)")
         case 413:
             return batchSize > 1 ? .tooLarge("HTTP 413: \(message)") : .invalid("HTTP 413: \(message)")
         default:

@@ -37,10 +37,11 @@ package actor CommitStage {
             meter.received(documents.count)
             let workStart = clock.now
             let now = Date().timeIntervalSince1970
-            // A document whose embedding the provider refused is left as it was: the run stops, and the
-            // next run (once the quota or key is fixed) takes it up as if it had not been reached.
-            let refused = documents.filter(\.wasRefused).count
-            let records = documents.filter { !$0.wasRefused }.map { Self.record(for: $0, now: now) }
+            // A document stopped by the run's end (the provider refused its embedding, or a signal cut a
+            // wait) is left as it was: the next run (once the quota or key is fixed) takes it up as if it
+            // had not been reached.
+            let stopped = documents.filter(\.wasStopped).count
+            let records = documents.filter { !$0.wasStopped }.map { Self.record(for: $0, now: now) }
             do {
                 try await stateExecutor.run { [checkpoint] in try checkpoint.commit(put: records) }
             } catch {
@@ -53,8 +54,8 @@ package actor CommitStage {
             }
             tally.settled(documents.count)
             tally.update { stats in
-                stats.documentsNotReached += refused
-                for document in documents where !document.wasRefused {
+                stats.documentsNotReached += stopped
+                for document in documents where !document.wasStopped {
                     switch document.outcome {
                     case .upserted: stats.documentsUpserted += 1
                     case .unchanged: stats.documentsSkipped += 1
@@ -65,7 +66,7 @@ package actor CommitStage {
                     }
                 }
             }
-            for document in documents where !document.wasRefused {
+            for document in documents where !document.wasStopped {
                 if case .failed(let error) = document.outcome {
                     logger.warning("document failed", metadata: ["sluice-document": "\(document.file.key)", "sluice-reason": "\(error.description)"])
                 }

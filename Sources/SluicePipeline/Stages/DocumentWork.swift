@@ -47,18 +47,20 @@ package struct DocumentWork: Sendable {
         self.previous = previous
     }
 
-    /// Failed because the provider refused to go on (quota, credentials): not the document's fault.
-    package var wasRefused: Bool {
-        if case .failed(let error) = outcome { return error.code == .providerRefused }
+    /// Failed because the run was stopped — the provider refused to go on (quota, credentials), or the
+    /// shutdown signal cut a wait short (``SluiceError/Code/interrupted``) — not the document's fault: it
+    /// is left as it was, as if not reached, for the next run.
+    package var wasStopped: Bool {
+        if case .failed(let error) = outcome { return error.code == .providerRefused || error.code == .interrupted }
         return false
     }
 
     /// Failed after its bytes were read and found to differ from the indexed version's: the vectors the
     /// sink holds for that version are known stale (docs/DESIGN.md §4). Not when the bytes could not be read (not
     /// known to have changed), nor when the sink or the provider failed (not the document's fault; the
-    /// refused document is left as it was).
+    /// refused or interrupted document is left as it was).
     package var hasKnownStaleVectors: Bool {
-        guard case .failed(let error) = outcome, error.code != .sinkFailed, error.code != .providerRefused,
+        guard case .failed(let error) = outcome, error.code != .sinkFailed, !wasStopped,
             let hash = contentHash, let previous, let indexed = previous.contentHash, indexed != hash
         else { return false }
         return !previous.knownIDs.isEmpty

@@ -4,7 +4,9 @@ import SluiceState
 
 /// Embeds the chunks the cache did not have, in batches across documents, with at most `parallelism`
 /// requests in flight; writes every vector to the cache before the document moves on; forwards each
-/// document once all its chunks have vectors (or one of its batches failed, which fails it).
+/// document once all its chunks have vectors (or one of its chunks failed, which fails it: its batch
+/// failed, or the vector returned for it is unusable — wrong dimension, not finite — which fails that
+/// chunk's documents only, is never cached and never reaches the sink).
 ///
 /// Identical chunk text in flight is embedded once: later chunks with the same hash wait for the first.
 package actor EmbedStage {
@@ -112,7 +114,9 @@ package actor EmbedStage {
                 let cached = unseen.isEmpty ? [:] : try checkpoint.cachedEmbeddings(unseen, embedder: embedder.identity)
                 var hits = 0
                 for index in document.chunks.indices {
-                    if let vector = cached[document.chunks[index].hash] {
+                    // A cached vector that is not finite (written by a version that did not check) is
+                    // embedded again, never reused.
+                    if let vector = cached[document.chunks[index].hash], VectorMath.problem(vector) == nil {
                         document.chunks[index].vector = vector
                         hits += 1
                     } else {
@@ -163,7 +167,9 @@ package actor EmbedStage {
         group.addTask {
             let clock = ContinuousClock()
             let start = clock.now
-            let result: Result<[[Float]], SluiceError>
+            // One result per text: a vector that is unusable fails its own text (and so its documents),
+            // not the texts it shared a request with.
+            let results: [Result<[Float], SluiceError>]
             do {
                 if let auditLog {
                     let line = batch.map(\.hash.hex).joined(separator: "\n") + "\n"
@@ -173,21 +179,31 @@ package actor EmbedStage {
                 guard vectors.count == batch.count else {
                     throw SluiceError(.embeddingFailed, "the embedder returned \(vectors.count) vectors for \(batch.count) texts")
                 }
-                if let wrong = vectors.first(where: { $0.count != identity.dimensions }) {
-                    throw SluiceError(.embeddingFailed, "the embedder returned vectors of \(wrong.count) dimensions, expected \(identity.dimensions) (embed.dimensions)")
+                let checked = vectors.map { Self.check($0, dimensions: identity.dimensions) }
+                let entries = zip(batch, checked).compactMap { item, result in (try? result.get()).map { (item.hash, $0) } }
+                if !entries.isEmpty {
+                    try await stateExecutor.run { try checkpoint.cacheEmbeddings(entries, embedder: identity) }
                 }
-                let entries = zip(batch.map(\.hash), vectors).map { ($0, $1) }
-                try await stateExecutor.run { try checkpoint.cacheEmbeddings(entries, embedder: identity) }
-                result = .success(vectors)
+                results = checked
             } catch {
-                result = .failure(SluiceError.wrap(error, as: .embeddingFailed))
+                results = Array(repeating: .failure(SluiceError.wrap(error, as: .embeddingFailed)), count: batch.count)
             }
             meter.worked(start.duration(to: clock.now), bytes: batch.reduce(0) { $0 + $1.text.utf8.count }, itemsOut: batch.count)
-            await self.complete(batch, result)
+            await self.complete(batch, results)
         }
     }
 
-    private func complete(_ batch: [Pending], _ result: Result<[[Float]], SluiceError>) async {
+    /// A vector the cache and the sink may take, or the reason it is refused: the wrong dimension, or
+    /// values that are not finite (``VectorMath/problem(_:)``).
+    static func check(_ vector: [Float], dimensions: Int) -> Result<[Float], SluiceError> {
+        if vector.count != dimensions {
+            return .failure(SluiceError(.embeddingFailed, "the embedder returned vectors of \(vector.count) dimensions, expected \(dimensions) (embed.dimensions)"))
+        }
+        if let problem = VectorMath.problem(vector) { return .failure(SluiceError(.embeddingFailed, problem)) }
+        return .success(vector)
+    }
+
+    private func complete(_ batch: [Pending], _ results: [Result<[Float], SluiceError>]) async {
         let wire = embedder.requestStats
         let start = requestStatsAtStart
         tally.update { stats in
@@ -199,22 +215,28 @@ package actor EmbedStage {
             } else {
                 stats.embedRequests += 1
             }
-            if case .success = result {
-                stats.chunksEmbedded += batch.count
-                stats.tokensEmbedded += batch.reduce(0) { $0 + $1.tokens }
+            for (item, result) in zip(batch, results) {
+                if case .success = result {
+                    stats.chunksEmbedded += 1
+                    stats.tokensEmbedded += item.tokens
+                }
             }
         }
-        if case .failure(let error) = result, error.code == .providerRefused, !refused {
+        let refusal = results.lazy.compactMap { result -> SluiceError? in
+            if case .failure(let error) = result, error.code == .providerRefused { return error }
+            return nil
+        }.first
+        if let refusal, !refused {
             refused = true
-            onRefusal(error)
+            onRefusal(refusal)
         }
         var ready: [DocumentWork] = []
-        for (offset, item) in batch.enumerated() {
+        for (item, result) in zip(batch, results) {
             for waiter in waitersByHash.removeValue(forKey: item.hash) ?? [] {
                 // Mutate in place: copying a waiting document per chunk would be quadratic.
                 guard waiting[waiter.document] != nil else { continue }
                 switch result {
-                case .success(let vectors): waiting[waiter.document]!.document.chunks[waiter.chunk].vector = vectors[offset]
+                case .success(let vector): waiting[waiter.document]!.document.chunks[waiter.chunk].vector = vector
                 case .failure(let error): if waiting[waiter.document]!.failure == nil { waiting[waiter.document]!.failure = error }
                 }
                 waiting[waiter.document]!.remaining -= 1

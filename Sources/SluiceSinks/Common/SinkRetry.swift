@@ -35,7 +35,8 @@ struct SinkBackoff: Sendable {
 }
 
 /// Runs `body` until it succeeds, retrying errors coded ``SluiceError/Code/sinkUnavailable`` with
-/// ``SinkBackoff``; other errors are thrown at once.
+/// ``SinkBackoff``; other errors are thrown at once, and so is ``SluiceError/Code/interrupted`` when the
+/// run's ``ShutdownSignal`` cuts a wait short.
 func withSinkRetries<T: Sendable>(
     attempts: Int, what: String, _ body: () async throws -> T
 ) async throws -> T {
@@ -47,7 +48,8 @@ func withSinkRetries<T: Sendable>(
             let hint = (error.cause as? RetryAfterHint)?.delay
             switch backoff.failed(retryAfter: hint, random: Double.random(in: 0...1)) {
             case .retry(let delay):
-                try await Task.sleep(for: delay)
+                // Ended at once by the run's shutdown signal: a stopping run does not wait out a store's pause.
+                try await ShutdownSignal.pause(for: delay)
             case .giveUp:
                 throw SluiceError(.sinkFailed, "\(what): gave up after \(backoff.failures) attempts: \(error.message)", cause: error)
             }

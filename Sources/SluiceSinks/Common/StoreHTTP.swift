@@ -5,7 +5,7 @@ import SluiceHTTP
 /// JSON over HTTP for the HTTP stores (Chroma, Qdrant, Pinecone), on the shared ``HTTPClient``.
 ///
 /// Every call is retried with ``SinkBackoff`` on transient failures (timeouts, network errors, 429 and
-/// 5xx; a `Retry-After` header is honoured); other 4xx are errors at once, with the server's message.
+/// 5xx; a `Retry-After` header is honoured, up to `maxRetryAfter`); other 4xx are errors at once, with the server's message.
 /// Header values (API keys) never appear in an error.
 struct StoreHTTP: Sendable {
     let client: HTTPClient
@@ -15,14 +15,20 @@ struct StoreHTTP: Sendable {
     let timeout: Duration
     /// `chroma`, `qdrant`, `pinecone`: names the store in messages.
     let label: String
+    /// The longest `Retry-After` honoured (a longer or absurd one waits this long).
+    let maxRetryAfter: Duration
 
-    init(client: HTTPClient = .shared, baseURL: String, headers: [(String, String)], retries: Int, timeout: Duration, label: String) {
+    init(
+        client: HTTPClient = .shared, baseURL: String, headers: [(String, String)], retries: Int, timeout: Duration, label: String,
+        maxRetryAfter: Duration = HTTPResponse.defaultRetryAfterCap
+    ) {
         self.client = client
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.headers = headers
         self.retries = retries
         self.timeout = timeout
         self.label = label
+        self.maxRetryAfter = maxRetryAfter
     }
 
     /// Sends a request (body: JSON bytes, or none) and returns the response when its status is 2xx or one
@@ -43,7 +49,7 @@ struct StoreHTTP: Sendable {
             if response.isSuccess || accepting.contains(response.status) { return response }
             let message = "\(what): HTTP \(response.status): \(Self.excerpt(response.bodyText))"
             if response.status == 429 || response.status >= 500 {
-                let hint = response.header("retry-after").flatMap(Double.init).map { RetryAfterHint(delay: .milliseconds(Int64($0 * 1000))) }
+                let hint = response.retryAfter(cap: maxRetryAfter).map { RetryAfterHint(delay: $0) }
                 throw SluiceError(.sinkUnavailable, message, cause: hint)
             }
             if response.status == 401 || response.status == 403 {
