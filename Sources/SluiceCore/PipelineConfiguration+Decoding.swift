@@ -61,7 +61,7 @@ import Yams
 /// | `sink.url` | PostgreSQL URL (no password) or HTTP base URL | none (pinecone: `https://api.pinecone.io`) |
 /// | `sink.password_env` | env var name (pgvector password) | none |
 /// | `sink.api_key_env` | env var name (HTTP stores) | none |
-/// | `sink.table` | SQL identifier (pgvector) | `sluice_chunks` |
+/// | `sink.table` | SQL identifier (pgvector; case-sensitive: always quoted) | `sluice_chunks` |
 /// | `sink.collection` | string (chroma, qdrant) | `sluice` |
 /// | `sink.index` | string (pinecone) | none |
 /// | `sink.namespace` | string (pinecone) | `""` |
