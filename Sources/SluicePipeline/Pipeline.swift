@@ -41,6 +41,7 @@ public actor Pipeline {
         defer { stateExecutor.shutdown() }
         let identity = components.embedder.identity
         try guardShard(checkpoint: checkpoint)
+        try await SinkReset.completePending(sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, logger: logger)
         try await guardEmbedder(identity, checkpoint: checkpoint, stateExecutor: stateExecutor)
         try await components.sink.prepare(embedder: identity)
         let shard = options.shard

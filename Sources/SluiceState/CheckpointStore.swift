@@ -96,6 +96,27 @@ public final class CheckpointStore: Sendable {
         }
     }
 
+    /// Records, before the sink is asked to delete them, that documents' vectors are about to go: each
+    /// record becomes ``DocumentRecord/Status/failed`` ("interrupted while its vectors were being
+    /// deleted"), with every id it had moved to `pendingIDs`. A crash between the deletion and the commit
+    /// then leaves a record that claims nothing in the sink, is never skipped (a file restored to the
+    /// indexed bytes is processed again) and still lists the ids for a later deletion. The commit that
+    /// follows a completed deletion replaces the record.
+    public func markRemoving(_ keys: [String]) throws {
+        let encoder = JSONEncoder()
+        try environment.write { txn in
+            for key in keys {
+                guard var record = try Self.decodeDocument(txn.get(documents, Self.storageKey(key))) else { continue }
+                record.pendingIDs = record.knownIDs.sorted()
+                record.chunkIDs = []
+                record.status = .failed
+                record.error = .init(
+                    code: SluiceError.Code.interrupted.rawValue, message: "interrupted while its vectors were being deleted from the sink")
+                try txn.put(documents, Self.storageKey(key), Array(try encoder.encode(record)))
+            }
+        }
+    }
+
     private static func decodeDocument(_ bytes: [UInt8]?) throws -> DocumentRecord? {
         guard let bytes else { return nil }
         do {
@@ -170,8 +191,22 @@ public final class CheckpointStore: Sendable {
         }
     }
 
-    /// Forgets every document (used when everything is re-embedded with another model); keeps runs.
-    public func resetDocuments() throws {
-        try environment.write { txn in try txn.drop(documents) }
+    /// The metadata key of a sink clearing that was started and not yet seen to complete.
+    static let pendingSinkResetKey = "pending-sink-reset"
+
+    /// Forgets every document and, in the same transaction, notes that the sink is to be cleared
+    /// (`kind` says how), before the sink is touched: a crash before ``finishSinkReset()`` leaves a state
+    /// that claims nothing and a note that the next command completes. Keeps runs and the caches.
+    public func beginSinkReset(_ kind: String) throws {
+        try environment.write { txn in
+            try txn.drop(documents)
+            try txn.put(meta, Array(Self.pendingSinkResetKey.utf8), Array(kind.utf8))
+        }
     }
+
+    /// The kind of a sink clearing that was started and not seen to complete, if any.
+    public func pendingSinkReset() throws -> String? { try metadata(Self.pendingSinkResetKey) }
+
+    /// Notes that the sink clearing begun by ``beginSinkReset(_:)`` completed.
+    public func finishSinkReset() throws { try setMetadata(Self.pendingSinkResetKey, nil) }
 }
