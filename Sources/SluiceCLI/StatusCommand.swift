@@ -39,7 +39,9 @@ struct StatusCommand: AsyncParsableCommand {
                 for run in recent {
                     let started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: run.startedAt))
                     if let stats = run.stats {
-                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s")
+                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s\(run.failure.map { "  (\($0))" } ?? "")")
+                    } else if let failure = run.failure {
+                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  stopped: \(failure)")
                     } else {
                         print("  \(run.runID)  \(started)  did not finish (crashed or still running)")
                     }
