@@ -8,12 +8,7 @@ func exitCode(for error: any Error) -> ExitCode {
     let sluice = error as? SluiceError
     let message = sluice?.description ?? "\(error)"
     FileHandle.standardError.write(Data("sluice: \(message)\n".utf8))
-    switch sluice?.code {
-    case .lockHeld?: return ExitCode(RunExitCode.lockHeld.rawValue)
-    case .configuration?, .usage?, .embedderMismatch?, .massDelete?: return ExitCode(RunExitCode.usage.rawValue)
-    case .providerRefused?: return ExitCode(RunExitCode.providerRefused.rawValue)
-    default: return ExitCode(70)
-    }
+    return ExitCode(RunExitCode(for: error).rawValue)
 }
 
 /// Runs a command body, turning Sluice errors into exit codes.

@@ -57,9 +57,13 @@ struct SinkCommand: AsyncParsableCommand {
                 // Hold the run lock: a drop must not race a run.
                 let lock = try StateLock(directory: stateURL)
                 defer { withExtendedLifetime(lock) {} }
-                try await components.sink.drop()
                 let checkpoint = try CheckpointStore(directory: stateURL)
-                try checkpoint.resetDocuments()
+                let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
+                defer { stateExecutor.shutdown() }
+                // The checkpoint forgets first (noting the pending drop), so that a kill at any point
+                // converges: the next run or drop completes it.
+                try await SinkReset.drop.perform(
+                    sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, crashPoint: "sink-drop.midway")
                 print("dropped \(components.sink.name); the checkpoint's documents were forgotten (the embedding cache is kept)")
             }
         }

@@ -26,6 +26,9 @@ struct StatusCommand: AsyncParsableCommand {
             }
             print("state: \(stateURL.path)")
             print("embedder: \(try checkpoint.metadata("embedder") ?? "none yet")")
+            if let reset = try checkpoint.pendingSinkReset() {
+                print("sink: a clearing (\(reset)) was interrupted; the next run completes it before loading everything again")
+            }
             print("documents: " + (counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")) + " · vectors tracked: \(vectors) · embedding cache: \(try checkpoint.cacheCount())")
             let extractions = try checkpoint.extractionCacheUsage()
             let cap = configuration.extract.cacheMB == 0 ? "off: extract.cache_mb is 0" : "cap \(String(format: "%g", configuration.extract.cacheMB)) MB, extract.cache_mb"
@@ -36,7 +39,9 @@ struct StatusCommand: AsyncParsableCommand {
                 for run in recent {
                     let started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: run.startedAt))
                     if let stats = run.stats {
-                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s")
+                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s\(run.failure.map { "  (\($0))" } ?? "")")
+                    } else if let failure = run.failure {
+                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  stopped: \(failure)")
                     } else {
                         print("  \(run.runID)  \(started)  did not finish (crashed or still running)")
                     }

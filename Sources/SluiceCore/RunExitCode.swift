@@ -16,5 +16,21 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// A provider refused to go on (quota, credentials); fix it and run again.
     public static let providerRefused = RunExitCode(rawValue: 5)
 
+    /// A bug (docs/DESIGN.md §7), and what any other error that stops a command maps to.
+    public static let internalError = RunExitCode(rawValue: 70)
+
+    /// The exit code of a command stopped by `error`: the process exits with it, and a run's record
+    /// says the same.
+    public init(for error: any Error) {
+        switch (error as? SluiceError)?.code {
+        case .lockHeld?: self = .lockHeld
+        // A damaged state is the user's to deal with (restore, repair, or a new state): refused like an
+        // unusable configuration, not reported as a bug.
+        case .configuration?, .usage?, .embedderMismatch?, .massDelete?, .stateCorrupt?: self = .usage
+        case .providerRefused?: self = .providerRefused
+        default: self = .internalError
+        }
+    }
+
     public var description: String { "\(rawValue)" }
 }

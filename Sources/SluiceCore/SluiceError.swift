@@ -23,6 +23,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         public static let providerRefused = Code("provider-refused")
         public static let sinkFailed = Code("sink-failed")
         public static let state = Code("state")
+        /// The state's files are truncated or damaged: every command refuses them (exit 1) and says how
+        /// to recover.
+        public static let stateCorrupt = Code("state-corrupt")
         public static let lockHeld = Code("lock-held")
         public static let massDelete = Code("mass-delete")
         public static let embedderMismatch = Code("embedder-mismatch")

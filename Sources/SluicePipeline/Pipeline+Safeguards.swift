@@ -29,8 +29,8 @@ extension Pipeline {
         let stored = try checkpoint.metadata("embedder")
         if options.reembed {
             logger.warning("re-embedding everything: the sink and the document checkpoint are cleared", metadata: ["sluice-embedder": "\(identity)"])
-            try await components.sink.removeAll()
-            try await stateExecutor.run { try checkpoint.resetDocuments() }
+            try await SinkReset.removeAll.perform(
+                sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, crashPoint: "reembed.midway")
             return
         }
         if let stored, stored != identity.description, try checkpoint.documentCount() > 0 {
@@ -47,8 +47,12 @@ extension Pipeline {
         let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
         guard !plan.keys.isEmpty else { return }
         try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: plan.known)
-        try await components.sink.delete(plan.ids, documentKeys: plan.documentKeys)
         let keys = plan.keys
+        // The records stop claiming the vectors before they go: a crash after the deletion leaves them
+        // "being removed", so a file restored in between is processed again, never skipped.
+        try await stateExecutor.run { try checkpoint.markRemoving(keys) }
+        try await components.sink.delete(plan.ids, documentKeys: plan.documentKeys)
+        CrashPoint.reach("prune.vectors-deleted")
         try await stateExecutor.run { try checkpoint.commit(put: [], delete: keys) }
         tally.update {
             $0.documentsPruned += plan.keys.count

@@ -20,9 +20,11 @@ public struct VerifyReport: Sendable {
     /// With repair: unknown ids deleted, and the run that re-upserted the missing documents.
     public var deletedUnknown = 0
     public var repairRun: RunStats?
+    /// With repair: documents whose records could not be read, forgotten so that they are processed again.
+    public var forgottenRecords: [String] = []
 
     public var missingCount: Int { missing.values.reduce(0, +) }
-    public var isConsistent: Bool { missing.isEmpty && unknown.isEmpty }
+    public var isConsistent: Bool { missing.isEmpty && unknown.isEmpty && forgottenRecords.isEmpty }
 }
 
 extension Pipeline {
@@ -40,6 +42,14 @@ extension Pipeline {
             let lock = try StateLock(directory: stateDirectory)
             defer { withExtendedLifetime(lock) {} }
             let checkpoint = try CheckpointStore(directory: stateDirectory)
+            if repair {
+                // Records that cannot be read are forgotten: their documents are new to the repair run,
+                // and their vectors it does not write again are unknown below, and deleted.
+                report.forgottenRecords = try checkpoint.removeUndecodableDocuments()
+                if !report.forgottenRecords.isEmpty {
+                    logger.warning("verify: forgot document records that could not be read", metadata: ["sluice-documents": "\(report.forgottenRecords.count)"])
+                }
+            }
             try checkpoint.forEachDocument { record in
                 report.documents += 1
                 report.tracked += record.chunkIDs.count
@@ -97,11 +107,13 @@ extension Pipeline {
             }
             try await sink.finish()
         }
-        guard !report.missing.isEmpty else { return report }
-        // Re-process exactly the documents marked above (and any that failed before): the lock is taken
-        // again by the run.
+        guard !report.missing.isEmpty || !report.forgottenRecords.isEmpty else { return report }
+        // Re-process the documents marked above (and any that failed before): the lock is taken again by
+        // the run.
         var options = self.options
-        options.retryFailed = true
+        // Forgotten records' documents have no record at all: an incremental run takes them (and the
+        // failed ones) up; otherwise only the failed ones.
+        options.retryFailed = report.forgottenRecords.isEmpty
         let run = Pipeline(configuration: configuration, components: components, options: options, logger: logger)
         report.repairRun = try await run.run(shutdown: shutdown)
         return report

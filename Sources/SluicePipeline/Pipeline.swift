@@ -41,6 +41,7 @@ public actor Pipeline {
         defer { stateExecutor.shutdown() }
         let identity = components.embedder.identity
         try guardShard(checkpoint: checkpoint)
+        try await SinkReset.completePending(sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, logger: logger)
         try await guardEmbedder(identity, checkpoint: checkpoint, stateExecutor: stateExecutor)
         try await components.sink.prepare(embedder: identity)
         let shard = options.shard
@@ -117,96 +118,118 @@ public actor Pipeline {
         var interrupted = false
         var notReached = 0
         var commitError: (any Error)?
+        var stateDamage: SluiceError?
         let scanned = ScanCounter()
-        // Every task of the run sees the signal: waits that only pass time (retry backoff, rate-limit
-        // pauses of the embedder and of the stores) end at once on the first signal.
-        try await ShutdownSignal.$current.withValue(shutdown) {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await extract.run(input: toExtract, output: toChunk) }
-                group.addTask { await chunk.run(input: toChunk, output: toHash) }
-                group.addTask { await hash.run(input: toHash, output: toEmbed) }
-                group.addTask { await embed.run(input: toEmbed, output: toUpsert) }
-                group.addTask { await upsert.run(input: toUpsert, output: toCommit) }
-                let commitTask = Task { try await commit.run(input: toCommit) }
-                let reporter: Task<Void, Never>? = progress.map { report in
-                    Task {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(for: .seconds(1))
-                            if Task.isCancelled { break }
-                            report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now))
+        do {
+            // Every task of the run sees the signal: waits that only pass time (retry backoff, rate-limit
+            // pauses of the embedder and of the stores) end at once on the first signal.
+            try await ShutdownSignal.$current.withValue(shutdown) {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await extract.run(input: toExtract, output: toChunk) }
+                    group.addTask { await chunk.run(input: toChunk, output: toHash) }
+                    group.addTask { await hash.run(input: toHash, output: toEmbed) }
+                    group.addTask { await embed.run(input: toEmbed, output: toUpsert) }
+                    group.addTask { await upsert.run(input: toUpsert, output: toCommit) }
+                    let commitTask = Task { try await commit.run(input: toCommit) }
+                    let reporter: Task<Void, Never>? = progress.map { report in
+                        Task {
+                            while !Task.isCancelled {
+                                try? await Task.sleep(for: .seconds(1))
+                                if Task.isCancelled { break }
+                                report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now))
+                            }
                         }
                     }
-                }
-                defer { reporter?.cancel() }
+                    defer { reporter?.cancel() }
 
-                do {
-                    try await scanner.walk { entry in
-                        if shutdown.isRequested || providerStop.isRequested {
-                            // Stop taking documents; keep walking (stat only) to count what was not reached.
-                            interrupted = true
-                            if case .success(let file) = entry {
-                                if options.retryFailed {
-                                    if (try? checkpoint.document(file.key))??.status != .failed { return true }
+                    do {
+                        try await scanner.walk { entry in
+                            if shutdown.isRequested || providerStop.isRequested {
+                                // Stop taking documents; keep walking (stat only) to count what was not reached.
+                                interrupted = true
+                                if case .success(let file) = entry {
+                                    if options.retryFailed {
+                                        if (try? checkpoint.document(file.key))??.status != .failed { return true }
+                                    }
+                                    notReached += 1
                                 }
-                                notReached += 1
-                            }
-                            return true
-                        }
-                        let scanStart = clock.now
-                        var document: DocumentWork
-                        switch entry {
-                        case .failure(let problem):
-                            let file = SourceFile(key: problem.key, url: scanner.root.appendingPathComponent(problem.key), size: 0, mtimeNanoseconds: 0)
-                            document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
-                            document.outcome = .failed(SluiceError(problem.error, problem.message))
-                        case .success(let file):
-                            let previous: DocumentRecord?
-                            do {
-                                previous = try checkpoint.document(file.key)
-                            } catch {
-                                document = DocumentWork(file: file, previous: nil)
-                                document.fail(error, as: .state)
-                                break
-                            }
-                            if options.retryFailed && previous?.status != .failed { return true }
-                            if let previous, previous.status == .indexed, previous.size == file.size,
-                                previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
-                            {
-                                // The stat-only fast path: unchanged without reading a byte.
-                                tally.update { $0.documentsSkipped += 1 }
-                                scanned.increment()
-                                scanMeter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
                                 return true
                             }
-                            document = DocumentWork(file: file, previous: previous)
+                            let scanStart = clock.now
+                            var document: DocumentWork
+                            switch entry {
+                            case .failure(let problem):
+                                let file = SourceFile(key: problem.key, url: scanner.root.appendingPathComponent(problem.key), size: 0, mtimeNanoseconds: 0)
+                                document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
+                                document.outcome = .failed(SluiceError(problem.error, problem.message))
+                            case .success(let file):
+                                let previous: DocumentRecord?
+                                do {
+                                    previous = try checkpoint.document(file.key)
+                                } catch let error as SluiceError where error.code == .stateCorrupt {
+                                    // Going on would overwrite the damaged record and forget its vectors: stop.
+                                    stateDamage = error
+                                    return false
+                                } catch {
+                                    document = DocumentWork(file: file, previous: nil)
+                                    document.fail(error, as: .state)
+                                    break
+                                }
+                                if options.retryFailed && previous?.status != .failed { return true }
+                                if let previous, previous.status == .indexed, previous.size == file.size,
+                                    previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
+                                {
+                                    // The stat-only fast path: unchanged without reading a byte.
+                                    tally.update { $0.documentsSkipped += 1 }
+                                    scanned.increment()
+                                    scanMeter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
+                                    return true
+                                }
+                                document = DocumentWork(file: file, previous: previous)
+                            }
+                            scanned.increment()
+                            tally.admitted()
+                            scanMeter.worked(scanStart.duration(to: clock.now))
+                            let sendStart = clock.now
+                            if await toExtract.send(document) { scanMeter.blocked(sendStart.duration(to: clock.now)) }
+                            return true
                         }
-                        scanned.increment()
-                        tally.admitted()
-                        scanMeter.worked(scanStart.duration(to: clock.now))
-                        let sendStart = clock.now
-                        if await toExtract.send(document) { scanMeter.blocked(sendStart.duration(to: clock.now)) }
-                        return true
+                        if let stateDamage { throw stateDamage }
+                    } catch {
+                        toExtract.finish()
+                        try await group.waitForAll()
+                        _ = await commitTask.result
+                        throw error
                     }
-                } catch {
                     toExtract.finish()
                     try await group.waitForAll()
-                    _ = await commitTask.result
-                    throw error
+                    do { try await commitTask.value } catch { commitError = error }
                 }
-                toExtract.finish()
-                try await group.waitForAll()
-                do { try await commitTask.value } catch { commitError = error }
             }
+        } catch {
+            // The record says how the run ended, as the process's exit code will.
+            record.endedAt = Date().timeIntervalSince1970
+            record.exitCode = RunExitCode(for: error).rawValue
+            record.failure = Self.failureDescription(error)
+            try? await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
+            throw error
         }
         auditLog.map { try? $0.close() }
+        var failure: (any Error)? = commitError.map { SluiceError.wrap($0, as: .state, "checkpoint commit failed") }
         // Deferred store work (index builds, file compaction) once every write of the run is acknowledged.
         do {
             try await components.sink.finish()
         } catch {
-            throw SluiceError.wrap(error, as: .sinkFailed, "finishing the sink failed")
+            let reason = (error as? SluiceError)?.message ?? "\(error)"
+            failure = failure ?? SluiceError(.sinkFailed, "finishing the sink (\(components.sink.name)) failed: \(reason)", cause: error)
         }
-
-        try await collectExtractions(checkpoint: checkpoint, stateExecutor: stateExecutor, after: tally.snapshot)
+        if failure == nil {
+            do {
+                try await collectExtractions(checkpoint: checkpoint, stateExecutor: stateExecutor, after: tally.snapshot)
+            } catch {
+                failure = error
+            }
+        }
 
         var stats = tally.snapshot
         stats.runID = runID
@@ -221,10 +244,17 @@ public actor Pipeline {
         stats.phases = [scan, extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]
         stats.maxDocumentsInFlight = tally.inFlight.maximum
         record.endedAt = Date().timeIntervalSince1970
-        record.exitCode = stats.exitCode.rawValue
+        // The code the process exits with: an error that stops the run after its documents settled (a
+        // failed commit, a failed index build) decides it, not the documents' outcomes.
+        record.exitCode = failure.map { RunExitCode(for: $0).rawValue } ?? stats.exitCode.rawValue
+        record.failure = failure.map(Self.failureDescription)
         record.stats = stats
-        try await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
-        if let commitError { throw SluiceError.wrap(commitError, as: .state, "checkpoint commit failed") }
+        do {
+            try await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
+        } catch {
+            throw failure ?? error
+        }
+        if let failure { throw failure }
         logger.info("run finished", metadata: ["sluice-run": "\(runID)", "sluice-upserted": "\(stats.documentsUpserted)", "sluice-skipped": "\(stats.documentsSkipped)", "sluice-failed": "\(stats.documentsFailed)"])
         return stats
     }
@@ -241,6 +271,10 @@ public actor Pipeline {
         let upsert = run.upsertParallelism * min(32, run.buffer + 1)
         let commit = min(256, run.buffer + 1)
         return buffers + workers + embedding + upsert + commit + 1
+    }
+
+    static func failureDescription(_ error: any Error) -> String {
+        (error as? SluiceError)?.description ?? "\(error)"
     }
 
     private var configurationHash: String {

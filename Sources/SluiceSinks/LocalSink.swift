@@ -14,12 +14,18 @@ public final class LocalSink: VectorSink {
     public var name: String { "local:\(directory.path)" }
 
     /// Opens (creating) the store at `directory`.
-    public init(directory: URL, readOnly: Bool = false) throws {
+    /// - Parameter mapSize: the most the data file may grow to (tests make it small to fill it).
+    public init(directory: URL, readOnly: Bool = false, mapSize: Int = 1 << 40) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no local store at \(directory.path): run the pipeline first")
         }
         self.directory = directory
-        environment = try LMDBEnvironment(path: directory, mapSize: 1 << 40, readOnly: readOnly)
+        // Its errors are the sink's (a full disk here is not the state's problem).
+        environment = try LMDBEnvironment(
+            path: directory, mapSize: mapSize, readOnly: readOnly,
+            errors: .init(
+                code: .sinkFailed, owner: "the local store at \(directory.path)",
+                damaged: (.sinkFailed, "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)")))
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)

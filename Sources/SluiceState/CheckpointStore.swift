@@ -18,16 +18,54 @@ public final class CheckpointStore: Sendable {
     private static let decoder = JSONDecoder()
 
     /// Opens (creating) the state at `directory`.
+    /// - Throws: ``SluiceError/Code/stateCorrupt`` (with what happened and how to recover) when its file
+    ///   is truncated or damaged: checked before LMDB maps it.
     public init(directory: URL, readOnly: Bool = false) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no state at \(directory.path): run the pipeline first")
         }
-        environment = try LMDBEnvironment(path: directory, mapSize: 256 << 30, readOnly: readOnly)
+        environment = try LMDBEnvironment(
+            path: directory, mapSize: 256 << 30, readOnly: readOnly,
+            errors: .init(code: .state, owner: "the state at \(directory.path)", damaged: (.stateCorrupt, Self.damagedFileAdvice)))
         documents = try environment.database("documents")
         cache = try environment.database("embeddings")
         runs = try environment.database("runs")
         meta = try environment.database("meta")
         extractions = readOnly ? try? environment.database("extractions") : try environment.database("extractions")
+    }
+
+    /// What to do about a state file LMDB cannot use.
+    static let damagedFileAdvice = """
+        Nothing was changed. Restore the state folder from a backup, or move it aside and start a new state: \
+        the next run loads every document again (vector ids are deterministic: the store's vectors are \
+        overwritten, not duplicated), and `sluice verify --repair` then deletes the vectors of documents the \
+        new state does not know
+        """
+
+    /// What to do about document records that cannot be read.
+    static let damagedRecordAdvice = """
+        Nothing was changed. `sluice verify --repair` forgets the records it cannot read and processes \
+        their documents again; or move the state folder aside and start a new state (every document is \
+        loaded again)
+        """
+
+    /// The error for a document record that does not decode.
+    private func damagedRecord(_ key: String, _ error: any Error) -> SluiceError {
+        let reason = (error as? DecodingError).map(Self.reason) ?? "\(error)"
+        return SluiceError(
+            .stateCorrupt,
+            "the state at \(environment.path.path) is damaged: the record of document '\(key)' cannot be read (\(reason)). \(Self.damagedRecordAdvice)",
+            cause: error)
+    }
+
+    private static func reason(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "not a document record"
+        }
     }
 
     // MARK: Documents
@@ -41,7 +79,7 @@ public final class CheckpointStore: Sendable {
     }
 
     public func document(_ key: String) throws -> DocumentRecord? {
-        try environment.read { txn in try Self.decodeDocument(txn.get(documents, Self.storageKey(key))) }
+        try environment.read { txn in try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) }
     }
 
     /// Looks up many documents in one read transaction.
@@ -49,7 +87,7 @@ public final class CheckpointStore: Sendable {
         try environment.read { txn in
             var out: [String: DocumentRecord] = [:]
             for key in keys {
-                if let record = try Self.decodeDocument(txn.get(documents, Self.storageKey(key))) { out[key] = record }
+                if let record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) { out[key] = record }
             }
             return out
         }
@@ -58,8 +96,14 @@ public final class CheckpointStore: Sendable {
     /// Visits every document record in key order.
     public func forEachDocument(_ body: (DocumentRecord) throws -> Void) throws {
         try environment.read { txn in
-            try txn.forEach(documents) { _, value in
-                try body(Self.decoder.decode(DocumentRecord.self, from: Data(value)))
+            try txn.forEach(documents) { key, value in
+                let record: DocumentRecord
+                do {
+                    record = try Self.decoder.decode(DocumentRecord.self, from: Data(value))
+                } catch {
+                    throw damagedRecord(String(decoding: key, as: UTF8.self), error)
+                }
+                try body(record)
                 return true
             }
         }
@@ -85,7 +129,7 @@ public final class CheckpointStore: Sendable {
         let encoder = JSONEncoder()
         try environment.write { txn in
             for (key, ids) in pending {
-                var record = try Self.decodeDocument(txn.get(documents, Self.storageKey(key)))
+                var record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key)
                     ?? DocumentRecord(
                         key: key, status: .failed, contentHash: nil, size: -1, mtimeNanoseconds: 0,
                         error: .init(code: SluiceError.Code.interrupted.rawValue, message: "interrupted before its chunks were committed"))
@@ -96,12 +140,49 @@ public final class CheckpointStore: Sendable {
         }
     }
 
-    private static func decodeDocument(_ bytes: [UInt8]?) throws -> DocumentRecord? {
+    /// Records, before the sink is asked to delete them, that documents' vectors are about to go: each
+    /// record becomes ``DocumentRecord/Status/failed`` ("interrupted while its vectors were being
+    /// deleted"), with every id it had moved to `pendingIDs`. A crash between the deletion and the commit
+    /// then leaves a record that claims nothing in the sink, is never skipped (a file restored to the
+    /// indexed bytes is processed again) and still lists the ids for a later deletion. The commit that
+    /// follows a completed deletion replaces the record.
+    public func markRemoving(_ keys: [String]) throws {
+        let encoder = JSONEncoder()
+        try environment.write { txn in
+            for key in keys {
+                guard var record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) else { continue }
+                record.pendingIDs = record.knownIDs.sorted()
+                record.chunkIDs = []
+                record.status = .failed
+                record.error = .init(
+                    code: SluiceError.Code.interrupted.rawValue, message: "interrupted while its vectors were being deleted from the sink")
+                try txn.put(documents, Self.storageKey(key), Array(try encoder.encode(record)))
+            }
+        }
+    }
+
+    private func decodeDocument(_ bytes: [UInt8]?, key: String) throws -> DocumentRecord? {
         guard let bytes else { return nil }
         do {
-            return try decoder.decode(DocumentRecord.self, from: Data(bytes))
+            return try Self.decoder.decode(DocumentRecord.self, from: Data(bytes))
         } catch {
-            throw SluiceError(.state, "corrupt document record in checkpoint", cause: error)
+            throw damagedRecord(key, error)
+        }
+    }
+
+    /// Forgets the document records that cannot be decoded (`sluice verify --repair`): their documents
+    /// are then new to the next run, and vectors of theirs that it does not write again are unknown to the
+    /// checkpoint, which verify deletes.
+    /// - Returns: the keys of the records removed.
+    public func removeUndecodableDocuments() throws -> [String] {
+        try environment.write { txn in
+            var damaged: [[UInt8]] = []
+            try txn.forEach(documents) { key, value in
+                if (try? Self.decoder.decode(DocumentRecord.self, from: Data(value))) == nil { damaged.append(Array(key)) }
+                return true
+            }
+            for key in damaged { try txn.delete(documents, key) }
+            return damaged.map { String(decoding: $0, as: UTF8.self) }
         }
     }
 
@@ -170,8 +251,22 @@ public final class CheckpointStore: Sendable {
         }
     }
 
-    /// Forgets every document (used when everything is re-embedded with another model); keeps runs.
-    public func resetDocuments() throws {
-        try environment.write { txn in try txn.drop(documents) }
+    /// The metadata key of a sink clearing that was started and not yet seen to complete.
+    static let pendingSinkResetKey = "pending-sink-reset"
+
+    /// Forgets every document and, in the same transaction, notes that the sink is to be cleared
+    /// (`kind` says how), before the sink is touched: a crash before ``finishSinkReset()`` leaves a state
+    /// that claims nothing and a note that the next command completes. Keeps runs and the caches.
+    public func beginSinkReset(_ kind: String) throws {
+        try environment.write { txn in
+            try txn.drop(documents)
+            try txn.put(meta, Array(Self.pendingSinkResetKey.utf8), Array(kind.utf8))
+        }
     }
+
+    /// The kind of a sink clearing that was started and not seen to complete, if any.
+    public func pendingSinkReset() throws -> String? { try metadata(Self.pendingSinkResetKey) }
+
+    /// Notes that the sink clearing begun by ``beginSinkReset(_:)`` completed.
+    public func finishSinkReset() throws { try setMetadata(Self.pendingSinkResetKey, nil) }
 }

@@ -15,18 +15,66 @@ package final class LMDBEnvironment: @unchecked Sendable {
     private var databases: [String: MDB_dbi] = [:]
     /// This environment's memory map, registered with the ``ResidentMemoryReleaser``.
     private let mapping: Int?
+    /// Whose errors this environment's are: the code and the owner named in their messages.
+    package let errors: ErrorLabel
+
+    /// The code an environment's errors carry, and the owner their messages name ("the local store at
+    /// …"): a full disk under a sink's environment is the sink's failure, not the state's.
+    package struct ErrorLabel: Sendable {
+        package var code: SluiceError.Code
+        package var owner: String?
+        /// The code and the advice (what happened, how to recover) of errors that mean the file is damaged.
+        package var damaged: (code: SluiceError.Code, advice: String)?
+        package init(code: SluiceError.Code = .state, owner: String? = nil, damaged: (code: SluiceError.Code, advice: String)? = nil) {
+            self.code = code
+            self.owner = owner
+            self.damaged = damaged
+        }
+
+        func error(_ message: String) -> SluiceError {
+            SluiceError(code, owner.map { "\($0): \(message)" } ?? message)
+        }
+
+        /// The error for a damaged data file.
+        package func damage(_ what: String) -> SluiceError {
+            let message = (owner.map { "\($0) is damaged: " } ?? "damaged: ") + what
+            guard let damaged else { return SluiceError(code, message) }
+            return SluiceError(damaged.code, message + ". " + damaged.advice)
+        }
+
+        func check(_ rc: Int32, _ what: String) throws {
+            guard rc != 0 else { return }
+            if [MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_INVALID, MDB_VERSION_MISMATCH].contains(rc) {
+                throw damage("\(what): \(LMDBEnvironment.message(rc))")
+            }
+            throw error("\(what): \(LMDBEnvironment.message(rc))")
+        }
+    }
 
     /// Opens (creating the folder if needed) an environment.
     /// - Parameters:
     ///   - mapSize: the largest the data file may grow (virtual address space, not disk).
-    package init(path: URL, mapSize: Int = 64 << 30, maxDatabases: Int = 8, maxReaders: Int = 256, readOnly: Bool = false) throws {
+    ///   - errors: the code and owner of this environment's errors.
+    /// - Throws: ``ErrorLabel/damage(_:)``'s error when the data file is truncated or damaged (checked
+    ///   before it is mapped: LMDB would take an empty file for a new one, and fault on pages past the end
+    ///   of a short one).
+    package init(
+        path: URL, mapSize: Int = 64 << 30, maxDatabases: Int = 8, maxReaders: Int = 256, readOnly: Bool = false,
+        errors: ErrorLabel = ErrorLabel()
+    ) throws {
         self.path = path
+        self.errors = errors
         if !readOnly {
             try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
         }
+        do {
+            try LMDBDataFile.check(path.appendingPathComponent("data.mdb"))
+        } catch let damage as LMDBDataFile.Damage {
+            throw errors.damage(damage.description)
+        }
         var handle: OpaquePointer?
-        try LMDBEnvironment.check(mdb_env_create(&handle), "mdb_env_create")
-        guard let handle else { throw SluiceError(.state, "mdb_env_create returned no handle") }
+        try errors.check(mdb_env_create(&handle), "mdb_env_create")
+        guard let handle else { throw errors.error("mdb_env_create returned no handle") }
         mdb_env_set_mapsize(handle, mapSize)
         mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases))
         mdb_env_set_maxreaders(handle, UInt32(maxReaders))
@@ -44,7 +92,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
         Self.openLock.unlock()
         if rc != 0 {
             mdb_env_close(handle)
-            throw SluiceError(.state, "cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
+            throw errors.error("cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
         }
         self.env = handle
         self.mapping = ResidentMemoryReleaser.shared.register(created)
@@ -67,15 +115,15 @@ package final class LMDBEnvironment: @unchecked Sendable {
         var flags: UInt32 = 0
         mdb_env_get_flags(env, &flags)
         let readOnly = flags & UInt32(MDB_RDONLY) != 0
-        try Self.check(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
+        try errors.check(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
         var dbi: MDB_dbi = 0
         let rc = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
         if rc != 0 {
             mdb_txn_abort(txn)
-            if rc == MDB_NOTFOUND { throw SluiceError(.state, "database '\(name)' does not exist in \(path.path)") }
-            throw SluiceError(.state, "mdb_dbi_open(\(name)): \(Self.message(rc))")
+            if rc == MDB_NOTFOUND { throw errors.error("database '\(name)' does not exist in \(path.path)") }
+            throw errors.error("mdb_dbi_open(\(name)): \(Self.message(rc))")
         }
-        try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
+        try errors.check(mdb_txn_commit(txn), "mdb_txn_commit")
         databases[name] = dbi
         return dbi
     }
@@ -83,33 +131,29 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// Runs `body` in a read-only transaction.
     package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         var txn: OpaquePointer?
-        try Self.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
+        try errors.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
         defer {
             mdb_txn_abort(txn)
             ResidentMemoryReleaser.shared.releaseIfOverBudget()
         }
-        return try body(LMDBTransaction(txn: txn!))
+        return try body(LMDBTransaction(txn: txn!, errors: errors))
     }
 
     /// Runs `body` in a write transaction, committed when `body` returns and aborted when it throws.
     /// - Important: blocks while another write transaction is open; call it from a blocking executor.
     package func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         var txn: OpaquePointer?
-        try Self.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin(write)")
+        try errors.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin(write)")
         let result: T
         do {
-            result = try body(LMDBTransaction(txn: txn!))
+            result = try body(LMDBTransaction(txn: txn!, errors: errors))
         } catch {
             mdb_txn_abort(txn)
             throw error
         }
-        try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
+        try errors.check(mdb_txn_commit(txn), "mdb_txn_commit")
         ResidentMemoryReleaser.shared.releaseIfOverBudget()
         return result
-    }
-
-    static func check(_ rc: Int32, _ what: String) throws {
-        if rc != 0 { throw SluiceError(.state, "\(what): \(message(rc))") }
     }
 
     static func message(_ rc: Int32) -> String {
@@ -126,9 +170,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
 /// are copied out of the map first, and a page dropped mid-transaction is faulted back unchanged.
 package struct LMDBTransaction {
     let txn: OpaquePointer
+    private let errors: LMDBEnvironment.ErrorLabel
     private let meter = OperationMeter()
 
-    init(txn: OpaquePointer) { self.txn = txn }
+    init(txn: OpaquePointer, errors: LMDBEnvironment.ErrorLabel) {
+        self.txn = txn
+        self.errors = errors
+    }
 
     /// Counts operations; not shared between threads (a transaction runs in one synchronous closure).
     private final class OperationMeter {
@@ -147,7 +195,7 @@ package struct LMDBTransaction {
             var v = MDB_val()
             let rc = mdb_get(txn, dbi, &k, &v)
             if rc == MDB_NOTFOUND { return }
-            try LMDBEnvironment.check(rc, "mdb_get")
+            try errors.check(rc, "mdb_get")
             result = Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
         }
         return result
@@ -159,7 +207,7 @@ package struct LMDBTransaction {
             try value.withUnsafeBytes { valueBytes in
                 var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
                 var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
-                try LMDBEnvironment.check(mdb_put(txn, dbi, &k, &v, 0), "mdb_put")
+                try errors.check(mdb_put(txn, dbi, &k, &v, 0), "mdb_put")
             }
         }
     }
@@ -172,7 +220,7 @@ package struct LMDBTransaction {
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
             let rc = mdb_del(txn, dbi, &k, nil)
             if rc == MDB_NOTFOUND { return false }
-            try LMDBEnvironment.check(rc, "mdb_del")
+            try errors.check(rc, "mdb_del")
             return true
         }
     }
@@ -180,20 +228,20 @@ package struct LMDBTransaction {
     /// Number of entries in a database.
     package func count(_ dbi: MDB_dbi) throws -> Int {
         var stat = MDB_stat()
-        try LMDBEnvironment.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
+        try errors.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
         return Int(stat.ms_entries)
     }
 
     /// Bytes of the pages a database occupies (branch, leaf and overflow pages).
     package func size(_ dbi: MDB_dbi) throws -> Int {
         var stat = MDB_stat()
-        try LMDBEnvironment.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
+        try errors.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
         return Int(stat.ms_psize) * (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages)
     }
 
     /// Empties a database.
     package func drop(_ dbi: MDB_dbi) throws {
-        try LMDBEnvironment.check(mdb_drop(txn, dbi, 0), "mdb_drop")
+        try errors.check(mdb_drop(txn, dbi, 0), "mdb_drop")
     }
 
     /// Visits entries in key order, starting at the first key ≥ `from` (all when nil); `body` returns
@@ -203,7 +251,7 @@ package struct LMDBTransaction {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         var cursor: OpaquePointer?
-        try LMDBEnvironment.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
         defer { mdb_cursor_close(cursor) }
         var k = MDB_val()
         var v = MDB_val()
@@ -223,6 +271,6 @@ package struct LMDBTransaction {
             if try !body(key, value) { return }
             rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
         }
-        if rc != MDB_NOTFOUND { try LMDBEnvironment.check(rc, "mdb_cursor_get") }
+        if rc != MDB_NOTFOUND { try errors.check(rc, "mdb_cursor_get") }
     }
 }

@@ -8,6 +8,7 @@ public final class InMemorySink: VectorSink {
         var embedder: EmbedderIdentity?
         var upsertCalls = 0
         var failuresLeft = 0
+        var finishFailure: String?
     }
 
     private let state = Mutex(State())
@@ -22,6 +23,9 @@ public final class InMemorySink: VectorSink {
 
     /// Makes the next `count` upserts fail with ``SluiceError/Code/sinkFailed``.
     public func failNextUpserts(_ count: Int) { state.withLock { $0.failuresLeft = count } }
+
+    /// Makes `finish()` (the end-of-run step: index builds, compaction) fail with `message`.
+    public func failFinish(_ message: String) { state.withLock { $0.finishFailure = message } }
 
     public var records: [VectorRecord] { state.withLock { $0.records.values.sorted { $0.id < $1.id } } }
     public var upsertCalls: Int { state.withLock { $0.upsertCalls } }
@@ -60,6 +64,10 @@ public final class InMemorySink: VectorSink {
 
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {
         for record in records { try body(record) }
+    }
+
+    public func finish() async throws {
+        if let message = state.withLock({ $0.finishFailure }) { throw SluiceError(.sinkFailed, message) }
     }
 
     public func removeAll() async throws { state.withLock { $0.records.removeAll() } }

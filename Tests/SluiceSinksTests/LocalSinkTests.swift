@@ -14,6 +14,22 @@ import Testing
         return (try LocalSink(directory: dir), dir)
     }
 
+    @Test("a full local store fails as the sink's error (sink-failed, naming the store), not as the state's")
+    func fullStoreIsTheSinksFailure() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("local-sink-full-\(UInt64.random(in: 0...UInt64.max))")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sink = try LocalSink(directory: dir, mapSize: 1 << 20)
+        try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 1024))
+        let records = (0..<400).map { record(String(format: "%032x", $0), [Float](repeating: 0.5, count: 1024)) }
+        do {
+            try await sink.upsert(records)
+            Issue.record("400 KiB-vectors fit in a 1 MiB map")
+        } catch let error as SluiceError {
+            #expect(error.code == .sinkFailed, "\(error)")
+            #expect(error.message.contains("local store"), "\(error)")
+        }
+    }
+
     @Test func upsertIsIdempotentAndDeleteRemoves() async throws {
         let (sink, dir) = try makeSink()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -50,4 +50,53 @@ struct PgvectorSinkTests {
         try await sink.drop()
         #expect(try await sink.info().exists == false)
     }
+
+    @Test("an upper-case sink.table is one case-sensitive table everywhere: info, export, ids, re-embed clearing and drop see it; its folded twin stays apart")
+    func mixedCaseTableName() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pg-\(UInt32.random(in: 0...UInt32.max))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
+        defer { server.stop() }
+        let url = "postgresql://postgres@127.0.0.1:\(server.port)/postgres"
+        func sink(_ table: String) throws -> PgvectorSink {
+            var settings = PgvectorSink.Settings(url: url, password: "pw", table: table)
+            settings.connections = 1
+            return try PgvectorSink(settings: settings)
+        }
+        let identity = EmbedderIdentity(provider: "test", model: "m", dimensions: 4)
+        func records(_ count: Int, key: String) -> [VectorRecord] {
+            (0..<count).map { i in
+                VectorRecord(id: VectorID(rawValue: String(format: "%032x", i + 1)), documentKey: key, ordinal: i, text: "t\(i)", vector: [Float(i), 1, 0, 0.5])
+            }
+        }
+        let mixed = try sink("public.Mixed_Case")
+        let folded = try sink("mixed_case")
+        try await mixed.prepare(embedder: identity)
+        try await mixed.upsert(records(3, key: "upper"))
+        try await mixed.finish()
+        try await folded.prepare(embedder: identity)
+        try await folded.upsert(records(2, key: "lower"))
+        try await folded.finish()
+
+        let info = try await mixed.info()
+        #expect(info.exists, "sink info finds the table")
+        #expect(info.count == 3)
+        #expect(info.dimensions == 4)
+        #expect(try await mixed.listIDs()?.count == 3)
+        #expect(try await mixed.existing(records(3, key: "upper").map(\.id)).count == 3)
+        let collected = ExportCollector()
+        try await mixed.exportAll { collected.append($0) }
+        #expect(collected.records.map(\.documentKey) == ["upper", "upper", "upper"])
+        #expect(try await mixed.search([2, 1, 0, 0.5], k: 1).first?.record.documentKey == "upper")
+        // A second open (the next run) checks the existing table instead of taking it for a new one.
+        try await sink("public.Mixed_Case").prepare(embedder: identity)
+
+        try await mixed.removeAll()  // what --reembed does
+        #expect(try await mixed.count() == 0)
+        #expect(try await folded.count() == 2, "the folded name is another table")
+        try await mixed.drop()
+        #expect(try await mixed.info().exists == false)
+        #expect(try await folded.info().exists)
+        try await folded.drop()
+    }
 }

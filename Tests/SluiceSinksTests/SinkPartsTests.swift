@@ -124,4 +124,39 @@ struct SinkPartsTests {
         let ids = try #require(try await final.listIDs())
         #expect(ids == Set(records.map(\.id)).subtracting([records[1].id]))
     }
+
+    @Test("JSONL: a torn last journal line is cut off before the next append, so a second crash loses nothing acknowledged")
+    func jsonlTornJournalTail() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-jsonl-torn-\(UInt32.random(in: 0...UInt32.max))/store.jsonl")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let journal = URL(fileURLWithPath: file.path + ".journal")
+        let records = (0..<4).map { i in
+            VectorRecord(id: VectorID(rawValue: String(format: "%032x", i * 104_729 + 1)), documentKey: "d", ordinal: i, text: "t\(i)", vector: [Float(i), 1])
+        }
+        let embedder = EmbedderIdentity(provider: "p", model: "m", dimensions: 2)
+        do {
+            let sink = try JSONLSink(path: file, shards: 1)
+            try await sink.prepare(embedder: embedder)
+            try await sink.upsert(Array(records[0..<2]))
+            // Killed mid-write: half a line, no newline.
+            let handle = try FileHandle(forWritingTo: journal)
+            handle.seekToEndOfFile()
+            handle.write(Data(#"{"op":"upsert","record":{"id":"tor"#.utf8))
+            try handle.close()
+        }
+        do {
+            // The next run replays the journal, appends (acknowledged), and is killed too (no finish).
+            let sink = try JSONLSink(path: file, shards: 1)
+            #expect(try await sink.count() == 2)
+            try await sink.upsert([records[2]])
+            try await sink.upsert([records[3]])
+            try await sink.delete([records[0].id])
+        }
+        let bytes = try Data(contentsOf: journal)
+        #expect(bytes.last == 0x0A, "the journal ends with a whole line")
+        #expect(!String(decoding: bytes, as: UTF8.self).contains(#""id":"tor{"#), "an append was glued onto the torn line")
+        let reopened = try JSONLSink(path: file, shards: 1)
+        let ids = try #require(try await reopened.listIDs())
+        #expect(ids == Set(records[1...].map(\.id)), "every acknowledged write survives the second crash")
+    }
 }

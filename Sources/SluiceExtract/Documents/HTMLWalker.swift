@@ -36,7 +36,13 @@ struct HTMLWalker {
             appendText(node.content)
             return
         }
-        guard node.isElement, depth < 512 else { return }
+        guard node.isElement else { return }
+        if depth >= Self.structuredDepth {
+            // Deeper than the structure is followed (recursion would overflow the stack): the subtree's
+            // text is read iteratively, as running text.
+            appendText(Self.inlineText(of: node))
+            return
+        }
         let name = node.localName
         if name == "head" {
             if let titleNode = node.children.first(where: { $0.isElement && $0.localName == "title" }) {
@@ -139,21 +145,39 @@ struct HTMLWalker {
         builder.endBlock()
     }
 
+    /// How deep the walker follows the structure (headings, lists, tables, blocks) by recursion; below
+    /// that, text is read by ``inlineText(of:skipping:)``, which needs no stack.
+    static let structuredDepth = 512
+
     /// Space-separated text of an element, alt text included, dropped elements left out.
-    static func inlineText(of node: xmlNodePtr, skipping skipped: Set<String> = []) -> String {
+    ///
+    /// Iterative (a pre-order walk over the tree's own child, sibling and parent links), so any depth of
+    /// nesting is read in full without growing the stack.
+    static func inlineText(of root: xmlNodePtr, skipping skipped: Set<String> = []) -> String {
         var parts: [String] = []
-        func walk(_ node: xmlNodePtr, depth: Int) {
+        func close(_ element: xmlNodePtr) {
+            if element.localName == "br" || blocks.contains(element.localName) { parts.append(" ") }
+        }
+        var node = root
+        while true {
             if node.isText {
                 parts.append(node.content)
-            } else if node.isElement, depth < 512, !dropped.contains(node.localName), !skipped.contains(node.localName),
-                !isHidden(node)
-            {
+            } else if node.isElement, !dropped.contains(node.localName), !skipped.contains(node.localName), !isHidden(node) {
                 if node.localName == "img", let alt = node.attribute("alt"), !alt.isEmpty { parts.append("[image: \(alt)]") }
-                for child in node.children { walk(child, depth: depth + 1) }
-                if node.localName == "br" || blocks.contains(node.localName) { parts.append(" ") }
+                if let child = node.pointee.children {
+                    node = child
+                    continue
+                }
+                close(node)
             }
+            // On to the next node in document order, closing the elements walked out of.
+            while node != root, node.pointee.next == nil, let parent = node.pointee.parent {
+                node = parent
+                close(node)
+            }
+            guard node != root, let next = node.pointee.next else { break }
+            node = next
         }
-        walk(node, depth: 0)
         return parts.joined()
     }
 

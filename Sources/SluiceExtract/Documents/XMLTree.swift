@@ -43,8 +43,13 @@ final class XMLTree {
     static func html(_ bytes: [UInt8], encoding: String) throws -> XMLTree {
         _ = initialised
         sluice_xml_silence_errors()
+        // XML_PARSE_HUGE lifts the tree builder's depth limit (256): without it the parser stops at the
+        // 257th nested element and the rest of the document is silently lost. The HTML parser and the
+        // walker (``HTMLWalker``) do not recurse per level, so depth costs memory (bounded by the file size),
+        // not stack.
         let options = Int32(HTML_PARSE_NONET.rawValue | HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue
-            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_NOIMPLIED.rawValue)
+            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_NOIMPLIED.rawValue
+            | XML_PARSE_HUGE.rawValue)
         xmlResetLastError()
         let parsed = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -52,7 +57,15 @@ final class XMLTree {
             }
         }
         guard let parsed else { throw SluiceError(.malformed, "HTML could not be parsed: \(lastError())") }
-        return XMLTree(document: parsed)
+        let tree = XMLTree(document: parsed)
+        // A parser that halted (recover mode keeps what came before) dropped the rest: say so rather than
+        // index part of the document.
+        if let error = xmlGetLastError(), error.pointee.level == XML_ERR_FATAL, let message = error.pointee.message,
+            String(cString: message).contains("Excessive depth")
+        {
+            throw SluiceError(.tooDeep, "HTML nested too deeply for the parser: \(lastError())")
+        }
+        return tree
     }
 
     /// The root element.

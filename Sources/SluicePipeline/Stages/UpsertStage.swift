@@ -12,7 +12,8 @@ import SluiceState
 ///
 /// A document that changed and whose new version failed before reaching the sink has the vectors of its
 /// indexed version deleted here too (``DocumentWork/hasKnownStaleVectors``), within the run's
-/// ``StaleDeletionBudget``; the commit stage then records that nothing of it is in the sink.
+/// ``StaleDeletionBudget``: the checkpoint marks it as being removed first (``CheckpointStore/markRemoving(_:)``),
+/// and the commit stage then records that nothing of it is in the sink.
 package actor UpsertStage {
     private enum State { case initial, running, finished }
 
@@ -159,13 +160,26 @@ package actor UpsertStage {
             }
             guard !ids.isEmpty else { return }
             do {
+                // First the checkpoint stops claiming them, so that a crash before the commit below cannot
+                // leave a record that says "indexed" over deleted vectors (a file restored to those bytes
+                // would then be skipped).
+                let marked = removing.map { documents[$0].file.key }
+                try await stateExecutor.run { [checkpoint] in try checkpoint.markRemoving(marked) }
                 try await sink.delete(ids, documentKeys: keys)
             } catch {
                 for index in removing {
-                    documents[index].staleVectorsKept = "its old vectors were kept: deleting them failed (\(SluiceError.wrap(error, as: .sinkFailed).message))"
+                    // Some may be gone (a deletion can fail half-way): the record keeps them all as pending,
+                    // for the next attempt, and claims none.
+                    if var previous = documents[index].previous {
+                        previous.pendingIDs = previous.knownIDs.sorted()
+                        previous.chunkIDs = []
+                        documents[index].previous = previous
+                    }
+                    documents[index].staleVectorsKept = "deleting its old vectors failed (\(SluiceError.wrap(error, as: .sinkFailed).message)); retried on the next run"
                 }
                 return
             }
+            CrashPoint.reach("upsert.stale-vectors-deleted")
             for index in removing { documents[index].removedStaleVectors = documents[index].previous?.knownIDs.count ?? 0 }
             let deleted = ids.count
             tally.update { $0.vectorsDeleted += deleted }

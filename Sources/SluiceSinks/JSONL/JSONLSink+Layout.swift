@@ -53,7 +53,7 @@ extension JSONLSink {
             if FileManager.default.fileExists(atPath: journal.path) {
                 loaded.journalFound = true
                 try forEachLine(journal) { line in
-                    // A line cut short by a crash is the end of the journal: its write was never acknowledged.
+                    // A line cut short by a crash: its write was never acknowledged (the next append cuts it off).
                     guard let entry = try? decoder.decode(JournalEntry.self, from: line) else { return }
                     switch entry.op {
                     case "upsert":
@@ -112,11 +112,46 @@ extension JSONLSink {
                 bytes += line
                 bytes.append(0x0A)
             }
-            let fd = open(journal.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            let fd = open(journal.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw SluiceError(.sinkFailed, "cannot open \(journal.path): \(String(cString: strerror(errno)))") }
             defer { close(fd) }
+            try cutTornTail(fd)
             try writeAll(fd, bytes, path: journal.path)
             guard fsync(fd) == 0 else { throw SluiceError(.sinkFailed, "fsync \(journal.path): \(String(cString: strerror(errno)))") }
+        }
+
+        /// Cuts a last line without its newline off the journal: a write a crash (or a failed write) tore,
+        /// never acknowledged and skipped on replay. Appending after it would glue the next record onto it,
+        /// and the next replay would skip both.
+        private func cutTornTail(_ fd: Int32) throws {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw SluiceError(.sinkFailed, "stat \(journal.path): \(String(cString: strerror(errno)))") }
+            var end = Int(info.st_size)
+            guard end > 0, try byte(fd, at: end - 1) != 0x0A else { return }
+            // Back to just after the last newline (or to the start), 64 KiB at a time.
+            var keep = 0
+            var block = [UInt8](repeating: 0, count: 65_536)
+            search: while end > 0 {
+                let start = max(0, end - block.count)
+                let n = block.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, end - start, off_t(start)) }
+                guard n == end - start else { throw SluiceError(.sinkFailed, "read \(journal.path): \(String(cString: strerror(errno)))") }
+                for index in stride(from: n - 1, through: 0, by: -1) where block[index] == 0x0A {
+                    keep = start + index + 1
+                    break search
+                }
+                end = start
+            }
+            guard ftruncate(fd, off_t(keep)) == 0 else {
+                throw SluiceError(.sinkFailed, "cutting the torn last line of \(journal.path): \(String(cString: strerror(errno)))")
+            }
+        }
+
+        private func byte(_ fd: Int32, at offset: Int) throws -> UInt8 {
+            var value: UInt8 = 0
+            guard pread(fd, &value, 1, off_t(offset)) == 1 else {
+                throw SluiceError(.sinkFailed, "read \(journal.path): \(String(cString: strerror(errno)))")
+            }
+            return value
         }
 
         /// Writes every shard sorted by id (temporary file, fsync, rename), then removes the journal.

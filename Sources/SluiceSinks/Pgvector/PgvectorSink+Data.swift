@@ -72,7 +72,7 @@ extension PgvectorSink {
         let table = quotedTable
         let rawTable = settings.table
         return try await withConnection("count \(rawTable)") { connection in
-            guard try Self.describe(connection, rawTable) != nil else { return 0 }
+            guard try Self.describe(connection, table) != nil else { return 0 }
             return try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
         }
     }
@@ -84,7 +84,7 @@ extension PgvectorSink {
         let metric = settings.metric
         let query = PgvectorCopy.vectorLiteral(vector)
         return try await withConnection("search \(rawTable)") { connection in
-            guard let description = try Self.describe(connection, rawTable) else { return [] }
+            guard let description = try Self.describe(connection, table) else { return [] }
             let rows = try connection.query(
                 """
                 SELECT \(Self.columns), embedding \(op) $1::\(description.type) AS distance FROM \(table)
@@ -107,7 +107,7 @@ extension PgvectorSink {
             let cursor = after
             // Keyset pages in byte order of the ids (COLLATE "C"), so the export is sorted like the other stores'.
             let page = try await withConnection("export \(rawTable)") { connection -> [VectorRecord] in
-                guard try Self.describe(connection, rawTable) != nil else { return [] }
+                guard try Self.describe(connection, table) != nil else { return [] }
                 let rows = try connection.query(
                     "SELECT \(Self.columns) FROM \(table) WHERE id COLLATE \"C\" > $1 ORDER BY id COLLATE \"C\" LIMIT 2000", [cursor])
                 return try rows.map(Self.record)
@@ -122,7 +122,7 @@ extension PgvectorSink {
         let table = quotedTable
         let rawTable = settings.table
         return try await withConnection("list ids of \(rawTable)") { connection in
-            guard try Self.describe(connection, rawTable) != nil else { return [] }
+            guard try Self.describe(connection, table) != nil else { return [] }
             return Set(try connection.query("SELECT id FROM \(table)").compactMap { $0[0].map(VectorID.init(rawValue:)) })
         }
     }
@@ -133,7 +133,7 @@ extension PgvectorSink {
         let rawTable = settings.table
         let literal = PgvectorCopy.arrayLiteral(ids[...])
         return try await withConnection("look up ids in \(rawTable)") { connection in
-            guard try Self.describe(connection, rawTable) != nil else { return [] }
+            guard try Self.describe(connection, table) != nil else { return [] }
             let rows = try connection.query("SELECT id FROM \(table) WHERE id = ANY($1::text[])", [literal])
             return Set(rows.compactMap { $0[0].map(VectorID.init(rawValue:)) })
         }

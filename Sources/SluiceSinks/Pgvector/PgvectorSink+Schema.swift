@@ -17,7 +17,7 @@ extension PgvectorSink {
         let comment = "sluice embedder=\(embedder.description) metric=\(metric)".replacingOccurrences(of: "'", with: "''")
         let state = try await withConnection("prepare \(rawTable)") { connection -> (empty: Bool, type: String) in
             try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
-            if let existing = try Self.describe(connection, rawTable) {
+            if let existing = try Self.describe(connection, table) {
                 let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
                 let storedEmbedder = existing.comment.flatMap { Self.field("embedder", in: $0) }
                 let storedMetric = existing.comment.flatMap { Self.field("metric", in: $0) }
@@ -38,7 +38,7 @@ extension PgvectorSink {
                 } else if existing.dimensions != dimensions || existing.type != type {
                     try connection.query("DROP TABLE \(table)")
                 }
-                if try Self.describe(connection, rawTable) != nil {
+                if try Self.describe(connection, table) != nil {
                     try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                     return (count == 0, type)
                 }
@@ -94,7 +94,7 @@ extension PgvectorSink {
     }
 
     public func finish() async throws {
-        let exists = try await withConnection("describe \(settings.table)") { [rawTable = settings.table] in try Self.describe($0, rawTable) != nil }
+        let exists = try await withConnection("describe \(settings.table)") { [table = quotedTable] in try Self.describe($0, table) != nil }
         if exists { try await ensureIndex() }
         runState.withLock { $0.bulk = false }
     }
@@ -105,7 +105,7 @@ extension PgvectorSink {
         let indexName = self.indexName
         let name = self.name
         return try await withConnection("info \(rawTable)") { connection in
-            guard let existing = try Self.describe(connection, rawTable) else {
+            guard let existing = try Self.describe(connection, table) else {
                 return SinkInfo(name: name, exists: false, count: 0)
             }
             let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
@@ -135,7 +135,7 @@ extension PgvectorSink {
         let table = quotedTable
         let rawTable = settings.table
         try await withConnection("truncate \(rawTable)") { connection in
-            if try Self.describe(connection, rawTable) != nil { try connection.query("TRUNCATE \(table)") }
+            if try Self.describe(connection, table) != nil { try connection.query("TRUNCATE \(table)") }
         }
     }
 
@@ -146,13 +146,16 @@ extension PgvectorSink {
     }
 
     /// The embedding column's type and dimension and the table comment, or nil if there is no table.
-    static func describe(_ connection: PGConnection, _ rawTable: String) throws -> Description? {
+    /// - Parameter quotedTable: the name as every statement writes it (``quotedTable``): `to_regclass`
+    ///   folds an unquoted name to lower case, and would then miss the table the quoted `CREATE TABLE`
+    ///   made for an upper-case `sink.table`.
+    static func describe(_ connection: PGConnection, _ quotedTable: String) throws -> Description? {
         let rows = try connection.query(
             """
             SELECT format_type(a.atttypid, a.atttypmod), obj_description(c.oid, 'pg_class')
             FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
             WHERE c.oid = to_regclass($1) AND a.attname = 'embedding'
-            """, [rawTable])
+            """, [quotedTable])
         guard let row = rows.first, let type = row[0] else { return nil }
         // "vector(384)" / "halfvec(3072)"
         let name = String(type.prefix { $0 != "(" })

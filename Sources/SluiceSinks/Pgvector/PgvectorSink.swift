@@ -18,7 +18,8 @@ public final class PgvectorSink: VectorSink {
     public struct Settings: Sendable {
         public var url: String
         public var password: String?
-        /// `table` or `schema.table` (plain SQL identifiers).
+        /// `table` or `schema.table` (plain SQL identifiers). Every statement quotes the name, so it is
+        /// case-sensitive: `Mixed_Case` is the table `"Mixed_Case"`, not `mixed_case`.
         public var table: String
         public var metric: String = "cosine"
         public var connections: Int = 2

@@ -89,6 +89,20 @@ import Testing
         }
     }
 
+    @Test("50,000-deep HTML keeps the text under the deep nesting (no empty-document, no overflow)")
+    func fiftyThousandDeepHTMLKeepsItsText() throws {
+        let depth = 50_000
+        let html = "<!DOCTYPE html><html><body><p>before</p>" + String(repeating: "<div>", count: depth) + "deep <b>text</b> here"
+            + String(repeating: "<span>", count: 700) + "<script>dropped()</script>deeper" + String(repeating: "</span>", count: 700)
+            + String(repeating: "</div>", count: depth) + "<p>after</p></body></html>"
+        let text = try DocumentSamples.extract(DocumentSamples.input(named: "deep.html", html)).text
+        #expect(text.fullText.contains("before"))
+        #expect(text.fullText.contains("deep text here"))
+        #expect(text.fullText.contains("deeper"))
+        #expect(!text.fullText.contains("dropped"))
+        #expect(text.fullText.contains("after"))
+    }
+
     @Test func htmlFromDebianDocs() throws {
         let (extractor, text) = try DocumentSamples.extract("html/enscript-FAQ.html")
         #expect(extractor == "html")

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A truncated, emptied or damaged state file is refused by every command with a message that says what
+/// happened and how to recover (exit 1): never a crash, never taken for a fresh state.
+@Suite("Damaged state files")
+struct StateDamageCLITests {
+    enum Damage: String, CaseIterable, Sendable {
+        case halfLength = "half-length"
+        case zeroLength = "zero-length"
+        case recordBytes = "record-bytes"
+    }
+
+    /// Indexes a small corpus, then damages the target's `data.mdb`.
+    static func damagedState(_ ws: Workspace, _ damage: Damage) async throws -> Workspace.Target {
+        try Corpus.write(count: 30, into: ws.corpus, seed: 0x5EED_1400)
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 0)
+        let data = main.state.appendingPathComponent("data.mdb")
+        var bytes = try Data(contentsOf: data)
+        switch damage {
+        case .halfLength:
+            bytes = bytes.prefix(bytes.count / 2)
+        case .zeroLength:
+            bytes = Data()
+        case .recordBytes:
+            // Every copy of one document's record (LMDB keeps old pages around): its JSON no longer parses.
+            let marker = Data(#""status":"indexed""#.utf8)
+            var start = bytes.startIndex
+            var damaged = 0
+            while let range = bytes.range(of: marker, in: start..<bytes.endIndex) {
+                bytes.replaceSubrange(range, with: Data(repeating: 0x7F, count: marker.count))
+                start = range.upperBound
+                damaged += 1
+            }
+            try #require(damaged > 0, "no document record found in data.mdb")
+        }
+        try bytes.write(to: data)
+        return main
+    }
+
+    @Test("status, run and verify refuse a damaged state with exit 1 and say how to recover", arguments: Damage.allCases)
+    func damagedStateIsRefused(_ damage: Damage) async throws {
+        let ws = try Workspace("state-\(damage.rawValue)")
+        defer { ws.cleanUp() }
+        let main = try await Self.damagedState(ws, damage)
+        for command in ["status", "run", "verify"] {
+            let arguments = command == "run" ? ws.runArguments(main) : [command, ws.pipeline.path] + main.arguments
+            let result = try await ws.sluice(arguments)
+            #expect(result.exitCode == 1, "\(command) on a \(damage.rawValue) state: \(result)")
+            #expect(result.stderr.contains("damaged"), "\(command): the message says the state is damaged: \(result)")
+            #expect(result.stderr.contains("verify --repair") || result.stderr.contains("new state"), "\(command): the message says how to recover: \(result)")
+            #expect(!result.stderr.contains("DecodingError"), "\(command): a raw decoding error: \(result)")
+        }
+    }
+}
