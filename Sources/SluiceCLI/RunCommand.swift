@@ -86,11 +86,7 @@ struct RunCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(stats)
-        if path == "-" {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
-        } else {
-            try data.write(to: URL(fileURLWithPath: path))
-        }
+        try OutputFile.open(path).write(contentsOf: path == "-" ? data + Data("\n".utf8) : data)
     }
 }
 
