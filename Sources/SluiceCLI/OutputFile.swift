@@ -22,7 +22,7 @@ enum OutputFile {
         var fd: Int32
         repeat { fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666) } while fd < 0 && errno == EINTR
         guard fd >= 0 else {
-            throw SluiceError(.io, "cannot write \(path): \(String(cString: strerror(errno)))")
+            throw SluiceError(.io, "cannot write \(DisplayEscaping.escaped(path)): \(String(cString: strerror(errno)))")
         }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
