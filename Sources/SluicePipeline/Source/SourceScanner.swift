@@ -69,7 +69,8 @@ package struct SourceScanner: Sendable {
             var info = stat()
             guard lstat(url.path, &info) == 0 else { continue }
             var kind = info.st_mode & S_IFMT
-            if kind == S_IFLNK {
+            let isLink = kind == S_IFLNK
+            if isLink {
                 guard followSymlinks else { continue }
                 let target = url.resolvingSymlinksInPath().standardizedFileURL
                 guard target.path == root.path || target.path.hasPrefix(root.path + "/") else {
@@ -105,9 +106,39 @@ package struct SourceScanner: Sendable {
             }
             guard kind == S_IFREG, selects(key) else { continue }
             let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            let file = SourceFile(key: key, url: url, size: Int(info.st_size), mtimeNanoseconds: mtime)
+            var file = SourceFile(key: key, url: url, size: Int(info.st_size), mtimeNanoseconds: mtime)
+            file.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            file.followsSymlink = isLink
             if await !body(.success(file)) { return false }
         }
         return true
+    }
+
+    /// Whether the walk would still list `key` as a file (prune asks, before the walk): each folder on the
+    /// way a folder, the last component a regular file, with links treated as the walk treats them. With
+    /// `lstat`, not `stat`: a document replaced by a symbolic link is gone unless links are followed (and
+    /// then only a link that stays inside the root), so its old text does not stay in the index.
+    package func lists(_ key: String) -> Bool {
+        let parts = key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard !parts.isEmpty else { return false }
+        var folder = root
+        for (index, part) in parts.enumerated() {
+            let url = folder.appendingPathComponent(part)
+            var info = stat()
+            guard lstat(url.path, &info) == 0 else { return false }
+            var resolved = url
+            if info.st_mode & S_IFMT == S_IFLNK {
+                let target = url.resolvingSymlinksInPath().standardizedFileURL
+                guard followSymlinks, target.path == root.path || target.path.hasPrefix(root.path + "/"),
+                    stat(url.path, &info) == 0
+                else { return false }
+                resolved = target
+            }
+            let kind = info.st_mode & S_IFMT
+            if index == parts.count - 1 { return kind == S_IFREG }
+            guard kind == S_IFDIR else { return false }
+            folder = resolved
+        }
+        return false
     }
 }
