@@ -67,7 +67,7 @@ extension Pipeline {
         var known = 0
         try checkpoint.forEachDocument { record in
             known += record.knownIDs.count
-            if !scanner.lists(record.key) || !scanner.selects(record.key) {
+            if !scanner.lists(record.key) {
                 keys.append(record.key)
                 ids += record.knownIDs.sorted()
                 for id in record.knownIDs { documentKeys[id] = record.key }
