@@ -27,7 +27,7 @@ struct EmbedCommand: AsyncParsableCommand {
             settings.provider = provider
             let embedder = try PipelineComponents.makeEmbedder(settings)
             let reader = try LineReader(path: input)
-            let writer = try OutputFile(path: output)
+            let writer = try OutputFile.open(output)
             var texts: [String] = []
             var lineNumber = 0
             func flush() async throws {
@@ -39,7 +39,7 @@ struct EmbedCommand: AsyncParsableCommand {
                     out += vector.map { "\($0)" }.joined(separator: ",")
                     out += "]}\n"
                 }
-                try writer.write(out)
+                try writer.write(contentsOf: Data(out.utf8))
                 texts.removeAll(keepingCapacity: true)
             }
             while let line = try reader.next() {
@@ -102,22 +102,4 @@ private final class LineReader {
             if block.isEmpty { atEnd = true } else { buffer.append(block) }
         }
     }
-}
-
-/// A file to write, or standard output.
-private final class OutputFile {
-    private let handle: FileHandle
-
-    init(path: String) throws {
-        if path == "-" {
-            handle = .standardOutput
-        } else {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-                throw SluiceError(.usage, "cannot write \(path)")
-            }
-            handle = file
-        }
-    }
-
-    func write(_ text: String) throws { try handle.write(contentsOf: Data(text.utf8)) }
 }

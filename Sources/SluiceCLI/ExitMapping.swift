@@ -7,7 +7,7 @@ import Sluice
 func exitCode(for error: any Error) -> ExitCode {
     let sluice = error as? SluiceError
     let message = sluice?.description ?? "\(error)"
-    FileHandle.standardError.write(Data("sluice: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("sluice: \(DisplayEscaping.escaped(message))\n".utf8))
     return ExitCode(RunExitCode(for: error).rawValue)
 }
 

@@ -21,21 +21,14 @@ struct ExportCommand: AsyncParsableCommand {
             guard format == "jsonl" else { throw SluiceError(.usage, "--format: only jsonl is supported") }
             let configuration = try options.loadConfiguration()
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
-            let handle: FileHandle
-            if let output {
-                _ = FileManager.default.createFile(atPath: output, contents: nil)
-                guard let file = FileHandle(forWritingAtPath: output) else { throw SluiceError(.io, "cannot write \(output)") }
-                handle = file
-            } else {
-                handle = FileHandle.standardOutput
-            }
-            let writer = ExportWriter(handle: handle)
+            let writer = ExportWriter(handle: try OutputFile.open(output ?? "-"))
             try await components.sink.exportAll { record in try writer.write(record) }
-            writer.flush()
+            try writer.flush()
             if writer.skipped > 0 {
                 // Written by a version that did not refuse such vectors: JSON cannot carry them, and one
                 // must not stop the export of every other record.
-                let examples = writer.skippedExamples.joined(separator: ", ") + (writer.skipped > writer.skippedExamples.count ? ", …" : "")
+                let examples = writer.skippedExamples.map { DisplayEscaping.escaped($0) }.joined(separator: ", ")
+                    + (writer.skipped > writer.skippedExamples.count ? ", …" : "")
                 FileHandle.standardError.write(Data((
                     "sluice: export: skipped \(writer.skipped) records whose vectors are not finite (\(examples)); "
                     + "run `sluice run --reembed` to embed them again\n").utf8))
@@ -69,11 +62,11 @@ final class ExportWriter: @unchecked Sendable {
         }
         buffer += try encoder.encode(record)
         buffer.append(0x0A)
-        if buffer.count > 1 << 20 { flush() }
+        if buffer.count > 1 << 20 { try flush() }
     }
 
-    func flush() {
-        handle.write(buffer)
+    func flush() throws {
+        try handle.write(contentsOf: buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

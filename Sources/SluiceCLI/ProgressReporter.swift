@@ -55,9 +55,9 @@ enum DryRunPrinter {
             "dry run: \(report.added.count) to add, \(report.changed.count) changed, \(report.retried.count) failed before (retried), \(report.unchanged) unchanged (skipped), \(report.deleted.count) to delete (\(report.vectorsToDelete) vectors)"
         ]
         for (label, keys) in [("add", report.added), ("change", report.changed), ("retry", report.retried), ("delete", report.deleted)] {
-            for key in keys { lines.append("  \(label)  \(key)") }
+            for key in keys { lines.append("  \(label)  \(DisplayEscaping.escaped(key))") }
         }
-        if let refusal = report.massDeleteRefusal { lines.append("refused: \(refusal)") }
+        if let refusal = report.massDeleteRefusal { lines.append("refused: \(DisplayEscaping.escaped(refusal))") }
         return lines.joined(separator: "\n")
     }
 }

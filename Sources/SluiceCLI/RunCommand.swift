@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
             if !quiet { FileHandle.standardError.write(Data(("\n" + stats.table() + "\n").utf8)) }
             if let statsJson { try writeJSON(stats, to: statsJson) }
             if let refusal = stats.providerRefusal {
-                FileHandle.standardError.write(Data("sluice: stopped: \(refusal)\nsluice: fix the quota or the key, then run again to resume (exit 5)\n".utf8))
+                FileHandle.standardError.write(Data("sluice: stopped: \(DisplayEscaping.escaped(refusal))\nsluice: fix the quota or the key, then run again to resume (exit 5)\n".utf8))
             }
             let code = stats.exitCode
             if code != .success { throw ExitCode(code.rawValue) }
@@ -86,11 +86,7 @@ struct RunCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(stats)
-        if path == "-" {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
-        } else {
-            try data.write(to: URL(fileURLWithPath: path))
-        }
+        try OutputFile.open(path).write(contentsOf: path == "-" ? data + Data("\n".utf8) : data)
     }
 }
 
@@ -132,7 +128,7 @@ func makeLogger(level: String) -> Logger {
 
 enum LoggingBootstrap {
     private static let done: Void = {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        LoggingSystem.bootstrap { EscapingLogHandler(label: $0) }
     }()
     static func once() { _ = done }
 }

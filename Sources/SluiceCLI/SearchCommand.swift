@@ -33,9 +33,9 @@ struct SearchCommand: AsyncParsableCommand {
                     let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                     print(String(decoding: data, as: UTF8.self))
                 } else {
-                    let snippet = Chunk.normalize(hit.record.text)
+                    let snippet = DisplayEscaping.escaped(Chunk.normalize(hit.record.text))
                     let short = snippet.count > 160 ? String(snippet.prefix(160)) + "…" : snippet
-                    print(String(format: "%.4f", hit.score) + "  \(hit.record.documentKey) #\(hit.record.ordinal)")
+                    print(String(format: "%.4f", hit.score) + "  \(DisplayEscaping.escaped(hit.record.documentKey)) #\(hit.record.ordinal)")
                     print("        \(short)")
                 }
             }

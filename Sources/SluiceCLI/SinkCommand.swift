@@ -27,13 +27,13 @@ struct SinkCommand: AsyncParsableCommand {
                     print(String(decoding: try encoder.encode(info), as: UTF8.self))
                     return
                 }
-                print("sink: \(info.name)")
+                print("sink: \(DisplayEscaping.escaped(info.name))")
                 print("exists: \(info.exists ? "yes" : "no (created on the first run)")")
                 print("count: \(info.count)")
                 print("dimensions: \(info.dimensions.map(String.init) ?? "unknown")")
                 print("metric: \(info.metric ?? "unknown")")
                 if let embedder = info.embedder { print("embedder: \(embedder)") }
-                for (key, value) in info.details.sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") }
+                for (key, value) in info.details.sorted(by: { $0.key < $1.key }) { print(DisplayEscaping.escaped("\(key): \(value)")) }
             }
         }
     }
@@ -64,7 +64,7 @@ struct SinkCommand: AsyncParsableCommand {
                 // converges: the next run or drop completes it.
                 try await SinkReset.drop.perform(
                     sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, crashPoint: "sink-drop.midway")
-                print("dropped \(components.sink.name); the checkpoint's documents were forgotten (the embedding cache is kept)")
+                print("dropped \(DisplayEscaping.escaped(components.sink.name)); the checkpoint's documents were forgotten (the embedding cache is kept)")
             }
         }
     }

@@ -24,7 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
                 vectors += record.chunkIDs.count
                 if record.status == .failed { failures.append(record) }
             }
-            print("state: \(stateURL.path)")
+            print("state: \(DisplayEscaping.escaped(stateURL.path))")
             print("embedder: \(try checkpoint.metadata("embedder") ?? "none yet")")
             if let reset = try checkpoint.pendingSinkReset() {
                 print("sink: a clearing (\(reset)) was interrupted; the next run completes it before loading everything again")
@@ -51,7 +51,8 @@ struct StatusCommand: AsyncParsableCommand {
                 print("\nfailures (retried on the next run, or with `sluice run --retry-failed`):")
                 for record in failures {
                     let removed = record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" } ?? ""
-                    print("  \(record.key): \(record.error.map { "\($0.code): \($0.message)" } ?? "unknown")\(removed)")
+                    let reason = record.error.map { "\($0.code): \($0.message)" } ?? "unknown"
+                    print(DisplayEscaping.escaped("  \(record.key): \(reason)\(removed)"))
                 }
             }
         }

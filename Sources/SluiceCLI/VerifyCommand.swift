@@ -28,14 +28,14 @@ struct VerifyCommand: AsyncParsableCommand {
             let signals = SignalHandlers(shutdown: shutdown, logger: logger)
             defer { withExtendedLifetime(signals) {} }
             let report = try await pipeline.verify(repair: repair, shutdown: shutdown)
-            print("sink: \(components.sink.name)")
+            print("sink: \(DisplayEscaping.escaped(components.sink.name))")
             print("checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors")
             if !report.forgottenRecords.isEmpty {
                 print("unreadable document records forgotten: \(report.forgottenRecords.count) (processed again)")
                 for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(key)") }
             }
             print("missing from the store: \(report.missingCount) vectors in \(report.missing.count) documents")
-            for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) { print("  missing  \(key)  (\(count))") }
+            for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) { print("  missing  \(DisplayEscaping.escaped(key))  (\(count))") }
             if report.listable {
                 print("unknown to the checkpoint: \(report.unknown.count) vectors")
                 for id in report.unknown.prefix(20) { print("  unknown  \(id)") }

@@ -5,11 +5,23 @@ public struct ExtractionInput: Sendable {
     public var key: String
     public var fileURL: URL
     public var bytes: [UInt8]
+    /// The file the bytes were read from, for extractors that open it again (PDF): another file at
+    /// `fileURL` by then is refused (see ``DocumentFile``). Nil: not checked.
+    public var fileIdentity: FileIdentity?
+    /// Whether `fileURL` is a symbolic link that may be followed (`source.follow_symlinks`).
+    public var followsSymlink: Bool
 
-    public init(key: String, fileURL: URL, bytes: [UInt8]) {
+    public init(key: String, fileURL: URL, bytes: [UInt8], fileIdentity: FileIdentity? = nil, followsSymlink: Bool = false) {
         self.key = key
         self.fileURL = fileURL
         self.bytes = bytes
+        self.fileIdentity = fileIdentity
+        self.followsSymlink = followsSymlink
+    }
+
+    /// Opens `fileURL` again as the bytes were read (see ``DocumentFile``).
+    public func openFile() throws -> DocumentFile {
+        try DocumentFile.open(fileURL.path, identity: fileIdentity, followSymlink: followsSymlink)
     }
 }
 

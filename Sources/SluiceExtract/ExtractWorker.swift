@@ -40,11 +40,14 @@ public enum ExtractWorker {
             }
             let received = ContinuousClock.now
             debugHooks(request)
+            if request.kind != .pdfPages { DebugPause.at("REOPEN", path: request.path) }
             var response = ExtractWorkerProtocol.Response(id: request.id)
             do {
                 switch request.kind {
                 case .pdfInfo, .pdfPages:
-                    let document = try open.document(at: request.path) { try pdf.open(path: $0) }
+                    // Keyed by the file too: another file at the path is opened (and refused) anew.
+                    let key = "\(request.path)\u{0}\(request.identity.map { "\($0.device):\($0.inode)" } ?? "")"
+                    let document = try open.document(at: key) { _ in try pdf.open(file: request.openFile()) }
                     if request.kind == .pdfInfo {
                         let info = PDFExtractor.info(of: document)
                         response.info = info
@@ -59,7 +62,7 @@ public enum ExtractWorker {
                         response.pages = try pdf.pages(of: document, range: first..<(first + count))
                     }
                 case .image:
-                    let bytes = try ExtractWorker.read(path: request.path)
+                    let bytes = try request.openFile().readAll()
                     let result = try images.recognize(bytes, format: FormatSniffer.sniff(bytes))
                     response.image = .init(text: result.text, confidence: result.confidence)
                 }
@@ -81,13 +84,6 @@ public enum ExtractWorker {
             if ContinuousClock.now >= until { break }
         }
         return pages
-    }
-
-    private static func read(path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SluiceError(.unreadable, "cannot read the image file")
-        }
-        return [UInt8](data)
     }
 
     /// A worker whose parent died (even by kill -9) exits, rather than run on as an orphan.

@@ -19,6 +19,8 @@ public final class ExtractWorkerPool: Sendable {
     public struct Command: Sendable, Hashable {
         public var executable: String
         public var arguments: [String]
+        /// The worker's whole environment (the pool sets it: see `WorkerProcess.workerEnvironment`).
+        var environment: [String: String] = [:]
 
         public init(executable: String, arguments: [String]) {
             self.executable = executable
@@ -41,7 +43,12 @@ public final class ExtractWorkerPool: Sendable {
         var options = options
         options.openDocuments = max(options.openDocuments, size)
         let optionsJSON = String(decoding: (try? JSONEncoder().encode(options)) ?? Data("{}".utf8), as: UTF8.self)
-        self.command = Command(executable: command.executable, arguments: command.arguments + [optionsJSON])
+        var worker = Command(executable: command.executable, arguments: command.arguments + [optionsJSON])
+        // An allow-list, not the parent's environment: no secret reaches the processes that parse untrusted
+        // files. The PDF password's variable is the one secret a worker needs.
+        worker.environment = WorkerProcess.workerEnvironment(
+            ProcessInfo.processInfo.environment, passing: [options.pdf.passwordEnvironmentVariable].compactMap { $0 })
+        self.command = worker
         self.size = size
         self.state = PoolState()
         for index in 0..<size {

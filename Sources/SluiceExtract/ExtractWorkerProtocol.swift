@@ -36,6 +36,15 @@ public enum ExtractWorkerProtocol {
         public var first: Int?
         public var count: Int?
         public var budgetMilliseconds: Int?
+        /// The file the parent read (device, inode): the worker refuses another one at `path`.
+        public var identity: FileIdentity?
+        /// Whether `path` is a symbolic link the scanner followed (else a link there is not opened).
+        public var followSymlink: Bool?
+
+        /// Opens `path` as the parent read it (see ``DocumentFile``).
+        func openFile() throws -> DocumentFile {
+            try DocumentFile.open(path, identity: identity, followSymlink: followSymlink ?? false)
+        }
     }
 
     public struct ImageResult: Codable, Sendable {

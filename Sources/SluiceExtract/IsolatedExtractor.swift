@@ -34,17 +34,16 @@ public struct IsolatedExtractor: Extractor {
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
         let deadline = ContinuousClock.now + timeout
-        let path = input.fileURL.path
         switch kind {
         case .image:
             let format = FormatSniffer.sniff(input.bytes)
-            let response = try pool.run([request(.image, path)], deadline: deadline)[0]
+            let response = try pool.run([request(.image, input)], deadline: deadline)[0]
             guard let image = response.image else { throw SluiceError(.extractionFailed, "the worker returned no OCR result") }
             return try ImageExtractor.assemble(text: image.text, confidence: image.confidence, format: format)
         case .pdf:
             // One worker opens the PDF and reads its first pages, for up to `firstRequestBudget`; the
             // other pages then go, in ranges, to every free worker.
-            var open = request(.pdfInfo, path, first: 0, count: Self.maximumRange)
+            var open = request(.pdfInfo, input, first: 0, count: Self.maximumRange)
             open.budgetMilliseconds = Int(firstRequestBudget / .milliseconds(1))
             let opened = try pool.run([open], deadline: deadline)[0]
             guard let info = opened.info else {
@@ -52,14 +51,18 @@ public struct IsolatedExtractor: Extractor {
             }
             let first = opened.pages ?? []
             let ranges = Self.pageRanges(pageCount: info.pageCount - first.count, workers: pool.size)
-            let requests = ranges.map { request(.pdfPages, path, first: first.count + $0.lowerBound, count: $0.count) }
+            let requests = ranges.map { request(.pdfPages, input, first: first.count + $0.lowerBound, count: $0.count) }
             let rest = try pool.run(requests, deadline: deadline).flatMap { $0.pages ?? [] }
             return try assembler.assemble(info: info, pages: first + rest)
         }
     }
 
-    private func request(_ kind: ExtractWorkerProtocol.Request.Kind, _ path: String, first: Int? = nil, count: Int? = nil) -> ExtractWorkerProtocol.Request {
-        ExtractWorkerProtocol.Request(id: pool.nextRequestID(), kind: kind, path: path, first: first, count: count)
+    /// A request for the document's file, with the identity the pipeline read it with: the worker opens
+    /// it again by path and refuses another file there.
+    private func request(_ kind: ExtractWorkerProtocol.Request.Kind, _ input: ExtractionInput, first: Int? = nil, count: Int? = nil) -> ExtractWorkerProtocol.Request {
+        ExtractWorkerProtocol.Request(
+            id: pool.nextRequestID(), kind: kind, path: input.fileURL.path, first: first, count: count,
+            identity: input.fileIdentity, followSymlink: input.followsSymlink)
     }
 
     /// The smallest and largest range of pages one request asks for (see ``pageRanges(pageCount:workers:)``).

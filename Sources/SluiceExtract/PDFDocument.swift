@@ -21,6 +21,10 @@ public final class PDFDocument: @unchecked Sendable {
     private var renderer: OpaquePointer?
     private let password: String?
     let lock = NSLock()
+    /// What poppler opens: `path`, or the `/proc/self/fd/N` of ``file``.
+    private let openPath: String
+    /// The descriptor the document was opened through, kept open for the renderer (see ``init(file:password:)``).
+    private let file: DocumentFile?
 
     /// The file the document was opened from.
     public let path: String
@@ -36,8 +40,23 @@ public final class PDFDocument: @unchecked Sendable {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         // Open before any stored property is set: a throw here leaves no half-built instance whose
         // deinit would run.
-        self.textLayer = try Self.openTextLayer(absolutePath: absolute, password: password)
+        self.textLayer = try Self.openTextLayer(absolutePath: absolute, shownAs: absolute, password: password)
         self.path = absolute
+        self.openPath = absolute
+        self.file = nil
+        self.password = password
+    }
+
+    /// Opens the PDF of an open ``DocumentFile``: poppler reads it through `/proc/self/fd/N` (for the text
+    /// layer now, for rendering later), so both see that very file, whatever is at its path by then.
+    ///
+    /// - Throws: as ``init(path:password:)``.
+    public init(file: DocumentFile, password: String? = nil) throws {
+        let absolute = URL(fileURLWithPath: file.path).standardizedFileURL.path
+        self.textLayer = try Self.openTextLayer(absolutePath: file.procPath, shownAs: absolute, password: password)
+        self.path = absolute
+        self.openPath = file.procPath
+        self.file = file
         self.password = password
     }
 
@@ -83,7 +102,7 @@ public final class PDFDocument: @unchecked Sendable {
     /// The poppler-glib document, opened on first use. Call with the lock held.
     func rendererLocked() throws -> OpaquePointer {
         if let renderer { return renderer }
-        let opened = try Self.openRenderer(absolutePath: path, password: password)
+        let opened = try Self.openRenderer(absolutePath: openPath, shownAs: path, password: password)
         renderer = opened
         return opened
     }
@@ -91,31 +110,31 @@ public final class PDFDocument: @unchecked Sendable {
     // MARK: - C helpers
 
     /// Opens the text layer, or throws with the reason poppler gives.
-    private static func openTextLayer(absolutePath: String, password: String?) throws -> OpaquePointer {
+    private static func openTextLayer(absolutePath: String, shownAs shown: String, password: String?) throws -> OpaquePointer {
         var status = SLUICE_PDF_TEXT_OK
         if let layer = sluice_pdf_text_open(absolutePath, password, &status) { return layer }
         switch status {
         case SLUICE_PDF_TEXT_ENCRYPTED:
-            throw SluiceError(.encrypted, "PDF is encrypted and needs a password: \(absolutePath)")
+            throw SluiceError(.encrypted, "PDF is encrypted and needs a password: \(shown)")
         case SLUICE_PDF_TEXT_UNREADABLE:
             let reason = access(absolutePath, F_OK) != 0 ? "no such file" : "cannot open the file"
-            throw SluiceError(.extractionFailed, "\(reason): \(absolutePath)")
+            throw SluiceError(.extractionFailed, "\(reason): \(shown)")
         case SLUICE_PDF_TEXT_DAMAGED:
-            throw SluiceError(.extractionFailed, "PDF document is damaged (or not a PDF): \(absolutePath)")
+            throw SluiceError(.extractionFailed, "PDF document is damaged (or not a PDF): \(shown)")
         default:
-            throw SluiceError(.extractionFailed, "cannot load the PDF document: \(absolutePath)")
+            throw SluiceError(.extractionFailed, "cannot load the PDF document: \(shown)")
         }
     }
 
     /// Opens a document with poppler-glib and returns the owned handle, or throws with poppler's message.
-    private static func openRenderer(absolutePath: String, password: String?) throws -> OpaquePointer {
+    private static func openRenderer(absolutePath: String, shownAs shown: String, password: String?) throws -> OpaquePointer {
         var error: UnsafeMutablePointer<GError>?
         guard let uri = g_filename_to_uri(absolutePath, nil, &error) else {
-            throw takeError(&error, path: absolutePath, fallback: "cannot make a file URI")
+            throw takeError(&error, path: shown, fallback: "cannot make a file URI")
         }
         defer { g_free(uri) }
         guard let document = poppler_document_new_from_file(uri, password, &error) else {
-            throw takeError(&error, path: absolutePath, fallback: "cannot open PDF")
+            throw takeError(&error, path: shown, fallback: "cannot open PDF")
         }
         return document
     }

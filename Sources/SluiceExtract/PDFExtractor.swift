@@ -29,7 +29,8 @@ public struct PDFExtractor: Extractor {
     }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
-        let document = try open(path: input.fileURL.path)
+        DebugPause.at("REOPEN", path: input.fileURL.path)
+        let document = try open(file: input.openFile())
         let info = Self.info(of: document)
         let pages = try self.pages(of: document, range: 0..<info.pageCount)
         return try assemble(info: info, pages: pages)
@@ -39,10 +40,20 @@ public struct PDFExtractor: Extractor {
     /// - Throws: ``SluiceError`` with code `encrypted` (saying how to configure a password) or
     ///   `extractionFailed` (damaged, truncated or not a PDF).
     public func open(path: String) throws -> PDFDocument {
+        try open(path: path) { try PDFDocument(path: path, password: $0) }
+    }
+
+    /// Opens the PDF of an open ``DocumentFile`` (the file checked to be the one scanned), as
+    /// ``open(path:)`` does.
+    public func open(file: DocumentFile) throws -> PDFDocument {
+        try open(path: file.path) { try PDFDocument(file: file, password: $0) }
+    }
+
+    private func open(path: String, _ makeDocument: (String?) throws -> PDFDocument) throws -> PDFDocument {
         let variable = pdf.passwordEnvironmentVariable
         let password = variable.flatMap { ProcessInfo.processInfo.environment[$0] }
         do {
-            return try PDFDocument(path: path, password: password)
+            return try makeDocument(password)
         } catch let error as SluiceError where error.code == .encrypted {
             let hint: String
             switch (variable, password) {

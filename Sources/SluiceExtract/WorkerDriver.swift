@@ -119,9 +119,8 @@ struct WorkerProcess {
         posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
 
-        let environment = workerEnvironment(ProcessInfo.processInfo.environment)
         let argv = ([command.executable] + command.arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = command.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
@@ -138,15 +137,22 @@ struct WorkerProcess {
         return WorkerProcess(pid: pid, input: toChild[1], output: LineReader(fd: fromChild[0]))
     }
 
-    /// The worker's environment: the parent's, plus settings that only take effect at process start.
+    /// The worker's environment: an allow-list of the parent's, plus settings that only take effect at
+    /// process start. Workers parse untrusted PDFs and images, so they get none of the secrets the parent
+    /// may hold (API keys, database passwords, whatever variables a pipeline names): only what the process,
+    /// its C libraries and the test hooks read. `passing` names further variables the worker needs (the
+    /// PDF password's, `extract.pdf.password_env`).
     /// - `OMP_THREAD_LIMIT=1`: libgomp (Tesseract) reads it at load; without it OCR costs 3–5× the CPU.
     /// - `OPENBLAS_NUM_THREADS=1`: the worker never calls BLAS, so OpenBLAS starts no thread pool.
     /// - `GLIBC_TUNABLES` with `glibc.malloc.tcache_count=1000`: poppler's text extraction spends a
     ///   quarter of its CPU in malloc and free of small objects; a deeper per-thread cache than glibc's
     ///   default 7 cut the CPU per page by 11% on Debian's manuals (peak RSS +6 MB). Tunables the user
     ///   set are kept, and theirs win.
-    static func workerEnvironment(_ parent: [String: String]) -> [String: String] {
-        var environment = parent
+    static func workerEnvironment(_ parent: [String: String], passing: [String] = []) -> [String: String] {
+        var environment = parent.filter { name, _ in
+            inheritedVariables.contains(name) || passing.contains(name)
+                || inheritedPrefixes.contains { name.hasPrefix($0) }
+        }
         environment["OMP_THREAD_LIMIT"] = "1"
         environment["OPENBLAS_NUM_THREADS"] = parent["OPENBLAS_NUM_THREADS"] ?? "1"
         let cache = "glibc.malloc.tcache_count=1000"
@@ -157,6 +163,18 @@ struct WorkerProcess {
         }
         return environment
     }
+
+    /// What a worker inherits by name: the locale and time zone, where to find programs, libraries,
+    /// temporary files, fonts (fontconfig, for poppler) and its caches, Tesseract's language data, the
+    /// thread and malloc settings above, and Swift's crash backtracer setting.
+    static let inheritedVariables: Set<String> = [
+        "PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH",
+        "FONTCONFIG_FILE", "FONTCONFIG_PATH", "XDG_CACHE_HOME", "TESSDATA_PREFIX",
+        "OMP_THREAD_LIMIT", "OPENBLAS_NUM_THREADS", "GLIBC_TUNABLES", "SWIFT_BACKTRACE",
+    ]
+
+    /// What a worker inherits by prefix: locale categories, and the test hooks of debug builds.
+    static let inheritedPrefixes = ["LC_", "SLUICE_DEBUG_"]
 
     /// Kills (SIGKILL) and reaps the worker; returns how it ended ("signal 11 (SIGSEGV)", "exit 1").
     func kill() -> String {

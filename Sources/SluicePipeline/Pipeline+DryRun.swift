@@ -49,7 +49,7 @@ extension Pipeline {
                 return true  // --retry-failed takes only the failed documents
             } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty {
                 report.unchanged += 1
-            } else if previous.pendingIDs.isEmpty, let bytes = try? ExtractStep.readFile(file.url), ContentHash(of: bytes) == previous.contentHash {
+            } else if previous.pendingIDs.isEmpty, let bytes = try? file.open().readAll(), ContentHash(of: bytes) == previous.contentHash {
                 report.unchanged += 1
             } else {
                 report.changed.append(file.key)

@@ -71,10 +71,7 @@ extension Pipeline {
         var known = 0
         try checkpoint.forEachDocument { record in
             known += record.knownIDs.count
-            let path = scanner.root.appendingPathComponent(record.key).path
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-            if !exists || !scanner.selects(record.key) {
+            if !scanner.lists(record.key) {
                 keys.append(record.key)
                 ids += record.knownIDs.sorted()
                 for id in record.knownIDs { documentKeys[id] = record.key }

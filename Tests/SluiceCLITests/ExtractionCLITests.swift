@@ -127,7 +127,7 @@ struct ExtractionCLITests {
         #expect(reason.contains("extractor-crashed") && reason.contains("signal 11"), "\(reason)")
     }
 
-    @Test("a hung worker is killed at extract.timeout_seconds and replaced; sluice and its workers run with OMP_THREAD_LIMIT=1")
+    @Test("a hung worker is killed at extract.timeout_seconds and replaced; sluice and its workers run with OMP_THREAD_LIMIT=1, the workers without the parent's secrets")
     func hungWorkerIsKilledAtTheDeadline() async throws {
         let ws = try Workspace("hang")
         defer { ws.cleanUp() }
@@ -138,7 +138,12 @@ struct ExtractionCLITests {
         // was 4 s, and the image's OCR timed out while other processes shared the two cores.
         let process = try ws.start(
             ws.runArguments(main, Self.allFormats + ["--set", "extract.parallelism=1", "--set", "extract.timeout_seconds=30"]),
-            environment: ["SLUICE_DEBUG_WORKER_HANG": "fontconfig", "OMP_THREAD_LIMIT": nil])
+            environment: [
+                "SLUICE_DEBUG_WORKER_HANG": "fontconfig", "OMP_THREAD_LIMIT": nil,
+                // Secrets of the parent, which the processes that parse untrusted files must not inherit.
+                "OPENAI_API_KEY": "sk-test-not-for-workers", "PGPASSWORD": "pg-test-not-for-workers",
+                "SLUICE_TEST_PIPELINE_SECRET": "named-by-a-pipeline",
+            ])
 
         // While it runs: the binary re-executed itself with the variable, and its workers have it too.
         var workers: [Int32] = []
@@ -154,7 +159,12 @@ struct ExtractionCLITests {
             #expect(environment["OMP_THREAD_LIMIT"] == "1")
             #expect(environment["OPENBLAS_NUM_THREADS"] == "1")
             #expect(environment["GLIBC_TUNABLES"]?.contains("glibc.malloc.tcache_count=1000") == true)
+            #expect(environment["SLUICE_DEBUG_WORKER_HANG"] == "fontconfig", "the test hooks reach the workers")
+            for secret in ["OPENAI_API_KEY", "PGPASSWORD", "SLUICE_TEST_PIPELINE_SECRET"] {
+                #expect(environment[secret] == nil, "worker \(worker) inherited \(secret)")
+            }
         }
+        #expect(Self.environment(of: process.pid)["OPENAI_API_KEY"] == "sk-test-not-for-workers", "the parent keeps its own")
 
         let result = try await process.wait(timeout: .seconds(300))
         #expect(result.exitCode == 2, "\(result)")

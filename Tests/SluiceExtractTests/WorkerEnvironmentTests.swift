@@ -18,4 +18,22 @@ import Testing
         #expect(own["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=0")
         #expect(own["OPENBLAS_NUM_THREADS"] == "4")
     }
+
+    @Test("workers get an allow-list of the environment: no API key, database password or other secret of the parent")
+    func secretsStayInTheParent() {
+        let parent = [
+            "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp/x",
+            "TESSDATA_PREFIX": "/data/tessdata", "SLUICE_DEBUG_WORKER_HANG": "marker",
+            "OPENAI_API_KEY": "sk-secret", "PGPASSWORD": "pg-secret", "SLUICE_TEST_PG_PASSWORD": "pw",
+            "AWS_SECRET_ACCESS_KEY": "aws", "MY_PIPELINE_KEY": "k", "LD_PRELOAD": "/tmp/evil.so",
+        ]
+        let environment = WorkerProcess.workerEnvironment(parent)
+        for name in ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TESSDATA_PREFIX", "SLUICE_DEBUG_WORKER_HANG"] {
+            #expect(environment[name] == parent[name], "\(name) is what a worker needs")
+        }
+        for name in ["OPENAI_API_KEY", "PGPASSWORD", "SLUICE_TEST_PG_PASSWORD", "AWS_SECRET_ACCESS_KEY", "MY_PIPELINE_KEY", "LD_PRELOAD"] {
+            #expect(environment[name] == nil, "\(name) must not reach a worker")
+        }
+        #expect(Set(environment.keys) == Set(["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TESSDATA_PREFIX", "SLUICE_DEBUG_WORKER_HANG", "OMP_THREAD_LIMIT", "OPENBLAS_NUM_THREADS", "GLIBC_TUNABLES"]))
+    }
 }

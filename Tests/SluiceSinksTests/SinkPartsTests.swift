@@ -64,7 +64,47 @@ struct SinkPartsTests {
         #expect(PgvectorSink.urlHasPassword("postgresql://me:secret@db/x"))
         #expect(PgvectorSink.urlHasPassword("host=db password=secret"))
         #expect(!PgvectorSink.urlHasPassword("postgresql://me@db:5432/x"))
-        #expect(PgvectorSink.redacted("postgresql://me@db:5432/x") == "postgresql://db:5432/x")
+        #expect(PgvectorSink.redacted("postgresql://me@db:5432/x") == "user=me dbname=x host=db port=5432")
+    }
+
+    /// libpq reads `sink.url` as a URI (percent-decoded, `?key=value` parameters) or as key/value conninfo
+    /// (`key = value`, spaces allowed): a password must be refused in every spelling libpq accepts, and no
+    /// spelling may reach a message or the sink's name.
+    @Test(
+        "pgvector: a password in sink.url is refused in every form libpq reads, and never echoed",
+        arguments: [
+            "postgresql://me:SECRET@db/x",
+            "postgresql://me@db/x?password=SECRET",
+            "postgresql://me@db/x?pass%77ord=SECRET",
+            "postgresql://me@db/x?%70assword=SECRET&sslmode=disable",
+            "postgres://db/x?sslpassword=SECRET",
+            "host=db password=SECRET",
+            "host=db password = SECRET",
+            "host=db   password='SECRET' dbname=x",
+            "dbname=x sslpassword=SECRET",
+        ])
+    func pgvectorPasswordForms(url: String) {
+        #expect(PgvectorSink.urlHasPassword(url), "\(url)")
+        #expect(!PgvectorSink.redacted(url).contains("SECRET"), "\(PgvectorSink.redacted(url))")
+        do {
+            _ = try PgvectorSink(settings: .init(url: url, password: nil, table: "t"))
+            Issue.record("accepted \(url)")
+        } catch let error as SluiceError {
+            #expect(error.code == .configuration)
+            #expect(!error.description.contains("SECRET"), "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test("pgvector: URLs and conninfo strings without a password are accepted, and shown without secrets")
+    func pgvectorURLsWithoutPassword() throws {
+        for url in ["postgresql://me@db:5432/x", "postgresql://db/x?application_name=password_rotation", "host=db port=5432 dbname=passwords user=me"] {
+            #expect(!PgvectorSink.urlHasPassword(url), "\(url)")
+            let sink = try PgvectorSink(settings: .init(url: url, password: "from-env", table: "t"))
+            #expect(!sink.name.contains("from-env"))
+        }
+        #expect(PgvectorSink.redacted("host=db port=5432 dbname=x user=me").contains("db"))
     }
 
     @Test("Pinecone: ids are documentKey#id within 512 bytes; metadata stays under 40 KB with long text trimmed, never null")

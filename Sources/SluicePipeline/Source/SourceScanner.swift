@@ -55,21 +55,35 @@ package struct SourceScanner: Sendable {
         directory: URL, prefix: String, visited: inout Set<String>,
         _ body: (Result<SourceFile, Problem>) async -> Bool
     ) async throws -> Bool {
-        let names: [String]
+        let entries: [Entry]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            entries = try Self.entries(of: directory)
         } catch {
             if prefix.isEmpty { throw SluiceError(.unreadable, "cannot list source folder \(directory.path)", cause: error) }
             guard shard.owns(prefix) else { return true }  // one shard reports the folder
             return await body(.failure(Problem(key: prefix, error: .unreadable, message: "cannot list folder: permission denied or unreadable")))
         }
-        for name in names {
+        for entry in entries {
+            guard let name = entry.name else {
+                // Not UTF-8 (a Latin-1 archive): keys travel to every store as UTF-8 text, so the file
+                // fails with its name escaped (`caf\xE9.txt`) rather than vanish; a folder fails once.
+                let key = prefix.isEmpty ? entry.shown : "\(prefix)/\(entry.shown)"
+                var info = stat()
+                let isFolder = Self.lstatBytes(entry.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+                guard isFolder ? shard.owns(key) : selects(key) else { continue }
+                let message = isFolder
+                    ? "the folder name is not valid UTF-8 (its bytes are shown as \\xHH): its files are not indexed; rename it"
+                    : "the file name is not valid UTF-8 (its bytes are shown as \\xHH); rename it to index it"
+                if await !body(.failure(Problem(key: key, error: .invalidEncoding, message: message))) { return false }
+                continue
+            }
             let key = prefix.isEmpty ? name : "\(prefix)/\(name)"
             let url = directory.appendingPathComponent(name)
             var info = stat()
             guard lstat(url.path, &info) == 0 else { continue }
             var kind = info.st_mode & S_IFMT
-            if kind == S_IFLNK {
+            let isLink = kind == S_IFLNK
+            if isLink {
                 guard followSymlinks else { continue }
                 let target = url.resolvingSymlinksInPath().standardizedFileURL
                 guard target.path == root.path || target.path.hasPrefix(root.path + "/") else {
@@ -105,9 +119,91 @@ package struct SourceScanner: Sendable {
             }
             guard kind == S_IFREG, selects(key) else { continue }
             let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            let file = SourceFile(key: key, url: url, size: Int(info.st_size), mtimeNanoseconds: mtime)
+            var file = SourceFile(key: key, url: url, size: Int(info.st_size), mtimeNanoseconds: mtime)
+            file.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            file.followsSymlink = isLink
             if await !body(.success(file)) { return false }
         }
         return true
+    }
+
+    /// Whether the walk would still list `key` (prune asks, before the walk): selected, each folder on the
+    /// way a folder, the last component a regular file, with links treated as the walk treats them (or a
+    /// name that is not UTF-8, which the walk reports as failed under the same escaped key). With
+    /// `lstat`, not `stat`: a document replaced by a symbolic link is gone unless links are followed (and
+    /// then only a link that stays inside the root), so its old text does not stay in the index.
+    package func lists(_ key: String) -> Bool {
+        switch listing(of: key) {
+        case .file?, .misnamedFile?: selects(key)
+        case .misnamedFolder?: shard.owns(key)  // reported once, as the walk does
+        case nil: false
+        }
+    }
+
+    /// How the walk lists a key: a file, or (failed) a file or folder whose name is not UTF-8.
+    enum Listing { case file, misnamedFile, misnamedFolder }
+
+    private func listing(of key: String) -> Listing? {
+        let parts = key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard !parts.isEmpty else { return nil }
+        var folder = root
+        for (index, part) in parts.enumerated() {
+            let url = folder.appendingPathComponent(part)
+            var info = stat()
+            guard lstat(url.path, &info) == 0 else {
+                // A name that is not UTF-8 is listed (as a failure) under its escaped form.
+                guard let entry = (try? Self.entries(of: folder))?.first(where: { $0.name == nil && $0.shown == part }) else { return nil }
+                var entryInfo = stat()
+                let isFolder = Self.lstatBytes(entry.path, &entryInfo) == 0 && entryInfo.st_mode & S_IFMT == S_IFDIR
+                return isFolder ? .misnamedFolder : .misnamedFile
+            }
+            var resolved = url
+            if info.st_mode & S_IFMT == S_IFLNK {
+                let target = url.resolvingSymlinksInPath().standardizedFileURL
+                guard followSymlinks, target.path == root.path || target.path.hasPrefix(root.path + "/"),
+                    stat(url.path, &info) == 0
+                else { return nil }
+                resolved = target
+            }
+            let kind = info.st_mode & S_IFMT
+            if index == parts.count - 1 { return kind == S_IFREG ? .file : nil }
+            guard kind == S_IFDIR else { return nil }
+            folder = resolved
+        }
+        return nil
+    }
+
+    /// One name of a folder, as the file system holds it.
+    struct Entry {
+        /// The name, when it is UTF-8.
+        var name: String?
+        /// The name for display and as a key, non-UTF-8 bytes escaped (``DisplayEscaping``).
+        var shown: String
+        /// The entry's full path, as bytes.
+        var path: [UInt8]
+    }
+
+    /// The names in `directory` (not `.` and `..`), sorted by how they are shown. `readdir`, not
+    /// FileManager: FileManager drops names that are not UTF-8 without a word.
+    static func entries(of directory: URL) throws -> [Entry] {
+        guard let stream = opendir(directory.path) else {
+            throw SluiceError(.unreadable, "cannot list folder: \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(stream) }
+        let base = Array(directory.path.utf8) + [UInt8(ascii: "/")]
+        var out: [Entry] = []
+        while let entry = readdir(stream) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }
+            let name = String(validating: bytes, as: UTF8.self)
+            out.append(Entry(name: name, shown: name ?? DisplayEscaping.escaped(bytes: bytes), path: base + bytes))
+        }
+        return out.sorted { $0.shown < $1.shown }
+    }
+
+    static func lstatBytes(_ path: [UInt8], _ info: inout stat) -> Int32 {
+        (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { Glibc.lstat($0.baseAddress!, &info) }
+        }
     }
 }

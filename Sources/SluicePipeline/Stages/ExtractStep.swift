@@ -40,7 +40,10 @@ package struct ExtractStep: Sendable {
         let key = document.file.key
         let bytes: [UInt8]
         do {
-            bytes = try await executor.run { try Self.readFile(url) }
+            bytes = try await executor.run { [file = document.file] in
+                DebugPause.at("READ", path: url.path)
+                return try file.open().readAll()
+            }
         } catch {
             document.fail(error, as: .unreadable)
             return document
@@ -56,7 +59,8 @@ package struct ExtractStep: Sendable {
             document.outcome = .unchanged
             return document
         }
-        let input = ExtractionInput(key: key, fileURL: url, bytes: bytes)
+        let input = ExtractionInput(
+            key: key, fileURL: url, bytes: bytes, fileIdentity: document.file.identity, followsSymlink: document.file.followsSymlink)
         guard let extractor = registry.extractor(for: input) else {
             document.fail(SluiceError(.unsupportedFormat, "no extractor accepts this file"), as: .unsupportedFormat)
             return document
@@ -93,47 +97,11 @@ package struct ExtractStep: Sendable {
         return document
     }
 
-    /// Reads a whole file with POSIX calls (clear errors for permissions and folders).
-    static func readFile(_ url: URL) throws -> [UInt8] {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = errno == EACCES ? "permission denied" : String(cString: strerror(errno))
-            throw SluiceError(.unreadable, "cannot open file: \(reason)")
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SluiceError(.unreadable, "cannot stat file: \(String(cString: strerror(errno)))") }
-        // Read exactly the size stat reported; a file that grew since is read on in 64 KiB steps.
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var filled = 0
-        while true {
-            if filled == bytes.count {
-                var more = [UInt8](repeating: 0, count: 65_536)
-                let n = more.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))") }
-                if n == 0 { return bytes }
-                bytes += more[0..<n]
-                filled = bytes.count
-                continue
-            }
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 {
-                bytes.removeSubrange(filled...)  // the file shrank since stat
-                return bytes
-            }
-            filled += n
-        }
-    }
-
     /// Whether the file still has the size (of the bytes read) and modification time it was scanned with.
     static func unchangedSinceScan(_ file: SourceFile) -> Bool {
         var info = stat()
-        guard stat(file.url.path, &info) == 0 else { return false }
+        guard (file.followsSymlink ? stat(file.url.path, &info) : lstat(file.url.path, &info)) == 0 else { return false }
+        if let identity = file.identity, identity != FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) { return false }
         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         return Int(info.st_size) == file.size && mtime == file.mtimeNanoseconds
     }

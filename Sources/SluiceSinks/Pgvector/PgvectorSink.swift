@@ -53,9 +53,7 @@ public final class PgvectorSink: VectorSink {
         guard Self.validIdentifier(settings.table) else {
             throw SluiceError(.configuration, "sink.table: '\(settings.table)' must be a plain SQL identifier (letters, digits, _; optionally schema.table)")
         }
-        if Self.urlHasPassword(settings.url) {
-            throw SluiceError(.configuration, "sink.url must not contain a password: name an environment variable in sink.password_env")
-        }
+        try Self.refusePassword(in: settings.url)
         self.settings = settings
         pool = PGConnectionPool(url: settings.url, password: settings.password)
         executor = BlockingExecutor(label: "sl-pgvector", threads: max(1, settings.connections))
@@ -98,19 +96,5 @@ public final class PgvectorSink: VectorSink {
             guard let first = part.first, first == "_" || (first.isASCII && first.isLetter), part.count <= 63 else { return false }
             return part.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
         }
-    }
-
-    /// True when a `postgresql://user:password@…` URL carries a password.
-    static func urlHasPassword(_ url: String) -> Bool {
-        guard let scheme = url.range(of: "://") else { return url.contains("password=") }
-        let rest = url[scheme.upperBound...]
-        if let at = rest.firstIndex(of: "@"), rest[..<at].contains(":") { return true }
-        return url.contains("password=")
-    }
-
-    /// The URL without user information, for logs.
-    static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
-        return String(url[..<scheme.upperBound]) + String(url[url.index(after: at)...])
     }
 }
