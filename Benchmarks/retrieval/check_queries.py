@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""Check Benchmarks/retrieval/queries.jsonl against the sample corpus (samples/).
+
+Usage:  python3 Benchmarks/retrieval/check_queries.py [--queries FILE] [--samples DIR] [--ocr]
+
+Python 3 standard library only, plus the `pdftotext` command (poppler-utils). Exits 0 when every check
+passes, 1 on any problem (each printed as `ERROR qNNN: ...`), 2 on bad usage.
+
+What it checks
+  * schema: one JSON object per line with exactly the fields id, query, kind, relevant, note (note may
+    be left out); ids `q` + 3 digits, unique; kind one of KINDS; every relevant entry has `key`, `contains`
+    and, for PDFs only, a 1-based `page` within the page count; at most one entry per document (per
+    page for PDFs), so that a retrieved chunk can hit at most one entry and nDCG stays within 0..1;
+  * keys: the file samples/<key> exists, is indexed by Pipelines/default.yaml (not under bad/, an
+    included extension);
+  * phrases: `contains` is 10-80 characters, one line, and occurs in the extracted text of its document
+    (of its page for PDFs), whitespace-normalized (runs of whitespace count as one space, both sides);
+  * completeness: a phrase that also occurs in a document or PDF page that the query does not list is an
+    error (a copy nobody listed would be scored as a miss when a system finds it);
+  * the mix: totals per kind (MIX below), and that each kind's answers come from matching sources
+    (pdf-page: a PDF page; scan: OCR'd text; table-row: a CSV/TSV; json-record: JSON/JSONL);
+  * natural queries do not copy their answer: the query is not a substring of any listed passage's
+    document text.
+
+How the text of each format is obtained (as close to Sluice's extractors, docs/EXTRACTORS.md, as the
+standard library allows; phrases are chosen so that they do not depend on the differences):
+  * .txt: the file (UTF-8).
+  * .md: the file; a phrase must not contain Markdown markup (` * [ ] < > |), which the extractor may drop.
+  * .html/.htm: the text of the page decoded with its declared charset (Latin-1 as windows-1252), entities
+    decoded, without script/style/noscript/template/nav/aside/header/footer; block elements separate words.
+  * .docx: word/document.xml, the w:t runs of each paragraph joined, paragraphs and table cells separated.
+  * .json: one line per string value, `$.path: value` (Sluice indexes string values only, not keys or
+    numbers). .jsonl: the same per line.
+  * .csv/.tsv: one line per row, `name: value; ...` with the header's names, empty values left out,
+    line breaks inside quoted values as spaces.
+  * .pdf: `pdftotext -layout` AND `pdftotext` (poppler's reading order, which Sluice uses, with hyphens
+    joined); the page is the text between form feeds. The phrase must occur in both, so it is safe from
+    column interleaving (zlib-two-column.pdf) and from hyphenation at line ends.
+  * OCR'd text: the generator (scripts/make-samples.sh) renders samples/images/xz-faq-page.expected.txt
+    (lines 2-24 of text/xz-utils-faq.txt), so that file is the text of images/xz-faq-page.{png,jpg,tiff},
+    of pdf/xz-faq-scanned.pdf page 1 and of pdf/mixed-text-and-scan.pdf page 2 (those pages have no text
+    layer; checked). images/xz-faq-heading.{bmp,gif,webp} are the top 330 px of the PNG: the expected text
+    up to and including the first question line.
+    With --ocr, the images are also run through `tesseract` (if installed; about a CPU-second each) and
+    a phrase missing from the real OCR output is reported as a WARNING (not an error: OCR output varies
+    with the Tesseract version).
+"""
+
+import argparse
+import collections
+import csv
+import html.parser
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+KINDS = ("natural", "exact", "pdf-page", "scan", "table-row", "json-record", "heading")
+# Minimum number of queries per kind (and overall); natural is "about 25".
+MIX = {"natural": 22, "exact": 12, "pdf-page": 6, "scan": 3, "table-row": 5, "json-record": 5}
+MAX_NATURAL = 30
+MIN_TOTAL = 60
+MIN_PHRASE, MAX_PHRASE = 10, 80
+
+INCLUDED_EXT = {".txt", ".md", ".markdown", ".rst", ".text", ".docx", ".html", ".htm", ".json", ".jsonl",
+                ".ndjson", ".csv", ".tsv", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif",
+                ".webp"}
+IMAGE_EXT = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"}
+
+OCR_TEXT = "images/xz-faq-page.expected.txt"
+# Documents (key, page) whose text is OCR'd from a rendering of OCR_TEXT.
+OCR_PAGES = {("pdf/xz-faq-scanned.pdf", 1), ("pdf/mixed-text-and-scan.pdf", 2)}
+OCR_FULL_IMAGES = {"images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff"}
+OCR_HEADING_IMAGES = {"images/xz-faq-heading.bmp", "images/xz-faq-heading.gif", "images/xz-faq-heading.webp"}
+MARKDOWN_MARKUP = set("`*[]<>|")
+
+
+def norm(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# ---------------------------------------------------------------- extraction
+
+class _HTMLText(html.parser.HTMLParser):
+    DROP = {"script", "style", "noscript", "template", "nav", "aside", "header", "footer", "svg", "iframe"}
+    BLOCK = {"p", "div", "br", "li", "ul", "ol", "table", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5",
+             "h6", "pre", "dd", "dt", "dl", "blockquote", "section", "article", "main", "body", "title",
+             "hr", "caption", "thead", "tbody", "figure", "figcaption", "head"}
+    VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "wbr"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts, self.drop = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.DROP:
+            self.drop.append(tag)
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+        if tag == "img" and not self.drop:
+            alt = dict(attrs).get("alt")
+            if alt:
+                self.parts.append(" [image: %s] " % alt)
+
+    def handle_endtag(self, tag):
+        if self.drop and tag == self.drop[-1]:
+            self.drop.pop()
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if not self.drop:
+            self.parts.append(data)
+
+
+def html_text(raw):
+    head = raw[:4096].decode("ascii", "replace")
+    m = re.search(r"""charset\s*=\s*["']?([A-Za-z0-9_-]+)""", head, re.I)
+    charset = (m.group(1).lower() if m else "utf-8")
+    if charset in ("iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii"):
+        charset = "cp1252"
+    try:
+        text = raw.decode(charset)
+    except (UnicodeDecodeError, LookupError):
+        text = raw.decode("cp1252", "replace")
+    p = _HTMLText()
+    p.feed(text)
+    p.close()
+    return "".join(p.parts)
+
+
+def docx_text(path):
+    xml = zipfile.ZipFile(path).read("word/document.xml").decode("utf-8")
+    out = []
+    for para in re.findall(r"<w:p[ >].*?</w:p>|<w:p/>", xml, re.S):
+        para = re.sub(r"<w:tab/>|<w:tab />", " ", para)
+        para = re.sub(r"<w:br/>|<w:br />", "\n", para)
+        runs = re.findall(r"<w:t(?: [^>]*)?>(.*?)</w:t>", para, re.S)
+        out.append(html.unescape("".join(runs)))
+    return "\n".join(out)
+
+
+def json_lines(value, path="$"):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from json_lines(v, "%s.%s" % (path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from json_lines(v, "%s[%d]" % (path, i))
+    elif isinstance(value, str):
+        yield "%s: %s" % (path, value)
+
+
+def table_text(path, delimiter):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter=delimiter))
+    header, lines = rows[0], []
+    for row in rows[1:]:
+        cells = ["%s: %s" % (name, re.sub(r"\r?\n", " ", value)) for name, value in zip(header, row) if value]
+        lines.append("; ".join(cells))
+    return "\n".join(lines)
+
+
+def pdf_pages(path, layout):
+    cmd = ["pdftotext"] + (["-layout"] if layout else []) + [path, "-"]
+    out = subprocess.run(cmd, check=True, capture_output=True).stdout.decode("utf-8", "replace")
+    pages = out.split("\f")
+    if pages and pages[-1].strip() == "":
+        pages = pages[:-1]
+    return pages
+
+
+class Corpus:
+    """Extracted text per document: texts[(key, page)] = [variant, ...], whitespace-normalized.
+    page is None except for PDFs. A phrase must occur in every variant."""
+
+    def __init__(self, samples):
+        self.samples = samples
+        self.texts = {}
+        self.pages = {}
+        self.problems = []
+        with open(os.path.join(samples, OCR_TEXT), encoding="utf-8") as f:
+            self.ocr_text = f.read()
+        lines = self.ocr_text.splitlines()
+        first_q = next(i for i, line in enumerate(lines) if line.startswith("Q:"))
+        self.heading_text = "\n".join(lines[:first_q + 1])
+        for key in sorted(self.indexed_keys()):
+            try:
+                self.load(key)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                self.problems.append("cannot extract %s: %s" % (key, e))
+
+    def indexed_keys(self):
+        for root, dirs, files in os.walk(self.samples):
+            rel = os.path.relpath(root, self.samples)
+            if rel.split(os.sep)[0] in ("bad", ".git", ".sluice"):
+                dirs[:] = []
+                continue
+            for name in files:
+                key = os.path.normpath(os.path.join(rel, name)).replace(os.sep, "/")
+                if os.path.splitext(name)[1].lower() in INCLUDED_EXT:
+                    yield key
+
+    def load(self, key):
+        path = os.path.join(self.samples, key)
+        ext = os.path.splitext(key)[1].lower()
+        put = lambda page, *variants: self.texts.__setitem__((key, page), [norm(v) for v in variants])
+        if key in OCR_FULL_IMAGES or key == OCR_TEXT:
+            put(None, self.ocr_text)
+        elif key in OCR_HEADING_IMAGES:
+            put(None, self.heading_text)
+        elif ext in IMAGE_EXT:
+            self.problems.append("image %s has no known text: add it to check_queries.py" % key)
+        elif ext == ".pdf":
+            layout, flow = pdf_pages(path, True), pdf_pages(path, False)
+            if len(layout) != len(flow):
+                self.problems.append("%s: pdftotext page counts differ (%d, %d)" % (key, len(layout), len(flow)))
+            self.pages[key] = len(layout)
+            for i, (a, b) in enumerate(zip(layout, flow), start=1):
+                if (key, i) in OCR_PAGES:
+                    if len(norm(a)) > 20:
+                        self.problems.append("%s page %d should be image-only but has a text layer" % (key, i))
+                    put(i, self.ocr_text)
+                else:
+                    put(i, a, b)
+        elif ext in (".html", ".htm"):
+            with open(path, "rb") as f:
+                put(None, html_text(f.read()))
+        elif ext == ".docx":
+            put(None, docx_text(path))
+        elif ext == ".json":
+            with open(path, encoding="utf-8") as f:
+                put(None, "\n".join(json_lines(json.load(f))))
+        elif ext in (".jsonl", ".ndjson"):
+            with open(path, encoding="utf-8") as f:
+                put(None, "\n".join(l for line in f if line.strip() for l in json_lines(json.loads(line))))
+        elif ext in (".csv", ".tsv"):
+            put(None, table_text(path, "\t" if ext == ".tsv" else ","))
+        else:
+            with open(path, encoding="utf-8") as f:
+                put(None, f.read())
+
+    def find(self, phrase):
+        """Every (key, page) whose text contains the phrase in all variants."""
+        p = norm(phrase)
+        return {doc for doc, variants in self.texts.items() if all(p in v for v in variants)}
+
+
+# ---------------------------------------------------------------- checks
+
+def is_ocr(key, page):
+    return (key, page) in OCR_PAGES or key in OCR_FULL_IMAGES or key in OCR_HEADING_IMAGES
+
+
+def source_kind(key):
+    return os.path.splitext(key)[1].lower().lstrip(".")
+
+
+def check(queries_path, samples, run_ocr):
+    errors, warnings = [], []
+    corpus = Corpus(samples)
+    errors += ["corpus: " + p for p in corpus.problems]
+
+    queries = []
+    with open(queries_path, encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                errors.append("line %d: empty line" % n)
+                continue
+            try:
+                q = json.loads(line)
+            except json.JSONDecodeError as e:
+                errors.append("line %d: not JSON: %s" % (n, e))
+                continue
+            if not isinstance(q, dict):
+                errors.append("line %d: not a JSON object" % n)
+                continue
+            queries.append((n, q))
+
+    seen_ids, seen_queries = set(), set()
+    kinds = collections.Counter()
+    sources = collections.Counter()
+    entries = 0
+    for n, q in queries:
+        qid = q.get("id") if isinstance(q.get("id"), str) else "line %d" % n
+        err = lambda msg: errors.append("%s: %s" % (qid, msg))
+        extra = set(q) - {"id", "query", "kind", "relevant", "note"}
+        if extra:
+            err("unknown fields %s" % sorted(extra))
+        if not re.fullmatch(r"q\d{3}", str(q.get("id", ""))):
+            err("id must be q followed by 3 digits")
+        if qid in seen_ids:
+            err("duplicate id")
+        seen_ids.add(qid)
+        text = q.get("query")
+        if not isinstance(text, str) or not text.strip():
+            err("query must be a non-empty string")
+            text = ""
+        elif norm(text).lower() in seen_queries:
+            err("duplicate query text")
+        seen_queries.add(norm(text).lower())
+        kind = q.get("kind")
+        if kind not in KINDS:
+            err("kind must be one of %s" % ", ".join(KINDS))
+        kinds[kind] += 1
+        if "note" in q and (not isinstance(q["note"], str) or not q["note"].strip()):
+            err("note must be a non-empty string")
+        rel = q.get("relevant")
+        if not isinstance(rel, list) or not rel:
+            err("relevant must be a non-empty list")
+            continue
+        listed, phrases, seen_entries = set(), set(), set()
+        for i, r in enumerate(rel):
+            where = "relevant[%d]" % i
+            if not isinstance(r, dict):
+                err("%s is not an object" % where)
+                continue
+            extra = set(r) - {"key", "page", "contains"}
+            if extra:
+                err("%s: unknown fields %s" % (where, sorted(extra)))
+            key, page, phrase = r.get("key"), r.get("page"), r.get("contains")
+            if not isinstance(key, str) or not key:
+                err("%s: key must be a non-empty string" % where)
+                continue
+            where += " (%s%s)" % (key, "" if page is None else " p%s" % page)
+            entries += 1
+            path = os.path.join(samples, key)
+            if not os.path.isfile(path):
+                err("%s: no such file samples/%s" % (where, key))
+                continue
+            if key.startswith("bad/") or os.path.splitext(key)[1].lower() not in INCLUDED_EXT:
+                err("%s: not indexed by the default pipeline" % where)
+                continue
+            is_pdf = key.lower().endswith(".pdf")
+            if is_pdf:
+                if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+                    err("%s: a PDF entry needs a 1-based integer page" % where)
+                    continue
+                if page > corpus.pages.get(key, 0):
+                    err("%s: the PDF has %d pages" % (where, corpus.pages.get(key, 0)))
+                    continue
+            elif "page" in r:
+                err("%s: page is only for PDFs" % where)
+                continue
+            doc = (key, page if is_pdf else None)
+            if not isinstance(phrase, str):
+                err("%s: contains must be a string" % where)
+                continue
+            if doc in seen_entries:
+                err("%s: one entry per document (per page for PDFs), so that gains stay binary" % where)
+            seen_entries.add(doc)
+            listed.add(doc)
+            phrases.add(phrase)
+            if not (MIN_PHRASE <= len(phrase) <= MAX_PHRASE):
+                err("%s: contains has %d characters (%d-%d)" % (where, len(phrase), MIN_PHRASE, MAX_PHRASE))
+            if "\n" in phrase or "\r" in phrase or phrase != phrase.strip():
+                err("%s: contains must be one line without leading/trailing spaces" % where)
+            if key.endswith((".md", ".markdown")) and MARKDOWN_MARKUP & set(phrase):
+                err("%s: contains has Markdown markup %s" % (where, sorted(MARKDOWN_MARKUP & set(phrase))))
+            if doc not in corpus.texts:
+                err("%s: no extracted text" % where)
+                continue
+            variants = corpus.texts[doc]
+            if not all(norm(phrase) in v for v in variants):
+                missing = "" if len(variants) == 1 else " (in %d of %d pdftotext modes)" % (
+                    sum(norm(phrase) in v for v in variants), len(variants))
+                err("%s: phrase %r not in the extracted text%s" % (where, phrase, missing))
+                if is_pdf:
+                    other = sorted(p for k, p in corpus.find(phrase) if k == key)
+                    if other:
+                        err("%s: the phrase is on page(s) %s" % (where, other))
+            if kind == "natural" and text and norm(text).lower().rstrip("?") in variants[0].lower():
+                err("natural query occurs verbatim in %s" % key)
+            sources["ocr" if is_ocr(*doc) else source_kind(key)] += 1
+        # Every place a listed phrase occurs must be listed (copies, other pages).
+        for phrase in phrases:
+            for doc in sorted(corpus.find(phrase) - listed, key=str):
+                err("phrase %r also occurs in %s%s, which is not listed" % (
+                    phrase, doc[0], "" if doc[1] is None else " page %d" % doc[1]))
+        # The kind matches where the answers are.
+        docs = [(r.get("key"), r.get("page")) for r in rel if isinstance(r, dict) and isinstance(r.get("key"), str)]
+        need = {"pdf-page": lambda k, p: k.endswith(".pdf") and not is_ocr(k, p),
+                "scan": is_ocr,
+                "table-row": lambda k, p: k.endswith((".csv", ".tsv")),
+                "json-record": lambda k, p: k.endswith((".json", ".jsonl", ".ndjson"))}.get(kind)
+        if need and not any(need(k, p) for k, p in docs):
+            err("kind %s but no relevant entry is of that source" % kind)
+
+    total = len(queries)
+    if total < MIN_TOTAL:
+        errors.append("mix: %d queries, need at least %d" % (total, MIN_TOTAL))
+    for kind, least in MIX.items():
+        if kinds[kind] < least:
+            errors.append("mix: %d %s queries, need at least %d" % (kinds[kind], kind, least))
+    if kinds["natural"] > MAX_NATURAL:
+        errors.append("mix: %d natural queries, want about 25 (at most %d)" % (kinds["natural"], MAX_NATURAL))
+    copies = sum(1 for _, q in queries if isinstance(q.get("relevant"), list)
+                 and len({r.get("key") for r in q["relevant"] if isinstance(r, dict)}) > 1)
+    if copies < 3:
+        errors.append("mix: only %d queries have answers in several documents (copies), need 3" % copies)
+
+    if run_ocr:
+        warnings += ocr_warnings(queries, samples)
+
+    print("queries: %d, relevant entries: %d, queries with several documents: %d" % (total, entries, copies))
+    print("per kind:   " + ", ".join("%s %d" % (k, kinds[k]) for k in KINDS))
+    print("per source: " + ", ".join("%s %d" % kv for kv in sorted(sources.items())))
+    for w in warnings:
+        print("WARNING " + w)
+    for e in errors:
+        print("ERROR " + e)
+    print("FAILED: %d problem(s)" % len(errors) if errors else "OK")
+    return 1 if errors else 0
+
+
+def ocr_warnings(queries, samples):
+    if not shutil.which("tesseract"):
+        return ["--ocr: tesseract is not installed; OCR output not checked"]
+    cache, out = {}, []
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    for _, q in queries:
+        for r in q.get("relevant") or []:
+            key = r.get("key") if isinstance(r, dict) else None
+            if key not in OCR_FULL_IMAGES | OCR_HEADING_IMAGES:
+                continue
+            if key not in cache:
+                res = subprocess.run(["tesseract", os.path.join(samples, key), "-"], capture_output=True, env=env)
+                cache[key] = norm(res.stdout.decode("utf-8", "replace"))
+            if norm(r.get("contains", "")) not in cache[key]:
+                out.append("%s: %r not in tesseract's output for %s" % (q.get("id"), r.get("contains"), key))
+    return out
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--queries", default=os.path.join(here, "queries.jsonl"))
+    ap.add_argument("--samples", default=os.path.normpath(os.path.join(here, "..", "..", "samples")))
+    ap.add_argument("--ocr", action="store_true", help="also OCR the images with tesseract (warnings only)")
+    args = ap.parse_args()
+    if not shutil.which("pdftotext"):
+        print("ERROR pdftotext is not installed (poppler-utils)")
+        return 1
+    return check(args.queries, args.samples, args.ocr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
