@@ -123,7 +123,9 @@ class Handler(BaseHTTPRequestHandler):
         return self.server.state
 
     def send_json(self, status, payload, headers=()):
-        body = json.dumps(payload).encode()
+        self.send_body(status, json.dumps(payload).encode(), headers)
+
+    def send_body(self, status, body, headers=()):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         for name, value in headers:
@@ -419,13 +421,7 @@ class Handler(BaseHTTPRequestHandler):
             body = json.dumps({"object": "list", "data": {"0": data[0] if data else None}, "usage": usage}).encode()
         else:
             raise ValueError("unknown --bad-answer kind %r" % kind)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        for name, value in headers:
-            self.send_header(name, str(value))
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_body(200, body, headers)
 
 
 class Server(ThreadingHTTPServer):
