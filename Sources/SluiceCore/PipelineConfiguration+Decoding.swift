@@ -198,7 +198,33 @@ extension PipelineConfiguration {
         }
         c.state = try root.string("state") ?? c.state
         try root.finish()
+        // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.
+        if let url = c.embed.baseURL, c.embed.provider != "hash", c.embed.provider != "minilm" {
+            try checkHTTPURL(url, key: "embed.base_url")
+        }
+        if let url = c.sink.url, ["chroma", "qdrant", "pinecone"].contains(c.sink.kind) {
+            try checkHTTPURL(url, key: "sink.url")
+        }
+        for (key, value) in [("sink.collection", c.sink.collection), ("sink.index", c.sink.index), ("sink.table", c.sink.table)] where value?.isEmpty == true {
+            throw SluiceError(.configuration, "\(key): must not be empty")
+        }
+        // libpq takes a postgres:// or postgresql:// URL, or a key=value connection string.
+        if let url = c.sink.url, c.sink.kind == "pgvector", let scheme = url.range(of: "://"),
+            !["postgres", "postgresql"].contains(url[..<scheme.lowerBound].lowercased())
+        {
+            throw SluiceError(.configuration, "sink.url: must be a postgresql:// URL or a key=value connection string")
+        }
         return c
+    }
+
+    /// An `http` or `https` URL with a host and, if any, a port from 1 to 65535. The value is not repeated
+    /// in the message: it may carry credentials.
+    static func checkHTTPURL(_ text: String, key: String) throws {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, (url.port.map { (1...65_535).contains($0) } ?? true)
+        else {
+            throw SluiceError(.configuration, "\(key): must be an http:// or https:// URL with a host (and a port from 1 to 65535)")
+        }
     }
 }
 

@@ -89,6 +89,7 @@ extension Pipeline {
                     start = end
                 }
                 report.deletedUnknown = report.unknown.count
+                CrashPoint.reach("verify.unknown-deleted")
                 logger.info("verify: deleted vectors the checkpoint does not know", metadata: ["sluice-vectors": "\(report.unknown.count)"])
             }
             if !report.missing.isEmpty {
@@ -104,6 +105,7 @@ extension Pipeline {
                 let executor = BlockingExecutor(label: "sl-verify", threads: 1)
                 defer { executor.shutdown() }
                 try await executor.run { try checkpoint.commit(put: marked) }
+                CrashPoint.reach("verify.missing-marked")
             }
             try await sink.finish()
         }

@@ -1,3 +1,4 @@
+import CoreFoundation  // `stat`'s members (MemberImportVisibility), as in SourceScanner.swift
 import Foundation
 import SluiceCore
 import Testing

@@ -28,6 +28,13 @@ Faults for tests, beyond errors, resets, slowness, storms and quota:
                             (nan, inf, -inf or a number such as 1e39, which float32 turns into inf): base64
                             answers carry the float32 bit pattern, float answers the JSON number (NaN and
                             Infinity as Python writes them)
+  --bad-answer KIND [--bad-answer-every N]
+                            every Nth request that would succeed (default: every one) gets a broken answer with
+                            status 200 instead: garbage (bytes that are not JSON), truncated (JSON cut in half),
+                            empty (no body), error (an error object, no data), wrong-count (one embedding
+                            fewer than inputs), extra (one embedding more, with an index out of range),
+                            repeated-index (every index 0), wrong-dims (one value more per vector), strings
+                            (embeddings as lists of strings), not-a-list (data is an object)
 """
 import argparse, base64, hashlib, json, math, os, random, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -83,7 +90,7 @@ class State:
         self.tokens = Bucket(args.tpm) if args.tpm else None
         self.counters = {"requests": 0, "ok": 0, "rate_limited": 0, "quota": 0, "server_errors": 0, "resets": 0,
                          "slow": 0, "too_large": 0, "unauthorized": 0, "tokens_ok": 0, "inputs_ok": 0,
-                         "request_too_large": 0, "poisoned": 0,
+                         "request_too_large": 0, "poisoned": 0, "bad_answers": 0,
                          "active": 0, "max_active": 0}
         self.storm = args.storm
         self.faults = {"error_rate": args.error_rate, "reset_rate": args.reset_rate, "slow_rate": args.slow_rate,
@@ -92,7 +99,9 @@ class State:
                        "latency_per_1k_tokens_ms": args.latency_per_1k_tokens_ms, "tei_queue": args.tei_queue,
                        "fail_text": args.fail_text, "request_tpm_limit": args.request_tpm_limit,
                        "retry_after": args.retry_after, "retry_after_ms": args.retry_after_ms,
-                       "poison_text": args.poison_text, "poison_value": args.poison_value}
+                       "poison_text": args.poison_text, "poison_value": args.poison_value,
+                       "bad_answer": args.bad_answer, "bad_answer_every": args.bad_answer_every}
+        self.answers = 0  # requests that reached the answer (for --bad-answer-every)
 
 
 def vector(text, dims):
@@ -114,7 +123,9 @@ class Handler(BaseHTTPRequestHandler):
         return self.server.state
 
     def send_json(self, status, payload, headers=()):
-        body = json.dumps(payload).encode()
+        self.send_body(status, json.dumps(payload).encode(), headers)
+
+    def send_body(self, status, body, headers=()):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         for name, value in headers:
@@ -348,9 +359,16 @@ class Handler(BaseHTTPRequestHandler):
                     with st.lock:
                         st.counters["poisoned"] += 1
         with st.lock:
-            st.counters["ok"] += 1
-            st.counters["tokens_ok"] += total
-            st.counters["inputs_ok"] += len(inputs)
+            st.answers += 1
+            bad = faults["bad_answer"] if faults["bad_answer"] and st.answers % max(1, int(faults["bad_answer_every"])) == 0 else None
+            if bad:
+                st.counters["bad_answers"] += 1
+            else:
+                st.counters["ok"] += 1
+                st.counters["tokens_ok"] += total
+                st.counters["inputs_ok"] += len(inputs)
+        if bad:
+            return self.bad_answer(bad, vectors, request, total, headers)
         if dialect == "ollama":
             return self.send_json(200, {"model": request.get("model"), "embeddings": vectors, "prompt_eval_count": total})
         if dialect == "tei":
@@ -370,6 +388,40 @@ class Handler(BaseHTTPRequestHandler):
                 st.rng.shuffle(data)
         self.send_json(200, {"object": "list", "data": data, "model": request.get("model", "deployment"),
                              "usage": {"prompt_tokens": total, "total_tokens": total}}, headers)
+
+
+    def bad_answer(self, kind, vectors, request, total, headers):
+        """A 200 whose body is broken in the way `kind` names (see --bad-answer)."""
+        data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+        usage = {"prompt_tokens": total, "total_tokens": total}
+        def good(items):
+            return {"object": "list", "data": items, "model": request.get("model", "deployment"), "usage": usage}
+        if kind == "garbage":
+            body = b"\x00\xffthis is not JSON <html><body>502 Bad Gateway</body></html>\x89PNG"
+        elif kind == "truncated":
+            full = json.dumps(good(data)).encode()
+            body = full[:len(full) // 2]
+        elif kind == "empty":
+            body = b""
+        elif kind == "error":
+            body = json.dumps({"error": {"message": "The server had an error processing your request.", "type": "server_error",
+                                         "param": None, "code": None}}).encode()
+        elif kind == "wrong-count":
+            body = json.dumps(good(data[:-1])).encode()
+        elif kind == "extra":
+            extra = {"object": "embedding", "index": len(data), "embedding": vectors[0] if vectors else [0.5]}
+            body = json.dumps(good(data + [extra])).encode()
+        elif kind == "repeated-index":
+            body = json.dumps(good([dict(item, index=0) for item in data])).encode()
+        elif kind == "wrong-dims":
+            body = json.dumps(good([dict(item, embedding=item["embedding"] + [0.25]) for item in data])).encode()
+        elif kind == "strings":
+            body = json.dumps(good([dict(item, embedding=[str(x) for x in item["embedding"]]) for item in data])).encode()
+        elif kind == "not-a-list":
+            body = json.dumps({"object": "list", "data": {"0": data[0] if data else None}, "usage": usage}).encode()
+        else:
+            raise ValueError("unknown --bad-answer kind %r" % kind)
+        self.send_body(200, body, headers)
 
 
 class Server(ThreadingHTTPServer):
@@ -402,6 +454,8 @@ def main():
     p.add_argument("--retry-after-ms", default=None, help="raw retry-after-ms value of rate-limit 429s")
     p.add_argument("--poison-text", default="", help="poison the embedding of inputs containing this text")
     p.add_argument("--poison-value", default="nan", help="the value put in a poisoned embedding: nan, inf, 1e39, …")
+    p.add_argument("--bad-answer", default="", help="answer with a broken 200 of this kind (see above)")
+    p.add_argument("--bad-answer-every", type=int, default=1, help="the broken answer goes to every Nth request")
     p.add_argument("--shuffle", type=int, default=1, help="return data in a shuffled order (clients must use index)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes (the parent ended)")

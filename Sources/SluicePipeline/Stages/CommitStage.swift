@@ -44,6 +44,7 @@ package actor CommitStage {
             let records = documents.filter { !$0.wasStopped }.map { Self.record(for: $0, now: now) }
             do {
                 try await stateExecutor.run { [checkpoint] in try checkpoint.commit(put: records) }
+                CrashPoint.reach("commit.committed")
             } catch {
                 // Keep draining so that no stage waits forever on a full buffer; report at the end. The
                 // documents stay uncommitted and are redone by the next run.

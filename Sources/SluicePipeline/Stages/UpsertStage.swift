@@ -93,6 +93,7 @@ package actor UpsertStage {
                 if !pending.isEmpty {
                     try await stateExecutor.run { [checkpoint] in try checkpoint.markPending(pending) }
                 }
+                CrashPoint.reach("upsert.pending-recorded")
                 for index in writing { documents[index].attemptedIDs = documents[index].chunks.map(\.id) }
                 var records: [VectorRecord] = []
                 for index in writing {
@@ -107,6 +108,7 @@ package actor UpsertStage {
                     try await sink.upsert(Array(records[start..<end]))
                     start = end
                 }
+                CrashPoint.reach("upsert.sink-written")
                 var stale: [VectorID] = []
                 var keys: [VectorID: String] = [:]
                 for index in writing {
@@ -117,7 +119,10 @@ package actor UpsertStage {
                     stale += gone
                     for id in gone { keys[id] = documents[index].file.key }
                 }
-                if !stale.isEmpty { try await sink.delete(stale.sorted(), documentKeys: keys) }
+                if !stale.isEmpty {
+                    try await sink.delete(stale.sorted(), documentKeys: keys)
+                    CrashPoint.reach("upsert.replaced-vectors-deleted")
+                }
                 for index in writing { documents[index].outcome = .upserted }
                 let upserted = records.count
                 let deleted = stale.count
