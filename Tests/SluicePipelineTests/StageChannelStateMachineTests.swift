@@ -1,4 +1,4 @@
-import SluiceCore
+import SluiceTesting
 import Testing
 
 @testable import SluicePipeline

@@ -18,7 +18,6 @@ struct StageChannelStateMachine<Element, SendToken, ReceiveToken> {
     }
 
     var count: Int { buffer.count - bufferHead }
-    var isFinished: Bool { openProducers == 0 }
 
     enum SendAction {
         /// The element went to a waiting receiver: resume it with the element.

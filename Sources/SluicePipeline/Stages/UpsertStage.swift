@@ -113,7 +113,6 @@ package actor UpsertStage {
                     let fresh = Set(documents[index].chunks.map(\.id))
                     let old = documents[index].previous?.knownIDs ?? []
                     let gone = old.subtracting(fresh)
-                    documents[index].deletedIDs = gone.count
                     stale += gone
                     for id in gone { keys[id] = documents[index].file.key }
                 }
