@@ -191,7 +191,9 @@ public actor Pipeline {
                             tally.admitted()
                             scanMeter.worked(scanStart.duration(to: clock.now))
                             let sendStart = clock.now
-                            if await toExtract.send(document) { scanMeter.blocked(sendStart.duration(to: clock.now)) }
+                            // A cancelled run stops walking.
+                            guard let waited = try? await toExtract.send(document) else { return false }
+                            if waited { scanMeter.blocked(sendStart.duration(to: clock.now)) }
                             return true
                         }
                         if let stateDamage { throw stateDamage }

@@ -79,7 +79,8 @@ package actor EmbedStage {
             loop: while true {
                 let timeout = batcher.deadline.map { max(clock.now.duration(to: $0), .zero) }
                 let waitStart = clock.now
-                let received = await input.receive(timeout: timeout)
+                // A cancelled task ends the stage as the end of the input does.
+                let received = (try? await input.receive(timeout: timeout)) ?? .finished
                 meter.starved(waitStart.duration(to: clock.now))
                 switch received {
                 case .element(let document):
@@ -255,7 +256,7 @@ package actor EmbedStage {
         let clock = ContinuousClock()
         for document in documents {
             let start = clock.now
-            if await output.send(document) { meter.blocked(start.duration(to: clock.now)) }
+            if (try? await output.send(document)) == true { meter.blocked(start.duration(to: clock.now)) }
         }
     }
 
