@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SluiceCore
+import SluiceTesting
 
 /// Builds a text corpus from real documents on the machine (/usr/share/doc): plain files and
 /// decompressed `.gz` ones, cut into documents of 4–64 KiB. Copy k > 0 of the corpus shuffles each

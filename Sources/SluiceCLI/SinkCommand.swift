@@ -53,17 +53,8 @@ struct SinkCommand: AsyncParsableCommand {
                 guard yes else { throw SluiceError(.usage, "sink drop deletes every vector of the store: pass --yes to confirm") }
                 let configuration = try options.loadConfiguration()
                 let components = try PipelineComponents.standard(configuration: configuration)
-                let stateURL = configuration.resolve(configuration.state)
-                // Hold the run lock: a drop must not race a run.
-                let lock = try StateLock(directory: stateURL)
-                defer { withExtendedLifetime(lock) {} }
-                let checkpoint = try CheckpointStore(directory: stateURL)
-                let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
-                defer { stateExecutor.shutdown() }
-                // The checkpoint forgets first (noting the pending drop), so that a kill at any point
-                // converges: the next run or drop completes it.
-                try await SinkReset.drop.perform(
-                    sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, crashPoint: "sink-drop.midway")
+                let pipeline = Pipeline(configuration: configuration, components: components, logger: makeLogger(level: options.logLevel))
+                try await pipeline.dropSink()
                 print("dropped \(DisplayEscaping.escaped(components.sink.name)); the checkpoint's documents were forgotten (the embedding cache is kept)")
             }
         }

@@ -14,26 +14,17 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await withExitMapping {
             let configuration = try options.loadConfiguration()
-            let stateURL = configuration.resolve(configuration.state)
-            let checkpoint = try CheckpointStore(directory: stateURL, readOnly: true)
-            var counts: [String: Int] = [:]
-            var failures: [DocumentRecord] = []
-            var vectors = 0
-            try checkpoint.forEachDocument { record in
-                counts[record.status.rawValue, default: 0] += 1
-                vectors += record.chunkIDs.count
-                if record.status == .failed { failures.append(record) }
-            }
-            print("state: \(DisplayEscaping.escaped(stateURL.path))")
-            print("embedder: \(try checkpoint.metadata("embedder") ?? "none yet")")
-            if let reset = try checkpoint.pendingSinkReset() {
+            let report = try Pipeline.status(configuration: configuration, recentRuns: runs)
+            print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
+            print("embedder: \(report.embedder ?? "none yet")")
+            if let reset = report.pendingSinkReset {
                 print("sink: a clearing (\(reset)) was interrupted; the next run completes it before loading everything again")
             }
-            print("documents: " + (counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")) + " · vectors tracked: \(vectors) · embedding cache: \(try checkpoint.cacheCount())")
-            let extractions = try checkpoint.extractionCacheUsage()
+            let counts = report.documentsByStatus
+            print("documents: " + (counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")) + " · vectors tracked: \(report.vectorsTracked) · embedding cache: \(report.embeddingCacheEntries)")
             let cap = configuration.extract.cacheMB == 0 ? "off: extract.cache_mb is 0" : "cap \(String(format: "%g", configuration.extract.cacheMB)) MB, extract.cache_mb"
-            print("extraction cache: \(extractions.entries) entries, \(String(format: "%.1f", Double(extractions.bytes) / 1_048_576)) MB (\(cap))")
-            let recent = try checkpoint.recentRuns(limit: runs)
+            print("extraction cache: \(report.extractionCacheEntries) entries, \(String(format: "%.1f", Double(report.extractionCacheBytes) / 1_048_576)) MB (\(cap))")
+            let recent = report.recentRuns
             if !recent.isEmpty {
                 print("\nlast runs:")
                 for run in recent {
@@ -47,9 +38,9 @@ struct StatusCommand: AsyncParsableCommand {
                     }
                 }
             }
-            if !failures.isEmpty {
+            if !report.failures.isEmpty {
                 print("\nfailures (retried on the next run, or with `sluice run --retry-failed`):")
-                for record in failures {
+                for record in report.failures {
                     let removed = record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" } ?? ""
                     let reason = record.error.map { "\($0.code): \($0.message)" } ?? "unknown"
                     print(DisplayEscaping.escaped("  \(record.key): \(reason)\(removed)"))

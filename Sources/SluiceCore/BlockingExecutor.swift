@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A pool of dedicated threads for blocking work (C libraries, file I/O, LMDB write transactions).
 ///
@@ -6,8 +7,13 @@ import Foundation
 /// stage. Work submitted with ``run(_:)`` runs on one of this pool's own threads and resumes the caller
 /// when done. The pool is a `Sendable` value owned by the component that created it (as NIO's
 /// `FileSystem` owns its `NIOThreadPool`); ``shutdown()`` stops its threads once the queue is drained.
+///
+/// Cancellation, as NIO's `NIOThreadPool.runIfActive`: a caller cancelled while its work is still
+/// queued gets `CancellationError` and the work never runs; work that has started runs to its end and
+/// its caller gets the result (a write transaction is never left in doubt). After ``shutdown()`` work
+/// is refused with an error, never run on the caller's thread.
 public final class BlockingExecutor: Sendable {
-    private let state: Locked
+    private let queue: BlockingQueue<@Sendable () -> Void>
     public let threadCount: Int
     public let label: String
 
@@ -16,15 +22,15 @@ public final class BlockingExecutor: Sendable {
         precondition(threads > 0, "a BlockingExecutor needs at least one thread")
         self.label = label
         self.threadCount = threads
-        self.state = Locked()
+        self.queue = BlockingQueue()
         for index in 0..<threads {
-            let state = self.state
+            let queue = self.queue
             let name = String("\(label)-\(index)".utf8.prefix(15))!
             // Named from inside: on Linux a name set before start() is not applied to the pthread.
             let thread = Thread {
                 Thread.current.name = name
                 BlockingExecutor.markCurrentThread(label)
-                state.workLoop()
+                while let job = queue.take() { job() }
             }
             thread.stackSize = 8 << 20
             thread.start()
@@ -51,76 +57,87 @@ public final class BlockingExecutor: Sendable {
     }
 
     /// Runs `body` on a pool thread and returns its result.
+    /// - Throws: what `body` throws; `CancellationError` if the calling task is cancelled before `body`
+    ///   started (it then never runs); ``SluiceError/Code/state`` if the executor is shut down.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let accepted = state.enqueue {
+        let submission = Submission<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                switch submission.enqueue(continuation, on: queue, body) {
+                case .queued: break
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .shutDown: continuation.resume(throwing: SluiceError(.state, "executor \(label) is shut down"))
+                }
+            }
+        } onCancel: {
+            submission.cancel(on: queue)
+        }
+    }
+
+    /// Work queued and not yet started (for tests).
+    var queuedCount: Int { queue.count }
+
+    /// Lets the threads finish the queued work and exit; later ``run(_:)`` calls throw.
+    public func shutdown() { queue.close() }
+
+    deinit { queue.close() }
+}
+
+/// One call of ``BlockingExecutor/run(_:)``: decides, under its lock, whether the caller's cancellation
+/// or a pool thread gets to the work first.
+private final class Submission<T: Sendable>: Sendable {
+    private enum State {
+        case initial
+        case queued(BlockingQueue<@Sendable () -> Void>.Ticket, CheckedContinuation<T, any Error>)
+        case running
+        case cancelled
+    }
+
+    enum EnqueueResult { case queued, cancelled, shutDown }
+
+    private let state = Mutex(State.initial)
+
+    func enqueue(
+        _ continuation: CheckedContinuation<T, any Error>, on queue: BlockingQueue<@Sendable () -> Void>,
+        _ body: @escaping @Sendable () throws -> T
+    ) -> EnqueueResult {
+        state.withLock { state in
+            if case .cancelled = state { return .cancelled }
+            let ticket = queue.append { [self] in
+                guard let continuation = self.start() else { return }
                 continuation.resume(with: Result { try body() })
             }
-            if !accepted {
-                continuation.resume(throwing: SluiceError(.state, "executor \(label) is shut down"))
-            }
+            guard let ticket else { return .shutDown }
+            // A thread may already have taken the job: it then waits for this lock in `start()`.
+            state = .queued(ticket, continuation)
+            return .queued
         }
     }
 
-    /// Runs a non-throwing `body` on a pool thread.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-            let accepted = state.enqueue { continuation.resume(returning: body()) }
-            if !accepted { continuation.resume(returning: body()) }
+    /// On a pool thread: the caller to resume, or nil if the caller was cancelled first.
+    private func start() -> CheckedContinuation<T, any Error>? {
+        state.withLock { state in
+            guard case .queued(_, let continuation) = state else { return nil }
+            state = .running
+            return continuation
         }
     }
 
-    /// Lets the threads finish the queued work and exit.
-    public func shutdown() { state.shutdown() }
-
-    deinit { state.shutdown() }
-
-    private final class Locked: @unchecked Sendable {
-        // Guarded by `condition`.
-        private let condition = NSCondition()
-        private var queue: [(@Sendable () -> Void)?] = []
-        private var head = 0
-        private var stopping = false
-
-        func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
-            condition.lock()
-            defer { condition.unlock() }
-            if stopping { return false }
-            queue.append(job)
-            condition.signal()
-            return true
-        }
-
-        func shutdown() {
-            condition.lock()
-            stopping = true
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        func workLoop() {
-            while true {
-                condition.lock()
-                while head == queue.count && !stopping { condition.wait() }
-                if head == queue.count {
-                    condition.unlock()
-                    return
-                }
-                // Take the job out of its slot: a finished job's closure holds its inputs and results
-                // (file bytes, vectors), which must not outlive it.
-                let job = queue[head]!
-                queue[head] = nil
-                head += 1
-                if head == queue.count {
-                    queue.removeAll(keepingCapacity: true)
-                    head = 0
-                } else if head > 1024 && head * 2 > queue.count {
-                    queue.removeFirst(head)
-                    head = 0
-                }
-                condition.unlock()
-                job()
+    func cancel(on queue: BlockingQueue<@Sendable () -> Void>) {
+        let queued: (BlockingQueue<@Sendable () -> Void>.Ticket, CheckedContinuation<T, any Error>)? = state.withLock { state in
+            switch state {
+            case .initial:
+                state = .cancelled
+                return nil
+            case .queued(let ticket, let continuation):
+                state = .cancelled
+                return (ticket, continuation)
+            case .running, .cancelled:
+                return nil
             }
         }
+        guard let (ticket, continuation) = queued else { return }
+        _ = queue.remove(ticket)
+        continuation.resume(throwing: CancellationError())
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -77,12 +78,20 @@ public final class ExtractWorkerPool: Sendable {
     ///
     /// - Parameter deadline: When the whole set must be done; a worker still busy with it then is killed.
     /// - Throws: The first failure (``SluiceError`` as the worker reported it, `extractor-crashed`,
-    ///   `timeout`); the other requests of the set are then dropped.
+    ///   `timeout`); the other requests of the set are then dropped (those still queued are taken out of
+    ///   the queue, those running are finished and their answers ignored).
     func run(_ requests: [ExtractWorkerProtocol.Request], deadline: ContinuousClock.Instant) throws -> [ExtractWorkerProtocol.Response] {
         let batch = Batch(count: requests.count)
+        var queued: [BlockingQueue<Job>.Ticket] = []
         for (index, request) in requests.enumerated() {
-            state.enqueue(Job(request: request, index: index, deadline: deadline, batch: batch))
+            if let ticket = state.jobs.append(Job(request: request, index: index, deadline: deadline, batch: batch)) {
+                queued.append(ticket)
+            } else {
+                batch.complete(index, with: .failure(SluiceError(.extractionFailed, "the extract worker pool is shut down")))
+            }
         }
+        // Whatever the outcome, no job of this call stays queued for a driver to skip.
+        defer { for ticket in queued { _ = state.jobs.remove(ticket) } }
         // Drivers enforce the deadline on running jobs; a job still queued then (all workers busy with
         // other documents) is dropped here, with a second of grace for the driver's own report.
         return try batch.wait(until: deadline + .seconds(1))
@@ -106,97 +115,62 @@ final class Job: Sendable {
     }
 }
 
-/// The responses of one call, filled in by the drivers; the caller waits for all or the first failure.
-final class Batch: @unchecked Sendable {
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var responses: [ExtractWorkerProtocol.Response?]
-    private var remaining: Int
-    private var failure: SluiceError?
+/// The answers of one call, queued by the drivers as they come; the caller waits for all of them or
+/// the first failure, then closes the queue (abandons the call): later answers are dropped and the
+/// drivers skip its jobs.
+final class Batch: Sendable {
+    private let answers = BlockingQueue<(index: Int, result: Result<ExtractWorkerProtocol.Response, SluiceError>)>()
+    private let count: Int
 
-    init(count: Int) {
-        responses = Array(repeating: nil, count: count)
-        remaining = count
-    }
+    init(count: Int) { self.count = count }
 
-    var isAbandoned: Bool { condition.withLock { failure != nil } }
+    var isAbandoned: Bool { answers.isClosed }
 
     func complete(_ index: Int, with result: Result<ExtractWorkerProtocol.Response, SluiceError>) {
-        condition.withLock {
-            switch result {
-            case .success(let response): responses[index] = response
-            case .failure(let error): if failure == nil { failure = error }
-            }
-            remaining -= 1
-            condition.broadcast()
-        }
+        answers.append((index, result))
+        // The first failure abandons the call at once: drivers skip its other jobs (the caller still
+        // takes the failure, which was queued before the close).
+        if case .failure = result { answers.close() }
     }
 
     func wait(until deadline: ContinuousClock.Instant) throws -> [ExtractWorkerProtocol.Response] {
-        condition.lock()
-        defer { condition.unlock() }
-        while remaining > 0 && failure == nil {
-            let left = ContinuousClock.now.duration(to: deadline)
-            if left <= .zero {
-                failure = SluiceError(.timeout, "extraction did not finish in time (all extract workers busy; extract.timeout_seconds)")
-                break
+        defer { answers.close() }
+        var responses = [ExtractWorkerProtocol.Response?](repeating: nil, count: count)
+        var remaining = count
+        while remaining > 0 {
+            switch answers.take(before: deadline) {
+            case .element(let answer):
+                responses[answer.index] = try answer.result.get()
+                remaining -= 1
+            case .timedOut, .closed:
+                throw SluiceError(.timeout, "extraction did not finish in time (all extract workers busy; extract.timeout_seconds)")
             }
-            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
-            _ = condition.wait(until: Date(timeIntervalSinceNow: min(seconds, 1)))
         }
-        if let failure { throw failure }
         return responses.map { $0! }
     }
 }
 
-/// The job queue shared by the drivers.
-final class PoolState: @unchecked Sendable {
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var queue: [Job] = []
-    private var stopping = false
-    private var exited = 0
-    private var lastID = 0
+/// The job queue shared by the drivers, and their count.
+final class PoolState: Sendable {
+    let jobs = BlockingQueue<Job>()
+    /// Drivers that exited, announced one each.
+    private let exits = BlockingQueue<Void>()
+    private let lastID = Atomic<Int>(0)
+    private let exitsSeen = Mutex(0)
 
-    func nextID() -> Int {
-        condition.withLock {
-            lastID += 1
-            return lastID
-        }
-    }
-
-    func enqueue(_ job: Job) {
-        condition.withLock {
-            queue.append(job)
-            condition.signal()
-        }
-    }
+    func nextID() -> Int { lastID.add(1, ordering: .relaxed).newValue }
 
     /// The next job, or nil once the pool is stopping and the queue is empty.
-    func take() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.isEmpty && !stopping { condition.wait() }
-        return queue.isEmpty ? nil : queue.removeFirst()
-    }
+    func take() -> Job? { jobs.take() }
 
-    func shutdown() {
-        condition.withLock {
-            stopping = true
-            condition.broadcast()
-        }
-    }
+    func shutdown() { jobs.close() }
 
-    func driverExited() {
-        condition.withLock {
-            exited += 1
-            condition.broadcast()
-        }
-    }
+    func driverExited() { exits.append(()) }
 
     func waitUntilDriversExit(count: Int) {
-        condition.withLock {
-            while exited < count { condition.wait() }
+        // One waiter at a time; a second call after all exited returns at once.
+        exitsSeen.withLock { seen in
+            while seen < count, exits.take() != nil { seen += 1 }
         }
     }
 }

@@ -1,4 +1,4 @@
-import SluiceCore
+import SluiceTesting
 import Testing
 
 @testable import SluicePipeline
@@ -48,10 +48,34 @@ import Testing
     @Test func expiredReceiverIsRemovedOnce() {
         var machine = Machine(capacity: 1, producers: 1)
         _ = machine.receive(id: 9, token: "r9")
-        #expect(machine.expireReceiver(id: 9) == "r9")
-        #expect(machine.expireReceiver(id: 9) == nil)
+        #expect(machine.removeReceiver(id: 9) == "r9")
+        #expect(machine.removeReceiver(id: 9) == nil)
         // The element now goes to the buffer, not to the expired receiver.
         guard case .buffered = machine.send(1, id: 10, token: "s") else { Issue.record("expected buffered"); return }
+    }
+
+    @Test func aRemovedSenderTakesItsElementWithItAndTheOthersKeepTheirOrder() {
+        var machine = Machine(capacity: 1, producers: 1)
+        _ = machine.send(1, id: 1, token: "s1")
+        guard case .suspend = machine.send(2, id: 2, token: "s2") else { Issue.record("expected suspend"); return }
+        guard case .suspend = machine.send(3, id: 3, token: "s3") else { Issue.record("expected suspend"); return }
+        let removed = machine.removeSender(id: 2)
+        #expect(removed?.token == "s2")
+        #expect(removed?.element == 2)
+        #expect(machine.removeSender(id: 2) == nil)
+        #expect(machine.waiting.senders == 1)
+        guard case .element(1, "s3") = machine.receive(id: 4, token: "r") else { Issue.record("expected 1, resuming s3"); return }
+        guard case .element(3, nil) = machine.receive(id: 5, token: "r") else { Issue.record("expected 3"); return }
+    }
+
+    @Test func aSenderWhoseElementWasTakenCannotBeRemoved() {
+        var machine = Machine(capacity: 1, producers: 1)
+        _ = machine.send(1, id: 1, token: "s1")
+        _ = machine.send(2, id: 2, token: "s2")
+        guard case .element(1, "s2") = machine.receive(id: 3, token: "r") else { Issue.record("expected 1, resuming s2"); return }
+        // The send already succeeded: a late cancellation must not take the element back.
+        #expect(machine.removeSender(id: 2) == nil)
+        #expect(machine.count == 1)
     }
 
     @Test(arguments: [1, 2, 3, 7])

@@ -5,13 +5,13 @@ import Testing
 
 @Suite struct StageChannelTests {
     @Test(arguments: [(1, 1, 1), (3, 2, 4), (2, 4, 1), (8, 3, 3)])
-    func manyProducersManyConsumersDeliverEverythingOnce(capacity: Int, producers: Int, consumers: Int) async {
+    func manyProducersManyConsumersDeliverEverythingOnce(capacity: Int, producers: Int, consumers: Int) async throws {
         let channel = StageChannel<Int>(capacity: capacity, producers: producers)
         let perProducer = 500
-        let received = await withTaskGroup(of: [Int].self) { group in
+        let received = try await withThrowingTaskGroup(of: [Int].self) { group in
             for p in 0..<producers {
                 group.addTask {
-                    for i in 0..<perProducer { await channel.send(p * perProducer + i) }
+                    for i in 0..<perProducer { try await channel.send(p * perProducer + i) }
                     channel.finish()
                     return []
                 }
@@ -19,12 +19,12 @@ import Testing
             for _ in 0..<consumers {
                 group.addTask {
                     var mine: [Int] = []
-                    while let value = await channel.receive() { mine.append(value) }
+                    while let value = try await channel.receive() { mine.append(value) }
                     return mine
                 }
             }
             var all: [Int] = []
-            for await part in group { all += part }
+            for try await part in group { all += part }
             return all
         }
         #expect(received.sorted() == Array(0..<(producers * perProducer)))
@@ -36,7 +36,7 @@ import Testing
         let sent = Atomic<Int>(0)
         let producer = Task {
             for i in 0..<10 {
-                await channel.send(i)
+                try await channel.send(i)
                 sent.add(1, ordering: .relaxed)
             }
             channel.finish()
@@ -46,41 +46,29 @@ import Testing
         try await waitUntil { sent.load(ordering: .relaxed) >= 2 }
         try await Task.sleep(for: .milliseconds(100))
         #expect(sent.load(ordering: .relaxed) == 2)
-        #expect(await channel.receive() == 0)
+        #expect(try await channel.receive() == 0)
         try await waitUntil { sent.load(ordering: .relaxed) >= 3 }
         try await Task.sleep(for: .milliseconds(50))
         #expect(sent.load(ordering: .relaxed) == 3, "one taken frees one slot, no more")
         var rest: [Int] = []
-        while let value = await channel.receive() { rest.append(value) }
+        while let value = try await channel.receive() { rest.append(value) }
         #expect(rest == Array(1..<10))
-        await producer.value
+        try await producer.value
     }
 
-    /// Polls `condition` every 5 ms for up to 30 s (a bound for a stuck test, not a performance claim).
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            if ContinuousClock.now > deadline {
-                Issue.record("condition not reached in 30 s")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
-    @Test func receiveWithTimeoutTimesOutThenStillGetsLaterElements() async {
+    @Test func receiveWithTimeoutTimesOutThenStillGetsLaterElements() async throws {
         let channel = StageChannel<Int>(capacity: 1)
-        guard case .timedOut = await channel.receive(timeout: .milliseconds(30)) else {
+        guard case .timedOut = try await channel.receive(timeout: .milliseconds(30)) else {
             Issue.record("expected a time-out")
             return
         }
-        await channel.send(5)
-        guard case .element(5) = await channel.receive(timeout: .milliseconds(30)) else {
+        try await channel.send(5)
+        guard case .element(5) = try await channel.receive(timeout: .milliseconds(30)) else {
             Issue.record("expected the element")
             return
         }
         channel.finish()
-        guard case .finished = await channel.receive(timeout: .seconds(5)) else {
+        guard case .finished = try await channel.receive(timeout: .seconds(5)) else {
             Issue.record("expected finished")
             return
         }

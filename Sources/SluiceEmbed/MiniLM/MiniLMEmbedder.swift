@@ -83,7 +83,7 @@ public final class MiniLMEmbedder: Embedder {
             for (index, range) in parts.enumerated() {
                 let slice = Array(texts[range])
                 group.addTask {
-                    let vectors = await self.executor.run {
+                    let vectors = try await self.executor.run {
                         let workspace = workspaces.take()
                         defer { workspaces.give(workspace) }
                         return Self.encode(slice, encoder: encoder, tokenizer: tokenizer, workspace: workspace)

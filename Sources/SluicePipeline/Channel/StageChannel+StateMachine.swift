@@ -18,7 +18,8 @@ struct StageChannelStateMachine<Element, SendToken, ReceiveToken> {
     }
 
     var count: Int { buffer.count - bufferHead }
-    var isFinished: Bool { openProducers == 0 }
+    /// Senders suspended for room, and receivers suspended for an element.
+    var waiting: (senders: Int, receivers: Int) { (waitingSenders.count, waitingReceivers.count) }
 
     enum SendAction {
         /// The element went to a waiting receiver: resume it with the element.
@@ -101,10 +102,19 @@ struct StageChannelStateMachine<Element, SendToken, ReceiveToken> {
         return receivers
     }
 
-    /// A receive with a deadline ran out: removes the receiver if it is still waiting.
-    mutating func expireReceiver(id: Int) -> ReceiveToken? {
+    /// A receive with a deadline ran out, or the receiving task was cancelled: removes the receiver if
+    /// it is still waiting (nil: it was already resumed with an element or the end).
+    mutating func removeReceiver(id: Int) -> ReceiveToken? {
         guard let index = waitingReceivers.firstIndex(where: { $0.id == id }) else { return nil }
         return waitingReceivers.remove(at: index).token
+    }
+
+    /// The sending task was cancelled: removes the sender if it is still waiting for room, with its
+    /// element, which is then not delivered (nil: the element was already taken, the send succeeded).
+    mutating func removeSender(id: Int) -> (token: SendToken, element: Element)? {
+        guard let index = waitingSenders.firstIndex(where: { $0.id == id }) else { return nil }
+        let sender = waitingSenders.remove(at: index)
+        return (sender.token, sender.element)
     }
 
     private mutating func popFirst() -> Element {

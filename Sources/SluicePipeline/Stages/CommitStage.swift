@@ -31,7 +31,7 @@ package actor CommitStage {
         var firstError: (any Error)?
         while true {
             let waitStart = clock.now
-            let documents = await input.receiveBatch(max: 256)
+            let documents = try await input.receiveBatch(max: 256)
             meter.starved(waitStart.duration(to: clock.now))
             if documents.isEmpty { break }
             meter.received(documents.count)

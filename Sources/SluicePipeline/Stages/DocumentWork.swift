@@ -26,7 +26,6 @@ package struct DocumentWork: Sendable {
     package var file: SourceFile
     package var previous: DocumentRecord?
     package var contentHash: ContentHash?
-    package var bytes: [UInt8] = []
     package var text: ExtractedText?
     /// The extractor's document-level metadata (format, title, author, …), kept for the stored records.
     package var documentMetadata: [String: String] = [:]
@@ -34,7 +33,6 @@ package struct DocumentWork: Sendable {
     package var chunked: [Chunk] = []
     package var chunks: [PreparedChunk] = []
     package var outcome: Outcome = .pending
-    package var deletedIDs = 0
     /// Vectors of the indexed version deleted because this changed version failed.
     package var removedStaleVectors = 0
     /// Why the vectors of the indexed version were kept although this changed version failed.
@@ -73,7 +71,6 @@ package struct DocumentWork: Sendable {
 
     package mutating func fail(_ error: any Error, as code: SluiceError.Code) {
         outcome = .failed(SluiceError.wrap(error, as: code))
-        bytes = []
         text = nil
         chunked = []
         chunks = []

@@ -9,20 +9,13 @@ import SluiceState
 /// chunk's documents only, is never cached and never reaches the sink).
 ///
 /// Identical chunk text in flight is embedded once: later chunks with the same hash wait for the first.
+/// Those decisions (admission, waiting for identical chunks, request permits) are made by
+/// ``EmbedStageStateMachine``; batches are formed by ``EmbedBatcherStateMachine``; the actor carries
+/// them out (cache lookups, embedder calls, forwarding).
 package actor EmbedStage {
     private enum State { case initial, running, draining, finished }
 
-    private struct Waiting {
-        var document: DocumentWork
-        var remaining: Int
-        var failure: SluiceError?
-    }
-
-    private struct Pending: Sendable {
-        var hash: ContentHash
-        var text: String
-        var tokens: Int
-    }
+    private typealias Pending = EmbedStageStateMachine<CheckedContinuation<Void, Never>>.Text
 
     package nonisolated let meter: StageMeter
     private let embedder: any Embedder
@@ -33,16 +26,11 @@ package actor EmbedStage {
     private let auditLog: FileHandle?
     /// Called once when the provider refuses to go on (the pipeline stops taking documents).
     private let onRefusal: @Sendable (SluiceError) -> Void
-    private var refused = false
     /// The embedder's request counters when the stage started (the run's figures are the difference).
     private let requestStatsAtStart: EmbedderRequestStats?
     private var batcher: EmbedBatcherStateMachine<Pending, ContinuousClock.Instant>
     private var state = State.initial
-    private var waiting: [Int: Waiting] = [:]
-    private var waitersByHash: [ContentHash: [(document: Int, chunk: Int)]] = [:]
-    private var nextDocument = 0
-    private var inFlight = 0
-    private var permitWaiters: [CheckedContinuation<Void, Never>] = []
+    private var machine: EmbedStageStateMachine<CheckedContinuation<Void, Never>>
     private var output: StageChannel<DocumentWork>?
 
     package init(
@@ -59,6 +47,7 @@ package actor EmbedStage {
         self.tally = tally
         self.auditLog = auditLog
         self.meter = StageMeter(name: "embed", workers: configuration.parallelism)
+        self.machine = EmbedStageStateMachine(parallelism: configuration.parallelism)
         let limits = embedder.limits
         batcher = EmbedBatcherStateMachine(
             maxCount: min(configuration.batch, limits.maxBatchSize),
@@ -79,7 +68,8 @@ package actor EmbedStage {
             loop: while true {
                 let timeout = batcher.deadline.map { max(clock.now.duration(to: $0), .zero) }
                 let waitStart = clock.now
-                let received = await input.receive(timeout: timeout)
+                // A cancelled task ends the stage as the end of the input does.
+                let received = (try? await input.receive(timeout: timeout)) ?? .finished
                 meter.starved(waitStart.duration(to: clock.now))
                 switch received {
                 case .element(let document):
@@ -93,67 +83,52 @@ package actor EmbedStage {
                 }
             }
             state = .draining
+            machine.inputFinished()
         }
-        precondition(waiting.isEmpty, "embed stage finished with documents still waiting")
+        precondition(machine.isFinished, "embed stage finished with documents still waiting")
         output.finish()
         state = .finished
     }
 
     /// Registers a document; returns batches that closed. Documents with nothing to embed go straight on.
     ///
-    /// This is where chunks are deduplicated, once: against text already in flight (`waitersByHash`) and
-    /// against the embedding cache. Both are checked here, on the stage's actor, because a batch's vectors
-    /// are cached before its hashes leave `waitersByHash`: a hash is always in one or the other, so no
-    /// identical text is sent twice, whatever the timing.
+    /// This is where chunks are deduplicated, once: against text already in flight and against the
+    /// embedding cache, with no suspension between the two (the lookup is a read transaction).
     private func admit(_ document: DocumentWork) async -> [[Pending]] {
         var document = document
-        var missing: [Int] = []
-        if !document.isSettled {
-            let unseen = document.chunks.map(\.hash).filter { waitersByHash[$0] == nil }
-            do {
-                let cached = unseen.isEmpty ? [:] : try checkpoint.cachedEmbeddings(unseen, embedder: embedder.identity)
-                var hits = 0
-                for index in document.chunks.indices {
-                    // A cached vector that is not finite (written by a version that did not check) is
-                    // embedded again, never reused.
-                    if let vector = cached[document.chunks[index].hash], VectorMath.problem(vector) == nil {
-                        document.chunks[index].vector = vector
-                        hits += 1
-                    } else {
-                        missing.append(index)
-                    }
-                }
-                let chunks = document.chunks.count
-                tally.update {
-                    $0.cacheHits += hits
-                    $0.chunks += chunks
-                }
-            } catch {
-                document.fail(error, as: .state)
-                missing = []
-            }
-        }
-        if document.isSettled || missing.isEmpty {
+        if document.isSettled {
             await forward([document])
             return []
         }
-        let id = nextDocument
-        nextDocument += 1
-        waiting[id] = Waiting(document: document, remaining: missing.count)
-        var batches: [[Pending]] = []
-        let now = ContinuousClock.now
-        for index in missing {
-            let chunk = document.chunks[index]
-            if waitersByHash[chunk.hash] != nil {
-                waitersByHash[chunk.hash]!.append((id, index))
-                continue
-            }
-            waitersByHash[chunk.hash] = [(id, index)]
-            // Request bytes: the text plus JSON quoting and a separator (escapes are rare in prose).
-            let bytes = chunk.chunk.text.utf8.count + 8
-            batches += batcher.add(Pending(hash: chunk.hash, text: chunk.chunk.text, tokens: chunk.chunk.tokenCount), tokens: chunk.chunk.tokenCount, bytes: bytes, now: now)
+        let cached: [ContentHash: [Float]]
+        do {
+            let unseen = machine.hashesToLookUp(document)
+            cached = unseen.isEmpty ? [:] : try checkpoint.cachedEmbeddings(unseen, embedder: embedder.identity)
+        } catch {
+            document.fail(error, as: .state)
+            await forward([document])
+            return []
         }
-        return batches
+        let admission = machine.admit(document, cached: cached)
+        let chunks = document.chunks.count
+        tally.update {
+            $0.cacheHits += admission.cacheHits
+            $0.chunks += chunks
+        }
+        switch admission.action {
+        case .forward(let ready):
+            await forward([ready])
+            return []
+        case .embed(let texts):
+            var batches: [[Pending]] = []
+            let now = ContinuousClock.now
+            for text in texts {
+                // Request bytes: the text plus JSON quoting and a separator (escapes are rare in prose).
+                let bytes = text.text.utf8.count + 8
+                batches += batcher.add(text, tokens: text.tokens, bytes: bytes, now: now)
+            }
+            return batches
+        }
     }
 
     private func dispatch(_ batch: [Pending], in group: inout DiscardingTaskGroup) async {
@@ -222,32 +197,11 @@ package actor EmbedStage {
                 }
             }
         }
-        let refusal = results.lazy.compactMap { result -> SluiceError? in
-            if case .failure(let error) = result, error.code == .providerRefused { return error }
-            return nil
-        }.first
-        if let refusal, !refused {
-            refused = true
-            onRefusal(refusal)
-        }
-        var ready: [DocumentWork] = []
-        for (item, result) in zip(batch, results) {
-            for waiter in waitersByHash.removeValue(forKey: item.hash) ?? [] {
-                // Mutate in place: copying a waiting document per chunk would be quadratic.
-                guard waiting[waiter.document] != nil else { continue }
-                switch result {
-                case .success(let vector): waiting[waiter.document]!.document.chunks[waiter.chunk].vector = vector
-                case .failure(let error): if waiting[waiter.document]!.failure == nil { waiting[waiter.document]!.failure = error }
-                }
-                waiting[waiter.document]!.remaining -= 1
-                if waiting[waiter.document]!.remaining == 0, var entry = waiting.removeValue(forKey: waiter.document) {
-                    if let failure = entry.failure { entry.document.fail(failure, as: .embeddingFailed) }
-                    ready.append(entry.document)
-                }
-            }
-        }
-        await forward(ready)
-        releasePermit()
+        let completion = machine.complete(batch.map(\.hash), results)
+        if let refusal = completion.refusal { onRefusal(refusal) }
+        await forward(completion.ready)
+        // Released after forwarding: a batch whose documents wait for room downstream holds its permit.
+        machine.releasePermit()?.resume()
     }
 
     private func forward(_ documents: [DocumentWork]) async {
@@ -255,23 +209,13 @@ package actor EmbedStage {
         let clock = ContinuousClock()
         for document in documents {
             let start = clock.now
-            if await output.send(document) { meter.blocked(start.duration(to: clock.now)) }
+            if (try? await output.send(document)) == true { meter.blocked(start.duration(to: clock.now)) }
         }
     }
 
     private func acquirePermit() async {
-        if inFlight < parallelism {
-            inFlight += 1
-            return
-        }
-        await withCheckedContinuation { permitWaiters.append($0) }
-    }
-
-    private func releasePermit() {
-        if permitWaiters.isEmpty {
-            inFlight -= 1
-        } else {
-            permitWaiters.removeFirst().resume()
+        await withCheckedContinuation { continuation in
+            if case .proceed = machine.acquirePermit(continuation) { continuation.resume() }
         }
     }
 }

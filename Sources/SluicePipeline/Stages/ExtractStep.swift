@@ -2,7 +2,6 @@ import Foundation
 import SluiceCore
 import SluiceExtract
 import SluiceState
-import Synchronization
 
 #if canImport(Glibc)
 // ZIPFoundation (a dependency of SluiceExtract) imports CoreFoundation, whose clang module then owns
@@ -81,7 +80,7 @@ package struct ExtractStep: Sendable {
         }
         var extracted: ExtractedText?
         do {
-            let text = try await withDeadline(timeout, what: "extraction (\(extractor.name))") { [executor] in
+            let text = try await withDeadline(timeout, what: "extraction (\(extractor.name))", setting: "extract.timeout_seconds") { [executor] in
                 try await executor.run { try extractor.extract(input) }
             }
             document.text = text
@@ -91,7 +90,9 @@ package struct ExtractStep: Sendable {
         }
         if case .extract = claim { await sharing.finish(shareKey, with: extracted) }
         // Kept only if the file still is what was hashed: worker processes read it again by path.
-        if let persistent, let identity, let extracted, await executor.run({ [file = document.file] in Self.unchangedSinceScan(file) }) {
+        if let persistent, let identity, let extracted,
+            (try? await executor.run({ [file = document.file] in Self.unchangedSinceScan(file) })) == true
+        {
             await persistent.store(extracted, content: hash, identity: identity)
         }
         return document
@@ -107,58 +108,4 @@ package struct ExtractStep: Sendable {
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }
-}
-
-/// Runs `body`, failing with ``SluiceError/Code/timeout`` if it takes longer than `limit`.
-///
-/// A blocking call cannot be stopped from outside, and a task group would wait for it: instead the caller
-/// is resumed at the deadline, the document fails, and the call's eventual result is dropped (its thread
-/// stays busy until the call returns).
-package func withDeadline<T: Sendable>(
-    _ limit: Duration, what: String, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    let race = DeadlineRace<T>()
-    return try await withCheckedThrowingContinuation { continuation in
-        race.start(continuation)
-        race.setTimer(
-            Task {
-                try? await Task.sleep(for: limit)
-                if Task.isCancelled { return }
-                race.finish(.failure(SluiceError(.timeout, "\(what) took longer than \(limit.seconds) s (extract.timeout_seconds)")))
-            })
-        Task {
-            let result: Result<T, any Error>
-            do {
-                result = .success(try await body())
-            } catch {
-                result = .failure(error)
-            }
-            race.finish(result)
-        }
-    }
-}
-
-/// The first of the work and the deadline to finish resumes the caller; the other is ignored.
-private final class DeadlineRace<T: Sendable>: Sendable {
-    private let state = Mutex<(waiter: CheckedContinuation<T, any Error>?, timer: Task<Void, Never>?)>((nil, nil))
-
-    func start(_ continuation: CheckedContinuation<T, any Error>) { state.withLock { $0.waiter = continuation } }
-
-    func setTimer(_ timer: Task<Void, Never>) {
-        let finished = state.withLock { state -> Bool in
-            if state.waiter == nil { return true }
-            state.timer = timer
-            return false
-        }
-        if finished { timer.cancel() }
-    }
-
-    func finish(_ result: Result<T, any Error>) {
-        let (waiter, timer) = state.withLock { state in
-            defer { state = (nil, nil) }
-            return (state.waiter, state.timer)
-        }
-        timer?.cancel()
-        waiter?.resume(with: result)
-    }
 }

@@ -33,7 +33,8 @@ package actor TransformStage {
                     let clock = ContinuousClock()
                     while true {
                         let waitStart = clock.now
-                        guard let document = await input.receive() else { break }
+                        // A cancelled task ends the worker as the end of the input does.
+                        guard let document = try? await input.receive() else { break }
                         meter.starved(waitStart.duration(to: clock.now))
                         meter.received()
                         var result = document
@@ -43,7 +44,7 @@ package actor TransformStage {
                             meter.worked(workStart.duration(to: clock.now), bytes: Int(document.file.size))
                         }
                         let sendStart = clock.now
-                        if await output.send(result) { meter.blocked(sendStart.duration(to: clock.now)) }
+                        if (try? await output.send(result)) == true { meter.blocked(sendStart.duration(to: clock.now)) }
                     }
                     output.finish()
                 }

@@ -54,7 +54,8 @@ package actor UpsertStage {
                     let clock = ContinuousClock()
                     while true {
                         let waitStart = clock.now
-                        let documents = await input.receiveBatch(max: 32)
+                        // A cancelled task ends the worker as the end of the input does.
+                        let documents = (try? await input.receiveBatch(max: 32)) ?? []
                         meter.starved(waitStart.duration(to: clock.now))
                         if documents.isEmpty { break }
                         meter.received(documents.count)
@@ -64,7 +65,7 @@ package actor UpsertStage {
                         meter.worked(workStart.duration(to: clock.now), bytes: bytes, itemsOut: done.count)
                         for document in done {
                             let sendStart = clock.now
-                            if await output.send(document) { meter.blocked(sendStart.duration(to: clock.now)) }
+                            if (try? await output.send(document)) == true { meter.blocked(sendStart.duration(to: clock.now)) }
                         }
                     }
                     output.finish()
@@ -115,7 +116,6 @@ package actor UpsertStage {
                     let fresh = Set(documents[index].chunks.map(\.id))
                     let old = documents[index].previous?.knownIDs ?? []
                     let gone = old.subtracting(fresh)
-                    documents[index].deletedIDs = gone.count
                     stale += gone
                     for id in gone { keys[id] = documents[index].file.key }
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Testing
 
 /// The shared SplitMix64 generator, so corpora and kill delays are the same on every run.

@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import SluiceCore
+import SluiceState
+
+/// The stages of one run and the channels between them, as the flow reads:
+/// scan → extract → chunk → hash → (dedupe) embed → upsert → commit.
+struct RunStages: Sendable {
+    /// How the stages ended.
+    struct Ending: Sendable {
+        var scan: ScanStage.Outcome
+        /// Why the commit stage failed (its documents stay uncommitted and are redone by the next run).
+        var commitError: SluiceError?
+    }
+
+    let scan: ScanStage
+    let extract: TransformStage
+    let chunk: TransformStage
+    let hash: TransformStage
+    let embed: EmbedStage
+    let upsert: UpsertStage
+    let commit: CommitStage
+
+    let toExtract: StageChannel<DocumentWork>
+    let toChunk: StageChannel<DocumentWork>
+    let toHash: StageChannel<DocumentWork>
+    let toEmbed: StageChannel<DocumentWork>
+    let toUpsert: StageChannel<DocumentWork>
+    let toCommit: StageChannel<DocumentWork>
+
+    /// Runs every stage until the scan is over and every document reached the checkpoint.
+    ///
+    /// Every task of the run sees `shutdown` (``ShutdownSignal/current``): waits that only pass time
+    /// (retry backoff, rate-limit pauses of the embedder and of the stores) end at once on the first signal.
+    /// - Parameter progress: Called every second while the stages run.
+    /// - Throws: what stops the scan (see ``ScanStage/run(output:)``), once the documents already sent
+    ///   have reached the checkpoint.
+    func run(shutdown: ShutdownSignal, progress: (@Sendable () -> Void)?) async throws -> Ending {
+        try await ShutdownSignal.$current.withValue(shutdown) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await extract.run(input: toExtract, output: toChunk) }
+                group.addTask { await chunk.run(input: toChunk, output: toHash) }
+                group.addTask { await hash.run(input: toHash, output: toEmbed) }
+                group.addTask { await embed.run(input: toEmbed, output: toUpsert) }
+                group.addTask { await upsert.run(input: toUpsert, output: toCommit) }
+                let commitTask = Task { try await commit.run(input: toCommit) }
+                let reporter: Task<Void, Never>? = progress.map { report in
+                    Task {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: .seconds(1))
+                            if Task.isCancelled { break }
+                            report()
+                        }
+                    }
+                }
+                defer { reporter?.cancel() }
+
+                let scanned: ScanStage.Outcome
+                do {
+                    scanned = try await scan.run(output: toExtract)
+                } catch {
+                    try await group.waitForAll()
+                    _ = await commitTask.result
+                    throw error
+                }
+                try await group.waitForAll()
+                var commitError: SluiceError?
+                do {
+                    try await commitTask.value
+                } catch {
+                    commitError = SluiceError.wrap(error, as: .state, "checkpoint commit failed")
+                }
+                return Ending(scan: scanned, commitError: commitError)
+            }
+        }
+    }
+
+    /// The statistics of each phase, in the flow's order.
+    var phases: [PhaseStats] {
+        var scanPhase = scan.meter.snapshot
+        scanPhase.itemsIn = scan.scanned.value
+        return [scanPhase, extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]
+    }
+}
+
+extension Pipeline {
+    /// Builds the stages of a run and their channels from the configuration.
+    func makeStages(
+        scanner: SourceScanner, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, extractExecutor: BlockingExecutor,
+        tally: RunTally, auditLog: FileHandle?, shutdown: ShutdownSignal
+    ) -> RunStages {
+        let buffer = configuration.run.buffer
+        let extractWorkers = configuration.extract.parallelism
+        let chunkWorkers = configuration.chunk.parallelism
+        let upsertWorkers = configuration.run.upsertParallelism
+        // A provider that refuses to go on (quota, credentials) stops intake like a signal does; the run
+        // then exits with code 5 instead of 4.
+        let providerStop = ShutdownSignal()
+        let logger = self.logger
+        return RunStages(
+            scan: ScanStage(scanner: scanner, checkpoint: checkpoint, retryFailed: options.retryFailed, tally: tally, stops: [shutdown, providerStop]),
+            extract: TransformStage(
+                name: "extract", workers: extractWorkers,
+                transform: ExtractStep(
+                    registry: components.extractors, executor: extractExecutor,
+                    maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),
+                    timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)), tally: tally,
+                    sharing: ExtractionSharing(budgetBytes: 16 << 20),
+                    persistent: extractionCacheBytes > 0
+                        ? PersistentExtractions(checkpoint: checkpoint, stateExecutor: stateExecutor, capBytes: extractionCacheBytes) : nil
+                ).callAsFunction),
+            chunk: TransformStage(name: "chunk", workers: chunkWorkers, transform: ChunkStep(chunker: components.chunker).callAsFunction),
+            hash: TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction),
+            embed: EmbedStage(
+                embedder: components.embedder, configuration: configuration.embed, checkpoint: checkpoint,
+                stateExecutor: stateExecutor, tally: tally, auditLog: auditLog,
+                onRefusal: { error in
+                    tally.update { if $0.providerRefusal == nil { $0.providerRefusal = error.message } }
+                    providerStop.request()
+                    logger.error("the embedding provider refused to go on: stopping intake", metadata: ["sluice-reason": "\(error.message)"])
+                }),
+            upsert: UpsertStage(
+                sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, workers: upsertWorkers,
+                recordsPerWrite: configuration.sink.batch, tally: tally,
+                staleBudget: StaleDeletionBudget(fraction: configuration.run.maxDeleteFraction, unlimited: options.allowMassDelete)),
+            commit: CommitStage(checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally, logger: logger),
+            toExtract: StageChannel(capacity: buffer, producers: 1),
+            toChunk: StageChannel(capacity: buffer, producers: extractWorkers),
+            toHash: StageChannel(capacity: buffer, producers: chunkWorkers),
+            toEmbed: StageChannel(capacity: buffer, producers: chunkWorkers),
+            toUpsert: StageChannel(capacity: buffer, producers: 1),
+            toCommit: StageChannel(capacity: buffer, producers: upsertWorkers))
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import SluiceCore
+import SluiceState
+import Synchronization
+
+/// The first stage: walks the source (``SourceScanner``) and sends each document to be processed into
+/// the first channel.
+///
+/// - The stat-only fast path: a document whose size and modification time match its indexed record is
+///   skipped here, without reading a byte.
+/// - With `retryFailed`, only documents whose record says failed are taken.
+/// - Once a stop is requested (a signal, or the provider refusing to go on), no document is taken any
+///   more; the walk goes on, stat only, to count the documents not reached.
+/// - A record that cannot be read stops the walk (going on would overwrite it and forget its vectors).
+package actor ScanStage {
+    private enum State { case initial, running, finished }
+
+    /// How the walk ended.
+    package struct Outcome: Sendable {
+        /// Whether a stop was requested while documents were still being taken.
+        package var interrupted = false
+        /// Documents seen after the stop, left for the next run.
+        package var notReached = 0
+    }
+
+    package nonisolated let meter = StageMeter(name: "scan", workers: 1)
+    /// Documents looked at so far (for progress and the scan phase's figures).
+    package nonisolated let scanned = ScanCounter()
+    private let scanner: SourceScanner
+    private let checkpoint: CheckpointStore
+    private let retryFailed: Bool
+    private let tally: RunTally
+    private let stops: [ShutdownSignal]
+    private var state = State.initial
+
+    /// - Parameter stops: Signals that stop intake once any is requested.
+    package init(scanner: SourceScanner, checkpoint: CheckpointStore, retryFailed: Bool, tally: RunTally, stops: [ShutdownSignal]) {
+        self.scanner = scanner
+        self.checkpoint = checkpoint
+        self.retryFailed = retryFailed
+        self.tally = tally
+        self.stops = stops
+    }
+
+    /// Walks the source to its end, sending documents into `output`, and finishes `output` (also when it
+    /// throws).
+    /// - Throws: a walk that cannot start (the source folder is gone), or ``SluiceError/Code/stateCorrupt``
+    ///   for a record that cannot be read.
+    package func run(output: StageChannel<DocumentWork>) async throws -> Outcome {
+        precondition(state == .initial, "a stage runs once")
+        state = .running
+        defer {
+            output.finish()
+            state = .finished
+        }
+        let clock = ContinuousClock()
+        var outcome = Outcome()
+        var stateDamage: SluiceError?
+        try await scanner.walk { entry in
+            if stops.contains(where: \.isRequested) {
+                // Stop taking documents; keep walking (stat only) to count what was not reached.
+                outcome.interrupted = true
+                if case .success(let file) = entry {
+                    if retryFailed {
+                        if (try? checkpoint.document(file.key))??.status != .failed { return true }
+                    }
+                    outcome.notReached += 1
+                }
+                return true
+            }
+            let scanStart = clock.now
+            var document: DocumentWork
+            switch entry {
+            case .failure(let problem):
+                let file = SourceFile(key: problem.key, url: scanner.root.appendingPathComponent(problem.key), size: 0, mtimeNanoseconds: 0)
+                document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
+                document.outcome = .failed(SluiceError(problem.error, problem.message))
+            case .success(let file):
+                let previous: DocumentRecord?
+                do {
+                    previous = try checkpoint.document(file.key)
+                } catch let error as SluiceError where error.code == .stateCorrupt {
+                    stateDamage = error
+                    return false
+                } catch {
+                    document = DocumentWork(file: file, previous: nil)
+                    document.fail(error, as: .state)
+                    break
+                }
+                if retryFailed && previous?.status != .failed { return true }
+                if let previous, previous.status == .indexed, previous.size == file.size,
+                    previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
+                {
+                    // The stat-only fast path: unchanged without reading a byte.
+                    tally.update { $0.documentsSkipped += 1 }
+                    scanned.increment()
+                    meter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
+                    return true
+                }
+                document = DocumentWork(file: file, previous: previous)
+            }
+            scanned.increment()
+            tally.admitted()
+            meter.worked(scanStart.duration(to: clock.now))
+            let sendStart = clock.now
+            // A cancelled run stops walking.
+            guard let waited = try? await output.send(document) else { return false }
+            if waited { meter.blocked(sendStart.duration(to: clock.now)) }
+            return true
+        }
+        if let stateDamage { throw stateDamage }
+        return outcome
+    }
+}
+
+/// Documents the scanner has looked at so far (for progress).
+package final class ScanCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    package var value: Int { count.load(ordering: .relaxed) }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+@testable import SluiceCore
+
+/// ``BlockingExecutor``: work on its own threads, cancellation of work still queued, and no work on the
+/// caller's thread after shutdown.
+@Suite struct BlockingExecutorTests {
+    @Test func workRunsOnThePoolsThreadAndReturnsItsResult() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 2)
+        defer { executor.shutdown() }
+        let label = try await executor.run { BlockingExecutor.currentLabel }
+        #expect(label == "sl-test")
+        await #expect(throws: SluiceError.self) {
+            try await executor.run { () throws -> Int in throw SluiceError(.state, "boom") }
+        }
+    }
+
+    @Test func aCallerCancelledWhileItsWorkIsQueuedGetsCancellationErrorAndTheWorkNeverRuns() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 1)
+        defer { executor.shutdown() }
+        let gate = BlockingQueue<Void>()
+        let started = BlockingQueue<Void>()
+        let ran = BlockingQueue<Void>()
+        // The only thread is busy until the gate opens.
+        let first = Task { try await executor.run { started.append(()); gate.take(); return 1 } }
+        _ = await Task.detached { started.take() }.value
+        let second = Task { try await executor.run { ran.append(()) } }
+        try await waitUntil { executor.queuedCount == 1 }
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await second.value }
+        #expect(executor.queuedCount == 0)
+        gate.append(())
+        #expect(try await first.value == 1)
+        // The thread is free again, and the cancelled work did not run.
+        #expect(try await executor.run { 2 } == 2)
+        #expect(ran.count == 0)
+    }
+
+    @Test func workThatStartedRunsToItsEndAndItsCancelledCallerGetsTheResult() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 1)
+        defer { executor.shutdown() }
+        let gate = BlockingQueue<Void>()
+        let started = BlockingQueue<Void>()
+        let task = Task { try await executor.run { started.append(()); gate.take(); return "written" } }
+        _ = await Task.detached { started.take() }.value
+        task.cancel()
+        gate.append(())
+        #expect(try await task.value == "written")
+    }
+
+    @Test func anAlreadyCancelledCallerDoesNotQueueWork() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 1)
+        defer { executor.shutdown() }
+        let ran = BlockingQueue<Void>()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await executor.run { ran.append(()) }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        // Work queued after it runs (one thread, first in first out): the cancelled one would have run first.
+        try await executor.run {}
+        #expect(ran.count == 0)
+    }
+
+    @Test func afterShutdownWorkIsRefusedNeverRunOnTheCallersThread() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 1)
+        executor.shutdown()
+        let ran = BlockingQueue<Void>()
+        await #expect(throws: SluiceError.self) {
+            try await executor.run { ran.append(()) }
+        }
+        #expect(ran.count == 0)
+    }
+
+    @Test func queuedWorkStillRunsAfterShutdown() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 1)
+        let gate = BlockingQueue<Void>()
+        let started = BlockingQueue<Void>()
+        let first = Task { try await executor.run { started.append(()); gate.take() } }
+        _ = await Task.detached { started.take() }.value
+        let second = Task { try await executor.run { 7 } }
+        try await waitUntil { executor.queuedCount == 1 }
+        executor.shutdown()
+        gate.append(())
+        try await first.value
+        #expect(try await second.value == 7)
+    }
+
+    /// Polls `condition` every 5 ms for up to 30 s (a bound for a stuck test, not a performance claim).
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            if ContinuousClock.now > deadline {
+                Issue.record("condition not reached in 30 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
