@@ -141,8 +141,7 @@ final class Batch: @unchecked Sendable {
                 failure = SluiceError(.timeout, "extraction did not finish in time (all extract workers busy; extract.timeout_seconds)")
                 break
             }
-            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
-            _ = condition.wait(until: Date(timeIntervalSinceNow: min(seconds, 1)))
+            _ = condition.wait(until: Date(timeIntervalSinceNow: min(left.seconds, 1)))
         }
         if let failure { throw failure }
         return responses.map { $0! }
