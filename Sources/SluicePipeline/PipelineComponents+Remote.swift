@@ -33,13 +33,8 @@ extension PipelineComponents {
         default: throw SluiceError(.configuration, "embed.model is required for provider \(provider)")
         }
         var configuration = RemoteEmbedderConfiguration(provider: provider, baseURL: baseURL, model: model, dimensions: embed.dimensions)
-        if let variable = embed.apiKeyEnv {
-            let key = environment[variable] ?? ""
-            if key.isEmpty && requireCredentials {
-                throw SluiceError(.configuration, "embed.api_key_env: the environment variable \(variable) is not set or empty")
-            }
-            configuration.apiKey = key.isEmpty ? nil : key
-        }
+        configuration.apiKey = try EnvironmentSecret.value(
+            of: embed.apiKeyEnv, key: "embed.api_key_env", need: requireCredentials ? .ifNamed : .optional, environment: environment)
         let sendDimensions = embed.requestDimensions ?? (["openai", "azure-openai"].contains(provider) && model.hasPrefix("text-embedding-3"))
         configuration.requestedDimensions = sendDimensions ? embed.dimensions : nil
         configuration.apiVersion = embed.apiVersion

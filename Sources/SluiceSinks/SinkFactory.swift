@@ -13,7 +13,7 @@ public enum SinkFactory {
         case "pgvector":
             var settings = PgvectorSink.Settings(
                 url: try required(sink.url, key: "sink.url", kind: "pgvector"),
-                password: try secret(sink.passwordEnv, key: "sink.password_env", required: false), table: sink.table)
+                password: try secret(sink.passwordEnv, key: "sink.password_env", need: .ifNamed), table: sink.table)
             settings.metric = sink.metric
             settings.connections = configuration.run.upsertParallelism
             settings.retries = sink.retries
@@ -21,7 +21,7 @@ public enum SinkFactory {
             return try PgvectorSink(settings: settings)
         case "chroma":
             var settings = ChromaSink.Settings(
-                url: sink.url ?? "http://127.0.0.1:8000", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: false))
+                url: sink.url ?? "http://127.0.0.1:8000", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .ifNamed))
             settings.tenant = sink.tenant
             settings.database = sink.database
             settings.collection = sink.collection
@@ -33,7 +33,7 @@ public enum SinkFactory {
             return ChromaSink(settings: settings)
         case "qdrant":
             var settings = QdrantSink.Settings(
-                url: sink.url ?? "http://127.0.0.1:6333", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: false))
+                url: sink.url ?? "http://127.0.0.1:6333", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .ifNamed))
             settings.collection = sink.collection
             settings.metric = sink.metric
             settings.batch = min(sink.batch, 256)
@@ -43,7 +43,7 @@ public enum SinkFactory {
             return QdrantSink(settings: settings)
         case "pinecone":
             var settings = PineconeSink.Settings(
-                apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: true)!,
+                apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .required)!,
                 index: try required(sink.index, key: "sink.index", kind: "pinecone"))
             settings.controlURL = sink.url ?? settings.controlURL
             settings.namespace = sink.namespace
@@ -60,15 +60,8 @@ public enum SinkFactory {
     }
 
     /// A secret from the environment variable named in the pipeline file (never from the file itself).
-    static func secret(_ variable: String?, key: String, required: Bool) throws -> String? {
-        guard let variable, !variable.isEmpty else {
-            if required { throw SluiceError(.configuration, "\(key): name the environment variable that holds the secret") }
-            return nil
-        }
-        guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
-            throw SluiceError(.configuration, "\(key): the environment variable \(variable) is not set")
-        }
-        return value
+    static func secret(_ variable: String?, key: String, need: EnvironmentSecret.Need) throws -> String? {
+        try EnvironmentSecret.value(of: variable, key: key, need: need)
     }
 
     static func required(_ value: String?, key: String, kind: String) throws -> String {
