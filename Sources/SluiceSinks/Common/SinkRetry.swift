@@ -1,10 +1,5 @@
 import SluiceCore
 
-extension SluiceError.Code {
-    /// A store failure worth retrying: connection refused or reset, timeout, HTTP 429 or 5xx.
-    public static let sinkUnavailable = SluiceError.Code("sink-unavailable")
-}
-
 /// The attempts of one store write, as a pure value: each failure either yields the delay before the
 /// next attempt (from the shared ``Backoff``, at least a server's `Retry-After`) or says to give up.
 struct SinkRetryStateMachine: Sendable {
