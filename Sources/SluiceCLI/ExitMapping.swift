@@ -8,7 +8,14 @@ func exitCode(for error: any Error) -> ExitCode {
     let sluice = error as? SluiceError
     let message = sluice?.description ?? "\(error)"
     FileHandle.standardError.write(Data("sluice: \(DisplayEscaping.escaped(message))\n".utf8))
-    return ExitCode(RunExitCode(for: error).rawValue)
+    return ExitCode(RunExitCode(for: error))
+}
+
+extension ExitCode {
+    /// The process exit code for `code`: the CLI exits only with ``RunExitCode``s.
+    init(_ code: RunExitCode) {
+        self.init(code.rawValue)
+    }
 }
 
 /// Runs a command body, turning Sluice errors into exit codes.

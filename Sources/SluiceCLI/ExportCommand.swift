@@ -32,7 +32,7 @@ struct ExportCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data((
                     "sluice: export: skipped \(writer.skipped) records whose vectors are not finite (\(examples)); "
                     + "run `sluice run --reembed` to embed them again\n").utf8))
-                throw ExitCode(RunExitCode.documentsFailed.rawValue)
+                throw ExitCode(.documentsFailed)
             }
         }
     }

@@ -78,7 +78,7 @@ struct RunCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("sluice: stopped: \(DisplayEscaping.escaped(refusal))\nsluice: fix the quota or the key, then run again to resume (exit 5)\n".utf8))
             }
             let code = stats.exitCode
-            if code != .success { throw ExitCode(code.rawValue) }
+            if code != .success { throw ExitCode(code) }
         }
     }
 

@@ -48,10 +48,10 @@ struct VerifyCommand: AsyncParsableCommand {
                 } else {
                     print("repaired: deleted \(report.deletedUnknown) unknown vectors" + (report.repairRun.map { ", re-upserted \($0.vectorsUpserted) vectors of \($0.documentsUpserted) documents (\($0.chunksEmbedded) chunks embedded, the rest from the cache)" } ?? ""))
                 }
-                if let run = report.repairRun, run.exitCode != .success { throw ExitCode(run.exitCode.rawValue) }
+                if let run = report.repairRun, run.exitCode != .success { throw ExitCode(run.exitCode) }
             } else if !report.isConsistent {
                 print("run `sluice verify --repair` to fix")
-                throw ExitCode(RunExitCode.documentsFailed.rawValue)
+                throw ExitCode(.documentsFailed)
             } else {
                 print("consistent")
             }

@@ -18,3 +18,25 @@ extension PipelineConfiguration.Extract {
         public init() {}
     }
 }
+
+extension PipelineConfiguration.Extract.DOCX {
+    /// Reads `extract.docx.*` over the defaults.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var d = section
+        maxInflatedMB = try d.number("max_inflated_mb", min: 0.001) ?? maxInflatedMB
+        maxCompressionRatio = try d.number("max_compression_ratio", min: 1) ?? maxCompressionRatio
+        try d.finish()
+    }
+}
+
+extension PipelineConfiguration.Extract.JSON {
+    /// Reads `extract.json.*` over the defaults.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var j = section
+        fields = try j.strings("fields") ?? fields
+        maxDepth = try j.int("max_depth", min: 1) ?? maxDepth
+        try j.finish()
+    }
+}

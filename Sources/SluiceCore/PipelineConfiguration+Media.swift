@@ -39,3 +39,30 @@ extension PipelineConfiguration.Extract {
         public init() {}
     }
 }
+
+extension PipelineConfiguration.Extract.OCR {
+    /// Reads the mapping form of `extract.ocr` over the defaults (the shorthand `ocr: auto` is read by
+    /// ``PipelineConfiguration/Extract``).
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var o = section
+        mode = try o.string("mode", oneOf: Mode.all.map(\.rawValue)).map { .init($0) } ?? mode
+        languages = try o.strings("languages") ?? languages
+        pageSegmentationMode = try o.int("psm", min: 0, max: 13) ?? pageSegmentationMode
+        dpi = try o.int("dpi", min: 72, max: 1200) ?? dpi
+        minTextCharacters = try o.int("min_text_chars", min: 0) ?? minTextCharacters
+        try o.finish()
+    }
+}
+
+extension PipelineConfiguration.Extract.PDF {
+    /// Reads `extract.pdf.*` over the defaults.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var p = section
+        stripHeadersFooters = try p.bool("strip_headers") ?? stripHeadersFooters
+        joinHyphens = try p.bool("join_hyphens") ?? joinHyphens
+        passwordEnvironmentVariable = try p.string("password_env") ?? passwordEnvironmentVariable
+        try p.finish()
+    }
+}

@@ -19,6 +19,13 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// A bug (docs/DESIGN.md §7), and what any other error that stops a command maps to.
     public static let internalError = RunExitCode(rawValue: 70)
 
+    // The hidden `sluice extract-worker` process also exits with these (sysexits.h); its parent treats
+    // any exit as the worker's end, whatever the code.
+    /// A request the worker could not read (EX_DATAERR).
+    public static let malformedInput = RunExitCode(rawValue: 65)
+    /// A response the worker could not write (EX_IOERR).
+    public static let outputFailed = RunExitCode(rawValue: 74)
+
     /// The exit code of a command stopped by `error`: the process exits with it, and a run's record
     /// says the same.
     public init(for error: any Error) {

@@ -2,34 +2,12 @@
 ///
 /// A document's failure reason is `code` + `message`; neither ever carries a secret.
 public struct SluiceError: Error, Sendable, CustomStringConvertible {
-    /// The kind of failure. Open-ended: new codes are static members, not enum cases.
+    /// The kind of failure. Open-ended: new codes are static members, not enum cases, and every one
+    /// is listed with its meaning in `SluiceError+Codes.swift`.
     public struct Code: Hashable, Sendable, Codable, CustomStringConvertible {
         public var rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
-
-        public static let configuration = Code("configuration")
-        public static let usage = Code("usage")
-        public static let io = Code("io")
-        public static let unreadable = Code("unreadable")
-        public static let emptyDocument = Code("empty-document")
-        public static let invalidEncoding = Code("invalid-encoding")
-        public static let binaryContent = Code("binary-content")
-        public static let unsupportedFormat = Code("unsupported-format")
-        public static let tooLarge = Code("too-large")
-        public static let timeout = Code("timeout")
-        public static let extractionFailed = Code("extraction-failed")
-        public static let embeddingFailed = Code("embedding-failed")
-        public static let providerRefused = Code("provider-refused")
-        public static let sinkFailed = Code("sink-failed")
-        public static let state = Code("state")
-        /// The state's files are truncated or damaged: every command refuses them (exit 1) and says how
-        /// to recover.
-        public static let stateCorrupt = Code("state-corrupt")
-        public static let lockHeld = Code("lock-held")
-        public static let massDelete = Code("mass-delete")
-        public static let embedderMismatch = Code("embedder-mismatch")
-        public static let interrupted = Code("interrupted")
 
         public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
         public func encode(to encoder: any Encoder) throws {

@@ -15,10 +15,10 @@ import Glibc
 /// process group: the parent finishes the documents in flight first (SIGKILL still works).
 public enum ExtractWorker {
     /// Serves requests until standard input closes; returns the exit status.
-    public static func serve(options: ExtractWorkerProtocol.Options) -> Int32 {
+    public static func serve(options: ExtractWorkerProtocol.Options) -> RunExitCode {
         // Responses go to a private copy of stdout; fd 1 becomes stderr so stray prints cannot corrupt them.
         let output = dup(STDOUT_FILENO)
-        guard output >= 0 else { return 70 }
+        guard output >= 0 else { return .internalError }
         _ = fcntl(output, F_SETFD, FD_CLOEXEC)  // not for helpers such as Swift's crash backtracer
         dup2(STDERR_FILENO, STDOUT_FILENO)
         // Ctrl-C reaches the whole process group: the parent decides (it drains, then closes our input).
@@ -36,7 +36,7 @@ public enum ExtractWorker {
             guard case .line(let bytes) = line else { break }
             guard let request = ExtractWorkerProtocol.decodeRequest(bytes) else {
                 FileHandle.standardError.write(Data("sluice extract-worker: malformed request\n".utf8))
-                return 65
+                return .malformedInput
             }
             let received = ContinuousClock.now
             debugHooks(request)
@@ -70,9 +70,9 @@ public enum ExtractWorker {
                 let sluice = SluiceError.wrap(error, as: .extractionFailed)
                 response.failure = .init(code: sluice.code.rawValue, message: sluice.message)
             }
-            guard let encoded = try? ExtractWorkerProtocol.encodeLine(response), writeAll(output, encoded) else { return 74 }
+            guard let encoded = try? ExtractWorkerProtocol.encodeLine(response), writeAll(output, encoded) else { return .outputFailed }
         }
-        return 0
+        return .success
     }
 
     /// Pages `0..<count`, one at a time, stopping after the first page that ends past `until`.

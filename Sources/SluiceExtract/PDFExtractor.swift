@@ -51,7 +51,8 @@ public struct PDFExtractor: Extractor {
 
     private func open(path: String, _ makeDocument: (String?) throws -> PDFDocument) throws -> PDFDocument {
         let variable = pdf.passwordEnvironmentVariable
-        let password = variable.flatMap { ProcessInfo.processInfo.environment[$0] }
+        // Optional: an encrypted PDF without one fails alone, with the hint below.
+        let password = try? EnvironmentSecret.value(of: variable, key: "extract.pdf.password_env", need: .optional)
         do {
             return try makeDocument(password)
         } catch let error as SluiceError where error.code == .encrypted {

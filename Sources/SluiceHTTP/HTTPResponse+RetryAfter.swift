@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 extension HTTPResponse {
     /// The longest pause a `Retry-After` is honoured for unless the caller says otherwise: two minutes.
@@ -33,9 +34,8 @@ extension HTTPResponse {
 
     /// `seconds` (finite or not) as a ``Duration`` no longer than `cap`, in whole milliseconds rounded up.
     package static func duration(seconds: Double, cap: Duration) -> Duration {
-        let (capSeconds, capAttoseconds) = cap.components
         // Not below the cap (inf and NaN included), or beyond what milliseconds in an Int64 can say: the cap.
-        guard seconds < min(Double(capSeconds) + Double(capAttoseconds) / 1e18, 9e12) else { return cap }
+        guard seconds < min(cap.seconds, 9e12) else { return cap }
         return .milliseconds(Int64(max(0, seconds * 1000).rounded(.up)))
     }
 }

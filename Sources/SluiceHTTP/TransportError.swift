@@ -2,11 +2,6 @@ import CCurl
 import Foundation
 import SluiceCore
 
-extension SluiceError.Code {
-    /// A transport failure worth retrying: connection refused or reset, DNS failure, a transfer cut short.
-    public static let network = SluiceError.Code("network")
-}
-
 extension SluiceError {
     /// True for failures that may go away by themselves (timeouts, network trouble): retry with backoff.
     /// Configuration mistakes (malformed URL, unsupported scheme, a certificate that does not verify)

@@ -20,36 +20,31 @@ extension PipelineComponents {
         let baseURL: String
         switch (provider, embed.baseURL) {
         case (_, let url?): baseURL = url
-        case ("openai", nil): baseURL = "https://api.openai.com/v1"
-        case ("ollama", nil): baseURL = "http://127.0.0.1:11434"
-        case ("tei", nil): baseURL = "http://127.0.0.1:8080"
-        default: throw SluiceError(.configuration, "embed.base_url is required for provider \(provider) (the deployment URL)")
+        case (.openai, nil): baseURL = "https://api.openai.com/v1"
+        case (.ollama, nil): baseURL = "http://127.0.0.1:11434"
+        case (.tei, nil): baseURL = "http://127.0.0.1:8080"
+        default: throw SluiceError(.configuration, "embed.base_url is required for provider \(provider.rawValue) (the deployment URL)")
         }
         let model: String
         switch (provider, embed.model) {
         case (_, let name?): model = name
-        case ("openai", nil): model = "text-embedding-3-small"
-        case ("tei", nil): model = "tei"
-        default: throw SluiceError(.configuration, "embed.model is required for provider \(provider)")
+        case (.openai, nil): model = "text-embedding-3-small"
+        case (.tei, nil): model = "tei"
+        default: throw SluiceError(.configuration, "embed.model is required for provider \(provider.rawValue)")
         }
-        var configuration = RemoteEmbedderConfiguration(provider: provider, baseURL: baseURL, model: model, dimensions: embed.dimensions)
-        if let variable = embed.apiKeyEnv {
-            let key = environment[variable] ?? ""
-            if key.isEmpty && requireCredentials {
-                throw SluiceError(.configuration, "embed.api_key_env: the environment variable \(variable) is not set or empty")
-            }
-            configuration.apiKey = key.isEmpty ? nil : key
-        }
-        let sendDimensions = embed.requestDimensions ?? (["openai", "azure-openai"].contains(provider) && model.hasPrefix("text-embedding-3"))
+        var configuration = RemoteEmbedderConfiguration(provider: provider.rawValue, baseURL: baseURL, model: model, dimensions: embed.dimensions)
+        configuration.apiKey = try EnvironmentSecret.value(
+            of: embed.apiKeyEnv, key: "embed.api_key_env", need: requireCredentials ? .ifNamed : .optional, environment: environment)
+        let sendDimensions = embed.requestDimensions ?? ([.openai, .azureOpenAI].contains(provider) && model.hasPrefix("text-embedding-3"))
         configuration.requestedDimensions = sendDimensions ? embed.dimensions : nil
         configuration.apiVersion = embed.apiVersion
-        configuration.encodingFormat = embed.encodingFormat
+        configuration.encodingFormat = embed.encodingFormat.rawValue
         configuration.requestsPerMinute = embed.requestsPerMinute
         configuration.tokensPerMinute = embed.tokensPerMinute
         configuration.maxConcurrency = embed.parallelism
         configuration.maxRetries = embed.maxRetries
         configuration.maxRetryAfter = .milliseconds(Int64(embed.maxRetryAfterSeconds * 1000))
-        configuration.tokenizer = embed.tokenizer
+        configuration.tokenizer = embed.tokenizer.rawValue
         configuration.limits.maxInputs = min(2048, embed.batch)
         configuration.limits.maxTokensPerRequest = embed.maxBatchTokens
         configuration.limits.maxTokensPerInput = embed.maxInputTokens

@@ -10,7 +10,7 @@ extension PipelineComponents {
     /// counter, the embedder and the sink.
     /// - Parameter extractWorker: How to start PDF/OCR worker processes (the CLI passes its own binary);
     ///   nil runs that extraction in this process.
-    /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or sink kind.
+    /// - Throws: ``SluiceError/Code/configuration`` for a provider or store that cannot be set up.
     public static func standard(
         configuration: PipelineConfiguration, readOnlySink: Bool = false, extractWorker: ExtractWorkerPool.Command? = nil
     ) throws -> PipelineComponents {
@@ -23,16 +23,14 @@ extension PipelineComponents {
         let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
         let chunker: any Chunker
         switch configuration.chunk.strategy {
-        case "recursive":
+        case .recursive:
             chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
-        case "structured":
+        case .structured:
             chunker = StructuredChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
-        default:
-            throw SluiceError(.configuration, "chunk.strategy: '\(configuration.chunk.strategy)' is not supported")
         }
         let sink: any VectorSink
         switch configuration.sink.kind {
-        case "local":
+        case .local:
             sink = try LocalSink(directory: configuration.resolve(configuration.sink.path), readOnly: readOnlySink)
         default:
             sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
@@ -54,17 +52,15 @@ extension PipelineComponents {
         requireCredentials: Bool = true
     ) throws -> any Embedder {
         switch configuration.provider {
-        case "openai", "azure-openai", "ollama", "tei":
+        case .openai, .azureOpenAI, .ollama, .tei:
             return try makeRemoteEmbedder(configuration, resolve: resolve, requireCredentials: requireCredentials)
-        case "hash":
+        case .hash:
             if let model = configuration.model, model != "feature-hash-v1" {
                 throw SluiceError(.configuration, "embed.model: the hash provider has one model, feature-hash-v1 (got '\(model)')")
             }
             return HashEmbedder(dimensions: configuration.dimensions, tokenCounter: WordTokenCounter())
-        case "minilm":
+        case .minilm:
             return try makeMiniLMEmbedder(configuration)
-        default:
-            throw SluiceError(.configuration, "embed.provider: '\(configuration.provider)' is not supported")
         }
     }
 }

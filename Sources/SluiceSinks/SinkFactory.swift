@@ -2,77 +2,44 @@ import Foundation
 import SluiceCore
 
 /// Builds the sink a pipeline file names (every kind but `local`, which the pipeline builds itself).
+///
+/// Each store's `Settings` maps the `sink` section onto itself (`init(section:…)`), so no default is
+/// restated here: this only dispatches on the kind and reads the secrets and required keys.
 public enum SinkFactory {
     /// - Throws: ``SluiceError/Code/configuration`` for a missing key, a secret missing from the
-    ///   environment, or an unknown kind.
+    ///   environment, or the kind `local`.
     public static func make(_ configuration: PipelineConfiguration, readOnly: Bool) throws -> any VectorSink {
         let sink = configuration.sink
         switch sink.kind {
-        case "jsonl":
+        case .jsonl:
             return try JSONLSink(path: configuration.resolve(sink.path), shards: sink.shards, readOnly: readOnly)
-        case "pgvector":
-            var settings = PgvectorSink.Settings(
-                url: try required(sink.url, key: "sink.url", kind: "pgvector"),
-                password: try secret(sink.passwordEnv, key: "sink.password_env", required: false), table: sink.table)
-            settings.metric = sink.metric
-            settings.connections = configuration.run.upsertParallelism
-            settings.retries = sink.retries
-            settings.maxBatchBytes = sink.maxBatchBytes
-            return try PgvectorSink(settings: settings)
-        case "chroma":
-            var settings = ChromaSink.Settings(
-                url: sink.url ?? "http://127.0.0.1:8000", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: false))
-            settings.tenant = sink.tenant
-            settings.database = sink.database
-            settings.collection = sink.collection
-            settings.metric = sink.metric
-            settings.batch = sink.batch
-            settings.maxBatchBytes = sink.maxBatchBytes
-            settings.retries = sink.retries
-            settings.timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
-            return ChromaSink(settings: settings)
-        case "qdrant":
-            var settings = QdrantSink.Settings(
-                url: sink.url ?? "http://127.0.0.1:6333", apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: false))
-            settings.collection = sink.collection
-            settings.metric = sink.metric
-            settings.batch = min(sink.batch, 256)
-            settings.maxBatchBytes = sink.maxBatchBytes
-            settings.retries = sink.retries
-            settings.timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
-            return QdrantSink(settings: settings)
-        case "pinecone":
-            var settings = PineconeSink.Settings(
-                apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", required: true)!,
-                index: try required(sink.index, key: "sink.index", kind: "pinecone"))
-            settings.controlURL = sink.url ?? settings.controlURL
-            settings.namespace = sink.namespace
-            settings.metric = sink.metric
-            settings.batch = min(sink.batch, PineconeSink.maxRecordsPerBatch)
-            settings.maxBatchBytes = min(sink.maxBatchBytes, PineconeSink.maxBytesPerBatch)
-            settings.metadataTextBytes = sink.metadataTextBytes
-            settings.retries = sink.retries
-            settings.timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
-            return PineconeSink(settings: settings)
-        default:
-            throw SluiceError(.configuration, "sink.kind: '\(sink.kind)' is not supported")
+        case .pgvector:
+            return try PgvectorSink(
+                settings: .init(
+                    section: sink, url: try required(sink.url, key: "sink.url", kind: sink.kind),
+                    password: try secret(sink.passwordEnv, key: "sink.password_env", need: .ifNamed),
+                    connections: configuration.run.upsertParallelism))
+        case .chroma:
+            return ChromaSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .ifNamed)))
+        case .qdrant:
+            return QdrantSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .ifNamed)))
+        case .pinecone:
+            return PineconeSink(
+                settings: .init(
+                    section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .required)!,
+                    index: try required(sink.index, key: "sink.index", kind: sink.kind)))
+        case .local:
+            throw SluiceError(.configuration, "sink.kind: '\(sink.kind.rawValue)' is not supported")
         }
     }
 
     /// A secret from the environment variable named in the pipeline file (never from the file itself).
-    static func secret(_ variable: String?, key: String, required: Bool) throws -> String? {
-        guard let variable, !variable.isEmpty else {
-            if required { throw SluiceError(.configuration, "\(key): name the environment variable that holds the secret") }
-            return nil
-        }
-        guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
-            throw SluiceError(.configuration, "\(key): the environment variable \(variable) is not set")
-        }
-        return value
+    static func secret(_ variable: String?, key: String, need: EnvironmentSecret.Need) throws -> String? {
+        try EnvironmentSecret.value(of: variable, key: key, need: need)
     }
 
-    static func required(_ value: String?, key: String, kind: String) throws -> String {
-        guard let value, !value.isEmpty else { throw SluiceError(.configuration, "\(key) is required for sink.kind \(kind)") }
+    static func required(_ value: String?, key: String, kind: PipelineConfiguration.Sink.Kind) throws -> String {
+        guard let value, !value.isEmpty else { throw SluiceError(.configuration, "\(key) is required for sink.kind \(kind.rawValue)") }
         return value
     }
 }

@@ -13,7 +13,7 @@ import Testing
         #expect(c.extract.docx.maxCompressionRatio == 50)
         #expect(c.extract.json.fields == ["$.items[*].body", "title"])
         #expect(c.extract.json.maxDepth == 8)
-        #expect(c.chunk.strategy == "structured")
+        #expect(c.chunk.strategy == .structured)
         let defaults = try PipelineConfiguration.load(file: nil)
         #expect(defaults.extract.docx.maxInflatedMB == 100)
         #expect(defaults.extract.json.fields.isEmpty)

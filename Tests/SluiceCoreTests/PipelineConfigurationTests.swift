@@ -13,8 +13,8 @@ import Testing
     @Test func defaultsApplyToAnEmptyFile() throws {
         let configuration = try PipelineConfiguration.load(file: write(""))
         #expect(configuration.chunk.maxTokens == 256)
-        #expect(configuration.embed.provider == "hash")
-        #expect(configuration.sink.kind == "local")
+        #expect(configuration.embed.provider == .hash)
+        #expect(configuration.sink.kind == .local)
     }
 
     @Test func readsKeysAndResolvesPathsAgainstTheFile() throws {

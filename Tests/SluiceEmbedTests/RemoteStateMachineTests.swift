@@ -153,13 +153,4 @@ import Testing
         #expect(snapshot.remainingRequests == 2_999)
         #expect(snapshot.resetTokens == .seconds(360))
     }
-
-    @Test func backoffIsFullJitterUnderAnExponentialCap() {
-        let backoff = Backoff(base: .milliseconds(100), cap: .seconds(2))
-        #expect(backoff.delay(attempt: 0, unit: 1) == .milliseconds(100))
-        #expect(backoff.delay(attempt: 3, unit: 1) == .milliseconds(800))
-        #expect(backoff.delay(attempt: 10, unit: 1) == .seconds(2))
-        #expect(backoff.delay(attempt: 3, unit: 0.5) == .milliseconds(400))
-        #expect(backoff.delay(attempt: 3, unit: 0) == .zero)
-    }
 }

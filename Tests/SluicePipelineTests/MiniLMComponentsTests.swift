@@ -15,7 +15,7 @@ import Testing
 
     func components(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) throws -> PipelineComponents {
         var configuration = PipelineConfiguration()
-        configuration.embed.provider = "minilm"
+        configuration.embed.provider = .minilm
         configuration.sink.path = FileManager.default.temporaryDirectory.appendingPathComponent("minilm-sink-\(UUID().uuidString)").path
         adjust(&configuration)
         return try PipelineComponents.standard(configuration: configuration)
@@ -29,7 +29,7 @@ import Testing
         #expect(chunker.maxTokens == 254, "chunk.max_tokens 256 is capped at the window less [CLS] and [SEP]")
         let url = Self.samples.appendingPathComponent(document)
         let extracted = try TextExtractor().extract(ExtractionInput(key: document, fileURL: url, bytes: Array(Data(contentsOf: url))))
-        let structured = try self.components { $0.chunk.strategy = "structured" }
+        let structured = try self.components { $0.chunk.strategy = .structured }
         let chunks = components.chunker.chunk(extracted) + structured.chunker.chunk(extracted)
         #expect(chunks.count > 20)
         var longest = 0
@@ -54,6 +54,6 @@ import Testing
     @Test func theDefaultPipelineUsesMiniLM() throws {
         let file = Self.samples.deletingLastPathComponent().appendingPathComponent("Pipelines/default.yaml")
         let configuration = try PipelineConfiguration.load(file: file)
-        #expect(configuration.embed.provider == "minilm")
+        #expect(configuration.embed.provider == .minilm)
     }
 }

@@ -29,12 +29,12 @@ import Testing
               timeout_seconds: 5
               ca_bundle: /etc/ssl/ca.pem
             """)
-        #expect(c.embed.provider == "azure-openai")
+        #expect(c.embed.provider == .azureOpenAI)
         #expect(c.embed.apiKeyEnv == "MY_KEY")
         #expect(c.embed.apiVersion == "2024-06-01")
         #expect(c.embed.requestsPerMinute == 100)
         #expect(c.embed.tokensPerMinute == 20_000)
-        #expect(c.embed.encodingFormat == "float")
+        #expect(c.embed.encodingFormat == .float)
         #expect(c.embed.maxRetries == 3)
         #expect(c.embed.caBundle == "/etc/ssl/ca.pem")
     }
@@ -46,7 +46,7 @@ import Testing
 
     @Test func aMissingKeyNamesTheVariable() throws {
         var embed = PipelineConfiguration.Embed()
-        embed.provider = "openai"
+        embed.provider = .openai
         embed.apiKeyEnv = "SLUICE_TEST_UNSET_KEY"
         let error = #expect(throws: SluiceError.self) {
             try PipelineComponents.makeRemoteEmbedder(embed, environment: [:])
@@ -60,7 +60,7 @@ import Testing
 
     @Test func theKeyComesFromTheEnvironmentAndIsNeverPrinted() throws {
         var embed = PipelineConfiguration.Embed()
-        embed.provider = "openai"
+        embed.provider = .openai
         embed.apiKeyEnv = "K"
         embed.dimensions = 256
         let embedder = try PipelineComponents.makeRemoteEmbedder(embed, environment: ["K": "sk-secret-value"])
@@ -73,14 +73,14 @@ import Testing
 
     @Test func azureNeedsItsDeploymentURL() {
         var embed = PipelineConfiguration.Embed()
-        embed.provider = "azure-openai"
+        embed.provider = .azureOpenAI
         embed.model = "emb"
         #expect(throws: SluiceError.self) { try PipelineComponents.makeRemoteEmbedder(embed, environment: [:]) }
     }
 
     @Test func chunksAreCappedAtThePerInputLimit() throws {
         var c = PipelineConfiguration()
-        c.embed.provider = "openai"
+        c.embed.provider = .openai
         c.embed.maxInputTokens = 512
         c.chunk.maxTokens = 1_000
         c.sink.path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cap-\(UUID().uuidString)").path

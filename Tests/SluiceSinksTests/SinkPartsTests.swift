@@ -9,12 +9,12 @@ import Testing
 struct SinkPartsTests {
     @Test("backoff: delays grow, stay under the cap, honour Retry-After, and give up after the attempts")
     func backoff() {
-        var backoff = SinkBackoff(attempts: 4, base: .milliseconds(100), cap: .milliseconds(250))
-        #expect(backoff.failed(random: 1) == .retry(after: .milliseconds(100)))
-        #expect(backoff.failed(random: 1) == .retry(after: .milliseconds(200)))
-        #expect(backoff.failed(retryAfter: .seconds(2), random: 0.5) == .retry(after: .seconds(2)))
-        #expect(backoff.failed(random: 1) == .giveUp)
-        var jittered = SinkBackoff(attempts: 10)
+        var retry = SinkRetryStateMachine(attempts: 4, base: .milliseconds(100), cap: .milliseconds(250))
+        #expect(retry.failed(random: 1) == .retry(after: .milliseconds(100)))
+        #expect(retry.failed(random: 1) == .retry(after: .milliseconds(200)))
+        #expect(retry.failed(retryAfter: .seconds(2), random: 0.5) == .retry(after: .seconds(2)))
+        #expect(retry.failed(random: 1) == .giveUp)
+        var jittered = SinkRetryStateMachine(attempts: 10)
         for _ in 0..<9 {
             guard case .retry(let delay) = jittered.failed(random: 0) else { Issue.record("gave up early"); return }
             #expect(delay == .zero)

@@ -1,3 +1,4 @@
+import SluiceCore
 import Synchronization
 
 /// The owner of an ``AdaptiveConcurrencyStateMachine``: callers suspend in ``acquire()`` while the

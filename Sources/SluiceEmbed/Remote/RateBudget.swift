@@ -39,10 +39,3 @@ final class RateBudget: Sendable {
         machine.withLock { $0.observe(snapshot, now: now) }
     }
 }
-
-extension Duration {
-    var seconds: Double {
-        let (whole, attoseconds) = components
-        return Double(whole) + Double(attoseconds) / 1e18
-    }
-}

@@ -25,10 +25,3 @@ package final class StageMeter: Sendable {
         }
     }
 }
-
-extension Duration {
-    package var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-    }
-}

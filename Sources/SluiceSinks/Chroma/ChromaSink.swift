@@ -13,20 +13,42 @@ import Synchronization
 /// `ordinal`; the chunk text is the record's document.
 public final class ChromaSink: VectorSink {
     public struct Settings: Sendable {
+        /// Where Chroma listens when `sink.url` is not set.
+        public static let defaultURL = "http://127.0.0.1:8000"
+
         public var url: String
         public var apiKey: String?
-        public var tenant = "default_tenant"
-        public var database = "default_database"
-        public var collection = "sluice"
-        public var metric = "cosine"
-        public var batch = 512
-        public var maxBatchBytes = 8 << 20
-        public var retries = 5
-        public var timeout: Duration = .seconds(60)
+        public var tenant: String
+        public var database: String
+        public var collection: String
+        /// `cosine`, `l2` or `dot` (`ip` to Chroma).
+        public var metric: String
+        public var batch: Int
+        public var maxBatchBytes: Int
+        public var retries: Int
+        public var timeout: Duration
 
+        /// The store at `url`, everything else at the pipeline file's defaults.
         public init(url: String, apiKey: String?) {
-            self.url = url
+            var section = PipelineConfiguration.Sink()
+            section.url = url
+            self.init(section: section, apiKey: apiKey)
+        }
+
+        /// What a pipeline file's `sink` section says of a Chroma store (`url`, `tenant`, `database`,
+        /// `collection`, `metric`, `batch`, `max_batch_bytes`, `retries`, `timeout_seconds`).
+        /// - Parameter apiKey: the value of the variable `sink.api_key_env` names.
+        public init(section sink: PipelineConfiguration.Sink, apiKey: String?) {
+            url = sink.url ?? Self.defaultURL
             self.apiKey = apiKey
+            tenant = sink.tenant
+            database = sink.database
+            collection = sink.collection
+            metric = sink.metric.rawValue
+            batch = sink.batch
+            maxBatchBytes = sink.maxBatchBytes
+            retries = sink.retries
+            timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
         }
     }
 

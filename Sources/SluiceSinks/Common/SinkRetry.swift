@@ -1,22 +1,15 @@
 import SluiceCore
 
-extension SluiceError.Code {
-    /// A store failure worth retrying: connection refused or reset, timeout, HTTP 429 or 5xx.
-    public static let sinkUnavailable = SluiceError.Code("sink-unavailable")
-}
-
-/// Exponential backoff with full jitter for store writes, as a pure value: each failure either yields
-/// the delay before the next attempt or says to give up.
-struct SinkBackoff: Sendable {
+/// The attempts of one store write, as a pure value: each failure either yields the delay before the
+/// next attempt (from the shared ``Backoff``, at least a server's `Retry-After`) or says to give up.
+struct SinkRetryStateMachine: Sendable {
     var attempts: Int
-    var base: Duration
-    var cap: Duration
+    var backoff: Backoff
     private(set) var failures = 0
 
     init(attempts: Int, base: Duration = .milliseconds(100), cap: Duration = .seconds(10)) {
         self.attempts = max(1, attempts)
-        self.base = base
-        self.cap = cap
+        self.backoff = Backoff(base: base, cap: cap)
     }
 
     enum Action: Equatable {
@@ -28,30 +21,28 @@ struct SinkBackoff: Sendable {
     mutating func failed(retryAfter: Duration? = nil, random: Double) -> Action {
         failures += 1
         guard failures < attempts else { return .giveUp }
-        let ceiling = min(cap, base * (1 << min(failures - 1, 20)))
-        let jittered = ceiling * max(0, min(1, random))
-        return .retry(after: max(jittered, retryAfter ?? .zero))
+        return .retry(after: max(backoff.delay(attempt: failures - 1, unit: random), retryAfter ?? .zero))
     }
 }
 
-/// Runs `body` until it succeeds, retrying errors coded ``SluiceError/Code/sinkUnavailable`` with
-/// ``SinkBackoff``; other errors are thrown at once, and so is ``SluiceError/Code/interrupted`` when the
-/// run's ``ShutdownSignal`` cuts a wait short.
+/// Runs `body` until it succeeds, retrying errors coded ``SluiceError/Code/sinkUnavailable`` as
+/// ``SinkRetryStateMachine`` says; other errors are thrown at once, and so is
+/// ``SluiceError/Code/interrupted`` when the run's ``ShutdownSignal`` cuts a wait short.
 func withSinkRetries<T: Sendable>(
     attempts: Int, what: String, _ body: () async throws -> T
 ) async throws -> T {
-    var backoff = SinkBackoff(attempts: attempts)
+    var retry = SinkRetryStateMachine(attempts: attempts)
     while true {
         do {
             return try await body()
         } catch let error as SluiceError where error.code == .sinkUnavailable {
             let hint = (error.cause as? RetryAfterHint)?.delay
-            switch backoff.failed(retryAfter: hint, random: Double.random(in: 0...1)) {
+            switch retry.failed(retryAfter: hint, random: Double.random(in: 0...1)) {
             case .retry(let delay):
                 // Ended at once by the run's shutdown signal: a stopping run does not wait out a store's pause.
                 try await ShutdownSignal.pause(for: delay)
             case .giveUp:
-                throw SluiceError(.sinkFailed, "\(what): gave up after \(backoff.failures) attempts: \(error.message)", cause: error)
+                throw SluiceError(.sinkFailed, "\(what): gave up after \(retry.failures) attempts: \(error.message)", cause: error)
             }
         }
     }

@@ -4,7 +4,7 @@ import SluiceHTTP
 
 /// JSON over HTTP for the HTTP stores (Chroma, Qdrant, Pinecone), on the shared ``HTTPClient``.
 ///
-/// Every call is retried with ``SinkBackoff`` on transient failures (timeouts, network errors, 429 and
+/// Every call is retried with ``SinkRetryStateMachine`` on transient failures (timeouts, network errors, 429 and
 /// 5xx; a `Retry-After` header is honoured, up to `maxRetryAfter`); other 4xx are errors at once, with the server's message.
 /// Header values (API keys) never appear in an error.
 struct StoreHTTP: Sendable {

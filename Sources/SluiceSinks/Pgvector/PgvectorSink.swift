@@ -21,15 +21,34 @@ public final class PgvectorSink: VectorSink {
         /// `table` or `schema.table` (plain SQL identifiers). Every statement quotes the name, so it is
         /// case-sensitive: `Mixed_Case` is the table `"Mixed_Case"`, not `mixed_case`.
         public var table: String
-        public var metric: String = "cosine"
-        public var connections: Int = 2
-        public var retries: Int = 5
-        public var maxBatchBytes: Int = 8 << 20
+        /// `cosine`, `l2` or `dot`.
+        public var metric: String
+        /// Connections (and threads), one per concurrent writer.
+        public var connections: Int
+        public var retries: Int
+        public var maxBatchBytes: Int
 
+        /// The table `table` at `url`, everything else at the pipeline file's defaults.
         public init(url: String, password: String?, table: String) {
+            var section = PipelineConfiguration.Sink()
+            section.table = table
+            self.init(section: section, url: url, password: password, connections: PipelineConfiguration.Run().upsertParallelism)
+        }
+
+        /// What a pipeline file's `sink` section says of a pgvector table (`table`, `metric`, `retries`,
+        /// `max_batch_bytes`).
+        /// - Parameters:
+        ///   - url: `sink.url`, which pgvector requires.
+        ///   - password: the value of the variable `sink.password_env` names.
+        ///   - connections: `run.upsert_parallelism`.
+        public init(section sink: PipelineConfiguration.Sink, url: String, password: String?, connections: Int) {
             self.url = url
             self.password = password
-            self.table = table
+            table = sink.table
+            metric = sink.metric.rawValue
+            self.connections = connections
+            retries = sink.retries
+            maxBatchBytes = sink.maxBatchBytes
         }
     }
 

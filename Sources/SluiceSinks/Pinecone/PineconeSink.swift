@@ -19,20 +19,45 @@ import Synchronization
 /// honouring `Retry-After`.
 public final class PineconeSink: VectorSink {
     public struct Settings: Sendable {
-        public var controlURL = "https://api.pinecone.io"
+        /// Pinecone's control plane, unless `sink.url` says otherwise.
+        public static let defaultControlURL = "https://api.pinecone.io"
+
+        public var controlURL: String
         public var apiKey: String
         public var index: String
-        public var namespace = ""
-        public var metric = "cosine"
-        public var batch = 1000
-        public var maxBatchBytes = 2_000_000
-        public var metadataTextBytes = 32_000
-        public var retries = 5
-        public var timeout: Duration = .seconds(60)
+        public var namespace: String
+        /// `cosine`, `l2` or `dot` (`euclidean`, `dotproduct` to Pinecone).
+        public var metric: String
+        /// Records and bytes per write, within Pinecone's limits (1,000 records, 2 MB).
+        public var batch: Int
+        public var maxBatchBytes: Int
+        public var metadataTextBytes: Int
+        public var retries: Int
+        public var timeout: Duration
 
+        /// The index `index`, everything else at the pipeline file's defaults.
         public init(apiKey: String, index: String) {
+            var section = PipelineConfiguration.Sink()
+            section.index = index
+            self.init(section: section, apiKey: apiKey, index: index)
+        }
+
+        /// What a pipeline file's `sink` section says of a Pinecone index (`url`, `namespace`, `metric`,
+        /// `batch`, `max_batch_bytes`, `metadata_text_bytes`, `retries`, `timeout_seconds`).
+        /// - Parameters:
+        ///   - apiKey: the value of the variable `sink.api_key_env` names.
+        ///   - index: `sink.index`, which Pinecone requires.
+        public init(section sink: PipelineConfiguration.Sink, apiKey: String, index: String) {
+            controlURL = sink.url ?? Self.defaultControlURL
             self.apiKey = apiKey
             self.index = index
+            namespace = sink.namespace
+            metric = sink.metric.rawValue
+            batch = sink.batch
+            maxBatchBytes = sink.maxBatchBytes
+            metadataTextBytes = sink.metadataTextBytes
+            retries = sink.retries
+            timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
         }
     }
 

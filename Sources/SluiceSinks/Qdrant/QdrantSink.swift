@@ -13,18 +13,39 @@ import SluiceHTTP
 /// The `api-key` header carries the key from `sink.api_key_env`.
 public final class QdrantSink: VectorSink {
     public struct Settings: Sendable {
+        /// Where Qdrant listens when `sink.url` is not set.
+        public static let defaultURL = "http://127.0.0.1:6333"
+
         public var url: String
         public var apiKey: String?
-        public var collection = "sluice"
-        public var metric = "cosine"
-        public var batch = 128
-        public var maxBatchBytes = 8 << 20
-        public var retries = 5
-        public var timeout: Duration = .seconds(60)
+        public var collection: String
+        /// `cosine`, `l2` or `dot`.
+        public var metric: String
+        /// Points per write, clamped to 64–256.
+        public var batch: Int
+        public var maxBatchBytes: Int
+        public var retries: Int
+        public var timeout: Duration
 
+        /// The store at `url`, everything else at the pipeline file's defaults.
         public init(url: String, apiKey: String?) {
-            self.url = url
+            var section = PipelineConfiguration.Sink()
+            section.url = url
+            self.init(section: section, apiKey: apiKey)
+        }
+
+        /// What a pipeline file's `sink` section says of a Qdrant store (`url`, `collection`, `metric`,
+        /// `batch`, `max_batch_bytes`, `retries`, `timeout_seconds`).
+        /// - Parameter apiKey: the value of the variable `sink.api_key_env` names.
+        public init(section sink: PipelineConfiguration.Sink, apiKey: String?) {
+            url = sink.url ?? Self.defaultURL
             self.apiKey = apiKey
+            collection = sink.collection
+            metric = sink.metric.rawValue
+            batch = sink.batch
+            maxBatchBytes = sink.maxBatchBytes
+            retries = sink.retries
+            timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
         }
     }
 

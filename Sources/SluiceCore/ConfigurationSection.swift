@@ -1,0 +1,123 @@
+import Foundation
+
+/// The keys a decoding read, with their full paths (for ``PipelineConfiguration/decodableKeys``).
+final class KeyLog {
+    var keys: Set<String> = []
+}
+
+/// A mapping of a pipeline file being read (one section, or the whole file): typed accessors with the key path in every error, and unknown-key detection.
+struct ConfigurationSection {
+    var values: [String: Any]
+    var path: String
+    var seen: Set<String> = []
+    let log: KeyLog?
+
+    init(_ values: [String: Any], path: String, log: KeyLog?) {
+        self.values = values
+        self.path = path
+        self.log = log
+    }
+
+    private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    private mutating func take(_ key: String) -> Any? {
+        seen.insert(key)
+        guard let value = values[key], !(value is NSNull) else { return nil }
+        return value
+    }
+
+    mutating func section(_ key: String) throws -> ConfigurationSection? {
+        guard let value = take(key) else { return nil }
+        guard let dict = value as? [String: Any] else {
+            throw SluiceError(.configuration, "\(name(key)): expected a mapping")
+        }
+        return ConfigurationSection(dict, path: name(key), log: log)
+    }
+
+    mutating func string(_ key: String, oneOf allowed: [String]? = nil) throws -> String? {
+        guard let value = take(key) else { return nil }
+        let text: String
+        switch value {
+        case let s as String: text = s
+        case let i as Int: text = String(i)
+        case let d as Double: text = String(d)
+        case let date as Date:
+            // YAML reads an unquoted 2024-02-01 (an Azure api-version) as a timestamp: give the text back.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd"
+            text = formatter.string(from: date)
+        default: throw SluiceError(.configuration, "\(name(key)): expected a string")
+        }
+        if let allowed, !allowed.contains(text) {
+            throw SluiceError(.configuration, "\(name(key)): '\(text)' is not supported (expected one of: \(allowed.joined(separator: ", ")))")
+        }
+        return text
+    }
+
+    /// One of the cases of a closed set of choices, by its raw value.
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of type: Choice.Type = Choice.self) throws -> Choice?
+    where Choice.RawValue == String {
+        try string(key, oneOf: Choice.allCases.map(\.rawValue)).flatMap(Choice.init(rawValue:))
+    }
+
+    mutating func strings(_ key: String) throws -> [String]? {
+        guard let value = take(key) else { return nil }
+        if let single = value as? String { return [single] }
+        guard let list = value as? [Any], let strings = list as? [String] else {
+            throw SluiceError(.configuration, "\(name(key)): expected a list of strings")
+        }
+        return strings
+    }
+
+    mutating func bool(_ key: String) throws -> Bool? {
+        guard let value = take(key) else { return nil }
+        if let b = value as? Bool { return b }
+        if let s = value as? String, ["true", "false"].contains(s.lowercased()) { return s.lowercased() == "true" }
+        throw SluiceError(.configuration, "\(name(key)): expected true or false")
+    }
+
+    mutating func int(_ key: String, min: Int) throws -> Int? {
+        guard let value = take(key) else { return nil }
+        var number: Int?
+        if let i = value as? Int { number = i }
+        if let s = value as? String { number = Int(s) }
+        guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a whole number") }
+        guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
+        return number
+    }
+
+    mutating func int(_ key: String, min: Int, max: Int) throws -> Int? {
+        guard let number = try int(key, min: min) else { return nil }
+        guard number <= max else { throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)") }
+        return number
+    }
+
+    /// A key that may hold either a scalar (returned, and checked against `allowed`) or a mapping (left
+    /// for ``section(_:)``, and nil returned).
+    mutating func scalarString(_ key: String, oneOf allowed: [String]) throws -> String? {
+        guard let value = values[key], !(value is [String: Any]) else { return nil }
+        return try string(key, oneOf: allowed)
+    }
+
+    mutating func number(_ key: String, min: Double) throws -> Double? {
+        guard let value = take(key) else { return nil }
+        var number: Double?
+        if let d = value as? Double { number = d }
+        if let i = value as? Int { number = Double(i) }
+        if let s = value as? String { number = Double(s) }
+        guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a number") }
+        guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
+        return number
+    }
+
+    func finish() throws {
+        log?.keys.formUnion(seen.map { name($0) })
+        let unknown = Set(values.keys).subtracting(seen).sorted()
+        if !unknown.isEmpty {
+            let known = seen.sorted().map { name($0) }.joined(separator: ", ")
+            throw SluiceError(.configuration, "unknown key \(unknown.map { name($0) }.joined(separator: ", ")) (known here: \(known))")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// `chunk`: how extracted text is cut into the pieces that are embedded.
+extension PipelineConfiguration {
+    public struct Chunk: Sendable, Hashable {
+        /// How text is split into chunks.
+        public enum Strategy: String, Sendable, Hashable, CaseIterable {
+            /// Paragraphs, lines, sentences, words, characters; sections are never merged.
+            case recursive
+            /// Also merges small sections under their common heading; splits preferred at headings, pages,
+            /// paragraphs.
+            case structured
+        }
+
+        public var strategy: Strategy = .recursive
+        public var maxTokens: Int = 256
+        public var overlapTokens: Int = 32
+        public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
+        public init() {}
+    }
+}
+
+extension PipelineConfiguration.Chunk {
+    /// Reads `chunk.*` over the defaults.
+    /// - Throws: also when `overlap_tokens` is not below `max_tokens`.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var s = section
+        strategy = try s.choice("strategy") ?? strategy
+        maxTokens = try s.int("max_tokens", min: 8) ?? maxTokens
+        overlapTokens = try s.int("overlap_tokens", min: 0) ?? overlapTokens
+        parallelism = try s.int("parallelism", min: 1) ?? parallelism
+        try s.finish()
+        if overlapTokens >= maxTokens {
+            throw SluiceError(.configuration, "chunk.overlap_tokens (\(overlapTokens)) must be below chunk.max_tokens (\(maxTokens))")
+        }
+    }
+}

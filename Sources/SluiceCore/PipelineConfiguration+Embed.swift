@@ -1,0 +1,110 @@
+/// `embed`: the embedder, local or remote.
+extension PipelineConfiguration {
+    public struct Embed: Sendable, Hashable {
+        /// Who computes the vectors.
+        public enum Provider: String, Sendable, Hashable, CaseIterable {
+            /// A deterministic feature-hashing embedder, for tests.
+            case hash
+            /// all-MiniLM-L6-v2, run locally.
+            case minilm
+            case openai
+            case azureOpenAI = "azure-openai"
+            case ollama
+            /// Hugging Face's text-embeddings-inference.
+            case tei
+
+            /// Served over HTTP (`RemoteEmbedder`), with the keys under "Remote providers".
+            public var isRemote: Bool { ![.hash, .minilm].contains(self) }
+        }
+
+        /// How a remote provider returns vectors.
+        public enum EncodingFormat: String, Sendable, Hashable, CaseIterable {
+            case base64
+            case float
+        }
+
+        /// The BPE vocabulary that counts tokens for a remote provider.
+        public enum Tokenizer: String, Sendable, Hashable, CaseIterable {
+            case cl100k = "cl100k_base"
+            case o200k = "o200k_base"
+        }
+
+        public var provider: Provider = .hash
+        public var model: String? = nil
+        public var dimensions: Int = 384
+        /// Most texts per request.
+        public var batch: Int = 64
+        /// Most tokens per request.
+        public var maxBatchTokens: Int = 300_000
+        /// How long a partial batch may wait for more chunks before it is sent.
+        public var lingerMilliseconds: Int = 20
+        /// Requests in flight at once.
+        public var parallelism: Int = 2
+
+        // Remote providers (openai, azure-openai, ollama, tei).
+        /// The API's base URL (OpenAI: `https://api.openai.com/v1`; Azure: the deployment URL).
+        public var baseURL: String? = nil
+        /// The name of the environment variable holding the API key (the key itself never is in the file).
+        public var apiKeyEnv: String? = nil
+        /// Azure's `api-version`.
+        public var apiVersion: String = "2024-02-01"
+        public var encodingFormat: EncodingFormat = .base64
+        /// Send `dimensions` in the request; nil: only for `text-embedding-3-*` models.
+        public var requestDimensions: Bool? = nil
+        /// Client-side budgets.
+        public var requestsPerMinute: Int? = nil
+        public var tokensPerMinute: Int? = nil
+        /// Retries of a transient failure before the batch's documents fail.
+        public var maxRetries: Int = 6
+        /// The longest pause a 429's `Retry-After` (or `retry-after-ms`) is honoured for; a longer or absurd
+        /// one waits this long, then the request is retried.
+        public var maxRetryAfterSeconds: Double = 120
+        public var timeoutSeconds: Double = 120
+        public var connectTimeoutSeconds: Double = 10
+        /// A PEM CA bundle to verify the provider with.
+        public var caBundle: String? = nil
+        /// The largest request body.
+        public var maxRequestBytes: Int = 8 << 20
+        /// Per-input token limit of the model (chunks never exceed it).
+        public var maxInputTokens: Int = 8192
+        /// The tokenizer counting tokens for chunking and budgets.
+        public var tokenizer: Tokenizer = .cl100k
+
+        public init() {}
+    }
+}
+
+extension PipelineConfiguration.Embed {
+    /// Reads `embed.*` over the defaults.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var s = section
+        provider = try s.choice("provider") ?? provider
+        model = try s.string("model") ?? model
+        dimensions = try s.int("dimensions", min: 2) ?? dimensions
+        batch = try s.int("batch", min: 1) ?? batch
+        maxBatchTokens = try s.int("max_batch_tokens", min: 1) ?? maxBatchTokens
+        lingerMilliseconds = try s.int("linger_ms", min: 0) ?? lingerMilliseconds
+        parallelism = try s.int("parallelism", min: 1) ?? parallelism
+        // Remote providers.
+        baseURL = try s.string("base_url") ?? baseURL
+        apiKeyEnv = try s.string("api_key_env") ?? apiKeyEnv
+        apiVersion = try s.string("api_version") ?? apiVersion
+        encodingFormat = try s.choice("encoding_format") ?? encodingFormat
+        requestDimensions = try s.bool("request_dimensions") ?? requestDimensions
+        requestsPerMinute = try s.int("rpm", min: 1) ?? requestsPerMinute
+        tokensPerMinute = try s.int("tpm", min: 1) ?? tokensPerMinute
+        maxRetries = try s.int("max_retries", min: 0) ?? maxRetries
+        maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0) ?? maxRetryAfterSeconds
+        guard maxRetryAfterSeconds <= 86_400 else {
+            throw SluiceError(.configuration, "embed.max_retry_after_seconds: must be at most 86400 (a day), got \(maxRetryAfterSeconds)")
+        }
+        timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? timeoutSeconds
+        connectTimeoutSeconds = try s.number("connect_timeout_seconds", min: 0.001) ?? connectTimeoutSeconds
+        caBundle = try s.string("ca_bundle") ?? caBundle
+        maxRequestBytes = try s.int("max_request_bytes", min: 1024) ?? maxRequestBytes
+        maxInputTokens = try s.int("max_input_tokens", min: 8) ?? maxInputTokens
+        tokenizer = try s.choice("tokenizer") ?? tokenizer
+        try s.finish()
+    }
+}

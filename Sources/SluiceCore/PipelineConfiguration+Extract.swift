@@ -1,0 +1,48 @@
+import Foundation
+
+/// `extract`: reading documents (its DOCX and JSON parts are in `PipelineConfiguration+Documents.swift`,
+/// OCR and PDF in `PipelineConfiguration+Media.swift`).
+extension PipelineConfiguration {
+    public struct Extract: Sendable, Hashable {
+        public var maxFileMB: Double = 200
+        public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
+        /// Per-document time limit.
+        public var timeoutSeconds: Double = 120
+        /// DOCX limits and JSON fields (`PipelineConfiguration+Documents.swift`).
+        public var docx = DOCX()
+        public var json = JSON()
+        // PDF and OCR (see PipelineConfiguration+Media.swift).
+        public var ocr = OCR()
+        public var pdf = PDF()
+        /// Run PDF and OCR extraction in supervised worker processes, so that a crash or a hang in C code
+        /// fails only its document.
+        public var isolate: Bool = true
+        /// Most megabytes of PDF and OCR text kept in the state across runs (the extraction cache); 0 turns
+        /// the cache off (and empties it at the end of the next run).
+        public var cacheMB: Double = 512
+        public init() {}
+    }
+}
+
+extension PipelineConfiguration.Extract {
+    /// Reads `extract.*` over the defaults, with its `docx`, `json`, `ocr` and `pdf` sections.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var s = section
+        maxFileMB = try s.number("max_file_mb", min: 0.000001) ?? maxFileMB
+        parallelism = try s.int("parallelism", min: 1) ?? parallelism
+        timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? timeoutSeconds
+        if let d = try s.section("docx") { docx = try DOCX(section: d) }
+        if let j = try s.section("json") { json = try JSON(section: j) }
+        // PDF and OCR.
+        isolate = try s.bool("isolate") ?? isolate
+        cacheMB = try s.number("cache_mb", min: 0) ?? cacheMB
+        if let mode = try s.scalarString("ocr", oneOf: OCR.Mode.all.map(\.rawValue)) {
+            ocr.mode = .init(mode)
+        } else if let o = try s.section("ocr") {
+            ocr = try OCR(section: o)
+        }
+        if let p = try s.section("pdf") { pdf = try PDF(section: p) }
+        try s.finish()
+    }
+}

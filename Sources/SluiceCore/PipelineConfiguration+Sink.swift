@@ -1,0 +1,78 @@
+/// `sink`: the vector store. These are the defaults of every store's settings: each store maps the keys
+/// that apply to it from here (`SinkFactory`), and restates none.
+extension PipelineConfiguration {
+    public struct Sink: Sendable, Hashable {
+        /// The store.
+        public enum Kind: String, Sendable, Hashable, CaseIterable {
+            case local, jsonl, pgvector, chroma, qdrant, pinecone
+        }
+
+        /// The distance of a new table, collection or index.
+        public enum Metric: String, Sendable, Hashable, CaseIterable {
+            case cosine, l2, dot
+        }
+
+        public var kind: Kind = .local
+        /// The local store's folder; the JSONL file (`*.jsonl`) or folder of shards.
+        public var path: String = ".sluice/index"
+        /// Most records per write (each store also applies its own limit).
+        public var batch: Int = 512
+        /// Most bytes of encoded records per write (each store also applies its own limit).
+        public var maxBatchBytes: Int = 8 << 20
+        /// Server: a PostgreSQL connection URL (no password in it), or an HTTP base URL; nil: the store's
+        /// usual local address.
+        public var url: String? = nil
+        /// Environment variable holding the PostgreSQL password.
+        public var passwordEnv: String? = nil
+        /// Environment variable holding the API key of an HTTP store.
+        public var apiKeyEnv: String? = nil
+        /// pgvector table.
+        public var table: String = "sluice_chunks"
+        /// Chroma/Qdrant collection.
+        public var collection: String = "sluice"
+        /// Pinecone index name.
+        public var index: String? = nil
+        /// Pinecone namespace (empty: the default namespace).
+        public var namespace: String = ""
+        /// Chroma tenant and database.
+        public var tenant: String = "default_tenant"
+        public var database: String = "default_database"
+        public var metric: Metric = .cosine
+        /// Attempts per write on transient failures (with exponential backoff and full jitter).
+        public var retries: Int = 5
+        /// JSONL: number of shard files when `path` is a folder.
+        public var shards: Int = 1
+        /// HTTP stores: limit for one request.
+        public var timeoutSeconds: Double = 60
+        /// Pinecone: most bytes of chunk text kept in a record's metadata (the limit is 40 KB per record).
+        public var metadataTextBytes: Int = 32_000
+        public init() {}
+    }
+}
+
+extension PipelineConfiguration.Sink {
+    /// Reads `sink.*` over the defaults.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var s = section
+        kind = try s.choice("kind") ?? kind
+        path = try s.string("path") ?? path
+        batch = try s.int("batch", min: 1) ?? batch
+        maxBatchBytes = try s.int("max_batch_bytes", min: 1024) ?? maxBatchBytes
+        url = try s.string("url") ?? url
+        passwordEnv = try s.string("password_env") ?? passwordEnv
+        apiKeyEnv = try s.string("api_key_env") ?? apiKeyEnv
+        table = try s.string("table") ?? table
+        collection = try s.string("collection") ?? collection
+        index = try s.string("index") ?? index
+        namespace = try s.string("namespace") ?? namespace
+        tenant = try s.string("tenant") ?? tenant
+        database = try s.string("database") ?? database
+        metric = try s.choice("metric") ?? metric
+        retries = try s.int("retries", min: 1) ?? retries
+        shards = try s.int("shards", min: 1) ?? shards
+        timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? timeoutSeconds
+        metadataTextBytes = try s.int("metadata_text_bytes", min: 0) ?? metadataTextBytes
+        try s.finish()
+    }
+}
