@@ -1,5 +1,9 @@
 import Foundation
 import SluiceCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import ZIPFoundation
 
 /// The parts of a DOCX (a ZIP archive) read with limits that hold while inflating: the total inflated
@@ -22,11 +26,39 @@ struct DOCXArchive {
 
     init(bytes: [UInt8], limits: Limits) throws {
         do {
-            archive = try Archive(data: Data(bytes), accessMode: .read)
+            archive = try Self.open(bytes)
+        } catch let error as SluiceError {
+            throw error
         } catch {
             throw SluiceError(.malformed, "not a readable ZIP archive (corrupt or truncated DOCX)", cause: error)
         }
         self.limits = limits
+    }
+
+    /// The archive over `bytes`, file-backed. ZIPFoundation's in-memory archive (`Archive(data:)`, 0.9.20)
+    /// traps when an entry's offset points past the end of the data (its `MemoryFile.readData` computes a
+    /// negative length: found by `scripts/fuzz.sh`); a file-backed archive reads nothing there and throws.
+    /// The bytes go to a temporary file that is unlinked as soon as the archive has it open (a DOCX is
+    /// small beside its XML parsing).
+    private static func open(_ bytes: [UInt8]) throws -> Archive {
+        var template = Array(FileManager.default.temporaryDirectory.appendingPathComponent("sluice-docx-XXXXXX").path.utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw SluiceError(.io, "cannot create a temporary file for the DOCX: \(String(cString: strerror(errno)))")
+        }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw SluiceError(.io, "cannot write the DOCX to a temporary file: \(String(cString: strerror(errno)))") }
+            written += n
+        }
+        return try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
     }
 
     /// Whether the archive holds a part.
