@@ -45,10 +45,11 @@ for target in "${targets[@]}"; do
     -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1
   status=$?
   set -e
-  runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-  took=$(grep -E '^Done [0-9]+ runs in' "$log" | awk '{print $5}')
-  found=$(ls "$crashes" | wc -l)
-  echo "fuzz: $target: ${runs:-?} executions in ${took:-?} s, corpus $(ls "$corpus" | wc -l) inputs, exit $status, $found crash file(s) in $crashes"
+  # (A crash ends the run without a "Done" line: every look-up here may find nothing.)
+  runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+  took=$(grep -E '^Done [0-9]+ runs in' "$log" | awk '{print $5}' || true)
+  found=$(find "$crashes" -type f | wc -l)
+  echo "fuzz: $target: ${runs:-?} executions in ${took:-?} s, corpus $(find "$corpus" -type f | wc -l) inputs, exit $status, $found crash file(s) in $crashes"
   [ "$status" -eq 0 ] || failed=1
 done
 exit $failed
