@@ -88,7 +88,8 @@ let package = Package(
                 "SluiceHTTP", "SluicePipeline",
             ]
         ),
-        .target(name: "SluiceTesting", dependencies: ["SluiceCore"]),
+        // Test support: fakes, and the loopback servers the tests start (StandIns/, Python: not compiled).
+        .target(name: "SluiceTesting", dependencies: ["SluiceCore"], exclude: ["StandIns"]),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [

@@ -6,7 +6,7 @@ import SluiceTesting
 
 /// Upsert throughput of the pgvector and Chroma sinks against each store's own bulk path, on the same
 /// rows in the same run: `psql \copy` for PostgreSQL, the chromadb Python client's batch `add` and
-/// `upsert` for Chroma. Both stores run on loopback (scripts/stand-ins/pgvector_server.py,
+/// `upsert` for Chroma. Both stores run on loopback (Sources/SluiceTesting/StandIns/pgvector_server.py,
 /// chroma_server.py). Each repeat loads fresh tables or collections; the order of the sink and its
 /// references alternates between repeats, and medians are printed at the end.
 struct SinkBench: AsyncParsableCommand {

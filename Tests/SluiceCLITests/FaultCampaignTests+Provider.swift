@@ -2,7 +2,7 @@ import Foundation
 import SluiceCore
 import Testing
 
-/// The campaign against the embedding provider (scripts/stand-ins/openai_standin.py): answers with status
+/// The campaign against the embedding provider (Sources/SluiceTesting/StandIns/openai_standin.py): answers with status
 /// 200 that are broken (garbage, cut short, an error object, the wrong number of embeddings, the wrong
 /// dimension, strings, values that are not finite), and faults of the transport (5xx, resets, 429 storms
 /// with absurd Retry-After values). A broken answer fails the documents of its batch with a reason and the

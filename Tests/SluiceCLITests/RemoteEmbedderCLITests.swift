@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// The `sluice` executable with `embed.provider: openai` against the stand-in server
-/// (scripts/stand-ins/openai_standin.py): faults, quota exhaustion and resume, secrets, caching, kill -9.
+/// (Sources/SluiceTesting/StandIns/openai_standin.py): faults, quota exhaustion and resume, secrets, caching, kill -9.
 @Suite(.serialized)
 struct RemoteEmbedderCLITests {
     static let keyVariable = "SLUICE_TEST_OPENAI_KEY"

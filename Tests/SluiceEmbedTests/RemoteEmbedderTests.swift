@@ -6,7 +6,7 @@ import Testing
 
 @testable import SluiceEmbed
 
-/// The remote embedder against the OpenAI-compatible stand-in (scripts/stand-ins/openai_standin.py).
+/// The remote embedder against the OpenAI-compatible stand-in (Sources/SluiceTesting/StandIns/openai_standin.py).
 @Suite struct RemoteEmbedderTests {
     static let key = "sk-test-\(UUID().uuidString)"
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SluiceSinks
 
-/// The pgvector sink against a real PostgreSQL 18 + pgvector (scripts/stand-ins/pgvector_server.py):
+/// The pgvector sink against a real PostgreSQL 18 + pgvector (Sources/SluiceTesting/StandIns/pgvector_server.py):
 /// what the end-to-end tests do not reach (halfvec over 2,000 dimensions, the staging path after the
 /// bulk path, the dimension guard, the HNSW index).
 @Suite(.serialized)
