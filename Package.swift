@@ -26,7 +26,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),  // DOCX container
     ],
     targets: [
         // C libraries: one thin system-library module each (module map + pkg-config + apt provider).
@@ -37,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -60,7 +60,7 @@ let package = Package(
             name: "SluiceExtract",
             dependencies: [
                 "SluiceCore", "CPoppler", "CPopplerText", "CTesseract",
-                "CLibXML2", .product(name: "ZIPFoundation", package: "ZIPFoundation"),  // DOCX, HTML
+                "CLibXML2", "CZlib",  // DOCX and HTML (libxml2), the DOCX container (zlib)
             ]
         ),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),

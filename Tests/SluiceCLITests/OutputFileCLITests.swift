@@ -1,12 +1,8 @@
-import CoreFoundation  // `stat`'s members (MemberImportVisibility), as in SourceScanner.swift
 import Foundation
 import SluiceCore
 import Testing
 
 #if canImport(Glibc)
-// `struct stat` can be owned by CoreFoundation's clang module (loaded through the module's other
-// imports); MemberImportVisibility then wants that module imported where its fields are read.
-import CoreFoundation
 import Glibc
 #endif
 

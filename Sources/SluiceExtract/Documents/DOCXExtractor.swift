@@ -1,7 +1,7 @@
 import Foundation
 import SluiceCore
 
-/// Word documents (DOCX, Office Open XML): the ZIP container through ZIPFoundation, its XML parts
+/// Word documents (DOCX, Office Open XML): the ZIP container through ``ZIPArchive`` (zlib), its XML parts
 /// through libxml2. Headings (by outline level or `heading N` style) become sections with heading paths
 /// and Markdown heading lines; lists, tables (a row per line) and paragraphs are kept; the title and
 /// author come from `docProps/core.xml`.

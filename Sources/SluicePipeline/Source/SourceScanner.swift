@@ -2,9 +2,6 @@ import Foundation
 import SluiceCore
 
 #if canImport(Glibc)
-// ZIPFoundation (a dependency of SluiceExtract) imports CoreFoundation, whose clang module then owns
-// `struct stat`; MemberImportVisibility wants that module imported where its fields are read.
-import CoreFoundation
 import Glibc
 #endif
 
