@@ -107,4 +107,23 @@ struct DependencyCheckCLITests {
         #expect(healthy.exitCode == 0, "\(healthy)")
         #expect(Self.subjects(healthy.stdout, "ok").contains("embedder"), "\(healthy)")
     }
+
+    @Test("a local Qdrant that needs no key works though sink.api_key_env names an unset variable")
+    func qdrantWithoutAKey() async throws {
+        let ws = try Workspace("qdrant-no-key")
+        defer { ws.cleanUp() }
+        try Corpus.write(count: 3, into: ws.corpus, seed: 0x5EED_1805, maxBytes: 4_000)
+        let qdrant = try await StandInServer.launch(script: "qdrant_standin.py")
+        defer { qdrant.stop() }
+        var target = ws.target("main")
+        target.sink = [
+            "--set", "sink.kind=qdrant", "--set", "sink.url=\(qdrant.baseURL)", "--set", "sink.collection=nokey",
+            "--set", "sink.api_key_env=SLUICE_TEST_UNSET_QDRANT_KEY",
+        ]
+        let unset: [String: String?] = ["SLUICE_TEST_UNSET_QDRANT_KEY": nil]
+        let run = try await ws.sluice(ws.runArguments(target), environment: unset)
+        #expect(run.exitCode == 0, "\(run)")
+        let check = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path], environment: unset)
+        #expect(check.exitCode == 0, "\(check)")
+    }
 }
