@@ -11,7 +11,8 @@ struct CheckCommand: AsyncParsableCommand {
         discussion: """
             The embedder embeds one short text (remote: one small authenticated request); the store is \
             connected to and its dimensions, metric and embedder compared with the pipeline's; the source \
-            is listed; the state's lock is tried and its checkpoint read. Nothing is written. Exit codes: \
+            is listed; the state's lock is tried and its checkpoint read. Nothing is written but the lock file \
+            and, with the local store, an empty store where there is none yet. Exit codes: \
             0 every check passed · 1 a configuration error (the pipeline file, a key, a mismatch) · \
             6 a dependency is unavailable (retry later).
             """)

@@ -70,7 +70,8 @@ extension Pipeline {
     /// `sluice check`: really talks to every dependency, one ``DependencyCheck`` each: the embedder (one
     /// embedding of a short text), the store (reachable, its dimensions, metric and embedder against the
     /// pipeline's), the source (exists, readable, how many files match) and the state (lock, checkpoint,
-    /// embedder and shard). Writes nothing but what taking and releasing the state lock writes.
+    /// embedder and shard). Writes nothing but what taking and releasing the state lock writes (the
+    /// components were built before: a local store not created yet is created empty by then).
     public func check() async -> [DependencyCheck] {
         var checks: [DependencyCheck] = []
         checks.append(await checkEmbedder())
