@@ -2,6 +2,10 @@ import Foundation
 import SluiceTesting
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `sluice check` and the exit codes cron acts on (issue 18): 6 when the store or the embedder cannot be
 /// reached (nothing marked failed, the next run after it is back succeeds), 7 for a refused mass delete
 /// (in `SluiceCLITests.massDeleteGuard`), and a Qdrant that needs no key. A port with nothing listening is
@@ -38,6 +42,15 @@ struct DependencyCheckCLITests {
         #expect(after.exitCode == 0, "\(after)")
         #expect(after.stdout.contains("5 files match"), "\(after)")
         #expect(after.stdout.contains("5 documents"), "\(after)")
+
+        // A run in progress (its lock held, here by this process): the state is busy, retry later.
+        let descriptor = open(main.state.appendingPathComponent("run.lock").path, O_RDWR)
+        try #require(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let busy = try await ws.sluice(["check", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path])
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        #expect(busy.exitCode == 6, "\(busy)")
+        #expect(Self.subjects(busy.stdout, "unavailable") == ["state"], "\(busy)")
 
         // Another embedder than the state's: a configuration error, with its fix.
         let mismatch = try await ws.sluice(["check", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--set", "embed.dimensions=32"])
