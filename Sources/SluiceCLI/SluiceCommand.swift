@@ -11,12 +11,14 @@ struct SluiceCommand: AsyncParsableCommand {
         abstract: "Load document corpora into vector search: extract → chunk → hash/dedupe → embed → upsert, resumable.",
         discussion: """
             Exit codes: 0 all documents upserted or skipped · 1 usage or configuration error · 2 finished, \
-            but some documents failed · 3 another run holds the lock · 4 interrupted (run again to resume) · \
-            5 a provider refused to go on.
+            but documents failed in this run · 3 another run holds the lock · 4 interrupted (run again to resume) · \
+            5 a provider refused to go on (quota, credentials) · 6 a dependency (store, embedder) is \
+            unavailable: nothing was marked failed, retry later · 7 a deletion was refused by the mass-delete \
+            guard (nothing deleted) · 70 a bug.
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, EmbedCommand.self, SinkCommand.self,
+            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self,
             // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
             ExtractWorkerCommand.self, OpenMPLimitCommand.self,

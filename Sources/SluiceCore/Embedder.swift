@@ -44,11 +44,16 @@ public protocol Embedder: Sendable {
     func embed(_ texts: [String], tokenCounts: [Int]) async throws -> [[Float]]
     /// Counters of the requests this embedder made (remote embedders), or nil when it makes none.
     var requestStats: EmbedderRequestStats? { get }
+    /// A cheap check, before a run takes any document, that the embedder can be reached (remote
+    /// embedders: the endpoint answers HTTP at all; no embedding is requested). The default does nothing.
+    /// - Throws: ``SluiceError/Code/dependencyUnavailable`` when it cannot be reached.
+    func checkReachable() async throws
 }
 
 extension Embedder {
     public func embed(_ texts: [String], tokenCounts: [Int]) async throws -> [[Float]] { try await embed(texts) }
     public var requestStats: EmbedderRequestStats? { nil }
+    public func checkReachable() async throws {}
 }
 
 /// What a remote embedder did on the wire, since it was created.

@@ -15,6 +15,10 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let interrupted = RunExitCode(rawValue: 4)
     /// A provider refused to go on (quota, credentials); fix it and run again.
     public static let providerRefused = RunExitCode(rawValue: 5)
+    /// A dependency (the store, the embedder) is unavailable: nothing was marked failed; retry later.
+    public static let dependencyUnavailable = RunExitCode(rawValue: 6)
+    /// A deletion was refused by the mass-delete guard (`run.max_delete_fraction`): nothing was deleted.
+    public static let deletionRefused = RunExitCode(rawValue: 7)
 
     /// A bug (docs/DESIGN.md §7), and what any other error that stops a command maps to.
     public static let internalError = RunExitCode(rawValue: 70)
@@ -33,8 +37,10 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case .lockHeld?: self = .lockHeld
         // A damaged state is the user's to deal with (restore, repair, or a new state): refused like an
         // unusable configuration, not reported as a bug.
-        case .configuration?, .usage?, .embedderMismatch?, .massDelete?, .stateCorrupt?: self = .usage
+        case .configuration?, .usage?, .embedderMismatch?, .stateCorrupt?: self = .usage
         case .providerRefused?: self = .providerRefused
+        case .dependencyUnavailable?: self = .dependencyUnavailable
+        case .massDelete?: self = .deletionRefused
         default: self = .internalError
         }
     }

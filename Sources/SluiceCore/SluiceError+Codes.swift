@@ -3,7 +3,7 @@
 /// A code is what a document's failure reason, the stats and the exit code are keyed on, so each is
 /// listed here once, whatever module raises it. A command stopped by an error exits as
 /// ``RunExitCode/init(for:)`` maps its code: 1 for the codes marked "exit 1", 3 for ``lockHeld``, 5 for
-/// ``providerRefused``, 70 (a bug) for any other; a document that fails with a code does not stop the run
+/// ``providerRefused``, 6 for ``dependencyUnavailable``, 7 for ``massDelete``, 70 (a bug) for any other; a document that fails with a code does not stop the run
 /// (the run exits 2).
 extension SluiceError.Code {
     // MARK: Commands and runs
@@ -15,7 +15,7 @@ extension SluiceError.Code {
     /// Another run holds the state lock (exit 3).
     public static let lockHeld = SluiceError.Code("lock-held")
     /// The run would delete more than `run.max_delete_fraction` of the stored vectors, so it deleted none
-    /// (exit 1).
+    /// (exit 7).
     public static let massDelete = SluiceError.Code("mass-delete")
     /// The state or the sink was built by another embedder (provider, model or dimensions) (exit 1).
     public static let embedderMismatch = SluiceError.Code("embedder-mismatch")
@@ -78,6 +78,23 @@ extension SluiceError.Code {
     public static let sinkUnavailable = SluiceError.Code("sink-unavailable")
     /// A transport failure worth retrying: connection refused or reset, DNS failure, a transfer cut short.
     public static let network = SluiceError.Code("network")
+    /// A dependency (the store, the embedder) could not be reached when a command started, so it stopped
+    /// before any document was taken: nothing was marked failed; retry later (exit 6).
+    public static let dependencyUnavailable = SluiceError.Code("dependency-unavailable")
+}
+
+extension SluiceError {
+    /// True when this error, or one of its causes, says a dependency could not be reached or answered
+    /// "unavailable" (connection refused or reset, DNS failure, timeout, a store's 429/5xx): the
+    /// failures that waiting may cure, as opposed to a refusal or a wrong setting.
+    public var isUnavailability: Bool {
+        var next: (any Error)? = self
+        while let error = next as? SluiceError {
+            if [.network, .timeout, .sinkUnavailable, .dependencyUnavailable].contains(error.code) { return true }
+            next = error.cause
+        }
+        return false
+    }
 }
 
 extension SluiceError.Code {
@@ -88,6 +105,6 @@ extension SluiceError.Code {
         .unreadable, .emptyDocument, .invalidEncoding, .binaryContent, .unsupportedFormat, .tooLarge, .timeout,
         .extractionFailed, .encrypted, .extractorCrashed, .malformed, .tooDeep, .zipBomb, .xmlEntities,
         .embeddingFailed, .providerRefused,
-        .sinkFailed, .sinkUnavailable, .network,
+        .sinkFailed, .sinkUnavailable, .network, .dependencyUnavailable,
     ]
 }

@@ -21,7 +21,10 @@ public struct DryRunReport: Sendable, Hashable, Codable {
 extension Pipeline {
     /// Compares the source with the checkpoint: new, changed (bytes differ), previously failed, unchanged,
     /// and (with prune) vanished documents. Reads files only when size or mtime differ.
+    /// Makes the same cheap dependency checks as ``run(shutdown:progress:)`` first (exit 6 when the store or
+    /// the embedder cannot be reached).
     public func dryRun() async throws -> DryRunReport {
+        try await checkDependencies()
         var report = DryRunReport()
         let checkpoint: CheckpointStore
         do {

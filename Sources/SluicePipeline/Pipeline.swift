@@ -27,7 +27,7 @@ public actor Pipeline {
     /// Runs the pipeline to the end of the source (or until `shutdown` is requested).
     /// - Returns: the run's statistics; ``RunStats/exitCode`` maps them to an exit code.
     /// - Throws: ``SluiceError`` for what stops a run before or outside per-document work (lock held,
-    ///   configuration, embedder mismatch, mass delete, checkpoint failure).
+    ///   configuration, an unavailable store or embedder, embedder mismatch, mass delete, checkpoint failure).
     public func run(shutdown: ShutdownSignal = ShutdownSignal(), progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> RunStats {
         // Set up: the source, the state lock, the checkpoint and the executor of its writes.
         var isDirectory: ObjCBool = false
@@ -41,12 +41,20 @@ public actor Pipeline {
         let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
         defer { stateExecutor.shutdown() }
 
+        // The store and the embedder answer: one that cannot be reached stops the run here (exit 6),
+        // before any document is taken, so none is marked failed.
+        try await checkDependencies()
+
         // Guards: the shard, an interrupted sink reset, the embedder; then the sink is prepared.
         let identity = components.embedder.identity
         try guardShard(checkpoint: checkpoint)
         try await SinkReset.completePending(sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, logger: logger)
         try await guardEmbedder(identity, checkpoint: checkpoint, stateExecutor: stateExecutor)
-        try await components.sink.prepare(embedder: identity)
+        do {
+            try await components.sink.prepare(embedder: identity)
+        } catch let error as SluiceError where error.isUnavailability && sinkIsRemote {
+            throw Self.storeUnavailable(components.sink.name, error)
+        }
         let shard = options.shard
         try await stateExecutor.run {
             try checkpoint.setMetadata("embedder", identity.description)

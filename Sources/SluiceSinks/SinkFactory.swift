@@ -20,9 +20,11 @@ public enum SinkFactory {
                     password: try secret(sink.passwordEnv, key: "sink.password_env", need: .ifNamed),
                     connections: configuration.run.upsertParallelism))
         case .chroma:
-            return ChromaSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .ifNamed)))
+            // A local Chroma or Qdrant needs no key: a variable named by sink.api_key_env that is unset or
+            // empty sends none (the store answers 401/403 if it wanted one: exit 5, "check the key").
+            return ChromaSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional)))
         case .qdrant:
-            return QdrantSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .ifNamed)))
+            return QdrantSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional)))
         case .pinecone:
             return PineconeSink(
                 settings: .init(

@@ -475,7 +475,7 @@ struct SluiceCLITests {
 
     // MARK: 8. Mass-delete guard
 
-    @Test("--prune refuses to delete more than run.max_delete_fraction (exit 1, nothing deleted) unless --allow-mass-delete")
+    @Test("--prune refuses to delete more than run.max_delete_fraction (exit 7, nothing deleted) unless --allow-mass-delete")
     func massDeleteGuard() async throws {
         let ws = try Workspace("massdelete")
         defer { ws.cleanUp() }
@@ -487,13 +487,13 @@ struct SluiceCLITests {
         for key in gone { try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(key)) }
 
         let refused = try await ws.run(main, ["--prune"])
-        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.exitCode == 7, "\(refused)")
         #expect(refused.stderr.contains("max_delete_fraction"), "\(refused)")
         expectSameExport(try await ws.export(main), exported, "after a refused prune")
         #expect(try await ws.status(main).documents == ["indexed": keys.count])
 
         let dry = try await ws.sluice(ws.runArguments(main, ["--dry-run", "--prune"]))
-        #expect(dry.exitCode == 1, "\(dry)")
+        #expect(dry.exitCode == 7, "\(dry)")
         #expect(dry.stdout.contains("refused:") && dry.stdout.contains("max_delete_fraction"), "\(dry)")
 
         let statsURL = ws.file("allowed.stats.json")

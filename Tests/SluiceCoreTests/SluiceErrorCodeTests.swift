@@ -12,17 +12,30 @@ import Testing
     }
 
     /// Usage, configuration and a state the user must deal with exit 1; a held lock 3; a refusing
-    /// provider 5; anything else that stops a command is a bug (70).
+    /// provider 5; an unavailable dependency 6; a refused mass delete 7; anything else that stops a
+    /// command is a bug (70).
     @Test(arguments: SluiceError.Code.registered)
     func eachCodeHasItsExitCode(code: SluiceError.Code) {
         let expected: RunExitCode
         switch code {
-        case .configuration, .usage, .embedderMismatch, .massDelete, .stateCorrupt: expected = .usage
+        case .configuration, .usage, .embedderMismatch, .stateCorrupt: expected = .usage
         case .lockHeld: expected = .lockHeld
         case .providerRefused: expected = .providerRefused
+        case .dependencyUnavailable: expected = .dependencyUnavailable
+        case .massDelete: expected = .deletionRefused
         default: expected = .internalError
         }
         #expect(RunExitCode(for: SluiceError(code, "m")) == expected)
+    }
+
+    @Test func unavailabilityIsFoundInTheChainOfCauses() {
+        let refused = SluiceError(.network, "connection refused")
+        let spent = SluiceError(.sinkFailed, "gave up", cause: SluiceError(.sinkUnavailable, "q", cause: refused))
+        #expect(spent.isUnavailability)
+        #expect(SluiceError(.embeddingFailed, "x", cause: SluiceError(.timeout, "t")).isUnavailability)
+        #expect(!SluiceError(.sinkFailed, "HTTP 400").isUnavailability)
+        #expect(!SluiceError(.providerRefused, "401").isUnavailability)
+        #expect(RunExitCode.dependencyUnavailable.rawValue == 6 && RunExitCode.deletionRefused.rawValue == 7)
     }
 
     @Test func anErrorOtherThanSluiceErrorIsABug() {

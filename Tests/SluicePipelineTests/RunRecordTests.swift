@@ -33,7 +33,7 @@ import Testing
         #expect(RunExitCode(for: SluiceError(.state, "disk full")) == RunExitCode(rawValue: 70))
         #expect(RunExitCode(for: SluiceError(.sinkFailed, "disk full")) == RunExitCode(rawValue: 70))
         #expect(RunExitCode(for: SluiceError(.lockHeld, "held")) == .lockHeld)
-        #expect(RunExitCode(for: SluiceError(.massDelete, "no")) == .usage)
+        #expect(RunExitCode(for: SluiceError(.massDelete, "no")) == .deletionRefused)
         #expect(RunExitCode(for: SluiceError(.providerRefused, "quota")) == .providerRefused)
         #expect(RunExitCode(for: SluiceError(.stateCorrupt, "torn")) == .usage)
     }

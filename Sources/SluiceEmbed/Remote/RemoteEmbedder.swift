@@ -164,6 +164,31 @@ public final class RemoteEmbedder: Embedder {
         try await ShutdownSignal.pause(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
     }
 
+    /// Whether the endpoint answers at all: a `GET` of the base URL, where any HTTP status (a 404, a 401)
+    /// counts as reachable. Connection refused or reset, DNS failures and timeouts are tried three times,
+    /// a short pause apart, then reported as ``SluiceError/Code/dependencyUnavailable``. No embedding is
+    /// requested and nothing is counted against the budget; a 5xx storm later in a run is handled by the
+    /// retries of ``embed(_:tokenCounts:)`` as before.
+    public func checkReachable() async throws {
+        let request = HTTPRequest(url: configuration.baseURL, timeout: configuration.http.connectTimeout + .seconds(5))
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                _ = try await client.send(request)
+                return
+            } catch let error as SluiceError where error.isTransient {
+                guard attempt < 3 else {
+                    throw SluiceError(
+                        .dependencyUnavailable,
+                        "embedder \(configuration.provider) at \(redactedURL(configuration.baseURL)) cannot be reached: \(scrub(error.message))",
+                        cause: error)
+                }
+                try await ShutdownSignal.pause(for: .milliseconds(250 * attempt))
+            }
+        }
+    }
+
     /// Embeds the two halves of a batch concurrently.
     private func split(_ texts: ArraySlice<String>, tokens: ArraySlice<Int>) async throws -> [[Float]] {
         let middle = texts.startIndex + texts.count / 2

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+/// `sluice check [PIPELINE]`: validates the pipeline file, then talks to every dependency and prints one
+/// line per check, with its fix.
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate the pipeline file, then check the embedder, the store, the source and the state (one line each, with its fix).",
+        discussion: """
+            The embedder embeds one short text (remote: one small authenticated request); the store is \
+            connected to and its dimensions, metric and embedder compared with the pipeline's; the source \
+            is listed; the state's lock is tried and its checkpoint read. Nothing is written but the lock file \
+            and, with the local store, an empty store where there is none yet. Exit codes: \
+            0 every check passed · 1 a configuration error (the pipeline file, a key, a mismatch) · \
+            6 a dependency is unavailable (retry later).
+            """)
+
+    @OptionGroup var options: PipelineOptions
+
+    @Option(help: ArgumentHelp("Source folder (overrides the pipeline's source.path).", valueName: "path"))
+    var source: String?
+
+    @Option(help: ArgumentHelp("Check as shard K of N (the state's recorded shard must match).", valueName: "K/N"))
+    var shard: String?
+
+    func run() async throws {
+        try await withExitMapping {
+            let logger = makeLogger(level: options.logLevel)
+            let configuration = try options.loadConfiguration(source: source)
+            var runOptions = RunOptions()
+            if let shard { runOptions.shard = try Shard(parsing: shard) }
+            let components: PipelineComponents
+            do {
+                components = try PipelineComponents.standard(configuration: configuration)
+            } catch {
+                // The pipeline file reads, but an embedder or store cannot be set up from it (a missing
+                // key variable, missing model files, a malformed URL).
+                Self.print(DependencyCheck("pipeline", .failed, "\((error as? SluiceError)?.description ?? "\(error)")", fix: "correct the pipeline file or the environment"))
+                throw ExitCode(RunExitCode(for: error) == .dependencyUnavailable ? .dependencyUnavailable : .usage)
+            }
+            Self.print(DependencyCheck("pipeline", .ok, "\(options.pipeline): valid"))
+            let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
+            let checks = await pipeline.check()
+            for check in checks { Self.print(check) }
+            let code = DependencyCheck.exitCode(of: checks)
+            if code != .success { throw ExitCode(code) }
+        }
+    }
+
+    /// `ok          store     qdrant:…: reachable, 12 vectors → fix: …`
+    static func print(_ check: DependencyCheck) {
+        let outcome = check.outcome.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+        let subject = check.subject.padding(toLength: 9, withPad: " ", startingAt: 0)
+        var line = "\(outcome)\(subject)\(check.detail)"
+        if let fix = check.fix { line += " → fix: \(fix)" }
+        Swift.print(DisplayEscaping.escaped(line))
+    }
+}

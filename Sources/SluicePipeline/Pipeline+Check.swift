@@ -1,0 +1,208 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// One line of `sluice check`: what was checked, how it went, and what to do about it.
+public struct DependencyCheck: Sendable, Hashable, Codable {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// Works as the pipeline needs it.
+        case ok
+        /// Cannot be reached (or is busy) now: retry later (exit 6).
+        case unavailable
+        /// Reached, but wrong for this pipeline (a setting, a key, another embedder's vectors) (exit 1).
+        case failed
+    }
+
+    /// `pipeline`, `embedder`, `store`, `source` or `state`.
+    public var subject: String
+    public var outcome: Outcome
+    public var detail: String
+    /// What to do, when the outcome is not ``Outcome/ok``.
+    public var fix: String?
+
+    public init(_ subject: String, _ outcome: Outcome, _ detail: String, fix: String? = nil) {
+        self.subject = subject
+        self.outcome = outcome
+        self.detail = detail
+        self.fix = fix
+    }
+
+    /// The exit code of a list of checks: 1 when any failed (a setting to fix), else 6 when any dependency
+    /// was unavailable, else 0.
+    public static func exitCode(of checks: [DependencyCheck]) -> RunExitCode {
+        if checks.contains(where: { $0.outcome == .failed }) { return .usage }
+        if checks.contains(where: { $0.outcome == .unavailable }) { return .dependencyUnavailable }
+        return .success
+    }
+}
+
+extension Pipeline {
+    /// Stores that live behind a network connection (the local store and JSONL files are not checked
+    /// before a run: their `info` reads them).
+    var sinkIsRemote: Bool {
+        [.pgvector, .qdrant, .chroma, .pinecone].contains(configuration.sink.kind)
+    }
+
+    /// The cheap checks a run makes before it takes any document: the store answers (network stores) and
+    /// the embedder's endpoint answers (remote embedders). A dependency that cannot be reached stops the
+    /// run here with ``SluiceError/Code/dependencyUnavailable`` (exit 6), before anything is marked
+    /// failed. Other errors are left to the steps that follow (`prepare` reports them with its context).
+    func checkDependencies() async throws {
+        if sinkIsRemote {
+            do {
+                _ = try await components.sink.info()
+            } catch let error as SluiceError where error.isUnavailability {
+                throw Self.storeUnavailable(components.sink.name, error)
+            } catch {
+                // Refusals and odd answers are reported by `prepare`, as before.
+            }
+        }
+        try await components.embedder.checkReachable()
+    }
+
+    static func storeUnavailable(_ name: String, _ error: SluiceError) -> SluiceError {
+        SluiceError(
+            .dependencyUnavailable,
+            "the store \(name) cannot be reached: \(error.message). Nothing was marked failed; run again when it is back",
+            cause: error)
+    }
+
+    /// `sluice check`: really talks to every dependency, one ``DependencyCheck`` each: the embedder (one
+    /// embedding of a short text), the store (reachable, its dimensions, metric and embedder against the
+    /// pipeline's), the source (exists, readable, how many files match) and the state (lock, checkpoint,
+    /// embedder and shard). Writes nothing but what taking and releasing the state lock writes (the
+    /// components were built before: a local store not created yet is created empty by then).
+    public func check() async -> [DependencyCheck] {
+        var checks: [DependencyCheck] = []
+        checks.append(await checkEmbedder())
+        checks.append(await checkStore())
+        checks.append(await checkSource())
+        checks.append(checkState())
+        return checks
+    }
+
+    private func checkEmbedder() async -> DependencyCheck {
+        let embedder = components.embedder
+        let identity = embedder.identity
+        do {
+            try await embedder.checkReachable()
+            let vectors = try await embedder.embed(["sluice check"])
+            guard vectors.count == 1, let vector = vectors.first else {
+                return DependencyCheck("embedder", .failed, "\(identity): answered \(vectors.count) vectors for one text", fix: "check embed.provider and embed.base_url")
+            }
+            guard vector.count == identity.dimensions else {
+                return DependencyCheck(
+                    "embedder", .failed, "\(identity): answered \(vector.count)-dimensional vectors, embed.dimensions is \(identity.dimensions)",
+                    fix: "set embed.dimensions to \(vector.count), or embed.request_dimensions")
+            }
+            return DependencyCheck("embedder", .ok, "\(identity): embedded one text (\(vector.count) dimensions)")
+        } catch let error as SluiceError where error.code == .providerRefused {
+            return DependencyCheck("embedder", .failed, "\(identity): \(error.message)", fix: "check the key in the variable embed.api_key_env names, and the account's quota")
+        } catch let error as SluiceError where error.isUnavailability {
+            return DependencyCheck("embedder", .unavailable, "\(identity): \(error.message)", fix: "start the embedding service or correct embed.base_url, then run again")
+        } catch {
+            return DependencyCheck("embedder", .failed, "\(identity): \(Self.failureDescription(error))", fix: "check the embed section of the pipeline file")
+        }
+    }
+
+    private func checkStore() async -> DependencyCheck {
+        let sink = components.sink
+        let identity = components.embedder.identity
+        let info: SinkInfo
+        do {
+            info = try await sink.info()
+        } catch let error as SluiceError where error.code == .providerRefused {
+            return DependencyCheck("store", .failed, "\(sink.name): \(error.message)", fix: "check the key in the variable sink.api_key_env names")
+        } catch let error as SluiceError where error.isUnavailability {
+            return DependencyCheck("store", .unavailable, "\(sink.name): cannot be reached: \(error.message)", fix: "start the store or correct sink.url, then run again")
+        } catch {
+            return DependencyCheck("store", .failed, "\(sink.name): \(Self.failureDescription(error))", fix: "check the sink section of the pipeline file")
+        }
+        guard info.exists else {
+            return DependencyCheck("store", .ok, "\(sink.name): reachable; nothing stored yet (the first run creates it)")
+        }
+        if let dimensions = info.dimensions, dimensions != identity.dimensions, info.count > 0 || sinkIsRemote {
+            return DependencyCheck(
+                "store", .failed, "\(sink.name): holds \(dimensions)-dimensional vectors, the embedder makes \(identity.dimensions)",
+                fix: "use another collection/table/index, or run with --reembed to replace every vector")
+        }
+        if sinkIsRemote, let metric = info.metric, metric != configuration.sink.metric.rawValue {
+            return DependencyCheck(
+                "store", .failed, "\(sink.name): uses the \(metric) metric, sink.metric is \(configuration.sink.metric.rawValue)",
+                fix: "set sink.metric to \(metric), or use another collection/table/index")
+        }
+        if let embedder = info.embedder, embedder != identity.description, info.count > 0 {
+            return DependencyCheck(
+                "store", .failed, "\(sink.name): holds vectors of \(embedder), the pipeline embeds with \(identity)",
+                fix: "run with --reembed to replace every vector, or use another sink")
+        }
+        let shape = [info.dimensions.map { "\($0) dimensions" }, info.metric].compactMap { $0 }.joined(separator: ", ")
+        return DependencyCheck("store", .ok, "\(sink.name): reachable, \(info.count) vectors\(shape.isEmpty ? "" : " (\(shape))")")
+    }
+
+    private func checkSource() async -> DependencyCheck {
+        let root = sourceRoot
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return DependencyCheck("source", .failed, "\(root.path) does not exist or is not a folder", fix: "correct source.path (or pass --source), or mount the folder")
+        }
+        guard FileManager.default.isReadableFile(atPath: root.path) else {
+            return DependencyCheck("source", .failed, "\(root.path) is not readable", fix: "give the user running sluice read access")
+        }
+        let scanner = SourceScanner(configuration: configuration.source, root: root, shard: options.shard)
+        var matching = 0
+        var problems = 0
+        do {
+            try await scanner.walk { entry in
+                switch entry {
+                case .success: matching += 1
+                case .failure: problems += 1
+                }
+                return true
+            }
+        } catch {
+            return DependencyCheck("source", .failed, "\(root.path): \(Self.failureDescription(error))", fix: "check the folder's permissions")
+        }
+        let shard = options.shard == .whole ? "" : " of shard \(options.shard)"
+        let unreadable = problems > 0 ? ", \(problems) could not be listed (see `sluice run`)" : ""
+        let hint = matching == 0 ? " (check source.include and source.exclude)" : ""
+        return DependencyCheck("source", .ok, "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)")
+    }
+
+    private func checkState() -> DependencyCheck {
+        let directory = stateDirectory
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            return DependencyCheck("state", .ok, "\(directory.path): no state yet (the first run creates it)")
+        }
+        do {
+            let lock = try StateLock(directory: directory)
+            withExtendedLifetime(lock) {}
+        } catch let error as SluiceError where error.code == .lockHeld {
+            return DependencyCheck("state", .unavailable, error.message, fix: "wait for the run in progress to end")
+        } catch {
+            return DependencyCheck("state", .failed, "\(directory.path): \(Self.failureDescription(error))", fix: "check the folder's permissions and free space")
+        }
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
+            return DependencyCheck("state", .ok, "\(directory.path): lock free, no checkpoint yet")
+        }
+        do {
+            let checkpoint = try CheckpointStore(directory: directory, readOnly: true)
+            let documents = try checkpoint.documentCount()
+            let identity = components.embedder.identity.description
+            if let stored = try checkpoint.metadata("embedder"), stored != identity, documents > 0 {
+                return DependencyCheck(
+                    "state", .failed, "\(directory.path): built with embedder \(stored), the pipeline now uses \(identity)",
+                    fix: "run with --reembed to replace every vector, or use another state and sink")
+            }
+            let recorded = try checkpoint.metadata("shard") ?? Shard.whole.description
+            if recorded != options.shard.description, documents > 0 {
+                return DependencyCheck(
+                    "state", .failed, "\(directory.path): built for shard \(recorded), this check is for shard \(options.shard)",
+                    fix: "give each shard its own state directory")
+            }
+            return DependencyCheck("state", .ok, "\(directory.path): lock free, readable, \(documents) documents, shard \(recorded)")
+        } catch {
+            return DependencyCheck("state", .failed, "\(directory.path): \(Self.failureDescription(error))", fix: "restore the state from a backup, or start a new one")
+        }
+    }
+}
