@@ -32,7 +32,7 @@ struct VerifyCommand: AsyncParsableCommand {
             print("checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors")
             if !report.forgottenRecords.isEmpty {
                 print("unreadable document records forgotten: \(report.forgottenRecords.count) (processed again)")
-                for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(key)") }
+                for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(DisplayEscaping.escaped(key))") }
             }
             print("missing from the store: \(report.missingCount) vectors in \(report.missing.count) documents")
             for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) { print("  missing  \(DisplayEscaping.escaped(key))  (\(count))") }
