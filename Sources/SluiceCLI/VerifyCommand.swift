@@ -18,7 +18,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withExitMapping {
-            let logger = makeLogger(level: options.logLevel)
+            let logger = options.makeLogger()
             let configuration = try options.loadConfiguration()
             var runOptions = RunOptions()
             runOptions.allowMassDelete = allowMassDelete

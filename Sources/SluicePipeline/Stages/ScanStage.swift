@@ -50,6 +50,7 @@ package actor ScanStage {
         precondition(state == .initial, "a stage runs once")
         state = .running
         defer {
+            scanned.complete()
             output.finish()
             state = .finished
         }
@@ -113,9 +114,14 @@ package actor ScanStage {
     }
 }
 
-/// Documents the scanner has looked at so far (for progress).
+/// Documents the scanner has looked at so far (for progress), and whether the walk is over.
 package final class ScanCounter: Sendable {
     private let count = Atomic<Int>(0)
+    private let completed = Atomic<Bool>(false)
     func increment() { count.add(1, ordering: .relaxed) }
+    /// The walk is over: ``value`` is the run's number of documents from now on.
+    func complete() { completed.store(true, ordering: .releasing) }
     package var value: Int { count.load(ordering: .relaxed) }
+    /// The documents of the run once the walk is over (nil while it goes on).
+    package var total: Int? { completed.load(ordering: .acquiring) ? value : nil }
 }
