@@ -16,6 +16,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Let --repair delete more than run.max_delete_fraction of the store.")
     var allowMassDelete = false
 
+    @Flag(help: "Print one JSON document (snake_case keys, as --stats-json) instead of text; the exit code is the same.")
+    var json = false
+
     func run() async throws {
         try await withExitMapping {
             let logger = options.makeLogger()
@@ -28,6 +31,15 @@ struct VerifyCommand: AsyncParsableCommand {
             let signals = SignalHandlers(shutdown: shutdown, logger: logger)
             defer { withExtendedLifetime(signals) {} }
             let report = try await pipeline.verify(repair: repair, shutdown: shutdown)
+            if json {
+                try MachineReadable.print(MachineReadable.verify(report, sink: components.sink.name, repair: repair))
+                if repair {
+                    if let run = report.repairRun, run.exitCode != .success { throw ExitCode(run.exitCode) }
+                } else if !report.isConsistent {
+                    throw ExitCode(.documentsFailed)
+                }
+                return
+            }
             print("sink: \(DisplayEscaping.escaped(components.sink.name))")
             print("checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors")
             if !report.forgottenRecords.isEmpty {
