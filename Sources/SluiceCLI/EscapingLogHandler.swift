@@ -47,6 +47,14 @@ struct EscapingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        var event = event
+        if let error = event.error {
+            // As swift-log's stream handler shows an attached error, but escaped like the rest (it
+            // would add it raw otherwise).
+            event.metadata = (event.metadata ?? [:]).merging(
+                ["error.message": "\(error)", "error.type": "\(String(reflecting: type(of: error)))"]) { explicit, _ in explicit }
+            event.error = nil
+        }
         if LogOutput.format == .json {
             var metadata = rawMetadata
             if let provided = metadataProvider?.get() { metadata.merge(provided) { _, new in new } }
@@ -55,7 +63,6 @@ struct EscapingLogHandler: LogHandler {
             FileHandle.standardError.write(Data((line + "\n").utf8))
             return
         }
-        var event = event
         event.message = "\(DisplayEscaping.escaped(event.message.description))"
         event.metadata = event.metadata?.mapValues(Self.escaped)
         inner.log(event: event)
