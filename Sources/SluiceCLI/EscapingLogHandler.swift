@@ -65,7 +65,7 @@ struct EscapingLogHandler: LogHandler {
         }
         event.message = "\(DisplayEscaping.escaped(event.message.description))"
         event.metadata = event.metadata?.mapValues(Self.escaped)
-        inner.log(event: event)
+        LiveLine.clearing { [event] in inner.log(event: event) }
     }
 
     static func escaped(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {

@@ -24,6 +24,40 @@ enum LogOutput {
     }
 }
 
+/// The live progress line on a terminal, shared by the progress reporter and the log handler: a log
+/// line first clears a drawn progress line (the next report draws it again below), so the two are never
+/// glued together. One lock orders the terminal writes.
+enum LiveLine {
+    private static let drawn = Mutex(false)
+
+    /// Draws `line` over the current one.
+    static func draw(_ line: String) {
+        drawn.withLock { drawn in
+            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
+            drawn = true
+        }
+    }
+
+    /// Draws `line` a last time and ends it with a line break.
+    static func end(_ line: String) {
+        drawn.withLock { drawn in
+            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)\n".utf8))
+            drawn = false
+        }
+    }
+
+    /// Runs `write` (a log line) with the live line cleared first, if one is drawn.
+    static func clearing(_ write: () -> Void) {
+        drawn.withLock { drawn in
+            if drawn {
+                FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+                drawn = false
+            }
+            write()
+        }
+    }
+}
+
 /// A log event as one JSON object on one line, for log shippers. Keys:
 /// - `ts`: the time, ISO 8601 in UTC with milliseconds (`2026-11-25T10:50:25.123Z`)
 /// - `level`: `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`

@@ -15,14 +15,13 @@ final class ProgressReporter: Sendable {
     private let quiet: Bool
     private let terminal: Bool
     private let logger: Logger
-    /// When the last plain line was logged; whether a terminal line is drawn (not yet ended by a line
-    /// break); whether the run is over (late reports are dropped). One lock, so that a report racing the
-    /// end cannot draw after the summary.
+    /// When the last plain line was logged, and whether the run is over (late reports are dropped). One
+    /// lock, so that a report racing the end cannot draw after the summary. (The terminal line itself
+    /// is ``LiveLine``'s, which log lines clear first.)
     private let state = Mutex(State())
 
     private struct State {
         var lastLog = 0.0
-        var drewLine = false
         var finished = false
     }
 
@@ -39,8 +38,7 @@ final class ProgressReporter: Sendable {
         state.withLock { state in
             guard !state.finished else { return }
             if terminal {
-                FileHandle.standardError.write(Data("\r\u{1B}[2K\(progress.line)".utf8))
-                state.drewLine = true
+                LiveLine.draw(progress.line)
             } else if progress.elapsedSeconds - state.lastLog >= 10 {
                 state.lastLog = progress.elapsedSeconds
                 log(progress)
@@ -56,8 +54,7 @@ final class ProgressReporter: Sendable {
             state.finished = true
             guard !quiet else { return }
             if terminal {
-                FileHandle.standardError.write(Data("\r\u{1B}[2K\(last.line)\n".utf8))
-                state.drewLine = false
+                LiveLine.end(last.line)
             } else {
                 log(last)
             }
