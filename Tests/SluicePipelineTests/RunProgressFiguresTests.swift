@@ -58,3 +58,20 @@ import Testing
         #expect(empty.percent == 100 && empty.documentsPerSecond == 0)
     }
 }
+
+/// Where the progress total comes from: the counting walk first, the scan's own count once it is over.
+@Suite struct ScanCounterTests {
+    @Test("nil until counted; the count ahead, never below what was scanned; exact at the end of the walk")
+    func total() {
+        let counter = ScanCounter()
+        #expect(counter.total == nil)
+        counter.increment()
+        #expect(counter.total == nil)
+        counter.counted(10)
+        #expect(counter.total == 10)
+        for _ in 0..<11 { counter.increment() }
+        #expect(counter.total == 12, "a file added after the counting walk")
+        counter.complete()
+        #expect(counter.total == 12)
+    }
+}
