@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Sluice
 
 /// Options every command shares: the pipeline file, the state folder and `--set` overrides.
@@ -15,12 +16,24 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .customLong("set"), help: ArgumentHelp("Override a pipeline setting, e.g. --set chunk.max_tokens=128 (repeatable).", valueName: "key=value"))
     var overrides: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error.", valueName: "level"))
-    var logLevel: String = "info"
+    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error (default info; notice with run --quiet).", valueName: "level"))
+    var logLevel: String?
+
+    @Option(name: .long, help: ArgumentHelp("Log lines on standard error: text, or json (one JSON object per line, for log shippers).", valueName: "format"))
+    var logFormat: LogFormat = .text
+
+    /// The command's logger, in the chosen format. `quiet` (run --quiet) raises the default level to
+    /// notice, so that only notices, warnings and errors are printed; an explicit `--log-level` wins.
+    func makeLogger(quiet: Bool = false) -> Logger {
+        LogOutput.configure(format: logFormat)
+        return SluiceCLI.makeLogger(level: logLevel ?? (quiet ? "notice" : "info"))
+    }
 
     /// The configuration with overrides applied. Paths given on the command line are relative to the
     /// working directory.
     func loadConfiguration(source: String? = nil) throws -> PipelineConfiguration {
+        // Whatever logs while the configuration and the components are built uses the chosen format.
+        LogOutput.configure(format: logFormat)
         let file = URL(fileURLWithPath: pipeline)
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw SluiceError(.configuration, "pipeline file \(pipeline) not found (run from the repository root, or name a pipeline file)")

@@ -7,45 +7,76 @@ import Synchronization
 import Glibc
 #endif
 
-/// A live progress line on a terminal; a plain log line every 10 seconds otherwise.
+/// A live progress line on a terminal; a plain log line every 10 seconds otherwise (and one with the
+/// final figures at the end, so a log always has them). Both carry the same figures (``RunProgress/line``;
+/// in JSON logs also as fields, ``RunProgress/fields``). At the end, ``finish(with:)`` ends the terminal
+/// line before the summary, so the two are never glued together.
 final class ProgressReporter: Sendable {
     private let quiet: Bool
     private let terminal: Bool
     private let logger: Logger
-    private let lastLog = Mutex(0.0)
-    private let drewLine = Atomic<Bool>(false)
+    /// When the last plain line was logged, and whether the run is over (late reports are dropped). One
+    /// lock, so that a report racing the end cannot draw after the summary. (The terminal line itself
+    /// is ``LiveLine``'s, which log lines clear first.)
+    private let state = Mutex(State())
 
-    init(quiet: Bool, logger: Logger) {
+    private struct State {
+        var lastLog = 0.0
+        var finished = false
+    }
+
+    /// - Parameter terminal: Draw a live line (standard error is a terminal, and logs are text: JSON logs
+    ///   get plain progress lines wherever they go).
+    init(quiet: Bool, logger: Logger, terminal: Bool = isatty(STDERR_FILENO) == 1 && LogOutput.format == .text) {
         self.quiet = quiet
-        self.terminal = isatty(STDERR_FILENO) == 1
+        self.terminal = terminal
         self.logger = logger
     }
 
     func report(_ progress: RunProgress) {
         guard !quiet else { return }
-        let s = progress.stats
-        let done = s.documentsUpserted + s.documentsSkipped + s.documentsFailed
-        let line = String(
-            format: "%.0fs  scanned %d  done %d (upserted %d, skipped %d, failed %d)  in flight %d  chunks %d  embedded %d",
-            progress.elapsedSeconds, progress.scanned, done, s.documentsUpserted, s.documentsSkipped, s.documentsFailed,
-            progress.inFlight, s.chunks, s.chunksEmbedded)
-        if terminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
-            drewLine.store(true, ordering: .relaxed)
-        } else {
-            let due = lastLog.withLock { last -> Bool in
-                if progress.elapsedSeconds - last >= 10 {
-                    last = progress.elapsedSeconds
-                    return true
-                }
-                return false
+        state.withLock { state in
+            guard !state.finished else { return }
+            if terminal {
+                LiveLine.draw(progress.line)
+            } else if progress.elapsedSeconds - state.lastLog >= 10 {
+                state.lastLog = progress.elapsedSeconds
+                log(progress)
             }
-            if due { logger.info("progress: \(line)") }
         }
     }
 
-    func finish() {
-        if drewLine.load(ordering: .relaxed) { FileHandle.standardError.write(Data("\n".utf8)) }
+    /// Ends the progress display with the run's final figures, then prints the summary on a line of its
+    /// own: the phase table, or with `--quiet` the short summary only.
+    func finish(with stats: RunStats) {
+        let last = RunProgress(finished: stats)
+        state.withLock { state in
+            state.finished = true
+            guard !quiet else { return }
+            if terminal {
+                LiveLine.end(last.line)
+            } else {
+                log(last)
+            }
+        }
+        if LogOutput.format == .json {
+            // Standard error stays one JSON object per line: the summary is a log line too (a notice, so
+            // that --quiet keeps it), with the final figures as fields; the table is --stats-json's.
+            logger.notice("summary: \(stats.summary().split(separator: "\n").joined(separator: " · "))", metadata: Self.metadata(last))
+        } else {
+            FileHandle.standardError.write(Data(((quiet ? stats.summary() : "\n" + stats.table()) + "\n").utf8))
+        }
+    }
+
+    private static func metadata(_ progress: RunProgress) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        for field in progress.fields { metadata["sluice-" + field.name.replacingOccurrences(of: "_", with: "-")] = .stringConvertible(field.value) }
+        return metadata
+    }
+
+    private func log(_ progress: RunProgress) {
+        // The text line already says it all; JSON lines carry the figures as fields too.
+        logger.info("progress: \(progress.line)", metadata: LogOutput.format == .json ? Self.metadata(progress) : [:])
     }
 }
 

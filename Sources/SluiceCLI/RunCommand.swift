@@ -40,12 +40,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the run's statistics as JSON to this file ('-' for standard output).", valueName: "file"))
     var statsJson: String?
 
-    @Flag(help: "No progress line and no table.")
+    @Flag(help: "No progress and no info lines (notices, warnings and errors stay); the short summary instead of the table.")
     var quiet = false
 
     func run() async throws {
         try await withExitMapping {
-            let logger = makeLogger(level: options.logLevel)
+            let logger = options.makeLogger(quiet: quiet)
             let configuration = try options.loadConfiguration(source: source)
             var runOptions = RunOptions()
             runOptions.prune = prune ? true : nil
@@ -71,8 +71,7 @@ struct RunCommand: AsyncParsableCommand {
             defer { withExtendedLifetime(signals) {} }
             let progress = ProgressReporter(quiet: quiet, logger: logger)
             let stats = try await pipeline.run(shutdown: shutdown, progress: { progress.report($0) })
-            progress.finish()
-            if !quiet { FileHandle.standardError.write(Data(("\n" + stats.table() + "\n").utf8)) }
+            progress.finish(with: stats)
             if let statsJson { try writeJSON(stats, to: statsJson) }
             if let refusal = stats.providerRefusal {
                 FileHandle.standardError.write(Data("sluice: stopped: \(DisplayEscaping.escaped(refusal))\nsluice: fix the quota or the key, then run again to resume (exit 5)\n".utf8))

@@ -53,7 +53,7 @@ struct SinkCommand: AsyncParsableCommand {
                 guard yes else { throw SluiceError(.usage, "sink drop deletes every vector of the store: pass --yes to confirm") }
                 let configuration = try options.loadConfiguration()
                 let components = try PipelineComponents.standard(configuration: configuration)
-                let pipeline = Pipeline(configuration: configuration, components: components, logger: makeLogger(level: options.logLevel))
+                let pipeline = Pipeline(configuration: configuration, components: components, logger: options.makeLogger())
                 try await pipeline.dropSink()
                 print("dropped \(DisplayEscaping.escaped(components.sink.name)); the checkpoint's documents were forgotten (the embedding cache is kept)")
             }

@@ -11,10 +11,17 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "How many recent runs to list.")
     var runs = 5
 
+    @Flag(help: "Print one JSON document (snake_case keys, as --stats-json) instead of text.")
+    var json = false
+
     func run() async throws {
         try await withExitMapping {
             let configuration = try options.loadConfiguration()
             let report = try Pipeline.status(configuration: configuration, recentRuns: runs)
+            if json {
+                try MachineReadable.print(MachineReadable.status(report, extractionCacheCapMB: configuration.extract.cacheMB))
+                return
+            }
             print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
             print("embedder: \(report.embedder ?? "none yet")")
             if let reset = report.pendingSinkReset {

@@ -16,9 +16,12 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Let --repair delete more than run.max_delete_fraction of the store.")
     var allowMassDelete = false
 
+    @Flag(help: "Print one JSON document (snake_case keys, as --stats-json) instead of text; the exit code is the same.")
+    var json = false
+
     func run() async throws {
         try await withExitMapping {
-            let logger = makeLogger(level: options.logLevel)
+            let logger = options.makeLogger()
             let configuration = try options.loadConfiguration()
             var runOptions = RunOptions()
             runOptions.allowMassDelete = allowMassDelete
@@ -28,11 +31,20 @@ struct VerifyCommand: AsyncParsableCommand {
             let signals = SignalHandlers(shutdown: shutdown, logger: logger)
             defer { withExtendedLifetime(signals) {} }
             let report = try await pipeline.verify(repair: repair, shutdown: shutdown)
+            if json {
+                try MachineReadable.print(MachineReadable.verify(report, sink: components.sink.name, repair: repair))
+                if repair {
+                    if let run = report.repairRun, run.exitCode != .success { throw ExitCode(run.exitCode) }
+                } else if !report.isConsistent {
+                    throw ExitCode(.documentsFailed)
+                }
+                return
+            }
             print("sink: \(DisplayEscaping.escaped(components.sink.name))")
             print("checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors")
             if !report.forgottenRecords.isEmpty {
                 print("unreadable document records forgotten: \(report.forgottenRecords.count) (processed again)")
-                for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(key)") }
+                for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(DisplayEscaping.escaped(key))") }
             }
             print("missing from the store: \(report.missingCount) vectors in \(report.missing.count) documents")
             for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) { print("  missing  \(DisplayEscaping.escaped(key))  (\(count))") }

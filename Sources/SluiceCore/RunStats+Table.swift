@@ -25,6 +25,14 @@ extension RunStats {
             if index == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
         lines.append("")
+        lines.append(summary())
+        return lines.joined(separator: "\n")
+    }
+
+    /// The counters under the table: documents, chunks, vectors, wall time, failures, and how the run
+    /// stopped. All `run --quiet` prints at the end.
+    public func summary() -> String {
+        var lines: [String] = []
         let mb = Double(bytesRead) / 1_048_576
         lines.append(
             "documents: \(documentsUpserted) upserted, \(documentsSkipped) skipped, \(documentsFailed) failed"

@@ -88,7 +88,7 @@ public actor Pipeline {
         do {
             let report = progress.map { report in
                 { @Sendable in
-                    report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: stages.scan.scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now))
+                    report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: stages.scan.scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now, total: stages.scan.scanned.total))
                 }
             }
             ended = try await stages.run(shutdown: shutdown, progress: report)

@@ -40,4 +40,14 @@ public struct RunProgress: Sendable {
     public var scanned: Int
     public var stats: RunStats
     public var inFlight: Int
+    /// The documents of the run, once the scan has counted them all (nil before); see RunProgress+Figures.swift.
+    public var total: Int?
+
+    public init(elapsedSeconds: Double, scanned: Int, stats: RunStats, inFlight: Int, total: Int? = nil) {
+        self.elapsedSeconds = elapsedSeconds
+        self.scanned = scanned
+        self.stats = stats
+        self.inFlight = inFlight
+        self.total = total
+    }
 }

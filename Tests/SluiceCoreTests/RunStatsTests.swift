@@ -47,3 +47,19 @@ import Testing
         #expect(decoded.latencyQuantile(0.99) > 0.05)
     }
 }
+
+@Suite struct RunStatsSummaryTests {
+    @Test("the short summary (run --quiet) is the counters under the table, without the phase rows")
+    func summaryIsTheTableTail() {
+        var stats = RunStats()
+        stats.documentsUpserted = 3
+        stats.documentsFailed = 1
+        stats.failuresByCode = ["empty-document": 1]
+        stats.phases = [PhaseStats(name: "extract", workers: 2)]
+        let summary = stats.summary()
+        #expect(summary.hasPrefix("documents: 3 upserted, 0 skipped, 1 failed\n"))
+        #expect(summary.contains("failures: empty-document 1"))
+        #expect(!summary.contains("extract"))
+        #expect(stats.table().hasSuffix("\n\n" + summary))
+    }
+}

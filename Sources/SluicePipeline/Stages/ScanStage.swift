@@ -50,9 +50,28 @@ package actor ScanStage {
         precondition(state == .initial, "a stage runs once")
         state = .running
         defer {
+            scanned.complete()
             output.finish()
             state = .finished
         }
+        // Count ahead for progress: a stat-only walk of its own, so that the total is known long before
+        // this walk, held back by the stage buffers, reaches the end. Not with --retry-failed (only the
+        // failed documents count there, which takes the checkpoint): its total comes with the end of the walk.
+        let counter = scanned
+        let scanner = self.scanner
+        let counting: Task<Void, Never>? = retryFailed ? nil : Task.detached(priority: .utility) {
+            var count = 0
+            do {
+                try await scanner.walk { _ in
+                    count += 1
+                    return !Task.isCancelled
+                }
+            } catch {
+                return  // the walk below meets the same problem and reports it
+            }
+            if !Task.isCancelled { counter.counted(count) }
+        }
+        defer { counting?.cancel() }
         let clock = ContinuousClock()
         var outcome = Outcome()
         var stateDamage: SluiceError?
@@ -113,9 +132,24 @@ package actor ScanStage {
     }
 }
 
-/// Documents the scanner has looked at so far (for progress).
+/// Documents the scanner has looked at so far (for progress), what the counting walk found, and
+/// whether the walk is over.
 package final class ScanCounter: Sendable {
     private let count = Atomic<Int>(0)
+    private let ahead = Atomic<Int>(-1)
+    private let completed = Atomic<Bool>(false)
     func increment() { count.add(1, ordering: .relaxed) }
+    /// The counting walk found `documents`.
+    func counted(_ documents: Int) { ahead.store(documents, ordering: .relaxed) }
+    /// The walk is over: ``value`` is the run's number of documents from now on.
+    func complete() { completed.store(true, ordering: .releasing) }
     package var value: Int { count.load(ordering: .relaxed) }
+    /// The documents of the run: exact once the walk is over; before, what the counting walk found
+    /// (never less than what was scanned: files may come and go between the two walks); nil while
+    /// neither is known.
+    package var total: Int? {
+        if completed.load(ordering: .acquiring) { return value }
+        let counted = ahead.load(ordering: .relaxed)
+        return counted < 0 ? nil : max(counted, value)
+    }
 }

@@ -83,7 +83,8 @@ struct Workspace: Sendable {
 
     /// `sluice run PIPELINE --state … --set sink.path=… --source CORPUS EXTRA…`
     func runArguments(_ target: Target, _ extra: [String] = []) -> [String] {
-        ["run", pipeline.path] + target.arguments + ["--source", corpus.path, "--quiet"] + extra
+        // --quiet keeps info lines with an explicit level: tests wait for "run started".
+        ["run", pipeline.path] + target.arguments + ["--source", corpus.path, "--quiet", "--log-level", "info"] + extra
     }
 
     /// Starts `sluice ARGUMENTS` without waiting.

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+
+/// Machine-readable operations (issue 18, item 5): `status --json`, `verify --json`, `--log-format json`,
+/// the progress figures in plain log lines, and `--quiet`. Nothing here depends on timing: the plain
+/// progress line checked is the one every run logs at its end.
+@Suite(.serialized)
+struct MachineReadableCLITests {
+    /// A name with control characters: JSON must carry it back exactly, and never raw.
+    static let hostile = "bad\u{1B}[31m\nname\u{9B}.txt"
+
+    static func json(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any], "not a JSON object: \(text)", sourceLocation: sourceLocation)
+    }
+
+    @Test("status --json: documents by status, caches, the last runs with their outcome and stats, failures with code and reason")
+    func statusJSON() async throws {
+        let ws = try Workspace("status-json")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 5, into: ws.corpus, seed: 0x5EED_0501)
+        try Corpus.write("", to: ws.corpus.appendingPathComponent(Self.hostile))  // empty: it fails
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 2)
+
+        let result = try await ws.sluice(["status", ws.pipeline.path, "--json"] + main.arguments)
+        #expect(result.exitCode == 0, "\(result)")
+        let status = try Self.json(result.stdout)
+        #expect(Set(status.keys) == [
+            "state_directory", "embedder", "pending_sink_reset", "documents_by_status", "documents", "vectors_tracked",
+            "embedding_cache_entries", "extraction_cache", "recent_runs", "failures",
+        ])
+        #expect(status["documents_by_status"] as? [String: Int] == ["indexed": keys.count, "failed": 1])
+        #expect(status["documents"] as? Int == keys.count + 1)
+        #expect((status["vectors_tracked"] as? Int ?? 0) > 0)
+        #expect((status["embedding_cache_entries"] as? Int ?? 0) > 0)
+        #expect(status["pending_sink_reset"] is NSNull)
+        #expect(status["embedder"] is String)
+        let cache = try #require(status["extraction_cache"] as? [String: Any])
+        #expect(Set(cache.keys) == ["entries", "bytes", "cap_mb"])
+
+        let runs = try #require(status["recent_runs"] as? [[String: Any]])
+        try #require(runs.count == 1, "\(runs)")
+        #expect(runs[0]["exit_code"] as? Int == 2)
+        #expect(runs[0]["outcome"] as? String == "documents_failed")
+        #expect(runs[0]["failure"] is NSNull)
+        #expect(runs[0]["run_id"] is String)
+        let stats = try #require(runs[0]["stats"] as? [String: Any], "a finished run carries its --stats-json document")
+        #expect(stats["documents_upserted"] as? Int == keys.count)
+        #expect(stats["documents_failed"] as? Int == 1)
+        #expect(stats["run_id"] as? String == runs[0]["run_id"] as? String)
+
+        let failures = try #require(status["failures"] as? [[String: Any]])
+        try #require(failures.count == 1, "\(failures)")
+        #expect(failures[0]["document_key"] as? String == Self.hostile, "the real key, escaped only as JSON requires")
+        #expect(failures[0]["code"] as? String == "empty-document")
+        #expect(failures[0]["reason"] is String)
+        #expect(failures[0]["removed_vectors"] is NSNull)
+        #expect(!result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{9B}"), "no raw control character: \(result.stdout)")
+    }
+
+    @Test("verify --json: missing and unknown vectors by document, consistent or not, and what --repair did; exit codes as in text")
+    func verifyJSON() async throws {
+        let ws = try Workspace("verify-json")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 4, into: ws.corpus, seed: 0x5EED_0502)
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 0)
+
+        let consistent = try await ws.sluice(["verify", ws.pipeline.path, "--json"] + main.arguments)
+        #expect(consistent.exitCode == 0, "\(consistent)")
+        let clean = try Self.json(consistent.stdout)
+        #expect(clean["consistent"] as? Bool == true)
+        #expect(clean["missing_vectors"] as? Int == 0)
+        #expect(clean["unknown_vectors"] as? Int == 0)
+        #expect(clean["repair"] is NSNull)
+        #expect(clean["vectors_tracked"] as? Int == clean["vectors_stored"] as? Int)
+
+        // The main state over another store: all its vectors missing there, and the other's unknown.
+        let other = ws.target("other")
+        let side = ws.root.appendingPathComponent("side")
+        _ = try Corpus.write(count: 1, into: side, seed: 0x5EED_0503, prefix: "side")
+        let sideRun = try await ws.sluice(["run", ws.pipeline.path] + other.arguments + ["--source", side.path, "--quiet"])
+        try #require(sideRun.exitCode == 0, "\(sideRun)")
+        let crossed = Workspace.Target(state: main.state, index: other.index)
+
+        let differing = try await ws.sluice(["verify", ws.pipeline.path, "--json"] + crossed.arguments)
+        #expect(differing.exitCode == 2, "\(differing)")
+        let report = try Self.json(differing.stdout)
+        #expect(report["consistent"] as? Bool == false)
+        let missing = try #require(report["missing"] as? [[String: Any]])
+        #expect(missing.compactMap { $0["document_key"] as? String } == keys.sorted())
+        #expect(missing.compactMap { $0["vectors"] as? Int }.reduce(0, +) == report["missing_vectors"] as? Int)
+        let unknownCount = try #require(report["unknown_vectors"] as? Int)
+        #expect(unknownCount > 0)
+        #expect((report["unknown"] as? [String])?.count == unknownCount)
+
+        let repaired = try await ws.sluice(["verify", ws.pipeline.path, "--json", "--repair", "--allow-mass-delete"] + crossed.arguments)
+        #expect(repaired.exitCode == 0, "\(repaired)")
+        let repair = try #require(try Self.json(repaired.stdout)["repair"] as? [String: Any], "\(repaired)")
+        #expect(repair["deleted_unknown"] as? Int == unknownCount)
+        let run = try #require(repair["run"] as? [String: Any])
+        #expect(run["documents_upserted"] as? Int == keys.count)
+        #expect(repair["exit_code"] as? Int == 0)
+
+        let after = try await ws.sluice(["verify", ws.pipeline.path, "--json"] + crossed.arguments)
+        #expect(after.exitCode == 0, "\(after)")
+        #expect(try Self.json(after.stdout)["consistent"] as? Bool == true)
+    }
+
+    @Test("--log-format json: one JSON object per line with ts, level, label, message and the metadata; control characters escaped")
+    func jsonLogLines() async throws {
+        let ws = try Workspace("log-json")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 3, into: ws.corpus, seed: 0x5EED_0504)
+        try Corpus.write("", to: ws.corpus.appendingPathComponent(Self.hostile))
+        let main = ws.target("main")
+        let result = try await ws.sluice(["run", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--log-format", "json"])
+        #expect(result.exitCode == 2, "\(result)")
+
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(result.stderr.hasSuffix("\n"))
+        var events: [[String: Any]] = []
+        for line in lines { events.append(try Self.json(String(line))) }
+        for event in events {
+            #expect(event["ts"] is String && event["level"] is String && event["label"] as? String == "sluice" && event["message"] is String, "\(event)")
+        }
+        #expect(!result.stderr.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }, "a raw control character")
+
+        let started = try #require(events.first { $0["message"] as? String == "run started" }, "\(result.stderr)")
+        #expect(started["run"] is String && started["source"] as? String == ws.corpus.path, "metadata keys lose the sluice- prefix: \(started)")
+        let failed = try #require(events.first { $0["message"] as? String == "document failed" }, "\(result.stderr)")
+        #expect(failed["level"] as? String == "warning")
+        #expect(failed["document"] as? String == Self.hostile, "the real key comes back from the JSON")
+
+        // The final progress line and the summary are log lines too, with the figures as numbers.
+        let progress = try #require(events.last { ($0["message"] as? String)?.hasPrefix("progress: ") == true }, "\(result.stderr)")
+        #expect(progress["total"] as? Int == keys.count + 1 && progress["done"] as? Int == keys.count + 1, "\(progress)")
+        #expect(progress["percent"] as? Int == 100 && progress["eta_s"] as? Int == 0, "\(progress)")
+        #expect(progress["docs_per_s"] is NSNumber && progress["failed"] as? Int == 1, "\(progress)")
+        let summary = try #require(events.last, "\(result.stderr)")
+        #expect((summary["message"] as? String)?.hasPrefix("summary: documents: \(keys.count) upserted, 0 skipped, 1 failed") == true, "\(summary)")
+    }
+
+    @Test("plain progress (not a terminal): total, done, percent, rate and ETA; the summary starts on a line of its own")
+    func plainProgress() async throws {
+        let ws = try Workspace("progress-plain")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 6, into: ws.corpus, seed: 0x5EED_0505)
+        let main = ws.target("main")
+        let arguments = ["run", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path]
+        let first = try await ws.sluice(arguments)
+        #expect(first.exitCode == 0, "\(first)")
+        let lines = first.stderr.split(separator: "\n").map(String.init)
+        let progress = try #require(lines.last { $0.contains("progress: ") }, "\(first.stderr)")
+        #expect(progress.contains("done \(keys.count)/\(keys.count) (100%)"), "\(progress)")
+        #expect(progress.contains(" docs/s") && progress.contains("ETA 0s"), "\(progress)")
+        #expect(progress.contains("(upserted \(keys.count), skipped 0, failed 0)"), "\(progress)")
+        #expect(lines.contains { $0.hasPrefix("phase ") }, "the table: \(first.stderr)")
+        #expect(lines.contains("documents: \(keys.count) upserted, 0 skipped, 0 failed"), "the summary on a line of its own: \(first.stderr)")
+
+        // Unchanged: skipped documents count as done.
+        let second = try await ws.sluice(arguments)
+        #expect(second.stderr.contains("done \(keys.count)/\(keys.count) (100%)"), "\(second.stderr)")
+        #expect(second.stderr.contains("(upserted 0, skipped \(keys.count), failed 0)"), "\(second.stderr)")
+    }
+
+    @Test("--quiet: no info lines and no table; warnings and the short summary stay; an explicit --log-level wins")
+    func quiet() async throws {
+        let ws = try Workspace("quiet")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 3, into: ws.corpus, seed: 0x5EED_0506)
+        try Corpus.write("", to: ws.corpus.appendingPathComponent("empty.txt"))
+        let main = ws.target("main")
+        let base = ["run", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--quiet"]
+        let result = try await ws.sluice(base)
+        #expect(result.exitCode == 2, "\(result)")
+        #expect(!result.stderr.contains(" info ") && !result.stderr.contains("run started") && !result.stderr.contains("progress:"), "\(result.stderr)")
+        #expect(!result.stderr.contains("phase "), "no table: \(result.stderr)")
+        #expect(result.stderr.contains("warning") && result.stderr.contains("document failed"), "warnings stay: \(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").contains("documents: \(keys.count) upserted, 0 skipped, 1 failed"), "the summary stays: \(result.stderr)")
+
+        try Corpus.write("now it has text.\n", to: ws.corpus.appendingPathComponent("empty.txt"))
+        let verbose = try await ws.sluice(base + ["--log-level", "info"])
+        #expect(verbose.exitCode == 0, "\(verbose)")
+        #expect(verbose.stderr.contains("run started"), "\(verbose.stderr)")
+    }
+}
