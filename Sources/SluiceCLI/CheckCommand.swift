@@ -27,7 +27,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withExitMapping {
-            let logger = makeLogger(level: options.logLevel)
+            let logger = options.makeLogger()
             let configuration = try options.loadConfiguration(source: source)
             var runOptions = RunOptions()
             if let shard { runOptions.shard = try Shard(parsing: shard) }
