@@ -13,11 +13,22 @@ public final class StateLock: Sendable {
 
     /// Takes the lock or throws ``SluiceError/Code/lockHeld`` at once.
     public init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // What is wrong here is the user's to fix (exit 1), not a bug: a file where the state folder
+        // should be, a folder where the lock file should be, no permission.
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw SluiceError(.configuration, "the state folder \(directory.path) is a file, not a folder: point `state` (or --state) at a folder")
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SluiceError(.configuration, "cannot create the state folder \(directory.path): \((error as NSError).localizedDescription)")
+        }
         url = directory.appendingPathComponent("run.lock")
         let fd = open(url.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw SluiceError(.state, "cannot open \(url.path): \(String(cString: strerror(errno)))")
+            let reason = errno == EISDIR ? "it is a folder, not the lock file: remove it" : String(cString: strerror(errno))
+            throw SluiceError(.configuration, "cannot open the state lock \(url.path): \(reason)")
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let holder = (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""

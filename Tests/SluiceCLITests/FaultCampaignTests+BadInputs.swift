@@ -237,20 +237,14 @@ extension FaultCampaignTests {
             try FileManager.default.removeItem(at: state.appendingPathComponent("data.mdb"))
             try FileManager.default.createDirectory(at: state.appendingPathComponent("data.mdb"), withIntermediateDirectories: false)
         })
-        cases.append(BadSetting(
-            name: "the state folder is a file", settings: [], exits: [1],
-            knownIssue: "exit 70 with a raw NSCocoaErrorDomain 516 message instead of a state error (exit 1)"
-        ) { state in
+        cases.append(BadSetting(name: "the state folder is a file", settings: [], exits: [1]) { state in
             try FileManager.default.removeItem(at: state)
             try Data("not a folder".utf8).write(to: state)
         })
         cases.append(BadSetting(name: "state lock.mdb of garbage", settings: [], exits: [0, 1]) { state in
             try Data(repeating: 0xA5, count: 8192).write(to: state.appendingPathComponent("lock.mdb"))
         })
-        cases.append(BadSetting(
-            name: "the run lock is a folder", settings: [], exits: [1, 3],
-            knownIssue: "exit 70 ('cannot open …/run.lock: Is a directory'): a state error reported as a bug"
-        ) { state in
+        cases.append(BadSetting(name: "the run lock is a folder", settings: [], exits: [1, 3]) { state in
             try? FileManager.default.removeItem(at: state.appendingPathComponent("run.lock"))
             try FileManager.default.createDirectory(at: state.appendingPathComponent("run.lock"), withIntermediateDirectories: false)
         })
