@@ -66,7 +66,10 @@ let package = Package(
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),
         .target(
             name: "SluiceEmbed",
-            dependencies: ["SluiceCore", "SluiceHTTP", "CMiniLMKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "SluiceCore", "SluiceHTTP", "CMiniLMKernels",
+                .target(name: "COpenBLAS", condition: .when(platforms: [.linux])),
+            ],
             // The MiniLM forward pass unoptimized is ~100× slower, which would make the debug test suite
             // crawl (see `optimizeKernelsInDebug`).
             swiftSettings: optimizeKernelsInDebug ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
@@ -112,14 +115,24 @@ let package = Package(
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract", "SluiceTesting"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
-        .testTarget(name: "SluiceEmbedTests", dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "SluiceEmbedTests",
+            dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks", "SluiceTesting"]),
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
-            dependencies: ["SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
-        .testTarget(name: "SluiceCLITests", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceExtract", "SluiceTesting"]),
+        .testTarget(
+            name: "SluiceCLITests",
+            dependencies: ["SluiceCore", "SluiceHTTP", "SluiceExtract", "SluiceTesting"]
+        ),
     ],
     cxxLanguageStandard: .cxx17  // poppler's headers
 )
@@ -138,5 +151,6 @@ if Context.environment["SLUICE_FUZZ"] == "1" {
             dependencies: ["SluiceCore", "SluiceExtract", "SluiceSinks", "SluiceState"],
             path: "Fuzz/SluiceFuzz",
             swiftSettings: strictSettings + [.unsafeFlags(["-parse-as-library"])]
-        ))
+        )
+    )
 }

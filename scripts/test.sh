@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh test
+# Formatting is checked before building: `scripts/format.sh` fixes what it finds.
+./scripts/format.sh --lint || { echo "test: swift-format found the above; run scripts/format.sh" >&2; exit 1; }
 log=$(mktemp)
 swift build --build-tests 2>&1 | tee "$log"
 if grep -E "^$(pwd)/(Sources|Tests|Benchmarks)/.*: warning:" "$log" >/dev/null; then

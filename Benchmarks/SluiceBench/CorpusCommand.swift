@@ -7,7 +7,10 @@ import SluiceTesting
 /// decompressed `.gz` ones, cut into documents of 4–64 KiB. Copy k > 0 of the corpus shuffles each
 /// document's paragraphs with a seed of its own, so copies are new text (not cache hits).
 struct CorpusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "corpus", abstract: "Build a text corpus from /usr/share/doc.")
+    static let configuration = CommandConfiguration(
+        commandName: "corpus",
+        abstract: "Build a text corpus from /usr/share/doc."
+    )
 
     @Option(help: "Target size in MB of one copy.") var sizeMB = 50
     @Option(help: "How many copies (each shuffled differently).") var copies = 1
@@ -40,13 +43,17 @@ struct CorpusCommand: ParsableCommand {
     private func collectTexts(limitBytes: Int) throws -> [String] {
         var texts: [String] = []
         var total = 0
-        guard let walker = FileManager.default.enumerator(atPath: from) else { throw ValidationError("cannot read \(from)") }
+        guard let walker = FileManager.default.enumerator(atPath: from) else {
+            throw ValidationError("cannot read \(from)")
+        }
         var paths: [String] = []
         while let path = walker.nextObject() as? String { paths.append(path) }
         for path in paths.sorted() {
             if total >= limitBytes { break }
             let url = URL(fileURLWithPath: from).appendingPathComponent(path)
-            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey]), values.isRegularFile == true, values.isSymbolicLink != true else { continue }
+            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey]),
+                values.isRegularFile == true, values.isSymbolicLink != true
+            else { continue }
             if path.hasSuffix("copyright") { continue }
             var data: Data?
             if path.hasSuffix(".gz") {
@@ -54,7 +61,8 @@ struct CorpusCommand: ParsableCommand {
             } else if url.pathExtension.isEmpty || ["txt", "md", "rst", "html", "text"].contains(url.pathExtension) {
                 data = try? Data(contentsOf: url)
             }
-            guard let data, data.count > 2_000, let text = String(data: data, encoding: .utf8), !text.contains("\u{0}") else { continue }
+            guard let data, data.count > 2_000, let text = String(data: data, encoding: .utf8), !text.contains("\u{0}")
+            else { continue }
             // Cut into documents of at most 64 KiB at paragraph boundaries.
             var current = ""
             for paragraph in text.components(separatedBy: "\n\n") {

@@ -13,15 +13,28 @@ import Glibc
 /// child), medians of `--repeats` alternating runs.
 struct ExtractBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "extract", abstract: "PDF text extraction vs pdftotext, and OCR vs the tesseract CLI (pages/s, CPU s/page).")
+        commandName: "extract",
+        abstract: "PDF text extraction vs pdftotext, and OCR vs the tesseract CLI (pages/s, CPU s/page)."
+    )
 
-    @Option(help: "The sluice binary (its extract-worker subcommand); default: next to this benchmark.") var sluice: String?
-    @Option(help: "A folder of PDFs; default: Debian's PDF manuals from /usr/share/doc plus samples/pdf.") var pdfs: String?
-    @Option(parsing: .upToNextOption, help: "Images to OCR.") var images = ["samples/images/xz-faq-page.png", "samples/images/xz-faq-page.jpg", "samples/images/xz-faq-page.tiff"]
+    @Option(help: "The sluice binary (its extract-worker subcommand); default: next to this benchmark.") var sluice:
+        String?
+    @Option(help: "A folder of PDFs; default: Debian's PDF manuals from /usr/share/doc plus samples/pdf.") var pdfs:
+        String?
+    @Option(parsing: .upToNextOption, help: "Images to OCR.") var images = [
+        "samples/images/xz-faq-page.png", "samples/images/xz-faq-page.jpg", "samples/images/xz-faq-page.tiff",
+    ]
     @Option(help: "Repetitions (medians are printed).") var repeats = 3
-    @Option(help: "Parallel workers for both sides; default: the core count.") var parallelism = ProcessInfo.processInfo.activeProcessorCount
-    @Option(help: "Also extract one PDF of about this many pages (Debian's valgrind manual concatenated by qpdf); 0 to skip.") var largePages = 2000
-    @Option(help: "Also compare on a bulk corpus: every text PDF in /usr/share/doc and samples/pdf, this many copies under other names (not with --pdfs); 0 to skip.") var bulkCopies = 4
+    @Option(help: "Parallel workers for both sides; default: the core count.") var parallelism = ProcessInfo.processInfo
+        .activeProcessorCount
+    @Option(
+        help:
+            "Also extract one PDF of about this many pages (Debian's valgrind manual concatenated by qpdf); 0 to skip."
+    ) var largePages = 2000
+    @Option(
+        help:
+            "Also compare on a bulk corpus: every text PDF in /usr/share/doc and samples/pdf, this many copies under other names (not with --pdfs); 0 to skip."
+    ) var bulkCopies = 4
     @Flag(help: "Skip the OCR comparison.") var skipOCR = false
 
     struct Measure {
@@ -33,12 +46,22 @@ struct ExtractBench: ParsableCommand {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-extract-bench-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let worker = sluice ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("sluice").path
-        guard FileManager.default.isExecutableFile(atPath: worker) else { throw ValidationError("no sluice binary at \(worker) (build it, or pass --sluice)") }
+        let worker =
+            sluice
+            ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("sluice").path
+        guard FileManager.default.isExecutableFile(atPath: worker) else {
+            throw ValidationError("no sluice binary at \(worker) (build it, or pass --sluice)")
+        }
         let files = try pdfs.map { try Self.pdfFiles(in: URL(fileURLWithPath: $0)) } ?? Self.defaultPDFs(into: work)
         try comparePDF(files: files, worker: worker, in: work, title: "PDF")
         if pdfs == nil && bulkCopies > 0 {
-            try comparePDF(files: try Self.bulkPDFs(copies: bulkCopies, into: work), worker: worker, in: work, title: "\nBulk PDF (every text PDF in /usr/share/doc and samples/pdf, \(bulkCopies) copies)")
+            try comparePDF(
+                files: try Self.bulkPDFs(copies: bulkCopies, into: work),
+                worker: worker,
+                in: work,
+                title: "\nBulk PDF (every text PDF in /usr/share/doc and samples/pdf, \(bulkCopies) copies)"
+            )
         }
         if largePages > 0 { try measureLargeDocument(worker: worker, in: work) }
         if !skipOCR { try measureOCR(worker: worker, in: work) }
@@ -50,7 +73,9 @@ struct ExtractBench: ParsableCommand {
     private func comparePDF(files: [String], worker: String, in work: URL, title: String) throws {
         var pages = 0
         for file in files { pages += try PDFDocument(path: file).pageCount }
-        print("\(title): \(files.count) files, \(pages) pages, \(parallelism) workers on \(ProcessInfo.processInfo.activeProcessorCount) cores; medians of \(repeats)\n")
+        print(
+            "\(title): \(files.count) files, \(pages) pages, \(parallelism) workers on \(ProcessInfo.processInfo.activeProcessorCount) cores; medians of \(repeats)\n"
+        )
 
         var workerRuns: [Measure] = []
         var inProcessRuns: [Measure] = []
@@ -62,27 +87,49 @@ struct ExtractBench: ParsableCommand {
             workerRuns.append(isolated)
             inProcessRuns.append(try measureInProcess(files: files))
             pdftotextRuns.append(try measureXargs(["pdftotext", "{}", "/dev/null"], files: files, in: work))
-            FileHandle.standardError.write(Data("run \(attempt): workers \(f(isolated.wall, 2)) s, in process \(f(inProcessRuns.last!.wall, 2)) s, pdftotext \(f(pdftotextRuns.last!.wall, 2)) s\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "run \(attempt): workers \(f(isolated.wall, 2)) s, in process \(f(inProcessRuns.last!.wall, 2)) s, pdftotext \(f(pdftotextRuns.last!.wall, 2)) s\n"
+                        .utf8
+                )
+            )
         }
         print("PDF text | pages/s | CPU s/page | wall s | CPU s")
         print("---|---|---|---|---")
-        for (name, runs) in [("sluice (worker processes)", workerRuns), ("sluice (in process)", inProcessRuns), ("pdftotext, xargs -P \(parallelism)", pdftotextRuns)] {
+        for (name, runs) in [
+            ("sluice (worker processes)", workerRuns), ("sluice (in process)", inProcessRuns),
+            ("pdftotext, xargs -P \(parallelism)", pdftotextRuns),
+        ] {
             let wall = median(runs.map(\.wall))
             let cpu = median(runs.map(\.cpu))
-            print("\(name) | \(f(Double(pages) / wall, 0)) | \(f(cpu / Double(pages) * 1000, 2)) ms | \(f(wall, 2)) | \(f(cpu, 2))")
+            print(
+                "\(name) | \(f(Double(pages) / wall, 0)) | \(f(cpu / Double(pages) * 1000, 2)) ms | \(f(wall, 2)) | \(f(cpu, 2))"
+            )
         }
         print("\nlargest worker's peak RSS so far (first run): \(f(workerPeakRSS, 0)) MB")
     }
 
-    private func measureWorkers(kind: IsolatedExtractor.Kind, files: [String], worker: String) throws -> (Measure, peakWorkerMB: Double) {
+    private func measureWorkers(
+        kind: IsolatedExtractor.Kind,
+        files: [String],
+        worker: String
+    ) throws -> (Measure, peakWorkerMB: Double) {
         var configuration = PipelineConfiguration.Extract()
         configuration.ocr.mode = kind == .pdf ? .never : .auto  // pdftotext does not OCR
         configuration.timeoutSeconds = 3600
-        let inputs = try files.map { ExtractionInput(key: $0, fileURL: URL(fileURLWithPath: $0), bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0)))) }
+        let inputs = try files.map {
+            ExtractionInput(
+                key: $0,
+                fileURL: URL(fileURLWithPath: $0),
+                bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0)))
+            )
+        }
         let start = Self.usage()
         let pool = ExtractWorkerPool(
             command: .init(executable: worker, arguments: ["extract-worker"]),
-            options: .init(ocr: configuration.ocr, pdf: configuration.pdf), size: parallelism)
+            options: .init(ocr: configuration.ocr, pdf: configuration.pdf),
+            size: parallelism
+        )
         let extractor = IsolatedExtractor(kind: kind, configuration: configuration, pool: pool)
         try Self.concurrently(inputs.count, width: parallelism) { _ = try extractor.extract(inputs[$0]) }
         pool.shutdown()
@@ -95,7 +142,13 @@ struct ExtractBench: ParsableCommand {
         var ocr = PipelineConfiguration.Extract.OCR()
         ocr.mode = .never
         let extractor = PDFExtractor(pdf: .init(), engines: OCREnginePool(options: ocr))
-        let inputs = try files.map { ExtractionInput(key: $0, fileURL: URL(fileURLWithPath: $0), bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0)))) }
+        let inputs = try files.map {
+            ExtractionInput(
+                key: $0,
+                fileURL: URL(fileURLWithPath: $0),
+                bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0)))
+            )
+        }
         let start = Self.usage()
         try Self.concurrently(inputs.count, width: parallelism) { _ = try extractor.extract(inputs[$0]) }
         let end = Self.usage()
@@ -107,13 +160,17 @@ struct ExtractBench: ParsableCommand {
     /// one at a time).
     private func measureLargeDocument(worker: String, in work: URL) throws {
         let manual = work.appendingPathComponent("valgrind_manual.pdf")
-        guard FileManager.default.fileExists(atPath: manual.path), FileManager.default.isExecutableFile(atPath: "/usr/bin/qpdf") else {
+        guard FileManager.default.fileExists(atPath: manual.path),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/qpdf")
+        else {
             print("\n(large document skipped: needs qpdf and Debian's valgrind manual)")
             return
         }
         let copies = max(1, (largePages + 396) / 397)
         let large = work.appendingPathComponent("large.pdf")
-        try Self.spawnAndWait(["/usr/bin/qpdf", "--empty", "--pages"] + Array(repeating: manual.path, count: copies) + ["--", large.path])
+        try Self.spawnAndWait(
+            ["/usr/bin/qpdf", "--empty", "--pages"] + Array(repeating: manual.path, count: copies) + ["--", large.path]
+        )
         let pages = try PDFDocument(path: large.path).pageCount
         var workerRuns: [Measure] = []
         var pdftotextRuns: [Measure] = []
@@ -123,14 +180,23 @@ struct ExtractBench: ParsableCommand {
         }
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
         let parentPeak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map(String.init) ?? "?"
-        print("\none \(pages)-page PDF (\(f(Double(try Data(contentsOf: large).count) / 1_048_576, 1)) MB) | pages/s | CPU s/page | wall s | CPU s")
+        print(
+            "\none \(pages)-page PDF (\(f(Double(try Data(contentsOf: large).count) / 1_048_576, 1)) MB) | pages/s | CPU s/page | wall s | CPU s"
+        )
         print("---|---|---|---|---")
-        for (name, runs) in [("sluice (\(parallelism) worker processes)", workerRuns), ("pdftotext (one process: xargs has one file)", pdftotextRuns)] {
+        for (name, runs) in [
+            ("sluice (\(parallelism) worker processes)", workerRuns),
+            ("pdftotext (one process: xargs has one file)", pdftotextRuns),
+        ] {
             let wall = median(runs.map(\.wall))
             let cpu = median(runs.map(\.cpu))
-            print("\(name) | \(f(Double(pages) / wall, 0)) | \(f(cpu / Double(pages) * 1000, 2)) ms | \(f(wall, 2)) | \(f(cpu, 2))")
+            print(
+                "\(name) | \(f(Double(pages) / wall, 0)) | \(f(cpu / Double(pages) * 1000, 2)) ms | \(f(wall, 2)) | \(f(cpu, 2))"
+            )
         }
-        print("\npeak RSS of the largest worker so far \(f(Self.usage().childPeakMB, 0)) MB; this process \(parentPeak.replacingOccurrences(of: "VmHWM:", with: "").trimmingCharacters(in: .whitespaces))")
+        print(
+            "\npeak RSS of the largest worker so far \(f(Self.usage().childPeakMB, 0)) MB; this process \(parentPeak.replacingOccurrences(of: "VmHWM:", with: "").trimmingCharacters(in: .whitespaces))"
+        )
     }
 
     // MARK: OCR
@@ -142,31 +208,61 @@ struct ExtractBench: ParsableCommand {
         var openMPRuns: [Measure] = []
         for attempt in 1...repeats {
             sluiceRuns.append(try measureWorkers(kind: .image, files: files, worker: worker).0)
-            cliRuns.append(try measureXargs(["tesseract", "{}", "-"], files: files, in: work, environment: ["OMP_THREAD_LIMIT": "1"]))
+            cliRuns.append(
+                try measureXargs(
+                    ["tesseract", "{}", "-"],
+                    files: files,
+                    in: work,
+                    environment: ["OMP_THREAD_LIMIT": "1"]
+                )
+            )
             // What a shell user gets by default: libgomp's own thread count (OMP_THREAD_LIMIT unset).
-            openMPRuns.append(try measureXargs(["tesseract", "{}", "-"], files: files, in: work, environment: ["OMP_THREAD_LIMIT": nil]))
-            FileHandle.standardError.write(Data("OCR run \(attempt): sluice \(f(sluiceRuns.last!.wall, 2)) s, tesseract \(f(cliRuns.last!.wall, 2)) s, tesseract with OpenMP threads \(f(openMPRuns.last!.wall, 2)) s\n".utf8))
+            openMPRuns.append(
+                try measureXargs(
+                    ["tesseract", "{}", "-"],
+                    files: files,
+                    in: work,
+                    environment: ["OMP_THREAD_LIMIT": nil]
+                )
+            )
+            FileHandle.standardError.write(
+                Data(
+                    "OCR run \(attempt): sluice \(f(sluiceRuns.last!.wall, 2)) s, tesseract \(f(cliRuns.last!.wall, 2)) s, tesseract with OpenMP threads \(f(openMPRuns.last!.wall, 2)) s\n"
+                        .utf8
+                )
+            )
         }
         print("\nOCR, \(files.count) pages (300 dpi) | wall s/page | CPU s/page | wall s | CPU s")
         print("---|---|---|---|---")
         for (name, runs) in [
-            ("sluice (worker processes)", sluiceRuns), ("tesseract CLI, xargs -P \(parallelism), OMP_THREAD_LIMIT=1", cliRuns),
+            ("sluice (worker processes)", sluiceRuns),
+            ("tesseract CLI, xargs -P \(parallelism), OMP_THREAD_LIMIT=1", cliRuns),
             ("tesseract CLI, xargs -P \(parallelism), OMP_THREAD_LIMIT unset", openMPRuns),
         ] {
             let wall = median(runs.map(\.wall))
             let cpu = median(runs.map(\.cpu))
-            print("\(name) | \(f(wall / Double(files.count), 2)) | \(f(cpu / Double(files.count), 2)) | \(f(wall, 2)) | \(f(cpu, 2))")
+            print(
+                "\(name) | \(f(wall / Double(files.count), 2)) | \(f(cpu / Double(files.count), 2)) | \(f(wall, 2)) | \(f(cpu, 2))"
+            )
         }
     }
 
     // MARK: Helpers
 
     /// `xargs -P <parallelism> -I{} COMMAND` over the files, output discarded; wall and CPU of the tree.
-    private func measureXargs(_ command: [String], files: [String], in work: URL, environment: [String: String?] = [:]) throws -> Measure {
+    private func measureXargs(
+        _ command: [String],
+        files: [String],
+        in work: URL,
+        environment: [String: String?] = [:]
+    ) throws -> Measure {
         let list = work.appendingPathComponent("files.txt")
         try files.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
         let start = Self.usage()
-        try Self.spawnAndWait(["/usr/bin/xargs", "-a", list.path, "-d", "\n", "-P", String(parallelism), "-I{}"] + command, environment: environment)
+        try Self.spawnAndWait(
+            ["/usr/bin/xargs", "-a", list.path, "-d", "\n", "-P", String(parallelism), "-I{}"] + command,
+            environment: environment
+        )
         let end = Self.usage()
         return Measure(wall: end.wall - start.wall, cpu: end.cpu - start.cpu)
     }
@@ -184,12 +280,14 @@ struct ExtractBench: ParsableCommand {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
         let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
-        guard spawned == 0 else { throw ValidationError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw ValidationError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else { throw ValidationError("\(arguments[0]) failed (status \(status))") }
@@ -234,7 +332,9 @@ struct ExtractBench: ParsableCommand {
     }
 
     static func pdfFiles(in folder: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pdf") }.sorted().map { folder.appendingPathComponent($0).path }
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pdf") }.sorted().map {
+            folder.appendingPathComponent($0).path
+        }
     }
 
     /// Every PDF with a text layer under /usr/share/doc (decompressed) and in samples/pdf, `copies` times
@@ -248,7 +348,8 @@ struct ExtractBench: ParsableCommand {
                 sources.append("/usr/share/doc/" + path)
             }
         }
-        sources += (try? pdfFiles(in: URL(fileURLWithPath: "samples/pdf"))) ?? []  // run from the package root to include them
+        // run from the package root to include them
+        sources += (try? pdfFiles(in: URL(fileURLWithPath: "samples/pdf"))) ?? []
         var ocr = PipelineConfiguration.Extract.OCR()
         ocr.mode = .never
         let check = PDFExtractor(pdf: .init(), engines: OCREnginePool(options: ocr))
@@ -265,14 +366,20 @@ struct ExtractBench: ParsableCommand {
                 try FileManager.default.copyItem(atPath: source, toPath: destination.path)
             }
             // Scans and image-only PDFs are left out: pdftotext does not OCR.
-            let input = ExtractionInput(key: name, fileURL: destination, bytes: [UInt8](try Data(contentsOf: destination)))
+            let input = ExtractionInput(
+                key: name,
+                fileURL: destination,
+                bytes: [UInt8](try Data(contentsOf: destination))
+            )
             if (try? check.extract(input)) != nil {
                 originals.append(destination.path)
             } else {
                 try FileManager.default.removeItem(at: destination)
             }
         }
-        guard !originals.isEmpty else { throw ValidationError("no PDFs with a text layer in /usr/share/doc or samples/pdf") }
+        guard !originals.isEmpty else {
+            throw ValidationError("no PDFs with a text layer in /usr/share/doc or samples/pdf")
+        }
         var out = originals
         for copy in 1..<max(1, copies) {
             for original in originals {
@@ -292,7 +399,8 @@ struct ExtractBench: ParsableCommand {
             "/usr/share/doc/bzip2/manual.pdf.gz", "/usr/share/doc/libtasn1-doc/libtasn1.pdf",
             "/usr/share/doc/zlib1g-dev/crc-doc.1.0.pdf.gz",
         ]
-        let samples = ["fontconfig-user.pdf", "shared-mime-info-spec.pdf", "xz-utils-faq.pdf", "zlib-two-column.pdf"].map { "samples/pdf/\($0)" }
+        let samples = ["fontconfig-user.pdf", "shared-mime-info-spec.pdf", "xz-utils-faq.pdf", "zlib-two-column.pdf"]
+            .map { "samples/pdf/\($0)" }
         var out: [String] = []
         for source in debian + samples where FileManager.default.fileExists(atPath: source) {
             var name = URL(fileURLWithPath: source).lastPathComponent

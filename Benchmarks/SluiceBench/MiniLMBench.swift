@@ -8,13 +8,17 @@ import SluiceEmbed
 /// /usr/share/doc and runs the onnxruntime and OpenVINO references beside it.
 struct MiniLMBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "minilm", abstract: "Throughput of the MiniLM embedder (texts/s, tokens/s, GFLOP/s vs sgemm peak).")
+        commandName: "minilm",
+        abstract: "Throughput of the MiniLM embedder (texts/s, tokens/s, GFLOP/s vs sgemm peak)."
+    )
 
     @Option(help: ArgumentHelp("JSON lines {\"text\": …} to embed.", valueName: "file")) var texts: String
     @Option(help: "Timed passes over the texts (the median is reported).") var repeats = 3
-    @Option(help: "Worker threads (BLAS is single-threaded in each).") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Worker threads (BLAS is single-threaded in each).") var threads = ProcessInfo.processInfo
+        .activeProcessorCount
     @Option(help: "Texts per embedding call.") var batch = 64
-    @Option(help: ArgumentHelp("Also write the vectors of the last pass as JSON lines.", valueName: "file")) var vectors: String?
+    @Option(help: ArgumentHelp("Also write the vectors of the last pass as JSON lines.", valueName: "file"))
+    var vectors: String?
 
     func run() async throws {
         let lines = try String(contentsOfFile: texts, encoding: .utf8).split(separator: "\n")
@@ -29,8 +33,12 @@ struct MiniLMBench: AsyncParsableCommand {
         let tokens = lengths.reduce(0, +)
         let flops = lengths.reduce(0.0) { $0 + MiniLMEmbedder.forwardFLOPs(tokens: $1) }
         let peak = MiniLMEmbedder.measureSGEMMPeak(threads: threads)
-        print("texts \(inputs.count), word pieces \(tokens) ([CLS]/[SEP] included), \(String(format: "%.1f", flops / 1e12)) TFLOP per pass")
-        print("sgemm peak (\(threads) threads × 1 BLAS thread, 2048×384 · 384×1536): \(String(format: "%.1f", peak)) GFLOP/s")
+        print(
+            "texts \(inputs.count), word pieces \(tokens) ([CLS]/[SEP] included), \(String(format: "%.1f", flops / 1e12)) TFLOP per pass"
+        )
+        print(
+            "sgemm peak (\(threads) threads × 1 BLAS thread, 2048×384 · 384×1536): \(String(format: "%.1f", peak)) GFLOP/s"
+        )
         _ = try await embedder.embed(Array(inputs.prefix(64)))
         var times: [Double] = []
         var last: [[Float]] = []
@@ -39,12 +47,28 @@ struct MiniLMBench: AsyncParsableCommand {
             last = try await embedAll(inputs, embedder: embedder)
             let seconds = (ContinuousClock.now - start) / .seconds(1)
             times.append(seconds)
-            print(String(format: "pass %d: %.2f s, %.1f texts/s, %.0f tokens/s", pass, seconds, Double(inputs.count) / seconds, Double(tokens) / seconds))
+            print(
+                String(
+                    format: "pass %d: %.2f s, %.1f texts/s, %.0f tokens/s",
+                    pass,
+                    seconds,
+                    Double(inputs.count) / seconds,
+                    Double(tokens) / seconds
+                )
+            )
         }
         let median = times.sorted()[times.count / 2]
-        print(String(
-            format: "sluice minilm: median %.2f s  %.1f texts/s  %.0f tokens/s  %.1f GFLOP/s = %.0f%% of the sgemm peak",
-            median, Double(inputs.count) / median, Double(tokens) / median, flops / median / 1e9, 100 * flops / median / 1e9 / peak))
+        print(
+            String(
+                format:
+                    "sluice minilm: median %.2f s  %.1f texts/s  %.0f tokens/s  %.1f GFLOP/s = %.0f%% of the sgemm peak",
+                median,
+                Double(inputs.count) / median,
+                Double(tokens) / median,
+                flops / median / 1e9,
+                100 * flops / median / 1e9 / peak
+            )
+        )
         if let vectors {
             let text = last.map { "{\"embedding\":[" + $0.map { "\($0)" }.joined(separator: ",") + "]}\n" }.joined()
             try text.write(toFile: vectors, atomically: true, encoding: .utf8)

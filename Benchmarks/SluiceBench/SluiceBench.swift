@@ -12,5 +12,9 @@ struct SluiceBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice-bench",
         abstract: "Benchmarks for Sluice: prints throughput, peak RSS and per-phase tables.",
-        subcommands: [CorpusCommand.self, PipelineBench.self, RemoteBench.self, SinkBench.self, ExtractBench.self, MiniLMBench.self])
+        subcommands: [
+            CorpusCommand.self, PipelineBench.self, RemoteBench.self, SinkBench.self, ExtractBench.self,
+            MiniLMBench.self,
+        ]
+    )
 }

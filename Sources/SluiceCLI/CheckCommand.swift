@@ -7,7 +7,8 @@ import Sluice
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate the pipeline file, then check the embedder, the store, the source and the state (one line each, with its fix).",
+        abstract:
+            "Validate the pipeline file, then check the embedder, the store, the source and the state (one line each, with its fix).",
         discussion: """
             The embedder embeds one short text (remote: one small authenticated request); the store is \
             connected to and its dimensions, metric and embedder compared with the pipeline's; the source \
@@ -15,7 +16,8 @@ struct CheckCommand: AsyncParsableCommand {
             and, with the local store, an empty store where there is none yet. Exit codes: \
             0 every check passed · 1 a configuration error (the pipeline file, a key, a mismatch) · \
             6 a dependency is unavailable (retry later).
-            """)
+            """
+    )
 
     @OptionGroup var options: PipelineOptions
 
@@ -37,11 +39,23 @@ struct CheckCommand: AsyncParsableCommand {
             } catch {
                 // The pipeline file reads, but an embedder or store cannot be set up from it (a missing
                 // key variable, missing model files, a malformed URL).
-                Self.print(DependencyCheck("pipeline", .failed, "\((error as? SluiceError)?.description ?? "\(error)")", fix: "correct the pipeline file or the environment"))
+                Self.print(
+                    DependencyCheck(
+                        "pipeline",
+                        .failed,
+                        "\((error as? SluiceError)?.description ?? "\(error)")",
+                        fix: "correct the pipeline file or the environment"
+                    )
+                )
                 throw ExitCode(RunExitCode(for: error) == .dependencyUnavailable ? .dependencyUnavailable : .usage)
             }
             Self.print(DependencyCheck("pipeline", .ok, "\(options.pipeline): valid"))
-            let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
+            let pipeline = Pipeline(
+                configuration: configuration,
+                components: components,
+                options: runOptions,
+                logger: logger
+            )
             let checks = await pipeline.check()
             for check in checks { Self.print(check) }
             let code = DependencyCheck.exitCode(of: checks)

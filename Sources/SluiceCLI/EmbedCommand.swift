@@ -6,7 +6,8 @@ import Sluice
 struct EmbedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "embed",
-        abstract: "Embed texts without a pipeline: JSON lines {\"text\": …} in, {\"embedding\": […]} out, same order.")
+        abstract: "Embed texts without a pipeline: JSON lines {\"text\": …} in, {\"embedding\": […]} out, same order."
+    )
 
     @Option(help: "The embedder: minilm (all-MiniLM-L6-v2, local) or hash.")
     var provider = "minilm"

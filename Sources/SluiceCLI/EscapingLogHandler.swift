@@ -52,14 +52,22 @@ struct EscapingLogHandler: LogHandler {
             // As swift-log's stream handler shows an attached error, but escaped like the rest (it
             // would add it raw otherwise).
             event.metadata = (event.metadata ?? [:]).merging(
-                ["error.message": "\(error)", "error.type": "\(String(reflecting: type(of: error)))"]) { explicit, _ in explicit }
+                ["error.message": "\(error)", "error.type": "\(String(reflecting: type(of: error)))"]) { explicit, _ in
+                    explicit
+                }
             event.error = nil
         }
         if LogOutput.format == .json {
             var metadata = rawMetadata
             if let provided = metadataProvider?.get() { metadata.merge(provided) { _, new in new } }
             if let own = event.metadata { metadata.merge(own) { _, new in new } }
-            let line = JSONLogLine.render(date: Date(), level: event.level, label: label, message: event.message.description, metadata: metadata)
+            let line = JSONLogLine.render(
+                date: Date(),
+                level: event.level,
+                label: label,
+                message: event.message.description,
+                metadata: metadata
+            )
             FileHandle.standardError.write(Data((line + "\n").utf8))
             return
         }

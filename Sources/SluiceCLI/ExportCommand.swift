@@ -6,7 +6,9 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write every stored vector with id, metadata and text, sorted by id.",
-        discussion: "A record whose vector is not finite (stored by an older version) is left out and named on standard error; the export then exits 2.")
+        discussion:
+            "A record whose vector is not finite (stored by an older version) is left out and named on standard error; the export then exits 2."
+    )
 
     @OptionGroup var options: PipelineOptions
 
@@ -27,11 +29,15 @@ struct ExportCommand: AsyncParsableCommand {
             if writer.skipped > 0 {
                 // Written by a version that did not refuse such vectors: JSON cannot carry them, and one
                 // must not stop the export of every other record.
-                let examples = writer.skippedExamples.map { DisplayEscaping.escaped($0) }.joined(separator: ", ")
+                let examples =
+                    writer.skippedExamples.map { DisplayEscaping.escaped($0) }.joined(separator: ", ")
                     + (writer.skipped > writer.skippedExamples.count ? ", …" : "")
-                FileHandle.standardError.write(Data((
-                    "sluice: export: skipped \(writer.skipped) records whose vectors are not finite (\(examples)); "
-                    + "run `sluice run --reembed` to embed them again\n").utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        ("sluice: export: skipped \(writer.skipped) records whose vectors are not finite (\(examples)); "
+                            + "run `sluice run --reembed` to embed them again\n").utf8
+                    )
+                )
                 throw ExitCode(.documentsFailed)
             }
         }

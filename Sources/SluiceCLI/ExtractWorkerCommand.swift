@@ -8,7 +8,8 @@ struct ExtractWorkerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract-worker",
         abstract: "Internal: a PDF/OCR extraction worker process, started by `sluice run`.",
-        shouldDisplay: false)
+        shouldDisplay: false
+    )
 
     @Argument(help: "The extraction settings as JSON.")
     var options: String

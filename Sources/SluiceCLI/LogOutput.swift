@@ -76,8 +76,15 @@ enum LiveLine {
 enum JSONLogLine {
     static let reserved: Set<String> = ["ts", "level", "label", "message"]
 
-    static func render(date: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
-        var out = "{\"ts\":" + quoted(timestamp(date)) + ",\"level\":" + quoted(level.rawValue)
+    static func render(
+        date: Date,
+        level: Logger.Level,
+        label: String,
+        message: String,
+        metadata: Logger.Metadata
+    ) -> String {
+        var out =
+            "{\"ts\":" + quoted(timestamp(date)) + ",\"level\":" + quoted(level.rawValue)
             + ",\"label\":" + quoted(label) + ",\"message\":" + quoted(message)
         for (key, value) in metadata.map({ (name(for: $0.key), $0.value) }).sorted(by: { $0.0 < $1.0 }) {
             out += "," + quoted(key) + ":" + json(value)
@@ -106,7 +113,10 @@ enum JSONLogLine {
             }
         case .array(let values): return "[" + values.map(json).joined(separator: ",") + "]"
         case .dictionary(let dictionary):
-            return "{" + dictionary.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
+            return "{"
+                + dictionary.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + json($0.value) }.joined(
+                    separator: ","
+                ) + "}"
         }
     }
 
@@ -138,7 +148,14 @@ enum JSONLogLine {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+            Int(parts.tm_year) + 1900,
+            Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday),
+            Int(parts.tm_hour),
+            Int(parts.tm_min),
+            Int(parts.tm_sec),
+            Int(milliseconds % 1000)
+        )
     }
 }

@@ -48,7 +48,9 @@ enum MachineReadable {
 
     /// The exit code's name (docs/OPERATIONS.md), or `unfinished` for a run that crashed or still runs.
     static func outcome(_ record: RunRecord) -> String {
-        guard let code = record.exitCode else { return record.stats == nil && record.failure == nil ? "unfinished" : "stopped" }
+        guard let code = record.exitCode else {
+            return record.stats == nil && record.failure == nil ? "unfinished" : "stopped"
+        }
         switch code {
         case 0: return "success"
         case 1: return "usage"
@@ -70,7 +72,9 @@ enum MachineReadable {
             "vectors_tracked": report.tracked,
             "vectors_stored": report.stored,
             "missing_vectors": report.missingCount,
-            "missing": report.missing.sorted { $0.key < $1.key }.map { ["document_key": $0.key, "vectors": $0.value] as [String: Any] },
+            "missing": report.missing.sorted { $0.key < $1.key }.map {
+                ["document_key": $0.key, "vectors": $0.value] as [String: Any]
+            },
             // null: this store cannot list its ids, so unknown vectors were not looked for.
             "unknown_vectors": report.listable ? report.unknown.count : NSNull(),
             "unknown": report.listable ? report.unknown.map(\.description) : NSNull(),
@@ -79,12 +83,13 @@ enum MachineReadable {
             "repair": NSNull(),
         ]
         if repair {
-            out["repair"] = [
-                "deleted_unknown": report.deletedUnknown,
-                // The run that re-upserted the documents with missing vectors (its --stats-json document).
-                "run": report.repairRun.flatMap(object) ?? NSNull(),
-                "exit_code": report.repairRun?.exitCode.rawValue ?? 0,
-            ] as [String: Any]
+            out["repair"] =
+                [
+                    "deleted_unknown": report.deletedUnknown,
+                    // The run that re-upserted the documents with missing vectors (its --stats-json document).
+                    "run": report.repairRun.flatMap(object) ?? NSNull(),
+                    "exit_code": report.repairRun?.exitCode.rawValue ?? 0,
+                ] as [String: Any]
         }
         return out
     }
@@ -99,7 +104,10 @@ enum MachineReadable {
     /// the C1 controls, which JSON may carry raw but some terminals obey, are written as `\u00XX` (they
     /// can only occur inside strings, where that is the same text).
     static func print(_ object: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: object,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
         var text = String(decoding: data, as: UTF8.self)
         if text.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) {
             var escaped = String.UnicodeScalarView()

@@ -15,7 +15,12 @@ enum OpenMPEnvironment {
         setenv("OMP_THREAD_LIMIT", "1", 1)
         execv("/proc/self/exe", CommandLine.unsafeArgv)
         // Only reached when exec failed: go on, slower but correct.
-        FileHandle.standardError.write(Data("sluice: could not re-execute with OMP_THREAD_LIMIT=1 (\(String(cString: strerror(errno)))); OCR will use more CPU\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "sluice: could not re-execute with OMP_THREAD_LIMIT=1 (\(String(cString: strerror(errno)))); OCR will use more CPU\n"
+                    .utf8
+            )
+        )
     }
 
     /// The thread limit libgomp actually uses (its `omp_get_thread_limit()`, looked up at run time), or
@@ -32,7 +37,8 @@ struct OpenMPLimitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openmp-limit",
         abstract: "Internal: print OMP_THREAD_LIMIT and libgomp's effective thread limit.",
-        shouldDisplay: false)
+        shouldDisplay: false
+    )
 
     func run() throws {
         let variable = ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "unset"

@@ -13,13 +13,31 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Checkpoint folder (overrides the pipeline's `state`).", valueName: "dir"))
     var state: String?
 
-    @Option(name: .customLong("set"), help: ArgumentHelp("Override a pipeline setting, e.g. --set chunk.max_tokens=128 (repeatable).", valueName: "key=value"))
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Override a pipeline setting, e.g. --set chunk.max_tokens=128 (repeatable).",
+            valueName: "key=value"
+        )
+    )
     var overrides: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error (default info; notice with run --quiet).", valueName: "level"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log level: trace, debug, info, notice, warning, error (default info; notice with run --quiet).",
+            valueName: "level"
+        )
+    )
     var logLevel: String?
 
-    @Option(name: .long, help: ArgumentHelp("Log lines on standard error: text, or json (one JSON object per line, for log shippers).", valueName: "format"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log lines on standard error: text, or json (one JSON object per line, for log shippers).",
+            valueName: "format"
+        )
+    )
     var logFormat: LogFormat = .text
 
     /// The command's logger, in the chosen format. `quiet` (run --quiet) raises the default level to
@@ -36,7 +54,10 @@ struct PipelineOptions: ParsableArguments {
         LogOutput.configure(format: logFormat)
         let file = URL(fileURLWithPath: pipeline)
         guard FileManager.default.fileExists(atPath: file.path) else {
-            throw SluiceError(.configuration, "pipeline file \(pipeline) not found (run from the repository root, or name a pipeline file)")
+            throw SluiceError(
+                .configuration,
+                "pipeline file \(pipeline) not found (run from the repository root, or name a pipeline file)"
+            )
         }
         var configuration = try PipelineConfiguration.load(file: file, overrides: overrides)
         let cwd = FileManager.default.currentDirectoryPath
@@ -47,6 +68,7 @@ struct PipelineOptions: ParsableArguments {
 
     static func absolute(_ path: String, _ cwd: String) -> String {
         let expanded = (path as NSString).expandingTildeInPath
-        return expanded.hasPrefix("/") ? expanded : URL(fileURLWithPath: cwd).appendingPathComponent(expanded).standardizedFileURL.path
+        return expanded.hasPrefix("/")
+            ? expanded : URL(fileURLWithPath: cwd).appendingPathComponent(expanded).standardizedFileURL.path
     }
 }

@@ -62,7 +62,10 @@ final class ProgressReporter: Sendable {
         if LogOutput.format == .json {
             // Standard error stays one JSON object per line: the summary is a log line too (a notice, so
             // that --quiet keeps it), with the final figures as fields; the table is --stats-json's.
-            logger.notice("summary: \(stats.summary().split(separator: "\n").joined(separator: " · "))", metadata: Self.metadata(last))
+            logger.notice(
+                "summary: \(stats.summary().split(separator: "\n").joined(separator: " · "))",
+                metadata: Self.metadata(last)
+            )
         } else {
             FileHandle.standardError.write(Data(((quiet ? stats.summary() : "\n" + stats.table()) + "\n").utf8))
         }
@@ -70,7 +73,9 @@ final class ProgressReporter: Sendable {
 
     private static func metadata(_ progress: RunProgress) -> Logger.Metadata {
         var metadata: Logger.Metadata = [:]
-        for field in progress.fields { metadata["sluice-" + field.name.replacingOccurrences(of: "_", with: "-")] = .stringConvertible(field.value) }
+        for field in progress.fields {
+            metadata["sluice-" + field.name.replacingOccurrences(of: "_", with: "-")] = .stringConvertible(field.value)
+        }
         return metadata
     }
 
@@ -85,7 +90,9 @@ enum DryRunPrinter {
         var lines = [
             "dry run: \(report.added.count) to add, \(report.changed.count) changed, \(report.retried.count) failed before (retried), \(report.unchanged) unchanged (skipped), \(report.deleted.count) to delete (\(report.vectorsToDelete) vectors)"
         ]
-        for (label, keys) in [("add", report.added), ("change", report.changed), ("retry", report.retried), ("delete", report.deleted)] {
+        for (label, keys) in [
+            ("add", report.added), ("change", report.changed), ("retry", report.retried), ("delete", report.deleted),
+        ] {
             for key in keys { lines.append("  \(label)  \(DisplayEscaping.escaped(key))") }
         }
         if let refusal = report.massDeleteRefusal { lines.append("refused: \(DisplayEscaping.escaped(refusal))") }

@@ -10,7 +10,8 @@ import Glibc
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Process new and changed documents of the source (incremental; resumable after any interruption).")
+        abstract: "Process new and changed documents of the source (incremental; resumable after any interruption)."
+    )
 
     @OptionGroup var options: PipelineOptions
 
@@ -32,15 +33,26 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Clear the sink and the checkpoint and embed everything again (required to change the embedder).")
     var reembed = false
 
-    @Option(help: ArgumentHelp(
-        "Own only the documents whose key hashes to shard K of N (0 ≤ K < N); each shard needs its own state directory, all may share one sink.",
-        valueName: "K/N"))
+    @Option(
+        help: ArgumentHelp(
+            "Own only the documents whose key hashes to shard K of N (0 ≤ K < N); each shard needs its own state directory, all may share one sink.",
+            valueName: "K/N"
+        )
+    )
     var shard: String?
 
-    @Option(help: ArgumentHelp("Write the run's statistics as JSON to this file ('-' for standard output).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the run's statistics as JSON to this file ('-' for standard output).",
+            valueName: "file"
+        )
+    )
     var statsJson: String?
 
-    @Flag(help: "No progress and no info lines (notices, warnings and errors stay); the short summary instead of the table.")
+    @Flag(
+        help:
+            "No progress and no info lines (notices, warnings and errors stay); the short summary instead of the table."
+    )
     var quiet = false
 
     func run() async throws {
@@ -55,7 +67,12 @@ struct RunCommand: AsyncParsableCommand {
             if let shard { runOptions.shard = try Shard(parsing: shard) }
             runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
             let components = try PipelineComponents.standard(configuration: configuration, extractWorker: .sluiceWorker)
-            let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
+            let pipeline = Pipeline(
+                configuration: configuration,
+                components: components,
+                options: runOptions,
+                logger: logger
+            )
 
             if dryRun {
                 let report = try await pipeline.dryRun()
@@ -74,7 +91,12 @@ struct RunCommand: AsyncParsableCommand {
             progress.finish(with: stats)
             if let statsJson { try writeJSON(stats, to: statsJson) }
             if let refusal = stats.providerRefusal {
-                FileHandle.standardError.write(Data("sluice: stopped: \(DisplayEscaping.escaped(refusal))\nsluice: fix the quota or the key, then run again to resume (exit 5)\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "sluice: stopped: \(DisplayEscaping.escaped(refusal))\nsluice: fix the quota or the key, then run again to resume (exit 5)\n"
+                            .utf8
+                    )
+                )
             }
             let code = stats.exitCode
             if code != .success { throw ExitCode(code) }
@@ -101,11 +123,15 @@ final class SignalHandlers {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 if shutdown.isRequested {
-                    FileHandle.standardError.write(Data("\nsluice: second signal, stopping now; run again to resume\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("\nsluice: second signal, stopping now; run again to resume\n".utf8)
+                    )
                     _exit(RunExitCode.interrupted.rawValue)
                 }
                 shutdown.request()
-                logger.notice("signal received: finishing documents in flight, then stopping (send again to stop at once)")
+                logger.notice(
+                    "signal received: finishing documents in flight, then stopping (send again to stop at once)"
+                )
             }
             source.resume()
             sources.append(source)

@@ -4,7 +4,9 @@ import Sluice
 
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "search", abstract: "Embed a query with the pipeline's embedder and list the top matches.")
+        commandName: "search",
+        abstract: "Embed a query with the pipeline's embedder and list the top matches."
+    )
 
     @Argument(help: "The query text.")
     var query: String
@@ -35,7 +37,10 @@ struct SearchCommand: AsyncParsableCommand {
                 } else {
                     let snippet = DisplayEscaping.escaped(Chunk.normalize(hit.record.text))
                     let short = snippet.count > 160 ? String(snippet.prefix(160)) + "…" : snippet
-                    print(String(format: "%.4f", hit.score) + "  \(DisplayEscaping.escaped(hit.record.documentKey)) #\(hit.record.ordinal)")
+                    print(
+                        String(format: "%.4f", hit.score)
+                            + "  \(DisplayEscaping.escaped(hit.record.documentKey)) #\(hit.record.ordinal)"
+                    )
                     print("        \(short)")
                 }
             }

@@ -5,11 +5,16 @@ import Sluice
 /// `sluice sink info|drop`: the configured store itself.
 struct SinkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sink", abstract: "Inspect or drop the configured vector store.",
-        subcommands: [Info.self, Drop.self])
+        commandName: "sink",
+        abstract: "Inspect or drop the configured vector store.",
+        subcommands: [Info.self, Drop.self]
+    )
 
     struct Info: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "info", abstract: "Count, dimension and metric of the store.")
+        static let configuration = CommandConfiguration(
+            commandName: "info",
+            abstract: "Count, dimension and metric of the store."
+        )
 
         @OptionGroup var options: PipelineOptions
 
@@ -33,7 +38,9 @@ struct SinkCommand: AsyncParsableCommand {
                 print("dimensions: \(info.dimensions.map(String.init) ?? "unknown")")
                 print("metric: \(info.metric ?? "unknown")")
                 if let embedder = info.embedder { print("embedder: \(embedder)") }
-                for (key, value) in info.details.sorted(by: { $0.key < $1.key }) { print(DisplayEscaping.escaped("\(key): \(value)")) }
+                for (key, value) in info.details.sorted(by: { $0.key < $1.key }) {
+                    print(DisplayEscaping.escaped("\(key): \(value)"))
+                }
             }
         }
     }
@@ -41,7 +48,9 @@ struct SinkCommand: AsyncParsableCommand {
     struct Drop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "drop",
-            abstract: "Remove the store's collection/table/files, and forget the checkpoint's documents so the next run loads everything again.")
+            abstract:
+                "Remove the store's collection/table/files, and forget the checkpoint's documents so the next run loads everything again."
+        )
 
         @OptionGroup var options: PipelineOptions
 
@@ -50,12 +59,20 @@ struct SinkCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withExitMapping {
-                guard yes else { throw SluiceError(.usage, "sink drop deletes every vector of the store: pass --yes to confirm") }
+                guard yes else {
+                    throw SluiceError(.usage, "sink drop deletes every vector of the store: pass --yes to confirm")
+                }
                 let configuration = try options.loadConfiguration()
                 let components = try PipelineComponents.standard(configuration: configuration)
-                let pipeline = Pipeline(configuration: configuration, components: components, logger: options.makeLogger())
+                let pipeline = Pipeline(
+                    configuration: configuration,
+                    components: components,
+                    logger: options.makeLogger()
+                )
                 try await pipeline.dropSink()
-                print("dropped \(DisplayEscaping.escaped(components.sink.name)); the checkpoint's documents were forgotten (the embedding cache is kept)")
+                print(
+                    "dropped \(DisplayEscaping.escaped(components.sink.name)); the checkpoint's documents were forgotten (the embedding cache is kept)"
+                )
             }
         }
     }

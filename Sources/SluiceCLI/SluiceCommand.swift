@@ -8,7 +8,8 @@ import SluiceCore
 struct SluiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
-        abstract: "Load document corpora into vector search: extract → chunk → hash/dedupe → embed → upsert, resumable.",
+        abstract:
+            "Load document corpora into vector search: extract → chunk → hash/dedupe → embed → upsert, resumable.",
         discussion: """
             Exit codes: 0 all documents upserted or skipped · 1 usage or configuration error · 2 finished, \
             but documents failed in this run · 3 another run holds the lock · 4 interrupted (run again to resume) · \
@@ -18,7 +19,8 @@ struct SluiceCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self, EmbedCommand.self, SinkCommand.self,
+            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self,
+            EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self,
             // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
             ExtractWorkerCommand.self, OpenMPLimitCommand.self,

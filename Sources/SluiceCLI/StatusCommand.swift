@@ -4,7 +4,9 @@ import Sluice
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Documents by status, the last runs, and failures with their reasons.")
+        commandName: "status",
+        abstract: "Documents by status, the last runs, and failures with their reasons."
+    )
 
     @OptionGroup var options: PipelineOptions
 
@@ -19,27 +21,46 @@ struct StatusCommand: AsyncParsableCommand {
             let configuration = try options.loadConfiguration()
             let report = try Pipeline.status(configuration: configuration, recentRuns: runs)
             if json {
-                try MachineReadable.print(MachineReadable.status(report, extractionCacheCapMB: configuration.extract.cacheMB))
+                try MachineReadable.print(
+                    MachineReadable.status(report, extractionCacheCapMB: configuration.extract.cacheMB)
+                )
                 return
             }
             print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
             print("embedder: \(report.embedder ?? "none yet")")
             if let reset = report.pendingSinkReset {
-                print("sink: a clearing (\(reset)) was interrupted; the next run completes it before loading everything again")
+                print(
+                    "sink: a clearing (\(reset)) was interrupted; the next run completes it before loading everything again"
+                )
             }
             let counts = report.documentsByStatus
-            print("documents: " + (counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")) + " · vectors tracked: \(report.vectorsTracked) · embedding cache: \(report.embeddingCacheEntries)")
-            let cap = configuration.extract.cacheMB == 0 ? "off: extract.cache_mb is 0" : "cap \(String(format: "%g", configuration.extract.cacheMB)) MB, extract.cache_mb"
-            print("extraction cache: \(report.extractionCacheEntries) entries, \(String(format: "%.1f", Double(report.extractionCacheBytes) / 1_048_576)) MB (\(cap))")
+            print(
+                "documents: "
+                    + (counts.isEmpty
+                        ? "none"
+                        : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+                    + " · vectors tracked: \(report.vectorsTracked) · embedding cache: \(report.embeddingCacheEntries)"
+            )
+            let cap =
+                configuration.extract.cacheMB == 0
+                ? "off: extract.cache_mb is 0"
+                : "cap \(String(format: "%g", configuration.extract.cacheMB)) MB, extract.cache_mb"
+            print(
+                "extraction cache: \(report.extractionCacheEntries) entries, \(String(format: "%.1f", Double(report.extractionCacheBytes) / 1_048_576)) MB (\(cap))"
+            )
             let recent = report.recentRuns
             if !recent.isEmpty {
                 print("\nlast runs:")
                 for run in recent {
                     let started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: run.startedAt))
                     if let stats = run.stats {
-                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s\(run.failure.map { "  (\($0))" } ?? "")")
+                        print(
+                            "  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s\(run.failure.map { "  (\($0))" } ?? "")"
+                        )
                     } else if let failure = run.failure {
-                        print("  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  stopped: \(failure)")
+                        print(
+                            "  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  stopped: \(failure)"
+                        )
                     } else {
                         print("  \(run.runID)  \(started)  did not finish (crashed or still running)")
                     }
@@ -48,7 +69,9 @@ struct StatusCommand: AsyncParsableCommand {
             if !report.failures.isEmpty {
                 print("\nfailures (retried on the next run, or with `sluice run --retry-failed`):")
                 for record in report.failures {
-                    let removed = record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" } ?? ""
+                    let removed =
+                        record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" }
+                        ?? ""
                     let reason = record.error.map { "\($0.code): \($0.message)" } ?? "unknown"
                     print(DisplayEscaping.escaped("  \(record.key): \(reason)\(removed)"))
                 }

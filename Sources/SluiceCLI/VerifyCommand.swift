@@ -5,8 +5,10 @@ import Sluice
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Reconcile the checkpoint with the store: vectors missing from the store, and vectors it holds that the checkpoint does not know.",
-        discussion: "Exit 0 when consistent (or repaired), 2 when differences were found and not repaired.")
+        abstract:
+            "Reconcile the checkpoint with the store: vectors missing from the store, and vectors it holds that the checkpoint does not know.",
+        discussion: "Exit 0 when consistent (or repaired), 2 when differences were found and not repaired."
+    )
 
     @OptionGroup var options: PipelineOptions
 
@@ -16,7 +18,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Let --repair delete more than run.max_delete_fraction of the store.")
     var allowMassDelete = false
 
-    @Flag(help: "Print one JSON document (snake_case keys, as --stats-json) instead of text; the exit code is the same.")
+    @Flag(
+        help: "Print one JSON document (snake_case keys, as --stats-json) instead of text; the exit code is the same."
+    )
     var json = false
 
     func run() async throws {
@@ -26,7 +30,12 @@ struct VerifyCommand: AsyncParsableCommand {
             var runOptions = RunOptions()
             runOptions.allowMassDelete = allowMassDelete
             let components = try PipelineComponents.standard(configuration: configuration)
-            let pipeline = Pipeline(configuration: configuration, components: components, options: runOptions, logger: logger)
+            let pipeline = Pipeline(
+                configuration: configuration,
+                components: components,
+                options: runOptions,
+                logger: logger
+            )
             let shutdown = ShutdownSignal()
             let signals = SignalHandlers(shutdown: shutdown, logger: logger)
             defer { withExtendedLifetime(signals) {} }
@@ -41,13 +50,17 @@ struct VerifyCommand: AsyncParsableCommand {
                 return
             }
             print("sink: \(DisplayEscaping.escaped(components.sink.name))")
-            print("checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors")
+            print(
+                "checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors"
+            )
             if !report.forgottenRecords.isEmpty {
                 print("unreadable document records forgotten: \(report.forgottenRecords.count) (processed again)")
                 for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(DisplayEscaping.escaped(key))") }
             }
             print("missing from the store: \(report.missingCount) vectors in \(report.missing.count) documents")
-            for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) { print("  missing  \(DisplayEscaping.escaped(key))  (\(count))") }
+            for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) {
+                print("  missing  \(DisplayEscaping.escaped(key))  (\(count))")
+            }
             if report.listable {
                 print("unknown to the checkpoint: \(report.unknown.count) vectors")
                 for id in report.unknown.prefix(20) { print("  unknown  \(id)") }
@@ -58,7 +71,12 @@ struct VerifyCommand: AsyncParsableCommand {
                 if report.isConsistent {
                     print("consistent: nothing to repair")
                 } else {
-                    print("repaired: deleted \(report.deletedUnknown) unknown vectors" + (report.repairRun.map { ", re-upserted \($0.vectorsUpserted) vectors of \($0.documentsUpserted) documents (\($0.chunksEmbedded) chunks embedded, the rest from the cache)" } ?? ""))
+                    print(
+                        "repaired: deleted \(report.deletedUnknown) unknown vectors"
+                            + (report.repairRun.map {
+                                ", re-upserted \($0.vectorsUpserted) vectors of \($0.documentsUpserted) documents (\($0.chunksEmbedded) chunks embedded, the rest from the cache)"
+                            } ?? "")
+                    )
                 }
                 if let run = report.repairRun, run.exitCode != .success { throw ExitCode(run.exitCode) }
             } else if !report.isConsistent {

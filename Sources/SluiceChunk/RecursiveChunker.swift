@@ -46,7 +46,9 @@ public struct RecursiveChunker: Chunker {
     public init(maxTokens: Int, overlapTokens: Int, counter: any TokenCounter) {
         precondition(maxTokens > 0, "maxTokens must be positive")
         precondition(
-            overlapTokens >= 0 && overlapTokens < maxTokens, "overlapTokens must be in 0..<maxTokens")
+            overlapTokens >= 0 && overlapTokens < maxTokens,
+            "overlapTokens must be in 0..<maxTokens"
+        )
         self.maxTokens = maxTokens
         self.overlapTokens = overlapTokens
         self.counter = counter

@@ -1,4 +1,5 @@
 import SluiceCore
+
 extension SectionChunker {
     /// Adds the next piece of the section, first closing the chunk being formed if the piece does not
     /// fit in it, and starting a new chunk with the overlap of the previous one.

@@ -1,4 +1,5 @@
 import SluiceCore
+
 /// The separators ``RecursiveChunker`` tries, strongest first.
 enum SplitLevel: Int, Comparable {
     /// A blank line (a run of white space with two line breaks or more), a form feed or U+2029.
@@ -44,7 +45,9 @@ extension SectionChunker {
     /// `range` must be trimmed; the parts are trimmed and non-empty, and only white space lies
     /// between them.
     static func forEachPart(
-        of range: Range<Int>, separatedAt level: SplitLevel, in bytes: UnsafeBufferPointer<UInt8>,
+        of range: Range<Int>,
+        separatedAt level: SplitLevel,
+        in bytes: UnsafeBufferPointer<UInt8>,
         _ body: (Range<Int>, SplitLevel) -> Void
     ) {
         guard let base = bytes.baseAddress, !range.isEmpty else { return }
@@ -107,7 +110,9 @@ extension SectionChunker {
     /// The end of the run of white space that starts at `start`, and the strongest separator it makes
     /// by itself: a paragraph (two line breaks or more, a form feed, U+2029), a line, or a word.
     private static func whitespaceRun(
-        from start: Int, to end: Int, in bytes: UnsafeBufferPointer<UInt8>
+        from start: Int,
+        to end: Int,
+        in bytes: UnsafeBufferPointer<UInt8>
     ) -> (end: Int, strength: SplitLevel) {
         var index = start
         var lineBreaks = 0

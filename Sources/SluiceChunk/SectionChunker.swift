@@ -37,9 +37,16 @@ struct SectionChunker {
         text.makeContiguousUTF8()
         return UTF8Decoding.withBytes(of: text) { bytes in
             var sectionChunker = SectionChunker(
-                text: text, bytes: bytes, counter: chunker.counter, maxTokens: chunker.maxTokens,
-                overlapTokens: chunker.overlapTokens, page: section.page, headingPath: section.headingPath,
-                metadata: section.metadata, firstOrdinal: firstOrdinal)
+                text: text,
+                bytes: bytes,
+                counter: chunker.counter,
+                maxTokens: chunker.maxTokens,
+                overlapTokens: chunker.overlapTokens,
+                page: section.page,
+                headingPath: section.headingPath,
+                metadata: section.metadata,
+                firstOrdinal: firstOrdinal
+            )
             sectionChunker.run()
             return sectionChunker.chunks
         }
@@ -90,7 +97,14 @@ struct SectionChunker {
     mutating func emit(_ range: Range<Int>, tokens: Int) {
         chunks.append(
             Chunk(
-                ordinal: firstOrdinal + chunks.count, text: String(substring(range)), tokenCount: tokens,
-                startOffset: range.lowerBound, page: page, headingPath: headingPath, metadata: metadata))
+                ordinal: firstOrdinal + chunks.count,
+                text: String(substring(range)),
+                tokenCount: tokens,
+                startOffset: range.lowerBound,
+                page: page,
+                headingPath: headingPath,
+                metadata: metadata
+            )
+        )
     }
 }

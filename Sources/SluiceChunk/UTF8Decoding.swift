@@ -1,4 +1,5 @@
 import SluiceCore
+
 /// Reads Unicode scalars straight from a string's UTF-8 bytes.
 ///
 /// The bytes always come from a Swift `String`, so they are valid UTF-8 and no validation is done here.

@@ -98,7 +98,8 @@ private final class Submission<T: Sendable>: Sendable {
     private let state = Mutex(State.initial)
 
     func enqueue(
-        _ continuation: CheckedContinuation<T, any Error>, on queue: BlockingQueue<@Sendable () -> Void>,
+        _ continuation: CheckedContinuation<T, any Error>,
+        on queue: BlockingQueue<@Sendable () -> Void>,
         _ body: @escaping @Sendable () throws -> T
     ) -> EnqueueResult {
         state.withLock { state in
@@ -124,7 +125,8 @@ private final class Submission<T: Sendable>: Sendable {
     }
 
     func cancel(on queue: BlockingQueue<@Sendable () -> Void>) {
-        let queued: (BlockingQueue<@Sendable () -> Void>.Ticket, CheckedContinuation<T, any Error>)? = state.withLock { state in
+        let queued: (BlockingQueue<@Sendable () -> Void>.Ticket, CheckedContinuation<T, any Error>)? = state.withLock {
+            state in
             switch state {
             case .initial:
                 state = .cancelled

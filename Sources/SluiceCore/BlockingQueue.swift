@@ -63,7 +63,9 @@ package final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     package func remove(_ ticket: Ticket) -> Element? {
         condition.withLock {
             // Ids increase along the slots: search only the part not yet taken.
-            guard let index = slots[head...].firstIndex(where: { $0.id == ticket.id }), let element = slots[index].element else {
+            guard let index = slots[head...].firstIndex(where: { $0.id == ticket.id }),
+                let element = slots[index].element
+            else {
                 return nil
             }
             slots[index].element = nil

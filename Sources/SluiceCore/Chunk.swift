@@ -13,8 +13,13 @@ public struct Chunk: Sendable, Hashable {
     public var metadata: [String: String]
 
     public init(
-        ordinal: Int, text: String, tokenCount: Int, startOffset: Int = 0, page: Int? = nil,
-        headingPath: [String] = [], metadata: [String: String] = [:]
+        ordinal: Int,
+        text: String,
+        tokenCount: Int,
+        startOffset: Int = 0,
+        page: Int? = nil,
+        headingPath: [String] = [],
+        metadata: [String: String] = [:]
     ) {
         self.metadata = metadata
         self.ordinal = ordinal
@@ -35,7 +40,8 @@ public struct Chunk: Sendable, Hashable {
         out.reserveCapacity(text.utf8.count)
         var pendingSpace = false
         for scalar in text.unicodeScalars {
-            let isSpace = scalar.value < 0x80
+            let isSpace =
+                scalar.value < 0x80
                 ? (scalar.value == 0x20 || (scalar.value >= 0x09 && scalar.value <= 0x0D))
                 : scalar.properties.isWhitespace
             if isSpace {

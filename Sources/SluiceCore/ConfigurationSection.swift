@@ -51,13 +51,19 @@ struct ConfigurationSection {
         default: throw SluiceError(.configuration, "\(name(key)): expected a string")
         }
         if let allowed, !allowed.contains(text) {
-            throw SluiceError(.configuration, "\(name(key)): '\(text)' is not supported (expected one of: \(allowed.joined(separator: ", ")))")
+            throw SluiceError(
+                .configuration,
+                "\(name(key)): '\(text)' is not supported (expected one of: \(allowed.joined(separator: ", ")))"
+            )
         }
         return text
     }
 
     /// One of the cases of a closed set of choices, by its raw value.
-    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of type: Choice.Type = Choice.self) throws -> Choice?
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(
+        _ key: String,
+        of type: Choice.Type = Choice.self
+    ) throws -> Choice?
     where Choice.RawValue == String {
         try string(key, oneOf: Choice.allCases.map(\.rawValue)).flatMap(Choice.init(rawValue:))
     }
@@ -84,13 +90,17 @@ struct ConfigurationSection {
         if let i = value as? Int { number = i }
         if let s = value as? String { number = Int(s) }
         guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a whole number") }
-        guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
+        guard number >= min else {
+            throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)")
+        }
         return number
     }
 
     mutating func int(_ key: String, min: Int, max: Int) throws -> Int? {
         guard let number = try int(key, min: min) else { return nil }
-        guard number <= max else { throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)") }
+        guard number <= max else {
+            throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)")
+        }
         return number
     }
 
@@ -108,7 +118,9 @@ struct ConfigurationSection {
         if let i = value as? Int { number = Double(i) }
         if let s = value as? String { number = Double(s) }
         guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a number") }
-        guard number >= min else { throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)") }
+        guard number >= min else {
+            throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)")
+        }
         return number
     }
 
@@ -117,7 +129,10 @@ struct ConfigurationSection {
         let unknown = Set(values.keys).subtracting(seen).sorted()
         if !unknown.isEmpty {
             let known = seen.sorted().map { name($0) }.joined(separator: ", ")
-            throw SluiceError(.configuration, "unknown key \(unknown.map { name($0) }.joined(separator: ", ")) (known here: \(known))")
+            throw SluiceError(
+                .configuration,
+                "unknown key \(unknown.map { name($0) }.joined(separator: ", ")) (known here: \(known))"
+            )
         }
     }
 }

@@ -48,8 +48,12 @@ public struct ContentHash: Hashable, Sendable, Codable, CustomStringConvertible 
     public var bytes: [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(16)
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: low >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            out.append(UInt8(truncatingIfNeeded: high >> UInt64(shift)))
+        }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            out.append(UInt8(truncatingIfNeeded: low >> UInt64(shift)))
+        }
         return out
     }
 

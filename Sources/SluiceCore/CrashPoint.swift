@@ -14,7 +14,9 @@ import Glibc
 /// a cached value.
 package enum CrashPoint {
     private static let armed: (name: String, occurrence: Int)? = {
-        guard let value = ProcessInfo.processInfo.environment["SLUICE_DEBUG_CRASH_AT"], !value.isEmpty else { return nil }
+        guard let value = ProcessInfo.processInfo.environment["SLUICE_DEBUG_CRASH_AT"], !value.isEmpty else {
+            return nil
+        }
         let parts = value.split(separator: "@", maxSplits: 1)
         if parts.count == 2, let occurrence = Int(parts[1]), occurrence > 0 { return (String(parts[0]), occurrence) }
         return (value, 1)

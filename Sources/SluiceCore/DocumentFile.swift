@@ -46,7 +46,11 @@ public final class DocumentFile: Sendable {
     ///   - followSymlink: Whether a symbolic link at the path is followed (the scanner followed it).
     /// - Throws: ``SluiceError/Code/unreadable`` with the reason: permission denied, replaced by a symbolic
     ///   link, no longer a regular file, replaced by another file.
-    public static func open(_ path: String, identity: FileIdentity? = nil, followSymlink: Bool = false) throws -> DocumentFile {
+    public static func open(
+        _ path: String,
+        identity: FileIdentity? = nil,
+        followSymlink: Bool = false
+    ) throws -> DocumentFile {
         // O_NONBLOCK: a file replaced by a named pipe must not block the open.
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followSymlink ? 0 : O_NOFOLLOW)
         var fd: Int32
@@ -54,18 +58,27 @@ public final class DocumentFile: Sendable {
         guard fd >= 0 else {
             switch errno {
             case EACCES: throw SluiceError(.unreadable, "cannot open file: permission denied")
-            case ELOOP: throw SluiceError(.unreadable, "the file was replaced by a symbolic link since the scan; not followed")
+            case ELOOP:
+                throw SluiceError(.unreadable, "the file was replaced by a symbolic link since the scan; not followed")
             default: throw SluiceError(.unreadable, "cannot open file: \(String(cString: strerror(errno)))")
             }
         }
         let file = DocumentFile(descriptor: fd, path: path)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SluiceError(.unreadable, "cannot stat file: \(String(cString: strerror(errno)))") }
+        guard fstat(fd, &info) == 0 else {
+            throw SluiceError(.unreadable, "cannot stat file: \(String(cString: strerror(errno)))")
+        }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw SluiceError(.unreadable, "the file was replaced since the scan and is no longer a regular file; not read")
+            throw SluiceError(
+                .unreadable,
+                "the file was replaced since the scan and is no longer a regular file; not read"
+            )
         }
         if let identity, identity != FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) {
-            throw SluiceError(.unreadable, "the file was replaced by another file since the scan; not read (it is read on the next run)")
+            throw SluiceError(
+                .unreadable,
+                "the file was replaced by another file since the scan; not read (it is read on the next run)"
+            )
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return file
@@ -74,7 +87,9 @@ public final class DocumentFile: Sendable {
     /// Reads the whole file (a file that grew since it was opened is read to its end).
     public func readAll() throws -> [UInt8] {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw SluiceError(.unreadable, "cannot stat file: \(String(cString: strerror(errno)))") }
+        guard fstat(descriptor, &info) == 0 else {
+            throw SluiceError(.unreadable, "cannot stat file: \(String(cString: strerror(errno)))")
+        }
         // Read exactly the size stat reported; a file that grew since is read on in 64 KiB steps.
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var filled = 0

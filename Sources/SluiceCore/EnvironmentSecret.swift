@@ -26,7 +26,9 @@ package enum EnvironmentSecret {
     /// - Returns: the secret, or nil when there is none and `need` allows it.
     /// - Throws: ``SluiceError/Code/configuration`` naming `key` and `variable`, never a value.
     package static func value(
-        of variable: String?, key: String, need: Need,
+        of variable: String?,
+        key: String,
+        need: Need,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> String? {
         guard let variable, !variable.isEmpty else {

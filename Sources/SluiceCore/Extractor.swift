@@ -11,7 +11,13 @@ public struct ExtractionInput: Sendable {
     /// Whether `fileURL` is a symbolic link that may be followed (`source.follow_symlinks`).
     public var followsSymlink: Bool
 
-    public init(key: String, fileURL: URL, bytes: [UInt8], fileIdentity: FileIdentity? = nil, followsSymlink: Bool = false) {
+    public init(
+        key: String,
+        fileURL: URL,
+        bytes: [UInt8],
+        fileIdentity: FileIdentity? = nil,
+        followsSymlink: Bool = false
+    ) {
         self.key = key
         self.fileURL = fileURL
         self.bytes = bytes

@@ -37,9 +37,18 @@ public struct PhaseStats: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, itemsIn = "items_in", itemsOut = "items_out", bytes, busySeconds = "busy_s"
-        case starvedSeconds = "starved_s", blockedSeconds = "blocked_s", workers
-        case p50 = "latency_p50_s", p95 = "latency_p95_s", p99 = "latency_p99_s", max = "latency_max_s"
+        case name
+        case itemsIn = "items_in"
+        case itemsOut = "items_out"
+        case bytes
+        case busySeconds = "busy_s"
+        case starvedSeconds = "starved_s"
+        case blockedSeconds = "blocked_s"
+        case workers
+        case p50 = "latency_p50_s"
+        case p95 = "latency_p95_s"
+        case p99 = "latency_p99_s"
+        case max = "latency_max_s"
     }
 
     public init(from decoder: any Decoder) throws {

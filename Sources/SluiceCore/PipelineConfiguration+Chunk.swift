@@ -32,7 +32,10 @@ extension PipelineConfiguration.Chunk {
         parallelism = try s.int("parallelism", min: 1) ?? parallelism
         try s.finish()
         if overlapTokens >= maxTokens {
-            throw SluiceError(.configuration, "chunk.overlap_tokens (\(overlapTokens)) must be below chunk.max_tokens (\(maxTokens))")
+            throw SluiceError(
+                .configuration,
+                "chunk.overlap_tokens (\(overlapTokens)) must be below chunk.max_tokens (\(maxTokens))"
+            )
         }
     }
 }

@@ -17,7 +17,10 @@ extension PipelineConfiguration {
             do {
                 text = try String(contentsOf: file, encoding: .utf8)
             } catch {
-                throw SluiceError(.configuration, "cannot read pipeline file \(file.path): \(error.localizedDescription)")
+                throw SluiceError(
+                    .configuration,
+                    "cannot read pipeline file \(file.path): \(error.localizedDescription)"
+                )
             }
             tree = try parse(yaml: text, origin: file.path)
         }
@@ -77,7 +80,9 @@ extension PipelineConfiguration {
         let skeleton: [String: Any] = [
             "source": [String: Any](), "chunk": [String: Any](), "embed": [String: Any](), "sink": [String: Any](),
             "run": [String: Any](),
-            "extract": ["docx": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any]()],
+            "extract": [
+                "docx": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
+            ],
         ]
         _ = try? decode(skeleton, log: log)
         return log.keys
@@ -103,7 +108,9 @@ extension PipelineConfiguration {
         if let url = c.sink.url, [.chroma, .qdrant, .pinecone].contains(c.sink.kind) {
             try checkHTTPURL(url, key: "sink.url")
         }
-        for (key, value) in [("sink.collection", c.sink.collection), ("sink.index", c.sink.index), ("sink.table", c.sink.table)] where value?.isEmpty == true {
+        for (key, value) in [
+            ("sink.collection", c.sink.collection), ("sink.index", c.sink.index), ("sink.table", c.sink.table),
+        ] where value?.isEmpty == true {
             throw SluiceError(.configuration, "\(key): must not be empty")
         }
         // libpq takes a postgres:// or postgresql:// URL, or a key=value connection string.
@@ -118,10 +125,14 @@ extension PipelineConfiguration {
     /// An `http` or `https` URL with a host and, if any, a port from 1 to 65535. The value is not repeated
     /// in the message: it may carry credentials.
     static func checkHTTPURL(_ text: String, key: String) throws {
-        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty, (url.port.map { (1...65_535).contains($0) } ?? true)
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.port.map { (1...65_535).contains($0) } ?? true
         else {
-            throw SluiceError(.configuration, "\(key): must be an http:// or https:// URL with a host (and a port from 1 to 65535)")
+            throw SluiceError(
+                .configuration,
+                "\(key): must be an http:// or https:// URL with a host (and a port from 1 to 65535)"
+            )
         }
     }
 }

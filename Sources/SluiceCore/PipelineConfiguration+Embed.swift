@@ -97,7 +97,10 @@ extension PipelineConfiguration.Embed {
         maxRetries = try s.int("max_retries", min: 0) ?? maxRetries
         maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0) ?? maxRetryAfterSeconds
         guard maxRetryAfterSeconds <= 86_400 else {
-            throw SluiceError(.configuration, "embed.max_retry_after_seconds: must be at most 86400 (a day), got \(maxRetryAfterSeconds)")
+            throw SluiceError(
+                .configuration,
+                "embed.max_retry_after_seconds: must be at most 86400 (a day), got \(maxRetryAfterSeconds)"
+            )
         }
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? timeoutSeconds
         connectTimeoutSeconds = try s.number("connect_timeout_seconds", min: 0.001) ?? connectTimeoutSeconds

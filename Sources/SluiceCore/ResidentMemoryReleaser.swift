@@ -215,7 +215,9 @@ package final class ResidentMemoryReleaser: Sendable {
         var ranges: [(start: UInt, length: Int)] = []
         for line in maps.split(separator: "\n") where line.hasSuffix(" " + path) {
             let bounds = line.prefix { $0 != " " }.split(separator: "-")
-            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16), end > start else { continue }
+            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16),
+                end > start
+            else { continue }
             ranges.append((start, Int(end - start)))
         }
         return ranges

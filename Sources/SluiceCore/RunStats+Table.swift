@@ -4,7 +4,10 @@ extension RunStats {
     /// The end-of-run table: one row per phase, then the counters.
     public func table() -> String {
         var lines: [String] = []
-        let header = ["phase", "workers", "in", "out", "MB", "busy s", "starved s", "blocked s", "items/s", "p50 ms", "p95 ms", "p99 ms"]
+        let header = [
+            "phase", "workers", "in", "out", "MB", "busy s", "starved s", "blocked s", "items/s", "p50 ms", "p95 ms",
+            "p99 ms",
+        ]
         var rows: [[String]] = [header]
         for p in phases {
             let rate = wallSeconds > 0 ? Double(p.itemsOut) / wallSeconds : 0
@@ -18,7 +21,8 @@ extension RunStats {
         let widths = (0..<header.count).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for (index, row) in rows.enumerated() {
             let cells = row.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }
             lines.append(cells.joined(separator: "  "))
@@ -37,20 +41,32 @@ extension RunStats {
         lines.append(
             "documents: \(documentsUpserted) upserted, \(documentsSkipped) skipped, \(documentsFailed) failed"
                 + (documentsPruned > 0 ? ", \(documentsPruned) pruned" : "")
-                + (documentsNotReached > 0 ? ", \(documentsNotReached) not reached (\(providerRefusal == nil ? "interrupted" : "provider refused"))" : "")
-                + ((extractionsShared ?? 0) > 0 ? " · \(extractionsShared ?? 0) extracted once with an identical file" : "")
-                + ((extractionsCached ?? 0) > 0 ? " · \(extractionsCached ?? 0) extractions from the state's cache" : ""))
+                + (documentsNotReached > 0
+                    ? ", \(documentsNotReached) not reached (\(providerRefusal == nil ? "interrupted" : "provider refused"))"
+                    : "")
+                + ((extractionsShared ?? 0) > 0
+                    ? " · \(extractionsShared ?? 0) extracted once with an identical file" : "")
+                + ((extractionsCached ?? 0) > 0
+                    ? " · \(extractionsCached ?? 0) extractions from the state's cache" : "")
+        )
         lines.append(
-            "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)")
+            "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)"
+        )
         lines.append("vectors: \(vectorsUpserted) upserted, \(vectorsDeleted) deleted")
         let docRate = wallSeconds > 0 ? Double(documentsUpserted + documentsSkipped + documentsFailed) / wallSeconds : 0
         lines.append(
-            "wall: \(Self.fixed(wallSeconds, 2)) s · \(Self.fixed(docRate, 1)) documents/s · \(Self.fixed(wallSeconds > 0 ? mb / wallSeconds : 0, 2)) MB/s read · \(Self.fixed(wallSeconds > 0 ? Double(chunks) / wallSeconds : 0, 1)) chunks/s")
+            "wall: \(Self.fixed(wallSeconds, 2)) s · \(Self.fixed(docRate, 1)) documents/s · \(Self.fixed(wallSeconds > 0 ? mb / wallSeconds : 0, 2)) MB/s read · \(Self.fixed(wallSeconds > 0 ? Double(chunks) / wallSeconds : 0, 1)) chunks/s"
+        )
         if !failuresByCode.isEmpty {
-            lines.append("failures: " + failuresByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            lines.append(
+                "failures: "
+                    + failuresByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            )
         }
         if interrupted { lines.append("interrupted: run the same command again to resume") }
-        if let providerRefusal { lines.append("stopped, provider refused: \(providerRefusal) — fix it, then run again to resume") }
+        if let providerRefusal {
+            lines.append("stopped, provider refused: \(providerRefusal) — fix it, then run again to resume")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -43,14 +43,28 @@ public struct RunStats: Sendable, Hashable, Codable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case runID = "run_id", startedAt = "started_at", wallSeconds = "wall_s", phases
-        case documentsUpserted = "documents_upserted", documentsSkipped = "documents_skipped"
-        case documentsFailed = "documents_failed", documentsNotReached = "documents_not_reached"
-        case documentsPruned = "documents_pruned", chunks, chunksEmbedded = "chunks_embedded"
-        case tokensEmbedded = "tokens_embedded", embedRequests = "embed_requests", embedRetries = "embed_retries"
-        case rateLimited = "rate_limited", cacheHits = "cache_hits", vectorsUpserted = "vectors_upserted"
-        case vectorsDeleted = "vectors_deleted", bytesRead = "bytes_read", interrupted
-        case extractionsShared = "extractions_shared", extractionsCached = "extractions_cached"
+        case runID = "run_id"
+        case startedAt = "started_at"
+        case wallSeconds = "wall_s"
+        case phases
+        case documentsUpserted = "documents_upserted"
+        case documentsSkipped = "documents_skipped"
+        case documentsFailed = "documents_failed"
+        case documentsNotReached = "documents_not_reached"
+        case documentsPruned = "documents_pruned"
+        case chunks
+        case chunksEmbedded = "chunks_embedded"
+        case tokensEmbedded = "tokens_embedded"
+        case embedRequests = "embed_requests"
+        case embedRetries = "embed_retries"
+        case rateLimited = "rate_limited"
+        case cacheHits = "cache_hits"
+        case vectorsUpserted = "vectors_upserted"
+        case vectorsDeleted = "vectors_deleted"
+        case bytesRead = "bytes_read"
+        case interrupted
+        case extractionsShared = "extractions_shared"
+        case extractionsCached = "extractions_cached"
         case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"

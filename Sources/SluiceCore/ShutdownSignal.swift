@@ -61,7 +61,10 @@ public final class ShutdownSignal: Sendable {
             return try await group.next() ?? false
         }
         if !slept {
-            throw SluiceError(.interrupted, "a wait (retry backoff or rate-limit pause) was cut short: the run is stopping")
+            throw SluiceError(
+                .interrupted,
+                "a wait (retry backoff or rate-limit pause) was cut short: the run is stopping"
+            )
         }
     }
 

@@ -9,7 +9,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
-        public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.singleValueContainer()
             try c.encode(rawValue)

@@ -18,7 +18,10 @@ public struct VectorID: Hashable, Sendable, Codable, Comparable, CustomStringCon
         var hex = Array(rawValue)
         hex[12] = "8"
         let s = String(hex)
-        let parts = [s.prefix(8), s.dropFirst(8).prefix(4), s.dropFirst(12).prefix(4), s.dropFirst(16).prefix(4), s.dropFirst(20)]
+        let parts = [
+            s.prefix(8), s.dropFirst(8).prefix(4), s.dropFirst(12).prefix(4), s.dropFirst(16).prefix(4),
+            s.dropFirst(20),
+        ]
         return parts.joined(separator: "-")
     }
 

@@ -2,7 +2,9 @@
 package enum VectorMath {
     /// Cosine similarity of two vectors (0 when either is zero).
     package static func cosine(_ a: [Float], _ b: [Float]) -> Float {
-        var dot: Float = 0, na: Float = 0, nb: Float = 0
+        var dot: Float = 0
+        var na: Float = 0
+        var nb: Float = 0
         for i in 0..<min(a.count, b.count) {
             dot += a[i] * b[i]
             na += a[i] * a[i]

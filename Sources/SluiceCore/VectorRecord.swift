@@ -9,7 +9,11 @@ public struct VectorRecord: Sendable, Hashable, Codable {
     public var metadata: [String: String]
 
     public init(
-        id: VectorID, documentKey: String, ordinal: Int, text: String, vector: [Float],
+        id: VectorID,
+        documentKey: String,
+        ordinal: Int,
+        text: String,
+        vector: [Float],
         metadata: [String: String] = [:]
     ) {
         self.id = id

@@ -54,7 +54,12 @@ public struct SinkInfo: Sendable, Hashable, Codable {
     public var details: [String: String]
 
     public init(
-        name: String, exists: Bool = true, count: Int, dimensions: Int? = nil, metric: String? = nil, embedder: String? = nil,
+        name: String,
+        exists: Bool = true,
+        count: Int,
+        dimensions: Int? = nil,
+        metric: String? = nil,
+        embedder: String? = nil,
         details: [String: String] = [:]
     ) {
         self.name = name

@@ -13,7 +13,10 @@ import Synchronization
 ///   - what: What `body` does, for the time-out's message ("extraction (pdf)").
 ///   - setting: The setting that sets `limit`, named in the message ("extract.timeout_seconds").
 package func withDeadline<T: Sendable>(
-    _ limit: Duration, what: String, setting: String, _ body: @escaping @Sendable () async throws -> T
+    _ limit: Duration,
+    what: String,
+    setting: String,
+    _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = DeadlineRace<T>()
     return try await withTaskCancellationHandler {
@@ -34,7 +37,8 @@ package func withDeadline<T: Sendable>(
                         result = .failure(error)
                     }
                     race.finish(result)
-                })
+                }
+            )
         }
     } onCancel: {
         race.finish(.failure(CancellationError()), cancellingWork: true)
@@ -76,7 +80,8 @@ private final class DeadlineRace<T: Sendable>: Sendable {
     }
 
     func finish(_ result: Result<T, any Error>, cancellingWork: Bool = false) {
-        let taken = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?)? in
+        let taken = state.withLock {
+            state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?)? in
             if state.outcome != nil { return nil }
             state.outcome = result
             state.workCancelled = cancellingWork

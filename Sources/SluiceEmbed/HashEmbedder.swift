@@ -35,7 +35,10 @@ public struct HashEmbedder: Embedder {
         precondition(dimensions > 0, "dimensions must be positive")
         self.identity = EmbedderIdentity(provider: "hash", model: "feature-hash-v1", dimensions: dimensions)
         self.limits = EmbedderLimits(
-            maxBatchSize: 1024, maxTokensPerInput: Int(Int32.max), maxTokensPerRequest: Int(Int32.max))
+            maxBatchSize: 1024,
+            maxTokensPerInput: Int(Int32.max),
+            maxTokensPerRequest: Int(Int32.max)
+        )
         self.tokenCounter = tokenCounter
     }
 

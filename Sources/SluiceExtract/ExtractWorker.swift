@@ -55,7 +55,9 @@ public enum ExtractWorker {
                         // and a long one (or a scan) is split among the workers after this budget.
                         let count = min(request.count ?? 0, info.pageCount)
                         let until = request.budgetMilliseconds.map { received + .milliseconds($0) }
-                        if count > 0 { response.pages = try firstPages(of: document, count: count, until: until, with: pdf) }
+                        if count > 0 {
+                            response.pages = try firstPages(of: document, count: count, until: until, with: pdf)
+                        }
                     } else {
                         let first = request.first ?? 0
                         let count = request.count ?? 0
@@ -70,13 +72,20 @@ public enum ExtractWorker {
                 let sluice = SluiceError.wrap(error, as: .extractionFailed)
                 response.failure = .init(code: sluice.code.rawValue, message: sluice.message)
             }
-            guard let encoded = try? ExtractWorkerProtocol.encodeLine(response), writeAll(output, encoded) else { return .outputFailed }
+            guard let encoded = try? ExtractWorkerProtocol.encodeLine(response), writeAll(output, encoded) else {
+                return .outputFailed
+            }
         }
         return .success
     }
 
     /// Pages `0..<count`, one at a time, stopping after the first page that ends past `until`.
-    static func firstPages(of document: PDFDocument, count: Int, until: ContinuousClock.Instant?, with pdf: PDFExtractor) throws -> [PDFPage] {
+    static func firstPages(
+        of document: PDFDocument,
+        count: Int,
+        until: ContinuousClock.Instant?,
+        with pdf: PDFExtractor
+    ) throws -> [PDFPage] {
         guard let until else { return try pdf.pages(of: document, range: 0..<count) }
         var pages: [PDFPage] = []
         for index in 0..<count {
@@ -133,7 +142,11 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
 
 /// Reads newline-terminated lines from a file descriptor, optionally with a deadline (poll).
 package struct LineReader {
-    package enum Event { case line([UInt8]), end, timedOut, failed(Int32) }
+    package enum Event {
+        case line([UInt8])
+        case end, timedOut
+        case failed(Int32)
+    }
 
     let fd: Int32
     private var buffer: [UInt8] = []
@@ -153,7 +166,10 @@ package struct LineReader {
             if let deadline {
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 if remaining <= .zero { return .timedOut }
-                let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+                let milliseconds = Int32(
+                    clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds
+                        / 1_000_000_000_000_000 + 1
+                )
                 var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&descriptor, 1, milliseconds)
                 if ready < 0 {

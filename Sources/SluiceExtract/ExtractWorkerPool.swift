@@ -48,7 +48,9 @@ public final class ExtractWorkerPool: Sendable {
         // An allow-list, not the parent's environment: no secret reaches the processes that parse untrusted
         // files. The PDF password's variable is the one secret a worker needs.
         worker.environment = WorkerProcess.workerEnvironment(
-            ProcessInfo.processInfo.environment, passing: [options.pdf.passwordEnvironmentVariable].compactMap { $0 })
+            ProcessInfo.processInfo.environment,
+            passing: [options.pdf.passwordEnvironmentVariable].compactMap { $0 }
+        )
         self.command = worker
         self.size = size
         self.state = PoolState()
@@ -80,14 +82,20 @@ public final class ExtractWorkerPool: Sendable {
     /// - Throws: The first failure (``SluiceError`` as the worker reported it, `extractor-crashed`,
     ///   `timeout`); the other requests of the set are then dropped (those still queued are taken out of
     ///   the queue, those running are finished and their answers ignored).
-    func run(_ requests: [ExtractWorkerProtocol.Request], deadline: ContinuousClock.Instant) throws -> [ExtractWorkerProtocol.Response] {
+    func run(
+        _ requests: [ExtractWorkerProtocol.Request],
+        deadline: ContinuousClock.Instant
+    ) throws -> [ExtractWorkerProtocol.Response] {
         let batch = Batch(count: requests.count)
         var queued: [BlockingQueue<Job>.Ticket] = []
         for (index, request) in requests.enumerated() {
             if let ticket = state.jobs.append(Job(request: request, index: index, deadline: deadline, batch: batch)) {
                 queued.append(ticket)
             } else {
-                batch.complete(index, with: .failure(SluiceError(.extractionFailed, "the extract worker pool is shut down")))
+                batch.complete(
+                    index,
+                    with: .failure(SluiceError(.extractionFailed, "the extract worker pool is shut down"))
+                )
             }
         }
         // Whatever the outcome, no job of this call stays queued for a driver to skip.
@@ -143,7 +151,10 @@ final class Batch: Sendable {
                 responses[answer.index] = try answer.result.get()
                 remaining -= 1
             case .timedOut, .closed:
-                throw SluiceError(.timeout, "extraction did not finish in time (all extract workers busy; extract.timeout_seconds)")
+                throw SluiceError(
+                    .timeout,
+                    "extraction did not finish in time (all extract workers busy; extract.timeout_seconds)"
+                )
             }
         }
         return responses.map { $0! }

@@ -12,7 +12,11 @@ public enum ExtractWorkerProtocol {
         /// How many PDFs a worker keeps open (``ExtractWorkerPool`` sets its size: the documents in flight).
         public var openDocuments: Int
 
-        public init(ocr: PipelineConfiguration.Extract.OCR, pdf: PipelineConfiguration.Extract.PDF, openDocuments: Int = 1) {
+        public init(
+            ocr: PipelineConfiguration.Extract.OCR,
+            pdf: PipelineConfiguration.Extract.PDF,
+            openDocuments: Int = 1
+        ) {
             self.ocr = ocr
             self.pdf = pdf
             self.openDocuments = openDocuments

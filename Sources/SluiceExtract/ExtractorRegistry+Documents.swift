@@ -7,7 +7,8 @@ extension ExtractorRegistry {
         [
             DOCXExtractor(
                 maxInflatedBytes: Int(configuration.docx.maxInflatedMB * 1_048_576),
-                maxCompressionRatio: configuration.docx.maxCompressionRatio),
+                maxCompressionRatio: configuration.docx.maxCompressionRatio
+            ),
             HTMLExtractor(),
             JSONExtractor(fields: configuration.json.fields, maxDepth: configuration.json.maxDepth),
             CSVExtractor(),

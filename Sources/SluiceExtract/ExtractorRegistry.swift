@@ -12,7 +12,8 @@ public struct ExtractorRegistry: Sendable {
     /// - Parameter workers: Worker processes for PDF and image extraction (``ExtractWorkerPool``); with
     ///   nil (or `extract.isolate: false`) they run in this process.
     public static func standard(
-        configuration: PipelineConfiguration.Extract, workers: ExtractWorkerPool? = nil
+        configuration: PipelineConfiguration.Extract,
+        workers: ExtractWorkerPool? = nil
     ) -> ExtractorRegistry {
         // PDF and images first (unambiguous magic bytes), then DOCX, HTML, JSON, CSV
         // (ExtractorRegistry+Documents.swift), then text.

@@ -53,7 +53,8 @@ public enum FormatSniffer {
         if starts(Array("BM".utf8)) && b.count >= 26 && bmpHeaderLooksValid(b) { return .bmp }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return .zip }
         if starts([0x1F, 0x8B]) || starts([0x7F, 0x45, 0x4C, 0x46]) || starts([0x28, 0xB5, 0x2F, 0xFD])
-            || starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) || starts(Array("BZh".utf8)) && b.count > 3 && b[3] >= 0x31 && b[3] <= 0x39
+            || starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00])
+            || starts(Array("BZh".utf8)) && b.count > 3 && b[3] >= 0x31 && b[3] <= 0x39
         {
             return .otherBinary
         }

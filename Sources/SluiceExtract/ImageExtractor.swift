@@ -1,3 +1,4 @@
+import Foundation
 import SluiceCore
 
 /// Scanned pages and photos of text (PNG, JPEG, TIFF, BMP, GIF, WebP as leptonica reads them), read with
@@ -24,7 +25,11 @@ public struct ImageExtractor: Extractor {
         do {
             return try engines.withEngine { try $0.recognize(imageData: bytes) }
         } catch let error as SluiceError where error.code == .unreadable {
-            throw SluiceError(.unreadable, "\(FormatSniffer.describe(format)) cannot be decoded (damaged or truncated?)", cause: error)
+            throw SluiceError(
+                .unreadable,
+                "\(FormatSniffer.describe(format)) cannot be decoded (damaged or truncated?)",
+                cause: error
+            )
         }
     }
 
@@ -37,8 +42,7 @@ public struct ImageExtractor: Extractor {
         }
         return ExtractedText(
             sections: [TextSection(text: trimmed, page: 1)],
-            metadata: ["format": format.rawValue, "ocr": "tesseract", "ocr_confidence": String(confidence)])
+            metadata: ["format": format.rawValue, "ocr": "tesseract", "ocr_confidence": String(confidence)]
+        )
     }
 }
-
-import Foundation

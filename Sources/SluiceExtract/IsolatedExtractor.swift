@@ -38,7 +38,9 @@ public struct IsolatedExtractor: Extractor {
         case .image:
             let format = FormatSniffer.sniff(input.bytes)
             let response = try pool.run([request(.image, input)], deadline: deadline)[0]
-            guard let image = response.image else { throw SluiceError(.extractionFailed, "the worker returned no OCR result") }
+            guard let image = response.image else {
+                throw SluiceError(.extractionFailed, "the worker returned no OCR result")
+            }
             return try ImageExtractor.assemble(text: image.text, confidence: image.confidence, format: format)
         case .pdf:
             // One worker opens the PDF and reads its first pages, for up to `firstRequestBudget`; the
@@ -59,10 +61,21 @@ public struct IsolatedExtractor: Extractor {
 
     /// A request for the document's file, with the identity the pipeline read it with: the worker opens
     /// it again by path and refuses another file there.
-    private func request(_ kind: ExtractWorkerProtocol.Request.Kind, _ input: ExtractionInput, first: Int? = nil, count: Int? = nil) -> ExtractWorkerProtocol.Request {
+    private func request(
+        _ kind: ExtractWorkerProtocol.Request.Kind,
+        _ input: ExtractionInput,
+        first: Int? = nil,
+        count: Int? = nil
+    ) -> ExtractWorkerProtocol.Request {
         ExtractWorkerProtocol.Request(
-            id: pool.nextRequestID(), kind: kind, path: input.fileURL.path, first: first, count: count,
-            identity: input.fileIdentity, followSymlink: input.followsSymlink)
+            id: pool.nextRequestID(),
+            kind: kind,
+            path: input.fileURL.path,
+            first: first,
+            count: count,
+            identity: input.fileIdentity,
+            followSymlink: input.followsSymlink
+        )
     }
 
     /// The smallest and largest range of pages one request asks for (see ``pageRanges(pageCount:workers:)``).

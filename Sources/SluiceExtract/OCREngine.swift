@@ -38,7 +38,9 @@ public final class OCREngine: @unchecked Sendable {
     ///   - pageSegmentationMode: Tesseract's page segmentation mode, 0–13 as the CLI's `--psm`
     ///     (default 3, fully automatic).
     public init(
-        languages: [String] = ["eng"], dataPath: String = OCREngine.defaultDataPath, pageSegmentationMode: Int = 3
+        languages: [String] = ["eng"],
+        dataPath: String = OCREngine.defaultDataPath,
+        pageSegmentationMode: Int = 3
     ) throws {
         guard (0...13).contains(pageSegmentationMode) else {
             throw SluiceError(.configuration, "OCR page segmentation mode must be 0…13, got \(pageSegmentationMode)")
@@ -46,7 +48,10 @@ public final class OCREngine: @unchecked Sendable {
         // Create and initialize before any stored property is set, so a throw leaves no instance behind
         // whose deinit would free the handle a second time.
         self.handle = try Self.makeEngine(
-            languages: languages, dataPath: dataPath, mode: TessPageSegMode(UInt32(pageSegmentationMode)))
+            languages: languages,
+            dataPath: dataPath,
+            mode: TessPageSegMode(UInt32(pageSegmentationMode))
+        )
         self.languages = languages
         self.dataPath = dataPath
     }
@@ -87,7 +92,12 @@ public final class OCREngine: @unchecked Sendable {
 
     /// Recognizes 8-bit gray pixels (0 black … 255 white), row by row without padding, such as a
     /// rendered PDF page.
-    public func recognize(gray pixels: [UInt8], width: Int, height: Int, resolution: Int) throws -> (text: String, confidence: Int) {
+    public func recognize(
+        gray pixels: [UInt8],
+        width: Int,
+        height: Int,
+        resolution: Int
+    ) throws -> (text: String, confidence: Int) {
         precondition(pixels.count == width * height, "gray buffer size does not match width × height")
         return try lock.withLock {
             defer { TessBaseAPIClear(handle) }
@@ -100,7 +110,11 @@ public final class OCREngine: @unchecked Sendable {
     }
 
     /// Recognizes and destroys `pix`.
-    private func recognize(pix: UnsafeMutablePointer<PIX>, resolution: Int, what path: String) throws -> (text: String, confidence: Int) {
+    private func recognize(
+        pix: UnsafeMutablePointer<PIX>,
+        resolution: Int,
+        what path: String
+    ) throws -> (text: String, confidence: Int) {
         defer {
             var owned: UnsafeMutablePointer<PIX>? = pix
             pixDestroy(&owned)
@@ -133,7 +147,8 @@ public final class OCREngine: @unchecked Sendable {
 
     // MARK: - C helpers
 
-    private static func makeEngine(languages: [String], dataPath: String, mode: TessPageSegMode) throws -> OpaquePointer {
+    private static func makeEngine(languages: [String], dataPath: String, mode: TessPageSegMode) throws -> OpaquePointer
+    {
         guard !languages.isEmpty else {
             throw SluiceError(.configuration, "OCR needs at least one language")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import Synchronization
 
 /// Tesseract engines for concurrent OCR: a caller borrows one for the duration of a recognition, so each
 /// thread works with its own `TessBaseAPI` (the pool grows to the number of threads using it at once and
@@ -16,11 +17,10 @@ public final class OCREnginePool: Sendable {
     /// - Throws: ``SluiceError`` with code `configuration` when an engine cannot be created (missing
     ///   language data), or whatever `body` throws.
     public func withEngine<T>(_ body: (OCREngine) throws -> T) throws -> T {
-        let engine = try idle.withLock { $0.popLast() }
+        let engine =
+            try idle.withLock { $0.popLast() }
             ?? OCREngine(languages: options.languages, pageSegmentationMode: options.pageSegmentationMode)
         defer { idle.withLock { $0.append(engine) } }
         return try body(engine)
     }
 }
-
-import Synchronization

@@ -38,7 +38,10 @@ extension PDFDocument {
             guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
                 cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
             else {
-                throw SluiceError(.extractionFailed, "cannot allocate a \(width)×\(height) surface for page \(index + 1)")
+                throw SluiceError(
+                    .extractionFailed,
+                    "cannot allocate a \(width)×\(height) surface for page \(index + 1)"
+                )
             }
             defer { cairo_surface_destroy(surface) }
             guard let context = cairo_create(surface) else {

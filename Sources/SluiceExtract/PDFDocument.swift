@@ -110,7 +110,11 @@ public final class PDFDocument: @unchecked Sendable {
     // MARK: - C helpers
 
     /// Opens the text layer, or throws with the reason poppler gives.
-    private static func openTextLayer(absolutePath: String, shownAs shown: String, password: String?) throws -> OpaquePointer {
+    private static func openTextLayer(
+        absolutePath: String,
+        shownAs shown: String,
+        password: String?
+    ) throws -> OpaquePointer {
         var status = SLUICE_PDF_TEXT_OK
         if let layer = sluice_pdf_text_open(absolutePath, password, &status) { return layer }
         switch status {
@@ -127,7 +131,11 @@ public final class PDFDocument: @unchecked Sendable {
     }
 
     /// Opens a document with poppler-glib and returns the owned handle, or throws with poppler's message.
-    private static func openRenderer(absolutePath: String, shownAs shown: String, password: String?) throws -> OpaquePointer {
+    private static func openRenderer(
+        absolutePath: String,
+        shownAs shown: String,
+        password: String?
+    ) throws -> OpaquePointer {
         var error: UnsafeMutablePointer<GError>?
         guard let uri = g_filename_to_uri(absolutePath, nil, &error) else {
             throw takeError(&error, path: shown, fallback: "cannot make a file URI")

@@ -12,7 +12,10 @@ extension PDFExtractor {
     /// every `extract.ocr` and `extract.pdf` setting that changes the text, plus poppler's and Tesseract's
     /// versions (an upgrade can change reading order or recognition). Not the password's variable: it
     /// decides whether a document opens, not its text.
-    public static func identity(ocr: PipelineConfiguration.Extract.OCR, pdf: PipelineConfiguration.Extract.PDF) -> ExtractorIdentity {
+    public static func identity(
+        ocr: PipelineConfiguration.Extract.OCR,
+        pdf: PipelineConfiguration.Extract.PDF
+    ) -> ExtractorIdentity {
         var settings = ImageExtractor.ocrSettings(ocr)
         settings["ocr.mode"] = ocr.mode.rawValue
         settings["ocr.dpi"] = String(ocr.dpi)

@@ -58,14 +58,19 @@ public struct PDFExtractor: Extractor {
         } catch let error as SluiceError where error.code == .encrypted {
             let hint: String
             switch (variable, password) {
-            case (nil, _): hint = "set extract.pdf.password_env to the name of an environment variable holding its password"
+            case (nil, _):
+                hint = "set extract.pdf.password_env to the name of an environment variable holding its password"
             case (let name?, nil): hint = "the environment variable \(name) (extract.pdf.password_env) is not set"
             case (let name?, _?): hint = "the password in \(name) (extract.pdf.password_env) does not open it"
             }
             throw SluiceError(.encrypted, "PDF is encrypted: \(hint)", cause: error)
         } catch let error as SluiceError {
             // Poppler's messages name the absolute path; the document key already says which file it is.
-            throw SluiceError(error.code, "not a readable PDF: \(error.message.replacingOccurrences(of: ": \(URL(fileURLWithPath: path).standardizedFileURL.path)", with: ""))", cause: error)
+            throw SluiceError(
+                error.code,
+                "not a readable PDF: \(error.message.replacingOccurrences(of: ": \(URL(fileURLWithPath: path).standardizedFileURL.path)", with: ""))",
+                cause: error
+            )
         }
     }
 
@@ -80,7 +85,9 @@ public struct PDFExtractor: Extractor {
             let layer = try document.text(ofPage: index)
             guard ocr.mode != .never else { return PDFPage(number: index + 1, text: layer) }
             let visible = Self.visibleCharacters(layer, upTo: ocr.mode == .auto ? ocr.minTextCharacters : 0)
-            guard ocr.mode == .always || visible < ocr.minTextCharacters else { return PDFPage(number: index + 1, text: layer) }
+            guard ocr.mode == .always || visible < ocr.minTextCharacters else {
+                return PDFPage(number: index + 1, text: layer)
+            }
             let image = try document.renderGray(page: index, dpi: ocr.dpi)
             let result = try engines.withEngine {
                 try $0.recognize(gray: image.pixels, width: image.width, height: image.height, resolution: image.dpi)
@@ -114,7 +121,8 @@ public struct PDFExtractor: Extractor {
             sections.append(TextSection(text: text, page: page.number))
         }
         guard !sections.isEmpty else {
-            let reason = info.pageCount == 0
+            let reason =
+                info.pageCount == 0
                 ? "the PDF has no pages"
                 : ocr.mode == .never
                     ? "none of its \(info.pageCount) pages has a text layer, and extract.ocr is never"

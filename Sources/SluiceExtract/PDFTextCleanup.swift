@@ -71,7 +71,9 @@ enum PDFTextCleanup {
         var topCounts: [String: Int] = [:]
         var bottomCounts: [String: Int] = [:]
         // Keyed by position from the edge and the normalized line.
-        func topKeys(_ lines: [String], _ top: [Int]) -> [String] { top.enumerated().map { "\($0.offset)|\(normalize(lines[$0.element]))" } }
+        func topKeys(_ lines: [String], _ top: [Int]) -> [String] {
+            top.enumerated().map { "\($0.offset)|\(normalize(lines[$0.element]))" }
+        }
         func bottomKeys(_ lines: [String], _ bottom: [Int]) -> [String] {
             bottom.reversed().enumerated().map { "\($0.offset)|\(normalize(lines[$0.element]))" }
         }
@@ -88,7 +90,9 @@ enum PDFTextCleanup {
             let (top, bottom) = edges(lines)
             var drop = Set<Int>()
             for (index, key) in zip(top, topKeys(lines, top)) where repeatedTop.contains(key) { drop.insert(index) }
-            for (index, key) in zip(bottom.reversed(), bottomKeys(lines, bottom)) where repeatedBottom.contains(key) { drop.insert(index) }
+            for (index, key) in zip(bottom.reversed(), bottomKeys(lines, bottom)) where repeatedBottom.contains(key) {
+                drop.insert(index)
+            }
             return lines.indices.filter { !drop.contains($0) }.map { lines[$0] }.joined(separator: "\n")
         }
     }

@@ -34,7 +34,10 @@ public struct TextExtractor: Extractor {
         guard !bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
         let format = FormatSniffer.sniff(bytes)
         guard format == .text else {
-            throw SluiceError(.unsupportedFormat, "the content is a \(FormatSniffer.describe(format)), not text, and no extractor for it is enabled")
+            throw SluiceError(
+                .unsupportedFormat,
+                "the content is a \(FormatSniffer.describe(format)), not text, and no extractor for it is enabled"
+            )
         }
         try Self.rejectBinary(bytes)
         var text = try Self.decodeUTF8(bytes)
@@ -59,10 +62,15 @@ public struct TextExtractor: Extractor {
             throw SluiceError(.binaryContent, "binary data, not text (NUL byte at offset \(nul))")
         }
         let controls = sample.reduce(0) { count, byte in
-            count + ((byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C) || byte == 0x7F ? 1 : 0)
+            count
+                + ((byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C) || byte == 0x7F
+                    ? 1 : 0)
         }
         if controls * 10 > sample.count {
-            throw SluiceError(.binaryContent, "binary data, not text (\(controls) control bytes in the first \(sample.count))")
+            throw SluiceError(
+                .binaryContent,
+                "binary data, not text (\(controls) control bytes in the first \(sample.count))"
+            )
         }
     }
 
@@ -77,7 +85,10 @@ public struct TextExtractor: Extractor {
             case .valid(let encoded): offset += encoded.count
             case .emptyInput: return String(decoding: bytes, as: UTF8.self)
             case .error(let length):
-                throw SluiceError(.invalidEncoding, "invalid UTF-8 at byte offset \(offset) (\(length) bad byte\(length == 1 ? "" : "s")); convert the file to UTF-8")
+                throw SluiceError(
+                    .invalidEncoding,
+                    "invalid UTF-8 at byte offset \(offset) (\(length) bad byte\(length == 1 ? "" : "s")); convert the file to UTF-8"
+                )
             }
         }
     }
@@ -105,7 +116,9 @@ public struct TextExtractor: Extractor {
                 let rest = line.dropFirst(level)
                 if level <= 6, rest.isEmpty || rest.first == " " {
                     flush()
-                    let title = rest.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "#")).trimmingCharacters(in: .whitespaces)
+                    let title = rest.trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                        in: CharacterSet(charactersIn: "#")
+                    ).trimmingCharacters(in: .whitespaces)
                     while let last = path.last, last.level >= level { path.removeLast() }
                     path.append((level, title))
                     currentPath = path.map(\.title)

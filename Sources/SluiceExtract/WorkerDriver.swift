@@ -25,7 +25,10 @@ struct WorkerDriver {
         while let job = state.take() {
             if job.batch.isAbandoned { continue }
             if ContinuousClock.now >= job.deadline {
-                job.batch.complete(job.index, with: .failure(SluiceError(.timeout, "extraction took longer than extract.timeout_seconds")))
+                job.batch.complete(
+                    job.index,
+                    with: .failure(SluiceError(.timeout, "extraction took longer than extract.timeout_seconds"))
+                )
                 continue
             }
             job.batch.complete(job.index, with: perform(job))
@@ -62,7 +65,9 @@ struct WorkerDriver {
             else {
                 _ = worker.kill()
                 process = nil
-                return .failure(SluiceError(.extractorCrashed, "the extract worker answered \(what) with garbage; it was restarted"))
+                return .failure(
+                    SluiceError(.extractorCrashed, "the extract worker answered \(what) with garbage; it was restarted")
+                )
             }
             if let failure = response.failure {
                 return .failure(SluiceError(.init(failure.code), failure.message))
@@ -71,11 +76,21 @@ struct WorkerDriver {
         case .timedOut:
             let status = worker.kill()
             process = nil
-            return .failure(SluiceError(.timeout, "\(what) took longer than extract.timeout_seconds; its worker was killed (\(status)) and replaced"))
+            return .failure(
+                SluiceError(
+                    .timeout,
+                    "\(what) took longer than extract.timeout_seconds; its worker was killed (\(status)) and replaced"
+                )
+            )
         case .end, .failed, nil:
             let status = worker.kill()
             process = nil
-            return .failure(SluiceError(.extractorCrashed, "the extract worker crashed during \(what) (\(status)); the run goes on with a new worker"))
+            return .failure(
+                SluiceError(
+                    .extractorCrashed,
+                    "the extract worker crashed during \(what) (\(status)); the run goes on with a new worker"
+                )
+            )
         }
     }
 
@@ -105,7 +120,9 @@ struct WorkerProcess {
     static func spawn(_ command: ExtractWorkerPool.Command) throws -> WorkerProcess {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0 else { throw SluiceError(.extractionFailed, "pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&toChild) == 0 else {
+            throw SluiceError(.extractionFailed, "pipe: \(String(cString: strerror(errno)))")
+        }
         guard pipe(&fromChild) == 0 else {
             close(toChild[0])
             close(toChild[1])
@@ -122,8 +139,8 @@ struct WorkerProcess {
         let argv = ([command.executable] + command.arguments).map { strdup($0) } + [nil]
         let envp = command.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, command.executable, &actions, nil, argv, envp)
@@ -132,7 +149,10 @@ struct WorkerProcess {
         guard status == 0 else {
             close(toChild[1])
             close(fromChild[0])
-            throw SluiceError(.extractionFailed, "cannot start the extract worker \(command.executable): \(String(cString: strerror(status)))")
+            throw SluiceError(
+                .extractionFailed,
+                "cannot start the extract worker \(command.executable): \(String(cString: strerror(status)))"
+            )
         }
         return WorkerProcess(pid: pid, input: toChild[1], output: LineReader(fd: fromChild[0]))
     }
@@ -157,7 +177,9 @@ struct WorkerProcess {
         environment["OPENBLAS_NUM_THREADS"] = parent["OPENBLAS_NUM_THREADS"] ?? "1"
         let cache = "glibc.malloc.tcache_count=1000"
         if let tunables = parent["GLIBC_TUNABLES"], !tunables.isEmpty {
-            if !tunables.contains("glibc.malloc.tcache_count=") { environment["GLIBC_TUNABLES"] = cache + ":" + tunables }
+            if !tunables.contains("glibc.malloc.tcache_count=") {
+                environment["GLIBC_TUNABLES"] = cache + ":" + tunables
+            }
         } else {
             environment["GLIBC_TUNABLES"] = cache
         }

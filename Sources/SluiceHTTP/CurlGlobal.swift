@@ -1,9 +1,9 @@
 import CCurl
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Process-wide libcurl set-up, done once before the first handle.

@@ -106,7 +106,11 @@ final class CurlMultiLoop: @unchecked Sendable {
                     let transfer = active[easy]
                 else { continue }
                 let code = sluice_curl_msg_result(message)
-                finish(transfer, on: multi, with: code == CURLE_OK ? .success(transfer.response()) : .failure(transfer.failure(code)))
+                finish(
+                    transfer,
+                    on: multi,
+                    with: code == CURLE_OK ? .success(transfer.response()) : .failure(transfer.failure(code))
+                )
             }
             var ready: Int32 = 0
             _ = curl_multi_poll(multi, nil, 0, 1000, &ready)
@@ -135,7 +139,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         active[easy] = transfer
     }
 
-    private func finish(_ transfer: CurlTransfer, on multi: UnsafeMutableRawPointer, with result: Result<HTTPResponse, any Error>) {
+    private func finish(
+        _ transfer: CurlTransfer,
+        on multi: UnsafeMutableRawPointer,
+        with result: Result<HTTPResponse, any Error>
+    ) {
         if let easy = transfer.easy {
             curl_multi_remove_handle(multi, easy)
             active[easy] = nil

@@ -94,14 +94,21 @@ final class CurlTransfer: @unchecked Sendable {
             try set(CURLOPT_NOBODY, 1)
         default:
             if !request.body.isEmpty || method == "POST" {
-                try check(sluice_curl_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
+                try check(
+                    sluice_curl_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
+                    "CURLOPT_POSTFIELDSIZE_LARGE"
+                )
                 // COPYPOSTFIELDS copies the bytes: the request value may go away before the upload ends.
                 try request.body.withUnsafeBytes { bytes in
                     var empty: UInt8 = 0
                     let pointer = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
                     try withUnsafeMutablePointer(to: &empty) { fallback in
                         try check(
-                            sluice_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, pointer ?? UnsafeMutableRawPointer(fallback)),
+                            sluice_curl_setopt_pointer(
+                                easy,
+                                CURLOPT_COPYPOSTFIELDS,
+                                pointer ?? UnsafeMutableRawPointer(fallback)
+                            ),
                             "CURLOPT_COPYPOSTFIELDS"
                         )
                     }
@@ -128,7 +135,13 @@ final class CurlTransfer: @unchecked Sendable {
         case Int(CURL_HTTP_VERSION_3): versionText = "3"
         default: versionText = "1.1"
         }
-        return HTTPResponse(status: status, headers: headers, body: body, httpVersion: versionText, connectionsOpened: connects)
+        return HTTPResponse(
+            status: status,
+            headers: headers,
+            body: body,
+            httpVersion: versionText,
+            connectionsOpened: connects
+        )
     }
 
     /// The error for a transfer that ended with `code`.
@@ -176,7 +189,10 @@ final class CurlTransfer: @unchecked Sendable {
 
 /// `CURLOPT_WRITEFUNCTION`: appends body bytes; returning less than offered stops the transfer.
 private func transferWriteBody(
-    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+    _ data: UnsafeMutablePointer<CChar>?,
+    _ size: Int,
+    _ count: Int,
+    _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
     withTransfer(data, size * count, userdata) { transfer, bytes in
         guard transfer.body.count + bytes.count <= transfer.limit else {
@@ -190,7 +206,10 @@ private func transferWriteBody(
 
 /// `CURLOPT_HEADERFUNCTION`: one complete header line per call.
 private func transferWriteHeader(
-    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+    _ data: UnsafeMutablePointer<CChar>?,
+    _ size: Int,
+    _ count: Int,
+    _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
     withTransfer(data, size * count, userdata) { transfer, bytes in
         transfer.receiveHeaderLine(String(decoding: bytes, as: UTF8.self))
@@ -200,11 +219,16 @@ private func transferWriteHeader(
 
 /// The ``CurlTransfer`` behind a callback's user pointer (unretained: the loop holds it) and the bytes.
 private func withTransfer(
-    _ data: UnsafeMutablePointer<CChar>?, _ length: Int, _ userdata: UnsafeMutableRawPointer?,
+    _ data: UnsafeMutablePointer<CChar>?,
+    _ length: Int,
+    _ userdata: UnsafeMutableRawPointer?,
     _ body: (CurlTransfer, UnsafeRawBufferPointer) -> Int
 ) -> Int {
     guard let data, let userdata else { return 0 }
-    return body(Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue(), UnsafeRawBufferPointer(start: data, count: length))
+    return body(
+        Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue(),
+        UnsafeRawBufferPointer(start: data, count: length)
+    )
 }
 
 extension StringProtocol {

@@ -40,7 +40,11 @@ public final class HTTPClient: Sendable {
         let box = TransferBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let transfer = CurlTransfer(request: request, limit: configuration.maxResponseBytes, continuation: continuation)
+                let transfer = CurlTransfer(
+                    request: request,
+                    limit: configuration.maxResponseBytes,
+                    continuation: continuation
+                )
                 if box.store(transfer) {
                     loop.submit(transfer)
                 } else {

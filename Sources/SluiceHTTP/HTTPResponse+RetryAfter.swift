@@ -14,7 +14,9 @@ extension HTTPResponse {
     /// or NaN value counts as none.
     public func retryAfter(cap: Duration = Self.defaultRetryAfterCap, now: Date = Date()) -> Duration? {
         func seconds(_ text: String) -> Double? {
-            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), !value.isNaN, value >= 0 else { return nil }
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), !value.isNaN, value >= 0 else {
+                return nil
+            }
             return value
         }
         if let milliseconds = header("retry-after-ms").flatMap(seconds) {

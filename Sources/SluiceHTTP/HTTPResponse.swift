@@ -13,7 +13,10 @@ public struct HTTPResponse: Sendable {
     public var connectionsOpened: Int
 
     public init(
-        status: Int, headers: [String: String] = [:], body: [UInt8] = [], httpVersion: String = "1.1",
+        status: Int,
+        headers: [String: String] = [:],
+        body: [UInt8] = [],
+        httpVersion: String = "1.1",
         connectionsOpened: Int = 0
     ) {
         self.status = status

@@ -64,7 +64,8 @@ extension Pipeline {
         SluiceError(
             .dependencyUnavailable,
             "the store \(name) cannot be reached: \(error.message). Nothing was marked failed; run again when it is back",
-            cause: error)
+            cause: error
+        )
     }
 
     /// `sluice check`: really talks to every dependency, one ``DependencyCheck`` each: the embedder (one
@@ -88,20 +89,43 @@ extension Pipeline {
             try await embedder.checkReachable()
             let vectors = try await embedder.embed(["sluice check"])
             guard vectors.count == 1, let vector = vectors.first else {
-                return DependencyCheck("embedder", .failed, "\(identity): answered \(vectors.count) vectors for one text", fix: "check embed.provider and embed.base_url")
+                return DependencyCheck(
+                    "embedder",
+                    .failed,
+                    "\(identity): answered \(vectors.count) vectors for one text",
+                    fix: "check embed.provider and embed.base_url"
+                )
             }
             guard vector.count == identity.dimensions else {
                 return DependencyCheck(
-                    "embedder", .failed, "\(identity): answered \(vector.count)-dimensional vectors, embed.dimensions is \(identity.dimensions)",
-                    fix: "set embed.dimensions to \(vector.count), or embed.request_dimensions")
+                    "embedder",
+                    .failed,
+                    "\(identity): answered \(vector.count)-dimensional vectors, embed.dimensions is \(identity.dimensions)",
+                    fix: "set embed.dimensions to \(vector.count), or embed.request_dimensions"
+                )
             }
             return DependencyCheck("embedder", .ok, "\(identity): embedded one text (\(vector.count) dimensions)")
         } catch let error as SluiceError where error.code == .providerRefused {
-            return DependencyCheck("embedder", .failed, "\(identity): \(error.message)", fix: "check the key in the variable embed.api_key_env names, and the account's quota")
+            return DependencyCheck(
+                "embedder",
+                .failed,
+                "\(identity): \(error.message)",
+                fix: "check the key in the variable embed.api_key_env names, and the account's quota"
+            )
         } catch let error as SluiceError where error.isUnavailability {
-            return DependencyCheck("embedder", .unavailable, "\(identity): \(error.message)", fix: "start the embedding service or correct embed.base_url, then run again")
+            return DependencyCheck(
+                "embedder",
+                .unavailable,
+                "\(identity): \(error.message)",
+                fix: "start the embedding service or correct embed.base_url, then run again"
+            )
         } catch {
-            return DependencyCheck("embedder", .failed, "\(identity): \(Self.failureDescription(error))", fix: "check the embed section of the pipeline file")
+            return DependencyCheck(
+                "embedder",
+                .failed,
+                "\(identity): \(Self.failureDescription(error))",
+                fix: "check the embed section of the pipeline file"
+            )
         }
     }
 
@@ -112,42 +136,84 @@ extension Pipeline {
         do {
             info = try await sink.info()
         } catch let error as SluiceError where error.code == .providerRefused {
-            return DependencyCheck("store", .failed, "\(sink.name): \(error.message)", fix: "check the key in the variable sink.api_key_env names")
+            return DependencyCheck(
+                "store",
+                .failed,
+                "\(sink.name): \(error.message)",
+                fix: "check the key in the variable sink.api_key_env names"
+            )
         } catch let error as SluiceError where error.isUnavailability {
-            return DependencyCheck("store", .unavailable, "\(sink.name): cannot be reached: \(error.message)", fix: "start the store or correct sink.url, then run again")
+            return DependencyCheck(
+                "store",
+                .unavailable,
+                "\(sink.name): cannot be reached: \(error.message)",
+                fix: "start the store or correct sink.url, then run again"
+            )
         } catch {
-            return DependencyCheck("store", .failed, "\(sink.name): \(Self.failureDescription(error))", fix: "check the sink section of the pipeline file")
+            return DependencyCheck(
+                "store",
+                .failed,
+                "\(sink.name): \(Self.failureDescription(error))",
+                fix: "check the sink section of the pipeline file"
+            )
         }
         guard info.exists else {
-            return DependencyCheck("store", .ok, "\(sink.name): reachable; nothing stored yet (the first run creates it)")
+            return DependencyCheck(
+                "store",
+                .ok,
+                "\(sink.name): reachable; nothing stored yet (the first run creates it)"
+            )
         }
         if let dimensions = info.dimensions, dimensions != identity.dimensions, info.count > 0 || sinkIsRemote {
             return DependencyCheck(
-                "store", .failed, "\(sink.name): holds \(dimensions)-dimensional vectors, the embedder makes \(identity.dimensions)",
-                fix: "use another collection/table/index, or run with --reembed to replace every vector")
+                "store",
+                .failed,
+                "\(sink.name): holds \(dimensions)-dimensional vectors, the embedder makes \(identity.dimensions)",
+                fix: "use another collection/table/index, or run with --reembed to replace every vector"
+            )
         }
         if sinkIsRemote, let metric = info.metric, metric != configuration.sink.metric.rawValue {
             return DependencyCheck(
-                "store", .failed, "\(sink.name): uses the \(metric) metric, sink.metric is \(configuration.sink.metric.rawValue)",
-                fix: "set sink.metric to \(metric), or use another collection/table/index")
+                "store",
+                .failed,
+                "\(sink.name): uses the \(metric) metric, sink.metric is \(configuration.sink.metric.rawValue)",
+                fix: "set sink.metric to \(metric), or use another collection/table/index"
+            )
         }
         if let embedder = info.embedder, embedder != identity.description, info.count > 0 {
             return DependencyCheck(
-                "store", .failed, "\(sink.name): holds vectors of \(embedder), the pipeline embeds with \(identity)",
-                fix: "run with --reembed to replace every vector, or use another sink")
+                "store",
+                .failed,
+                "\(sink.name): holds vectors of \(embedder), the pipeline embeds with \(identity)",
+                fix: "run with --reembed to replace every vector, or use another sink"
+            )
         }
         let shape = [info.dimensions.map { "\($0) dimensions" }, info.metric].compactMap { $0 }.joined(separator: ", ")
-        return DependencyCheck("store", .ok, "\(sink.name): reachable, \(info.count) vectors\(shape.isEmpty ? "" : " (\(shape))")")
+        return DependencyCheck(
+            "store",
+            .ok,
+            "\(sink.name): reachable, \(info.count) vectors\(shape.isEmpty ? "" : " (\(shape))")"
+        )
     }
 
     private func checkSource() async -> DependencyCheck {
         let root = sourceRoot
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return DependencyCheck("source", .failed, "\(root.path) does not exist or is not a folder", fix: "correct source.path (or pass --source), or mount the folder")
+            return DependencyCheck(
+                "source",
+                .failed,
+                "\(root.path) does not exist or is not a folder",
+                fix: "correct source.path (or pass --source), or mount the folder"
+            )
         }
         guard FileManager.default.isReadableFile(atPath: root.path) else {
-            return DependencyCheck("source", .failed, "\(root.path) is not readable", fix: "give the user running sluice read access")
+            return DependencyCheck(
+                "source",
+                .failed,
+                "\(root.path) is not readable",
+                fix: "give the user running sluice read access"
+            )
         }
         let scanner = SourceScanner(configuration: configuration.source, root: root, shard: options.shard)
         var matching = 0
@@ -161,12 +227,21 @@ extension Pipeline {
                 return true
             }
         } catch {
-            return DependencyCheck("source", .failed, "\(root.path): \(Self.failureDescription(error))", fix: "check the folder's permissions")
+            return DependencyCheck(
+                "source",
+                .failed,
+                "\(root.path): \(Self.failureDescription(error))",
+                fix: "check the folder's permissions"
+            )
         }
         let shard = options.shard == .whole ? "" : " of shard \(options.shard)"
         let unreadable = problems > 0 ? ", \(problems) could not be listed (see `sluice run`)" : ""
         let hint = matching == 0 ? " (check source.include and source.exclude)" : ""
-        return DependencyCheck("source", .ok, "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)")
+        return DependencyCheck(
+            "source",
+            .ok,
+            "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)"
+        )
     }
 
     private func checkState() -> DependencyCheck {
@@ -180,7 +255,12 @@ extension Pipeline {
         } catch let error as SluiceError where error.code == .lockHeld {
             return DependencyCheck("state", .unavailable, error.message, fix: "wait for the run in progress to end")
         } catch {
-            return DependencyCheck("state", .failed, "\(directory.path): \(Self.failureDescription(error))", fix: "check the folder's permissions and free space")
+            return DependencyCheck(
+                "state",
+                .failed,
+                "\(directory.path): \(Self.failureDescription(error))",
+                fix: "check the folder's permissions and free space"
+            )
         }
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
             return DependencyCheck("state", .ok, "\(directory.path): lock free, no checkpoint yet")
@@ -191,18 +271,33 @@ extension Pipeline {
             let identity = components.embedder.identity.description
             if let stored = try checkpoint.metadata("embedder"), stored != identity, documents > 0 {
                 return DependencyCheck(
-                    "state", .failed, "\(directory.path): built with embedder \(stored), the pipeline now uses \(identity)",
-                    fix: "run with --reembed to replace every vector, or use another state and sink")
+                    "state",
+                    .failed,
+                    "\(directory.path): built with embedder \(stored), the pipeline now uses \(identity)",
+                    fix: "run with --reembed to replace every vector, or use another state and sink"
+                )
             }
             let recorded = try checkpoint.metadata("shard") ?? Shard.whole.description
             if recorded != options.shard.description, documents > 0 {
                 return DependencyCheck(
-                    "state", .failed, "\(directory.path): built for shard \(recorded), this check is for shard \(options.shard)",
-                    fix: "give each shard its own state directory")
+                    "state",
+                    .failed,
+                    "\(directory.path): built for shard \(recorded), this check is for shard \(options.shard)",
+                    fix: "give each shard its own state directory"
+                )
             }
-            return DependencyCheck("state", .ok, "\(directory.path): lock free, readable, \(documents) documents, shard \(recorded)")
+            return DependencyCheck(
+                "state",
+                .ok,
+                "\(directory.path): lock free, readable, \(documents) documents, shard \(recorded)"
+            )
         } catch {
-            return DependencyCheck("state", .failed, "\(directory.path): \(Self.failureDescription(error))", fix: "restore the state from a backup, or start a new one")
+            return DependencyCheck(
+                "state",
+                .failed,
+                "\(directory.path): \(Self.failureDescription(error))",
+                fix: "restore the state from a backup, or start a new one"
+            )
         }
     }
 }

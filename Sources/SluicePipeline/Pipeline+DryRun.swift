@@ -50,9 +50,13 @@ extension Pipeline {
                 report.retried.append(file.key)
             } else if options.retryFailed {
                 return true  // --retry-failed takes only the failed documents
-            } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty {
+            } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
+                previous.pendingIDs.isEmpty
+            {
                 report.unchanged += 1
-            } else if previous.pendingIDs.isEmpty, let bytes = try? file.open().readAll(), ContentHash(of: bytes) == previous.contentHash {
+            } else if previous.pendingIDs.isEmpty, let bytes = try? file.open().readAll(),
+                ContentHash(of: bytes) == previous.contentHash
+            {
                 report.unchanged += 1
             } else {
                 report.changed.append(file.key)

@@ -11,7 +11,11 @@ extension Pipeline {
     /// content hash no document references any more (changed, pruned), or made with settings or code no
     /// extractor of this pipeline has now; everything when the cache is off. Skipped after a run that only
     /// skipped documents, so that a cron run with nothing to do stays a stat-only pass.
-    func collectExtractions(checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, after stats: RunStats) async throws {
+    func collectExtractions(
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor,
+        after stats: RunStats
+    ) async throws {
         let capBytes = extractionCacheBytes
         let changed = stats.documentsUpserted + stats.documentsFailed + stats.documentsPruned
         guard changed > 0 || capBytes == 0 else { return }

@@ -13,37 +13,58 @@ extension Pipeline {
         if options.reembed && shard.count > 1 {
             throw SluiceError(
                 .usage,
-                "--reembed cannot be combined with --shard: it clears the shared sink under the other shards. To change the embedder of a sharded deployment, point every shard at a new sink (table, collection, index) and new state directories, or re-embed in one unsharded run.")
+                "--reembed cannot be combined with --shard: it clears the shared sink under the other shards. To change the embedder of a sharded deployment, point every shard at a new sink (table, collection, index) and new state directories, or re-embed in one unsharded run."
+            )
         }
         let recorded = try checkpoint.metadata("shard") ?? Shard.whole.description
         if recorded != shard.description, try checkpoint.documentCount() > 0 {
-            func describe(_ spec: String) -> String { spec == Shard.whole.description ? "the whole corpus (no --shard)" : "shard \(spec)" }
+            func describe(_ spec: String) -> String {
+                spec == Shard.whole.description ? "the whole corpus (no --shard)" : "shard \(spec)"
+            }
             throw SluiceError(
                 .usage,
-                "this state was built for \(describe(recorded)); this run is for \(describe(shard.description)). A state directory belongs to one shard of one sharding: give each shard its own state directory, and start new ones (with the same sink: vector ids do not change) to re-shard.")
+                "this state was built for \(describe(recorded)); this run is for \(describe(shard.description)). A state directory belongs to one shard of one sharding: give each shard its own state directory, and start new ones (with the same sink: vector ids do not change) to re-shard."
+            )
         }
     }
 
     /// Refuses to mix vectors of two embedders in one sink, unless told to re-embed everything.
-    func guardEmbedder(_ identity: EmbedderIdentity, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor) async throws {
+    func guardEmbedder(
+        _ identity: EmbedderIdentity,
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor
+    ) async throws {
         let stored = try checkpoint.metadata("embedder")
         if options.reembed {
-            logger.warning("re-embedding everything: the sink and the document checkpoint are cleared", metadata: ["sluice-embedder": "\(identity)"])
+            logger.warning(
+                "re-embedding everything: the sink and the document checkpoint are cleared",
+                metadata: ["sluice-embedder": "\(identity)"]
+            )
             try await SinkReset.removeAll.perform(
-                sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, crashPoint: "reembed.midway")
+                sink: components.sink,
+                checkpoint: checkpoint,
+                stateExecutor: stateExecutor,
+                crashPoint: "reembed.midway"
+            )
             return
         }
         if let stored, stored != identity.description, try checkpoint.documentCount() > 0 {
             throw SluiceError(
                 .embedderMismatch,
-                "this state was built with embedder \(stored), the pipeline now uses \(identity); vectors of two models must not mix in one sink. Run with --reembed to replace every vector, or use another state and sink.")
+                "this state was built with embedder \(stored), the pipeline now uses \(identity); vectors of two models must not mix in one sink. Run with --reembed to replace every vector, or use another state and sink."
+            )
         }
     }
 
     /// Full sync: deletes the vectors of documents that vanished from the source (or no longer match
     /// include/exclude). Stops before deleting anything if that is more than `run.max_delete_fraction`
     /// of the store, unless `--allow-mass-delete`.
-    func prune(scanner: SourceScanner, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, tally: RunTally) async throws {
+    func prune(
+        scanner: SourceScanner,
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor,
+        tally: RunTally
+    ) async throws {
         let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
         guard !plan.keys.isEmpty else { return }
         try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: plan.known)
@@ -58,13 +79,19 @@ extension Pipeline {
             $0.documentsPruned += plan.keys.count
             $0.vectorsDeleted += plan.ids.count
         }
-        logger.info("pruned vanished documents", metadata: ["sluice-documents": "\(plan.keys.count)", "sluice-vectors": "\(plan.ids.count)"])
+        logger.info(
+            "pruned vanished documents",
+            metadata: ["sluice-documents": "\(plan.keys.count)", "sluice-vectors": "\(plan.ids.count)"]
+        )
     }
 
     /// What prune would delete (with each id's document key, for stores that delete by key), and how many
     /// vectors this state tracks in all (the base of the mass-delete share: the sink may hold other shards'
     /// or other pipelines' vectors, which are not this run's to count).
-    func planPrune(scanner: SourceScanner, checkpoint: CheckpointStore) throws -> (keys: [String], ids: [VectorID], documentKeys: [VectorID: String], known: Int) {
+    func planPrune(
+        scanner: SourceScanner,
+        checkpoint: CheckpointStore
+    ) throws -> (keys: [String], ids: [VectorID], documentKeys: [VectorID: String], known: Int) {
         var keys: [String] = []
         var ids: [VectorID] = []
         var documentKeys: [VectorID: String] = [:]
@@ -86,7 +113,8 @@ extension Pipeline {
         if fraction > configuration.run.maxDeleteFraction {
             throw SluiceError(
                 .massDelete,
-                "pruning would delete \(deleting) of \(stored) vectors (\(Int((fraction * 100).rounded()))%, \(documents) documents), over run.max_delete_fraction (\(Int(configuration.run.maxDeleteFraction * 100))%). Nothing was deleted. Check that the source folder is mounted; pass --allow-mass-delete if this is intended.")
+                "pruning would delete \(deleting) of \(stored) vectors (\(Int((fraction * 100).rounded()))%, \(documents) documents), over run.max_delete_fraction (\(Int(configuration.run.maxDeleteFraction * 100))%). Nothing was deleted. Check that the source folder is mounted; pass --allow-mass-delete if this is intended."
+            )
         }
     }
 }

@@ -79,15 +79,23 @@ struct RunStages: Sendable {
     var phases: [PhaseStats] {
         var scanPhase = scan.meter.snapshot
         scanPhase.itemsIn = scan.scanned.value
-        return [scanPhase, extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot, upsert.meter.snapshot, commit.meter.snapshot]
+        return [
+            scanPhase, extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot,
+            upsert.meter.snapshot, commit.meter.snapshot,
+        ]
     }
 }
 
 extension Pipeline {
     /// Builds the stages of a run and their channels from the configuration.
     func makeStages(
-        scanner: SourceScanner, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, extractExecutor: BlockingExecutor,
-        tally: RunTally, auditLog: FileHandle?, shutdown: ShutdownSignal
+        scanner: SourceScanner,
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor,
+        extractExecutor: BlockingExecutor,
+        tally: RunTally,
+        auditLog: FileHandle?,
+        shutdown: ShutdownSignal
     ) -> RunStages {
         let buffer = configuration.run.buffer
         let extractWorkers = configuration.extract.parallelism
@@ -98,37 +106,72 @@ extension Pipeline {
         let providerStop = ShutdownSignal()
         let logger = self.logger
         return RunStages(
-            scan: ScanStage(scanner: scanner, checkpoint: checkpoint, retryFailed: options.retryFailed, tally: tally, stops: [shutdown, providerStop]),
+            scan: ScanStage(
+                scanner: scanner,
+                checkpoint: checkpoint,
+                retryFailed: options.retryFailed,
+                tally: tally,
+                stops: [shutdown, providerStop]
+            ),
             extract: TransformStage(
-                name: "extract", workers: extractWorkers,
+                name: "extract",
+                workers: extractWorkers,
                 transform: ExtractStep(
-                    registry: components.extractors, executor: extractExecutor,
+                    registry: components.extractors,
+                    executor: extractExecutor,
                     maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),
-                    timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)), tally: tally,
+                    timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)),
+                    tally: tally,
                     sharing: ExtractionSharing(budgetBytes: 16 << 20),
                     persistent: extractionCacheBytes > 0
-                        ? PersistentExtractions(checkpoint: checkpoint, stateExecutor: stateExecutor, capBytes: extractionCacheBytes) : nil
-                ).callAsFunction),
-            chunk: TransformStage(name: "chunk", workers: chunkWorkers, transform: ChunkStep(chunker: components.chunker).callAsFunction),
+                        ? PersistentExtractions(
+                            checkpoint: checkpoint,
+                            stateExecutor: stateExecutor,
+                            capBytes: extractionCacheBytes
+                        ) : nil
+                ).callAsFunction
+            ),
+            chunk: TransformStage(
+                name: "chunk",
+                workers: chunkWorkers,
+                transform: ChunkStep(chunker: components.chunker).callAsFunction
+            ),
             hash: TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction),
             embed: EmbedStage(
-                embedder: components.embedder, configuration: configuration.embed, checkpoint: checkpoint,
-                stateExecutor: stateExecutor, tally: tally, auditLog: auditLog,
+                embedder: components.embedder,
+                configuration: configuration.embed,
+                checkpoint: checkpoint,
+                stateExecutor: stateExecutor,
+                tally: tally,
+                auditLog: auditLog,
                 onRefusal: { error in
                     tally.update { if $0.providerRefusal == nil { $0.providerRefusal = error.message } }
                     providerStop.request()
-                    logger.error("the embedding provider refused to go on: stopping intake", metadata: ["sluice-reason": "\(error.message)"])
-                }),
+                    logger.error(
+                        "the embedding provider refused to go on: stopping intake",
+                        metadata: ["sluice-reason": "\(error.message)"]
+                    )
+                }
+            ),
             upsert: UpsertStage(
-                sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, workers: upsertWorkers,
-                recordsPerWrite: configuration.sink.batch, tally: tally,
-                staleBudget: StaleDeletionBudget(fraction: configuration.run.maxDeleteFraction, unlimited: options.allowMassDelete)),
+                sink: components.sink,
+                checkpoint: checkpoint,
+                stateExecutor: stateExecutor,
+                workers: upsertWorkers,
+                recordsPerWrite: configuration.sink.batch,
+                tally: tally,
+                staleBudget: StaleDeletionBudget(
+                    fraction: configuration.run.maxDeleteFraction,
+                    unlimited: options.allowMassDelete
+                )
+            ),
             commit: CommitStage(checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally, logger: logger),
             toExtract: StageChannel(capacity: buffer, producers: 1),
             toChunk: StageChannel(capacity: buffer, producers: extractWorkers),
             toHash: StageChannel(capacity: buffer, producers: chunkWorkers),
             toEmbed: StageChannel(capacity: buffer, producers: chunkWorkers),
             toUpsert: StageChannel(capacity: buffer, producers: 1),
-            toCommit: StageChannel(capacity: buffer, producers: upsertWorkers))
+            toCommit: StageChannel(capacity: buffer, producers: upsertWorkers)
+        )
     }
 }

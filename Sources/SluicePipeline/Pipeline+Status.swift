@@ -61,6 +61,11 @@ extension Pipeline {
         let checkpoint = try CheckpointStore(directory: stateDirectory)
         let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
         defer { stateExecutor.shutdown() }
-        try await SinkReset.drop.perform(sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, crashPoint: "sink-drop.midway")
+        try await SinkReset.drop.perform(
+            sink: components.sink,
+            checkpoint: checkpoint,
+            stateExecutor: stateExecutor,
+            crashPoint: "sink-drop.midway"
+        )
     }
 }

@@ -47,7 +47,10 @@ extension Pipeline {
                 // and their vectors it does not write again are unknown below, and deleted.
                 report.forgottenRecords = try checkpoint.removeUndecodableDocuments()
                 if !report.forgottenRecords.isEmpty {
-                    logger.warning("verify: forgot document records that could not be read", metadata: ["sluice-documents": "\(report.forgottenRecords.count)"])
+                    logger.warning(
+                        "verify: forgot document records that could not be read",
+                        metadata: ["sluice-documents": "\(report.forgottenRecords.count)"]
+                    )
                 }
             }
             try checkpoint.forEachDocument { record in
@@ -90,7 +93,10 @@ extension Pipeline {
                 }
                 report.deletedUnknown = report.unknown.count
                 CrashPoint.reach("verify.unknown-deleted")
-                logger.info("verify: deleted vectors the checkpoint does not know", metadata: ["sluice-vectors": "\(report.unknown.count)"])
+                logger.info(
+                    "verify: deleted vectors the checkpoint does not know",
+                    metadata: ["sluice-vectors": "\(report.unknown.count)"]
+                )
             }
             if !report.missing.isEmpty {
                 let keys = Array(report.missing.keys)
@@ -99,7 +105,10 @@ extension Pipeline {
                 for index in records.indices {
                     records[index].status = .failed
                     records[index].error = .init(
-                        code: "missing-in-sink", message: "\(missing[records[index].key] ?? 0) vectors missing from the store (found by sluice verify)")
+                        code: "missing-in-sink",
+                        message:
+                            "\(missing[records[index].key] ?? 0) vectors missing from the store (found by sluice verify)"
+                    )
                 }
                 let marked = records
                 let executor = BlockingExecutor(label: "sl-verify", threads: 1)

@@ -14,7 +14,12 @@ public actor Pipeline {
     public let options: RunOptions
     let logger: Logger
 
-    public init(configuration: PipelineConfiguration, components: PipelineComponents, options: RunOptions = RunOptions(), logger: Logger) {
+    public init(
+        configuration: PipelineConfiguration,
+        components: PipelineComponents,
+        options: RunOptions = RunOptions(),
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.components = components
         self.options = options
@@ -28,10 +33,14 @@ public actor Pipeline {
     /// - Returns: the run's statistics; ``RunStats/exitCode`` maps them to an exit code.
     /// - Throws: ``SluiceError`` for what stops a run before or outside per-document work (lock held,
     ///   configuration, an unavailable store or embedder, embedder mismatch, mass delete, checkpoint failure).
-    public func run(shutdown: ShutdownSignal = ShutdownSignal(), progress: (@Sendable (RunProgress) -> Void)? = nil) async throws -> RunStats {
+    public func run(
+        shutdown: ShutdownSignal = ShutdownSignal(),
+        progress: (@Sendable (RunProgress) -> Void)? = nil
+    ) async throws -> RunStats {
         // Set up: the source, the state lock, the checkpoint and the executor of its writes.
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: sourceRoot.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: sourceRoot.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
             throw SluiceError(.configuration, "source folder \(sourceRoot.path) does not exist or is not a folder")
         }
         let lock = try StateLock(directory: stateDirectory)
@@ -48,7 +57,12 @@ public actor Pipeline {
         // Guards: the shard, an interrupted sink reset, the embedder; then the sink is prepared.
         let identity = components.embedder.identity
         try guardShard(checkpoint: checkpoint)
-        try await SinkReset.completePending(sink: components.sink, checkpoint: checkpoint, stateExecutor: stateExecutor, logger: logger)
+        try await SinkReset.completePending(
+            sink: components.sink,
+            checkpoint: checkpoint,
+            stateExecutor: stateExecutor,
+            logger: logger
+        )
         try await guardEmbedder(identity, checkpoint: checkpoint, stateExecutor: stateExecutor)
         do {
             try await components.sink.prepare(embedder: identity)
@@ -66,13 +80,24 @@ public actor Pipeline {
         let started = Date()
         let clock = ContinuousClock()
         let startInstant = clock.now
-        logger.info("run started", metadata: ["sluice-run": "\(runID)", "sluice-source": "\(sourceRoot.path)", "sluice-sink": "\(components.sink.name)", "sluice-embedder": "\(identity)", "sluice-shard": "\(options.shard)"])
+        logger.info(
+            "run started",
+            metadata: [
+                "sluice-run": "\(runID)", "sluice-source": "\(sourceRoot.path)",
+                "sluice-sink": "\(components.sink.name)", "sluice-embedder": "\(identity)",
+                "sluice-shard": "\(options.shard)",
+            ]
+        )
 
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         if options.prune ?? configuration.run.prune, !options.retryFailed {
             try await prune(scanner: scanner, checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally)
         }
-        var record = RunRecord(runID: runID, startedAt: started.timeIntervalSince1970, configurationHash: configurationHash)
+        var record = RunRecord(
+            runID: runID,
+            startedAt: started.timeIntervalSince1970,
+            configurationHash: configurationHash
+        )
         try await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
 
         // Stages: scan → extract → chunk → hash → (dedupe) embed → upsert → commit, joined by channels.
@@ -80,15 +105,29 @@ public actor Pipeline {
         defer { extractExecutor.shutdown() }
         let auditLog = try openAuditLog()
         let stages = makeStages(
-            scanner: scanner, checkpoint: checkpoint, stateExecutor: stateExecutor, extractExecutor: extractExecutor, tally: tally,
-            auditLog: auditLog, shutdown: shutdown)
+            scanner: scanner,
+            checkpoint: checkpoint,
+            stateExecutor: stateExecutor,
+            extractExecutor: extractExecutor,
+            tally: tally,
+            auditLog: auditLog,
+            shutdown: shutdown
+        )
 
         // Run them to the end of the source.
         let ended: RunStages.Ending
         do {
             let report = progress.map { report in
                 { @Sendable in
-                    report(RunProgress(elapsedSeconds: startInstant.duration(to: clock.now).seconds, scanned: stages.scan.scanned.value, stats: tally.snapshot, inFlight: tally.inFlight.now, total: stages.scan.scanned.total))
+                    report(
+                        RunProgress(
+                            elapsedSeconds: startInstant.duration(to: clock.now).seconds,
+                            scanned: stages.scan.scanned.value,
+                            stats: tally.snapshot,
+                            inFlight: tally.inFlight.now,
+                            total: stages.scan.scanned.total
+                        )
+                    )
                 }
             }
             ended = try await stages.run(shutdown: shutdown, progress: report)
@@ -109,11 +148,21 @@ public actor Pipeline {
             try await components.sink.finish()
         } catch {
             let reason = (error as? SluiceError)?.message ?? "\(error)"
-            failure = failure ?? SluiceError(.sinkFailed, "finishing the sink (\(components.sink.name)) failed: \(reason)", cause: error)
+            failure =
+                failure
+                ?? SluiceError(
+                    .sinkFailed,
+                    "finishing the sink (\(components.sink.name)) failed: \(reason)",
+                    cause: error
+                )
         }
         if failure == nil {
             do {
-                try await collectExtractions(checkpoint: checkpoint, stateExecutor: stateExecutor, after: tally.snapshot)
+                try await collectExtractions(
+                    checkpoint: checkpoint,
+                    stateExecutor: stateExecutor,
+                    after: tally.snapshot
+                )
             } catch {
                 failure = error
             }
@@ -126,7 +175,9 @@ public actor Pipeline {
         stats.wallSeconds = startInstant.duration(to: clock.now).seconds
         // Interrupted: the scanner stopped taking documents, or (the scan was over) a signal cut the waits
         // of documents in flight, which were left for the next run.
-        stats.interrupted = (ended.scan.interrupted || (shutdown.isRequested && stats.documentsNotReached > 0)) && stats.providerRefusal == nil
+        stats.interrupted =
+            (ended.scan.interrupted || (shutdown.isRequested && stats.documentsNotReached > 0))
+            && stats.providerRefusal == nil
         stats.documentsNotReached += ended.scan.notReached
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum
@@ -142,14 +193,22 @@ public actor Pipeline {
             throw failure ?? error
         }
         if let failure { throw failure }
-        logger.info("run finished", metadata: ["sluice-run": "\(runID)", "sluice-upserted": "\(stats.documentsUpserted)", "sluice-skipped": "\(stats.documentsSkipped)", "sluice-failed": "\(stats.documentsFailed)"])
+        logger.info(
+            "run finished",
+            metadata: [
+                "sluice-run": "\(runID)", "sluice-upserted": "\(stats.documentsUpserted)",
+                "sluice-skipped": "\(stats.documentsSkipped)", "sluice-failed": "\(stats.documentsFailed)",
+            ]
+        )
         return stats
     }
 
     /// The file `--embed-audit-log` names, opened for appending (nil without the option).
     private func openAuditLog() throws -> FileHandle? {
         try options.embedAuditLog.map { path -> FileHandle in
-            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: path) {
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+            }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             handle.seekToEndOfFile()
             return handle

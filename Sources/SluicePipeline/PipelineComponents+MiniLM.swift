@@ -8,10 +8,16 @@ extension PipelineComponents {
     ///   model files are missing or unsupported.
     static func makeMiniLMEmbedder(_ configuration: PipelineConfiguration.Embed) throws -> any Embedder {
         if let model = configuration.model, model != MiniLMEmbedder.modelName {
-            throw SluiceError(.configuration, "embed.model: the minilm provider has one model, \(MiniLMEmbedder.modelName) (got '\(model)')")
+            throw SluiceError(
+                .configuration,
+                "embed.model: the minilm provider has one model, \(MiniLMEmbedder.modelName) (got '\(model)')"
+            )
         }
         guard configuration.dimensions == 384 else {
-            throw SluiceError(.configuration, "embed.dimensions: \(MiniLMEmbedder.modelName) has 384 dimensions (got \(configuration.dimensions))")
+            throw SluiceError(
+                .configuration,
+                "embed.dimensions: \(MiniLMEmbedder.modelName) has 384 dimensions (got \(configuration.dimensions))"
+            )
         }
         return try MiniLMEmbedder(directory: MiniLMEmbedder.defaultDirectory())
     }

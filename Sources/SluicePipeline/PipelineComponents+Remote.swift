@@ -23,7 +23,11 @@ extension PipelineComponents {
         case (.openai, nil): baseURL = "https://api.openai.com/v1"
         case (.ollama, nil): baseURL = "http://127.0.0.1:11434"
         case (.tei, nil): baseURL = "http://127.0.0.1:8080"
-        default: throw SluiceError(.configuration, "embed.base_url is required for provider \(provider.rawValue) (the deployment URL)")
+        default:
+            throw SluiceError(
+                .configuration,
+                "embed.base_url is required for provider \(provider.rawValue) (the deployment URL)"
+            )
         }
         let model: String
         switch (provider, embed.model) {
@@ -32,10 +36,21 @@ extension PipelineComponents {
         case (.tei, nil): model = "tei"
         default: throw SluiceError(.configuration, "embed.model is required for provider \(provider.rawValue)")
         }
-        var configuration = RemoteEmbedderConfiguration(provider: provider.rawValue, baseURL: baseURL, model: model, dimensions: embed.dimensions)
+        var configuration = RemoteEmbedderConfiguration(
+            provider: provider.rawValue,
+            baseURL: baseURL,
+            model: model,
+            dimensions: embed.dimensions
+        )
         configuration.apiKey = try EnvironmentSecret.value(
-            of: embed.apiKeyEnv, key: "embed.api_key_env", need: requireCredentials ? .ifNamed : .optional, environment: environment)
-        let sendDimensions = embed.requestDimensions ?? ([.openai, .azureOpenAI].contains(provider) && model.hasPrefix("text-embedding-3"))
+            of: embed.apiKeyEnv,
+            key: "embed.api_key_env",
+            need: requireCredentials ? .ifNamed : .optional,
+            environment: environment
+        )
+        let sendDimensions =
+            embed.requestDimensions
+            ?? ([.openai, .azureOpenAI].contains(provider) && model.hasPrefix("text-embedding-3"))
         configuration.requestedDimensions = sendDimensions ? embed.dimensions : nil
         configuration.apiVersion = embed.apiVersion
         configuration.encodingFormat = embed.encodingFormat.rawValue

@@ -12,10 +12,16 @@ extension PipelineComponents {
     ///   nil runs that extraction in this process.
     /// - Throws: ``SluiceError/Code/configuration`` for a provider or store that cannot be set up.
     public static func standard(
-        configuration: PipelineConfiguration, readOnlySink: Bool = false, extractWorker: ExtractWorkerPool.Command? = nil
+        configuration: PipelineConfiguration,
+        readOnlySink: Bool = false,
+        extractWorker: ExtractWorkerPool.Command? = nil
     ) throws -> PipelineComponents {
         // Reading commands (export, search) work without an API key in the environment.
-        let embedder = try makeEmbedder(configuration.embed, resolve: configuration.resolve, requireCredentials: !readOnlySink)
+        let embedder = try makeEmbedder(
+            configuration.embed,
+            resolve: configuration.resolve,
+            requireCredentials: !readOnlySink
+        )
         // A chunk over the embedder's per-input limit would be truncated or refused: never make one.
         // chunk.max_tokens is capped at the limit (MiniLM: 254 word pieces, which with [CLS] and [SEP] is
         // its 256-token window; OpenAI: 8,192).
@@ -24,9 +30,17 @@ extension PipelineComponents {
         let chunker: any Chunker
         switch configuration.chunk.strategy {
         case .recursive:
-            chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
+            chunker = RecursiveChunker(
+                maxTokens: maxTokens,
+                overlapTokens: overlapTokens,
+                counter: embedder.tokenCounter
+            )
         case .structured:
-            chunker = StructuredChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: embedder.tokenCounter)
+            chunker = StructuredChunker(
+                maxTokens: maxTokens,
+                overlapTokens: overlapTokens,
+                counter: embedder.tokenCounter
+            )
         }
         let sink: any VectorSink
         switch configuration.sink.kind {
@@ -38,17 +52,24 @@ extension PipelineComponents {
         let workers = extractWorker.flatMap { command in
             configuration.extract.isolate
                 ? ExtractWorkerPool(
-                    command: command, options: .init(ocr: configuration.extract.ocr, pdf: configuration.extract.pdf),
-                    size: configuration.extract.parallelism)
+                    command: command,
+                    options: .init(ocr: configuration.extract.ocr, pdf: configuration.extract.pdf),
+                    size: configuration.extract.parallelism
+                )
                 : nil
         }
         return PipelineComponents(
-            extractors: .standard(configuration: configuration.extract, workers: workers), chunker: chunker, embedder: embedder, sink: sink)
+            extractors: .standard(configuration: configuration.extract, workers: workers),
+            chunker: chunker,
+            embedder: embedder,
+            sink: sink
+        )
     }
 
     /// The embedder a pipeline file names.
     public static func makeEmbedder(
-        _ configuration: PipelineConfiguration.Embed, resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
+        _ configuration: PipelineConfiguration.Embed,
+        resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
         requireCredentials: Bool = true
     ) throws -> any Embedder {
         switch configuration.provider {
@@ -56,7 +77,10 @@ extension PipelineComponents {
             return try makeRemoteEmbedder(configuration, resolve: resolve, requireCredentials: requireCredentials)
         case .hash:
             if let model = configuration.model, model != "feature-hash-v1" {
-                throw SluiceError(.configuration, "embed.model: the hash provider has one model, feature-hash-v1 (got '\(model)')")
+                throw SluiceError(
+                    .configuration,
+                    "embed.model: the hash provider has one model, feature-hash-v1 (got '\(model)')"
+                )
             }
             return HashEmbedder(dimensions: configuration.dimensions, tokenCounter: WordTokenCounter())
         case .minilm:

@@ -8,7 +8,13 @@ extension RunProgress {
     /// total includes those an interruption left for the next run.
     public init(finished stats: RunStats) {
         let done = stats.documentsUpserted + stats.documentsSkipped + stats.documentsFailed
-        self.init(elapsedSeconds: stats.wallSeconds, scanned: done, stats: stats, inFlight: 0, total: done + stats.documentsNotReached)
+        self.init(
+            elapsedSeconds: stats.wallSeconds,
+            scanned: done,
+            stats: stats,
+            inFlight: 0,
+            total: done + stats.documentsNotReached
+        )
     }
 
     /// Documents that reached the checkpoint (upserted, skipped or failed).
@@ -43,7 +49,9 @@ extension RunProgress {
         }
         parts.append(String(format: "%.1f docs/s", documentsPerSecond))
         if total != nil { parts.append("ETA " + (etaSeconds.map(Self.duration) ?? "-")) }
-        parts.append("(upserted \(stats.documentsUpserted), skipped \(stats.documentsSkipped), failed \(stats.documentsFailed))")
+        parts.append(
+            "(upserted \(stats.documentsUpserted), skipped \(stats.documentsSkipped), failed \(stats.documentsFailed))"
+        )
         parts.append("in flight \(inFlight)  chunks \(stats.chunks)  embedded \(stats.chunksEmbedded)")
         return parts.joined(separator: "  ")
     }
@@ -51,14 +59,17 @@ extension RunProgress {
     /// The same figures as named values, for structured log lines. `total`, `percent` and `eta_s` are
     /// absent until the scan has counted the documents (and `eta_s` while nothing is done yet).
     public var fields: [(name: String, value: Double)] {
-        var out: [(String, Double)] = [("elapsed_s", Self.rounded(elapsedSeconds)), ("scanned", Double(scanned)), ("done", Double(done))]
+        var out: [(String, Double)] = [
+            ("elapsed_s", Self.rounded(elapsedSeconds)), ("scanned", Double(scanned)), ("done", Double(done)),
+        ]
         if let total { out.append(("total", Double(total))) }
         if let percent { out.append(("percent", Self.rounded(percent))) }
         out.append(("docs_per_s", Self.rounded(documentsPerSecond)))
         if let etaSeconds { out.append(("eta_s", etaSeconds.rounded(.up))) }
         out += [
             ("upserted", Double(stats.documentsUpserted)), ("skipped", Double(stats.documentsSkipped)),
-            ("failed", Double(stats.documentsFailed)), ("in_flight", Double(inFlight)), ("chunks", Double(stats.chunks)),
+            ("failed", Double(stats.documentsFailed)), ("in_flight", Double(inFlight)),
+            ("chunks", Double(stats.chunks)),
             ("embedded", Double(stats.chunksEmbedded)),
         ]
         return out

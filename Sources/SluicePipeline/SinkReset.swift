@@ -19,7 +19,12 @@ package enum SinkReset: String, Sendable {
     case removeAll = "remove-all"
 
     /// Steps 1 to 3. `crashPoint` names the moment between 1 and 2 for the crash tests (``CrashPoint``).
-    package func perform(sink: any VectorSink, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, crashPoint: String) async throws {
+    package func perform(
+        sink: any VectorSink,
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor,
+        crashPoint: String
+    ) async throws {
         let kind = rawValue
         try await stateExecutor.run { try checkpoint.beginSinkReset(kind) }
         CrashPoint.reach(crashPoint)
@@ -31,14 +36,18 @@ package enum SinkReset: String, Sendable {
     /// - Returns: whether there was one.
     @discardableResult
     package static func completePending(
-        sink: any VectorSink, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, logger: Logger
+        sink: any VectorSink,
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor,
+        logger: Logger
     ) async throws -> Bool {
         guard let kind = try checkpoint.pendingSinkReset() else { return false }
         // An unknown kind (a newer version's) still means: the documents are forgotten, clear the store.
         let reset = SinkReset(rawValue: kind) ?? .removeAll
         logger.warning(
             "a clearing of the sink was interrupted (the checkpoint forgot its documents, the store may still hold vectors): completing it",
-            metadata: ["sluice-sink": "\(sink.name)", "sluice-reset": "\(kind)"])
+            metadata: ["sluice-sink": "\(sink.name)", "sluice-reset": "\(kind)"]
+        )
         try await reset.clear(sink)
         try await stateExecutor.run { try checkpoint.finishSinkReset() }
         return true

@@ -16,11 +16,14 @@ extension LocalSink {
         var dimension = UInt32(record.vector.count).littleEndian
         withUnsafeBytes(of: &dimension) { out += $0 }
         record.vector.withUnsafeBytes { out += $0 }
-        out += try JSONEncoder().encode(Stored(key: record.documentKey, ordinal: record.ordinal, text: record.text, metadata: record.metadata))
+        out += try JSONEncoder().encode(
+            Stored(key: record.documentKey, ordinal: record.ordinal, text: record.text, metadata: record.metadata)
+        )
         return out
     }
 
-    package static func decode<Bytes: Collection>(id: [UInt8], _ bytes: Bytes) throws -> VectorRecord where Bytes.Element == UInt8 {
+    package static func decode<Bytes: Collection>(id: [UInt8], _ bytes: Bytes) throws -> VectorRecord
+    where Bytes.Element == UInt8 {
         let array = Array(bytes)
         guard array.count >= 4 else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
         let dimension = array.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
@@ -31,8 +34,13 @@ extension LocalSink {
         }
         let stored = try JSONDecoder().decode(Stored.self, from: Data(array[vectorEnd...]))
         return VectorRecord(
-            id: VectorID(rawValue: String(decoding: id, as: UTF8.self)), documentKey: stored.key,
-            ordinal: stored.ordinal, text: stored.text, vector: vector, metadata: stored.metadata)
+            id: VectorID(rawValue: String(decoding: id, as: UTF8.self)),
+            documentKey: stored.key,
+            ordinal: stored.ordinal,
+            text: stored.text,
+            vector: vector,
+            metadata: stored.metadata
+        )
     }
 
     static func norm(_ v: [Float]) -> Float {

@@ -22,10 +22,18 @@ public final class LocalSink: VectorSink {
         self.directory = directory
         // Its errors are the sink's (a full disk here is not the state's problem).
         environment = try LMDBEnvironment(
-            path: directory, mapSize: mapSize, readOnly: readOnly,
+            path: directory,
+            mapSize: mapSize,
+            readOnly: readOnly,
             errors: .init(
-                code: .sinkFailed, owner: "the local store at \(directory.path)",
-                damaged: (.sinkFailed, "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)")))
+                code: .sinkFailed,
+                owner: "the local store at \(directory.path)",
+                damaged: (
+                    .sinkFailed,
+                    "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)"
+                )
+            )
+        )
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
@@ -45,7 +53,8 @@ public final class LocalSink: VectorSink {
                     if try txn.count(vectors) > 0 {
                         throw SluiceError(
                             .embedderMismatch,
-                            "the local store at \(path) holds vectors of \(stored), not \(embedder); re-embed everything with --reembed or use another sink path")
+                            "the local store at \(path) holds vectors of \(stored), not \(embedder); re-embed everything with --reembed or use another sink path"
+                        )
                     }
                 }
                 try txn.put(meta, Array("embedder".utf8), Array(embedder.description.utf8))

@@ -16,20 +16,36 @@ public enum SinkFactory {
         case .pgvector:
             return try PgvectorSink(
                 settings: .init(
-                    section: sink, url: try required(sink.url, key: "sink.url", kind: sink.kind),
+                    section: sink,
+                    url: try required(sink.url, key: "sink.url", kind: sink.kind),
                     password: try secret(sink.passwordEnv, key: "sink.password_env", need: .ifNamed),
-                    connections: configuration.run.upsertParallelism))
+                    connections: configuration.run.upsertParallelism
+                )
+            )
         case .chroma:
             // A local Chroma or Qdrant needs no key: a variable named by sink.api_key_env that is unset or
             // empty sends none (the store answers 401/403 if it wanted one: exit 5, "check the key").
-            return ChromaSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional)))
+            return ChromaSink(
+                settings: .init(
+                    section: sink,
+                    apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional)
+                )
+            )
         case .qdrant:
-            return QdrantSink(settings: .init(section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional)))
+            return QdrantSink(
+                settings: .init(
+                    section: sink,
+                    apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional)
+                )
+            )
         case .pinecone:
             return PineconeSink(
                 settings: .init(
-                    section: sink, apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .required)!,
-                    index: try required(sink.index, key: "sink.index", kind: sink.kind)))
+                    section: sink,
+                    apiKey: try secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .required)!,
+                    index: try required(sink.index, key: "sink.index", kind: sink.kind)
+                )
+            )
         case .local:
             throw SluiceError(.configuration, "sink.kind: '\(sink.kind.rawValue)' is not supported")
         }
@@ -41,7 +57,9 @@ public enum SinkFactory {
     }
 
     static func required(_ value: String?, key: String, kind: PipelineConfiguration.Sink.Kind) throws -> String {
-        guard let value, !value.isEmpty else { throw SluiceError(.configuration, "\(key) is required for sink.kind \(kind.rawValue)") }
+        guard let value, !value.isEmpty else {
+            throw SluiceError(.configuration, "\(key) is required for sink.kind \(kind.rawValue)")
+        }
         return value
     }
 }

@@ -20,7 +20,9 @@ extension CheckpointStore {
         let tag = xxh3_64(identity.description)
         var key = content.bytes
         key.reserveCapacity(24)
-        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: tag >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            key.append(UInt8(truncatingIfNeeded: tag >> UInt64(shift)))
+        }
         return key
     }
 
@@ -29,14 +31,21 @@ extension CheckpointStore {
     public func cachedExtraction(content: ContentHash, identity: ExtractorIdentity) throws -> ExtractedText? {
         guard let extractions else { return nil }
         return try environment.read { txn in
-            try txn.get(extractions, Self.extractionKey(content: content, identity: identity)).flatMap(ExtractedTextCoding.decode)
+            try txn.get(extractions, Self.extractionKey(content: content, identity: identity)).flatMap(
+                ExtractedTextCoding.decode
+            )
         }
     }
 
     /// Keeps an extraction, unless the cache already holds `capBytes` or more.
     /// - Returns: whether it was stored.
     @discardableResult
-    public func cacheExtraction(_ text: ExtractedText, content: ContentHash, identity: ExtractorIdentity, capBytes: Int) throws -> Bool {
+    public func cacheExtraction(
+        _ text: ExtractedText,
+        content: ContentHash,
+        identity: ExtractorIdentity,
+        capBytes: Int
+    ) throws -> Bool {
         guard let extractions, capBytes > 0 else { return false }
         let value = ExtractedTextCoding.encode(text)
         return try environment.write { txn in
@@ -48,7 +57,9 @@ extension CheckpointStore {
 
     public func extractionCacheUsage() throws -> ExtractionCacheUsage {
         guard let extractions else { return ExtractionCacheUsage(entries: 0, bytes: 0) }
-        return try environment.read { txn in ExtractionCacheUsage(entries: try txn.count(extractions), bytes: try txn.size(extractions)) }
+        return try environment.read { txn in
+            ExtractionCacheUsage(entries: try txn.count(extractions), bytes: try txn.size(extractions))
+        }
     }
 
     /// Removes the entries whose content hash no document record references (documents changed, pruned,
@@ -73,7 +84,9 @@ extension CheckpointStore {
         return try environment.write { txn in
             var unreferenced: [[UInt8]] = []
             try txn.forEach(extractions) { key, _ in
-                let keep = key.count == 24 && referenced.contains(Self.contentHash(prefixOf: key)) && tags.contains(Self.identityTag(of: key))
+                let keep =
+                    key.count == 24 && referenced.contains(Self.contentHash(prefixOf: key))
+                    && tags.contains(Self.identityTag(of: key))
                 if !keep { unreferenced.append(Array(key)) }
                 return true
             }

@@ -25,8 +25,15 @@ public final class CheckpointStore: Sendable {
             throw SluiceError(.usage, "no state at \(directory.path): run the pipeline first")
         }
         environment = try LMDBEnvironment(
-            path: directory, mapSize: 256 << 30, readOnly: readOnly,
-            errors: .init(code: .state, owner: "the state at \(directory.path)", damaged: (.stateCorrupt, Self.damagedFileAdvice)))
+            path: directory,
+            mapSize: 256 << 30,
+            readOnly: readOnly,
+            errors: .init(
+                code: .state,
+                owner: "the state at \(directory.path)",
+                damaged: (.stateCorrupt, Self.damagedFileAdvice)
+            )
+        )
         documents = try environment.database("documents")
         cache = try environment.database("embeddings")
         runs = try environment.database("runs")
@@ -55,12 +62,14 @@ public final class CheckpointStore: Sendable {
         return SluiceError(
             .stateCorrupt,
             "the state at \(environment.path.path) is damaged: the record of document '\(key)' cannot be read (\(reason)). \(Self.damagedRecordAdvice)",
-            cause: error)
+            cause: error
+        )
     }
 
     private static func reason(_ error: DecodingError) -> String {
         switch error {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
+            .valueNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         @unknown default:
@@ -87,7 +96,9 @@ public final class CheckpointStore: Sendable {
         try environment.read { txn in
             var out: [String: DocumentRecord] = [:]
             for key in keys {
-                if let record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) { out[key] = record }
+                if let record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) {
+                    out[key] = record
+                }
             }
             return out
         }
@@ -129,10 +140,19 @@ public final class CheckpointStore: Sendable {
         let encoder = JSONEncoder()
         try environment.write { txn in
             for (key, ids) in pending {
-                var record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key)
+                var record =
+                    try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key)
                     ?? DocumentRecord(
-                        key: key, status: .failed, contentHash: nil, size: -1, mtimeNanoseconds: 0,
-                        error: .init(code: SluiceError.Code.interrupted.rawValue, message: "interrupted before its chunks were committed"))
+                        key: key,
+                        status: .failed,
+                        contentHash: nil,
+                        size: -1,
+                        mtimeNanoseconds: 0,
+                        error: .init(
+                            code: SluiceError.Code.interrupted.rawValue,
+                            message: "interrupted before its chunks were committed"
+                        )
+                    )
                 let merged = Set(record.pendingIDs).union(ids)
                 record.pendingIDs = merged.sorted()
                 try txn.put(documents, Self.storageKey(key), Array(try encoder.encode(record)))
@@ -150,12 +170,16 @@ public final class CheckpointStore: Sendable {
         let encoder = JSONEncoder()
         try environment.write { txn in
             for key in keys {
-                guard var record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) else { continue }
+                guard var record = try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) else {
+                    continue
+                }
                 record.pendingIDs = record.knownIDs.sorted()
                 record.chunkIDs = []
                 record.status = .failed
                 record.error = .init(
-                    code: SluiceError.Code.interrupted.rawValue, message: "interrupted while its vectors were being deleted from the sink")
+                    code: SluiceError.Code.interrupted.rawValue,
+                    message: "interrupted while its vectors were being deleted from the sink"
+                )
                 try txn.put(documents, Self.storageKey(key), Array(try encoder.encode(record)))
             }
         }
@@ -178,7 +202,9 @@ public final class CheckpointStore: Sendable {
         try environment.write { txn in
             var damaged: [[UInt8]] = []
             try txn.forEach(documents) { key, value in
-                if (try? Self.decoder.decode(DocumentRecord.self, from: Data(value))) == nil { damaged.append(Array(key)) }
+                if (try? Self.decoder.decode(DocumentRecord.self, from: Data(value))) == nil {
+                    damaged.append(Array(key))
+                }
                 return true
             }
             for key in damaged { try txn.delete(documents, key) }
@@ -192,7 +218,9 @@ public final class CheckpointStore: Sendable {
         let tag = xxh3_64(embedder.description)
         var key = [UInt8]()
         key.reserveCapacity(24)
-        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: tag >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            key.append(UInt8(truncatingIfNeeded: tag >> UInt64(shift)))
+        }
         key += chunk.bytes
         return key
     }
@@ -247,7 +275,11 @@ public final class CheckpointStore: Sendable {
 
     public func setMetadata(_ key: String, _ value: String?) throws {
         try environment.write { txn in
-            if let value { try txn.put(meta, Array(key.utf8), Array(value.utf8)) } else { try txn.delete(meta, Array(key.utf8)) }
+            if let value {
+                try txn.put(meta, Array(key.utf8), Array(value.utf8))
+            } else {
+                try txn.delete(meta, Array(key.utf8))
+            }
         }
     }
 

@@ -12,7 +12,9 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         /// The last attempt failed (`error` says why); retried on the next run.
         public static let failed = Status("failed")
 
-        public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.singleValueContainer()
             try c.encode(rawValue)
@@ -52,8 +54,15 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     public var updatedAt: Double
 
     public init(
-        key: String, status: Status, contentHash: ContentHash?, size: Int, mtimeNanoseconds: Int64,
-        chunkIDs: [VectorID] = [], pendingIDs: [VectorID] = [], error: Failure? = nil, attempts: Int = 0,
+        key: String,
+        status: Status,
+        contentHash: ContentHash?,
+        size: Int,
+        mtimeNanoseconds: Int64,
+        chunkIDs: [VectorID] = [],
+        pendingIDs: [VectorID] = [],
+        error: Failure? = nil,
+        attempts: Int = 0,
         updatedAt: Double = 0
     ) {
         self.key = key
@@ -69,8 +78,16 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case key, status, contentHash = "hash", size, mtimeNanoseconds = "mtime_ns", chunkIDs = "chunks"
-        case pendingIDs = "pending", error, failedHash = "failed_hash", removedVectors = "removed", attempts
+        case key, status
+        case contentHash = "hash"
+        case size
+        case mtimeNanoseconds = "mtime_ns"
+        case chunkIDs = "chunks"
+        case pendingIDs = "pending"
+        case error
+        case failedHash = "failed_hash"
+        case removedVectors = "removed"
+        case attempts
         case updatedAt = "updated"
     }
 

@@ -55,7 +55,14 @@ package enum ExtractedTextCoding {
                 headings.append(heading)
             }
             guard let sectionMetadata = reader.pairs() else { return nil }
-            sections.append(TextSection(text: text, page: page == 0 ? nil : page - 1, headingPath: headings, metadata: sectionMetadata))
+            sections.append(
+                TextSection(
+                    text: text,
+                    page: page == 0 ? nil : page - 1,
+                    headingPath: headings,
+                    metadata: sectionMetadata
+                )
+            )
         }
         guard reader.position == bytes.count else { return nil }
         return ExtractedText(sections: sections, metadata: metadata)

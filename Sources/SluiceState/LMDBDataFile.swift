@@ -43,44 +43,66 @@ enum LMDBDataFile {
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Damage(description: "cannot stat \(url.lastPathComponent): \(String(cString: strerror(errno)))") }
+        guard fstat(fd, &info) == 0 else {
+            throw Damage(description: "cannot stat \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
         let size = Int(info.st_size)
         guard size > 0 else {
-            throw Damage(description: "\(url.lastPathComponent) is empty (0 bytes): it was truncated, or its creation was interrupted")
+            throw Damage(
+                description:
+                    "\(url.lastPathComponent) is empty (0 bytes): it was truncated, or its creation was interrupted"
+            )
         }
         let first = try meta(fd, at: 0, fileSize: size, name: url.lastPathComponent, page: 0)
         let second = try meta(fd, at: first.pageSize, fileSize: size, name: url.lastPathComponent, page: 1)
         guard second.pageSize == first.pageSize else {
-            throw Damage(description: "the meta pages of \(url.lastPathComponent) disagree on the page size (\(first.pageSize), \(second.pageSize))")
+            throw Damage(
+                description:
+                    "the meta pages of \(url.lastPathComponent) disagree on the page size (\(first.pageSize), \(second.pageSize))"
+            )
         }
         let current = second.transaction > first.transaction ? second : first
         let (pages, overflow) = current.lastPage.addingReportingOverflow(1)
         let (needed, tooLarge) = pages.multipliedReportingOverflow(by: UInt64(current.pageSize))
         guard !overflow, !tooLarge, needed <= UInt64(Int.max) else {
-            throw Damage(description: "the meta page of \(url.lastPathComponent) names an impossible last page (\(current.lastPage))")
+            throw Damage(
+                description:
+                    "the meta page of \(url.lastPathComponent) names an impossible last page (\(current.lastPage))"
+            )
         }
         let pagesInFile = UInt64(size) / UInt64(current.pageSize)
-        for (name, root) in [("main", current.mainRoot), ("free-page", current.freeRoot)] where root != invalidPage && root >= pagesInFile {
+        for (name, root) in [("main", current.mainRoot), ("free-page", current.freeRoot)]
+        where root != invalidPage && root >= pagesInFile {
             throw Damage(
-                description: "\(url.lastPathComponent) is \(size) bytes, but the root of its \(name) database is page \(root), past the end: the file was truncated")
+                description:
+                    "\(url.lastPathComponent) is \(size) bytes, but the root of its \(name) database is page \(root), past the end: the file was truncated"
+            )
         }
         guard UInt64(size) < needed else { return }
         // The last page number also counts pages a transaction allocated and freed again without writing
         // them, so a whole file may end a few pages short of it; a truncated one falls far shorter.
         if UInt64(size) < needed - needed / 4 {
             throw Damage(
-                description: "\(url.lastPathComponent) is \(size) bytes, but its last committed transaction (\(current.transaction)) uses \(needed) bytes: the file was truncated")
+                description:
+                    "\(url.lastPathComponent) is \(size) bytes, but its last committed transaction (\(current.transaction)) uses \(needed) bytes: the file was truncated"
+            )
         }
         // A few pages short: most likely such free pages, possibly a small truncation. Mapped as it is, a
         // page past the end would fault (SIGBUS) when touched; zero-filled, a free page stays free, and a
         // page still in use reads as a corrupt page, which LMDB reports (MDB_CORRUPTED) instead.
         let writable = open(url.path, O_WRONLY | O_CLOEXEC)
         guard writable >= 0 else {
-            throw Damage(description: "\(url.lastPathComponent) is \(needed - UInt64(size)) bytes shorter than its meta page says, and cannot be extended: \(String(cString: strerror(errno)))")
+            throw Damage(
+                description:
+                    "\(url.lastPathComponent) is \(needed - UInt64(size)) bytes shorter than its meta page says, and cannot be extended: \(String(cString: strerror(errno)))"
+            )
         }
         defer { close(writable) }
         guard ftruncate(writable, off_t(needed)) == 0 else {
-            throw Damage(description: "\(url.lastPathComponent) is \(needed - UInt64(size)) bytes shorter than its meta page says, and cannot be extended: \(String(cString: strerror(errno)))")
+            throw Damage(
+                description:
+                    "\(url.lastPathComponent) is \(needed - UInt64(size)) bytes shorter than its meta page says, and cannot be extended: \(String(cString: strerror(errno)))"
+            )
         }
     }
 
@@ -89,29 +111,44 @@ enum LMDBDataFile {
 
     private static func meta(_ fd: Int32, at offset: Int, fileSize: Int, name: String, page: Int) throws -> Meta {
         guard fileSize >= offset + metaEnd else {
-            throw Damage(description: "\(name) is \(fileSize) bytes, too short to hold LMDB meta page \(page): the file was truncated")
+            throw Damage(
+                description:
+                    "\(name) is \(fileSize) bytes, too short to hold LMDB meta page \(page): the file was truncated"
+            )
         }
         var bytes = [UInt8](repeating: 0, count: metaEnd)
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, metaEnd, off_t(offset)) }
-        guard n == metaEnd else { throw Damage(description: "cannot read meta page \(page) of \(name): \(String(cString: strerror(errno)))") }
+        guard n == metaEnd else {
+            throw Damage(description: "cannot read meta page \(page) of \(name): \(String(cString: strerror(errno)))")
+        }
         func integer<T: FixedWidthInteger>(_ type: T.Type, _ at: Int) -> T {
             var value: T = 0
             for index in (0..<MemoryLayout<T>.size).reversed() { value = value << 8 | T(bytes[at + index]) }
             return value
         }
         guard integer(UInt32.self, 16) == magic else {
-            throw Damage(description: "meta page \(page) of \(name) lacks LMDB's magic number: the file is damaged or is not an LMDB data file")
+            throw Damage(
+                description:
+                    "meta page \(page) of \(name) lacks LMDB's magic number: the file is damaged or is not an LMDB data file"
+            )
         }
         let version = integer(UInt32.self, 20)
         guard version == dataVersion else {
-            throw Damage(description: "meta page \(page) of \(name) has data version \(version), this LMDB reads version \(dataVersion)")
+            throw Damage(
+                description:
+                    "meta page \(page) of \(name) has data version \(version), this LMDB reads version \(dataVersion)"
+            )
         }
         let pageSize = Int(integer(UInt32.self, 40))
         guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0 else {
             throw Damage(description: "meta page \(page) of \(name) names an impossible page size (\(pageSize))")
         }
         return Meta(
-            pageSize: pageSize, lastPage: integer(UInt64.self, 136), transaction: integer(UInt64.self, 144),
-            freeRoot: integer(UInt64.self, 80), mainRoot: integer(UInt64.self, 128))
+            pageSize: pageSize,
+            lastPage: integer(UInt64.self, 136),
+            transaction: integer(UInt64.self, 144),
+            freeRoot: integer(UInt64.self, 80),
+            mainRoot: integer(UInt64.self, 128)
+        )
     }
 }

@@ -25,7 +25,11 @@ package final class LMDBEnvironment: @unchecked Sendable {
         package var owner: String?
         /// The code and the advice (what happened, how to recover) of errors that mean the file is damaged.
         package var damaged: (code: SluiceError.Code, advice: String)?
-        package init(code: SluiceError.Code = .state, owner: String? = nil, damaged: (code: SluiceError.Code, advice: String)? = nil) {
+        package init(
+            code: SluiceError.Code = .state,
+            owner: String? = nil,
+            damaged: (code: SluiceError.Code, advice: String)? = nil
+        ) {
             self.code = code
             self.owner = owner
             self.damaged = damaged
@@ -59,7 +63,11 @@ package final class LMDBEnvironment: @unchecked Sendable {
     ///   before it is mapped: LMDB would take an empty file for a new one, and fault on pages past the end
     ///   of a short one).
     package init(
-        path: URL, mapSize: Int = 64 << 30, maxDatabases: Int = 8, maxReaders: Int = 256, readOnly: Bool = false,
+        path: URL,
+        mapSize: Int = 64 << 30,
+        maxDatabases: Int = 8,
+        maxReaders: Int = 256,
+        readOnly: Bool = false,
         errors: ErrorLabel = ErrorLabel()
     ) throws {
         self.path = path
@@ -88,7 +96,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
         Self.openLock.lock()
         let before = ResidentMemoryReleaser.mappings(of: dataFile)
         let rc = mdb_env_open(handle, path.path, flags, 0o644)
-        let created = rc == 0 ? ResidentMemoryReleaser.mappings(of: dataFile).filter { range in !before.contains { $0 == range } } : []
+        let created =
+            rc == 0
+            ? ResidentMemoryReleaser.mappings(of: dataFile).filter { range in !before.contains { $0 == range } } : []
         Self.openLock.unlock()
         if rc != 0 {
             mdb_env_close(handle)
@@ -205,8 +215,14 @@ package struct LMDBTransaction {
         meter.tick()
         try key.withUnsafeBytes { keyBytes in
             try value.withUnsafeBytes { valueBytes in
-                var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-                var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
+                var k = MDB_val(
+                    mv_size: keyBytes.count,
+                    mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+                )
+                var v = MDB_val(
+                    mv_size: valueBytes.count,
+                    mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                )
                 try errors.check(mdb_put(txn, dbi, &k, &v, 0), "mdb_put")
             }
         }
@@ -247,7 +263,8 @@ package struct LMDBTransaction {
     /// Visits entries in key order, starting at the first key ≥ `from` (all when nil); `body` returns
     /// false to stop. The buffers are valid only during the call.
     package func forEach(
-        _ dbi: MDB_dbi, from: [UInt8]? = nil,
+        _ dbi: MDB_dbi,
+        from: [UInt8]? = nil,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         var cursor: OpaquePointer?

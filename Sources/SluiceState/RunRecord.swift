@@ -12,7 +12,14 @@ public struct RunRecord: Sendable, Hashable, Codable {
     /// Why the run stopped with an error after it started (`code: message`), when it did.
     public var failure: String?
 
-    public init(runID: String, startedAt: Double, endedAt: Double? = nil, configurationHash: String, exitCode: Int32? = nil, stats: RunStats? = nil) {
+    public init(
+        runID: String,
+        startedAt: Double,
+        endedAt: Double? = nil,
+        configurationHash: String,
+        exitCode: Int32? = nil,
+        stats: RunStats? = nil
+    ) {
         self.runID = runID
         self.startedAt = startedAt
         self.endedAt = endedAt

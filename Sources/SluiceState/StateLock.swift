@@ -17,25 +17,34 @@ public final class StateLock: Sendable {
         // should be, a folder where the lock file should be, no permission.
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), !isFolder.boolValue {
-            throw SluiceError(.configuration, "the state folder \(directory.path) is a file, not a folder: point `state` (or --state) at a folder")
+            throw SluiceError(
+                .configuration,
+                "the state folder \(directory.path) is a file, not a folder: point `state` (or --state) at a folder"
+            )
         }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw SluiceError(.configuration, "cannot create the state folder \(directory.path): \((error as NSError).localizedDescription)")
+            throw SluiceError(
+                .configuration,
+                "cannot create the state folder \(directory.path): \((error as NSError).localizedDescription)"
+            )
         }
         url = directory.appendingPathComponent("run.lock")
         let fd = open(url.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            let reason = errno == EISDIR ? "it is a folder, not the lock file: remove it" : String(cString: strerror(errno))
+            let reason =
+                errno == EISDIR ? "it is a folder, not the lock file: remove it" : String(cString: strerror(errno))
             throw SluiceError(.configuration, "cannot open the state lock \(url.path): \(reason)")
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let holder =
+                (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             close(fd)
             throw SluiceError(
                 .lockHeld,
-                "another run holds the lock on \(directory.path)\(holder.isEmpty ? "" : " (\(holder))"); not starting")
+                "another run holds the lock on \(directory.path)\(holder.isEmpty ? "" : " (\(holder))"); not starting"
+            )
         }
         descriptor = fd
         let note = "pid \(getpid()) since \(ISO8601DateFormatter().string(from: Date()))\n"

@@ -4,25 +4,37 @@ import Foundation
 public enum TestCorpus {
     /// A new empty temporary folder.
     public static func makeTemporaryDirectory(_ label: String = "sluice-test") throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UInt64.random(in: 0...UInt64.max))")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(label)-\(UInt64.random(in: 0...UInt64.max))"
+        )
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
 
     /// Writes `count` text documents of several paragraphs each, deterministic for a given seed.
     @discardableResult
-    public static func writeTextDocuments(count: Int, into directory: URL, seed: Int = 1, paragraphs: Int = 4) throws -> [String] {
-        let words = ["river", "sluice", "gate", "water", "flow", "vector", "index", "document", "chunk", "embed",
-                     "resume", "checkpoint", "batch", "token", "search", "store", "mill", "canal", "lock", "stream"]
+    public static func writeTextDocuments(
+        count: Int,
+        into directory: URL,
+        seed: Int = 1,
+        paragraphs: Int = 4
+    ) throws -> [String] {
+        let words = [
+            "river", "sluice", "gate", "water", "flow", "vector", "index", "document", "chunk", "embed",
+            "resume", "checkpoint", "batch", "token", "search", "store", "mill", "canal", "lock", "stream",
+        ]
         var keys: [String] = []
-        var state = UInt64(seed) &* 6364136223846793005 &+ 1442695040888963407
+        var state = UInt64(seed) &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         func next() -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33)
         }
         for index in 0..<count {
             let folder = "group\(index % 5)"
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(folder),
+                withIntermediateDirectories: true
+            )
             var text = "Document \(index)\n\n"
             for p in 0..<paragraphs {
                 let sentence = (0..<(20 + next() % 40)).map { _ in words[next() % words.count] }.joined(separator: " ")

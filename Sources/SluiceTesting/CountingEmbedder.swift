@@ -1,5 +1,5 @@
-import Synchronization
 import SluiceCore
+import Synchronization
 
 /// A deterministic fake embedder that counts what it is asked to embed, and can block its calls on a
 /// thread (to prove blocking work does not stall other stages) or fail.
@@ -28,7 +28,9 @@ public final class CountingEmbedder: Embedder {
         }
         return texts.map { text in
             var vector = [Float](repeating: 0, count: identity.dimensions)
-            for (index, byte) in text.utf8.enumerated() { vector[(index + Int(byte)) % vector.count] += Float(byte) / 255 }
+            for (index, byte) in text.utf8.enumerated() {
+                vector[(index + Int(byte)) % vector.count] += Float(byte) / 255
+            }
             vector[0] += 1
             return vector
         }

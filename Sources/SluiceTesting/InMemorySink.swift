@@ -1,5 +1,5 @@
-import Synchronization
 import SluiceCore
+import Synchronization
 
 /// A ``VectorSink`` in memory, for tests: records every call, can be slowed down or made to fail.
 public final class InMemorySink: VectorSink {
@@ -59,7 +59,9 @@ public final class InMemorySink: VectorSink {
 
     public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
         let all = records
-        return all.map { SearchHit(score: VectorMath.cosine(vector, $0.vector), record: $0) }.sorted { $0.score > $1.score }.prefix(k).map { $0 }
+        return all.map { SearchHit(score: VectorMath.cosine(vector, $0.vector), record: $0) }.sorted {
+            $0.score > $1.score
+        }.prefix(k).map { $0 }
     }
 
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {

@@ -28,7 +28,10 @@ public struct ProcessExit: Sendable, Hashable {
         if result == 0 {
             guard info._sifields._sigchld.si_pid != 0 else { return nil }  // still running
             let code = info.si_code
-            return ProcessExit(status: info._sifields._sigchld.si_status, signaled: code == CLD_KILLED || code == CLD_DUMPED)
+            return ProcessExit(
+                status: info._sifields._sigchld.si_status,
+                signaled: code == CLD_KILLED || code == CLD_DUMPED
+            )
         }
         // Already reaped (by Foundation, which then knows the status).
         guard errno == ECHILD, !process.isRunning else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 import SluiceCore
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A loopback test server run as a child process: a Python script under `Sources/SluiceTesting/StandIns/` that binds
@@ -18,7 +18,8 @@ public final class StandInServer: @unchecked Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The stand-in scripts, beside this file.
-    public static let standInsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("StandIns")
+    public static let standInsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("StandIns")
 
     /// `SLUICE_CACHE_DIR`, default `~/.cache/sluice`.
     public static var cacheDirectory: URL {
@@ -48,11 +49,15 @@ public final class StandInServer: @unchecked Sendable {
     /// Starts the server from async code: the wait for its port line runs on a thread of its own, not on
     /// the cooperative pool (which has one thread per core).
     public static func launch(
-        script: String, arguments: [String] = [], environment: [String: String]? = nil
+        script: String,
+        arguments: [String] = [],
+        environment: [String: String]? = nil
     ) async throws -> StandInServer {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try StandInServer(script: script, arguments: arguments, environment: environment) })
+                continuation.resume(
+                    with: Result { try StandInServer(script: script, arguments: arguments, environment: environment) }
+                )
             }
             thread.start()
         }

@@ -16,7 +16,11 @@ struct CrashWindowCLITests {
     static func jsonlTarget(_ ws: Workspace, _ name: String) -> Workspace.Target {
         let local = ws.target(name)
         let path = ws.root.appendingPathComponent("stores").appendingPathComponent("\(name).jsonl").path
-        return Workspace.Target(state: local.state, index: local.index, sink: ["--set", "sink.kind=jsonl", "--set", "sink.path=\(path)"])
+        return Workspace.Target(
+            state: local.state,
+            index: local.index,
+            sink: ["--set", "sink.kind=jsonl", "--set", "sink.path=\(path)"]
+        )
     }
 
     /// The corpus's files with their bytes and modification times, to put back as a backup would.
@@ -26,14 +30,18 @@ struct CrashWindowCLITests {
         init(_ corpus: URL, keys: [String]) throws {
             for key in keys {
                 let url = corpus.appendingPathComponent(key)
-                let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date ?? Date()
+                let modified =
+                    try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date ?? Date()
                 files.append((url, try Data(contentsOf: url), modified))
             }
         }
 
         func restore() throws {
             for file in files {
-                try FileManager.default.createDirectory(at: file.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: file.url.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
                 try file.bytes.write(to: file.url)
                 try FileManager.default.setAttributes([.modificationDate: file.modified], ofItemAtPath: file.url.path)
             }
@@ -41,15 +49,25 @@ struct CrashWindowCLITests {
     }
 
     static func expectKilled(_ result: CommandResult, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(result.signaled && result.status == SIGKILL, "expected the crash point to kill the process: \(result)", sourceLocation: sourceLocation)
+        #expect(
+            result.signaled && result.status == SIGKILL,
+            "expected the crash point to kill the process: \(result)",
+            sourceLocation: sourceLocation
+        )
     }
 
-    static func verify(_ ws: Workspace, _ target: Workspace.Target, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func verify(
+        _ ws: Workspace,
+        _ target: Workspace.Target,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let result = try await ws.sluice(["verify", ws.pipeline.path] + target.arguments)
         #expect(result.exitCode == 0, "verify: \(result)", sourceLocation: sourceLocation)
     }
 
-    @Test("kill -9 after the old vectors of changed-and-failed documents are deleted; files restored: the next run re-indexes them")
+    @Test(
+        "kill -9 after the old vectors of changed-and-failed documents are deleted; files restored: the next run re-indexes them"
+    )
     func killAfterStaleDeletionOfFailedChanges() async throws {
         let ws = try Workspace("crash-failed-change")
         defer { ws.cleanUp() }
@@ -62,7 +80,9 @@ struct CrashWindowCLITests {
         // Every file changes and fails (empty): the upsert stage deletes their old vectors, then is killed.
         for key in keys { try Data().write(to: ws.corpus.appendingPathComponent(key)) }
         let crashed = try await ws.sluice(
-            ws.runArguments(main, ["--allow-mass-delete"]), environment: ["SLUICE_DEBUG_CRASH_AT": "upsert.stale-vectors-deleted"])
+            ws.runArguments(main, ["--allow-mass-delete"]),
+            environment: ["SLUICE_DEBUG_CRASH_AT": "upsert.stale-vectors-deleted"]
+        )
         Self.expectKilled(crashed)
 
         try snapshot.restore()
@@ -71,7 +91,9 @@ struct CrashWindowCLITests {
         try await Self.verify(ws, main)
     }
 
-    @Test("kill -9 after --prune deleted the vectors of vanished documents; files restored: the next run re-indexes them")
+    @Test(
+        "kill -9 after --prune deleted the vectors of vanished documents; files restored: the next run re-indexes them"
+    )
     func killAfterPruneDeletion() async throws {
         let ws = try Workspace("crash-prune")
         defer { ws.cleanUp() }
@@ -83,7 +105,9 @@ struct CrashWindowCLITests {
 
         for key in keys.prefix(10) { try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(key)) }
         let crashed = try await ws.sluice(
-            ws.runArguments(main, ["--prune", "--allow-mass-delete"]), environment: ["SLUICE_DEBUG_CRASH_AT": "prune.vectors-deleted"])
+            ws.runArguments(main, ["--prune", "--allow-mass-delete"]),
+            environment: ["SLUICE_DEBUG_CRASH_AT": "prune.vectors-deleted"]
+        )
         Self.expectKilled(crashed)
 
         try snapshot.restore()
@@ -92,7 +116,10 @@ struct CrashWindowCLITests {
         try await Self.verify(ws, main)
     }
 
-    @Test("kill -9 between clearing the store and forgetting the checkpoint (sink drop, run --reembed): the next run loads everything", arguments: ["sink-drop", "reembed"])
+    @Test(
+        "kill -9 between clearing the store and forgetting the checkpoint (sink drop, run --reembed): the next run loads everything",
+        arguments: ["sink-drop", "reembed"]
+    )
     func killBetweenStoreClearAndCheckpointReset(_ command: String) async throws {
         let ws = try Workspace("crash-\(command)")
         defer { ws.cleanUp() }
@@ -101,7 +128,8 @@ struct CrashWindowCLITests {
         try await ws.run(main, expecting: 0)
         let baseline = try await ws.export(main)
 
-        let arguments = command == "sink-drop"
+        let arguments =
+            command == "sink-drop"
             ? ["sink", "drop", ws.pipeline.path] + main.arguments + ["--yes"]
             : ws.runArguments(main, ["--reembed"])
         let crashed = try await ws.sluice(arguments, environment: ["SLUICE_DEBUG_CRASH_AT": "\(command).midway"])

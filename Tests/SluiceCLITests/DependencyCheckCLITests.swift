@@ -21,7 +21,11 @@ struct DependencyCheckCLITests {
     }
 
     static func subjects(_ stdout: String, _ outcome: String) -> Set<String> {
-        Set(lines(stdout, outcome).compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map(String.init) })
+        Set(
+            lines(stdout, outcome).compactMap {
+                $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
+            }
+        )
     }
 
     @Test("check passes on the default local pipeline (MiniLM, the local store) and reads what a run wrote")
@@ -32,7 +36,10 @@ struct DependencyCheckCLITests {
         let defaultPipeline = Corpus.repositoryRoot.appendingPathComponent("Pipelines/default.yaml").path
         let result = try await ws.sluice(["check", defaultPipeline] + fresh.arguments)
         #expect(result.exitCode == 0, "\(result)")
-        #expect(Self.subjects(result.stdout, "ok") == ["pipeline", "embedder", "store", "source", "state"], "\(result)")
+        #expect(
+            Self.subjects(result.stdout, "ok") == ["pipeline", "embedder", "store", "source", "state"],
+            "\(result)"
+        )
         #expect(result.stdout.contains("384 dimensions"), "\(result)")
 
         try Corpus.write(count: 5, into: ws.corpus, seed: 0x5EED_1801, maxBytes: 4_000)
@@ -53,13 +60,17 @@ struct DependencyCheckCLITests {
         #expect(Self.subjects(busy.stdout, "unavailable") == ["state"], "\(busy)")
 
         // Another embedder than the state's: a configuration error, with its fix.
-        let mismatch = try await ws.sluice(["check", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--set", "embed.dimensions=32"])
+        let mismatch = try await ws.sluice(
+            ["check", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--set", "embed.dimensions=32"]
+        )
         #expect(mismatch.exitCode == 1, "\(mismatch)")
         #expect(Self.subjects(mismatch.stdout, "failed").contains("state"), "\(mismatch)")
         #expect(mismatch.stdout.contains("--reembed"), "\(mismatch)")
     }
 
-    @Test("a store that cannot be reached: check, run and run --dry-run exit 6, nothing marked failed; the next run succeeds")
+    @Test(
+        "a store that cannot be reached: check, run and run --dry-run exit 6, nothing marked failed; the next run succeeds"
+    )
     func deadStoreExitsSix() async throws {
         let ws = try Workspace("check-dead-store")
         defer { ws.cleanUp() }
@@ -85,7 +96,9 @@ struct DependencyCheckCLITests {
         target.sink = store + ["--set", "sink.url=\(qdrant.baseURL)"]
         try await ws.run(target, expecting: 0)
         #expect(try await ws.status(target).documents == ["indexed": 6])
-        let healthy = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path])
+        let healthy = try await ws.sluice(
+            ["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path]
+        )
         #expect(healthy.exitCode == 0, "\(healthy)")
     }
 
@@ -98,7 +111,8 @@ struct DependencyCheckCLITests {
         defer { server.stop() }
         func embed(_ baseURL: String) -> [String] {
             [
-                "--set", "embed.provider=openai", "--set", "embed.base_url=\(baseURL)/v1", "--set", "embed.model=text-embedding-3-small",
+                "--set", "embed.provider=openai", "--set", "embed.base_url=\(baseURL)/v1", "--set",
+                "embed.model=text-embedding-3-small",
                 "--set", "embed.dimensions=32", "--set", "embed.max_retries=1",
             ]
         }
@@ -110,13 +124,17 @@ struct DependencyCheckCLITests {
         #expect(run.exitCode == 6, "\(run)")
         #expect(run.stderr.contains("cannot be reached"), "\(run)")
         #expect(try await ws.status(target).documents == ["indexed": keys.count], "a document was marked failed")
-        let check = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path] + embed(Self.deadURL))
+        let check = try await ws.sluice(
+            ["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path] + embed(Self.deadURL)
+        )
         #expect(check.exitCode == 6, "\(check)")
         #expect(Self.subjects(check.stdout, "unavailable") == ["embedder"], "\(check)")
 
         try await ws.run(target, embed(server.baseURL), expecting: 0)
         #expect(try await ws.status(target).documents == ["indexed": keys.count + 3])
-        let healthy = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path] + embed(server.baseURL))
+        let healthy = try await ws.sluice(
+            ["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path] + embed(server.baseURL)
+        )
         #expect(healthy.exitCode == 0, "\(healthy)")
         #expect(Self.subjects(healthy.stdout, "ok").contains("embedder"), "\(healthy)")
     }
@@ -136,7 +154,10 @@ struct DependencyCheckCLITests {
         let unset: [String: String?] = ["SLUICE_TEST_UNSET_QDRANT_KEY": nil]
         let run = try await ws.sluice(ws.runArguments(target), environment: unset)
         #expect(run.exitCode == 0, "\(run)")
-        let check = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path], environment: unset)
+        let check = try await ws.sluice(
+            ["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path],
+            environment: unset
+        )
         #expect(check.exitCode == 0, "\(check)")
     }
 }

@@ -11,7 +11,9 @@ struct DocumentFormatsCLITests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("samples")
 
-    @Test("structured samples: heading paths and line numbers reach the exported records; bombs and deep JSON fail alone")
+    @Test(
+        "structured samples: heading paths and line numbers reach the exported records; bombs and deep JSON fail alone"
+    )
     func structuredDocumentsEndToEnd() async throws {
         let ws = try Workspace("documents")
         defer { ws.cleanUp() }
@@ -22,11 +24,18 @@ struct DocumentFormatsCLITests {
         let bad = ["bad/zip-bomb.docx", "bad/entity-bomb.docx", "bad/deep.json", "bad/bad-line.jsonl"]
         for file in good + bad {
             let destination = ws.corpus.appendingPathComponent(file)
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try FileManager.default.copyItem(at: Self.samples.appendingPathComponent(file), to: destination)
         }
         let main = ws.target("main")
-        try await ws.run(main, ["--set", "source.include=[\"**/*\"]", "--set", "chunk.strategy=structured"], expecting: 2)
+        try await ws.run(
+            main,
+            ["--set", "source.include=[\"**/*\"]", "--set", "chunk.strategy=structured"],
+            expecting: 2
+        )
 
         let records = try Export.records(try await ws.export(main))
         #expect(Set(records.map(\.documentKey)) == Set(good))
@@ -34,7 +43,9 @@ struct DocumentFormatsCLITests {
         // The structured chunker merges the short subsections under their common heading.
         #expect(docx.contains { $0.metadata["headings"] == "Build instructions" && $0.text.contains("### cmake") })
         let html = records.filter { $0.documentKey == "html/xz-faq-latin1.html" }
-        #expect(html.contains { $0.metadata["headings"]?.hasPrefix("XZ Utils FAQ") == true && $0.text.contains("Café") })
+        #expect(
+            html.contains { $0.metadata["headings"]?.hasPrefix("XZ Utils FAQ") == true && $0.text.contains("Café") }
+        )
         #expect(html.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ (Latin-1 copy)" })
         #expect(docx.allSatisfy { $0.metadata["title"] == "Zstandard README" })
         let lines = records.filter { $0.documentKey == "json/iso-639-2-languages.jsonl" }

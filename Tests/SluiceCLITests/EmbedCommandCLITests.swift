@@ -8,14 +8,22 @@ import Testing
         defer { workspace.cleanUp() }
         let input = workspace.root.appendingPathComponent("in.jsonl")
         let output = workspace.root.appendingPathComponent("out.jsonl")
-        let texts = ["How do I compress a file?", "", "Use gzip or xz to make a file smaller.", "The cat sat on the mat."]
-        let lines = try texts.map { String(decoding: try JSONSerialization.data(withJSONObject: ["text": $0]), as: UTF8.self) }
+        let texts = [
+            "How do I compress a file?", "", "Use gzip or xz to make a file smaller.", "The cat sat on the mat.",
+        ]
+        let lines = try texts.map {
+            String(decoding: try JSONSerialization.data(withJSONObject: ["text": $0]), as: UTF8.self)
+        }
         try (lines.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
         for provider in ["minilm", "hash"] {
-            let result = try await workspace.sluice(["embed", "--provider", provider, "--input", input.path, "--output", output.path])
+            let result = try await workspace.sluice([
+                "embed", "--provider", provider, "--input", input.path, "--output", output.path,
+            ])
             #expect(result.exitCode == 0, "\(result)")
             let vectors = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map { line in
-                try #require((JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["embedding"] as? [Double])
+                try #require(
+                    (JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["embedding"] as? [Double]
+                )
             }
             #expect(vectors.count == texts.count)
             #expect(vectors.allSatisfy { $0.count == 384 })

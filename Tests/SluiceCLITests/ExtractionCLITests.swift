@@ -18,24 +18,32 @@ struct ExtractionCLITests {
     static func copySamples(_ paths: [String], into ws: Workspace) throws {
         for path in paths {
             let destination = ws.corpus.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try FileManager.default.copyItem(at: samples.appendingPathComponent(path), to: destination)
         }
     }
 
     static let allFormats = ["--set", "source.include=[\"**/*\"]", "--set", "extract.parallelism=2"]
 
-    @Test("PDFs, scans and images: page numbers, title, author and OCR confidence reach the stored records; every bad input fails alone with its reason")
+    @Test(
+        "PDFs, scans and images: page numbers, title, author and OCR confidence reach the stored records; every bad input fails alone with its reason"
+    )
     func formatsAndBadInputEndToEnd() async throws {
         let ws = try Workspace("extract")
         defer { ws.cleanUp() }
         try Self.copySamples(
             [
-                "pdf/xz-utils-faq.pdf", "pdf/zlib-two-column.pdf", "pdf/xz-faq-scanned.pdf", "pdf/mixed-text-and-scan.pdf",
+                "pdf/xz-utils-faq.pdf", "pdf/zlib-two-column.pdf", "pdf/xz-faq-scanned.pdf",
+                "pdf/mixed-text-and-scan.pdf",
                 "images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff", "text/zlib-faq.txt",
                 "bad/zero-byte.txt", "bad/invalid-utf8.txt", "bad/binary.txt", "bad/encrypted.pdf", "bad/truncated.pdf",
                 "bad/png-named.pdf",
-            ], into: ws)
+            ],
+            into: ws
+        )
         // A 50 MB single-line text, over extract.max_file_mb (40 here): refused before it is read.
         let huge = ws.corpus.appendingPathComponent("bad/huge-single-line.txt")
         _ = FileManager.default.createFile(atPath: huge.path, contents: nil)
@@ -45,9 +53,18 @@ struct ExtractionCLITests {
         try handle.close()
         // Links: one outside the root (refused), one looping back to the root (not walked twice), one to a
         // PDF inside the root (indexed under its own key).
-        try FileManager.default.createSymbolicLink(atPath: ws.corpus.appendingPathComponent("outside.txt").path, withDestinationPath: "/etc/hostname")
-        try FileManager.default.createSymbolicLink(atPath: ws.corpus.appendingPathComponent("loop").path, withDestinationPath: ".")
-        try FileManager.default.createSymbolicLink(atPath: ws.corpus.appendingPathComponent("linked.pdf").path, withDestinationPath: "pdf/xz-utils-faq.pdf")
+        try FileManager.default.createSymbolicLink(
+            atPath: ws.corpus.appendingPathComponent("outside.txt").path,
+            withDestinationPath: "/etc/hostname"
+        )
+        try FileManager.default.createSymbolicLink(
+            atPath: ws.corpus.appendingPathComponent("loop").path,
+            withDestinationPath: "."
+        )
+        try FileManager.default.createSymbolicLink(
+            atPath: ws.corpus.appendingPathComponent("linked.pdf").path,
+            withDestinationPath: "pdf/xz-utils-faq.pdf"
+        )
         // Unreadable (only meaningful when not root: root reads anything).
         let unreadable = ws.corpus.appendingPathComponent("bad/unreadable.txt")
         try Data("secret\n".utf8).write(to: unreadable)
@@ -55,11 +72,16 @@ struct ExtractionCLITests {
         let asRoot = getuid() == 0
 
         let main = ws.target("main")
-        let settings = Self.allFormats + [
-            "--set", "extract.max_file_mb=40", "--set", "source.follow_symlinks=true",
-            "--set", "extract.pdf.password_env=SLUICE_TEST_PDF_PASSWORD", "--set", "extract.pdf.strip_headers=true",
-        ]
-        let result = try await ws.sluice(ws.runArguments(main, settings), environment: ["SLUICE_TEST_PDF_PASSWORD": nil], timeout: .seconds(240))
+        let settings =
+            Self.allFormats + [
+                "--set", "extract.max_file_mb=40", "--set", "source.follow_symlinks=true",
+                "--set", "extract.pdf.password_env=SLUICE_TEST_PDF_PASSWORD", "--set", "extract.pdf.strip_headers=true",
+            ]
+        let result = try await ws.sluice(
+            ws.runArguments(main, settings),
+            environment: ["SLUICE_TEST_PDF_PASSWORD": nil],
+            timeout: .seconds(240)
+        )
         #expect(result.exitCode == 2, "\(result)")
 
         let status = try await ws.status(main)
@@ -74,9 +96,14 @@ struct ExtractionCLITests {
             "outside.txt": ["outside the source root"],
         ]
         if !asRoot { expectedFailures["bad/unreadable.txt"] = ["permission denied"] }
-        #expect(Set(failures.keys) == Set(expectedFailures.keys).union(asRoot ? [] : ["bad/unreadable.txt"]), "\(status.text)")
+        #expect(
+            Set(failures.keys) == Set(expectedFailures.keys).union(asRoot ? [] : ["bad/unreadable.txt"]),
+            "\(status.text)"
+        )
         for (key, words) in expectedFailures {
-            for word in words { #expect(failures[key]?.contains(word) == true, "\(key): \(failures[key] ?? "not failed")") }
+            for word in words {
+                #expect(failures[key]?.contains(word) == true, "\(key): \(failures[key] ?? "not failed")")
+            }
         }
 
         let records = try Export.records(try await ws.export(main))
@@ -85,13 +112,24 @@ struct ExtractionCLITests {
         // Page numbers, title and author on every chunk of a PDF.
         let faq = byDocument["pdf/xz-utils-faq.pdf"] ?? []
         #expect(Set(faq.compactMap { $0.metadata["page"] }) == ["1", "2", "3", "4"])
-        #expect(faq.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ" && $0.metadata["author"] == "Lasse Collin" && $0.metadata["format"] == "pdf" })
+        #expect(
+            faq.allSatisfy {
+                $0.metadata["title"] == "XZ Utils FAQ" && $0.metadata["author"] == "Lasse Collin"
+                    && $0.metadata["format"] == "pdf"
+            }
+        )
         #expect((byDocument["linked.pdf"] ?? []).count == faq.count)
         // The scanned PDF and the images are OCR'd, with their confidence.
-        for key in ["pdf/xz-faq-scanned.pdf", "images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff", "bad/png-named.pdf"] {
+        for key in [
+            "pdf/xz-faq-scanned.pdf", "images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff",
+            "bad/png-named.pdf",
+        ] {
             let chunks = byDocument[key] ?? []
             #expect(!chunks.isEmpty, "\(key) not indexed")
-            #expect(chunks.allSatisfy { Int($0.metadata["ocr_confidence"] ?? "") ?? 0 > 70 }, "\(key): \(chunks.map(\.metadata))")
+            #expect(
+                chunks.allSatisfy { Int($0.metadata["ocr_confidence"] ?? "") ?? 0 > 70 },
+                "\(key): \(chunks.map(\.metadata))"
+            )
             #expect(chunks.map(\.text).joined(separator: " ").contains("designed by Igor Pavlov"), "\(key)")
         }
         #expect(byDocument["bad/png-named.pdf"]?.first?.metadata["format"] == "png")
@@ -101,13 +139,18 @@ struct ExtractionCLITests {
 
         // With the password in the configured variable the encrypted PDF opens on the retry.
         let retry = try await ws.sluice(
-            ws.runArguments(main, settings + ["--retry-failed"]), environment: ["SLUICE_TEST_PDF_PASSWORD": "sluice"], timeout: .seconds(120))
+            ws.runArguments(main, settings + ["--retry-failed"]),
+            environment: ["SLUICE_TEST_PDF_PASSWORD": "sluice"],
+            timeout: .seconds(120)
+        )
         #expect(retry.exitCode == 2)
         let after = try await ws.status(main).failures
         #expect(after["bad/encrypted.pdf"] == nil, "\(after)")
         let decrypted = try Export.records(try await ws.export(main)).filter { $0.documentKey == "bad/encrypted.pdf" }
         #expect(!decrypted.isEmpty && decrypted.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ" })
-        for record in decrypted { #expect(!record.metadata.values.contains("sluice"), "the password must not be stored") }
+        for record in decrypted {
+            #expect(!record.metadata.values.contains("sluice"), "the password must not be stored")
+        }
         #expect(!(try await ws.sluice(["status", ws.pipeline.path] + main.arguments)).stdout.contains("sluice-owner"))
     }
 
@@ -115,11 +158,16 @@ struct ExtractionCLITests {
     func workerCrashFailsOneDocument() async throws {
         let ws = try Workspace("crash")
         defer { ws.cleanUp() }
-        try Self.copySamples(["pdf/xz-utils-faq.pdf", "pdf/zlib-two-column.pdf", "pdf/fontconfig-user.pdf", "images/xz-faq-page.png"], into: ws)
+        try Self.copySamples(
+            ["pdf/xz-utils-faq.pdf", "pdf/zlib-two-column.pdf", "pdf/fontconfig-user.pdf", "images/xz-faq-page.png"],
+            into: ws
+        )
         let main = ws.target("main")
         let result = try await ws.sluice(
             ws.runArguments(main, Self.allFormats + ["--set", "extract.parallelism=1"]),
-            environment: ["SLUICE_DEBUG_WORKER_CRASH": "zlib-two-column"], timeout: .seconds(120))
+            environment: ["SLUICE_DEBUG_WORKER_CRASH": "zlib-two-column"],
+            timeout: .seconds(120)
+        )
         #expect(result.exitCode == 2, "\(result)")
         let status = try await ws.status(main)
         #expect(status.documents == ["indexed": 3, "failed": 1], "\(status.text)")
@@ -127,7 +175,9 @@ struct ExtractionCLITests {
         #expect(reason.contains("extractor-crashed") && reason.contains("signal 11"), "\(reason)")
     }
 
-    @Test("a hung worker is killed at extract.timeout_seconds and replaced; sluice and its workers run with OMP_THREAD_LIMIT=1, the workers without the parent's secrets")
+    @Test(
+        "a hung worker is killed at extract.timeout_seconds and replaced; sluice and its workers run with OMP_THREAD_LIMIT=1, the workers without the parent's secrets"
+    )
     func hungWorkerIsKilledAtTheDeadline() async throws {
         let ws = try Workspace("hang")
         defer { ws.cleanUp() }
@@ -137,13 +187,17 @@ struct ExtractionCLITests {
         // loaded the machine is (a text PDF and one OCR'd image, about 1 CPU-second together): 30 s. It once
         // was 4 s, and the image's OCR timed out while other processes shared the two cores.
         let process = try ws.start(
-            ws.runArguments(main, Self.allFormats + ["--set", "extract.parallelism=1", "--set", "extract.timeout_seconds=30"]),
+            ws.runArguments(
+                main,
+                Self.allFormats + ["--set", "extract.parallelism=1", "--set", "extract.timeout_seconds=30"]
+            ),
             environment: [
                 "SLUICE_DEBUG_WORKER_HANG": "fontconfig", "OMP_THREAD_LIMIT": nil,
                 // Secrets of the parent, which the processes that parse untrusted files must not inherit.
                 "OPENAI_API_KEY": "sk-test-not-for-workers", "PGPASSWORD": "pg-test-not-for-workers",
                 "SLUICE_TEST_PIPELINE_SECRET": "named-by-a-pipeline",
-            ])
+            ]
+        )
 
         // While it runs: the binary re-executed itself with the variable, and its workers have it too.
         var workers: [Int32] = []
@@ -164,7 +218,10 @@ struct ExtractionCLITests {
                 #expect(environment[secret] == nil, "worker \(worker) inherited \(secret)")
             }
         }
-        #expect(Self.environment(of: process.pid)["OPENAI_API_KEY"] == "sk-test-not-for-workers", "the parent keeps its own")
+        #expect(
+            Self.environment(of: process.pid)["OPENAI_API_KEY"] == "sk-test-not-for-workers",
+            "the parent keeps its own"
+        )
 
         let result = try await process.wait(timeout: .seconds(300))
         #expect(result.exitCode == 2, "\(result)")
@@ -183,15 +240,22 @@ struct ExtractionCLITests {
         let process = try ws.start(ws.runArguments(main, Self.allFormats + ["--set", "extract.isolate=false"]))
         var sawWorker = false
         while process.isRunning {
-            sawWorker = sawWorker || Self.children(of: process.pid).contains { Self.commandLine($0).contains("extract-worker") }
+            sawWorker =
+                sawWorker || Self.children(of: process.pid).contains { Self.commandLine($0).contains("extract-worker") }
             try await Task.sleep(for: .milliseconds(50))
         }
         let result = try await process.wait(timeout: .seconds(120))
         #expect(result.exitCode == 0, "\(result)")
         #expect(!sawWorker, "no worker process when isolation is off")
         let records = try Export.records(try await ws.export(main))
-        #expect(Set(records.filter { $0.documentKey == "pdf/xz-utils-faq.pdf" }.compactMap { $0.metadata["page"] }) == ["1", "2", "3", "4"])
-        #expect(records.filter { $0.documentKey == "pdf/xz-faq-scanned.pdf" }.allSatisfy { $0.metadata["ocr_pages"] == "1" })
+        #expect(
+            Set(records.filter { $0.documentKey == "pdf/xz-utils-faq.pdf" }.compactMap { $0.metadata["page"] }) == [
+                "1", "2", "3", "4",
+            ]
+        )
+        #expect(
+            records.filter { $0.documentKey == "pdf/xz-faq-scanned.pdf" }.allSatisfy { $0.metadata["ocr_pages"] == "1" }
+        )
         #expect(records.contains { $0.documentKey == "images/xz-faq-page.jpg" && $0.metadata["format"] == "jpeg" })
     }
 
@@ -225,7 +289,9 @@ struct ExtractionCLITests {
         var out: [String: String] = [:]
         for entry in data.split(separator: 0) {
             let text = String(decoding: entry, as: UTF8.self)
-            if let equals = text.firstIndex(of: "=") { out[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            if let equals = text.firstIndex(of: "=") {
+                out[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
         }
         return out
     }

@@ -27,8 +27,10 @@ extension FaultCampaignTests {
     }
 
     @Test(
-        "the sweep: Qdrant and Pinecone failing every 2, 3 and 5 writes", .enabled(if: FaultCampaign.sweep),
-        arguments: allStoreCases.filter { !($0.kind == .qdrant && $0.faultEvery == 3) })
+        "the sweep: Qdrant and Pinecone failing every 2, 3 and 5 writes",
+        .enabled(if: FaultCampaign.sweep),
+        arguments: allStoreCases.filter { !($0.kind == .qdrant && $0.faultEvery == 3) }
+    )
     func storeSweep(_ store: StoreCase) async throws {
         try await Self.store(store)
     }
@@ -46,18 +48,29 @@ extension FaultCampaignTests {
             let main = server.target(ws, "main")
             let result = try await ws.run(main)
             scenario.expect(result.exitCode == 0, "\(result)")
-            scenario.expectSameExport(try await ws.export(main), try await ws.export(local), "a full run vs. the local store")
+            scenario.expectSameExport(
+                try await ws.export(main),
+                try await ws.export(local),
+                "a full run vs. the local store"
+            )
         }
 
         var rng = SeededGenerator(seed: 0x5EED_1421)
-        try Corpus.write(Corpus.document(index: 9_200, markdown: false, bytes: 3_000, rng: &rng), to: ws.corpus.appendingPathComponent(keys[1]))
+        try Corpus.write(
+            Corpus.document(index: 9_200, markdown: false, bytes: 3_000, rng: &rng),
+            to: ws.corpus.appendingPathComponent(keys[1])
+        )
         try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(keys[2]))
-        try Corpus.write(Corpus.document(index: 9_201, markdown: false, bytes: 3_000, rng: &rng), to: ws.corpus.appendingPathComponent("added/new.txt"))
+        try Corpus.write(
+            Corpus.document(index: 9_201, markdown: false, bytes: 3_000, rng: &rng),
+            to: ws.corpus.appendingPathComponent("added/new.txt")
+        )
         keys = keys.filter { $0 != keys[2] } + ["added/new.txt"]
         try await ws.run(local, ["--prune", "--allow-mass-delete"], expecting: 0)
         let expected = try await ws.export(local)
 
-        try await FaultCampaign.scenario(.fault, "store \(store.testDescription): incremental --prune run") { scenario in
+        try await FaultCampaign.scenario(.fault, "store \(store.testDescription): incremental --prune run") {
+            scenario in
             let main = server.target(ws, "main")
             let result = try await ws.run(main, ["--prune", "--allow-mass-delete"])
             scenario.expect(result.exitCode == 0, "\(result)")
@@ -66,7 +79,8 @@ extension FaultCampaignTests {
             scenario.expect(verify.exitCode == 0, "verify: \(verify)")
         }
 
-        try await FaultCampaign.scenario(.fault, "store \(store.testDescription): kill -9 of a slow run, then resume") { scenario in
+        try await FaultCampaign.scenario(.fault, "store \(store.testDescription): kill -9 of a slow run, then resume") {
+            scenario in
             let crashed = server.target(ws, "crashed")
             let process = try ws.start(ws.runArguments(crashed, slowRunSettings))
             let started = await process.waitForStderr(containing: "run started", timeout: .seconds(120))
@@ -74,7 +88,9 @@ extension FaultCampaignTests {
             // Kill once a third of the documents are committed (the progress is in the state), or at the end.
             while process.isRunning {
                 let status = try? await ws.sluice(["status", ws.pipeline.path] + crashed.arguments)
-                if let text = status?.stdout, (StatusReport(text: text).documents["indexed"] ?? 0) >= keys.count / 3 { break }
+                if let text = status?.stdout, (StatusReport(text: text).documents["indexed"] ?? 0) >= keys.count / 3 {
+                    break
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
             process.send(SIGKILL)

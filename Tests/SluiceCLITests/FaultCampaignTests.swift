@@ -54,8 +54,13 @@ struct FaultCampaignTests {
             guard sink == .jsonl else { return local }
             let folder = local.state.deletingLastPathComponent()
             return Workspace.Target(
-                state: local.state, index: local.index,
-                sink: ["--set", "sink.kind=jsonl", "--set", "sink.path=\(folder.appendingPathComponent("store.jsonl").path)"])
+                state: local.state,
+                index: local.index,
+                sink: [
+                    "--set", "sink.kind=jsonl", "--set",
+                    "sink.path=\(folder.appendingPathComponent("store.jsonl").path)",
+                ]
+            )
         }
 
         /// Builds the template: a corpus, a first run, then what the command has to work on.
@@ -80,8 +85,14 @@ struct FaultCampaignTests {
             var keys = keys
             for (offset, key) in keys.prefix(3).enumerated() {
                 try Corpus.write(
-                    Corpus.document(index: 9_000 + offset, markdown: key.hasSuffix(".md"), bytes: rng.int(in: 1_500...6_000), rng: &rng),
-                    to: corpus.appendingPathComponent(key))
+                    Corpus.document(
+                        index: 9_000 + offset,
+                        markdown: key.hasSuffix(".md"),
+                        bytes: rng.int(in: 1_500...6_000),
+                        rng: &rng
+                    ),
+                    to: corpus.appendingPathComponent(key)
+                )
             }
             let shrunk = corpus.appendingPathComponent(keys[3])
             let lines = try String(contentsOf: shrunk, encoding: .utf8).components(separatedBy: "\n")
@@ -89,7 +100,15 @@ struct FaultCampaignTests {
             for key in keys[4...5] { try Data().write(to: corpus.appendingPathComponent(key)) }
             for offset in 0..<3 {
                 let key = "added/new\(offset).txt"
-                try Corpus.write(Corpus.document(index: 9_100 + offset, markdown: false, bytes: rng.int(in: 1_500...6_000), rng: &rng), to: corpus.appendingPathComponent(key))
+                try Corpus.write(
+                    Corpus.document(
+                        index: 9_100 + offset,
+                        markdown: false,
+                        bytes: rng.int(in: 1_500...6_000),
+                        rng: &rng
+                    ),
+                    to: corpus.appendingPathComponent(key)
+                )
                 keys.append(key)
             }
             for key in keys[6...7] { try FileManager.default.removeItem(at: corpus.appendingPathComponent(key)) }
@@ -102,14 +121,27 @@ struct FaultCampaignTests {
         func damage(_ template: Workspace.Target) async throws {
             let victim = keys[5]
             let side = ws.root.appendingPathComponent("side-corpus")
-            try FileManager.default.createDirectory(at: side.appendingPathComponent(victim).deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: ws.corpus.appendingPathComponent(victim), to: side.appendingPathComponent(victim))
-            let other = Workspace.Target(state: ws.root.appendingPathComponent("side-state"), index: template.index, sink: template.sink)
+            try FileManager.default.createDirectory(
+                at: side.appendingPathComponent(victim).deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try FileManager.default.copyItem(
+                at: ws.corpus.appendingPathComponent(victim),
+                to: side.appendingPathComponent(victim)
+            )
+            let other = Workspace.Target(
+                state: ws.root.appendingPathComponent("side-state"),
+                index: template.index,
+                sink: template.sink
+            )
             let sideRun = ["run", ws.pipeline.path] + other.arguments + ["--source", side.path, "--quiet"]
             let first = try await ws.sluice(sideRun)
             try #require(first.exitCode == 0, "\(first)")
             try FileManager.default.removeItem(at: side.appendingPathComponent(victim))
-            try Corpus.write("An extra document that only the other state knows about.\n\nIt has two paragraphs.\n", to: side.appendingPathComponent("extra.txt"))
+            try Corpus.write(
+                "An extra document that only the other state knows about.\n\nIt has two paragraphs.\n",
+                to: side.appendingPathComponent("extra.txt")
+            )
             let prune = try await ws.sluice(sideRun + ["--prune", "--allow-mass-delete"])
             try #require(prune.exitCode == 0, "\(prune)")
             let damaged = try await ws.sluice(["verify", ws.pipeline.path] + template.arguments)
@@ -121,7 +153,10 @@ struct FaultCampaignTests {
             let from = ws.target("template").state.deletingLastPathComponent()
             let to = ws.target(name).state.deletingLastPathComponent()
             try? FileManager.default.removeItem(at: to)
-            try FileManager.default.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: to.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try FileManager.default.copyItem(at: from, to: to)
             return target(name)
         }
@@ -133,7 +168,8 @@ struct FaultCampaignTests {
             case .prune: ws.runArguments(target, ["--prune", "--allow-mass-delete"] + extra)
             case .reembed: ws.runArguments(target, ["--reembed", "--allow-mass-delete"] + extra)
             case .sinkDrop: ["sink", "drop", "--yes", ws.pipeline.path] + target.arguments + extra
-            case .verifyRepair: ["verify", "--repair", "--allow-mass-delete", ws.pipeline.path] + target.arguments + extra
+            case .verifyRepair:
+                ["verify", "--repair", "--allow-mass-delete", ws.pipeline.path] + target.arguments + extra
             }
         }
 
@@ -142,7 +178,15 @@ struct FaultCampaignTests {
         func recover(_ target: Workspace.Target) async throws -> [CommandResult] {
             switch command {
             case .run, .prune, .reembed:
-                return [try await ws.sluice(ws.runArguments(target, command == .prune ? ["--prune", "--allow-mass-delete"] : ["--allow-mass-delete"]), timeout: .seconds(300))]
+                return [
+                    try await ws.sluice(
+                        ws.runArguments(
+                            target,
+                            command == .prune ? ["--prune", "--allow-mass-delete"] : ["--allow-mass-delete"]
+                        ),
+                        timeout: .seconds(300)
+                    )
+                ]
             case .sinkDrop:
                 return [try await ws.sluice(ws.runArguments(target, ["--allow-mass-delete"]), timeout: .seconds(300))]
             case .verifyRepair:
@@ -165,7 +209,12 @@ struct FaultCampaignTests {
 
         /// The end state after a fault and the recovery: equal to the reference, consistent for `verify`,
         /// and every document of the corpus indexed or failed with a reason.
-        func check(_ target: Workspace.Target, recovery: [CommandResult], expected: Data, _ scenario: Scenario) async throws {
+        func check(
+            _ target: Workspace.Target,
+            recovery: [CommandResult],
+            expected: Data,
+            _ scenario: Scenario
+        ) async throws {
             for result in recovery {
                 scenario.expect(result.exitCode == 0 || result.exitCode == 2, "recovery: \(result)")
             }
@@ -176,15 +225,26 @@ struct FaultCampaignTests {
         }
 
         /// No silent loss: every document is indexed (with vectors in the export) or failed with a reason.
-        static func expectEveryDocumentAccounted(_ ws: Workspace, _ target: Workspace.Target, keys: [String], _ scenario: Scenario) async throws {
+        static func expectEveryDocumentAccounted(
+            _ ws: Workspace,
+            _ target: Workspace.Target,
+            keys: [String],
+            _ scenario: Scenario
+        ) async throws {
             let status = try await ws.status(target)
             let failures = status.failures
             let exported = Set(try Export.records(try await ws.export(target)).map(\.documentKey))
             for key in keys {
                 if let reason = failures[key] {
-                    scenario.expect(!reason.trimmingCharacters(in: .whitespaces).isEmpty, "\(key) failed without a reason")
+                    scenario.expect(
+                        !reason.trimmingCharacters(in: .whitespaces).isEmpty,
+                        "\(key) failed without a reason"
+                    )
                 } else {
-                    scenario.expect(exported.contains(key), "\(key) is neither failed nor in the store:\n\(status.text)")
+                    scenario.expect(
+                        exported.contains(key),
+                        "\(key) is neither failed nor in the store:\n\(status.text)"
+                    )
                 }
             }
         }
@@ -202,7 +262,9 @@ struct FaultCampaignTests {
                 "upsert.pending-recorded@4", "upsert.sink-written@4", "upsert.replaced-vectors-deleted@1",
                 "upsert.replaced-vectors-deleted@2", "upsert.stale-vectors-deleted@1", "commit.committed@3",
             ]
-        case .prune: return ["prune.vectors-deleted@1", "upsert.stale-vectors-deleted@1", "upsert.replaced-vectors-deleted@1"] + upsert
+        case .prune:
+            return ["prune.vectors-deleted@1", "upsert.stale-vectors-deleted@1", "upsert.replaced-vectors-deleted@1"]
+                + upsert
         case .reembed: return ["reembed.midway@1", "upsert.sink-written@5"] + upsert
         case .sinkDrop: return ["sink-drop.midway@1"]
         case .verifyRepair: return ["verify.unknown-deleted@1", "verify.missing-marked@1"] + upsert
@@ -217,7 +279,9 @@ struct FaultCampaignTests {
     }
 
     static let allKillPoints: [KillPoint] = SinkKind.allCases.flatMap { sink in
-        Command.allCases.flatMap { command in crashPoints(command).map { KillPoint(command: command, point: $0, sink: sink) } }
+        Command.allCases.flatMap { command in
+            crashPoints(command).map { KillPoint(command: command, point: $0, sink: sink) }
+        }
     }
 
     /// The always-on subset: one store write and one checkpoint step of an incremental run, a prune, and
@@ -233,14 +297,19 @@ struct FaultCampaignTests {
         return allKillPoints.filter { !representative.contains($0.testDescription) }
     }
 
-    @Test("kill -9 at a named point, then the recovery: the end state of an uninterrupted run", arguments: representativeKillPoints)
+    @Test(
+        "kill -9 at a named point, then the recovery: the end state of an uninterrupted run",
+        arguments: representativeKillPoints
+    )
     func killAtPoint(_ kill: KillPoint) async throws {
         try await Self.killAtPoints([kill])
     }
 
     @Test(
         "the sweep: kill -9 at every named point of every command, on the local and the JSONL store",
-        .enabled(if: FaultCampaign.sweep), arguments: Command.allCases)
+        .enabled(if: FaultCampaign.sweep),
+        arguments: Command.allCases
+    )
     func killAtEveryPoint(_ command: Command) async throws {
         try await Self.killAtPoints(Self.sweptKillPoints.filter { $0.command == command })
     }
@@ -258,8 +327,14 @@ struct FaultCampaignTests {
                 try await FaultCampaign.scenario(.fault, "kill -9 at \(kill.testDescription)") { scenario in
                     let target = try lab.clone("victim-\(index)")
                     let crashed = try await lab.ws.sluice(
-                        lab.arguments(target, slowRunSettings), environment: ["SLUICE_DEBUG_CRASH_AT": kill.point], timeout: .seconds(300))
-                    scenario.expect(crashed.signaled && crashed.status == SIGKILL, "the point was not reached: \(crashed)")
+                        lab.arguments(target, slowRunSettings),
+                        environment: ["SLUICE_DEBUG_CRASH_AT": kill.point],
+                        timeout: .seconds(300)
+                    )
+                    scenario.expect(
+                        crashed.signaled && crashed.status == SIGKILL,
+                        "the point was not reached: \(crashed)"
+                    )
                     let recovery = try await lab.recover(target)
                     try await lab.check(target, recovery: recovery, expected: expected, scenario)
                 }
@@ -280,10 +355,13 @@ struct FaultCampaignTests {
 
     @Test(
         "the sweep: kill -9 at moments spread over a slow run of every command, on the local and the JSONL store",
-        .enabled(if: FaultCampaign.sweep), arguments: Command.allCases)
+        .enabled(if: FaultCampaign.sweep),
+        arguments: Command.allCases
+    )
     func killAtMoments(_ command: Command) async throws {
         for sink in SinkKind.allCases {
-            let fractions = command == .run && sink == .local ? Self.allFractions.filter { $0 != 0.5 } : Self.allFractions
+            let fractions =
+                command == .run && sink == .local ? Self.allFractions.filter { $0 != 0.5 } : Self.allFractions
             try await Self.killAtMoments(command, sink: sink, fractions: fractions)
         }
     }
@@ -299,7 +377,10 @@ struct FaultCampaignTests {
         let timing = try lab.clone("timing")
         let timed = try lab.ws.start(lab.arguments(timing, slowRunSettings))
         if command.logsRunStart {
-            try #require(await timed.waitForStderr(containing: "run started", timeout: .seconds(300)), "\(timed.stderrSoFar)")
+            try #require(
+                await timed.waitForStderr(containing: "run started", timeout: .seconds(300)),
+                "\(timed.stderrSoFar)"
+            )
         }
         let anchor = ContinuousClock.now
         let timedResult = try await timed.wait(timeout: .seconds(600))

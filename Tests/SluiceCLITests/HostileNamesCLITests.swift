@@ -19,8 +19,12 @@ import Glibc
     func controlCharactersAreEscaped() async throws {
         let ws = try Workspace("names")
         defer { ws.cleanUp() }
-        try Corpus.write("A document with a hostile name.\n\nIts text is fine, and it is indexed.\n", to: ws.corpus.appendingPathComponent(Self.forging))
-        for name in [Self.escaping, Self.c1] { try Corpus.write("", to: ws.corpus.appendingPathComponent(name)) }  // empty: they fail
+        try Corpus.write(
+            "A document with a hostile name.\n\nIts text is fine, and it is indexed.\n",
+            to: ws.corpus.appendingPathComponent(Self.forging)
+        )
+        // empty: they fail
+        for name in [Self.escaping, Self.c1] { try Corpus.write("", to: ws.corpus.appendingPathComponent(name)) }
         let main = ws.target("main")
         let forgingShown = "ok\\nFORGED level=critical something happened.txt"
         let escapingShown = "bell\\x07esc\\x1B[31mred.txt"
@@ -34,12 +38,17 @@ import Glibc
         let status = try await ws.sluice(["status", ws.pipeline.path] + main.arguments)
         #expect(status.stdout.contains("  \(escapingShown): empty-document"), "\(status.stdout)")
         #expect(status.stdout.contains("  \(c1Shown): empty-document"), "\(status.stdout)")
-        let search = try await ws.sluice(["search", "a document with a hostile name", ws.pipeline.path] + main.arguments)
+        let search = try await ws.sluice(
+            ["search", "a document with a hostile name", ws.pipeline.path] + main.arguments
+        )
         #expect(search.stdout.contains(forgingShown), "\(search.stdout)")
 
         for result in [dryRun, run, status, search] {
             for output in [result.stdout, result.stderr] {
-                #expect(!output.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "a control character reached the terminal: \(result)")
+                #expect(
+                    !output.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" },
+                    "a control character reached the terminal: \(result)"
+                )
                 #expect(!output.split(separator: "\n").contains { $0.hasPrefix("FORGED") }, "a forged line: \(result)")
             }
         }

@@ -14,7 +14,9 @@ struct MachineReadableCLITests {
         return try #require(object as? [String: Any], "not a JSON object: \(text)", sourceLocation: sourceLocation)
     }
 
-    @Test("status --json: documents by status, caches, the last runs with their outcome and stats, failures with code and reason")
+    @Test(
+        "status --json: documents by status, caches, the last runs with their outcome and stats, failures with code and reason"
+    )
     func statusJSON() async throws {
         let ws = try Workspace("status-json")
         defer { ws.cleanUp() }
@@ -26,10 +28,13 @@ struct MachineReadableCLITests {
         let result = try await ws.sluice(["status", ws.pipeline.path, "--json"] + main.arguments)
         #expect(result.exitCode == 0, "\(result)")
         let status = try Self.json(result.stdout)
-        #expect(Set(status.keys) == [
-            "state_directory", "embedder", "pending_sink_reset", "documents_by_status", "documents", "vectors_tracked",
-            "embedding_cache_entries", "extraction_cache", "recent_runs", "failures",
-        ])
+        #expect(
+            Set(status.keys) == [
+                "state_directory", "embedder", "pending_sink_reset", "documents_by_status", "documents",
+                "vectors_tracked",
+                "embedding_cache_entries", "extraction_cache", "recent_runs", "failures",
+            ]
+        )
         #expect(status["documents_by_status"] as? [String: Int] == ["indexed": keys.count, "failed": 1])
         #expect(status["documents"] as? Int == keys.count + 1)
         #expect((status["vectors_tracked"] as? Int ?? 0) > 0)
@@ -56,10 +61,15 @@ struct MachineReadableCLITests {
         #expect(failures[0]["code"] as? String == "empty-document")
         #expect(failures[0]["reason"] is String)
         #expect(failures[0]["removed_vectors"] is NSNull)
-        #expect(!result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{9B}"), "no raw control character: \(result.stdout)")
+        #expect(
+            !result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{9B}"),
+            "no raw control character: \(result.stdout)"
+        )
     }
 
-    @Test("verify --json: missing and unknown vectors by document, consistent or not, and what --repair did; exit codes as in text")
+    @Test(
+        "verify --json: missing and unknown vectors by document, consistent or not, and what --repair did; exit codes as in text"
+    )
     func verifyJSON() async throws {
         let ws = try Workspace("verify-json")
         defer { ws.cleanUp() }
@@ -80,7 +90,9 @@ struct MachineReadableCLITests {
         let other = ws.target("other")
         let side = ws.root.appendingPathComponent("side")
         _ = try Corpus.write(count: 1, into: side, seed: 0x5EED_0503, prefix: "side")
-        let sideRun = try await ws.sluice(["run", ws.pipeline.path] + other.arguments + ["--source", side.path, "--quiet"])
+        let sideRun = try await ws.sluice(
+            ["run", ws.pipeline.path] + other.arguments + ["--source", side.path, "--quiet"]
+        )
         try #require(sideRun.exitCode == 0, "\(sideRun)")
         let crossed = Workspace.Target(state: main.state, index: other.index)
 
@@ -95,7 +107,9 @@ struct MachineReadableCLITests {
         #expect(unknownCount > 0)
         #expect((report["unknown"] as? [String])?.count == unknownCount)
 
-        let repaired = try await ws.sluice(["verify", ws.pipeline.path, "--json", "--repair", "--allow-mass-delete"] + crossed.arguments)
+        let repaired = try await ws.sluice(
+            ["verify", ws.pipeline.path, "--json", "--repair", "--allow-mass-delete"] + crossed.arguments
+        )
         #expect(repaired.exitCode == 0, "\(repaired)")
         let repair = try #require(try Self.json(repaired.stdout)["repair"] as? [String: Any], "\(repaired)")
         #expect(repair["deleted_unknown"] as? Int == unknownCount)
@@ -108,14 +122,18 @@ struct MachineReadableCLITests {
         #expect(try Self.json(after.stdout)["consistent"] as? Bool == true)
     }
 
-    @Test("--log-format json: one JSON object per line with ts, level, label, message and the metadata; control characters escaped")
+    @Test(
+        "--log-format json: one JSON object per line with ts, level, label, message and the metadata; control characters escaped"
+    )
     func jsonLogLines() async throws {
         let ws = try Workspace("log-json")
         defer { ws.cleanUp() }
         let keys = try Corpus.write(count: 3, into: ws.corpus, seed: 0x5EED_0504)
         try Corpus.write("", to: ws.corpus.appendingPathComponent(Self.hostile))
         let main = ws.target("main")
-        let result = try await ws.sluice(["run", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--log-format", "json"])
+        let result = try await ws.sluice(
+            ["run", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--log-format", "json"]
+        )
         #expect(result.exitCode == 2, "\(result)")
 
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
@@ -123,26 +141,51 @@ struct MachineReadableCLITests {
         var events: [[String: Any]] = []
         for line in lines { events.append(try Self.json(String(line))) }
         for event in events {
-            #expect(event["ts"] is String && event["level"] is String && event["label"] as? String == "sluice" && event["message"] is String, "\(event)")
+            #expect(
+                event["ts"] is String && event["level"] is String && event["label"] as? String == "sluice"
+                    && event["message"] is String,
+                "\(event)"
+            )
         }
-        #expect(!result.stderr.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }, "a raw control character")
+        #expect(
+            !result.stderr.unicodeScalars.contains {
+                ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value)
+            },
+            "a raw control character"
+        )
 
         let started = try #require(events.first { $0["message"] as? String == "run started" }, "\(result.stderr)")
-        #expect(started["run"] is String && started["source"] as? String == ws.corpus.path, "metadata keys lose the sluice- prefix: \(started)")
+        #expect(
+            started["run"] is String && started["source"] as? String == ws.corpus.path,
+            "metadata keys lose the sluice- prefix: \(started)"
+        )
         let failed = try #require(events.first { $0["message"] as? String == "document failed" }, "\(result.stderr)")
         #expect(failed["level"] as? String == "warning")
         #expect(failed["document"] as? String == Self.hostile, "the real key comes back from the JSON")
 
         // The final progress line and the summary are log lines too, with the figures as numbers.
-        let progress = try #require(events.last { ($0["message"] as? String)?.hasPrefix("progress: ") == true }, "\(result.stderr)")
-        #expect(progress["total"] as? Int == keys.count + 1 && progress["done"] as? Int == keys.count + 1, "\(progress)")
+        let progress = try #require(
+            events.last { ($0["message"] as? String)?.hasPrefix("progress: ") == true },
+            "\(result.stderr)"
+        )
+        #expect(
+            progress["total"] as? Int == keys.count + 1 && progress["done"] as? Int == keys.count + 1,
+            "\(progress)"
+        )
         #expect(progress["percent"] as? Int == 100 && progress["eta_s"] as? Int == 0, "\(progress)")
         #expect(progress["docs_per_s"] is NSNumber && progress["failed"] as? Int == 1, "\(progress)")
         let summary = try #require(events.last, "\(result.stderr)")
-        #expect((summary["message"] as? String)?.hasPrefix("summary: documents: \(keys.count) upserted, 0 skipped, 1 failed") == true, "\(summary)")
+        #expect(
+            (summary["message"] as? String)?.hasPrefix(
+                "summary: documents: \(keys.count) upserted, 0 skipped, 1 failed"
+            ) == true,
+            "\(summary)"
+        )
     }
 
-    @Test("plain progress (not a terminal): total, done, percent, rate and ETA; the summary starts on a line of its own")
+    @Test(
+        "plain progress (not a terminal): total, done, percent, rate and ETA; the summary starts on a line of its own"
+    )
     func plainProgress() async throws {
         let ws = try Workspace("progress-plain")
         defer { ws.cleanUp() }
@@ -157,7 +200,10 @@ struct MachineReadableCLITests {
         #expect(progress.contains(" docs/s") && progress.contains("ETA 0s"), "\(progress)")
         #expect(progress.contains("(upserted \(keys.count), skipped 0, failed 0)"), "\(progress)")
         #expect(lines.contains { $0.hasPrefix("phase ") }, "the table: \(first.stderr)")
-        #expect(lines.contains("documents: \(keys.count) upserted, 0 skipped, 0 failed"), "the summary on a line of its own: \(first.stderr)")
+        #expect(
+            lines.contains("documents: \(keys.count) upserted, 0 skipped, 0 failed"),
+            "the summary on a line of its own: \(first.stderr)"
+        )
 
         // Unchanged: skipped documents count as done.
         let second = try await ws.sluice(arguments)
@@ -175,10 +221,20 @@ struct MachineReadableCLITests {
         let base = ["run", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path, "--quiet"]
         let result = try await ws.sluice(base)
         #expect(result.exitCode == 2, "\(result)")
-        #expect(!result.stderr.contains(" info ") && !result.stderr.contains("run started") && !result.stderr.contains("progress:"), "\(result.stderr)")
+        #expect(
+            !result.stderr.contains(" info ") && !result.stderr.contains("run started")
+                && !result.stderr.contains("progress:"),
+            "\(result.stderr)"
+        )
         #expect(!result.stderr.contains("phase "), "no table: \(result.stderr)")
-        #expect(result.stderr.contains("warning") && result.stderr.contains("document failed"), "warnings stay: \(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").contains("documents: \(keys.count) upserted, 0 skipped, 1 failed"), "the summary stays: \(result.stderr)")
+        #expect(
+            result.stderr.contains("warning") && result.stderr.contains("document failed"),
+            "warnings stay: \(result.stderr)"
+        )
+        #expect(
+            result.stderr.split(separator: "\n").contains("documents: \(keys.count) upserted, 0 skipped, 1 failed"),
+            "the summary stays: \(result.stderr)"
+        )
 
         try Corpus.write("now it has text.\n", to: ws.corpus.appendingPathComponent("empty.txt"))
         let verbose = try await ws.sluice(base + ["--log-level", "info"])

@@ -13,7 +13,9 @@ import Glibc
     /// Runs `write(path)` (a sluice command writing to `path`) against each kind of existing target and
     /// checks that the target was written into, not replaced.
     private func expectWritesInto(
-        _ ws: Workspace, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ ws: Workspace,
+        _ label: String,
+        sourceLocation: SourceLocation = #_sourceLocation,
         _ write: (String) async throws -> CommandResult
     ) async throws {
         let folder = ws.root.appendingPathComponent("out-\(label)")
@@ -28,9 +30,17 @@ import Glibc
         let viaLink = try await write(alias.path)
         #expect(viaLink.exitCode == 0, "\(viaLink)", sourceLocation: sourceLocation)
         #expect(Self.kind(alias) == S_IFLNK, "\(label): the symbolic link was replaced", sourceLocation: sourceLocation)
-        #expect(Self.mode(real) == 0o600, "\(label): mode \(String(Self.mode(real), radix: 8))", sourceLocation: sourceLocation)
+        #expect(
+            Self.mode(real) == 0o600,
+            "\(label): mode \(String(Self.mode(real), radix: 8))",
+            sourceLocation: sourceLocation
+        )
         let written = try Data(contentsOf: real)
-        #expect(written.count > 4 && !written.starts(with: Data("old\n".utf8)), "\(label): not written through the link", sourceLocation: sourceLocation)
+        #expect(
+            written.count > 4 && !written.starts(with: Data("old\n".utf8)),
+            "\(label): not written through the link",
+            sourceLocation: sourceLocation
+        )
 
         // Two names of one private inode.
         let first = folder.appendingPathComponent("first.jsonl")
@@ -41,8 +51,16 @@ import Glibc
         let inode = Self.inode(first)
         let viaHardLink = try await write(first.path)
         #expect(viaHardLink.exitCode == 0, "\(viaHardLink)", sourceLocation: sourceLocation)
-        #expect(Self.inode(first) == inode && Self.inode(second) == inode, "\(label): the hard link was broken", sourceLocation: sourceLocation)
-        #expect(Self.mode(first) == 0o600, "\(label): mode \(String(Self.mode(first), radix: 8))", sourceLocation: sourceLocation)
+        #expect(
+            Self.inode(first) == inode && Self.inode(second) == inode,
+            "\(label): the hard link was broken",
+            sourceLocation: sourceLocation
+        )
+        #expect(
+            Self.mode(first) == 0o600,
+            "\(label): mode \(String(Self.mode(first), radix: 8))",
+            sourceLocation: sourceLocation
+        )
         #expect(try Data(contentsOf: second) == written, "\(label)", sourceLocation: sourceLocation)
 
         // A named pipe, standing in for a device such as /dev/null: written to, and still a pipe.
@@ -61,14 +79,21 @@ import Glibc
             if n <= 0 { break }
             received.append(contentsOf: buffer[..<n])
         }
-        #expect(received == written, "\(label): \(received.count) bytes through the pipe", sourceLocation: sourceLocation)
+        #expect(
+            received == written,
+            "\(label): \(received.count) bytes through the pipe",
+            sourceLocation: sourceLocation
+        )
     }
 
     @Test("export -o writes into a symbolic link's target, a hard link and a named pipe, keeping their mode")
     func exportWritesIntoItsTarget() async throws {
         let ws = try Workspace("export-out")
         defer { ws.cleanUp() }
-        try Corpus.write("A short document.\n\nIt has two paragraphs, and it is exported.\n", to: ws.corpus.appendingPathComponent("a.txt"))
+        try Corpus.write(
+            "A short document.\n\nIt has two paragraphs, and it is exported.\n",
+            to: ws.corpus.appendingPathComponent("a.txt")
+        )
         let main = ws.target("main")
         try await ws.run(main, expecting: 0)
         try await expectWritesInto(ws, "export") { path in

@@ -8,7 +8,9 @@ import Testing
 /// and appears in no output of `run`, `sink info` or `verify`.
 @Suite(.serialized)
 struct PgvectorURLCLITests {
-    @Test("a password hidden in sink.url (pass%77ord=, password = …) is refused by run, sink info and verify, and never printed")
+    @Test(
+        "a password hidden in sink.url (pass%77ord=, password = …) is refused by run, sink info and verify, and never printed"
+    )
     func passwordInURLIsRefusedAndNeverPrinted() async throws {
         let ws = try Workspace("pg-url")
         defer { ws.cleanUp() }
@@ -24,15 +26,20 @@ struct PgvectorURLCLITests {
         for (index, url) in urls.enumerated() {
             let local = ws.target("url-\(index)")
             let target = Workspace.Target(
-                state: local.state, index: local.index,
-                sink: ["--set", "sink.kind=pgvector", "--set", "sink.url=\(url)", "--set", "sink.table=t_url_\(index)"])
+                state: local.state,
+                index: local.index,
+                sink: ["--set", "sink.kind=pgvector", "--set", "sink.url=\(url)", "--set", "sink.table=t_url_\(index)"]
+            )
             let run = try await ws.sluice(ws.runArguments(target))
             let info = try await ws.sluice(["sink", "info", ws.pipeline.path] + target.arguments)
             let verify = try await ws.sluice(["verify", ws.pipeline.path] + target.arguments)
             for result in [run, info, verify] {
                 #expect(result.exitCode == 1, "\(result)")
                 #expect(result.stderr.contains("sink.url must not contain a password"), "\(result)")
-                #expect(!result.stdout.contains(password) && !result.stderr.contains(password), "the password was printed: \(result)")
+                #expect(
+                    !result.stdout.contains(password) && !result.stderr.contains(password),
+                    "the password was printed: \(result)"
+                )
             }
         }
     }

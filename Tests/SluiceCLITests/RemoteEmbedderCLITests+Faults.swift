@@ -11,19 +11,29 @@ import Glibc
 extension RemoteEmbedderCLITests {
     @Test(
         "a vector that is not finite (base64 NaN, inf, 1e39; JSON 1e39) fails only its document; never cached or stored",
-        arguments: [("nan", "base64"), ("inf", "base64"), ("1e39", "base64"), ("1e39", "float")])
+        arguments: [("nan", "base64"), ("inf", "base64"), ("1e39", "base64"), ("1e39", "float")]
+    )
     func nonFiniteVectorsFailOnlyTheirDocument(value: String, format: String) async throws {
         let ws = try Workspace("remote-poison")
         defer { ws.cleanUp() }
         let keys = try Corpus.write(count: 10, into: ws.corpus, seed: 0x5EED_0507, maxBytes: 3_000)
         let poisoned = "poison/poisoned.txt"
-        try FileManager.default.createDirectory(at: ws.corpus.appendingPathComponent("poison"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: ws.corpus.appendingPathComponent("poison"),
+            withIntermediateDirectories: true
+        )
         try "A short note that carries the POISONMARKER word.\n".write(
-            to: ws.corpus.appendingPathComponent(poisoned), atomically: true, encoding: .utf8)
+            to: ws.corpus.appendingPathComponent(poisoned),
+            atomically: true,
+            encoding: .utf8
+        )
         let server = try await server(["--poison-text", "POISONMARKER", "--poison-value", value])
         let target = ws.target("main")
         // One request for everything: the poisoned input shares its batch with the other documents' chunks.
-        let extra = settings(server, batch: 256, parallelism: 1) + ["--set", "embed.encoding_format=\(format)", "--set", "embed.linger_ms=1000"]
+        let extra =
+            settings(server, batch: 256, parallelism: 1) + [
+                "--set", "embed.encoding_format=\(format)", "--set", "embed.linger_ms=1000",
+            ]
         let first = try await run(ws, target, extra)
         #expect(first.exitCode == 2, "\(first)")
         let status = try await ws.status(target)
@@ -41,7 +51,8 @@ extension RemoteEmbedderCLITests {
 
     @Test(
         "a 429 asking for an absurd wait (Retry-After 1e20 or inf, retry-after-ms 1e30) is capped, not a crash",
-        arguments: [["--retry-after", "1e20"], ["--retry-after", "inf"], ["--retry-after-ms", "1e30"]])
+        arguments: [["--retry-after", "1e20"], ["--retry-after", "inf"], ["--retry-after-ms", "1e30"]]
+    )
     func absurdRetryAfterIsCapped(header: [String]) async throws {
         let ws = try Workspace("remote-retry-after")
         defer { ws.cleanUp() }
@@ -62,9 +73,14 @@ extension RemoteEmbedderCLITests {
         let storm = try await server(["--storm", "1000000", "--retry-after", "3600"])
         let target = ws.target("main")
         let statsURL = ws.file("interrupted.stats.json")
-        let process = try ws.start(ws.runArguments(target, settings(storm) + ["--stats-json", statsURL.path]), environment: [Self.keyVariable: key])
+        let process = try ws.start(
+            ws.runArguments(target, settings(storm) + ["--stats-json", statsURL.path]),
+            environment: [Self.keyVariable: key]
+        )
         let deadline = ContinuousClock.now + .seconds(120)
-        while (try await Self.serverStats(storm)["rate_limited"] ?? 0) < 1, ContinuousClock.now < deadline, process.isRunning {
+        while (try await Self.serverStats(storm)["rate_limited"] ?? 0) < 1, ContinuousClock.now < deadline,
+            process.isRunning
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         try #require(process.isRunning, "the run ended before the signal: \(process.stderrSoFar)")

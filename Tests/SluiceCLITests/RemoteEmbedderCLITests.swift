@@ -28,11 +28,24 @@ struct RemoteEmbedderCLITests {
     }
 
     func server(_ arguments: [String] = []) async throws -> StandInServer {
-        try await StandInServer.launch(script: "openai_standin.py", arguments: ["--api-key", key, "--dims", "32"] + arguments)
+        try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--api-key", key, "--dims", "32"] + arguments
+        )
     }
 
-    func run(_ ws: Workspace, _ target: Workspace.Target, _ extra: [String], key: String? = nil, timeout: Duration = .seconds(120)) async throws -> CommandResult {
-        try await ws.sluice(ws.runArguments(target, extra), environment: [Self.keyVariable: key ?? self.key], timeout: timeout)
+    func run(
+        _ ws: Workspace,
+        _ target: Workspace.Target,
+        _ extra: [String],
+        key: String? = nil,
+        timeout: Duration = .seconds(120)
+    ) async throws -> CommandResult {
+        try await ws.sluice(
+            ws.runArguments(target, extra),
+            environment: [Self.keyVariable: key ?? self.key],
+            timeout: timeout
+        )
     }
 
     static func serverStats(_ server: StandInServer) async throws -> [String: Int] {
@@ -65,7 +78,10 @@ struct RemoteEmbedderCLITests {
         #expect(result.exitCode == 0, "\(result)")
         expectSameExport(try await ws.export(target), expected, "run under faults")
         let server = try await Self.serverStats(faulty)
-        #expect((server["server_errors"] ?? 0) > 0 && (server["rate_limited"] ?? 0) >= 8 && (server["too_large"] ?? 0) > 0, "\(server)")
+        #expect(
+            (server["server_errors"] ?? 0) > 0 && (server["rate_limited"] ?? 0) >= 8 && (server["too_large"] ?? 0) > 0,
+            "\(server)"
+        )
         let stats = try ws.stats(statsURL)
         #expect((stats["embed_retries"] ?? 0) > 0)
         // Not all 8 of the server's 429s reach the client: an answer after a slow fault may come after the
@@ -83,7 +99,11 @@ struct RemoteEmbedderCLITests {
         let stingy = try await server(["--quota-after", "4"])
         let target = ws.target("quota")
         let statsURL = ws.file("quota.stats.json")
-        let first = try await run(ws, target, settings(stingy, batch: 8, parallelism: 2) + ["--stats-json", statsURL.path])
+        let first = try await run(
+            ws,
+            target,
+            settings(stingy, batch: 8, parallelism: 2) + ["--stats-json", statsURL.path]
+        )
         #expect(first.exitCode == 5, "\(first)")
         #expect(first.stderr.contains("insufficient_quota"), "\(first)")
         #expect(first.stderr.contains("run again"), "\(first)")
@@ -111,11 +131,20 @@ struct RemoteEmbedderCLITests {
         try Corpus.write(count: 12, into: ws.corpus, seed: 0x5EED_0503, maxBytes: 6_000)
         let server = try await server(["--error-rate", "0.1", "--storm", "2"])
         let target = ws.target("main")
-        let ok = try await run(ws, target, settings(server) + ["--stats-json", ws.file("ok.stats.json").path, "--log-level", "debug"])
+        let ok = try await run(
+            ws,
+            target,
+            settings(server) + ["--stats-json", ws.file("ok.stats.json").path, "--log-level", "debug"]
+        )
         #expect(ok.exitCode == 0, "\(ok)")
         // A rejected key: the message must not show the one that was sent.
         let other = ws.target("rejected")
-        let rejected = try await run(ws, other, settings(server) + ["--stats-json", ws.file("rejected.stats.json").path], key: key + "-wrong")
+        let rejected = try await run(
+            ws,
+            other,
+            settings(server) + ["--stats-json", ws.file("rejected.stats.json").path],
+            key: key + "-wrong"
+        )
         #expect(rejected.exitCode == 5, "\(rejected)")
         _ = try await ws.status(target)
         _ = try await ws.export(target)
@@ -147,7 +176,10 @@ struct RemoteEmbedderCLITests {
         let statsURL = ws.file("rerun.stats.json")
         let again = try await run(ws, target, settings(server) + ["--stats-json", statsURL.path])
         #expect(again.exitCode == 0, "\(again)")
-        #expect(try await Self.serverStats(server)["requests"] == before["requests"], "the unchanged re-run sent requests")
+        #expect(
+            try await Self.serverStats(server)["requests"] == before["requests"],
+            "the unchanged re-run sent requests"
+        )
         #expect(try ws.stats(statsURL)["embed_requests"] == 0)
 
         // Every mtime changed, bytes the same: read and hashed, still nothing sent.
@@ -181,8 +213,13 @@ struct RemoteEmbedderCLITests {
         let distinct = try #require(try await ws.status(target).cacheCount)
         let resent = embeddedInputs - distinct
         #expect(resent >= 0)
-        #expect(resent <= batch * parallelism, "\(resent) chunks embedded twice after one kill (in flight at most \(batch * parallelism))")
-        print("killResendsAtMostInFlight: \(embeddedInputs) inputs embedded for \(distinct) distinct chunks; re-sent \(resent)")
+        #expect(
+            resent <= batch * parallelism,
+            "\(resent) chunks embedded twice after one kill (in flight at most \(batch * parallelism))"
+        )
+        print(
+            "killResendsAtMostInFlight: \(embeddedInputs) inputs embedded for \(distinct) distinct chunks; re-sent \(resent)"
+        )
     }
 }
 
@@ -199,7 +236,8 @@ extension RemoteEmbedderCLITests {
         let result = try await ws.sluice(
             ws.runArguments(ws.target("main"), arguments),
             environment: [Self.keyVariable: key, "http_proxy": proxy.baseURL, "no_proxy": "", "NO_PROXY": ""],
-            timeout: .seconds(120))
+            timeout: .seconds(120)
+        )
         #expect(result.exitCode == 0, "\(result)")
         #expect((try await Self.serverStats(proxy)["ok"] ?? 0) > 0)
     }

@@ -5,7 +5,9 @@ import Testing
 extension SluiceCLITests {
     // MARK: Sharding (docs/DESIGN.md §8)
 
-    @Test("N shards with their own states and one shared sink, run at once, equal one unsharded run; prune and re-runs stay within a shard")
+    @Test(
+        "N shards with their own states and one shared sink, run at once, equal one unsharded run; prune and re-runs stay within a shard"
+    )
     func shardsEqualOneRun() async throws {
         let ws = try Workspace("shards")
         defer { ws.cleanUp() }
@@ -18,7 +20,10 @@ extension SluiceCLITests {
         let sharedIndex = ws.root.appendingPathComponent("shared-index")
         func arguments(_ index: Int, _ extra: [String] = []) -> [String] {
             let state = ws.root.appendingPathComponent("shard-state-\(index)")
-            return ["run", ws.pipeline.path, "--state", state.path, "--set", "sink.path=\(sharedIndex.path)", "--source", ws.corpus.path, "--quiet", "--shard", "\(index)/\(count)"] + extra
+            return [
+                "run", ws.pipeline.path, "--state", state.path, "--set", "sink.path=\(sharedIndex.path)", "--source",
+                ws.corpus.path, "--quiet", "--shard", "\(index)/\(count)",
+            ] + extra
         }
         let shared = Workspace.Target(state: ws.root.appendingPathComponent("shard-state-0"), index: sharedIndex)
 
@@ -32,7 +37,10 @@ extension SluiceCLITests {
 
         var owned = 0
         for index in 0..<count {
-            let state = Workspace.Target(state: ws.root.appendingPathComponent("shard-state-\(index)"), index: sharedIndex)
+            let state = Workspace.Target(
+                state: ws.root.appendingPathComponent("shard-state-\(index)"),
+                index: sharedIndex
+            )
             let mine = try keys.filter { try Shard(index: index, count: count).owns($0) }
             #expect(!mine.isEmpty)
             #expect(try await ws.status(state).documents == ["indexed": mine.count], "shard \(index)")
@@ -47,7 +55,10 @@ extension SluiceCLITests {
         try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(victim))
         let otherRun = try await ws.sluice(arguments(other, ["--prune"]))
         #expect(otherRun.exitCode == 0, "\(otherRun)")
-        #expect(try Export.records(try await ws.export(shared)).contains { $0.documentKey == victim }, "another shard pruned a document it does not own")
+        #expect(
+            try Export.records(try await ws.export(shared)).contains { $0.documentKey == victim },
+            "another shard pruned a document it does not own"
+        )
         let ownerRun = try await ws.sluice(arguments(owner, ["--prune"]))
         #expect(ownerRun.exitCode == 0, "\(ownerRun)")
         try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(keys[6]))
@@ -61,7 +72,9 @@ extension SluiceCLITests {
         expectSameExport(try await ws.export(shared), try await ws.export(whole), "shards vs. one run after deletions")
     }
 
-    @Test("a state belongs to one shard of one sharding: another K/N, no shard, --reembed with a shard and bad specs exit 1")
+    @Test(
+        "a state belongs to one shard of one sharding: another K/N, no shard, --reembed with a shard and bad specs exit 1"
+    )
     func shardMisuseIsRefused() async throws {
         let ws = try Workspace("shard-misuse")
         defer { ws.cleanUp() }
@@ -70,7 +83,10 @@ extension SluiceCLITests {
         try await ws.run(main, ["--shard", "1/2"], expecting: 0)
         let exported = try await ws.export(main)
 
-        for extra in [["--shard", "1/3"], ["--shard", "0/2"], [], ["--shard", "1/2", "--reembed"], ["--shard", "2/2"], ["--shard", "one"]] {
+        for extra in [
+            ["--shard", "1/3"], ["--shard", "0/2"], [], ["--shard", "1/2", "--reembed"], ["--shard", "2/2"],
+            ["--shard", "one"],
+        ] {
             let result = try await ws.run(main, extra)
             #expect(result.exitCode == 1, "\(extra): \(result)")
             #expect(result.stderr.contains("shard"), "\(extra): \(result)")

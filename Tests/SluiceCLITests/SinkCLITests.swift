@@ -13,7 +13,10 @@ import Glibc
 /// resume, verify and repair, and drop. End states are compared through `sluice export`.
 @Suite(.serialized)
 struct SinkCLITests {
-    @Test("full, incremental, kill -9/resume, verify --repair and drop leave every sink equal to a fresh run", arguments: StoreUnderTest.Kind.allCases)
+    @Test(
+        "full, incremental, kill -9/resume, verify --repair and drop leave every sink equal to a fresh run",
+        arguments: StoreUnderTest.Kind.allCases
+    )
     func lifecycle(kind: StoreUnderTest.Kind) async throws {
         let ws = try Workspace("sink-\(kind.rawValue)")
         defer { ws.cleanUp() }
@@ -41,7 +44,10 @@ struct SinkCLITests {
         let localScores = Self.field("score", localHits.stdout).compactMap { $0 as? Double }
         #expect(storeScores.count == 3)
         // Equal scores in the same order (ties may list different chunks with the same text).
-        #expect(zip(storeScores, localScores).allSatisfy { abs($0 - $1) < 1e-4 }, "\(storeScores) vs. the local store's \(localScores)")
+        #expect(
+            zip(storeScores, localScores).allSatisfy { abs($0 - $1) < 1e-4 },
+            "\(storeScores) vs. the local store's \(localScores)"
+        )
         #expect(storeScores == storeScores.sorted(by: >))
 
         // sink info: count, dimension, metric.
@@ -56,11 +62,16 @@ struct SinkCLITests {
         var rng = SeededGenerator(seed: 0x600D)
         let edited = keys[3]
         try Corpus.write(
-            Corpus.document(index: 7001, markdown: edited.hasSuffix(".md"), bytes: 5_000, rng: &rng), to: ws.corpus.appendingPathComponent(edited))
+            Corpus.document(index: 7001, markdown: edited.hasSuffix(".md"), bytes: 5_000, rng: &rng),
+            to: ws.corpus.appendingPathComponent(edited)
+        )
         let deleted = keys[11]
         try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(deleted))
         let added = "notes/added-0600.txt"
-        try Corpus.write(Corpus.document(index: 7002, markdown: false, bytes: 4_000, rng: &rng), to: ws.corpus.appendingPathComponent(added))
+        try Corpus.write(
+            Corpus.document(index: 7002, markdown: false, bytes: 4_000, rng: &rng),
+            to: ws.corpus.appendingPathComponent(added)
+        )
         keys = keys.filter { $0 != deleted } + [added]
         try await ws.run(main, ["--prune"], expecting: 0)
         let fresh = store.target(ws, "fresh")
@@ -74,9 +85,14 @@ struct SinkCLITests {
         // machine, a fast sink), at fractions of how long it took, so that the kills land inside it.
         var delays: [Duration] = [.milliseconds(150), .milliseconds(400), .milliseconds(800)]
         let timed = try ws.start(ws.runArguments(store.target(ws, "timing"), slowRunSettings))
-        try #require(await timed.waitForStderr(containing: "run started", timeout: .seconds(60)), "\(timed.stderrSoFar)")
+        try #require(
+            await timed.waitForStderr(containing: "run started", timeout: .seconds(60)),
+            "\(timed.stderrSoFar)"
+        )
         let begun = ContinuousClock.now
-        while timed.isRunning && ContinuousClock.now - begun < .milliseconds(1500) { try await Task.sleep(for: .milliseconds(5)) }
+        while timed.isRunning && ContinuousClock.now - begun < .milliseconds(1500) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         if timed.isRunning {
             timed.send(SIGKILL)
         } else {
@@ -123,7 +139,11 @@ struct SinkCLITests {
     /// Damages the store of `target` through other state folders sharing its sink, then checks that
     /// `verify` reports it (exit 2) and `verify --repair` restores `expected` without embedding anything.
     private func expectVerifyRepairs(
-        _ ws: Workspace, _ store: StoreUnderTest, _ target: Workspace.Target, expected: Data, keys: [String]
+        _ ws: Workspace,
+        _ store: StoreUnderTest,
+        _ target: Workspace.Target,
+        expected: Data,
+        keys: [String]
     ) async throws {
         let clean = try await ws.sluice(["verify", ws.pipeline.path] + target.arguments)
         #expect(clean.exitCode == 0 && clean.stdout.contains("consistent"), "\(clean)")
@@ -131,14 +151,23 @@ struct SinkCLITests {
         // Missing: another state indexes one document into the same sink, then prunes it (deleting its vectors).
         let victim = keys[5]
         let side = ws.root.appendingPathComponent("side-corpus")
-        try FileManager.default.createDirectory(at: side.appendingPathComponent(victim).deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: ws.corpus.appendingPathComponent(victim), to: side.appendingPathComponent(victim))
+        try FileManager.default.createDirectory(
+            at: side.appendingPathComponent(victim).deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.copyItem(
+            at: ws.corpus.appendingPathComponent(victim),
+            to: side.appendingPathComponent(victim)
+        )
         let other = store.target(ws, "other", sinkName: "main")
         let sideRun = ["run", ws.pipeline.path] + other.arguments + ["--source", side.path, "--quiet"]
         #expect(try await ws.sluice(sideRun).exitCode == 0)
         try FileManager.default.removeItem(at: side.appendingPathComponent(victim))
         // Unknown: an extra document only the other state knows.
-        try Corpus.write("An extra document that only the other state knows about.\n\nIt has two paragraphs.\n", to: side.appendingPathComponent("extra.txt"))
+        try Corpus.write(
+            "An extra document that only the other state knows about.\n\nIt has two paragraphs.\n",
+            to: side.appendingPathComponent("extra.txt")
+        )
         let prune = try await ws.sluice(sideRun + ["--prune", "--allow-mass-delete"])
         #expect(prune.exitCode == 0, "\(prune)")
 

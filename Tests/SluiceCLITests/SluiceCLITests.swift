@@ -20,20 +20,29 @@ import Darwin
 struct SluiceCLITests {
     // MARK: 1. Crash and resume
 
-    @Test("kill -9 at random moments, then resume: export equals an uninterrupted run's; only in-flight chunks are embedded again")
+    @Test(
+        "kill -9 at random moments, then resume: export equals an uninterrupted run's; only in-flight chunks are embedded again"
+    )
     func crashAndResume() async throws {
         let ws = try Workspace("crash")
         defer { ws.cleanUp() }
         let keys = try Corpus.write(count: 300, into: ws.corpus, seed: 0x5EED_0001)
         let batch = 8
         let parallelism = 2
-        let settings = ["--set", "embed.batch=\(batch)", "--set", "embed.parallelism=\(parallelism)", "--set", "run.buffer=4"]
+        let settings = [
+            "--set", "embed.batch=\(batch)", "--set", "embed.parallelism=\(parallelism)", "--set", "run.buffer=4",
+        ]
 
         // The reference: one uninterrupted run.
         let reference = ws.target("reference")
         let referenceAudit = ws.file("reference.audit")
         let referenceStatsURL = ws.file("reference.stats.json")
-        try await ws.run(reference, settings + ["--stats-json", referenceStatsURL.path], auditLog: referenceAudit, expecting: 0)
+        try await ws.run(
+            reference,
+            settings + ["--stats-json", referenceStatsURL.path],
+            auditLog: referenceAudit,
+            expecting: 0
+        )
         // Kill delays of 50–400 ms, but short enough on a fast machine that four kills fit in one run.
         let referenceWallMilliseconds = Int(try ws.stats(referenceStatsURL).decoded.wallSeconds * 1000)
         let maxDelay = min(400, max(60, referenceWallMilliseconds / 5))
@@ -45,7 +54,10 @@ struct SluiceCLITests {
         #expect(referenceDistinct.count == referenceStatus.cacheCount, "every chunk sent to the embedder is cached")
         #expect(!referenceDistinct.isEmpty)
         // docs/DESIGN.md §2: identical text is embedded once per model, even across documents in flight.
-        #expect(referenceHashes.count == referenceDistinct.count, "\(referenceHashes.count - referenceDistinct.count) chunks embedded twice in one uninterrupted run")
+        #expect(
+            referenceHashes.count == referenceDistinct.count,
+            "\(referenceHashes.count - referenceDistinct.count) chunks embedded twice in one uninterrupted run"
+        )
 
         // Kill -9 at seeded random moments of the run, at least four times.
         let crashed = ws.target("crashed")
@@ -56,7 +68,10 @@ struct SluiceCLITests {
         var finishedEarly = false
         while kills < 6 && !finishedEarly {
             let before = AuditLog.lines(audit).count
-            let process = try ws.start(ws.runArguments(crashed, settings), environment: ["SLUICE_EMBED_AUDIT_LOG": audit.path])
+            let process = try ws.start(
+                ws.runArguments(crashed, settings),
+                environment: ["SLUICE_EMBED_AUDIT_LOG": audit.path]
+            )
             let started = await process.waitForStderr(containing: "run started", timeout: .seconds(30))
             try #require(started, "attempt \(attempts.count + 1) did not start: \(process.stderrSoFar)")
             try await Task.sleep(for: .milliseconds(rng.int(in: 50...maxDelay)))
@@ -95,7 +110,10 @@ struct SluiceCLITests {
         // Embeddings already paid for are never paid for again: only what was in flight at a kill.
         let all = AuditLog.lines(audit)
         let distinct = Set(all)
-        #expect(distinct.count == referenceDistinct.count, "distinct chunks embedded over all attempts vs. in the reference run")
+        #expect(
+            distinct.count == referenceDistinct.count,
+            "distinct chunks embedded over all attempts vs. in the reference run"
+        )
         #expect(distinct == referenceDistinct)
         // The bound: at a kill, at most `embed.parallelism` batches have been sent and not yet cached (one
         // more may be forming, but it has not been sent).
@@ -107,14 +125,22 @@ struct SluiceCLITests {
         let reworkAcrossAttempts = perAttempt.reduce(0) { $0 + $1.count } - distinct.count
         #expect(
             reworkAcrossAttempts <= kills * batch * parallelism,
-            "\(reworkAcrossAttempts) chunks re-embedded after \(kills) kills (in flight at most \(kills * batch * parallelism))")
+            "\(reworkAcrossAttempts) chunks re-embedded after \(kills) kills (in flight at most \(kills * batch * parallelism))"
+        )
         // All lines against all distinct hashes also counts chunks sent twice within one attempt, which
         // the bug above adds (by a varying amount) on top of the re-work of the kills.
-        #expect(surplus <= bound, "\(all.count) chunks sent, \(distinct.count) distinct: surplus \(surplus) over \(kills) kills (bound \(bound))")
-        print("crashAndResume: \(kills) kills, \(all.count) chunks sent, \(distinct.count) distinct, surplus \(surplus) (across attempts \(reworkAcrossAttempts)), bound \(bound); reference sent \(referenceHashes.count) for \(referenceDistinct.count) distinct")
+        #expect(
+            surplus <= bound,
+            "\(all.count) chunks sent, \(distinct.count) distinct: surplus \(surplus) over \(kills) kills (bound \(bound))"
+        )
+        print(
+            "crashAndResume: \(kills) kills, \(all.count) chunks sent, \(distinct.count) distinct, surplus \(surplus) (across attempts \(reworkAcrossAttempts)), bound \(bound); reference sent \(referenceHashes.count) for \(referenceDistinct.count) distinct"
+        )
     }
 
-    @Test("kill -9 during incremental --prune runs while files keep changing: the end state equals a fresh run over the final corpus")
+    @Test(
+        "kill -9 during incremental --prune runs while files keep changing: the end state equals a fresh run over the final corpus"
+    )
     func crashWhileCorpusChanges() async throws {
         let ws = try Workspace("crash-changes")
         defer { ws.cleanUp() }
@@ -131,7 +157,9 @@ struct SluiceCLITests {
         var originals: [String: (text: Data, modified: Date)] = [:]
         for key in keys {
             let url = ws.corpus.appendingPathComponent(key)
-            let modified = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date)
+            let modified = try #require(
+                try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
+            )
             originals[key] = (try Data(contentsOf: url), modified)
         }
         let hot = Array(keys.filter { _ in rng.int(in: 0...3) == 0 }.prefix(40))
@@ -144,17 +172,29 @@ struct SluiceCLITests {
                 switch rng.int(in: 0...4) {
                 case 0, 1:
                     try Corpus.write(
-                        Corpus.document(index: 10_000 + round * 100 + rng.int(in: 0...99), markdown: key.hasSuffix(".md"), bytes: rng.int(in: 2_000...12_000), rng: &rng),
-                        to: url)
+                        Corpus.document(
+                            index: 10_000 + round * 100 + rng.int(in: 0...99),
+                            markdown: key.hasSuffix(".md"),
+                            bytes: rng.int(in: 2_000...12_000),
+                            rng: &rng
+                        ),
+                        to: url
+                    )
                 case 2:
                     let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
                     try Corpus.write(lines.prefix(max(3, lines.count / 2)).joined(separator: "\n") + "\n", to: url)
                 case 3:
-                    try Corpus.write(try String(contentsOf: url, encoding: .utf8) + "\nAppended in round \(round).\n", to: url)
+                    try Corpus.write(
+                        try String(contentsOf: url, encoding: .utf8) + "\nAppended in round \(round).\n",
+                        to: url
+                    )
                 default:
                     let original = try #require(originals[key])
                     try original.text.write(to: url)
-                    try FileManager.default.setAttributes([.modificationDate: original.modified], ofItemAtPath: url.path)
+                    try FileManager.default.setAttributes(
+                        [.modificationDate: original.modified],
+                        ofItemAtPath: url.path
+                    )
                 }
             }
             for _ in 0..<2 {
@@ -166,7 +206,15 @@ struct SluiceCLITests {
             for _ in 0..<3 {
                 added += 1
                 let key = "\(Corpus.folders[added % Corpus.folders.count])/added\(added).txt"
-                try Corpus.write(Corpus.document(index: 20_000 + added, markdown: false, bytes: rng.int(in: 2_000...20_000), rng: &rng), to: ws.corpus.appendingPathComponent(key))
+                try Corpus.write(
+                    Corpus.document(
+                        index: 20_000 + added,
+                        markdown: false,
+                        bytes: rng.int(in: 2_000...20_000),
+                        rng: &rng
+                    ),
+                    to: ws.corpus.appendingPathComponent(key)
+                )
                 keys.append(key)
             }
             let process = try ws.start(ws.runArguments(main, settings + ["--prune"]))
@@ -184,7 +232,11 @@ struct SluiceCLITests {
         #expect(status.documents == ["indexed": keys.count], "\(status.text)")
         let fresh = ws.target("fresh")
         try await ws.run(fresh, expecting: 0)
-        expectSameExport(try await ws.export(main), try await ws.export(fresh), "after \(kills) kills while the corpus changed")
+        expectSameExport(
+            try await ws.export(main),
+            try await ws.export(fresh),
+            "after \(kills) kills while the corpus changed"
+        )
         print("crashWhileCorpusChanges: \(kills) kills over \(rounds) rounds, \(keys.count) documents at the end")
     }
 
@@ -206,16 +258,23 @@ struct SluiceCLITests {
         let editedURL = ws.corpus.appendingPathComponent(edited)
         let oldText = try String(contentsOf: editedURL, encoding: .utf8)
         let oldLines = oldText.components(separatedBy: "\n")
-        let newText = oldLines.prefix(oldLines.count / 3).joined(separator: "\n") + "\n\n"
+        let newText =
+            oldLines.prefix(oldLines.count / 3).joined(separator: "\n") + "\n\n"
             + Corpus.document(index: 9001, markdown: edited.hasSuffix(".md"), bytes: 6_000, rng: &rng)
         try Corpus.write(newText, to: editedURL)
         try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(deleted))
-        try Corpus.write(Corpus.document(index: 9002, markdown: false, bytes: 5_000, rng: &rng), to: ws.corpus.appendingPathComponent(added))
+        try Corpus.write(
+            Corpus.document(index: 9002, markdown: false, bytes: 5_000, rng: &rng),
+            to: ws.corpus.appendingPathComponent(added)
+        )
 
         let statsURL = ws.file("incremental.stats.json")
         try await ws.run(main, ["--prune", "--stats-json", statsURL.path], expecting: 0)
         let stats = try ws.stats(statsURL)
-        for key in ["documents_upserted", "documents_skipped", "documents_failed", "documents_pruned", "vectors_deleted", "chunks_embedded"] {
+        for key in [
+            "documents_upserted", "documents_skipped", "documents_failed", "documents_pruned", "vectors_deleted",
+            "chunks_embedded",
+        ] {
             #expect(stats.keys.contains(key), "stats JSON lacks \(key)")
         }
         let count = keys.count  // one deleted, one added
@@ -236,15 +295,26 @@ struct SluiceCLITests {
         let stale = editedBefore.subtracting(editedAfter.map(\.id))
         #expect(!stale.isEmpty, "the edit should have removed some chunks")
         #expect(stats["vectors_deleted"] == deletedBefore.count + stale.count)
-        #expect(editedAfter.map(\.ordinal).sorted() == Array(0..<editedAfter.count), "ordinals of the edited file are not 0..<n")
+        #expect(
+            editedAfter.map(\.ordinal).sorted() == Array(0..<editedAfter.count),
+            "ordinals of the edited file are not 0..<n"
+        )
         let newHash = ContentHash(of: Array(newText.utf8)).hex
         for record in editedAfter {
-            #expect(newText.contains(record.text), "stale chunk \(record.id) #\(record.ordinal) of the edited file: \(record.text.prefix(80))")
-            #expect(record.metadata["content_hash"] == newHash, "chunk \(record.ordinal) of the edited file carries an old content hash")
+            #expect(
+                newText.contains(record.text),
+                "stale chunk \(record.id) #\(record.ordinal) of the edited file: \(record.text.prefix(80))"
+            )
+            #expect(
+                record.metadata["content_hash"] == newHash,
+                "chunk \(record.ordinal) of the edited file carries an old content hash"
+            )
         }
         // Everything else is untouched.
         let untouched = Set(keys).subtracting([edited, deleted])
-        #expect(before.filter { untouched.contains($0.documentKey) } == after.filter { untouched.contains($0.documentKey) })
+        #expect(
+            before.filter { untouched.contains($0.documentKey) } == after.filter { untouched.contains($0.documentKey) }
+        )
 
         // Same as a fresh run over the final corpus.
         let fresh = ws.target("fresh")
@@ -324,7 +394,9 @@ struct SluiceCLITests {
 
     // MARK: 5. Bad input
 
-    @Test("empty, invalid UTF-8 and binary .txt files fail with reasons (exit 2); good files are indexed; failures are retried")
+    @Test(
+        "empty, invalid UTF-8 and binary .txt files fail with reasons (exit 2); good files are indexed; failures are retried"
+    )
     func badInputFailsPerDocument() async throws {
         let ws = try Workspace("bad")
         defer { ws.cleanUp() }
@@ -379,7 +451,8 @@ struct SluiceCLITests {
             (["--set", "embed.provider=nonesuch"], "embed.provider"),
             (["--set", "no-equals-sign"], "key=value"),
             (["--no-such-flag"], "--no-such-flag"),
-        ])
+        ]
+    )
     func configurationErrorExitsOne(arguments: [String], mention: String) async throws {
         let ws = try Workspace("config")
         defer { ws.cleanUp() }
@@ -442,20 +515,31 @@ struct SluiceCLITests {
         let deleted = keys[9]
         let added = "faq/new-0001.md"
         let changedURL = ws.corpus.appendingPathComponent(changed)
-        try Corpus.write(try String(contentsOf: changedURL, encoding: .utf8) + "\nOne more paragraph, added after the first run.\n", to: changedURL)
+        try Corpus.write(
+            try String(contentsOf: changedURL, encoding: .utf8) + "\nOne more paragraph, added after the first run.\n",
+            to: changedURL
+        )
         try touch(ws.corpus.appendingPathComponent(touched))
         try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(deleted))
         var rng = SeededGenerator(seed: 7)
-        try Corpus.write(Corpus.document(index: 7001, markdown: true, bytes: 4_000, rng: &rng), to: ws.corpus.appendingPathComponent(added))
+        try Corpus.write(
+            Corpus.document(index: 7001, markdown: true, bytes: 4_000, rng: &rng),
+            to: ws.corpus.appendingPathComponent(added)
+        )
 
         let dry = try await ws.sluice(ws.runArguments(main, ["--dry-run", "--prune"]))
         #expect(dry.exitCode == 0, "\(dry)")
         let vectors = records.filter { $0.documentKey == deleted }.count
         let lines = dry.stdout.split(separator: "\n").map(String.init)
         #expect(
-            lines.first == "dry run: 1 to add, 1 changed, 0 failed before (retried), \(keys.count - 2) unchanged (skipped), 1 to delete (\(vectors) vectors)",
-            "\(dry.stdout)")
-        #expect(Set(lines.dropFirst()) == ["  add  \(added)", "  change  \(changed)", "  delete  \(deleted)"], "\(dry.stdout)")
+            lines.first
+                == "dry run: 1 to add, 1 changed, 0 failed before (retried), \(keys.count - 2) unchanged (skipped), 1 to delete (\(vectors) vectors)",
+            "\(dry.stdout)"
+        )
+        #expect(
+            Set(lines.dropFirst()) == ["  add  \(added)", "  change  \(changed)", "  delete  \(deleted)"],
+            "\(dry.stdout)"
+        )
 
         // Nothing changed: the store, the checkpoint, and so the next dry run's answer.
         expectSameExport(try await ws.export(main), exported, "after a dry run")
@@ -475,7 +559,9 @@ struct SluiceCLITests {
 
     // MARK: 8. Mass-delete guard
 
-    @Test("--prune refuses to delete more than run.max_delete_fraction (exit 7, nothing deleted) unless --allow-mass-delete")
+    @Test(
+        "--prune refuses to delete more than run.max_delete_fraction (exit 7, nothing deleted) unless --allow-mass-delete"
+    )
     func massDeleteGuard() async throws {
         let ws = try Workspace("massdelete")
         defer { ws.cleanUp() }
@@ -510,7 +596,10 @@ struct SluiceCLITests {
 
     // MARK: 9. SIGINT
 
-    @Test("SIGINT or SIGTERM stops gracefully with exit 4; running again completes and equals an uninterrupted run", arguments: [SIGINT, SIGTERM])
+    @Test(
+        "SIGINT or SIGTERM stops gracefully with exit 4; running again completes and equals an uninterrupted run",
+        arguments: [SIGINT, SIGTERM]
+    )
     func interruptAndResume(signal: Int32) async throws {
         let ws = try Workspace("signal\(signal)")
         defer { ws.cleanUp() }
@@ -544,7 +633,9 @@ struct SluiceCLITests {
         #expect(interrupted.decoded.interrupted)
         #expect(interrupted["documents_upserted"] == indexed)
         #expect(interrupted["documents_failed"] == 0)
-        let settled = (interrupted["documents_upserted"] ?? 0) + (interrupted["documents_skipped"] ?? 0) + (interrupted["documents_failed"] ?? 0)
+        let settled =
+            (interrupted["documents_upserted"] ?? 0) + (interrupted["documents_skipped"] ?? 0)
+            + (interrupted["documents_failed"] ?? 0)
         #expect(interrupted["documents_not_reached"] == keys.count - settled)
 
         let statsURL = ws.file("resume.stats.json")

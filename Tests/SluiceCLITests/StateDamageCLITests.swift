@@ -43,7 +43,10 @@ struct StateDamageCLITests {
         return main
     }
 
-    @Test("status, run and verify refuse a damaged state with exit 1 and say how to recover", arguments: Damage.allCases)
+    @Test(
+        "status, run and verify refuse a damaged state with exit 1 and say how to recover",
+        arguments: Damage.allCases
+    )
     func damagedStateIsRefused(_ damage: Damage) async throws {
         let ws = try Workspace("state-\(damage.rawValue)")
         defer { ws.cleanUp() }
@@ -53,7 +56,10 @@ struct StateDamageCLITests {
             let result = try await ws.sluice(arguments)
             #expect(result.exitCode == 1, "\(command) on a \(damage.rawValue) state: \(result)")
             #expect(result.stderr.contains("damaged"), "\(command): the message says the state is damaged: \(result)")
-            #expect(result.stderr.contains("verify --repair") || result.stderr.contains("new state"), "\(command): the message says how to recover: \(result)")
+            #expect(
+                result.stderr.contains("verify --repair") || result.stderr.contains("new state"),
+                "\(command): the message says how to recover: \(result)"
+            )
             #expect(!result.stderr.contains("DecodingError"), "\(command): a raw decoding error: \(result)")
         }
     }

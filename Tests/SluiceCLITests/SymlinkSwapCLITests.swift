@@ -12,12 +12,18 @@ struct SymlinkSwapCLITests {
 
     /// Starts a run paused at `point` for `key`, replaces the file by a link to `target`, and lets it go on.
     static func runSwapping(
-        _ ws: Workspace, _ target: Workspace.Target, key: String, at point: String, linkTo linkTarget: URL, settings: [String] = []
+        _ ws: Workspace,
+        _ target: Workspace.Target,
+        key: String,
+        at point: String,
+        linkTo linkTarget: URL,
+        settings: [String] = []
     ) async throws -> CommandResult {
         let resume = ws.root.appendingPathComponent("resume-\(point)")
         let process = try ws.start(
             ws.runArguments(target, settings),
-            environment: ["SLUICE_DEBUG_PAUSE_\(point)": key, "SLUICE_DEBUG_RESUME": resume.path])
+            environment: ["SLUICE_DEBUG_PAUSE_\(point)": key, "SLUICE_DEBUG_RESUME": resume.path]
+        )
         let paused = await process.waitForStderr(containing: "sluice-debug: paused at \(point)", timeout: .seconds(120))
         try #require(paused, "never paused at \(point): \(process.stderrSoFar)")
         let file = ws.corpus.appendingPathComponent(key)
@@ -33,7 +39,10 @@ struct SymlinkSwapCLITests {
         defer { ws.cleanUp() }
         let secret = ws.root.appendingPathComponent("secret.txt")
         try Corpus.write(Self.secretText, to: secret)
-        try Corpus.write("A harmless note.\n\nNothing to see here.\n", to: ws.corpus.appendingPathComponent("notes/a.txt"))
+        try Corpus.write(
+            "A harmless note.\n\nNothing to see here.\n",
+            to: ws.corpus.appendingPathComponent("notes/a.txt")
+        )
         try Corpus.write("Another note, left alone.\n", to: ws.corpus.appendingPathComponent("notes/b.txt"))
         let main = ws.target("main")
         let result = try await Self.runSwapping(ws, main, key: "notes/a.txt", at: "READ", linkTo: secret)
@@ -45,17 +54,31 @@ struct SymlinkSwapCLITests {
         #expect(export.contains("left alone"))
     }
 
-    @Test("a PDF swapped for a link to another PDF before the extractor opens it again fails; the other PDF is not indexed", arguments: [true, false])
+    @Test(
+        "a PDF swapped for a link to another PDF before the extractor opens it again fails; the other PDF is not indexed",
+        arguments: [true, false]
+    )
     func pdfSwappedBeforeTheExtractorOpensIt(isolated: Bool) async throws {
         let ws = try Workspace("swap-pdf")
         defer { ws.cleanUp() }
         let samples = ExtractionCLITests.samples
         let secret = ws.root.appendingPathComponent("secret.pdf")
         try FileManager.default.copyItem(at: samples.appendingPathComponent("pdf/zlib-two-column.pdf"), to: secret)
-        try FileManager.default.copyItem(at: samples.appendingPathComponent("pdf/xz-utils-faq.pdf"), to: ws.corpus.appendingPathComponent("doc.pdf"))
+        try FileManager.default.copyItem(
+            at: samples.appendingPathComponent("pdf/xz-utils-faq.pdf"),
+            to: ws.corpus.appendingPathComponent("doc.pdf")
+        )
         let main = ws.target("main")
-        let settings = ExtractionCLITests.allFormats + ["--set", "extract.isolate=\(isolated)", "--set", "extract.parallelism=1"]
-        let result = try await Self.runSwapping(ws, main, key: "doc.pdf", at: "REOPEN", linkTo: secret, settings: settings)
+        let settings =
+            ExtractionCLITests.allFormats + ["--set", "extract.isolate=\(isolated)", "--set", "extract.parallelism=1"]
+        let result = try await Self.runSwapping(
+            ws,
+            main,
+            key: "doc.pdf",
+            at: "REOPEN",
+            linkTo: secret,
+            settings: settings
+        )
         #expect(result.exitCode == 2, "\(result)")
         let status = try await ws.status(main)
         #expect(status.failures["doc.pdf"]?.contains("replaced") == true, "\(status.text)")

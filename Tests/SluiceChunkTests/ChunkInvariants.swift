@@ -5,8 +5,12 @@ import Testing
 ///
 /// Sections must be told apart by (page, heading path) from their neighbours.
 func expectChunkGuarantees(
-    _ chunks: [Chunk], of document: ExtractedText, maxTokens: Int, overlapTokens: Int,
-    counter: any TokenCounter, sourceLocation: SourceLocation = #_sourceLocation
+    _ chunks: [Chunk],
+    of document: ExtractedText,
+    maxTokens: Int,
+    overlapTokens: Int,
+    counter: any TokenCounter,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) {
     // Ordinals 0…n-1.
     #expect(chunks.map(\.ordinal) == Array(chunks.indices), "ordinals", sourceLocation: sourceLocation)
@@ -16,14 +20,23 @@ func expectChunkGuarantees(
         let sectionChunks = remaining.prefix { $0.page == section.page && $0.headingPath == section.headingPath }
         remaining = remaining.dropFirst(sectionChunks.count)
         expectSectionGuarantees(
-            Array(sectionChunks), of: section, maxTokens: maxTokens, overlapTokens: overlapTokens, counter: counter,
-            sourceLocation: sourceLocation)
+            Array(sectionChunks),
+            of: section,
+            maxTokens: maxTokens,
+            overlapTokens: overlapTokens,
+            counter: counter,
+            sourceLocation: sourceLocation
+        )
     }
     #expect(remaining.isEmpty, "chunks that belong to no section", sourceLocation: sourceLocation)
 }
 
 private func expectSectionGuarantees(
-    _ chunks: [Chunk], of section: TextSection, maxTokens: Int, overlapTokens: Int, counter: any TokenCounter,
+    _ chunks: [Chunk],
+    of section: TextSection,
+    maxTokens: Int,
+    overlapTokens: Int,
+    counter: any TokenCounter,
     sourceLocation: SourceLocation
 ) {
     let bytes = Array(section.text.utf8)
@@ -41,26 +54,47 @@ private func expectSectionGuarantees(
         #expect(!isBlank(text), "blank chunk \(chunk.ordinal)", sourceLocation: sourceLocation)
         #expect(
             text.unicodeScalars.first.map(isSpace) == false && text.unicodeScalars.last.map(isSpace) == false,
-            "chunk \(chunk.ordinal) is not trimmed: \(text.debugDescription)", sourceLocation: sourceLocation)
+            "chunk \(chunk.ordinal) is not trimmed: \(text.debugDescription)",
+            sourceLocation: sourceLocation
+        )
         // A contiguous substring at startOffset (UTF-8).
-        #expect(start >= 0 && end <= bytes.count, "chunk \(chunk.ordinal) out of its section", sourceLocation: sourceLocation)
+        #expect(
+            start >= 0 && end <= bytes.count,
+            "chunk \(chunk.ordinal) out of its section",
+            sourceLocation: sourceLocation
+        )
         guard start >= 0 && end <= bytes.count else { return }
         #expect(
-            bytes[start..<end].elementsEqual(text.utf8), "chunk \(chunk.ordinal) is not the section text at its offset",
-            sourceLocation: sourceLocation)
+            bytes[start..<end].elementsEqual(text.utf8),
+            "chunk \(chunk.ordinal) is not the section text at its offset",
+            sourceLocation: sourceLocation
+        )
         // In order, making progress; nothing but white space left out in between.
-        #expect(start > previousStart && end > previousEnd, "chunk \(chunk.ordinal) goes back", sourceLocation: sourceLocation)
+        #expect(
+            start > previousStart && end > previousEnd,
+            "chunk \(chunk.ordinal) goes back",
+            sourceLocation: sourceLocation
+        )
         if overlapTokens == 0 {
-            #expect(start >= previousEnd, "chunk \(chunk.ordinal) overlaps without overlap", sourceLocation: sourceLocation)
+            #expect(
+                start >= previousEnd,
+                "chunk \(chunk.ordinal) overlaps without overlap",
+                sourceLocation: sourceLocation
+            )
         }
         if start > previousEnd {
             #expect(
-                isBlank(decode(bytes[previousEnd..<start])), "text lost before chunk \(chunk.ordinal)",
-                sourceLocation: sourceLocation)
+                isBlank(decode(bytes[previousEnd..<start])),
+                "text lost before chunk \(chunk.ordinal)",
+                sourceLocation: sourceLocation
+            )
         } else if start < previousEnd {
             let shared = counter.count(decode(bytes[start..<previousEnd]))
             #expect(
-                shared <= overlapTokens, "chunk \(chunk.ordinal) repeats \(shared) tokens", sourceLocation: sourceLocation)
+                shared <= overlapTokens,
+                "chunk \(chunk.ordinal) repeats \(shared) tokens",
+                sourceLocation: sourceLocation
+            )
         }
         previousStart = start
         previousEnd = max(previousEnd, end)

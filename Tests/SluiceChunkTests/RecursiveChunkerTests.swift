@@ -28,12 +28,19 @@ struct ChunkBudget: CustomTestStringConvertible, Sendable {
     func guaranteesHoldForEveryBudget(budget: ChunkBudget, counterCase: CounterCase) {
         let counter = counterCase.counter
         let chunker = RecursiveChunker(
-            maxTokens: budget.maxTokens, overlapTokens: budget.overlapTokens, counter: counter)
+            maxTokens: budget.maxTokens,
+            overlapTokens: budget.overlapTokens,
+            counter: counter
+        )
         let chunks = chunker.chunk(SampleDocument.document)
         #expect(!chunks.isEmpty)
         expectChunkGuarantees(
-            chunks, of: SampleDocument.document, maxTokens: budget.maxTokens, overlapTokens: budget.overlapTokens,
-            counter: counter)
+            chunks,
+            of: SampleDocument.document,
+            maxTokens: budget.maxTokens,
+            overlapTokens: budget.overlapTokens,
+            counter: counter
+        )
     }
 
     @Test(arguments: ChunkBudget.sweep.filter { $0.overlapTokens == 0 }, CounterCase.allCases)
@@ -47,9 +54,15 @@ struct ChunkBudget: CustomTestStringConvertible, Sendable {
     @Test(arguments: [ChunkBudget(maxTokens: 7, overlapTokens: 3), ChunkBudget(maxTokens: 256, overlapTokens: 32)])
     func sameInputGivesSameChunks(budget: ChunkBudget) {
         let first = RecursiveChunker(
-            maxTokens: budget.maxTokens, overlapTokens: budget.overlapTokens, counter: WordTokenCounter())
+            maxTokens: budget.maxTokens,
+            overlapTokens: budget.overlapTokens,
+            counter: WordTokenCounter()
+        )
         let second = RecursiveChunker(
-            maxTokens: budget.maxTokens, overlapTokens: budget.overlapTokens, counter: WordTokenCounter())
+            maxTokens: budget.maxTokens,
+            overlapTokens: budget.overlapTokens,
+            counter: WordTokenCounter()
+        )
         let chunks = first.chunk(SampleDocument.document)
         #expect(chunks == first.chunk(SampleDocument.document))
         #expect(chunks == second.chunk(SampleDocument.document))
@@ -96,7 +109,8 @@ struct ChunkBudget: CustomTestStringConvertible, Sendable {
         #expect(
             chunks.map(\.text) == [
                 "Alpha beta gamma delta. Epsilon zeta eta theta!", "Iota kappa lambda mu? Nu xi omicron pi.",
-            ])
+            ]
+        )
     }
 
     @Test func fullWidthFullStopsEndSentencesWithoutSpaces() {
@@ -147,8 +161,12 @@ struct ChunkBudget: CustomTestStringConvertible, Sendable {
             .chunk(ExtractedText(sections: [TextSection(text: text)]))
         #expect(chunks.allSatisfy { counter.count($0.text) <= 10 })
         expectChunkGuarantees(
-            chunks, of: ExtractedText(sections: [TextSection(text: text)]), maxTokens: 10, overlapTokens: 4,
-            counter: counter)
+            chunks,
+            of: ExtractedText(sections: [TextSection(text: text)]),
+            maxTokens: 10,
+            overlapTokens: 4,
+            counter: counter
+        )
     }
 
     @Test func aLongWordIsCutBetweenCharactersNotInsideClusters() {

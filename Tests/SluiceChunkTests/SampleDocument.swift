@@ -67,7 +67,8 @@ enum SampleDocument {
         accents: \(String(repeating: "e\u{301}a\u{308}o\u{302}", count: 60))
         """
 
-    static let crlf = "First line of a Windows file.\r\nSecond line.\r\n\r\nA new paragraph after a CRLF blank line.\r\n"
+    static let crlf =
+        "First line of a Windows file.\r\nSecond line.\r\n\r\nA new paragraph after a CRLF blank line.\r\n"
 
     static let document = ExtractedText(
         sections: [
@@ -79,5 +80,6 @@ enum SampleDocument {
             TextSection(text: symbols, page: nil, headingPath: ["Symbols"]),
             TextSection(text: crlf, page: 4, headingPath: []),
         ],
-        metadata: ["format": "text"])
+        metadata: ["format": "text"]
+    )
 }

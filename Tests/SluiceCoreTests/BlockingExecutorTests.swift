@@ -23,7 +23,13 @@ import Testing
         let started = BlockingQueue<Void>()
         let ran = BlockingQueue<Void>()
         // The only thread is busy until the gate opens.
-        let first = Task { try await executor.run { started.append(()); gate.take(); return 1 } }
+        let first = Task {
+            try await executor.run {
+                started.append(())
+                gate.take()
+                return 1
+            }
+        }
         _ = await Task.detached { started.take() }.value
         let second = Task { try await executor.run { ran.append(()) } }
         try await waitUntil { executor.queuedCount == 1 }
@@ -42,7 +48,13 @@ import Testing
         defer { executor.shutdown() }
         let gate = BlockingQueue<Void>()
         let started = BlockingQueue<Void>()
-        let task = Task { try await executor.run { started.append(()); gate.take(); return "written" } }
+        let task = Task {
+            try await executor.run {
+                started.append(())
+                gate.take()
+                return "written"
+            }
+        }
         _ = await Task.detached { started.take() }.value
         task.cancel()
         gate.append(())
@@ -77,7 +89,12 @@ import Testing
         let executor = BlockingExecutor(label: "sl-test", threads: 1)
         let gate = BlockingQueue<Void>()
         let started = BlockingQueue<Void>()
-        let first = Task { try await executor.run { started.append(()); gate.take() } }
+        let first = Task {
+            try await executor.run {
+                started.append(())
+                gate.take()
+            }
+        }
         _ = await Task.detached { started.take() }.value
         let second = Task { try await executor.run { 7 } }
         try await waitUntil { executor.queuedCount == 1 }

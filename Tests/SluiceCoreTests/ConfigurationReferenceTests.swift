@@ -12,17 +12,24 @@ import Testing
     }
 
     static let rows: [Row] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         guard let text = try? String(contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8),
             let start = text.range(of: "## Every key")
         else { return [] }
         return text[start.upperBound...].split(separator: "\n").compactMap { line -> Row? in
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             // "| `key` | type | default | meaning |" splits into ["", key, type, default, meaning, ""].
-            guard cells.count >= 6, cells[1].hasPrefix("`"), cells[1].hasSuffix("`"), cells[1].count > 2 else { return nil }
+            guard cells.count >= 6, cells[1].hasPrefix("`"), cells[1].hasSuffix("`"), cells[1].count > 2 else {
+                return nil
+            }
             let key = String(cells[1].dropFirst().dropLast())
             let cell = cells[3]
-            let isLiteral = cell.hasPrefix("`") && cell.hasSuffix("`") && cell.count > 2 && cell.dropFirst().dropLast().firstIndex(of: "`") == nil
+            let isLiteral =
+                cell.hasPrefix("`") && cell.hasSuffix("`") && cell.count > 2
+                && cell.dropFirst().dropLast().firstIndex(of: "`") == nil
             return Row(key: key, literalDefault: isLiteral ? String(cell.dropFirst().dropLast()) : nil)
         }
     }()
@@ -35,7 +42,10 @@ import Testing
     @Test func everyDocumentedKeyIsDecoded() {
         let decodable = PipelineConfiguration.decodableKeys
         for row in Self.rows {
-            #expect(decodable.contains(row.key), "docs/CONFIGURATION.md documents \(row.key), which the decoder does not read")
+            #expect(
+                decodable.contains(row.key),
+                "docs/CONFIGURATION.md documents \(row.key), which the decoder does not read"
+            )
         }
     }
 

@@ -4,15 +4,22 @@ import Testing
 /// Files the docs show (`<!-- file: PATH -->` before a fenced block) are shown as they are in the
 /// repository: the Kubernetes manifests and systemd units a user applies are the ones the docs explain.
 @Suite struct DocumentedFilesTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// (document, path, the block's text) for every marked block of README.md and docs/*.md.
     static func shownFiles() throws -> [(document: String, path: String, shown: String)] {
         let docs = root.appendingPathComponent("docs")
-        let pages = ["README.md"] + (try FileManager.default.contentsOfDirectory(atPath: docs.path)).filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
+        let pages =
+            ["README.md"]
+            + (try FileManager.default.contentsOfDirectory(atPath: docs.path)).filter { $0.hasSuffix(".md") }.map {
+                "docs/\($0)"
+            }
         var found: [(String, String, String)] = []
         for page in pages {
-            let lines = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8).components(separatedBy: "\n")
+            let lines = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8).components(
+                separatedBy: "\n"
+            )
             for (index, line) in lines.enumerated() where line.hasPrefix("<!-- file: ") && line.hasSuffix(" -->") {
                 let path = String(line.dropFirst("<!-- file: ".count).dropLast(" -->".count))
                 guard index + 1 < lines.count, lines[index + 1].hasPrefix("```"),
@@ -34,7 +41,10 @@ import Testing
             let file = try? String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
             #expect(file != nil, "\(document) shows \(path), which does not exist")
             if let file {
-                #expect(text == file.trimmingCharacters(in: .newlines), "\(document) shows \(path) differently from the file")
+                #expect(
+                    text == file.trimmingCharacters(in: .newlines),
+                    "\(document) shows \(path) differently from the file"
+                )
             }
         }
     }

@@ -5,10 +5,14 @@ import Testing
 /// The `extract.docx`, `extract.json` and `chunk.strategy: structured` keys.
 @Suite struct PipelineConfigurationDocumentsTests {
     @Test func documentKeysAreRead() throws {
-        let c = try PipelineConfiguration.load(file: nil, overrides: [
-            "extract.docx.max_inflated_mb=5", "extract.docx.max_compression_ratio=50",
-            "extract.json.fields=[\"$.items[*].body\", title]", "extract.json.max_depth=8", "chunk.strategy=structured",
-        ])
+        let c = try PipelineConfiguration.load(
+            file: nil,
+            overrides: [
+                "extract.docx.max_inflated_mb=5", "extract.docx.max_compression_ratio=50",
+                "extract.json.fields=[\"$.items[*].body\", title]", "extract.json.max_depth=8",
+                "chunk.strategy=structured",
+            ]
+        )
         #expect(c.extract.docx.maxInflatedMB == 5)
         #expect(c.extract.docx.maxCompressionRatio == 50)
         #expect(c.extract.json.fields == ["$.items[*].body", "title"])
@@ -26,7 +30,9 @@ import Testing
         ("chunk.strategy=semantic", "chunk.strategy"),
     ])
     func badDocumentKeysNameTheKey(override: String, key: String) throws {
-        let error = try #require(throws: SluiceError.self) { try PipelineConfiguration.load(file: nil, overrides: [override]) }
+        let error = try #require(throws: SluiceError.self) {
+            try PipelineConfiguration.load(file: nil, overrides: [override])
+        }
         #expect(error.code == .configuration)
         #expect(error.message.contains(key), "\(error.message)")
     }

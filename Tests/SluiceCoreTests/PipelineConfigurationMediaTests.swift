@@ -6,7 +6,9 @@ import Testing
 /// The `extract.ocr`, `extract.pdf` and `extract.isolate` keys.
 @Suite struct PipelineConfigurationMediaTests {
     func load(_ yaml: String, overrides: [String] = []) throws -> PipelineConfiguration {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-media-\(UInt32.random(in: 0...UInt32.max)).yaml")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-media-\(UInt32.random(in: 0...UInt32.max)).yaml"
+        )
         try yaml.write(to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         return try PipelineConfiguration.load(file: url, overrides: overrides)
@@ -25,12 +27,14 @@ import Testing
     }
 
     @Test func mappingForm() throws {
-        let c = try load("""
+        let c = try load(
+            """
             extract:
               isolate: false
               ocr: { mode: always, languages: [eng, deu], psm: 6, dpi: 200, min_text_chars: 40 }
               pdf: { strip_headers: true, join_hyphens: false, password_env: PDF_PASSWORD }
-            """)
+            """
+        )
         #expect(c.extract.ocr.mode == .always)
         #expect(c.extract.ocr.languages == ["eng", "deu"])
         #expect(c.extract.ocr.pageSegmentationMode == 6)

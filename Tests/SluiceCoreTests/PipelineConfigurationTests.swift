@@ -5,7 +5,9 @@ import Testing
 
 @Suite struct PipelineConfigurationTests {
     func write(_ yaml: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UInt32.random(in: 0...UInt32.max)).yaml")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-\(UInt32.random(in: 0...UInt32.max)).yaml"
+        )
         try yaml.write(to: url, atomically: true, encoding: .utf8)
         return url
     }
@@ -18,24 +20,32 @@ import Testing
     }
 
     @Test func readsKeysAndResolvesPathsAgainstTheFile() throws {
-        let file = try write("""
+        let file = try write(
+            """
             source: { path: ../corpus, exclude: ["bad/**"] }
             chunk: { max_tokens: 128, overlap_tokens: 16 }
             embed: { dimensions: 64, batch: 8 }
             state: state-dir
             run: { prune: true, max_delete_fraction: 0.5 }
-            """)
+            """
+        )
         let c = try PipelineConfiguration.load(file: file)
         #expect(c.chunk.maxTokens == 128)
         #expect(c.embed.dimensions == 64)
         #expect(c.run.prune)
         #expect(c.source.exclude == ["bad/**"])
-        #expect(c.resolve(c.state).path == file.deletingLastPathComponent().appendingPathComponent("state-dir").standardizedFileURL.path)
+        #expect(
+            c.resolve(c.state).path
+                == file.deletingLastPathComponent().appendingPathComponent("state-dir").standardizedFileURL.path
+        )
         #expect(c.resolve(c.source.path).lastPathComponent == "corpus")
     }
 
     @Test func setOverridesAnyKey() throws {
-        let c = try PipelineConfiguration.load(file: write("chunk: { max_tokens: 300 }"), overrides: ["chunk.max_tokens=128", "embed.provider=hash", "run.prune=true", "source.include=[\"*.md\"]"])
+        let c = try PipelineConfiguration.load(
+            file: write("chunk: { max_tokens: 300 }"),
+            overrides: ["chunk.max_tokens=128", "embed.provider=hash", "run.prune=true", "source.include=[\"*.md\"]"]
+        )
         #expect(c.chunk.maxTokens == 128)
         #expect(c.run.prune)
         #expect(c.source.include == ["*.md"])

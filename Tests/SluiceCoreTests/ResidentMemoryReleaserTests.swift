@@ -24,8 +24,10 @@ import Testing
 
     /// Maps a file of `pages` pages, each page's first byte set; returns the mapping (unmapped by the caller).
     private func mappedFile(pages: Int) throws -> (file: URL, base: UnsafeMutablePointer<UInt8>, size: Int) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-budget-\(UInt32.random(in: 0...UInt32.max)).bin")
-            .resolvingSymlinksInPath()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-budget-\(UInt32.random(in: 0...UInt32.max)).bin"
+        )
+        .resolvingSymlinksInPath()
         let size = pages * 4096
         var bytes = [UInt8](repeating: 0, count: size)
         for i in stride(from: 0, to: size, by: 4096) { bytes[i] = UInt8(truncatingIfNeeded: i / 4096 &+ 1) }

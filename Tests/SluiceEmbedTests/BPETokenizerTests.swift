@@ -18,9 +18,12 @@ import Testing
     }
 
     static func load(_ name: String) -> Fixture {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)_parity.json")
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/\(name)_parity.json"
+        )
         // A missing or broken fixture fails the tests below (no cases is a failure too).
-        guard let data = try? Data(contentsOf: url), let fixture = try? JSONDecoder().decode(Fixture.self, from: data) else {
+        guard let data = try? Data(contentsOf: url), let fixture = try? JSONDecoder().decode(Fixture.self, from: data)
+        else {
             return Fixture(encoding: "missing", cases: [])
         }
         return fixture

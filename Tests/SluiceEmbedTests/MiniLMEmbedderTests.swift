@@ -71,7 +71,10 @@ import Testing
 
     @Test func refusesAnUnsupportedModelFolder() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("minilm-bad-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("1_Pooling"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("1_Pooling"),
+            withIntermediateDirectories: true
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         // Missing files: a configuration error naming the file and the way out.
         let missing = #expect(throws: SluiceError.self) { try MiniLMEmbedder(directory: folder) }
@@ -80,7 +83,9 @@ import Testing
         // A different architecture: refused, naming the setting.
         for name in ["config.json", "sentence_bert_config.json", "1_Pooling/config.json", "vocab.txt"] {
             try FileManager.default.copyItem(
-                at: MiniLMFixtures.modelDirectory.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+                at: MiniLMFixtures.modelDirectory.appendingPathComponent(name),
+                to: folder.appendingPathComponent(name)
+            )
         }
         let config = folder.appendingPathComponent("config.json")
         var object = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any])
@@ -100,7 +105,9 @@ import Testing
     @Test func defaultDirectoryHonoursTheEnvironment() {
         #expect(MiniLMEmbedder.defaultDirectory(environment: ["SLUICE_MODEL_DIR": "/m"]).path == "/m")
         #expect(
-            MiniLMEmbedder.defaultDirectory(environment: ["SLUICE_CACHE_DIR": "/c"]).path == "/c/models/all-MiniLM-L6-v2")
+            MiniLMEmbedder.defaultDirectory(environment: ["SLUICE_CACHE_DIR": "/c"]).path
+                == "/c/models/all-MiniLM-L6-v2"
+        )
     }
 
     @Test(arguments: [1, 2, 7, 8, 40, 100, 1000])

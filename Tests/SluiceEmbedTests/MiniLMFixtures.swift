@@ -9,7 +9,9 @@ enum MiniLMFixtures {
     static let modelDirectory = MiniLMEmbedder.defaultDirectory()
 
     /// The shared embedder; loading maps the weights once for all tests.
-    static let embedder: Result<MiniLMEmbedder, any Error> = Result { try MiniLMEmbedder(directory: modelDirectory, threads: 2) }
+    static let embedder: Result<MiniLMEmbedder, any Error> = Result {
+        try MiniLMEmbedder(directory: modelDirectory, threads: 2)
+    }
 
     static func loadEmbedder() throws -> MiniLMEmbedder {
         do {
@@ -33,7 +35,9 @@ enum MiniLMFixtures {
     }
 
     static func cosine(_ a: [Float], _ b: [Float]) -> Double {
-        var dot = 0.0, na = 0.0, nb = 0.0
+        var dot = 0.0
+        var na = 0.0
+        var nb = 0.0
         for (x, y) in zip(a, b) {
             dot += Double(x) * Double(y)
             na += Double(x) * Double(x)

@@ -10,7 +10,10 @@ import Testing
 /// is, however long the client waits.
 extension RemoteEmbedderTests {
     @Test func aRequestTooLargeForTheTPMLimitIsSplitAndTheSmallerSizeRemembered() async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--request-tpm-limit", "60", "--dims", "32"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--request-tpm-limit", "60", "--dims", "32"]
+        )
         let embedder = try Self.embedder(server, key: nil) {
             $0.requestedDimensions = nil
             $0.maxRateLimitRetries = 3
@@ -28,7 +31,10 @@ extension RemoteEmbedderTests {
     }
 
     @Test func aSingleInputTooLargeForTheTPMLimitFailsAtOnceWithTheReason() async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--request-tpm-limit", "5"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--request-tpm-limit", "5"]
+        )
         let embedder = try Self.embedder(server, key: nil) { $0.maxRateLimitRetries = 3 }
         let error = await #expect(throws: SluiceError.self) {
             try await embedder.embed(["one input that is longer than five tokens, whatever the tokenizer says"])

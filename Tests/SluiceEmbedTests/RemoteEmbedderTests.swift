@@ -15,10 +15,18 @@ import Testing
     }
 
     static func embedder(
-        _ server: StandInServer, provider: String = "openai", path: String = "/v1", key: String? = key,
+        _ server: StandInServer,
+        provider: String = "openai",
+        path: String = "/v1",
+        key: String? = key,
         configure: (inout RemoteEmbedderConfiguration) -> Void = { _ in }
     ) throws -> RemoteEmbedder {
-        var configuration = RemoteEmbedderConfiguration(provider: provider, baseURL: server.baseURL + path, model: "text-embedding-3-small", dimensions: 32)
+        var configuration = RemoteEmbedderConfiguration(
+            provider: provider,
+            baseURL: server.baseURL + path,
+            model: "text-embedding-3-small",
+            dimensions: 32
+        )
         configuration.requestedDimensions = 32
         configuration.apiKey = key
         configuration.backoffBase = .milliseconds(20)
@@ -42,7 +50,10 @@ import Testing
     }
 
     @Test func openAIBase64ResultsArePlacedByIndex() async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--api-key", Self.key, "--shuffle", "1"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--api-key", Self.key, "--shuffle", "1"]
+        )
         let embedder = try Self.embedder(server)
         let texts = Self.texts(20)
         let vectors = try await embedder.embed(texts)
@@ -58,7 +69,10 @@ import Testing
 
     @Test(arguments: [("azure-openai", "/openai/deployments/emb"), ("ollama", ""), ("tei", "")])
     func otherDialects(provider: String, path: String) async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--api-key", Self.key, "--dims", "32"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--api-key", Self.key, "--dims", "32"]
+        )
         let embedder = try Self.embedder(server, provider: provider, path: path) { $0.requestedDimensions = nil }
         let texts = Self.texts(9)
         let vectors = try await embedder.embed(texts)
@@ -69,8 +83,13 @@ import Testing
 
     @Test(arguments: [("openai", "/v1"), ("tei", "")])
     func tooLargeBatchesAreSplit(provider: String, path: String) async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--max-inputs", "5", "--dims", "32"])
-        let embedder = try Self.embedder(server, provider: provider, path: path, key: nil) { $0.requestedDimensions = nil }
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--max-inputs", "5", "--dims", "32"]
+        )
+        let embedder = try Self.embedder(server, provider: provider, path: path, key: nil) {
+            $0.requestedDimensions = nil
+        }
         let texts = Self.texts(23)
         let vectors = try await embedder.embed(texts)
         #expect(vectors == (try await Self.singly(embedder, texts)))
@@ -79,7 +98,10 @@ import Testing
     }
 
     @Test func tokenLimitPerRequestSplitsBeforeSending() async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--max-request-tokens", "100"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--max-request-tokens", "100"]
+        )
         let embedder = try Self.embedder(server) { $0.limits.maxTokensPerRequest = 100 }
         let vectors = try await embedder.embed(Self.texts(12))
         #expect(vectors.count == 12)
@@ -88,11 +110,15 @@ import Testing
 
     @Test func transientFailuresAreRetried() async throws {
         let server = try await StandInServer.launch(
-            script: "openai_standin.py", arguments: ["--error-rate", "0.3", "--reset-rate", "0.15", "--seed", "7"])
+            script: "openai_standin.py",
+            arguments: ["--error-rate", "0.3", "--reset-rate", "0.15", "--seed", "7"]
+        )
         let embedder = try Self.embedder(server, key: nil) { $0.maxRetries = 12 }
         let texts = Self.texts(40)
         var vectors: [[Float]] = []
-        for start in stride(from: 0, to: 40, by: 4) { vectors += try await embedder.embed(Array(texts[start..<(start + 4)])) }
+        for start in stride(from: 0, to: 40, by: 4) {
+            vectors += try await embedder.embed(Array(texts[start..<(start + 4)]))
+        }
         #expect(vectors.count == 40)
         let stats = try await Self.stats(server)
         #expect((stats["server_errors"] ?? 0) + (stats["resets"] ?? 0) > 0)
@@ -103,7 +129,10 @@ import Testing
     }
 
     @Test func slowAnswersTimeOutAndAreRetried() async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--slow-rate", "0.5", "--slow-ms", "2000", "--seed", "3"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--slow-rate", "0.5", "--slow-ms", "2000", "--seed", "3"]
+        )
         let embedder = try Self.embedder(server, key: nil) {
             $0.http.timeout = .milliseconds(400)
             $0.maxRetries = 12
@@ -131,7 +160,10 @@ import Testing
 
     @Test func aFullTEIQueueIsWaitedOutAndLowersConcurrency() async throws {
         // TEI answers 429 when more than one request is active.
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--tei-queue", "1", "--dims", "32", "--latency-ms", "100"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--tei-queue", "1", "--dims", "32", "--latency-ms", "100"]
+        )
         let embedder = try Self.embedder(server, provider: "tei", path: "", key: nil) {
             $0.requestedDimensions = nil
             $0.maxConcurrency = 4
@@ -147,7 +179,10 @@ import Testing
     }
 
     @Test func quotaExhaustionRefusesAndStopsSending() async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--api-key", Self.key, "--quota-after", "2"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--api-key", Self.key, "--quota-after", "2"]
+        )
         let embedder = try Self.embedder(server)
         _ = try await embedder.embed(Self.texts(2))
         _ = try await embedder.embed(Self.texts(2, prefix: "b"))
@@ -161,7 +196,10 @@ import Testing
     }
 
     @Test func rejectedKeyIsRefusedWithoutShowingTheKey() async throws {
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--api-key", "sk-the-right-one"])
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--api-key", "sk-the-right-one"]
+        )
         let embedder = try Self.embedder(server)
         let error = await #expect(throws: SluiceError.self) { try await embedder.embed(Self.texts(1)) }
         #expect(error?.code == .providerRefused)
@@ -179,10 +217,17 @@ import Testing
 
     @Test func ollamaRefusesToTruncate() async throws {
         // The stand-in answers 400 to an input over its context, as Ollama does with truncate=false.
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--max-input-tokens", "10"])
-        let embedder = try Self.embedder(server, provider: "ollama", path: "", key: nil) { $0.requestedDimensions = nil }
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--max-input-tokens", "10"]
+        )
+        let embedder = try Self.embedder(server, provider: "ollama", path: "", key: nil) {
+            $0.requestedDimensions = nil
+        }
         let error = await #expect(throws: SluiceError.self) {
-            try await embedder.embed(["a long input that is certainly more than ten tokens once it is tokenized by anything"])
+            try await embedder.embed([
+                "a long input that is certainly more than ten tokens once it is tokenized by anything"
+            ])
         }
         #expect(error?.code == .embeddingFailed)
     }

@@ -49,7 +49,10 @@ import Testing
     @Test func headersCreateABudgetWhenNoneIsConfigured() {
         var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: nil, now: 0)
         #expect(budget.reserve(tokens: 1_000_000, now: 0) == .proceed)
-        budget.observe(RateLimitSnapshot(limitRequests: 3_000, limitTokens: 60_000, remainingRequests: 10, remainingTokens: 600), now: 0)
+        budget.observe(
+            RateLimitSnapshot(limitRequests: 3_000, limitTokens: 60_000, remainingRequests: 10, remainingTokens: 600),
+            now: 0
+        )
         #expect(budget.reserve(tokens: 600, now: 0) == .proceed)
         #expect(budget.reserve(tokens: 100, now: 0) == .wait(until: 0.1))
     }
@@ -65,19 +68,36 @@ import Testing
 @Suite struct AdaptiveConcurrencyStateMachineTests {
     @Test func increasesAdditivelyAndHalvesOnOverload() {
         var machine = AdaptiveConcurrencyStateMachine(maximum: 16, initial: 4)
-        for _ in 0..<4 { do { let ok = machine.tryAcquire(); #expect(ok) } }
-        do { let ok = machine.tryAcquire(); #expect(!ok) }
+        for _ in 0..<4 {
+            do {
+                let ok = machine.tryAcquire()
+                #expect(ok)
+            }
+        }
+        do {
+            let ok = machine.tryAcquire()
+            #expect(!ok)
+        }
         // One round of successes adds about one.
         for _ in 0..<4 { _ = machine.release(.success, now: 0) }
         #expect(machine.limit > 4.9 && machine.limit < 5.1)
-        do { let ok = machine.tryAcquire(); #expect(ok) }
+        do {
+            let ok = machine.tryAcquire()
+            #expect(ok)
+        }
         _ = machine.release(.overloaded, now: 10)
         #expect(machine.limit == 2)
         // A second overload in the same interval counts once.
-        do { let ok = machine.tryAcquire(); #expect(ok) }
+        do {
+            let ok = machine.tryAcquire()
+            #expect(ok)
+        }
         _ = machine.release(.overloaded, now: 10.5)
         #expect(machine.limit == 2)
-        do { let ok = machine.tryAcquire(); #expect(ok) }
+        do {
+            let ok = machine.tryAcquire()
+            #expect(ok)
+        }
         _ = machine.release(.overloaded, now: 11.5)
         #expect(machine.limit == 1)
     }
@@ -85,12 +105,18 @@ import Testing
     @Test func staysWithinBounds() {
         var machine = AdaptiveConcurrencyStateMachine(maximum: 3)
         for _ in 0..<100 {
-            do { let ok = machine.tryAcquire(); #expect(ok) }
+            do {
+                let ok = machine.tryAcquire()
+                #expect(ok)
+            }
             _ = machine.release(.success, now: 0)
         }
         #expect(machine.limit == 3)
         for step in 0..<10 {
-            do { let ok = machine.tryAcquire(); #expect(ok) }
+            do {
+                let ok = machine.tryAcquire()
+                #expect(ok)
+            }
             _ = machine.release(.overloaded, now: Double(step * 2))
         }
         #expect(machine.limit == 1)
@@ -98,7 +124,9 @@ import Testing
 }
 
 @Suite struct RateLimitHeaderTests {
-    @Test(arguments: [("6m0s", 360_000), ("1.5s", 1_500), ("120ms", 120), ("1h2m3s", 3_723_000), ("0s", 0), ("20ms", 20)])
+    @Test(arguments: [
+        ("6m0s", 360_000), ("1.5s", 1_500), ("120ms", 120), ("1h2m3s", 3_723_000), ("0s", 0), ("20ms", 20),
+    ])
     func goDurations(text: String, milliseconds: Int64) {
         #expect(GoDuration.parse(text) == .milliseconds(milliseconds))
     }
@@ -143,11 +171,14 @@ import Testing
     }
 
     @Test func snapshotReadsTheHeaders() {
-        let response = HTTPResponse(status: 200, headers: [
-            "x-ratelimit-limit-requests": "3000", "x-ratelimit-remaining-requests": "2999",
-            "x-ratelimit-limit-tokens": "1000000", "x-ratelimit-remaining-tokens": "999000",
-            "x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "6m0s",
-        ])
+        let response = HTTPResponse(
+            status: 200,
+            headers: [
+                "x-ratelimit-limit-requests": "3000", "x-ratelimit-remaining-requests": "2999",
+                "x-ratelimit-limit-tokens": "1000000", "x-ratelimit-remaining-tokens": "999000",
+                "x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "6m0s",
+            ]
+        )
         let snapshot = RateLimitSnapshot(response)
         #expect(snapshot.limitTokens == 1_000_000)
         #expect(snapshot.remainingRequests == 2_999)

@@ -20,7 +20,9 @@ import Testing
             if ids != expected {
                 mismatches += 1
                 if mismatches <= 10 {
-                    Issue.record("ids differ for \(text.debugDescription.prefix(200)):\n  got      \(ids.prefix(40))\n  expected \(expected.prefix(40))")
+                    Issue.record(
+                        "ids differ for \(text.debugDescription.prefix(200)):\n  got      \(ids.prefix(40))\n  expected \(expected.prefix(40))"
+                    )
                 }
             }
         }
@@ -49,6 +51,8 @@ import Testing
 
     @Test func rejectsAVocabularyWithoutSpecialTokens() {
         #expect(throws: SluiceError.self) { try WordPieceTokenizer(vocabulary: "a\nb\n", maxSequenceLength: 8) }
-        #expect(throws: SluiceError.self) { try WordPieceTokenizer(vocabulary: "[CLS]\n[SEP]\n[CLS]\n", maxSequenceLength: 8) }
+        #expect(throws: SluiceError.self) {
+            try WordPieceTokenizer(vocabulary: "[CLS]\n[SEP]\n[CLS]\n", maxSequenceLength: 8)
+        }
     }
 }

@@ -18,14 +18,18 @@ import Testing
         ]
         var seen: Set<ExtractorIdentity> = [base]
         for change in changes {
-            var ocr = OCR(), pdf = PDF()
+            var ocr = OCR()
+            var pdf = PDF()
             change(&ocr, &pdf)
             seen.insert(PDFExtractor.identity(ocr: ocr, pdf: pdf))
         }
         #expect(seen.count == changes.count + 1, "every change gives another identity")
         var password = PDF()
         password.passwordEnvironmentVariable = "REPORTS_PDF_PASSWORD"
-        #expect(PDFExtractor.identity(ocr: OCR(), pdf: password) == base, "the password's variable does not change the text")
+        #expect(
+            PDFExtractor.identity(ocr: OCR(), pdf: password) == base,
+            "the password's variable does not change the text"
+        )
     }
 
     @Test func imageIdentityFollowsLanguagesAndSegmentationOnly() {

@@ -12,12 +12,18 @@ import Testing
         ("tiff big-endian", [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8], .tiff),
         ("gif", Array("GIF89a".utf8) + [1, 0, 1, 0], .gif),
         ("webp", Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8), .webp),
-        ("bmp", Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0] + [UInt8](repeating: 0, count: 12), .bmp),
+        (
+            "bmp",
+            Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0] + [UInt8](repeating: 0, count: 12), .bmp
+        ),
         ("zip", [0x50, 0x4B, 0x03, 0x04, 20, 0], .zip),
         ("gzip", [0x1F, 0x8B, 0x08, 0x00], .otherBinary),
         ("ELF", [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1], .otherBinary),
         ("text", Array("Hello, world\n".utf8), .text),
-        ("text starting with BM", Array("BMW sales rose this quarter, and so did the share price of everyone else.".utf8), .text),
+        (
+            "text starting with BM",
+            Array("BMW sales rose this quarter, and so did the share price of everyone else.".utf8), .text
+        ),
         ("text quoting a PDF header later", Array("A PDF starts with %PDF-1.4 in its first line.\n".utf8), .text),
         ("empty", [], .empty),
     ]
@@ -46,7 +52,9 @@ import Testing
         let registry = ExtractorRegistry.standard(configuration: configuration)
         func extractorName(_ path: String) throws -> String? {
             let url = Samples.url(path)
-            return registry.extractor(for: ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url))))?.name
+            return registry.extractor(
+                for: ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+            )?.name
         }
         #expect(try extractorName("pdf/xz-utils-faq.pdf") == "pdf")
         #expect(try extractorName("bad/png-named.pdf") == "image")
@@ -57,7 +65,9 @@ import Testing
     @Test func textExtractorNamesAnUnhandledBinaryFormat() {
         let zip: [UInt8] = [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0x41, count: 64)
         let error = #expect(throws: SluiceError.self) {
-            try TextExtractor().extract(ExtractionInput(key: "a.txt", fileURL: URL(fileURLWithPath: "/a.txt"), bytes: zip))
+            try TextExtractor().extract(
+                ExtractionInput(key: "a.txt", fileURL: URL(fileURLWithPath: "/a.txt"), bytes: zip)
+            )
         }
         #expect(error?.code == .unsupportedFormat)
         #expect(error?.message.contains("ZIP archive") == true, "\(error?.message ?? "")")

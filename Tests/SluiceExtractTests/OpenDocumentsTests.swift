@@ -1,7 +1,8 @@
 import Foundation
 import SluiceCore
-@testable import SluiceExtract
 import Testing
+
+@testable import SluiceExtract
 
 @Suite struct OpenDocumentsTests {
     let a = Samples.url("pdf/xz-utils-faq.pdf").path

@@ -27,15 +27,24 @@ private func sample(_ relative: String) -> String {
 
     static let committedPDFs = [
         Expectation(
-            file: "pdf/xz-utils-faq.pdf", pages: 4, title: "XZ Utils FAQ", author: "Lasse Collin",
+            file: "pdf/xz-utils-faq.pdf",
+            pages: 4,
+            title: "XZ Utils FAQ",
+            author: "Lasse Collin",
             firstPageWords: ["What do the letters XZ mean?", "Lempel-Ziv-Markov", "LZMA2"]
         ),
         Expectation(
-            file: "pdf/fontconfig-user.pdf", pages: 15, title: nil, author: nil,
+            file: "pdf/fontconfig-user.pdf",
+            pages: 15,
+            title: nil,
+            author: nil,
             firstPageWords: ["fonts.conf", "Font configuration files", "Fontconfig is a library"]
         ),
         Expectation(
-            file: "pdf/shared-mime-info-spec.pdf", pages: 17, title: nil, author: nil,
+            file: "pdf/shared-mime-info-spec.pdf",
+            pages: 17,
+            title: nil,
+            author: nil,
             firstPageWords: ["Shared MIME-info Database", "Thomas Leonard", "MIME type"]
         ),
     ]

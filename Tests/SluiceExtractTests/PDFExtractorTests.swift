@@ -6,7 +6,8 @@ import Testing
 /// The in-process PDF extractor on the committed samples (the CLI tests cover the worker processes).
 @Suite struct PDFExtractorTests {
     static func extractor(
-        ocr mode: PipelineConfiguration.Extract.OCR.Mode = .auto, configure: (inout PipelineConfiguration.Extract.PDF) -> Void = { _ in }
+        ocr mode: PipelineConfiguration.Extract.OCR.Mode = .auto,
+        configure: (inout PipelineConfiguration.Extract.PDF) -> Void = { _ in }
     ) -> PDFExtractor {
         var ocr = PipelineConfiguration.Extract.OCR()
         ocr.mode = mode
@@ -17,7 +18,9 @@ import Testing
 
     static func extract(_ path: String, with extractor: PDFExtractor = extractor()) throws -> ExtractedText {
         let url = Samples.url(path)
-        return try extractor.extract(ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url))))
+        return try extractor.extract(
+            ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+        )
     }
 
     @Test func pagesBecomeSectionsWithPageNumbersTitleAndAuthor() throws {
@@ -37,8 +40,10 @@ import Testing
         #expect(text.metadata["author"] == "Jean-loup Gailly and Mark Adler")
         let page1 = Self.folded(text.sections[0].text)
         // Sentences that wrap over several lines of the left column come out whole, then the right column.
-        let left = "The deflation algorithm used by gzip (also zip and zlib) is a variation of LZ77 (Lempel-Ziv 1977, see reference below)."
-        let leftLater = "Duplicated strings are found using a hash table. All input strings of length 3 are inserted in the hash table."
+        let left =
+            "The deflation algorithm used by gzip (also zip and zlib) is a variation of LZ77 (Lempel-Ziv 1977, see reference below)."
+        let leftLater =
+            "Duplicated strings are found using a hash table. All input strings of length 3 are inserted in the hash table."
         let right = "deflate() also defers the selection of matches with a lazy evaluation mechanism."
         let positions = [left, leftLater, right].map { page1.range(of: $0)?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil }, "page 1:\n\(page1)")
@@ -49,16 +54,25 @@ import Testing
 
     @Test func repeatedHeadersAndPageNumbersAreStrippedWhenConfigured() throws {
         let kept = try Self.extract("pdf/fontconfig-user.pdf")
-        let stripped = try Self.extract("pdf/fontconfig-user.pdf", with: Self.extractor { $0.stripHeadersFooters = true })
-        let firstLines = { (text: ExtractedText) in text.sections.dropFirst().map { $0.text.split(separator: "\n").first.map(String.init) ?? "" } }
+        let stripped = try Self.extract(
+            "pdf/fontconfig-user.pdf",
+            with: Self.extractor { $0.stripHeadersFooters = true }
+        )
+        let firstLines = { (text: ExtractedText) in
+            text.sections.dropFirst().map { $0.text.split(separator: "\n").first.map(String.init) ?? "" }
+        }
         #expect(firstLines(kept).filter { $0 == "fonts-conf" }.count >= 10)
         #expect(!firstLines(stripped).contains("fonts-conf"))
         let numbered = { (text: ExtractedText) in
-            text.sections.filter { ($0.text.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) }) == $0.page.map(String.init) }.count
+            text.sections.filter {
+                ($0.text.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
+                    == $0.page.map(String.init)
+            }.count
         }
         #expect(numbered(kept) >= 10)
         #expect(numbered(stripped) == 0, "page numbers at page ends stay")
-        let body = { (text: ExtractedText) in PDFExtractorTests.folded(text.sections.map(\.text).joined(separator: " ")) }
+        let body = { (text: ExtractedText) in PDFExtractorTests.folded(text.sections.map(\.text).joined(separator: " "))
+        }
         #expect(body(stripped).contains("Fontconfig is a library designed to provide system-wide font configuration"))
         #expect(body(stripped).count > body(kept).count * 9 / 10, "only headers and footers go")
     }
@@ -66,7 +80,10 @@ import Testing
     @Test func scannedPDFIsOCRdInAutoModeWithHighCharacterAccuracy() throws {
         let text = try Self.extract("pdf/xz-faq-scanned.pdf")
         let expected = try Samples.text("images/xz-faq-page.expected.txt")
-        let accuracy = CharacterAccuracy.of(recognized: text.sections.map(\.text).joined(separator: "\n"), expected: expected)
+        let accuracy = CharacterAccuracy.of(
+            recognized: text.sections.map(\.text).joined(separator: "\n"),
+            expected: expected
+        )
         #expect(accuracy > 0.9, "accuracy \(accuracy)")
         #expect(text.metadata["ocr_pages"] == "1")
         #expect(Int(text.metadata["ocr_confidence"] ?? "") ?? 0 > 70)
@@ -111,7 +128,10 @@ import Testing
 
         setenv(variable, "sluice", 1)
         defer { unsetenv(variable) }
-        let opened = try Self.extract("bad/encrypted.pdf", with: Self.extractor { $0.passwordEnvironmentVariable = variable })
+        let opened = try Self.extract(
+            "bad/encrypted.pdf",
+            with: Self.extractor { $0.passwordEnvironmentVariable = variable }
+        )
         #expect(opened.metadata["title"] == "XZ Utils FAQ")
         #expect(opened.sections.count == 4)
     }
@@ -128,14 +148,19 @@ import Testing
 }
 
 @Suite struct ImageExtractorTests {
-    @Test(arguments: ["images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff", "bad/png-named.pdf"])
+    @Test(arguments: [
+        "images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff", "bad/png-named.pdf",
+    ])
     func imagesAreOCRdWithConfidence(path: String) throws {
         let url = Samples.url(path)
         let input = ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
         let extractor = ImageExtractor(engines: OCREnginePool(options: .init()))
         #expect(extractor.accepts(input))
         let text = try extractor.extract(input)
-        let accuracy = CharacterAccuracy.of(recognized: text.sections[0].text, expected: try Samples.text("images/xz-faq-page.expected.txt"))
+        let accuracy = CharacterAccuracy.of(
+            recognized: text.sections[0].text,
+            expected: try Samples.text("images/xz-faq-page.expected.txt")
+        )
         #expect(accuracy > 0.9, "\(path): accuracy \(accuracy)")
         #expect(Int(text.metadata["ocr_confidence"] ?? "") ?? 0 > 70)
     }
@@ -156,8 +181,12 @@ import Testing
         options.pageSegmentationMode = 7  // one text line: a page of 23 lines reads as garbage
         let url = Samples.url("images/xz-faq-page.png")
         let single = try ImageExtractor(engines: OCREnginePool(options: options)).extract(
-            ExtractionInput(key: "p", fileURL: url, bytes: [UInt8](try Data(contentsOf: url))))
-        let accuracy = CharacterAccuracy.of(recognized: single.sections[0].text, expected: try Samples.text("images/xz-faq-page.expected.txt"))
+            ExtractionInput(key: "p", fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+        )
+        let accuracy = CharacterAccuracy.of(
+            recognized: single.sections[0].text,
+            expected: try Samples.text("images/xz-faq-page.expected.txt")
+        )
         #expect(accuracy < 0.5, "psm 7 should not read a whole page: \(accuracy)")
     }
 

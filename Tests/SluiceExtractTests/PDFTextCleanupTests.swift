@@ -1,5 +1,6 @@
-@testable import SluiceExtract
 import Testing
+
+@testable import SluiceExtract
 
 @Suite struct PDFTextCleanupTests {
     @Test(arguments: [
@@ -29,8 +30,12 @@ import Testing
     }
 
     @Test func stripsHeadersAndPageNumbersRepeatedOnMostPages() {
-        let bodies = ["Apples grow on trees.", "Bears sleep in winter.", "Cats chase mice.", "Dogs bark.", "Eels swim."]
-        let pages = bodies.enumerated().map { "Manual of Things\n\($0.element)\nMore: \($0.element.reversed())\nPage \($0.offset + 1) of 5" }
+        let bodies = [
+            "Apples grow on trees.", "Bears sleep in winter.", "Cats chase mice.", "Dogs bark.", "Eels swim.",
+        ]
+        let pages = bodies.enumerated().map {
+            "Manual of Things\n\($0.element)\nMore: \($0.element.reversed())\nPage \($0.offset + 1) of 5"
+        }
         let stripped = PDFTextCleanup.stripRepeatedEdges(pages)
         for (index, page) in stripped.enumerated() {
             #expect(!page.contains("Manual of Things"))

@@ -1,5 +1,6 @@
-@testable import SluiceExtract
 import Testing
+
+@testable import SluiceExtract
 
 /// Settings that only work from process start reach every extract worker; the user's own win.
 @Suite struct WorkerEnvironmentTests {
@@ -14,7 +15,9 @@ import Testing
     @Test func theUsersTunablesAreKeptAndTheirCacheSettingWins() {
         let other = WorkerProcess.workerEnvironment(["GLIBC_TUNABLES": "glibc.malloc.arena_max=2"])
         #expect(other["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=1000:glibc.malloc.arena_max=2")
-        let own = WorkerProcess.workerEnvironment(["GLIBC_TUNABLES": "glibc.malloc.tcache_count=0", "OPENBLAS_NUM_THREADS": "4"])
+        let own = WorkerProcess.workerEnvironment([
+            "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0", "OPENBLAS_NUM_THREADS": "4",
+        ])
         #expect(own["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=0")
         #expect(own["OPENBLAS_NUM_THREADS"] == "4")
     }
@@ -31,9 +34,18 @@ import Testing
         for name in ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TESSDATA_PREFIX", "SLUICE_DEBUG_WORKER_HANG"] {
             #expect(environment[name] == parent[name], "\(name) is what a worker needs")
         }
-        for name in ["OPENAI_API_KEY", "PGPASSWORD", "SLUICE_TEST_PG_PASSWORD", "AWS_SECRET_ACCESS_KEY", "MY_PIPELINE_KEY", "LD_PRELOAD"] {
+        for name in [
+            "OPENAI_API_KEY", "PGPASSWORD", "SLUICE_TEST_PG_PASSWORD", "AWS_SECRET_ACCESS_KEY", "MY_PIPELINE_KEY",
+            "LD_PRELOAD",
+        ] {
             #expect(environment[name] == nil, "\(name) must not reach a worker")
         }
-        #expect(Set(environment.keys) == Set(["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TESSDATA_PREFIX", "SLUICE_DEBUG_WORKER_HANG", "OMP_THREAD_LIMIT", "OPENBLAS_NUM_THREADS", "GLIBC_TUNABLES"]))
+        #expect(
+            Set(environment.keys)
+                == Set([
+                    "PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TESSDATA_PREFIX", "SLUICE_DEBUG_WORKER_HANG",
+                    "OMP_THREAD_LIMIT", "OPENBLAS_NUM_THREADS", "GLIBC_TUNABLES",
+                ])
+        )
     }
 }

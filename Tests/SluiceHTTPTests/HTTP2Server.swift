@@ -3,7 +3,7 @@ import SluiceCore
 import SluiceTesting
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A real HTTP/2 server for the client's tests: `nghttpd` (Debian's `nghttp2-server`) on 127.0.0.1 over
@@ -42,7 +42,8 @@ final class HTTP2Server: @unchecked Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = [
-            "-c", #"nghttpd "$@" </dev/null >/dev/null 2>&1 & server=$!; echo "PID $server"; cat >/dev/null; kill -9 $server; wait $server"#,
+            "-c",
+            #"nghttpd "$@" </dev/null >/dev/null 2>&1 & server=$!; echo "PID $server"; cat >/dev/null; kill -9 $server; wait $server"#,
             "sh", "--address=127.0.0.1", "--htdocs=\(documents.path)", "\(port)", key, certificate,
         ]
         let pid: Int
@@ -88,10 +89,12 @@ final class HTTP2Server: @unchecked Sendable {
 
         """.write(to: extensions, atomically: true, encoding: .utf8)
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try openssl(["req", "-x509"] + ec + [
-            "-keyout", caKey, "-out", ca, "-days", "2", "-subj", "/CN=Sluice test CA",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        ])
+        try openssl(
+            ["req", "-x509"] + ec + [
+                "-keyout", caKey, "-out", ca, "-days", "2", "-subj", "/CN=Sluice test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ]
+        )
         try openssl(["req"] + ec + ["-keyout", key, "-out", request, "-subj", "/CN=localhost"])
         try openssl([
             "x509", "-req", "-in", request, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "2",

@@ -11,7 +11,11 @@ import Testing
     static let large = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 11) }
 
     let server: HTTP2Server
-    init() async throws { server = try await HTTP2Server.launch(files: ["page.txt": Self.page, "blob.bin": Self.blob, "large.bin": Self.large]) }
+    init() async throws {
+        server = try await HTTP2Server.launch(files: [
+            "page.txt": Self.page, "blob.bin": Self.blob, "large.bin": Self.large,
+        ])
+    }
 
     private func trustingClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
@@ -55,7 +59,12 @@ import Testing
         #expect(responses.allSatisfy { $0.status == 200 && $0.httpVersion == "2" && $0.body == expected })
     }
 
-    private func sendConcurrently(_ count: Int, _ url: String, with client: HTTPClient, timeout: Duration?) async throws -> [HTTPResponse] {
+    private func sendConcurrently(
+        _ count: Int,
+        _ url: String,
+        with client: HTTPClient,
+        timeout: Duration?
+    ) async throws -> [HTTPResponse] {
         try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
             for _ in 0..<count {
                 group.addTask { try await client.send(HTTPRequest(url: url, timeout: timeout)) }

@@ -60,7 +60,9 @@ import Testing
 
     @Test func timeoutIsTransient() async throws {
         let error = await #expect(throws: SluiceError.self) {
-            try await HTTPClient.shared.send(HTTPRequest(url: "\(server.baseURL)/slow?ms=3000", timeout: .milliseconds(300)))
+            try await HTTPClient.shared.send(
+                HTTPRequest(url: "\(server.baseURL)/slow?ms=3000", timeout: .milliseconds(300))
+            )
         }
         #expect(error?.code == .timeout)
         #expect(error?.isTransient == true)
@@ -96,7 +98,9 @@ import Testing
         var configuration = HTTPClient.Configuration()
         configuration.maxResponseBytes = 1_000
         let error = await #expect(throws: SluiceError.self) {
-            try await HTTPClient(configuration: configuration).send(HTTPRequest(url: "\(server.baseURL)/big?bytes=100000"))
+            try await HTTPClient(configuration: configuration).send(
+                HTTPRequest(url: "\(server.baseURL)/big?bytes=100000")
+            )
         }
         #expect(error?.code == .tooLarge)
     }
@@ -106,7 +110,9 @@ import Testing
         configuration.caBundlePath = "/nonexistent/ca.pem"
         configuration.connectTimeout = .seconds(2)
         // Plain HTTP does not use the bundle; the option must not break it.
-        let response = try await HTTPClient(configuration: configuration).send(HTTPRequest(url: "\(server.baseURL)/echo"))
+        let response = try await HTTPClient(configuration: configuration).send(
+            HTTPRequest(url: "\(server.baseURL)/echo")
+        )
         #expect(response.status == 200)
     }
 
@@ -125,7 +131,12 @@ import Testing
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<40 {
                 group.addTask {
-                    try await client.send(HTTPRequest(url: "\(server.baseURL)/barrier?key=\(key)&n=40&timeout=240", timeout: .seconds(300))).status
+                    try await client.send(
+                        HTTPRequest(
+                            url: "\(server.baseURL)/barrier?key=\(key)&n=40&timeout=240",
+                            timeout: .seconds(300)
+                        )
+                    ).status
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }

@@ -10,9 +10,12 @@ import Testing
 @Suite struct CrashedAttemptTests {
     @Test("a document back to its indexed bytes after a crashed attempt of another version is rewritten, not skipped")
     func revertedDocumentAfterCrashedAttemptIsRewritten() async throws {
-        let versionA = (0..<12).map { "Paragraph \($0) of the first version, with words that stay the same." }.joined(separator: "\n\n")
+        let versionA = (0..<12).map { "Paragraph \($0) of the first version, with words that stay the same." }.joined(
+            separator: "\n\n"
+        )
         // B keeps A's first chunks word for word (so their vector ids are the same) and changes the end.
-        let versionB = versionA + "\n\nA new closing paragraph that only the second version has, long enough to be a chunk."
+        let versionB =
+            versionA + "\n\nA new closing paragraph that only the second version has, long enough to be a chunk."
 
         let harness = try PipelineHarness()
         defer { harness.cleanUp() }
@@ -29,7 +32,10 @@ import Testing
         let recordsB = other.sink.records
         let shared = Set(recordsB.map(\.id)).intersection(indexedA.map(\.id))
         try #require(!shared.isEmpty, "the versions must share vector ids for this test to mean anything")
-        #expect(recordsB.filter { shared.contains($0.id) } != indexedA.filter { shared.contains($0.id) }, "shared ids carry the version's metadata")
+        #expect(
+            recordsB.filter { shared.contains($0.id) } != indexedA.filter { shared.contains($0.id) },
+            "shared ids carry the version's metadata"
+        )
 
         // The crashed attempt: B's ids marked pending, B's records upserted, no commit; then the file is
         // back to A's bytes.

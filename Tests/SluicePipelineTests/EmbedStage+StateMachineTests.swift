@@ -15,7 +15,12 @@ import Testing
         var document = DocumentWork(file: file, previous: nil)
         document.chunks = texts.enumerated().map { ordinal, text in
             let chunk = Chunk(ordinal: ordinal, text: text, tokenCount: 2)
-            return PreparedChunk(chunk: chunk, hash: chunk.hash, id: VectorID(documentKey: key, ordinal: ordinal, chunkHash: chunk.hash), vector: nil)
+            return PreparedChunk(
+                chunk: chunk,
+                hash: chunk.hash,
+                id: VectorID(documentKey: key, ordinal: ordinal, chunkHash: chunk.hash),
+                vector: nil
+            )
         }
         return document
     }
@@ -166,7 +171,8 @@ import Testing
                 Issue.record("the permit of the previous batch was not returned")
                 return
             }
-            let result: Result<[Float], SluiceError> = succeeds ? .success([1]) : .failure(SluiceError(.embeddingFailed, "no"))
+            let result: Result<[Float], SluiceError> =
+                succeeds ? .success([1]) : .failure(SluiceError(.embeddingFailed, "no"))
             #expect(machine.complete([Self.hash(text)], [result]).ready.count == 1)
             #expect(machine.releasePermit() == nil)
         }

@@ -21,7 +21,9 @@ import Testing
 
     /// A harness whose extractor is a counting stand-in for OCR, after a first run over `files`.
     private func indexed(
-        _ files: [String: String], language: String = "eng", _ adjust: (inout PipelineConfiguration) -> Void = { _ in }
+        _ files: [String: String],
+        language: String = "eng",
+        _ adjust: (inout PipelineConfiguration) -> Void = { _ in }
     ) async throws -> (PipelineHarness, CountingScanExtractor) {
         var harness = try PipelineHarness(adjust)
         let extractor = CountingScanExtractor(language: language)
@@ -33,7 +35,8 @@ import Testing
         return (harness, extractor)
     }
 
-    private let scanned = "Page one of a scanned report.\n\nA second paragraph read by OCR, at some cost.\u{0C}Page two: the appendix."
+    private let scanned =
+        "Page one of a scanned report.\n\nA second paragraph read by OCR, at some cost.\u{0C}Page two: the appendix."
 
     @Test func aCopyUnderANewKeyInALaterRunIsNotExtractedAndExportsAsWithoutTheCache() async throws {
         let (harness, extractor) = try await indexed(["report.scan": scanned])
@@ -47,7 +50,9 @@ import Testing
         #expect(second.extractionsCached == 1)
 
         // The same corpus in one run without the cache stores exactly the same records.
-        let (reference, _) = try await indexed(["report.scan": scanned, "copy of report.scan": scanned]) { $0.extract.cacheMB = 0 }
+        let (reference, _) = try await indexed(["report.scan": scanned, "copy of report.scan": scanned]) {
+            $0.extract.cacheMB = 0
+        }
         defer { reference.cleanUp() }
         #expect(harness.sink.records.count == 2 * second.chunks)
         #expect(harness.sink.records == reference.sink.records)
@@ -73,7 +78,9 @@ import Testing
     }
 
     @Test func entriesOfChangedAndPrunedDocumentsAreCollected() async throws {
-        let (harness, extractor) = try await indexed(["a.scan": scanned, "b.scan": "Another scan, another text.", "c.scan": "A third one that stays."])
+        let (harness, extractor) = try await indexed([
+            "a.scan": scanned, "b.scan": "Another scan, another text.", "c.scan": "A third one that stays.",
+        ])
         defer { harness.cleanUp() }
         #expect(try checkpoint(harness).extractionCacheUsage().entries == 3)
 
@@ -87,9 +94,24 @@ import Testing
         let state = try checkpoint(harness)
         #expect(try state.extractionCacheUsage().entries == 2)
         #expect(try state.cachedExtraction(content: ContentHash(utf8: scanned), identity: extractor.identity) == nil)
-        #expect(try state.cachedExtraction(content: ContentHash(utf8: "Another scan, another text."), identity: extractor.identity) == nil)
-        #expect(try state.cachedExtraction(content: ContentHash(utf8: "The first scan, rescanned with a new text."), identity: extractor.identity) != nil)
-        #expect(try state.cachedExtraction(content: ContentHash(utf8: "A third one that stays."), identity: extractor.identity) != nil)
+        #expect(
+            try state.cachedExtraction(
+                content: ContentHash(utf8: "Another scan, another text."),
+                identity: extractor.identity
+            ) == nil
+        )
+        #expect(
+            try state.cachedExtraction(
+                content: ContentHash(utf8: "The first scan, rescanned with a new text."),
+                identity: extractor.identity
+            ) != nil
+        )
+        #expect(
+            try state.cachedExtraction(
+                content: ContentHash(utf8: "A third one that stays."),
+                identity: extractor.identity
+            ) != nil
+        )
     }
 
     @Test func capZeroTurnsTheCacheOffAndEmptiesIt() async throws {
@@ -107,7 +129,8 @@ import Testing
     }
 
     @Test func aFullCacheTakesNoMoreEntries() async throws {
-        let (harness, _) = try await indexed(["a.scan": scanned]) { $0.extract.cacheMB = 0.00005 }  // ~50 bytes: less than the entry
+        // ~50 bytes: less than the entry
+        let (harness, _) = try await indexed(["a.scan": scanned]) { $0.extract.cacheMB = 0.00005 }
         defer { harness.cleanUp() }
         #expect(try checkpoint(harness).extractionCacheUsage().entries == 0)
     }
@@ -133,7 +156,9 @@ import Testing
         let third = try await harness.run()
         #expect(extractor.calls == 2, "and the new extraction replaced it")
         #expect(third.extractionsCached == 1)
-        let texts = Dictionary(grouping: harness.sink.records, by: \.documentKey).mapValues { $0.sorted { $0.ordinal < $1.ordinal }.map(\.text) }
+        let texts = Dictionary(grouping: harness.sink.records, by: \.documentKey).mapValues {
+            $0.sorted { $0.ordinal < $1.ordinal }.map(\.text)
+        }
         #expect(texts["a.scan"] == texts["b.scan"] && texts["b.scan"] == texts["c.scan"])
     }
 }
@@ -153,8 +178,16 @@ final class CountingScanExtractor: Extractor {
         count.add(1, ordering: .relaxed)
         let pages = String(decoding: input.bytes, as: UTF8.self).split(separator: "\u{0C}").map(String.init)
         let sections = pages.enumerated().map { index, text in
-            TextSection(text: text, page: index + 1, headingPath: ["Report", "Page \(index + 1)"], metadata: ["ocr_page": String(index)])
+            TextSection(
+                text: text,
+                page: index + 1,
+                headingPath: ["Report", "Page \(index + 1)"],
+                metadata: ["ocr_page": String(index)]
+            )
         }
-        return ExtractedText(sections: sections, metadata: ["format": "scan", "ocr_confidence": "91", "language": language])
+        return ExtractedText(
+            sections: sections,
+            metadata: ["format": "scan", "ocr_confidence": "91", "language": language]
+        )
     }
 }

@@ -24,7 +24,9 @@ import Testing
         #expect(harness.sink.records.contains { $0.documentKey == key })
 
         // The file is now binary: read, hashed, different, and rejected by the text extractor.
-        try Data([0x00, 0xFF, 0x00, 0x13, 0x37] + Array(repeating: UInt8(0), count: 64)).write(to: harness.source.appendingPathComponent(key))
+        try Data([0x00, 0xFF, 0x00, 0x13, 0x37] + Array(repeating: UInt8(0), count: 64)).write(
+            to: harness.source.appendingPathComponent(key)
+        )
         let stats = try await harness.run()
         #expect(stats.documentsFailed == 1)
         #expect(stats.vectorsDeleted == before.chunkIDs.count)
@@ -34,15 +36,23 @@ import Testing
         #expect(after.contentHash == nil)
         #expect(after.chunkIDs.isEmpty && after.pendingIDs.isEmpty)
         #expect(after.removedVectors == before.chunkIDs.count)
-        #expect([SluiceError.Code.invalidEncoding, .binaryContent].map(\.rawValue).contains(after.error?.code ?? ""), "\(String(describing: after.error))")
+        #expect(
+            [SluiceError.Code.invalidEncoding, .binaryContent].map(\.rawValue).contains(after.error?.code ?? ""),
+            "\(String(describing: after.error))"
+        )
         // The sink holds exactly what the checkpoint tracks.
         var tracked = Set<VectorID>()
-        try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true).forEachDocument { tracked.formUnion($0.knownIDs) }
+        try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true)
+            .forEachDocument { tracked.formUnion($0.knownIDs) }
         #expect(tracked == Set(harness.sink.records.map(\.id)))
         // A dry run lists it as failed last time (to be retried), and fixing the file indexes it again.
         let dry = try await harness.pipeline().dryRun()
         #expect(dry.retried == [key])
-        try "Fixed text for document one.".write(to: harness.source.appendingPathComponent(key), atomically: true, encoding: .utf8)
+        try "Fixed text for document one.".write(
+            to: harness.source.appendingPathComponent(key),
+            atomically: true,
+            encoding: .utf8
+        )
         let fixed = try await harness.run()
         #expect(fixed.documentsUpserted == 1)
         #expect(try record(key, harness)?.status == .indexed)
@@ -58,7 +68,10 @@ import Testing
         let before = try #require(try record(key, harness))
         // Grown past extract.max_file_mb: it fails before a byte is read, so it is not known to differ.
         try String(repeating: "A much longer version of the document. ", count: 4_000).write(
-            to: harness.source.appendingPathComponent(key), atomically: true, encoding: .utf8)
+            to: harness.source.appendingPathComponent(key),
+            atomically: true,
+            encoding: .utf8
+        )
         harness.configuration.extract.maxFileMB = 0.1
         let stats = try await harness.run()
         #expect(stats.documentsFailed == 1)

@@ -16,7 +16,8 @@ import Testing
     func components(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) throws -> PipelineComponents {
         var configuration = PipelineConfiguration()
         configuration.embed.provider = .minilm
-        configuration.sink.path = FileManager.default.temporaryDirectory.appendingPathComponent("minilm-sink-\(UUID().uuidString)").path
+        configuration.sink.path =
+            FileManager.default.temporaryDirectory.appendingPathComponent("minilm-sink-\(UUID().uuidString)").path
         adjust(&configuration)
         return try PipelineComponents.standard(configuration: configuration)
     }
@@ -28,7 +29,9 @@ import Testing
         let chunker = try #require(components.chunker as? RecursiveChunker)
         #expect(chunker.maxTokens == 254, "chunk.max_tokens 256 is capped at the window less [CLS] and [SEP]")
         let url = Self.samples.appendingPathComponent(document)
-        let extracted = try TextExtractor().extract(ExtractionInput(key: document, fileURL: url, bytes: Array(Data(contentsOf: url))))
+        let extracted = try TextExtractor().extract(
+            ExtractionInput(key: document, fileURL: url, bytes: Array(Data(contentsOf: url)))
+        )
         let structured = try self.components { $0.chunk.strategy = .structured }
         let chunks = components.chunker.chunk(extracted) + structured.chunker.chunk(extracted)
         #expect(chunks.count > 20)

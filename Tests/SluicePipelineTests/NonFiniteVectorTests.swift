@@ -34,7 +34,10 @@ final class PoisoningEmbedder: Embedder {
 @Suite struct NonFiniteVectorTests {
     static func isFinite(_ vector: [Float]) -> Bool { vector.allSatisfy(\.isFinite) }
 
-    @Test("a vector that is not finite fails only its own document, never reaches the cache or the sink", arguments: [Float.nan, .infinity, -.infinity, 3e30])
+    @Test(
+        "a vector that is not finite fails only its own document, never reaches the cache or the sink",
+        arguments: [Float.nan, .infinity, -.infinity, 3e30]
+    )
     func poisonedVectorFailsOnlyItsDocument(poison: Float) async throws {
         var harness = try PipelineHarness {
             $0.embed.batch = 64
@@ -43,7 +46,11 @@ final class PoisoningEmbedder: Embedder {
         defer { harness.cleanUp() }
         harness.embedderOverride = PoisoningEmbedder(marker: "POISON", poison: poison)
         let keys = try TestCorpus.writeTextDocuments(count: 5, into: harness.source, paragraphs: 1)
-        try "A short note that carries the POISON word.".write(to: harness.source.appendingPathComponent("poisoned.txt"), atomically: true, encoding: .utf8)
+        try "A short note that carries the POISON word.".write(
+            to: harness.source.appendingPathComponent("poisoned.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
         let stats = try await harness.run()
         #expect(stats.documentsFailed == 1)
         #expect(stats.documentsUpserted == keys.count)
@@ -53,7 +60,10 @@ final class PoisoningEmbedder: Embedder {
         let failure = try #require(try checkpoint.document("poisoned.txt")?.error)
         #expect(failure.code == "embedding-failed")
         #expect(failure.message.contains("not finite"), "\(failure.message)")
-        #expect(try checkpoint.cacheCount() == Set(harness.sink.records.map { Chunk.normalize($0.text) }).count, "the poisoned vector was cached")
+        #expect(
+            try checkpoint.cacheCount() == Set(harness.sink.records.map { Chunk.normalize($0.text) }).count,
+            "the poisoned vector was cached"
+        )
     }
 
     @Test("vectors poisoned in the cache by an older version are embedded again, not reused")
@@ -65,7 +75,12 @@ final class PoisoningEmbedder: Embedder {
         let texts = harness.sink.records.map(\.text)
         do {
             let checkpoint = try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state))
-            let poisoned = texts.map { (ContentHash(utf8: Chunk.normalize($0)), [Float](repeating: .nan, count: harness.embedder.identity.dimensions)) }
+            let poisoned = texts.map {
+                (
+                    ContentHash(utf8: Chunk.normalize($0)),
+                    [Float](repeating: .nan, count: harness.embedder.identity.dimensions)
+                )
+            }
             try checkpoint.cacheEmbeddings(poisoned, embedder: harness.embedder.identity)
         }
         var options = RunOptions()
@@ -74,6 +89,9 @@ final class PoisoningEmbedder: Embedder {
         #expect(stats.documentsUpserted == keys.count)
         #expect(stats.documentsFailed == 0)
         #expect(!harness.sink.records.isEmpty)
-        #expect(harness.sink.records.allSatisfy { Self.isFinite($0.vector) }, "a poisoned cached vector reached the sink")
+        #expect(
+            harness.sink.records.allSatisfy { Self.isFinite($0.vector) },
+            "a poisoned cached vector reached the sink"
+        )
     }
 }

@@ -19,7 +19,10 @@ struct PipelineHarness {
 
     init(upsertDelay: Duration = .zero, _ adjust: (inout PipelineConfiguration) -> Void = { _ in }) throws {
         root = try TestCorpus.makeTemporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("source"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("source"),
+            withIntermediateDirectories: true
+        )
         var configuration = PipelineConfiguration()
         configuration.source.path = root.appendingPathComponent("source").path
         configuration.source.include = ["**/*"]
@@ -35,8 +38,17 @@ struct PipelineHarness {
     var source: URL { root.appendingPathComponent("source") }
 
     func pipeline(_ options: RunOptions = RunOptions()) -> Pipeline {
-        let chunker = RecursiveChunker(maxTokens: configuration.chunk.maxTokens, overlapTokens: configuration.chunk.overlapTokens, counter: embedder.tokenCounter)
-        let components = PipelineComponents(extractors: extractors, chunker: chunker, embedder: embedderOverride ?? embedder, sink: sink)
+        let chunker = RecursiveChunker(
+            maxTokens: configuration.chunk.maxTokens,
+            overlapTokens: configuration.chunk.overlapTokens,
+            counter: embedder.tokenCounter
+        )
+        let components = PipelineComponents(
+            extractors: extractors,
+            chunker: chunker,
+            embedder: embedderOverride ?? embedder,
+            sink: sink
+        )
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         return Pipeline(configuration: configuration, components: components, options: options, logger: logger)

@@ -83,7 +83,10 @@ import Glibc
         #expect(harness.embedder.requests == requests)
         // Touching a file (mtime changes, bytes do not) reads and hashes it but embeds nothing.
         let touched = harness.source.appendingPathComponent("group0/doc0.txt")
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: touched.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 60)],
+            ofItemAtPath: touched.path
+        )
         let third = try await harness.run()
         #expect(third.documentsSkipped == 20)
         #expect(third.bytesRead > 0)
@@ -117,11 +120,22 @@ import Glibc
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try copy.write(to: directory.appendingPathComponent("report.txt"), atomically: true, encoding: .utf8)
         }
-        try "Something else entirely.".write(to: harness.source.appendingPathComponent("other.txt"), atomically: true, encoding: .utf8)
-        try "And a fifth document.".write(to: harness.source.appendingPathComponent("fifth.txt"), atomically: true, encoding: .utf8)
+        try "Something else entirely.".write(
+            to: harness.source.appendingPathComponent("other.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try "And a fifth document.".write(
+            to: harness.source.appendingPathComponent("fifth.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
         let stats = try await harness.run()
         #expect(stats.documentsUpserted == 5)
-        #expect(extractor.threadNames.withLock { $0.count } == 3, "one extraction for the three copies, one each for the others")
+        #expect(
+            extractor.threadNames.withLock { $0.count } == 3,
+            "one extraction for the three copies, one each for the others"
+        )
         #expect(stats.extractionsShared == 2)
         let keys = Set(harness.sink.records.map(\.documentKey))
         #expect(keys == ["a/report.txt", "b/report.txt", "c/report.txt", "other.txt", "fifth.txt"])
@@ -134,9 +148,17 @@ import Glibc
         try TestCorpus.writeTextDocuments(count: 10, into: harness.source)
         _ = try await harness.run()
         let edited = harness.source.appendingPathComponent("group1/doc1.txt")
-        try "Completely new text for document one.\n\nNothing of the old.".write(to: edited, atomically: true, encoding: .utf8)
+        try "Completely new text for document one.\n\nNothing of the old.".write(
+            to: edited,
+            atomically: true,
+            encoding: .utf8
+        )
         try FileManager.default.removeItem(at: harness.source.appendingPathComponent("group2/doc2.txt"))
-        try "A brand new document.".write(to: harness.source.appendingPathComponent("new.txt"), atomically: true, encoding: .utf8)
+        try "A brand new document.".write(
+            to: harness.source.appendingPathComponent("new.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
         var options = RunOptions()
         options.prune = true
         options.allowMassDelete = true
@@ -150,7 +172,10 @@ import Glibc
         #expect(editedTexts.allSatisfy { !$0.contains("Paragraph") })
         #expect(!editedTexts.isEmpty)
         // The sink holds exactly what the checkpoint says.
-        let checkpoint = try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true)
+        let checkpoint = try CheckpointStore(
+            directory: URL(fileURLWithPath: harness.configuration.state),
+            readOnly: true
+        )
         var tracked = Set<VectorID>()
         try checkpoint.forEachDocument { tracked.formUnion($0.chunkIDs) }
         #expect(tracked == Set(records.map(\.id)))
@@ -171,7 +196,10 @@ import Glibc
         #expect(second.documentsFailed == 0)
         // The retry re-used the cached embeddings.
         #expect(harness.embedder.requests == requests)
-        let checkpoint = try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true)
+        let checkpoint = try CheckpointStore(
+            directory: URL(fileURLWithPath: harness.configuration.state),
+            readOnly: true
+        )
         var tracked = Set<VectorID>()
         var pending = 0
         try checkpoint.forEachDocument {
@@ -244,7 +272,11 @@ final class SleepyExtractor: Extractor {
         defer { extractor.release() }
         harness.extractors = .init(extractors: [extractor])
         try "fine".write(to: harness.source.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
-        try "hang forever".write(to: harness.source.appendingPathComponent("hang.txt"), atomically: true, encoding: .utf8)
+        try "hang forever".write(
+            to: harness.source.appendingPathComponent("hang.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
         try "also fine".write(to: harness.source.appendingPathComponent("z.txt"), atomically: true, encoding: .utf8)
         let stats = try await harness.run()
         // The run ended while the hung call was still blocking its thread: it did not wait for it.

@@ -8,14 +8,17 @@ import Testing
 
 @Suite struct RemoteComponentsTests {
     static func configuration(_ yaml: String) throws -> PipelineConfiguration {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-remote-\(UUID().uuidString).yaml")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-remote-\(UUID().uuidString).yaml"
+        )
         try yaml.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         return try PipelineConfiguration.load(file: file)
     }
 
     @Test func remoteKeysAreRead() throws {
-        let c = try Self.configuration("""
+        let c = try Self.configuration(
+            """
             embed:
               provider: azure-openai
               base_url: https://example.openai.azure.com/openai/deployments/emb
@@ -28,7 +31,8 @@ import Testing
               max_retries: 3
               timeout_seconds: 5
               ca_bundle: /etc/ssl/ca.pem
-            """)
+            """
+        )
         #expect(c.embed.provider == .azureOpenAI)
         #expect(c.embed.apiKeyEnv == "MY_KEY")
         #expect(c.embed.apiVersion == "2024-06-01")
@@ -41,7 +45,9 @@ import Testing
 
     @Test func unknownProviderAndFormatAreConfigurationErrors() {
         #expect(throws: SluiceError.self) { try Self.configuration("embed: { provider: cohere }") }
-        #expect(throws: SluiceError.self) { try Self.configuration("embed: { provider: openai, encoding_format: int8 }") }
+        #expect(throws: SluiceError.self) {
+            try Self.configuration("embed: { provider: openai, encoding_format: int8 }")
+        }
     }
 
     @Test func aMissingKeyNamesTheVariable() throws {
@@ -83,7 +89,8 @@ import Testing
         c.embed.provider = .openai
         c.embed.maxInputTokens = 512
         c.chunk.maxTokens = 1_000
-        c.sink.path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cap-\(UUID().uuidString)").path
+        c.sink.path =
+            FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cap-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: c.sink.path) }
         let chunker = try #require(PipelineComponents.standard(configuration: c).chunker as? RecursiveChunker)
         #expect(chunker.maxTokens == 512)

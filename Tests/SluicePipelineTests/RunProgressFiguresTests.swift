@@ -7,7 +7,14 @@ import Testing
 /// The figures of the progress line (docs/USAGE.md, Progress): total, done, percent, rate and ETA, from
 /// given values (no clock).
 @Suite struct RunProgressFiguresTests {
-    static func progress(elapsed: Double, scanned: Int, upserted: Int, skipped: Int, failed: Int, total: Int?) -> RunProgress {
+    static func progress(
+        elapsed: Double,
+        scanned: Int,
+        upserted: Int,
+        skipped: Int,
+        failed: Int,
+        total: Int?
+    ) -> RunProgress {
         var stats = RunStats()
         stats.documentsUpserted = upserted
         stats.documentsSkipped = skipped
@@ -22,7 +29,10 @@ import Testing
         let progress = Self.progress(elapsed: 10, scanned: 57, upserted: 30, skipped: 8, failed: 2, total: nil)
         #expect(progress.done == 40)
         #expect(progress.percent == nil && progress.etaSeconds == nil)
-        #expect(progress.line == "10s  scanned 57  done 40  4.0 docs/s  (upserted 30, skipped 8, failed 2)  in flight 3  chunks 120  embedded 80")
+        #expect(
+            progress.line
+                == "10s  scanned 57  done 40  4.0 docs/s  (upserted 30, skipped 8, failed 2)  in flight 3  chunks 120  embedded 80"
+        )
         let names = progress.fields.map(\.name)
         #expect(!names.contains("total") && !names.contains("percent") && !names.contains("eta_s"))
     }
@@ -33,9 +43,15 @@ import Testing
         #expect(progress.percent == 40)
         #expect(progress.documentsPerSecond == 4)
         #expect(progress.etaSeconds == 15)
-        #expect(progress.line == "10s  done 40/100 (40%)  4.0 docs/s  ETA 15s  (upserted 30, skipped 8, failed 2)  in flight 3  chunks 120  embedded 80")
+        #expect(
+            progress.line
+                == "10s  done 40/100 (40%)  4.0 docs/s  ETA 15s  (upserted 30, skipped 8, failed 2)  in flight 3  chunks 120  embedded 80"
+        )
         let fields = Dictionary(uniqueKeysWithValues: progress.fields.map { ($0.name, $0.value) })
-        #expect(fields["total"] == 100 && fields["done"] == 40 && fields["percent"] == 40 && fields["docs_per_s"] == 4 && fields["eta_s"] == 15)
+        #expect(
+            fields["total"] == 100 && fields["done"] == 40 && fields["percent"] == 40 && fields["docs_per_s"] == 4
+                && fields["eta_s"] == 15
+        )
 
         let slow = Self.progress(elapsed: 3_000, scanned: 1_000, upserted: 399, skipped: 0, failed: 0, total: 1_000)
         #expect(slow.line.hasPrefix("50m00s  done 399/1000 (39%)  0.1 docs/s  ETA 1h15m"), "\(slow.line)")

@@ -9,7 +9,9 @@ import Testing
 /// The run record says what the process did: its exit code is the one the process exits with, and a run
 /// that committed every document but then failed is recorded as finished, with the reason.
 @Suite struct RunRecordTests {
-    @Test("the sink's finishing step fails after every document was committed: the run is recorded as ended, exit 70, with the reason")
+    @Test(
+        "the sink's finishing step fails after every document was committed: the run is recorded as ended, exit 70, with the reason"
+    )
     func failedSinkFinishIsRecorded() async throws {
         let harness = try PipelineHarness()
         defer { harness.cleanUp() }
@@ -17,7 +19,10 @@ import Testing
         harness.sink.failFinish("the HNSW build ran out of memory")
         await #expect(throws: SluiceError.self) { _ = try await harness.run() }
 
-        let checkpoint = try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true)
+        let checkpoint = try CheckpointStore(
+            directory: URL(fileURLWithPath: harness.configuration.state),
+            readOnly: true
+        )
         let run = try #require(try checkpoint.recentRuns(limit: 1).first)
         #expect(run.endedAt != nil, "recorded as not finished")
         #expect(run.exitCode == 70)

@@ -14,8 +14,13 @@ struct HTTPStoreSinkTests {
     static func records(_ key: String, count: Int) -> [VectorRecord] {
         (0..<count).map { i in
             VectorRecord(
-                id: VectorID(documentKey: key, ordinal: i, chunkHash: ContentHash(utf8: "\(key) \(i)")), documentKey: key, ordinal: i,
-                text: "chunk \(i) of \(key)", vector: [1, Float(i), 0, 0.5], metadata: ["tokens": "3"])
+                id: VectorID(documentKey: key, ordinal: i, chunkHash: ContentHash(utf8: "\(key) \(i)")),
+                documentKey: key,
+                ordinal: i,
+                text: "chunk \(i) of \(key)",
+                vector: [1, Float(i), 0, 0.5],
+                metadata: ["tokens": "3"]
+            )
         }
     }
 

@@ -1,22 +1,34 @@
 import Foundation
 import SluiceCore
+import Synchronization
 import Testing
 
 @testable import SluiceSinks
 
 @Suite struct LocalSinkTests {
     func record(_ id: String, _ vector: [Float], key: String = "doc.txt", ordinal: Int = 0) -> VectorRecord {
-        VectorRecord(id: VectorID(rawValue: id), documentKey: key, ordinal: ordinal, text: "text \(id)", vector: vector, metadata: ["page": "1"])
+        VectorRecord(
+            id: VectorID(rawValue: id),
+            documentKey: key,
+            ordinal: ordinal,
+            text: "text \(id)",
+            vector: vector,
+            metadata: ["page": "1"]
+        )
     }
 
     func makeSink() throws -> (LocalSink, URL) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("local-sink-\(UInt64.random(in: 0...UInt64.max))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "local-sink-\(UInt64.random(in: 0...UInt64.max))"
+        )
         return (try LocalSink(directory: dir), dir)
     }
 
     @Test("a full local store fails as the sink's error (sink-failed, naming the store), not as the state's")
     func fullStoreIsTheSinksFailure() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("local-sink-full-\(UInt64.random(in: 0...UInt64.max))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "local-sink-full-\(UInt64.random(in: 0...UInt64.max))"
+        )
         defer { try? FileManager.default.removeItem(at: dir) }
         let sink = try LocalSink(directory: dir, mapSize: 1 << 20)
         try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 1024))
@@ -65,5 +77,3 @@ import Testing
         try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "other", dimensions: 2))
     }
 }
-
-import Synchronization

@@ -10,21 +10,34 @@ import Testing
 /// bulk path, the dimension guard, the HNSW index).
 @Suite(.serialized)
 struct PgvectorSinkTests {
-    @Test("over 2,000 dimensions the column is halfvec; re-sent batches take the staging path; a dimension change is refused")
+    @Test(
+        "over 2,000 dimensions the column is halfvec; re-sent batches take the staging path; a dimension change is refused"
+    )
     func halfvecAndIdempotence() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pg-\(UInt32.random(in: 0...UInt32.max))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
         defer { server.stop() }
-        var settings = PgvectorSink.Settings(url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres", password: "pw", table: "wide")
+        var settings = PgvectorSink.Settings(
+            url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres",
+            password: "pw",
+            table: "wide"
+        )
         settings.connections = 1
         let sink = try PgvectorSink(settings: settings)
         let identity = EmbedderIdentity(provider: "test", model: "wide", dimensions: 2100)
         try await sink.prepare(embedder: identity)
         let records = (0..<3).map { i in
             VectorRecord(
-                id: VectorID(rawValue: String(format: "%032x", i + 1)), documentKey: "doc", ordinal: i, text: "chunk\t\(i)\n",
-                vector: (0..<2100).map { Float(($0 + i) % 7) / 8 }, metadata: ["tokens": "2"])
+                id: VectorID(rawValue: String(format: "%032x", i + 1)),
+                documentKey: "doc",
+                ordinal: i,
+                text: "chunk\t\(i)\n",
+                vector: (0..<2100).map { Float(($0 + i) % 7) / 8 },
+                metadata: ["tokens": "2"]
+            )
         }
         try await sink.upsert(records)
         try await sink.upsert(records)  // the same batch again: 23505 on the bulk path, then the staging path
@@ -51,9 +64,13 @@ struct PgvectorSinkTests {
         #expect(try await sink.info().exists == false)
     }
 
-    @Test("an upper-case sink.table is one case-sensitive table everywhere: info, export, ids, re-embed clearing and drop see it; its folded twin stays apart")
+    @Test(
+        "an upper-case sink.table is one case-sensitive table everywhere: info, export, ids, re-embed clearing and drop see it; its folded twin stays apart"
+    )
     func mixedCaseTableName() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-pg-\(UInt32.random(in: 0...UInt32.max))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
         defer { server.stop() }
@@ -66,7 +83,13 @@ struct PgvectorSinkTests {
         let identity = EmbedderIdentity(provider: "test", model: "m", dimensions: 4)
         func records(_ count: Int, key: String) -> [VectorRecord] {
             (0..<count).map { i in
-                VectorRecord(id: VectorID(rawValue: String(format: "%032x", i + 1)), documentKey: key, ordinal: i, text: "t\(i)", vector: [Float(i), 1, 0, 0.5])
+                VectorRecord(
+                    id: VectorID(rawValue: String(format: "%032x", i + 1)),
+                    documentKey: key,
+                    ordinal: i,
+                    text: "t\(i)",
+                    vector: [Float(i), 1, 0, 0.5]
+                )
             }
         }
         let mixed = try sink("public.Mixed_Case")

@@ -16,12 +16,18 @@ struct SinkPartsTests {
         #expect(retry.failed(random: 1) == .giveUp)
         var jittered = SinkRetryStateMachine(attempts: 10)
         for _ in 0..<9 {
-            guard case .retry(let delay) = jittered.failed(random: 0) else { Issue.record("gave up early"); return }
+            guard case .retry(let delay) = jittered.failed(random: 0) else {
+                Issue.record("gave up early")
+                return
+            }
             #expect(delay == .zero)
         }
     }
 
-    @Test("batches close on count and on bytes; an oversized record goes alone; nothing is lost or reordered", arguments: [1, 3, 7, 100])
+    @Test(
+        "batches close on count and on bytes; an oversized record goes alone; nothing is lost or reordered",
+        arguments: [1, 3, 7, 100]
+    )
     func batches(maxCount: Int) {
         let sizes = [5, 5, 5, 50, 1, 1, 1, 1, 20, 5]
         let batches = RecordBatches.split(Array(sizes.indices), maxCount: maxCount, maxBytes: 12, size: { sizes[$0] })
@@ -36,8 +42,13 @@ struct SinkPartsTests {
     @Test("COPY text escapes tabs, newlines, backslashes and drops NUL; vectors read back exactly")
     func copyText() throws {
         let record = VectorRecord(
-            id: VectorID(rawValue: "00ff"), documentKey: "a\tb/c.txt", ordinal: 3, text: "line\none\\two\r\u{0}end",
-            vector: [0.1, -2.5e-7, 3, .leastNonzeroMagnitude], metadata: ["k": "v\tw"])
+            id: VectorID(rawValue: "00ff"),
+            documentKey: "a\tb/c.txt",
+            ordinal: 3,
+            text: "line\none\\two\r\u{0}end",
+            vector: [0.1, -2.5e-7, 3, .leastNonzeroMagnitude],
+            metadata: ["k": "v\tw"]
+        )
         let line = String(decoding: PgvectorCopy.encode([record]), as: UTF8.self)
         let fields = line.dropLast().split(separator: "\t", omittingEmptySubsequences: false)
         #expect(fields.count == 6)
@@ -82,7 +93,8 @@ struct SinkPartsTests {
             "host=db password = SECRET",
             "host=db   password='SECRET' dbname=x",
             "dbname=x sslpassword=SECRET",
-        ])
+        ]
+    )
     func pgvectorPasswordForms(url: String) {
         #expect(PgvectorSink.urlHasPassword(url), "\(url)")
         #expect(!PgvectorSink.redacted(url).contains("SECRET"), "\(PgvectorSink.redacted(url))")
@@ -99,7 +111,10 @@ struct SinkPartsTests {
 
     @Test("pgvector: URLs and conninfo strings without a password are accepted, and shown without secrets")
     func pgvectorURLsWithoutPassword() throws {
-        for url in ["postgresql://me@db:5432/x", "postgresql://db/x?application_name=password_rotation", "host=db port=5432 dbname=passwords user=me"] {
+        for url in [
+            "postgresql://me@db:5432/x", "postgresql://db/x?application_name=password_rotation",
+            "host=db port=5432 dbname=passwords user=me",
+        ] {
             #expect(!PgvectorSink.urlHasPassword(url), "\(url)")
             let sink = try PgvectorSink(settings: .init(url: url, password: "from-env", table: "t"))
             #expect(!sink.name.contains("from-env"))
@@ -107,7 +122,9 @@ struct SinkPartsTests {
         #expect(PgvectorSink.redacted("host=db port=5432 dbname=x user=me").contains("db"))
     }
 
-    @Test("Pinecone: ids are documentKey#id within 512 bytes; metadata stays under 40 KB with long text trimmed, never null")
+    @Test(
+        "Pinecone: ids are documentKey#id within 512 bytes; metadata stays under 40 KB with long text trimmed, never null"
+    )
     func pineconeRecords() throws {
         let sink = PineconeSink(settings: PineconeSink.Settings(apiKey: "k", index: "i"))
         let longKey = String(repeating: "é", count: 400)
@@ -118,14 +135,24 @@ struct SinkPartsTests {
         #expect(PineconeSink.recordID(key: "docs/a.md", id: id) == "docs/a.md#\(id.rawValue)")
 
         let text = String(repeating: "naïve text ", count: 10_000)
-        let record = VectorRecord(id: id, documentKey: "docs/a.md", ordinal: 2, text: text, vector: [1], metadata: ["page": "3", "empty": ""])
+        let record = VectorRecord(
+            id: id,
+            documentKey: "docs/a.md",
+            ordinal: 2,
+            text: text,
+            vector: [1],
+            metadata: ["page": "3", "empty": ""]
+        )
         let metadata = sink.metadata(of: record)
         let bytes = try JSONEncoder().encode(metadata).count
         #expect(bytes <= PineconeSink.maxMetadataBytes)
         #expect(metadata["text_truncated"] == .string("true"))
         #expect(metadata["text_bytes"] == .int(text.utf8.count))
         #expect(metadata["empty"] == nil, "empty values are left out")
-        guard case .string(let kept) = metadata["text"] else { Issue.record("no text"); return }
+        guard case .string(let kept) = metadata["text"] else {
+            Issue.record("no text")
+            return
+        }
         #expect(text.hasPrefix(kept) && kept.utf8.count <= 32_000)
 
         let short = VectorRecord(id: id, documentKey: "k", ordinal: 0, text: "short", vector: [1])
@@ -134,10 +161,18 @@ struct SinkPartsTests {
 
     @Test("JSONL: a journal left by a crash is replayed, a torn last line is ignored, and finish compacts it")
     func jsonlJournal() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-jsonl-\(UInt32.random(in: 0...UInt32.max))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-jsonl-\(UInt32.random(in: 0...UInt32.max))"
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         let records = (0..<6).map { i in
-            VectorRecord(id: VectorID(rawValue: String(format: "%032x", i * 7919)), documentKey: "d\(i % 2)", ordinal: i, text: "t\(i)", vector: [Float(i), 1])
+            VectorRecord(
+                id: VectorID(rawValue: String(format: "%032x", i * 7919)),
+                documentKey: "d\(i % 2)",
+                ordinal: i,
+                text: "t\(i)",
+                vector: [Float(i), 1]
+            )
         }
         do {
             let sink = try JSONLSink(path: folder, shards: 2)
@@ -165,13 +200,23 @@ struct SinkPartsTests {
         #expect(ids == Set(records.map(\.id)).subtracting([records[1].id]))
     }
 
-    @Test("JSONL: a torn last journal line is cut off before the next append, so a second crash loses nothing acknowledged")
+    @Test(
+        "JSONL: a torn last journal line is cut off before the next append, so a second crash loses nothing acknowledged"
+    )
     func jsonlTornJournalTail() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-jsonl-torn-\(UInt32.random(in: 0...UInt32.max))/store.jsonl")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-jsonl-torn-\(UInt32.random(in: 0...UInt32.max))/store.jsonl"
+        )
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let journal = URL(fileURLWithPath: file.path + ".journal")
         let records = (0..<4).map { i in
-            VectorRecord(id: VectorID(rawValue: String(format: "%032x", i * 104_729 + 1)), documentKey: "d", ordinal: i, text: "t\(i)", vector: [Float(i), 1])
+            VectorRecord(
+                id: VectorID(rawValue: String(format: "%032x", i * 104_729 + 1)),
+                documentKey: "d",
+                ordinal: i,
+                text: "t\(i)",
+                vector: [Float(i), 1]
+            )
         }
         let embedder = EmbedderIdentity(provider: "p", model: "m", dimensions: 2)
         do {
@@ -194,7 +239,10 @@ struct SinkPartsTests {
         }
         let bytes = try Data(contentsOf: journal)
         #expect(bytes.last == 0x0A, "the journal ends with a whole line")
-        #expect(!String(decoding: bytes, as: UTF8.self).contains(#""id":"tor{"#), "an append was glued onto the torn line")
+        #expect(
+            !String(decoding: bytes, as: UTF8.self).contains(#""id":"tor{"#),
+            "an append was glued onto the torn line"
+        )
         let reopened = try JSONLSink(path: file, shards: 1)
         let ids = try #require(try await reopened.listIDs())
         #expect(ids == Set(records[1...].map(\.id)), "every acknowledged write survives the second crash")

@@ -21,7 +21,10 @@ import Testing
         let defaults = PipelineConfiguration.Sink()
         let chroma = ChromaSink.Settings(url: "http://h", apiKey: nil)
         #expect(chroma.retries == defaults.retries && chroma.metric == defaults.metric.rawValue)
-        #expect(chroma.tenant == defaults.tenant && chroma.database == defaults.database && chroma.collection == defaults.collection)
+        #expect(
+            chroma.tenant == defaults.tenant && chroma.database == defaults.database
+                && chroma.collection == defaults.collection
+        )
         #expect(chroma.timeout == .seconds(defaults.timeoutSeconds))
         let qdrant = QdrantSink.Settings(url: "http://h", apiKey: nil)
         #expect(qdrant.retries == defaults.retries && qdrant.batch == defaults.batch)
@@ -42,7 +45,15 @@ import Testing
         #expect(qdrant.url == QdrantSink.Settings.defaultURL && qdrant.collection == "c" && qdrant.retries == 9)
         let pinecone = PineconeSink.Settings(section: Self.section, apiKey: "k", index: "i")
         #expect(pinecone.namespace == "ns" && pinecone.metric == "dot" && pinecone.batch == 100)
-        let pgvector = PgvectorSink.Settings(section: Self.section, url: "postgresql://h/db", password: nil, connections: 4)
-        #expect(pgvector.metric == "dot" && pgvector.retries == 9 && pgvector.connections == 4 && pgvector.table == "sluice_chunks")
+        let pgvector = PgvectorSink.Settings(
+            section: Self.section,
+            url: "postgresql://h/db",
+            password: nil,
+            connections: 4
+        )
+        #expect(
+            pgvector.metric == "dot" && pgvector.retries == 9 && pgvector.connections == 4
+                && pgvector.table == "sluice_chunks"
+        )
     }
 }

@@ -11,8 +11,17 @@ import Testing
     @Test(arguments: ["1e20", "inf", "3600"])
     func anAbsurdRetryAfterIsCapped(value: String) async throws {
         let server = try await StandInServer.launch(script: "http_echo.py")
-        let http = StoreHTTP(baseURL: server.baseURL, headers: [], retries: 2, timeout: .seconds(30), label: "test", maxRetryAfter: .milliseconds(300))
-        let error = await #expect(throws: SluiceError.self) { try await http.send("GET", "/status/429?retry_after=\(value)") }
+        let http = StoreHTTP(
+            baseURL: server.baseURL,
+            headers: [],
+            retries: 2,
+            timeout: .seconds(30),
+            label: "test",
+            maxRetryAfter: .milliseconds(300)
+        )
+        let error = await #expect(throws: SluiceError.self) {
+            try await http.send("GET", "/status/429?retry_after=\(value)")
+        }
         #expect(error?.code == .sinkFailed)
         #expect(error?.message.contains("gave up after 2 attempts") == true, "\(String(describing: error))")
     }

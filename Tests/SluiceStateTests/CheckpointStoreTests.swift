@@ -14,10 +14,19 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try CheckpointStore(directory: dir)
         let ids = [VectorID(rawValue: "a"), VectorID(rawValue: "b")]
-        let record = DocumentRecord(key: "x.txt", status: .indexed, contentHash: ContentHash(utf8: "x"), size: 3, mtimeNanoseconds: 42, chunkIDs: ids)
+        let record = DocumentRecord(
+            key: "x.txt",
+            status: .indexed,
+            contentHash: ContentHash(utf8: "x"),
+            size: 3,
+            mtimeNanoseconds: 42,
+            chunkIDs: ids
+        )
         try store.commit(put: [record])
         #expect(try store.document("x.txt") == record)
-        try store.markPending([(key: "x.txt", ids: [VectorID(rawValue: "c")]), (key: "new.txt", ids: [VectorID(rawValue: "d")])])
+        try store.markPending([
+            (key: "x.txt", ids: [VectorID(rawValue: "c")]), (key: "new.txt", ids: [VectorID(rawValue: "d")]),
+        ])
         #expect(try store.document("x.txt")?.pendingIDs == [VectorID(rawValue: "c")])
         #expect(try store.document("x.txt")?.knownIDs == Set(["a", "b", "c"].map(VectorID.init(rawValue:))))
         // A document first seen in a crashed attempt is not "indexed".
@@ -32,7 +41,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try CheckpointStore(directory: dir)
         let key = String(repeating: "deep/folder/", count: 80) + "file.txt"
-        try store.commit(put: [DocumentRecord(key: key, status: .indexed, contentHash: nil, size: 1, mtimeNanoseconds: 1)])
+        try store.commit(put: [
+            DocumentRecord(key: key, status: .indexed, contentHash: nil, size: 1, mtimeNanoseconds: 1)
+        ])
         #expect(try store.document(key)?.key == key)
     }
 

@@ -6,11 +6,21 @@ import Testing
 @Suite struct ExtractedTextCodingTests {
     private let text = ExtractedText(
         sections: [
-            TextSection(text: "Première page — naïve café, 日本語, emoji 🙂.", page: 1, headingPath: ["Titre", "Sous-titre"], metadata: ["line": "3"]),
+            TextSection(
+                text: "Première page — naïve café, 日本語, emoji 🙂.",
+                page: 1,
+                headingPath: ["Titre", "Sous-titre"],
+                metadata: ["line": "3"]
+            ),
             TextSection(text: "", page: nil),
-            TextSection(text: String(repeating: "long text ", count: 2_000), page: 300, metadata: ["rows": "1-20", "empty": ""]),
+            TextSection(
+                text: String(repeating: "long text ", count: 2_000),
+                page: 300,
+                metadata: ["rows": "1-20", "empty": ""]
+            ),
         ],
-        metadata: ["format": "pdf", "pages": "300", "title": "Ein Bericht"])
+        metadata: ["format": "pdf", "pages": "300", "title": "Ein Bericht"]
+    )
 
     @Test func roundTrips() {
         #expect(ExtractedTextCoding.decode(ExtractedTextCoding.encode(text)) == text)

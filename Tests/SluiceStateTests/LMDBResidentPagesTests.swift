@@ -27,8 +27,10 @@ import Testing
     /// handed to anything else (heap blocks are mapped too). Releasing must never touch that range: here an
     /// anonymous page placed there keeps its bytes through a release.
     @Test func aClosedEnvironmentsOldRangeIsNeverReleased() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-ranges-\(UInt64.random(in: 0...UInt64.max))")
-            .resolvingSymlinksInPath()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lmdb-ranges-\(UInt64.random(in: 0...UInt64.max))"
+        )
+        .resolvingSymlinksInPath()
         defer { try? FileManager.default.removeItem(at: directory) }
         let dataFile = directory.appendingPathComponent("data.mdb")
         var first: LMDBEnvironment? = try LMDBEnvironment(path: directory, mapSize: 1 << 20)
@@ -38,8 +40,15 @@ import Testing
         first = nil
         #expect(first == nil)
 
-        #expect(!ResidentMemoryReleaser.shared.isRegistered(firstRange.start), "the closed environment's range is still registered")
-        #expect(ResidentMemoryReleaser.mappings(of: dataFile).allSatisfy { ResidentMemoryReleaser.shared.isRegistered($0.start) })
+        #expect(
+            !ResidentMemoryReleaser.shared.isRegistered(firstRange.start),
+            "the closed environment's range is still registered"
+        )
+        #expect(
+            ResidentMemoryReleaser.mappings(of: dataFile).allSatisfy {
+                ResidentMemoryReleaser.shared.isRegistered($0.start)
+            }
+        )
 
         // And what that would do: a page placed at the old address keeps its bytes through a release. (If
         // another test's allocation took the address first, only the check above applies.)
@@ -49,7 +58,10 @@ import Testing
             defer { munmap(page, 4096) }
             page!.storeBytes(of: 0xAB, as: UInt8.self)
             ResidentMemoryReleaser.shared.releaseAll()
-            #expect(page!.load(as: UInt8.self) == 0xAB, "a release zeroed memory that is no longer the environment's map")
+            #expect(
+                page!.load(as: UInt8.self) == 0xAB,
+                "a release zeroed memory that is no longer the environment's map"
+            )
         }
         _ = try second.database("still-open")
     }
@@ -59,14 +71,19 @@ import Testing
     /// transaction checks it every 64 operations, not only when it ends. (The budget counts the process's
     /// file pages: other tests' mappings, up to 16 MB at once, are allowed for in the bound.)
     @Test func aLargeReadTransactionStaysWithinTheBudget() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-resident-\(UInt64.random(in: 0...UInt64.max))")
-            .resolvingSymlinksInPath()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lmdb-resident-\(UInt64.random(in: 0...UInt64.max))"
+        )
+        .resolvingSymlinksInPath()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try CheckpointStore(directory: directory)
         let embedder = EmbedderIdentity(provider: "test", model: "m", dimensions: 384)
         let hashes = (0..<60_000).map { ContentHash(utf8: "chunk \($0)") }
         for start in stride(from: 0, to: hashes.count, by: 5_000) {
-            try store.cacheEmbeddings(hashes[start..<(start + 5_000)].map { ($0, [Float](repeating: 0.5, count: 384)) }, embedder: embedder)
+            try store.cacheEmbeddings(
+                hashes[start..<(start + 5_000)].map { ($0, [Float](repeating: 0.5, count: 384)) },
+                embedder: embedder
+            )
         }
         let cache = try store.environment.database("embeddings")
         let path = directory.appendingPathComponent("data.mdb").path

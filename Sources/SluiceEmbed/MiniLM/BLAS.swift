@@ -19,11 +19,32 @@ enum BLAS {
     /// C is m×n (row stride `ldc`).
     @inline(__always)
     static func multiplyTransposed(
-        m: Int, n: Int, k: Int, _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
-        beta: Float, _ c: UnsafeMutablePointer<Float>, ldc: Int
+        m: Int,
+        n: Int,
+        k: Int,
+        _ a: UnsafePointer<Float>,
+        lda: Int,
+        _ b: UnsafePointer<Float>,
+        ldb: Int,
+        beta: Float,
+        _ c: UnsafeMutablePointer<Float>,
+        ldc: Int
     ) {
         cblas_sgemm(
-            CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), beta,
-            c, Int32(ldc))
+            CblasRowMajor,
+            CblasNoTrans,
+            CblasTrans,
+            Int32(m),
+            Int32(n),
+            Int32(k),
+            1,
+            a,
+            Int32(lda),
+            b,
+            Int32(ldb),
+            beta,
+            c,
+            Int32(ldc)
+        )
     }
 }

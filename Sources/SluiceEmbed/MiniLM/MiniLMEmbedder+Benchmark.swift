@@ -4,7 +4,10 @@ extension MiniLMEmbedder {
     /// Floating-point operations of one forward pass over a sequence of `tokens` tokens: the dense
     /// products (Q, K, V, attention output, the two feed-forward layers) and attention's two products.
     package static func forwardFLOPs(tokens n: Int) -> Double {
-        let h = 384.0, wide = 1536.0, layers = 6.0, t = Double(n)
+        let h = 384.0
+        let wide = 1536.0
+        let layers = 6.0
+        let t = Double(n)
         let dense = 2 * t * h * (3 * h + h + 2 * wide)
         let attention = 4 * t * t * h
         return layers * (dense + attention)
@@ -19,7 +22,9 @@ extension MiniLMEmbedder {
     /// layer's shape (2048 tokens × 384 → 1536) with single-threaded BLAS, as the embedder's workers do.
     package static func measureSGEMMPeak(threads: Int, seconds: Double = 2) -> Double {
         BLAS.useOneThread()
-        let m = 2048, n = 1536, k = 384
+        let m = 2048
+        let n = 1536
+        let k = 384
         let group = DispatchGroup()
         let tally = PeakTally()
         for _ in 0..<threads {

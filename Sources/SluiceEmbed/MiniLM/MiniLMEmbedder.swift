@@ -39,11 +39,20 @@ public final class MiniLMEmbedder: Embedder {
         let configuration = try MiniLMConfiguration.load(directory: directory)
         let vocabularyURL = directory.appendingPathComponent("vocab.txt")
         guard let vocabulary = try? String(contentsOf: vocabularyURL, encoding: .utf8) else {
-            throw SluiceError(.configuration, "\(vocabularyURL.path) is missing or not UTF-8 (run scripts/setup.sh, or set SLUICE_MODEL_DIR)")
+            throw SluiceError(
+                .configuration,
+                "\(vocabularyURL.path) is missing or not UTF-8 (run scripts/setup.sh, or set SLUICE_MODEL_DIR)"
+            )
         }
-        let tokenizer = try WordPieceTokenizer(vocabulary: vocabulary, maxSequenceLength: configuration.maxSequenceLength)
+        let tokenizer = try WordPieceTokenizer(
+            vocabulary: vocabulary,
+            maxSequenceLength: configuration.maxSequenceLength
+        )
         guard tokenizer.vocabulary.count == configuration.vocabularySize else {
-            throw SluiceError(.configuration, "\(vocabularyURL.path) has \(tokenizer.vocabulary.count) tokens; config.json says \(configuration.vocabularySize)")
+            throw SluiceError(
+                .configuration,
+                "\(vocabularyURL.path) has \(tokenizer.vocabulary.count) tokens; config.json says \(configuration.vocabularySize)"
+            )
         }
         let file = try SafetensorsFile(url: directory.appendingPathComponent("model.safetensors"))
         let weights = try MiniLMWeights(file: file, configuration: configuration)
@@ -51,9 +60,16 @@ public final class MiniLMEmbedder: Embedder {
         self.directory = directory
         self.tokenizer = tokenizer
         self.encoder = MiniLMEncoder(configuration: configuration, weights: weights)
-        self.identity = EmbedderIdentity(provider: "minilm", model: Self.modelName, dimensions: configuration.hiddenSize)
+        self.identity = EmbedderIdentity(
+            provider: "minilm",
+            model: Self.modelName,
+            dimensions: configuration.hiddenSize
+        )
         self.limits = EmbedderLimits(
-            maxBatchSize: 256, maxTokensPerInput: tokenizer.maxPiecesPerInput, maxTokensPerRequest: 256 * configuration.maxSequenceLength)
+            maxBatchSize: 256,
+            maxTokensPerInput: tokenizer.maxPiecesPerInput,
+            maxTokensPerRequest: 256 * configuration.maxSequenceLength
+        )
         self.executor = BlockingExecutor(label: "minilm", threads: max(1, threads))
     }
 
@@ -65,7 +81,8 @@ public final class MiniLMEmbedder: Embedder {
         if let directory = environment["SLUICE_MODEL_DIR"], !directory.isEmpty {
             return URL(fileURLWithPath: (directory as NSString).expandingTildeInPath)
         }
-        let cache = environment["SLUICE_CACHE_DIR"].flatMap { $0.isEmpty ? nil : ($0 as NSString).expandingTildeInPath }
+        let cache =
+            environment["SLUICE_CACHE_DIR"].flatMap { $0.isEmpty ? nil : ($0 as NSString).expandingTildeInPath }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache/sluice")
         return URL(fileURLWithPath: cache).appendingPathComponent("models/all-MiniLM-L6-v2")
     }
@@ -102,7 +119,10 @@ public final class MiniLMEmbedder: Embedder {
 
     /// Tokenizes and encodes `texts` on the calling thread.
     static func encode(
-        _ texts: [String], encoder: MiniLMEncoder, tokenizer: WordPieceTokenizer, workspace: MiniLMEncoder.Workspace
+        _ texts: [String],
+        encoder: MiniLMEncoder,
+        tokenizer: WordPieceTokenizer,
+        workspace: MiniLMEncoder.Workspace
     ) -> [[Float]] {
         let sequences = texts.map { tokenizer.encode($0) }
         var vectors: [[Float]] = []

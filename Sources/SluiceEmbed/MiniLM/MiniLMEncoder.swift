@@ -57,8 +57,15 @@ struct MiniLMEncoder: Sendable {
                     workspace.context.withUnsafeMutableBufferPointer { context in
                         workspace.attentionScratch.withUnsafeMutableBufferPointer { scratch in
                             attention(
-                                layer, hidden: hidden, tokens: tokens, sequences: sequences, offsets: offsets,
-                                qkv: qkv.baseAddress!, context: context.baseAddress!, scratch: scratch.baseAddress!)
+                                layer,
+                                hidden: hidden,
+                                tokens: tokens,
+                                sequences: sequences,
+                                offsets: offsets,
+                                qkv: qkv.baseAddress!,
+                                context: context.baseAddress!,
+                                scratch: scratch.baseAddress!
+                            )
                         }
                     }
                 }
@@ -85,7 +92,13 @@ struct MiniLMEncoder: Sendable {
                 let type = weights.tokenTypeEmbeddings
                 for index in 0..<h { row[index] = word[index] + place[index] + type[index] }
                 sluice_minilm_layer_norm(
-                    row, nil, weights.embeddingNormWeight, weights.embeddingNormBias, Int32(h), configuration.layerNormEpsilon)
+                    row,
+                    nil,
+                    weights.embeddingNormWeight,
+                    weights.embeddingNormBias,
+                    Int32(h),
+                    configuration.layerNormEpsilon
+                )
                 row += h
             }
         }
@@ -93,8 +106,13 @@ struct MiniLMEncoder: Sendable {
 
     /// `hidden = LayerNorm(hidden + SelfAttention(hidden) · Woᵀ + bo)`.
     private func attention(
-        _ layer: MiniLMWeights.Layer, hidden: UnsafeMutablePointer<Float>, tokens: Int, sequences: [[Int32]],
-        offsets: [Int], qkv: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>,
+        _ layer: MiniLMWeights.Layer,
+        hidden: UnsafeMutablePointer<Float>,
+        tokens: Int,
+        sequences: [[Int32]],
+        offsets: [Int],
+        qkv: UnsafeMutablePointer<Float>,
+        context: UnsafeMutablePointer<Float>,
         scratch: UnsafeMutablePointer<Float>
     ) {
         let c = configuration
@@ -107,40 +125,98 @@ struct MiniLMEncoder: Sendable {
         }
         layer.qkvWeight.withUnsafeBufferPointer { weight in
             BLAS.multiplyTransposed(
-                m: tokens, n: stride, k: h, hidden, lda: h, weight.baseAddress!, ldb: h, beta: 1, qkv, ldc: stride)
+                m: tokens,
+                n: stride,
+                k: h,
+                hidden,
+                lda: h,
+                weight.baseAddress!,
+                ldb: h,
+                beta: 1,
+                qkv,
+                ldc: stride
+            )
         }
         for (sequence, offset) in zip(sequences, offsets) {
             sluice_minilm_attention(
-                qkv + offset * stride, Int32(sequence.count), Int32(stride), Int32(c.heads), context + offset * h,
-                Int32(h), scratch)
+                qkv + offset * stride,
+                Int32(sequence.count),
+                Int32(stride),
+                Int32(c.heads),
+                context + offset * h,
+                Int32(h),
+                scratch
+            )
         }
         // hidden += context · Woᵀ, then LayerNorm(hidden + bo).
         BLAS.multiplyTransposed(
-            m: tokens, n: h, k: h, context, lda: h, layer.attentionOutputWeight, ldb: h, beta: 1, hidden, ldc: h)
+            m: tokens,
+            n: h,
+            k: h,
+            context,
+            lda: h,
+            layer.attentionOutputWeight,
+            ldb: h,
+            beta: 1,
+            hidden,
+            ldc: h
+        )
         for token in 0..<tokens {
             sluice_minilm_layer_norm(
-                hidden + token * h, layer.attentionOutputBias, layer.attentionNormWeight, layer.attentionNormBias,
-                Int32(h), c.layerNormEpsilon)
+                hidden + token * h,
+                layer.attentionOutputBias,
+                layer.attentionNormWeight,
+                layer.attentionNormBias,
+                Int32(h),
+                c.layerNormEpsilon
+            )
         }
     }
 
     /// `hidden = LayerNorm(hidden + GELU(hidden · W1ᵀ + b1) · W2ᵀ + b2)`.
     private func feedForward(
-        _ layer: MiniLMWeights.Layer, hidden: UnsafeMutablePointer<Float>, tokens: Int,
+        _ layer: MiniLMWeights.Layer,
+        hidden: UnsafeMutablePointer<Float>,
+        tokens: Int,
         intermediate: UnsafeMutablePointer<Float>
     ) {
         let c = configuration
         let h = c.hiddenSize
         let wide = c.intermediateSize
         BLAS.multiplyTransposed(
-            m: tokens, n: wide, k: h, hidden, lda: h, layer.intermediateWeight, ldb: h, beta: 0, intermediate, ldc: wide)
+            m: tokens,
+            n: wide,
+            k: h,
+            hidden,
+            lda: h,
+            layer.intermediateWeight,
+            ldb: h,
+            beta: 0,
+            intermediate,
+            ldc: wide
+        )
         sluice_minilm_bias_gelu(intermediate, Int32(tokens), Int32(wide), layer.intermediateBias)
         BLAS.multiplyTransposed(
-            m: tokens, n: h, k: wide, intermediate, lda: wide, layer.outputWeight, ldb: wide, beta: 1, hidden, ldc: h)
+            m: tokens,
+            n: h,
+            k: wide,
+            intermediate,
+            lda: wide,
+            layer.outputWeight,
+            ldb: wide,
+            beta: 1,
+            hidden,
+            ldc: h
+        )
         for token in 0..<tokens {
             sluice_minilm_layer_norm(
-                hidden + token * h, layer.outputBias, layer.outputNormWeight, layer.outputNormBias, Int32(h),
-                c.layerNormEpsilon)
+                hidden + token * h,
+                layer.outputBias,
+                layer.outputNormWeight,
+                layer.outputNormBias,
+                Int32(h),
+                c.layerNormEpsilon
+            )
         }
     }
 

@@ -56,7 +56,8 @@ struct MiniLMWeights: @unchecked Sendable {
                 for i in 0..<h { qkvBias[part * h + i] = bias[i] * factor }
             }
             return Layer(
-                qkvWeight: qkvWeight, qkvBias: qkvBias,
+                qkvWeight: qkvWeight,
+                qkvBias: qkvBias,
                 attentionOutputWeight: try tensor(p + "attention.output.dense.weight", [h, h]),
                 attentionOutputBias: try tensor(p + "attention.output.dense.bias", [h]),
                 attentionNormWeight: try tensor(p + "attention.output.LayerNorm.weight", [h]),
@@ -66,7 +67,8 @@ struct MiniLMWeights: @unchecked Sendable {
                 outputWeight: try tensor(p + "output.dense.weight", [h, c.intermediateSize]),
                 outputBias: try tensor(p + "output.dense.bias", [h]),
                 outputNormWeight: try tensor(p + "output.LayerNorm.weight", [h]),
-                outputNormBias: try tensor(p + "output.LayerNorm.bias", [h]))
+                outputNormBias: try tensor(p + "output.LayerNorm.bias", [h])
+            )
         }
     }
 }

@@ -88,13 +88,17 @@ final class SafetensorsFile: @unchecked Sendable {
             else {
                 throw SluiceError(.configuration, "\(path): malformed header entry for \(name)")
             }
-            let elementSize = ["F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "F64": 8, "U8": 1, "I8": 1][dtype] ?? 0
+            let elementSize =
+                ["F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "F64": 8, "U8": 1, "I8": 1][dtype] ?? 0
             let begin = offsets[0]
             let end = offsets[1]
             guard begin >= 0, begin <= end, end <= dataLength,
                 elementSize == 0 || shape.reduce(1, *) * elementSize == end - begin
             else {
-                throw SluiceError(.configuration, "\(path): tensor \(name) has data offsets \(offsets) outside the file or not matching its shape")
+                throw SluiceError(
+                    .configuration,
+                    "\(path): tensor \(name) has data offsets \(offsets) outside the file or not matching its shape"
+                )
             }
             tensors[name] = Tensor(shape: shape, dtype: dtype, begin: begin, end: end)
         }

@@ -42,7 +42,9 @@ public struct WordPieceTokenizer: TokenCounter {
         self.classifierID = try special("[CLS]")
         self.separatorID = try special("[SEP]")
         self.unknownID = try special("[UNK]")
-        self.specialTokens = try ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].map { (Array($0.utf8), try special($0)) }
+        self.specialTokens = try ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].map {
+            (Array($0.utf8), try special($0))
+        }
     }
 
     /// The most word pieces of one input that the model sees (the window less `[CLS]` and `[SEP]`).
@@ -93,7 +95,10 @@ public struct WordPieceTokenizer: TokenCounter {
         if going { _ = tokenize(text[segmentStart..<utf8.endIndex], into: &word, body) }
     }
 
-    private func specialToken(in utf8: Substring.UTF8View, at index: Substring.UTF8View.Index) -> (id: Int32, length: Int)? {
+    private func specialToken(
+        in utf8: Substring.UTF8View,
+        at index: Substring.UTF8View.Index
+    ) -> (id: Int32, length: Int)? {
         for token in specialTokens where utf8[index...].starts(with: token.bytes) {
             return (token.id, token.bytes.count)
         }

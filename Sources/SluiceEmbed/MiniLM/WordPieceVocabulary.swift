@@ -43,7 +43,10 @@ struct WordPieceVocabulary: Sendable {
             while slots[slot] >= 0 {
                 let other = Int(slots[slot])
                 if bytes[Int(starts[other])..<Int(starts[other + 1])].elementsEqual(token) {
-                    throw SluiceError(.configuration, "vocab.txt lists '\(String(decoding: token, as: UTF8.self))' twice")
+                    throw SluiceError(
+                        .configuration,
+                        "vocab.txt lists '\(String(decoding: token, as: UTF8.self))' twice"
+                    )
                 }
                 slot = (slot + 1) & (capacity - 1)
             }

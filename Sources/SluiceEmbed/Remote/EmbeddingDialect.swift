@@ -52,7 +52,9 @@ extension EmbeddingDialect {
             let lower = message.lowercased()
             let sizeProblem = ["too long", "maximum", "max ", "too many", "context length", "batch size", "too large"]
                 .contains { lower.contains($0) }
-            if sizeProblem { return batchSize > 1 ? .tooLarge("HTTP 400: \(message)") : .invalid("HTTP 400: \(message)") }
+            if sizeProblem {
+                return batchSize > 1 ? .tooLarge("HTTP 400: \(message)") : .invalid("HTTP 400: \(message)")
+            }
             return .invalid("HTTP 400: \(message)")
         case 408, 409, 500..<600:
             return .transient("HTTP \(response.status): \(message)")
@@ -77,7 +79,8 @@ func requestSizeLimit(in message: String) -> (limit: Int, requested: Int)? {
         let digits = message[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "," }
         return Int(String(digits.filter(\.isNumber)))
     }
-    guard let limit = number(after: "Limit "), let requested = number(after: "Requested "), limit > 0, requested > 0 else { return nil }
+    guard let limit = number(after: "Limit "), let requested = number(after: "Requested "), limit > 0, requested > 0
+    else { return nil }
     return (limit, requested)
 }
 

@@ -35,14 +35,20 @@ struct OpenAIDialect: EmbeddingDialect {
         var vectors = [[Float]?](repeating: nil, count: count)
         for item in data {
             guard let index = item["index"] as? Int, vectors.indices.contains(index), vectors[index] == nil else {
-                throw SluiceError(.embeddingFailed, "the provider's answer has a missing, repeated or out-of-range index")
+                throw SluiceError(
+                    .embeddingFailed,
+                    "the provider's answer has a missing, repeated or out-of-range index"
+                )
             }
             if let text = item["embedding"] as? String {
                 vectors[index] = try Self.decodeBase64Floats(text)
             } else if let numbers = item["embedding"] as? [NSNumber] {
                 vectors[index] = numbers.map { $0.floatValue }
             } else {
-                throw SluiceError(.embeddingFailed, "the provider's answer has an embedding that is neither base64 nor numbers")
+                throw SluiceError(
+                    .embeddingFailed,
+                    "the provider's answer has an embedding that is neither base64 nor numbers"
+                )
             }
         }
         guard vectors.allSatisfy({ $0 != nil }) else {
@@ -57,7 +63,9 @@ struct OpenAIDialect: EmbeddingDialect {
             throw SluiceError(.embeddingFailed, "a base64 embedding does not decode to float32 values")
         }
         return data.withUnsafeBytes { raw in
-            (0..<(data.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<(data.count / 4)).map {
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+            }
         }
     }
 }

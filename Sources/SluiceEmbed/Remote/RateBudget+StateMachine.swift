@@ -92,13 +92,25 @@ struct RateBudgetStateMachine: Sendable {
     /// limit when none was) is adopted, and a provider that has less left than we think wins.
     mutating func observe(_ snapshot: RateLimitSnapshot, now: Double) {
         if let limit = snapshot.limitRequests, limit > 0 {
-            requests = adopt(limit: limit, remaining: snapshot.remainingRequests, into: requests, configured: configuredRequests, now: now)
+            requests = adopt(
+                limit: limit,
+                remaining: snapshot.remainingRequests,
+                into: requests,
+                configured: configuredRequests,
+                now: now
+            )
         } else if let remaining = snapshot.remainingRequests, requests != nil {
             requests!.refill(now: now)
             requests!.level = min(requests!.level, Double(remaining))
         }
         if let limit = snapshot.limitTokens, limit > 0 {
-            tokens = adopt(limit: limit, remaining: snapshot.remainingTokens, into: tokens, configured: configuredTokens, now: now)
+            tokens = adopt(
+                limit: limit,
+                remaining: snapshot.remainingTokens,
+                into: tokens,
+                configured: configuredTokens,
+                now: now
+            )
         } else if let remaining = snapshot.remainingTokens, tokens != nil {
             tokens!.refill(now: now)
             tokens!.level = min(tokens!.level, Double(remaining))

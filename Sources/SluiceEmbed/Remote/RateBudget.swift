@@ -10,7 +10,9 @@ final class RateBudget: Sendable {
 
     init(requestsPerMinute: Int?, tokensPerMinute: Int?) {
         origin = clock.now
-        machine = Mutex(RateBudgetStateMachine(requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute, now: 0))
+        machine = Mutex(
+            RateBudgetStateMachine(requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute, now: 0)
+        )
     }
 
     private var now: Double { origin.duration(to: clock.now).seconds }
@@ -23,7 +25,9 @@ final class RateBudget: Sendable {
             case .proceed: return
             case .wait(let until):
                 // Ended by the run's shutdown signal (a rate-limit pause may be minutes long).
-                try await ShutdownSignal.pause(for: HTTPResponse.duration(seconds: max(0.001, until - now), cap: .seconds(3600)))
+                try await ShutdownSignal.pause(
+                    for: HTTPResponse.duration(seconds: max(0.001, until - now), cap: .seconds(3600))
+                )
             }
         }
     }

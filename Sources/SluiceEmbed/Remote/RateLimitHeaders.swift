@@ -38,8 +38,14 @@ struct RateLimitSnapshot: Sendable, Equatable {
     var resetRequests: Duration?
     var resetTokens: Duration?
 
-    init(limitRequests: Int? = nil, limitTokens: Int? = nil, remainingRequests: Int? = nil, remainingTokens: Int? = nil,
-         resetRequests: Duration? = nil, resetTokens: Duration? = nil) {
+    init(
+        limitRequests: Int? = nil,
+        limitTokens: Int? = nil,
+        remainingRequests: Int? = nil,
+        remainingTokens: Int? = nil,
+        resetRequests: Duration? = nil,
+        resetTokens: Duration? = nil
+    ) {
         self.limitRequests = limitRequests
         self.limitTokens = limitTokens
         self.remainingRequests = remainingRequests
@@ -49,7 +55,9 @@ struct RateLimitSnapshot: Sendable, Equatable {
     }
 
     init(_ response: HTTPResponse) {
-        func int(_ name: String) -> Int? { response.header(name).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+        func int(_ name: String) -> Int? {
+            response.header(name).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
         limitRequests = int("x-ratelimit-limit-requests")
         limitTokens = int("x-ratelimit-limit-tokens")
         remainingRequests = int("x-ratelimit-remaining-requests")

@@ -40,26 +40,51 @@ public final class RemoteEmbedder: Embedder {
     public static let providers = ["openai", "azure-openai", "ollama", "tei"]
 
     /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or a missing tokenizer file.
-    public init(configuration: RemoteEmbedderConfiguration, tokenCounter: (any TokenCounter)? = nil, client: HTTPClient? = nil) throws {
+    public init(
+        configuration: RemoteEmbedderConfiguration,
+        tokenCounter: (any TokenCounter)? = nil,
+        client: HTTPClient? = nil
+    ) throws {
         switch configuration.provider {
         case "openai": dialect = OpenAIDialect(azure: false)
         case "azure-openai": dialect = OpenAIDialect(azure: true)
         case "ollama": dialect = OllamaDialect()
         case "tei": dialect = TEIDialect()
         default:
-            throw SluiceError(.configuration, "embed.provider: '\(configuration.provider)' is not a remote provider (expected one of: \(Self.providers.joined(separator: ", ")))")
+            throw SluiceError(
+                .configuration,
+                "embed.provider: '\(configuration.provider)' is not a remote provider (expected one of: \(Self.providers.joined(separator: ", ")))"
+            )
         }
         guard configuration.baseURL.hasPrefix("http://") || configuration.baseURL.hasPrefix("https://") else {
-            throw SluiceError(.configuration, "embed.base_url: '\(redactedURL(configuration.baseURL))' is not an http(s) URL")
+            throw SluiceError(
+                .configuration,
+                "embed.base_url: '\(redactedURL(configuration.baseURL))' is not an http(s) URL"
+            )
         }
         self.configuration = configuration
-        self.identity = EmbedderIdentity(provider: configuration.provider, model: configuration.model, dimensions: configuration.dimensions)
+        self.identity = EmbedderIdentity(
+            provider: configuration.provider,
+            model: configuration.model,
+            dimensions: configuration.dimensions
+        )
         let l = configuration.limits
-        self.limits = EmbedderLimits(maxBatchSize: l.maxInputs, maxTokensPerInput: l.maxTokensPerInput, maxTokensPerRequest: l.maxTokensPerRequest, maxRequestBytes: l.maxRequestBytes)
+        self.limits = EmbedderLimits(
+            maxBatchSize: l.maxInputs,
+            maxTokensPerInput: l.maxTokensPerInput,
+            maxTokensPerRequest: l.maxTokensPerRequest,
+            maxRequestBytes: l.maxRequestBytes
+        )
         self.tokenCounter = try tokenCounter ?? BPETokenizer.named(configuration.tokenizer)
         self.client = client ?? HTTPClient(configuration: configuration.http)
-        self.budget = RateBudget(requestsPerMinute: configuration.requestsPerMinute, tokensPerMinute: configuration.tokensPerMinute)
-        self.concurrency = AdaptiveConcurrency(maximum: configuration.maxConcurrency, initial: max(1, configuration.maxConcurrency / 2))
+        self.budget = RateBudget(
+            requestsPerMinute: configuration.requestsPerMinute,
+            tokensPerMinute: configuration.tokensPerMinute
+        )
+        self.concurrency = AdaptiveConcurrency(
+            maximum: configuration.maxConcurrency,
+            initial: max(1, configuration.maxConcurrency / 2)
+        )
         self.backoff = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
     }
 
@@ -125,7 +150,9 @@ public final class RemoteEmbedder: Embedder {
                 budget.refund(tokens: total)
                 counters.withLock { $0.splits += 1 }
                 let count = texts.count
-                sizeLimit.withLock { $0.refused(inputs: count, tokens: total, providerLimit: requestSizeLimit(in: reason)) }
+                sizeLimit.withLock {
+                    $0.refused(inputs: count, tokens: total, providerLimit: requestSizeLimit(in: reason))
+                }
                 return try await split(texts, tokens: tokens)
             case .rateLimited(let reason):
                 concurrency.release(.overloaded)
@@ -135,13 +162,22 @@ public final class RemoteEmbedder: Embedder {
                     $0.retries += 1
                 }
                 guard rateLimits <= configuration.maxRateLimitRetries else {
-                    throw SluiceError(.embeddingFailed, "gave up after \(rateLimits) rate-limited attempts: \(scrub(reason))")
+                    throw SluiceError(
+                        .embeddingFailed,
+                        "gave up after \(rateLimits) rate-limited attempts: \(scrub(reason))"
+                    )
                 }
                 let fallback = backoff.delay(attempt: rateLimits - 1, unit: Double.random(in: 0..<1))
-                budget.rateLimited(retryAfter: response.retryAfter(cap: configuration.maxRetryAfter), fallback: fallback)
+                budget.rateLimited(
+                    retryAfter: response.retryAfter(cap: configuration.maxRetryAfter),
+                    fallback: fallback
+                )
             case .refused(let reason):
                 concurrency.release(.neutral)
-                let error = SluiceError(.providerRefused, "\(configuration.provider) refused to go on: \(scrub(reason))")
+                let error = SluiceError(
+                    .providerRefused,
+                    "\(configuration.provider) refused to go on: \(scrub(reason))"
+                )
                 refusal.withLock { if $0 == nil { $0 = error } }
                 throw error
             case .transient(let reason):
@@ -158,7 +194,10 @@ public final class RemoteEmbedder: Embedder {
     /// Waits before retry number `failures`, or throws when the retries are spent.
     private func retryOrGiveUp(failures: Int, reason: String, batch: Int) async throws {
         guard failures <= configuration.maxRetries else {
-            throw SluiceError(.embeddingFailed, "gave up after \(failures) attempts for a batch of \(batch): \(scrub(reason))")
+            throw SluiceError(
+                .embeddingFailed,
+                "gave up after \(failures) attempts for a batch of \(batch): \(scrub(reason))"
+            )
         }
         counters.withLock { $0.retries += 1 }
         try await ShutdownSignal.pause(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
@@ -182,7 +221,8 @@ public final class RemoteEmbedder: Embedder {
                     throw SluiceError(
                         .dependencyUnavailable,
                         "embedder \(configuration.provider) at \(redactedURL(configuration.baseURL)) cannot be reached: \(scrub(error.message))",
-                        cause: error)
+                        cause: error
+                    )
                 }
                 try await ShutdownSignal.pause(for: .milliseconds(250 * attempt))
             }
@@ -203,6 +243,10 @@ public final class RemoteEmbedder: Embedder {
         if let key = configuration.apiKey, !key.isEmpty {
             text = text.replacingOccurrences(of: key, with: "<redacted>")
         }
-        return text.replacingOccurrences(of: #"sk-[A-Za-z0-9_\-\*\.]{2,}"#, with: "sk-<redacted>", options: .regularExpression)
+        return text.replacingOccurrences(
+            of: #"sk-[A-Za-z0-9_\-\*\.]{2,}"#,
+            with: "sk-<redacted>",
+            options: .regularExpression
+        )
     }
 }

@@ -22,7 +22,10 @@ struct BPERanks: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw SluiceError(.configuration, "cannot read the BPE rank file \(url.path) (run scripts/setup.sh to fetch it): \(error.localizedDescription)")
+            throw SluiceError(
+                .configuration,
+                "cannot read the BPE rank file \(url.path) (run scripts/setup.sh to fetch it): \(error.localizedDescription)"
+            )
         }
         small.reserveCapacity(110_000)
         var lineNumber = 0

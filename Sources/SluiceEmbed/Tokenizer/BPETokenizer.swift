@@ -22,7 +22,10 @@ public struct BPETokenizer: TokenCounter {
     /// - Throws: ``SluiceError/Code/configuration`` if the encoding is unknown or its file is missing.
     public static func named(_ name: String) throws -> BPETokenizer {
         guard supportedEncodings.contains(name) else {
-            throw SluiceError(.configuration, "tokenizer '\(name)' is not supported (supported: \(supportedEncodings.joined(separator: ", ")))")
+            throw SluiceError(
+                .configuration,
+                "tokenizer '\(name)' is not supported (supported: \(supportedEncodings.joined(separator: ", ")))"
+            )
         }
         return try loaded.withLock { cache in
             if let tokenizer = cache[name] { return tokenizer }
@@ -37,7 +40,8 @@ public struct BPETokenizer: TokenCounter {
     /// Where the rank file of an encoding is expected.
     public static func rankFile(_ name: String) -> URL {
         let environment = ProcessInfo.processInfo.environment
-        let cache = environment["SLUICE_CACHE_DIR"].map { URL(fileURLWithPath: $0) }
+        let cache =
+            environment["SLUICE_CACHE_DIR"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/sluice")
         return cache.appendingPathComponent("tiktoken").appendingPathComponent("\(name).tiktoken")
     }

@@ -16,7 +16,9 @@ enum O200kPreTokenizer {
         /// [\p{Ll}\p{Lm}\p{Lo}\p{M}]
         var isLowerClass: Bool { self == .lower || self == .caseless || self == .mark }
         /// [^\r\n\p{L}\p{N}]
-        var isPrefix: Bool { !(self == .newline || self == .number || self == .upper || self == .lower || self == .caseless) }
+        var isPrefix: Bool {
+            !(self == .newline || self == .number || self == .upper || self == .lower || self == .caseless)
+        }
         /// [^\s\p{L}\p{N}]
         var isPunctuation: Bool { self == .mark || self == .slash || self == .apostrophe || self == .other }
     }
@@ -27,7 +29,8 @@ enum O200kPreTokenizer {
         case 32: return .space
         case 47: return .slash
         case 39: return .apostrophe
-        case 9, 11, 12, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return .otherWhitespace
+        case 9, 11, 12, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+            return .otherWhitespace
         default: break
         }
         switch scalar.properties.generalCategory {

@@ -4,7 +4,9 @@ enum TiktokenContraction {
     static func end(_ s: [Unicode.Scalar], at j: Int) -> Int? {
         guard j + 1 < s.count, s[j] == "'", let a = folded(s[j + 1]) else { return nil }
         if "stmd".contains(a) { return j + 2 }
-        if j + 2 < s.count, let b = folded(s[j + 2]), (a == "r" && b == "e") || (a == "v" && b == "e") || (a == "l" && b == "l") {
+        if j + 2 < s.count, let b = folded(s[j + 2]),
+            (a == "r" && b == "e") || (a == "v" && b == "e") || (a == "l" && b == "l")
+        {
             return j + 3
         }
         return nil

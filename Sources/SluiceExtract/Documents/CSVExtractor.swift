@@ -38,7 +38,9 @@ public struct CSVExtractor: Extractor {
         var rowCount = 0
         func flush() {
             guard !rows.isEmpty else { return }
-            sections.append(TextSection(text: rows.joined(separator: "\n"), metadata: ["lines": "\(firstLine)-\(lastLine)"]))
+            sections.append(
+                TextSection(text: rows.joined(separator: "\n"), metadata: ["lines": "\(firstLine)-\(lastLine)"])
+            )
             rows = []
         }
         do {
@@ -72,7 +74,11 @@ public struct CSVExtractor: Extractor {
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the table has a header but no rows") }
         return ExtractedText(
             sections: sections,
-            metadata: ["format": delimiter == 0x09 ? "tsv" : "csv", "columns": (header ?? []).joined(separator: ", "), "rows": String(rowCount)])
+            metadata: [
+                "format": delimiter == 0x09 ? "tsv" : "csv", "columns": (header ?? []).joined(separator: ", "),
+                "rows": String(rowCount),
+            ]
+        )
     }
 
     /// Trims spaces and tabs; the common case (nothing to trim) costs two byte reads.

@@ -16,7 +16,10 @@ struct CSVReader {
         try bytes.withUnsafeBufferPointer { buffer in try read(buffer, onRecord) }
     }
 
-    private func read(_ bytes: UnsafeBufferPointer<UInt8>, _ onRecord: (_ fields: [String], _ line: Int) throws -> Void) throws {
+    private func read(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ onRecord: (_ fields: [String], _ line: Int) throws -> Void
+    ) throws {
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let end = bytes.count
         let quote = UInt8(ascii: "\"")
@@ -51,7 +54,12 @@ struct CSVReader {
                     if byte == 0x0A { line += 1 }
                     index += 1
                 }
-                guard closed else { throw Failure(line: quoteLine, message: "a quoted field that starts on line \(quoteLine) is never closed") }
+                guard closed else {
+                    throw Failure(
+                        line: quoteLine,
+                        message: "a quoted field that starts on line \(quoteLine) is never closed"
+                    )
+                }
                 if index < end, bytes[index] != delimiter, bytes[index] != 0x0A, bytes[index] != 0x0D {
                     throw Failure(line: line, message: "unexpected text after a closing quote on line \(line)")
                 }

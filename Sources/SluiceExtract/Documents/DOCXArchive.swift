@@ -42,13 +42,15 @@ struct DOCXArchive {
             if total > limits.maxInflatedBytes {
                 throw SluiceError(
                     .zipBomb,
-                    "\(path) inflates past extract.docx.max_inflated_mb (\(limits.maxInflatedBytes / 1_048_576) MB) from \(entry.compressedSize) compressed bytes; refused as a zip bomb")
+                    "\(path) inflates past extract.docx.max_inflated_mb (\(limits.maxInflatedBytes / 1_048_576) MB) from \(entry.compressedSize) compressed bytes; refused as a zip bomb"
+                )
             }
             let ratio = Double(bytes.count) / Double(compressed)
             if bytes.count > limits.ratioGraceBytes && ratio > limits.maxCompressionRatio {
                 throw SluiceError(
                     .zipBomb,
-                    "\(path) inflates more than \(Int(limits.maxCompressionRatio)) times its compressed size (\(entry.compressedSize) bytes → over \(bytes.count) bytes), over extract.docx.max_compression_ratio; refused as a zip bomb")
+                    "\(path) inflates more than \(Int(limits.maxCompressionRatio)) times its compressed size (\(entry.compressedSize) bytes → over \(bytes.count) bytes), over extract.docx.max_compression_ratio; refused as a zip bomb"
+                )
             }
         }
         inflated = total

@@ -34,7 +34,9 @@ struct DOCXBodyWalker {
         let properties = node.child("pPr")
         let text = Self.text(of: node)
         let styleID = properties?.child("pStyle")?.attribute("val")
-        var level = properties?.child("outlineLvl")?.attribute("val").flatMap { Int($0) }.flatMap { $0 < 9 ? $0 + 1 : nil }
+        var level = properties?.child("outlineLvl")?.attribute("val").flatMap { Int($0) }.flatMap {
+            $0 < 9 ? $0 + 1 : nil
+        }
         if level == nil, let styleID { level = styles.headingLevel(styleID: styleID) }
         if let level {
             builder.heading(text, level: level)
@@ -43,7 +45,9 @@ struct DOCXBodyWalker {
         if let styleID, styles.isTitle(styleID: styleID), title == nil {
             title = StructuredTextBuilder.collapse(text)
         }
-        if let numbering = properties?.child("numPr"), let numID = numbering.child("numId")?.attribute("val"), numID != "0" {
+        if let numbering = properties?.child("numPr"), let numID = numbering.child("numId")?.attribute("val"),
+            numID != "0"
+        {
             let ilvl = numbering.child("ilvl")?.attribute("val").flatMap { Int($0) } ?? 0
             let indent = String(repeating: "  ", count: min(ilvl, 8))
             var marker = "-"

@@ -55,7 +55,9 @@ public struct DOCXExtractor: Extractor {
         var metadata = ["format": "docx"]
         if let root = core?.root {
             if let title = root.child("title").map(HTMLWalker.text(of:)), !title.isEmpty { metadata["title"] = title }
-            if let author = root.child("creator").map(HTMLWalker.text(of:)), !author.isEmpty { metadata["author"] = author }
+            if let author = root.child("creator").map(HTMLWalker.text(of:)), !author.isEmpty {
+                metadata["author"] = author
+            }
         }
         if metadata["title"] == nil, let title = walker.title, !title.isEmpty { metadata["title"] = title }
         return ExtractedText(sections: sections, metadata: metadata)
@@ -70,7 +72,8 @@ public struct DOCXExtractor: Extractor {
             if let offset = firstIndex(of: Array(marker.utf8), in: bytes) {
                 throw SluiceError(
                     .xmlEntities,
-                    "\(name) declares a DTD (\(marker) at byte \(offset)); DOCX parts never do, and entity expansion is refused (billion-laughs protection)")
+                    "\(name) declares a DTD (\(marker) at byte \(offset)); DOCX parts never do, and entity expansion is refused (billion-laughs protection)"
+                )
             }
         }
         let tree = try XMLTree.xml(bytes, name: name)
@@ -87,7 +90,9 @@ public struct DOCXExtractor: Extractor {
             let last = haystack.count - needle.count
             var index = 0
             while index <= last {
-                if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) { return index }
+                if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) {
+                    return index
+                }
                 index += 1
             }
             return nil

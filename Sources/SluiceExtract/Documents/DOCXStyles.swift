@@ -19,7 +19,11 @@ struct DOCXStyles {
                 guard let id = style.attribute("styleId") else { continue }
                 let name = style.child("name")?.attribute("val") ?? id
                 let outline = style.child("pPr")?.child("outlineLvl")?.attribute("val").flatMap { Int($0) }
-                self.styles[id] = Style(name: name, outlineLevel: outline, basedOn: style.child("basedOn")?.attribute("val"))
+                self.styles[id] = Style(
+                    name: name,
+                    outlineLevel: outline,
+                    basedOn: style.child("basedOn")?.attribute("val")
+                )
             }
         }
         if let root = numbering?.root {
@@ -28,7 +32,9 @@ struct DOCXStyles {
                 guard let id = node.attribute("abstractNumId") else { continue }
                 var levels: [Int: String] = [:]
                 for level in node.children where level.isElement && level.localName == "lvl" {
-                    if let ilvl = level.attribute("ilvl").flatMap({ Int($0) }), let format = level.child("numFmt")?.attribute("val") {
+                    if let ilvl = level.attribute("ilvl").flatMap({ Int($0) }),
+                        let format = level.child("numFmt")?.attribute("val")
+                    {
                         levels[ilvl] = format
                     }
                 }

@@ -42,7 +42,9 @@ enum HTMLSniffer {
                 var rest = tag[charset.upperBound...].drop { $0 == " " }
                 if rest.first == "=" {
                     rest = rest.dropFirst().drop { $0 == " " || $0 == "\"" || $0 == "'" }
-                    let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ":" || $0 == "." }
+                    let name = rest.prefix {
+                        $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ":" || $0 == "."
+                    }
                     if !name.isEmpty { return String(name) }
                 }
             }

@@ -1,6 +1,6 @@
 internal import CLibXML2
-import SluiceCore
 import Foundation
+import SluiceCore
 
 /// Walks an HTML tree in document order and feeds a ``StructuredTextBuilder``.
 struct HTMLWalker {
@@ -162,8 +162,12 @@ struct HTMLWalker {
         while true {
             if node.isText {
                 parts.append(node.content)
-            } else if node.isElement, !dropped.contains(node.localName), !skipped.contains(node.localName), !isHidden(node) {
-                if node.localName == "img", let alt = node.attribute("alt"), !alt.isEmpty { parts.append("[image: \(alt)]") }
+            } else if node.isElement, !dropped.contains(node.localName), !skipped.contains(node.localName),
+                !isHidden(node)
+            {
+                if node.localName == "img", let alt = node.attribute("alt"), !alt.isEmpty {
+                    parts.append("[image: \(alt)]")
+                }
                 if let child = node.pointee.children {
                     node = child
                     continue
@@ -191,7 +195,9 @@ struct HTMLWalker {
     /// A heading's text without the permalink marks documentation generators append (`#`, `¶`, `§`).
     static func headingTitle(_ text: String) -> String {
         var title = Substring(StructuredTextBuilder.collapse(text))
-        while let last = title.last, last == "#" || last == "¶" || last == "§" || last.isWhitespace { title.removeLast() }
+        while let last = title.last, last == "#" || last == "¶" || last == "§" || last.isWhitespace {
+            title.removeLast()
+        }
         return title.isEmpty ? StructuredTextBuilder.collapse(text) : String(title)
     }
 

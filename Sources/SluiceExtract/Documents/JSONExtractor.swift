@@ -40,14 +40,17 @@ public struct JSONExtractor: Extractor {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
         func skip() { while index < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 } }
         skip()
-        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") else { return false }
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") else {
+            return false
+        }
         let opener = bytes[index]
         index += 1
         skip()
         guard index < bytes.endIndex else { return false }
         let next = bytes[index]
         if opener == UInt8(ascii: "{") { return next == UInt8(ascii: "\"") || next == UInt8(ascii: "}") }
-        return [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "]"), UInt8(ascii: "-")].contains(next)
+        return [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "]"), UInt8(ascii: "-")]
+            .contains(next)
             || (0x30...0x39).contains(next)
     }
 
@@ -55,7 +58,10 @@ public struct JSONExtractor: Extractor {
         var bytes = input.bytes
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else {
-            throw SluiceError(.emptyDocument, bytes.isEmpty ? "zero-byte file: nothing to index" : "the file holds only white space")
+            throw SluiceError(
+                .emptyDocument,
+                bytes.isEmpty ? "zero-byte file: nothing to index" : "the file holds only white space"
+            )
         }
         let scanner = JSONScanner(bytes: bytes, maxDepth: maxDepth)
         let ext = input.fileURL.pathExtension.lowercased()
@@ -64,7 +70,8 @@ public struct JSONExtractor: Extractor {
             return try document(scanner)
         } catch let failure as JSONScanner.Failure {
             // A first line that is a whole value, followed by more: JSON Lines without the extension.
-            if !failure.tooDeep, failure.message.hasPrefix("unexpected"), failure.message.hasSuffix("after the end of the JSON value"),
+            if !failure.tooDeep, failure.message.hasPrefix("unexpected"),
+                failure.message.hasSuffix("after the end of the JSON value"),
                 let firstNewline = bytes.firstIndex(of: 0x0A), failure.offset > firstNewline
             {
                 return try lines(scanner)
@@ -142,7 +149,9 @@ public struct JSONExtractor: Extractor {
     }
 
     private var emptyReason: String {
-        fields.isEmpty ? "the JSON holds no string values" : "no string value matches extract.json.fields (\(fields.joined(separator: ", ")))"
+        fields.isEmpty
+            ? "the JSON holds no string values"
+            : "no string value matches extract.json.fields (\(fields.joined(separator: ", ")))"
     }
 
     /// Whether a value at `path` is indexed: no patterns, or one matching it or one of its ancestors.
@@ -156,7 +165,11 @@ public struct JSONExtractor: Extractor {
     }
 
     /// The failure as a ``SluiceError`` naming line and column (of the file, or of the JSON Lines line).
-    private func error(_ failure: JSONScanner.Failure, in bytes: [UInt8], line: (number: Int, start: Int)?) -> SluiceError {
+    private func error(
+        _ failure: JSONScanner.Failure,
+        in bytes: [UInt8],
+        line: (number: Int, start: Int)?
+    ) -> SluiceError {
         let position: String
         if let line {
             position = "line \(line.number), column \(failure.offset - line.start + 1)"
@@ -167,7 +180,10 @@ public struct JSONExtractor: Extractor {
             position = "line \(lineNumber), column \(failure.offset - lineStart + 1)"
         }
         if failure.tooDeep {
-            return SluiceError(.tooDeep, "JSON \(failure.message) at \(position), over extract.json.max_depth (\(maxDepth))")
+            return SluiceError(
+                .tooDeep,
+                "JSON \(failure.message) at \(position), over extract.json.max_depth (\(maxDepth))"
+            )
         }
         return SluiceError(.malformed, "invalid JSON at \(position): \(failure.message)")
     }

@@ -49,7 +49,9 @@ struct JSONFieldPattern: Sendable, Hashable {
                 if rest.first == "." { rest = rest.dropFirst() }
                 let name = rest.prefix { $0 != "." && $0 != "[" }
                 rest = rest.dropFirst(name.count)
-                tokens.append(name == "*" ? .anyStep : name.contains("*") ? .keyGlob(String(name)) : .step(.key(String(name))))
+                tokens.append(
+                    name == "*" ? .anyStep : name.contains("*") ? .keyGlob(String(name)) : .step(.key(String(name)))
+                )
             }
         }
         self.tokens = tokens

@@ -39,7 +39,8 @@ struct JSONScanner {
         func describe(_ at: Int) -> String {
             guard at < end else { return "end of input" }
             let byte = bytes[at]
-            return byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+            return byte >= 0x21 && byte < 0x7F
+                ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
         }
 
         // Expecting a value at `index`.
@@ -83,7 +84,9 @@ struct JSONScanner {
                 guard index == end else { throw fail("unexpected \(describe(index)) after the end of the JSON value") }
                 return
             }
-            guard index < end else { throw fail("unexpected end of input inside \(Self.name(of: top)) (missing \(Self.closer(of: top)))") }
+            guard index < end else {
+                throw fail("unexpected end of input inside \(Self.name(of: top)) (missing \(Self.closer(of: top)))")
+            }
             let byte = bytes[index]
             switch top {
             case .object:
@@ -118,7 +121,8 @@ struct JSONScanner {
 
     /// Skips JSON white space (space, tab, line feed, carriage return).
     private func skipWhitespace(_ index: inout Int, end: Int) {
-        while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -171,10 +175,13 @@ struct JSONScanner {
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 var scalar = try readHex(&index, end: end)
-                if (0xD800..<0xDC00).contains(scalar), index + 1 < end, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                if (0xD800..<0xDC00).contains(scalar), index + 1 < end, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
+                {
                     index += 2
                     let low = try readHex(&index, end: end)
-                    scalar = (0xDC00..<0xE000).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+                    scalar =
+                        (0xDC00..<0xE000).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
                 }
                 UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { out.append($0) }
             default:
@@ -216,10 +223,14 @@ struct JSONScanner {
         while index < end, (0x30...0x39).contains(bytes[index]) { index += 1 }
         guard index > digitsStart else {
             let byte = start < end ? bytes[start] : 0
-            let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+            let shown =
+                byte >= 0x21 && byte < 0x7F
+                ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
             throw Failure(offset: start, message: "unexpected \(shown), expected a value")
         }
-        if bytes[digitsStart] == 0x30 && index - digitsStart > 1 { throw Failure(offset: start, message: "number with a leading zero") }
+        if bytes[digitsStart] == 0x30 && index - digitsStart > 1 {
+            throw Failure(offset: start, message: "number with a leading zero")
+        }
         if index < end, bytes[index] == UInt8(ascii: ".") {
             index += 1
             let fraction = index
@@ -252,7 +263,11 @@ struct JSONScanner {
             switch step {
             case .index(let index): out += "[\(index)]"
             case .key(let key):
-                let plain = !key.isEmpty && !(key.first?.isNumber ?? false) && key.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "-" }
+                let plain =
+                    !key.isEmpty && !(key.first?.isNumber ?? false)
+                    && key.unicodeScalars.allSatisfy {
+                        $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "-"
+                    }
                 out += plain ? ".\(key)" : "[\"\(key.replacingOccurrences(of: "\"", with: "\\\""))\"]"
             }
         }

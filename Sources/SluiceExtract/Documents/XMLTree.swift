@@ -26,8 +26,10 @@ final class XMLTree {
     static func xml(_ bytes: [UInt8], name: String) throws -> XMLTree {
         _ = initialised
         sluice_xml_silence_errors()
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
-            | XML_PARSE_COMPACT.rawValue | XML_PARSE_NOCDATA.rawValue)
+        let options = Int32(
+            XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+                | XML_PARSE_COMPACT.rawValue | XML_PARSE_NOCDATA.rawValue
+        )
         xmlResetLastError()
         let parsed = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -47,9 +49,11 @@ final class XMLTree {
         // 257th nested element and the rest of the document is silently lost. The HTML parser and the
         // walker (``HTMLWalker``) do not recurse per level, so depth costs memory (bounded by the file size),
         // not stack.
-        let options = Int32(HTML_PARSE_NONET.rawValue | HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue
-            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_NOIMPLIED.rawValue
-            | XML_PARSE_HUGE.rawValue)
+        let options = Int32(
+            HTML_PARSE_NONET.rawValue | HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue
+                | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_NOIMPLIED.rawValue
+                | XML_PARSE_HUGE.rawValue
+        )
         xmlResetLastError()
         let parsed = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {

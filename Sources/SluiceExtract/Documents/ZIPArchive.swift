@@ -35,7 +35,10 @@ struct ZIPArchive {
         var position = bytes.count - minimum
         let lowest = max(0, bytes.count - minimum - 65_535)
         while position >= lowest {
-            if bytes.u32(at: position) == 0x0605_4B50 { end = position; break }
+            if bytes.u32(at: position) == 0x0605_4B50 {
+                end = position
+                break
+            }
             position -= 1
         }
         guard end >= 0 else { throw Self.malformed("no end of central directory (not a ZIP archive, or truncated)") }
@@ -60,9 +63,13 @@ struct ZIPArchive {
             guard next <= end else { throw Self.malformed("a central directory entry runs past the directory") }
             let entry = Entry(
                 path: String(decoding: bytes[(cursor + 46)..<(cursor + 46 + nameLength)], as: UTF8.self),
-                method: bytes.u16(at: cursor + 10), flags: bytes.u16(at: cursor + 8), crc32: bytes.u32(at: cursor + 16),
-                compressedSize: Int(bytes.u32(at: cursor + 20)), uncompressedSize: Int(bytes.u32(at: cursor + 24)),
-                localHeaderOffset: Int(bytes.u32(at: cursor + 42)))
+                method: bytes.u16(at: cursor + 10),
+                flags: bytes.u16(at: cursor + 8),
+                crc32: bytes.u32(at: cursor + 16),
+                compressedSize: Int(bytes.u32(at: cursor + 20)),
+                uncompressedSize: Int(bytes.u32(at: cursor + 24)),
+                localHeaderOffset: Int(bytes.u32(at: cursor + 42))
+            )
             if entries[entry.path] == nil { entries[entry.path] = entry }
             cursor = next
         }
@@ -95,7 +102,9 @@ struct ZIPArchive {
                 try consume(piece)
             }
         default:
-            throw Self.malformed("\(entry.path) uses compression method \(entry.method) (only stored and deflated are read)")
+            throw Self.malformed(
+                "\(entry.path) uses compression method \(entry.method) (only stored and deflated are read)"
+            )
         }
         guard UInt32(truncatingIfNeeded: crc) == entry.crc32 else {
             throw Self.malformed("\(entry.path): CRC-32 mismatch (damaged archive)")
@@ -104,7 +113,11 @@ struct ZIPArchive {
 
     /// Inflates raw DEFLATE `data`, which must end (`Z_STREAM_END`) within itself; returns the CRC-32 of
     /// what came out.
-    private static func inflate(_ data: ArraySlice<UInt8>, path: String, _ consume: (ArraySlice<UInt8>) throws -> Void) throws -> uLong {
+    private static func inflate(
+        _ data: ArraySlice<UInt8>,
+        path: String,
+        _ consume: (ArraySlice<UInt8>) throws -> Void
+    ) throws -> uLong {
         var stream = z_stream()
         guard sluice_inflate_init_raw(&stream) == Z_OK else { throw malformed("\(path): zlib could not start") }
         defer { inflateEnd(&stream) }
@@ -153,6 +166,7 @@ extension [UInt8] {
     fileprivate func u16(at offset: Int) -> UInt16 { UInt16(self[offset]) | UInt16(self[offset + 1]) << 8 }
     /// The little-endian UInt32 at `offset` (the caller checked the bounds).
     fileprivate func u32(at offset: Int) -> UInt32 {
-        UInt32(self[offset]) | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3]) << 24
+        UInt32(self[offset]) | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3])
+            << 24
     }
 }

@@ -13,7 +13,9 @@ import Synchronization
 /// `CancellationError`; a cancelled sender's element is not delivered, and the channel stays usable.
 package final class StageChannel<Element: Sendable>: Sendable {
     /// A sender is resumed with whether its element was delivered (false: it was cancelled first).
-    private typealias Machine = StageChannelStateMachine<Element, CheckedContinuation<Bool, Never>, CheckedContinuation<Receipt, Never>>
+    private typealias Machine = StageChannelStateMachine<
+        Element, CheckedContinuation<Bool, Never>, CheckedContinuation<Receipt, Never>
+    >
 
     package enum ReceiveResult: Sendable {
         case element(Element)

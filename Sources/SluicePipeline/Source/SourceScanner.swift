@@ -49,16 +49,28 @@ package struct SourceScanner: Sendable {
     }
 
     nonisolated(nonsending) private func walk(
-        directory: URL, prefix: String, visited: inout Set<String>,
+        directory: URL,
+        prefix: String,
+        visited: inout Set<String>,
         _ body: (Result<SourceFile, Problem>) async -> Bool
     ) async throws -> Bool {
         let entries: [Entry]
         do {
             entries = try Self.entries(of: directory)
         } catch {
-            if prefix.isEmpty { throw SluiceError(.unreadable, "cannot list source folder \(directory.path)", cause: error) }
+            if prefix.isEmpty {
+                throw SluiceError(.unreadable, "cannot list source folder \(directory.path)", cause: error)
+            }
             guard shard.owns(prefix) else { return true }  // one shard reports the folder
-            return await body(.failure(Problem(key: prefix, error: .unreadable, message: "cannot list folder: permission denied or unreadable")))
+            return await body(
+                .failure(
+                    Problem(
+                        key: prefix,
+                        error: .unreadable,
+                        message: "cannot list folder: permission denied or unreadable"
+                    )
+                )
+            )
         }
         for entry in entries {
             guard let name = entry.name else {
@@ -68,7 +80,8 @@ package struct SourceScanner: Sendable {
                 var info = stat()
                 let isFolder = Self.lstatBytes(entry.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
                 guard isFolder ? shard.owns(key) : selects(key) else { continue }
-                let message = isFolder
+                let message =
+                    isFolder
                     ? "the folder name is not valid UTF-8 (its bytes are shown as \\xHH): its files are not indexed; rename it"
                     : "the file name is not valid UTF-8 (its bytes are shown as \\xHH); rename it to index it"
                 if await !body(.failure(Problem(key: key, error: .invalidEncoding, message: message))) { return false }
@@ -85,13 +98,29 @@ package struct SourceScanner: Sendable {
                 let target = url.resolvingSymlinksInPath().standardizedFileURL
                 guard target.path == root.path || target.path.hasPrefix(root.path + "/") else {
                     if selects(key) {
-                        if await !body(.failure(Problem(key: key, error: .unreadable, message: "symbolic link points outside the source root; not followed"))) { return false }
+                        if await !body(
+                            .failure(
+                                Problem(
+                                    key: key,
+                                    error: .unreadable,
+                                    message: "symbolic link points outside the source root; not followed"
+                                )
+                            )
+                        ) {
+                            return false
+                        }
                     }
                     continue
                 }
                 guard stat(url.path, &info) == 0 else {
                     if selects(key) {
-                        if await !body(.failure(Problem(key: key, error: .unreadable, message: "dangling or looping symbolic link"))) { return false }
+                        if await !body(
+                            .failure(
+                                Problem(key: key, error: .unreadable, message: "dangling or looping symbolic link")
+                            )
+                        ) {
+                            return false
+                        }
                     }
                     continue
                 }
@@ -149,7 +178,8 @@ package struct SourceScanner: Sendable {
             var info = stat()
             guard lstat(url.path, &info) == 0 else {
                 // A name that is not UTF-8 is listed (as a failure) under its escaped form.
-                guard let entry = (try? Self.entries(of: folder))?.first(where: { $0.name == nil && $0.shown == part }) else { return nil }
+                guard let entry = (try? Self.entries(of: folder))?.first(where: { $0.name == nil && $0.shown == part })
+                else { return nil }
                 var entryInfo = stat()
                 let isFolder = Self.lstatBytes(entry.path, &entryInfo) == 0 && entryInfo.st_mode & S_IFMT == S_IFDIR
                 return isFolder ? .misnamedFolder : .misnamedFile

@@ -69,7 +69,10 @@ package actor CommitStage {
             }
             for document in documents where !document.wasStopped {
                 if case .failed(let error) = document.outcome {
-                    logger.warning("document failed", metadata: ["sluice-document": "\(document.file.key)", "sluice-reason": "\(error.description)"])
+                    logger.warning(
+                        "document failed",
+                        metadata: ["sluice-document": "\(document.file.key)", "sluice-reason": "\(error.description)"]
+                    )
                 }
             }
             meter.worked(workStart.duration(to: clock.now), itemsOut: documents.count)
@@ -84,9 +87,17 @@ package actor CommitStage {
         switch document.outcome {
         case .upserted:
             return DocumentRecord(
-                key: document.file.key, status: .indexed, contentHash: document.contentHash, size: document.file.size,
-                mtimeNanoseconds: document.file.mtimeNanoseconds, chunkIDs: document.chunks.map(\.id), pendingIDs: [],
-                error: nil, attempts: 0, updatedAt: now)
+                key: document.file.key,
+                status: .indexed,
+                contentHash: document.contentHash,
+                size: document.file.size,
+                mtimeNanoseconds: document.file.mtimeNanoseconds,
+                chunkIDs: document.chunks.map(\.id),
+                pendingIDs: [],
+                error: nil,
+                attempts: 0,
+                updatedAt: now
+            )
         case .unchanged:
             var record = previous!
             record.size = document.file.size
@@ -97,12 +108,23 @@ package actor CommitStage {
         case .failed(let error):
             // Keep what the sink holds (old chunk ids and their hash) so stale deletion stays exact; unless
             // the upsert stage deleted them (a changed version that failed).
-            var record = previous ?? DocumentRecord(key: document.file.key, status: .failed, contentHash: nil, size: document.file.size, mtimeNanoseconds: 0)
+            var record =
+                previous
+                ?? DocumentRecord(
+                    key: document.file.key,
+                    status: .failed,
+                    contentHash: nil,
+                    size: document.file.size,
+                    mtimeNanoseconds: 0
+                )
             record.status = .failed
             record.mtimeNanoseconds = document.file.mtimeNanoseconds
             record.size = document.file.size
             record.pendingIDs = Array(Set(record.pendingIDs).union(document.attemptedIDs)).sorted()
-            record.error = .init(code: error.code.rawValue, message: error.message + (document.staleVectorsKept.map { "; \($0)" } ?? ""))
+            record.error = .init(
+                code: error.code.rawValue,
+                message: error.message + (document.staleVectorsKept.map { "; \($0)" } ?? "")
+            )
             record.failedHash = document.contentHash
             if document.removedStaleVectors > 0 {
                 // The changed version failed and the old version's vectors were deleted (acknowledged):

@@ -152,7 +152,8 @@ struct EmbedStageStateMachine<PermitToken> {
                 guard waiting[waiter.document] != nil else { continue }
                 switch result {
                 case .success(let vector): waiting[waiter.document]!.document.chunks[waiter.chunk].vector = vector
-                case .failure(let error): if waiting[waiter.document]!.failure == nil { waiting[waiter.document]!.failure = error }
+                case .failure(let error):
+                    if waiting[waiter.document]!.failure == nil { waiting[waiter.document]!.failure = error }
                 }
                 waiting[waiter.document]!.remaining -= 1
                 if waiting[waiter.document]!.remaining == 0, var entry = waiting.removeValue(forKey: waiter.document) {

@@ -34,8 +34,12 @@ package actor EmbedStage {
     private var output: StageChannel<DocumentWork>?
 
     package init(
-        embedder: any Embedder, configuration: PipelineConfiguration.Embed, checkpoint: CheckpointStore,
-        stateExecutor: BlockingExecutor, tally: RunTally, auditLog: FileHandle?,
+        embedder: any Embedder,
+        configuration: PipelineConfiguration.Embed,
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor,
+        tally: RunTally,
+        auditLog: FileHandle?,
         onRefusal: @escaping @Sendable (SluiceError) -> Void = { _ in }
     ) {
         self.onRefusal = onRefusal
@@ -53,7 +57,8 @@ package actor EmbedStage {
             maxCount: min(configuration.batch, limits.maxBatchSize),
             maxTokens: min(configuration.maxBatchTokens, limits.maxTokensPerRequest),
             maxBytes: limits.maxRequestBytes == .max ? .max : max(1, limits.maxRequestBytes - 4096),
-            linger: .milliseconds(configuration.lingerMilliseconds))
+            linger: .milliseconds(configuration.lingerMilliseconds)
+        )
     }
 
     package func run(input: StageChannel<DocumentWork>, output: StageChannel<DocumentWork>) async {
@@ -152,10 +157,15 @@ package actor EmbedStage {
                 }
                 let vectors = try await embedder.embed(batch.map(\.text), tokenCounts: batch.map(\.tokens))
                 guard vectors.count == batch.count else {
-                    throw SluiceError(.embeddingFailed, "the embedder returned \(vectors.count) vectors for \(batch.count) texts")
+                    throw SluiceError(
+                        .embeddingFailed,
+                        "the embedder returned \(vectors.count) vectors for \(batch.count) texts"
+                    )
                 }
                 let checked = vectors.map { Self.check($0, dimensions: identity.dimensions) }
-                let entries = zip(batch, checked).compactMap { item, result in (try? result.get()).map { (item.hash, $0) } }
+                let entries = zip(batch, checked).compactMap { item, result in
+                    (try? result.get()).map { (item.hash, $0) }
+                }
                 if !entries.isEmpty {
                     try await stateExecutor.run { try checkpoint.cacheEmbeddings(entries, embedder: identity) }
                 }
@@ -163,7 +173,11 @@ package actor EmbedStage {
             } catch {
                 results = Array(repeating: .failure(SluiceError.wrap(error, as: .embeddingFailed)), count: batch.count)
             }
-            meter.worked(start.duration(to: clock.now), bytes: batch.reduce(0) { $0 + $1.text.utf8.count }, itemsOut: batch.count)
+            meter.worked(
+                start.duration(to: clock.now),
+                bytes: batch.reduce(0) { $0 + $1.text.utf8.count },
+                itemsOut: batch.count
+            )
             await self.complete(batch, results)
         }
     }
@@ -172,7 +186,12 @@ package actor EmbedStage {
     /// values that are not finite (``VectorMath/problem(_:)``).
     static func check(_ vector: [Float], dimensions: Int) -> Result<[Float], SluiceError> {
         if vector.count != dimensions {
-            return .failure(SluiceError(.embeddingFailed, "the embedder returned vectors of \(vector.count) dimensions, expected \(dimensions) (embed.dimensions)"))
+            return .failure(
+                SluiceError(
+                    .embeddingFailed,
+                    "the embedder returned vectors of \(vector.count) dimensions, expected \(dimensions) (embed.dimensions)"
+                )
+            )
         }
         if let problem = VectorMath.problem(vector) { return .failure(SluiceError(.embeddingFailed, problem)) }
         return .success(vector)

@@ -28,8 +28,12 @@ package struct ExtractStep: Sendable {
         var document = document
         if document.file.size > maxBytes {
             document.fail(
-                SluiceError(.tooLarge, "file is \(Self.megabytes(document.file.size)) MB, over extract.max_file_mb (\(Self.megabytes(maxBytes)) MB)"),
-                as: .tooLarge)
+                SluiceError(
+                    .tooLarge,
+                    "file is \(Self.megabytes(document.file.size)) MB, over extract.max_file_mb (\(Self.megabytes(maxBytes)) MB)"
+                ),
+                as: .tooLarge
+            )
             return document
         }
         let url = document.file.url
@@ -51,12 +55,19 @@ package struct ExtractStep: Sendable {
         // Unchanged bytes are skipped, unless a crashed attempt left pending ids: it may have overwritten
         // records whose ids this version shares (same key, ordinal and text) with another version's
         // metadata, so the document is written again (its vectors come from the embedding cache).
-        if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash, previous.pendingIDs.isEmpty {
+        if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash,
+            previous.pendingIDs.isEmpty
+        {
             document.outcome = .unchanged
             return document
         }
         let input = ExtractionInput(
-            key: key, fileURL: url, bytes: bytes, fileIdentity: document.file.identity, followsSymlink: document.file.followsSymlink)
+            key: key,
+            fileURL: url,
+            bytes: bytes,
+            fileIdentity: document.file.identity,
+            followsSymlink: document.file.followsSymlink
+        )
         guard let extractor = registry.extractor(for: input) else {
             document.fail(SluiceError(.unsupportedFormat, "no extractor accepts this file"), as: .unsupportedFormat)
             return document
@@ -77,7 +88,11 @@ package struct ExtractStep: Sendable {
         }
         var extracted: ExtractedText?
         do {
-            let text = try await withDeadline(timeout, what: "extraction (\(extractor.name))", setting: "extract.timeout_seconds") { [executor] in
+            let text = try await withDeadline(
+                timeout,
+                what: "extraction (\(extractor.name))",
+                setting: "extract.timeout_seconds"
+            ) { [executor] in
                 try await executor.run { try extractor.extract(input) }
             }
             document.text = text
@@ -98,8 +113,14 @@ package struct ExtractStep: Sendable {
     /// Whether the file still has the size (of the bytes read) and modification time it was scanned with.
     static func unchangedSinceScan(_ file: SourceFile) -> Bool {
         var info = stat()
-        guard (file.followsSymlink ? stat(file.url.path, &info) : lstat(file.url.path, &info)) == 0 else { return false }
-        if let identity = file.identity, identity != FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) { return false }
+        guard (file.followsSymlink ? stat(file.url.path, &info) : lstat(file.url.path, &info)) == 0 else {
+            return false
+        }
+        if let identity = file.identity,
+            identity != FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        {
+            return false
+        }
         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         return Int(info.st_size) == file.size && mtime == file.mtimeNanoseconds
     }

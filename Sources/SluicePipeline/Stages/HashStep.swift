@@ -9,7 +9,12 @@ package struct HashStep: Sendable {
         let key = document.file.key
         document.chunks = document.chunked.map { chunk in
             let hash = chunk.hash
-            return PreparedChunk(chunk: chunk, hash: hash, id: VectorID(documentKey: key, ordinal: chunk.ordinal, chunkHash: hash), vector: nil)
+            return PreparedChunk(
+                chunk: chunk,
+                hash: hash,
+                id: VectorID(documentKey: key, ordinal: chunk.ordinal, chunkHash: hash),
+                vector: nil
+            )
         }
         document.chunked = []
         return document

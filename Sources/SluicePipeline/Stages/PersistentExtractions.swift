@@ -23,8 +23,13 @@ package struct PersistentExtractions: Sendable {
         self.capBytes = capBytes
     }
 
-    func lookup(_ content: ContentHash, identity: ExtractorIdentity, on executor: BlockingExecutor) async -> ExtractedText? {
-        try? await executor.run { [checkpoint] in try checkpoint.cachedExtraction(content: content, identity: identity) } ?? nil
+    func lookup(
+        _ content: ContentHash,
+        identity: ExtractorIdentity,
+        on executor: BlockingExecutor
+    ) async -> ExtractedText? {
+        try? await executor.run { [checkpoint] in try checkpoint.cachedExtraction(content: content, identity: identity)
+        } ?? nil
     }
 
     func store(_ text: ExtractedText, content: ContentHash, identity: ExtractorIdentity) async {

@@ -34,7 +34,13 @@ package actor ScanStage {
     private var state = State.initial
 
     /// - Parameter stops: Signals that stop intake once any is requested.
-    package init(scanner: SourceScanner, checkpoint: CheckpointStore, retryFailed: Bool, tally: RunTally, stops: [ShutdownSignal]) {
+    package init(
+        scanner: SourceScanner,
+        checkpoint: CheckpointStore,
+        retryFailed: Bool,
+        tally: RunTally,
+        stops: [ShutdownSignal]
+    ) {
         self.scanner = scanner
         self.checkpoint = checkpoint
         self.retryFailed = retryFailed
@@ -59,18 +65,21 @@ package actor ScanStage {
         // failed documents count there, which takes the checkpoint): its total comes with the end of the walk.
         let counter = scanned
         let scanner = self.scanner
-        let counting: Task<Void, Never>? = retryFailed ? nil : Task.detached(priority: .utility) {
-            var count = 0
-            do {
-                try await scanner.walk { _ in
-                    count += 1
-                    return !Task.isCancelled
+        let counting: Task<Void, Never>? =
+            retryFailed
+            ? nil
+            : Task.detached(priority: .utility) {
+                var count = 0
+                do {
+                    try await scanner.walk { _ in
+                        count += 1
+                        return !Task.isCancelled
+                    }
+                } catch {
+                    return  // the walk below meets the same problem and reports it
                 }
-            } catch {
-                return  // the walk below meets the same problem and reports it
+                if !Task.isCancelled { counter.counted(count) }
             }
-            if !Task.isCancelled { counter.counted(count) }
-        }
         defer { counting?.cancel() }
         let clock = ContinuousClock()
         var outcome = Outcome()
@@ -91,7 +100,12 @@ package actor ScanStage {
             var document: DocumentWork
             switch entry {
             case .failure(let problem):
-                let file = SourceFile(key: problem.key, url: scanner.root.appendingPathComponent(problem.key), size: 0, mtimeNanoseconds: 0)
+                let file = SourceFile(
+                    key: problem.key,
+                    url: scanner.root.appendingPathComponent(problem.key),
+                    size: 0,
+                    mtimeNanoseconds: 0
+                )
                 document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
                 document.outcome = .failed(SluiceError(problem.error, problem.message))
             case .success(let file):

@@ -28,8 +28,13 @@ package actor UpsertStage {
     private var state = State.initial
 
     package init(
-        sink: any VectorSink, checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, workers: Int, recordsPerWrite: Int,
-        tally: RunTally, staleBudget: StaleDeletionBudget
+        sink: any VectorSink,
+        checkpoint: CheckpointStore,
+        stateExecutor: BlockingExecutor,
+        workers: Int,
+        recordsPerWrite: Int,
+        tally: RunTally,
+        staleBudget: StaleDeletionBudget
     ) {
         self.staleBudget = staleBudget
         self.sink = sink
@@ -46,8 +51,13 @@ package actor UpsertStage {
         state = .running
         let meter = self.meter
         let step = Step(
-            sink: sink, checkpoint: checkpoint, stateExecutor: stateExecutor, recordsPerWrite: recordsPerWrite, tally: tally,
-            staleBudget: staleBudget)
+            sink: sink,
+            checkpoint: checkpoint,
+            stateExecutor: stateExecutor,
+            recordsPerWrite: recordsPerWrite,
+            tally: tally,
+            staleBudget: staleBudget
+        )
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers {
                 group.addTask {
@@ -65,7 +75,9 @@ package actor UpsertStage {
                         meter.worked(workStart.duration(to: clock.now), bytes: bytes, itemsOut: done.count)
                         for document in done {
                             let sendStart = clock.now
-                            if (try? await output.send(document)) == true { meter.blocked(sendStart.duration(to: clock.now)) }
+                            if (try? await output.send(document)) == true {
+                                meter.blocked(sendStart.duration(to: clock.now))
+                            }
                         }
                     }
                     output.finish()
@@ -156,7 +168,8 @@ package actor UpsertStage {
             for index in failed {
                 let known = documents[index].previous?.knownIDs ?? []
                 guard staleBudget.take(known.count) else {
-                    documents[index].staleVectorsKept = "its \(known.count) old vectors were kept: deleting them would pass run.max_delete_fraction (--allow-mass-delete)"
+                    documents[index].staleVectorsKept =
+                        "its \(known.count) old vectors were kept: deleting them would pass run.max_delete_fraction (--allow-mass-delete)"
                     continue
                 }
                 removing.append(index)
@@ -180,12 +193,15 @@ package actor UpsertStage {
                         previous.chunkIDs = []
                         documents[index].previous = previous
                     }
-                    documents[index].staleVectorsKept = "deleting its old vectors failed (\(SluiceError.wrap(error, as: .sinkFailed).message)); retried on the next run"
+                    documents[index].staleVectorsKept =
+                        "deleting its old vectors failed (\(SluiceError.wrap(error, as: .sinkFailed).message)); retried on the next run"
                 }
                 return
             }
             CrashPoint.reach("upsert.stale-vectors-deleted")
-            for index in removing { documents[index].removedStaleVectors = documents[index].previous?.knownIDs.count ?? 0 }
+            for index in removing {
+                documents[index].removedStaleVectors = documents[index].previous?.knownIDs.count ?? 0
+            }
             let deleted = ids.count
             tally.update { $0.vectorsDeleted += deleted }
         }
@@ -196,13 +212,20 @@ package actor UpsertStage {
             metadata["offset"] = String(prepared.chunk.startOffset)
             metadata["tokens"] = String(prepared.chunk.tokenCount)
             if let page = prepared.chunk.page { metadata["page"] = String(page) }
-            if !prepared.chunk.headingPath.isEmpty { metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ") }
+            if !prepared.chunk.headingPath.isEmpty {
+                metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ")
+            }
             if let hash = document.contentHash { metadata["content_hash"] = hash.hex }
             // Document metadata (format, title, author, OCR confidence, …); chunk keys take precedence.
             metadata.merge(document.documentMetadata) { chunk, _ in chunk }
             return VectorRecord(
-                id: prepared.id, documentKey: document.file.key, ordinal: prepared.chunk.ordinal, text: prepared.chunk.text,
-                vector: prepared.vector ?? [], metadata: metadata)
+                id: prepared.id,
+                documentKey: document.file.key,
+                ordinal: prepared.chunk.ordinal,
+                text: prepared.chunk.text,
+                vector: prepared.vector ?? [],
+                metadata: metadata
+            )
         }
     }
 }

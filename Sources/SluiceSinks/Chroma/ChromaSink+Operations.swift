@@ -6,22 +6,37 @@ import Synchronization
 extension ChromaSink {
     public func prepare(embedder: EmbedderIdentity) async throws {
         // Tenant and database: created when missing (a 409 means another worker just created it).
-        let tenant = try await http.send("GET", "/api/v2/tenants/\(StoreHTTP.segment(settings.tenant))", accepting: [404])
+        let tenant = try await http.send(
+            "GET",
+            "/api/v2/tenants/\(StoreHTTP.segment(settings.tenant))",
+            accepting: [404]
+        )
         if tenant.status == 404 {
-            try await http.send("POST", "/api/v2/tenants", json: try StoreHTTP.encode(["name": settings.tenant]), accepting: [409])
+            try await http.send(
+                "POST",
+                "/api/v2/tenants",
+                json: try StoreHTTP.encode(["name": settings.tenant]),
+                accepting: [409]
+            )
         }
         let database = try await http.send("GET", databasePath, accepting: [404])
         if database.status == 404 {
             try await http.send(
-                "POST", "/api/v2/tenants/\(StoreHTTP.segment(settings.tenant))/databases", json: try StoreHTTP.encode(["name": settings.database]),
-                accepting: [409])
+                "POST",
+                "/api/v2/tenants/\(StoreHTTP.segment(settings.tenant))/databases",
+                json: try StoreHTTP.encode(["name": settings.database]),
+                accepting: [409]
+            )
         }
         if let existing = try await lookUpCollection() {
             let count = try await countRecords(existing.id)
             let storedSpace = existing.configuration_json?.hnsw?.space
             if let storedSpace, storedSpace != space {
                 if count > 0 {
-                    throw SluiceError(.configuration, "chroma collection \(settings.collection) uses space \(storedSpace), sink.metric asks for \(space)")
+                    throw SluiceError(
+                        .configuration,
+                        "chroma collection \(settings.collection) uses space \(storedSpace), sink.metric asks for \(space)"
+                    )
                 }
                 try await deleteCollection()
             } else {
@@ -29,14 +44,19 @@ extension ChromaSink {
                 if count > 0, let stored, stored != embedder.description {
                     throw SluiceError(
                         .embedderMismatch,
-                        "chroma collection \(settings.collection) holds vectors of \(stored), not \(embedder); re-embed with --reembed or use another sink.collection")
+                        "chroma collection \(settings.collection) holds vectors of \(stored), not \(embedder); re-embed with --reembed or use another sink.collection"
+                    )
                 }
                 if count > 0, let dimension = existing.dimension, dimension != embedder.dimensions {
                     throw SluiceError(
                         .embedderMismatch,
-                        "chroma collection \(settings.collection) holds \(dimension)-dimensional vectors, the embedder makes \(embedder.dimensions)")
+                        "chroma collection \(settings.collection) holds \(dimension)-dimensional vectors, the embedder makes \(embedder.dimensions)"
+                    )
                 }
-                if count == 0 && (stored != embedder.description || (existing.dimension ?? embedder.dimensions) != embedder.dimensions) {
+                if count == 0
+                    && (stored != embedder.description
+                        || (existing.dimension ?? embedder.dimensions) != embedder.dimensions)
+                {
                     try await deleteCollection()
                 } else {
                     cache.withLock { $0.collectionID = existing.id }
@@ -52,15 +72,28 @@ extension ChromaSink {
             var metadata: [String: JSONScalar]
         }
         let body = Create(
-            name: settings.collection, configuration: ["hnsw": ["space": space]],
-            metadata: ["sluice_embedder": .string(embedder.description), "sluice_dimensions": .int(embedder.dimensions)])
-        let created = try await http.decode(Collection.self, "POST", "\(databasePath)/collections", json: try StoreHTTP.encode(body))
+            name: settings.collection,
+            configuration: ["hnsw": ["space": space]],
+            metadata: [
+                "sluice_embedder": .string(embedder.description), "sluice_dimensions": .int(embedder.dimensions),
+            ]
+        )
+        let created = try await http.decode(
+            Collection.self,
+            "POST",
+            "\(databasePath)/collections",
+            json: try StoreHTTP.encode(body)
+        )
         cache.withLock { $0.collectionID = created.id }
         _ = try await maxBatch()
     }
 
     func deleteCollection() async throws {
-        try await http.send("DELETE", "\(databasePath)/collections/\(StoreHTTP.segment(settings.collection))", accepting: [404])
+        try await http.send(
+            "DELETE",
+            "\(databasePath)/collections/\(StoreHTTP.segment(settings.collection))",
+            accepting: [404]
+        )
         cache.withLock { $0.collectionID = nil }
     }
 
@@ -74,7 +107,10 @@ extension ChromaSink {
 
     func requireCollection() async throws -> String {
         guard let id = try await collectionID() else {
-            throw SluiceError(.sinkFailed, "chroma collection \(settings.collection) does not exist (it is created by the first run)")
+            throw SluiceError(
+                .sinkFailed,
+                "chroma collection \(settings.collection) does not exist (it is created by the first run)"
+            )
         }
         return id
     }
@@ -90,10 +126,18 @@ extension ChromaSink {
             var documents: [String]
             var metadatas: [[String: JSONScalar]]
         }
-        for batch in RecordBatches.split(records, maxCount: limit, maxBytes: settings.maxBatchBytes, size: RecordBatches.estimatedJSONBytes) {
+        for batch in RecordBatches.split(
+            records,
+            maxCount: limit,
+            maxBytes: settings.maxBatchBytes,
+            size: RecordBatches.estimatedJSONBytes
+        ) {
             let body = Upsert(
-                ids: batch.map(\.id.rawValue), embeddings: ChromaEmbeddings(batch.map(\.vector), base64: base64),
-                documents: batch.map(\.text), metadatas: batch.map(Self.metadata(of:)))
+                ids: batch.map(\.id.rawValue),
+                embeddings: ChromaEmbeddings(batch.map(\.vector), base64: base64),
+                documents: batch.map(\.text),
+                metadatas: batch.map(Self.metadata(of:))
+            )
             try await http.send("POST", recordsPath(id, "upsert"), json: try StoreHTTP.encode(body))
         }
     }
@@ -111,7 +155,11 @@ extension ChromaSink {
         var start = 0
         while start < ids.count {
             let end = min(start + limit, ids.count)
-            try await http.send("POST", recordsPath(id, "delete"), json: try StoreHTTP.encode(["ids": ids[start..<end].map(\.rawValue)]))
+            try await http.send(
+                "POST",
+                recordsPath(id, "delete"),
+                json: try StoreHTTP.encode(["ids": ids[start..<end].map(\.rawValue)])
+            )
             start = end
         }
     }
@@ -137,8 +185,11 @@ extension ChromaSink {
             var offset: Int?
         }
         let body = Get(
-            ids: ids?.map(\.rawValue), include: full ? ["documents", "metadatas", "embeddings"] : [],
-            limit: ids == nil ? limit : nil, offset: ids == nil ? offset : nil)
+            ids: ids?.map(\.rawValue),
+            include: full ? ["documents", "metadatas", "embeddings"] : [],
+            limit: ids == nil ? limit : nil,
+            offset: ids == nil ? offset : nil
+        )
         return try await http.decode(GetResponse.self, "POST", recordsPath(id, "get"), json: try StoreHTTP.encode(body))
     }
 
@@ -147,10 +198,17 @@ extension ChromaSink {
             var metadata = page.metadatas?[index].flatMap { $0 } ?? [:]
             let key = metadata.removeValue(forKey: "document_key")?.text ?? ""
             let ordinal = metadata.removeValue(forKey: "ordinal").flatMap { Int($0.text) } ?? 0
-            guard let vector = page.embeddings?[index] else { throw SluiceError(.sinkFailed, "chroma get: no embedding returned") }
+            guard let vector = page.embeddings?[index] else {
+                throw SluiceError(.sinkFailed, "chroma get: no embedding returned")
+            }
             return VectorRecord(
-                id: VectorID(rawValue: page.ids[index]), documentKey: key, ordinal: ordinal, text: page.documents?[index].flatMap { $0 } ?? "",
-                vector: vector, metadata: metadata.mapValues(\.text))
+                id: VectorID(rawValue: page.ids[index]),
+                documentKey: key,
+                ordinal: ordinal,
+                text: page.documents?[index].flatMap { $0 } ?? "",
+                vector: vector,
+                metadata: metadata.mapValues(\.text)
+            )
         }
     }
 
@@ -203,9 +261,18 @@ extension ChromaSink {
             var distances: [[Float?]]?
         }
         let answer = try await http.decode(
-            Answer.self, "POST", recordsPath(id, "query"), json: try StoreHTTP.encode(Query(query_embeddings: [vector], n_results: max(1, k))))
+            Answer.self,
+            "POST",
+            recordsPath(id, "query"),
+            json: try StoreHTTP.encode(Query(query_embeddings: [vector], n_results: max(1, k)))
+        )
         guard let ids = answer.ids.first else { return [] }
-        let page = GetResponse(ids: ids, documents: answer.documents?.first, metadatas: answer.metadatas?.first, embeddings: answer.embeddings?.first)
+        let page = GetResponse(
+            ids: ids,
+            documents: answer.documents?.first,
+            metadatas: answer.metadatas?.first,
+            embeddings: answer.embeddings?.first
+        )
         let records = try Self.records(page)
         let distances = answer.distances?.first ?? []
         return records.enumerated().map { index, record in
@@ -220,12 +287,18 @@ extension ChromaSink {
     public func drop() async throws { try await deleteCollection() }
 
     public func info() async throws -> SinkInfo {
-        guard let collection = try await lookUpCollection() else { return SinkInfo(name: name, exists: false, count: 0) }
+        guard let collection = try await lookUpCollection() else {
+            return SinkInfo(name: name, exists: false, count: 0)
+        }
         let count = try await countRecords(collection.id)
         let space = collection.configuration_json?.hnsw?.space
         return SinkInfo(
-            name: name, count: count, dimensions: collection.dimension ?? collection.metadata?["sluice_dimensions"].flatMap { Int($0.text) },
-            metric: space.map { $0 == "ip" ? "dot" : $0 }, embedder: collection.metadata?["sluice_embedder"]?.text,
-            details: ["collection id": collection.id, "max batch size": String(try await maxBatch())])
+            name: name,
+            count: count,
+            dimensions: collection.dimension ?? collection.metadata?["sluice_dimensions"].flatMap { Int($0.text) },
+            metric: space.map { $0 == "ip" ? "dot" : $0 },
+            embedder: collection.metadata?["sluice_embedder"]?.text,
+            details: ["collection id": collection.id, "max batch size": String(try await maxBatch())]
+        )
     }
 }

@@ -62,8 +62,12 @@ public final class ChromaSink: VectorSink {
     public init(settings: Settings) {
         self.settings = settings
         http = StoreHTTP(
-            baseURL: settings.url, headers: settings.apiKey.map { [("x-chroma-token", $0)] } ?? [], retries: settings.retries,
-            timeout: settings.timeout, label: "chroma")
+            baseURL: settings.url,
+            headers: settings.apiKey.map { [("x-chroma-token", $0)] } ?? [],
+            retries: settings.retries,
+            timeout: settings.timeout,
+            label: "chroma"
+        )
     }
 
     var databasePath: String {
@@ -86,12 +90,20 @@ public final class ChromaSink: VectorSink {
 
     /// The collection, or nil when it does not exist.
     func lookUpCollection() async throws -> Collection? {
-        let response = try await http.send("GET", "\(databasePath)/collections/\(StoreHTTP.segment(settings.collection))", accepting: [404])
+        let response = try await http.send(
+            "GET",
+            "\(databasePath)/collections/\(StoreHTTP.segment(settings.collection))",
+            accepting: [404]
+        )
         guard response.status != 404 else { return nil }
         do {
             return try JSONDecoder().decode(Collection.self, from: Data(response.body))
         } catch {
-            throw SluiceError(.sinkFailed, "chroma: unexpected collection answer: \(StoreHTTP.excerpt(response.bodyText))", cause: error)
+            throw SluiceError(
+                .sinkFailed,
+                "chroma: unexpected collection answer: \(StoreHTTP.excerpt(response.bodyText))",
+                cause: error
+            )
         }
     }
 
@@ -142,10 +154,13 @@ enum ChromaEmbeddings: Encodable {
                 bytes.reserveCapacity(vector.count * 4)
                 for value in vector {
                     let bits = value.bitPattern.littleEndian
-                    bytes += [UInt8(bits & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8((bits >> 16) & 0xFF), UInt8(bits >> 24)]
+                    bytes += [
+                        UInt8(bits & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8((bits >> 16) & 0xFF), UInt8(bits >> 24),
+                    ]
                 }
                 return Data(bytes).base64EncodedString()
-            })
+            }
+        )
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -29,7 +29,9 @@ struct SinkRetryStateMachine: Sendable {
 /// ``SinkRetryStateMachine`` says; other errors are thrown at once, and so is
 /// ``SluiceError/Code/interrupted`` when the run's ``ShutdownSignal`` cuts a wait short.
 func withSinkRetries<T: Sendable>(
-    attempts: Int, what: String, _ body: () async throws -> T
+    attempts: Int,
+    what: String,
+    _ body: () async throws -> T
 ) async throws -> T {
     var retry = SinkRetryStateMachine(attempts: attempts)
     while true {
@@ -42,7 +44,11 @@ func withSinkRetries<T: Sendable>(
                 // Ended at once by the run's shutdown signal: a stopping run does not wait out a store's pause.
                 try await ShutdownSignal.pause(for: delay)
             case .giveUp:
-                throw SluiceError(.sinkFailed, "\(what): gave up after \(retry.failures) attempts: \(error.message)", cause: error)
+                throw SluiceError(
+                    .sinkFailed,
+                    "\(what): gave up after \(retry.failures) attempts: \(error.message)",
+                    cause: error
+                )
             }
         }
     }

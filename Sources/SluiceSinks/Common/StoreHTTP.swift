@@ -19,7 +19,12 @@ struct StoreHTTP: Sendable {
     let maxRetryAfter: Duration
 
     init(
-        client: HTTPClient = .shared, baseURL: String, headers: [(String, String)], retries: Int, timeout: Duration, label: String,
+        client: HTTPClient = .shared,
+        baseURL: String,
+        headers: [(String, String)],
+        retries: Int,
+        timeout: Duration,
+        label: String,
         maxRetryAfter: Duration = HTTPResponse.defaultRetryAfterCap
     ) {
         self.client = client
@@ -34,10 +39,21 @@ struct StoreHTTP: Sendable {
     /// Sends a request (body: JSON bytes, or none) and returns the response when its status is 2xx or one
     /// of `accepting` (such as 404 when looking something up).
     @discardableResult
-    func send(_ method: String, _ path: String, json body: [UInt8]? = nil, accepting: Set<Int> = []) async throws -> HTTPResponse {
+    func send(
+        _ method: String,
+        _ path: String,
+        json body: [UInt8]? = nil,
+        accepting: Set<Int> = []
+    ) async throws -> HTTPResponse {
         var requestHeaders = headers + [("Accept", "application/json")]
         if body != nil { requestHeaders.append(("Content-Type", "application/json")) }
-        let request = HTTPRequest(method: method, url: baseURL + path, headers: requestHeaders, body: body ?? [], timeout: timeout)
+        let request = HTTPRequest(
+            method: method,
+            url: baseURL + path,
+            headers: requestHeaders,
+            body: body ?? [],
+            timeout: timeout
+        )
         let what = "\(label) \(method) \(path.split(separator: "?").first ?? "")"
         return try await withSinkRetries(attempts: retries, what: what) {
             let response: HTTPResponse
@@ -54,19 +70,31 @@ struct StoreHTTP: Sendable {
             }
             if response.status == 401 || response.status == 403 {
                 // Exit code 5 when it stops a run at start-up: fix the key, then run again.
-                throw SluiceError(.providerRefused, "\(what): HTTP \(response.status): the server refused the credentials (check the API key variable)")
+                throw SluiceError(
+                    .providerRefused,
+                    "\(what): HTTP \(response.status): the server refused the credentials (check the API key variable)"
+                )
             }
             throw SluiceError(.sinkFailed, message)
         }
     }
 
     /// Sends and decodes a JSON answer.
-    func decode<T: Decodable>(_ type: T.Type, _ method: String, _ path: String, json body: [UInt8]? = nil) async throws -> T {
+    func decode<T: Decodable>(
+        _ type: T.Type,
+        _ method: String,
+        _ path: String,
+        json body: [UInt8]? = nil
+    ) async throws -> T {
         let response = try await send(method, path, json: body)
         do {
             return try JSONDecoder().decode(T.self, from: Data(response.body))
         } catch {
-            throw SluiceError(.sinkFailed, "\(label) \(method) \(path): unexpected answer: \(Self.excerpt(response.bodyText))", cause: error)
+            throw SluiceError(
+                .sinkFailed,
+                "\(label) \(method) \(path): unexpected answer: \(Self.excerpt(response.bodyText))",
+                cause: error
+            )
         }
     }
 
@@ -83,6 +111,7 @@ struct StoreHTTP: Sendable {
 
     /// A path segment with everything but unreserved characters percent-encoded.
     static func segment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? text
     }
 }

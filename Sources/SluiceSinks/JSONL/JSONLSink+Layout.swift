@@ -19,8 +19,12 @@ extension JSONLSink {
             self.shards = isFolder ? max(1, shards) : 1
         }
 
-        var journal: URL { isFolder ? root.appendingPathComponent("journal.jsonl") : URL(fileURLWithPath: root.path + ".journal") }
-        var meta: URL { isFolder ? root.appendingPathComponent("meta.json") : URL(fileURLWithPath: root.path + ".meta.json") }
+        var journal: URL {
+            isFolder ? root.appendingPathComponent("journal.jsonl") : URL(fileURLWithPath: root.path + ".journal")
+        }
+        var meta: URL {
+            isFolder ? root.appendingPathComponent("meta.json") : URL(fileURLWithPath: root.path + ".meta.json")
+        }
         var dataFiles: [URL] {
             isFolder ? (0..<shards).map { root.appendingPathComponent(String(format: "part-%05d.jsonl", $0)) } : [root]
         }
@@ -42,7 +46,9 @@ extension JSONLSink {
             let decoder = JSONDecoder()
             var files = dataFiles
             if isFolder, let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) {
-                files = names.filter { $0.hasPrefix("part-") && $0.hasSuffix(".jsonl") }.sorted().map { root.appendingPathComponent($0) }
+                files = names.filter { $0.hasPrefix("part-") && $0.hasSuffix(".jsonl") }.sorted().map {
+                    root.appendingPathComponent($0)
+                }
             }
             for file in files where FileManager.default.fileExists(atPath: file.path) {
                 try forEachLine(file) { line in
@@ -113,11 +119,15 @@ extension JSONLSink {
                 bytes.append(0x0A)
             }
             let fd = open(journal.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SluiceError(.sinkFailed, "cannot open \(journal.path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                throw SluiceError(.sinkFailed, "cannot open \(journal.path): \(String(cString: strerror(errno)))")
+            }
             defer { close(fd) }
             try cutTornTail(fd)
             try writeAll(fd, bytes, path: journal.path)
-            guard fsync(fd) == 0 else { throw SluiceError(.sinkFailed, "fsync \(journal.path): \(String(cString: strerror(errno)))") }
+            guard fsync(fd) == 0 else {
+                throw SluiceError(.sinkFailed, "fsync \(journal.path): \(String(cString: strerror(errno)))")
+            }
         }
 
         /// Cuts a last line without its newline off the journal: a write a crash (or a failed write) tore,
@@ -125,7 +135,9 @@ extension JSONLSink {
         /// and the next replay would skip both.
         private func cutTornTail(_ fd: Int32) throws {
             var info = stat()
-            guard fstat(fd, &info) == 0 else { throw SluiceError(.sinkFailed, "stat \(journal.path): \(String(cString: strerror(errno)))") }
+            guard fstat(fd, &info) == 0 else {
+                throw SluiceError(.sinkFailed, "stat \(journal.path): \(String(cString: strerror(errno)))")
+            }
             var end = Int(info.st_size)
             guard end > 0, try byte(fd, at: end - 1) != 0x0A else { return }
             // Back to just after the last newline (or to the start), 64 KiB at a time.
@@ -134,7 +146,9 @@ extension JSONLSink {
             search: while end > 0 {
                 let start = max(0, end - block.count)
                 let n = block.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, end - start, off_t(start)) }
-                guard n == end - start else { throw SluiceError(.sinkFailed, "read \(journal.path): \(String(cString: strerror(errno)))") }
+                guard n == end - start else {
+                    throw SluiceError(.sinkFailed, "read \(journal.path): \(String(cString: strerror(errno)))")
+                }
                 for index in stride(from: n - 1, through: 0, by: -1) where block[index] == 0x0A {
                     keep = start + index + 1
                     break search
@@ -142,7 +156,10 @@ extension JSONLSink {
                 end = start
             }
             guard ftruncate(fd, off_t(keep)) == 0 else {
-                throw SluiceError(.sinkFailed, "cutting the torn last line of \(journal.path): \(String(cString: strerror(errno)))")
+                throw SluiceError(
+                    .sinkFailed,
+                    "cutting the torn last line of \(journal.path): \(String(cString: strerror(errno)))"
+                )
             }
         }
 
@@ -185,10 +202,14 @@ extension JSONLSink {
         private func writeAtomically(_ bytes: Data, to url: URL) throws {
             let temporary = URL(fileURLWithPath: url.path + ".tmp")
             let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SluiceError(.sinkFailed, "cannot write \(temporary.path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                throw SluiceError(.sinkFailed, "cannot write \(temporary.path): \(String(cString: strerror(errno)))")
+            }
             do {
                 try writeAll(fd, bytes, path: temporary.path)
-                guard fsync(fd) == 0 else { throw SluiceError(.sinkFailed, "fsync \(temporary.path): \(String(cString: strerror(errno)))") }
+                guard fsync(fd) == 0 else {
+                    throw SluiceError(.sinkFailed, "fsync \(temporary.path): \(String(cString: strerror(errno)))")
+                }
             } catch {
                 close(fd)
                 throw error
@@ -205,7 +226,9 @@ extension JSONLSink {
                 while offset < raw.count {
                     let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
                     if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { throw SluiceError(.sinkFailed, "write \(path): \(String(cString: strerror(errno)))") }
+                    guard n > 0 else {
+                        throw SluiceError(.sinkFailed, "write \(path): \(String(cString: strerror(errno)))")
+                    }
                     offset += n
                 }
             }

@@ -48,7 +48,8 @@ public final class JSONLSink: VectorSink {
         if let stored = current.0, stored != embedder.description, current.1 > 0 {
             throw SluiceError(
                 .embedderMismatch,
-                "the JSONL store at \(layout.root.path) holds vectors of \(stored), not \(embedder); re-embed everything with --reembed or use another sink path")
+                "the JSONL store at \(layout.root.path) holds vectors of \(stored), not \(embedder); re-embed everything with --reembed or use another sink path"
+            )
         }
         guard current.0 != embedder.description else { return }
         let layout = self.layout
@@ -127,9 +128,14 @@ public final class JSONLSink: VectorSink {
         let (count, embedder) = state.withLock { ($0.lines.count, $0.embedder) }
         let dimensions = embedder.flatMap { $0.split(separator: "@").last.flatMap { Int($0) } }
         return SinkInfo(
-            name: name, exists: FileManager.default.fileExists(atPath: layout.root.path), count: count, dimensions: dimensions,
-            metric: "cosine (exact, in sluice search)", embedder: embedder,
-            details: ["files": layout.dataFiles.map(\.lastPathComponent).joined(separator: ", ")])
+            name: name,
+            exists: FileManager.default.fileExists(atPath: layout.root.path),
+            count: count,
+            dimensions: dimensions,
+            metric: "cosine (exact, in sluice search)",
+            embedder: embedder,
+            details: ["files": layout.dataFiles.map(\.lastPathComponent).joined(separator: ", ")]
+        )
     }
 
     public func drop() async throws {

@@ -34,8 +34,8 @@ final class PGConnection {
         let cKeywords = keywords.map { strdup($0) }
         let cValues = values.map { strdup($0) }
         defer {
-            cKeywords.forEach { free($0) }
-            cValues.forEach { free($0) }
+            for pointer in cKeywords { free(pointer) }
+            for pointer in cValues { free(pointer) }
         }
         var keywordPointers = cKeywords.map { UnsafePointer($0) } + [nil]
         var valuePointers = cValues.map { UnsafePointer($0) } + [nil]
@@ -61,7 +61,7 @@ final class PGConnection {
     func query(_ sql: String, _ parameters: [String?] = []) throws -> Rows {
         try ensureConnected()
         let cParameters = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { cParameters.forEach { free($0) } }
+        defer { for pointer in cParameters { free(pointer) } }
         var pointers = cParameters.map { $0.map { UnsafePointer($0) } }
         let result = pointers.withUnsafeMutableBufferPointer { buffer in
             PQexecParams(handle, sql, Int32(parameters.count), nil, buffer.baseAddress, nil, nil, 0)
@@ -83,7 +83,8 @@ final class PGConnection {
         try bytes.withUnsafeBufferPointer { buffer in
             while offset < buffer.count {
                 let length = min(step, buffer.count - offset)
-                let sent = buffer.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: length) {
+                let sent = buffer.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: length)
+                {
                     PQputCopyData(handle, $0, Int32(length))
                 }
                 guard sent == 1 else { throw failure(nil, sql: sql) }
@@ -128,7 +129,8 @@ final class PGConnection {
     /// The error of a failed call, classified: connection loss and the SQLSTATE classes that mean "try
     /// again" (08 connection, 40 serialization/deadlock, 53 resources, 57P0x shutdown) are transient.
     private func failure(_ result: OpaquePointer?, sql: String) -> SluiceError {
-        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        let state =
+            result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
         var message = result.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) } ?? ""
         if message.isEmpty, let handle { message = String(cString: PQerrorMessage(handle)) }
         let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
@@ -136,15 +138,20 @@ final class PGConnection {
         let verb = sql.split(separator: " ").prefix(2).joined(separator: " ")
         return SluiceError(
             transient ? .sinkUnavailable : .sinkFailed,
-            "PostgreSQL \(verb)…: \(Self.clean(message))\(state.isEmpty ? "" : " [\(state)]")")
+            "PostgreSQL \(verb)…: \(Self.clean(message))\(state.isEmpty ? "" : " [\(state)]")"
+        )
     }
 
     /// The SQLSTATE of an error thrown by this connection ("23505" …), parsed from the message.
     static func sqlState(of error: any Error) -> String? {
-        guard let error = error as? SluiceError, error.message.hasSuffix("]"), let open = error.message.lastIndex(of: "[") else {
+        guard let error = error as? SluiceError, error.message.hasSuffix("]"),
+            let open = error.message.lastIndex(of: "[")
+        else {
             return nil
         }
-        return String(error.message[error.message.index(after: open)..<error.message.index(before: error.message.endIndex)])
+        return String(
+            error.message[error.message.index(after: open)..<error.message.index(before: error.message.endIndex)]
+        )
     }
 
     private static func clean(_ message: String) -> String {

@@ -33,9 +33,13 @@ extension PgvectorSink {
             if let value = option.pointee.val {
                 let name = String(cString: keyword)
                 let display = option.pointee.dispchar.map { String(cString: $0) } ?? ""
-                out.append(ConnectionOption(
-                    keyword: name, value: String(cString: value),
-                    isSecret: display.contains("*") || name == "password" || name == "sslpassword"))
+                out.append(
+                    ConnectionOption(
+                        keyword: name,
+                        value: String(cString: value),
+                        isSecret: display.contains("*") || name == "password" || name == "sslpassword"
+                    )
+                )
             }
             option += 1
         }
@@ -51,12 +55,16 @@ extension PgvectorSink {
     /// the environment variable named in `sink.password_env`. The messages never quote the string.
     static func refusePassword(in url: String) throws {
         guard let options = connectionOptions(url) else {
-            throw SluiceError(.configuration, "sink.url is neither a PostgreSQL URI (postgresql://…) nor key=value connection settings that libpq can read")
+            throw SluiceError(
+                .configuration,
+                "sink.url is neither a PostgreSQL URI (postgresql://…) nor key=value connection settings that libpq can read"
+            )
         }
         if let secret = options.first(where: \.isSecret) {
             throw SluiceError(
                 .configuration,
-                "sink.url must not contain a password (it sets \(secret.keyword)): name an environment variable in sink.password_env")
+                "sink.url must not contain a password (it sets \(secret.keyword)): name an environment variable in sink.password_env"
+            )
         }
     }
 

@@ -11,7 +11,12 @@ extension PgvectorSink {
         // The last record wins when one id appears twice (ON CONFLICT may touch a row once per statement).
         var seen = Set<VectorID>()
         let unique = records.reversed().filter { seen.insert($0.id).inserted }.reversed() as [VectorRecord]
-        for batch in RecordBatches.split(unique, maxCount: .max, maxBytes: settings.maxBatchBytes, size: RecordBatches.estimatedJSONBytes) {
+        for batch in RecordBatches.split(
+            unique,
+            maxCount: .max,
+            maxBytes: settings.maxBatchBytes,
+            size: RecordBatches.estimatedJSONBytes
+        ) {
             try await write(Array(batch))
         }
     }
@@ -38,14 +43,16 @@ extension PgvectorSink {
             try connection.query("BEGIN")
             do {
                 try connection.query(
-                    "CREATE TEMP TABLE IF NOT EXISTS sluice_staging (LIKE \(table) INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+                    "CREATE TEMP TABLE IF NOT EXISTS sluice_staging (LIKE \(table) INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+                )
                 try connection.copyIn("COPY sluice_staging (\(Self.columns)) FROM STDIN WITH (FORMAT binary)", payload)
                 try connection.query(
                     """
                     INSERT INTO \(table) (\(Self.columns)) SELECT \(Self.columns) FROM sluice_staging
                     ON CONFLICT (id) DO UPDATE SET document_key = EXCLUDED.document_key, ordinal = EXCLUDED.ordinal,
                     text = EXCLUDED.text, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding
-                    """)
+                    """
+                )
                 try connection.query("COMMIT")
             } catch {
                 _ = try? connection.query("ROLLBACK")
@@ -89,7 +96,9 @@ extension PgvectorSink {
                 """
                 SELECT \(Self.columns), embedding \(op) $1::\(description.type) AS distance FROM \(table)
                 ORDER BY embedding \(op) $1::\(description.type) LIMIT \(max(0, k))
-                """, [query])
+                """,
+                [query]
+            )
             return try rows.map { row in
                 let distance = Float(row[6] ?? "") ?? .nan
                 // Higher is better: cosine similarity, negative L2 distance, inner product.
@@ -109,7 +118,9 @@ extension PgvectorSink {
             let page = try await withConnection("export \(rawTable)") { connection -> [VectorRecord] in
                 guard try Self.describe(connection, table) != nil else { return [] }
                 let rows = try connection.query(
-                    "SELECT \(Self.columns) FROM \(table) WHERE id COLLATE \"C\" > $1 ORDER BY id COLLATE \"C\" LIMIT 2000", [cursor])
+                    "SELECT \(Self.columns) FROM \(table) WHERE id COLLATE \"C\" > $1 ORDER BY id COLLATE \"C\" LIMIT 2000",
+                    [cursor]
+                )
                 return try rows.map(Self.record)
             }
             for record in page { try body(record) }
@@ -123,7 +134,9 @@ extension PgvectorSink {
         let rawTable = settings.table
         return try await withConnection("list ids of \(rawTable)") { connection in
             guard try Self.describe(connection, table) != nil else { return [] }
-            return Set(try connection.query("SELECT id FROM \(table)").compactMap { $0[0].map(VectorID.init(rawValue:)) })
+            return Set(
+                try connection.query("SELECT id FROM \(table)").compactMap { $0[0].map(VectorID.init(rawValue:)) }
+            )
         }
     }
 
@@ -141,7 +154,9 @@ extension PgvectorSink {
 
     /// A row of `columns` (id, document_key, ordinal, text, metadata, embedding) as a record.
     static func record(_ row: [String?]) throws -> VectorRecord {
-        guard row.count >= 6, let id = row[0], let key = row[1], let ordinal = row[2].flatMap({ Int($0) }), let text = row[3] else {
+        guard row.count >= 6, let id = row[0], let key = row[1], let ordinal = row[2].flatMap({ Int($0) }),
+            let text = row[3]
+        else {
             throw SluiceError(.sinkFailed, "unexpected row shape from PostgreSQL")
         }
         var metadata: [String: String] = [:]
@@ -149,7 +164,12 @@ extension PgvectorSink {
             for (name, value) in object { metadata[name] = value as? String ?? "\(value)" }
         }
         return VectorRecord(
-            id: VectorID(rawValue: id), documentKey: key, ordinal: ordinal, text: text,
-            vector: PgvectorCopy.parseVector(row[5] ?? "[]"), metadata: metadata)
+            id: VectorID(rawValue: id),
+            documentKey: key,
+            ordinal: ordinal,
+            text: text,
+            vector: PgvectorCopy.parseVector(row[5] ?? "[]"),
+            metadata: metadata
+        )
     }
 }

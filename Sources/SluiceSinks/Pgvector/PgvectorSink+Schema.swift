@@ -14,7 +14,10 @@ extension PgvectorSink {
         let dimensions = embedder.dimensions
         let type = dimensions > Self.vectorDimensionLimit ? "halfvec" : "vector"
         // A SQL string literal: single quotes doubled.
-        let comment = "sluice embedder=\(embedder.description) metric=\(metric)".replacingOccurrences(of: "'", with: "''")
+        let comment = "sluice embedder=\(embedder.description) metric=\(metric)".replacingOccurrences(
+            of: "'",
+            with: "''"
+        )
         let state = try await withConnection("prepare \(rawTable)") { connection -> (empty: Bool, type: String) in
             try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
             if let existing = try Self.describe(connection, table) {
@@ -25,15 +28,20 @@ extension PgvectorSink {
                     if existing.dimensions != dimensions {
                         throw SluiceError(
                             .embedderMismatch,
-                            "table \(rawTable) holds \(existing.dimensions)-dimensional vectors, the embedder makes \(dimensions); re-embed with --reembed or use another sink.table")
+                            "table \(rawTable) holds \(existing.dimensions)-dimensional vectors, the embedder makes \(dimensions); re-embed with --reembed or use another sink.table"
+                        )
                     }
                     if let storedEmbedder, storedEmbedder != embedder.description {
                         throw SluiceError(
                             .embedderMismatch,
-                            "table \(rawTable) holds vectors of \(storedEmbedder), not \(embedder); re-embed with --reembed or use another sink.table")
+                            "table \(rawTable) holds vectors of \(storedEmbedder), not \(embedder); re-embed with --reembed or use another sink.table"
+                        )
                     }
                     if let storedMetric, storedMetric != metric {
-                        throw SluiceError(.configuration, "table \(rawTable) is indexed for metric \(storedMetric), sink.metric is \(metric)")
+                        throw SluiceError(
+                            .configuration,
+                            "table \(rawTable) is indexed for metric \(storedMetric), sink.metric is \(metric)"
+                        )
                     }
                 } else if existing.dimensions != dimensions || existing.type != type {
                     try connection.query("DROP TABLE \(table)")
@@ -54,8 +62,11 @@ extension PgvectorSink {
                         text text NOT NULL,
                         metadata jsonb NOT NULL DEFAULT '{}',
                         embedding \(type)(\(dimensions)) NOT NULL)
-                    """)
-                try connection.query("CREATE INDEX IF NOT EXISTS \"\(rawTable.split(separator: ".").last!)_document_key\" ON \(table) (document_key)")
+                    """
+                )
+                try connection.query(
+                    "CREATE INDEX IF NOT EXISTS \"\(rawTable.split(separator: ".").last!)_document_key\" ON \(table) (document_key)"
+                )
                 try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                 try connection.query("COMMIT")
             } catch {
@@ -84,7 +95,9 @@ extension PgvectorSink {
             // slower; this session only.
             try connection.query("SET maintenance_work_mem = '512MB'")
             do {
-                try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))")
+                try connection.query(
+                    "CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))"
+                )
             } catch {
                 // Sharded runs finishing at once: another one just created it (23505 on pg_class, or 42P07).
                 guard ["23505", "42P07"].contains(PGConnection.sqlState(of: error) ?? "") else { throw error }
@@ -94,7 +107,9 @@ extension PgvectorSink {
     }
 
     public func finish() async throws {
-        let exists = try await withConnection("describe \(settings.table)") { [table = quotedTable] in try Self.describe($0, table) != nil }
+        let exists = try await withConnection("describe \(settings.table)") { [table = quotedTable] in
+            try Self.describe($0, table) != nil
+        }
         if exists { try await ensureIndex() }
         runState.withLock { $0.bulk = false }
     }
@@ -109,18 +124,26 @@ extension PgvectorSink {
                 return SinkInfo(name: name, exists: false, count: 0)
             }
             let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
-            let index = try connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [indexName]).first?[0] ?? nil
-            let metric = index.map { definition -> String in
-                if definition.contains("_cosine_ops") { return "cosine" }
-                if definition.contains("_l2_ops") { return "l2" }
-                if definition.contains("_ip_ops") { return "dot" }
-                return "unknown"
-            } ?? existing.comment.flatMap { Self.field("metric", in: $0) }
+            let index =
+                try connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [indexName]).first?[0]
+                ?? nil
+            let metric =
+                index.map { definition -> String in
+                    if definition.contains("_cosine_ops") { return "cosine" }
+                    if definition.contains("_l2_ops") { return "l2" }
+                    if definition.contains("_ip_ops") { return "dot" }
+                    return "unknown"
+                } ?? existing.comment.flatMap { Self.field("metric", in: $0) }
             var details = ["column": "\(existing.type)(\(existing.dimensions))"]
             details["hnsw index"] = index == nil ? "not built yet (built at the end of the next run)" : indexName
             return SinkInfo(
-                name: name, count: count, dimensions: existing.dimensions, metric: metric,
-                embedder: existing.comment.flatMap { Self.field("embedder", in: $0) }, details: details)
+                name: name,
+                count: count,
+                dimensions: existing.dimensions,
+                metric: metric,
+                embedder: existing.comment.flatMap { Self.field("embedder", in: $0) },
+                details: details
+            )
         }
     }
 
@@ -155,7 +178,9 @@ extension PgvectorSink {
             SELECT format_type(a.atttypid, a.atttypmod), obj_description(c.oid, 'pg_class')
             FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
             WHERE c.oid = to_regclass($1) AND a.attname = 'embedding'
-            """, [quotedTable])
+            """,
+            [quotedTable]
+        )
         guard let row = rows.first, let type = row[0] else { return nil }
         // "vector(384)" / "halfvec(3072)"
         let name = String(type.prefix { $0 != "(" })

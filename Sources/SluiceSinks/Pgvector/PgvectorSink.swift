@@ -32,7 +32,12 @@ public final class PgvectorSink: VectorSink {
         public init(url: String, password: String?, table: String) {
             var section = PipelineConfiguration.Sink()
             section.table = table
-            self.init(section: section, url: url, password: password, connections: PipelineConfiguration.Run().upsertParallelism)
+            self.init(
+                section: section,
+                url: url,
+                password: password,
+                connections: PipelineConfiguration.Run().upsertParallelism
+            )
         }
 
         /// What a pipeline file's `sink` section says of a pgvector table (`table`, `metric`, `retries`,
@@ -70,7 +75,10 @@ public final class PgvectorSink: VectorSink {
 
     public init(settings: Settings) throws {
         guard Self.validIdentifier(settings.table) else {
-            throw SluiceError(.configuration, "sink.table: '\(settings.table)' must be a plain SQL identifier (letters, digits, _; optionally schema.table)")
+            throw SluiceError(
+                .configuration,
+                "sink.table: '\(settings.table)' must be a plain SQL identifier (letters, digits, _; optionally schema.table)"
+            )
         }
         try Self.refusePassword(in: settings.url)
         self.settings = settings
@@ -84,7 +92,10 @@ public final class PgvectorSink: VectorSink {
 
     /// Runs a job with a connection on the sink's threads, retrying transient failures.
     @discardableResult
-    func withConnection<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PGConnection) throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(
+        _ what: String,
+        _ body: @escaping @Sendable (PGConnection) throws -> T
+    ) async throws -> T {
         try await withSinkRetries(attempts: settings.retries, what: what) {
             try await executor.run { [pool] in try pool.with(body) }
         }
@@ -112,7 +123,9 @@ public final class PgvectorSink: VectorSink {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count) else { return false }
         return parts.allSatisfy { part in
-            guard let first = part.first, first == "_" || (first.isASCII && first.isLetter), part.count <= 63 else { return false }
+            guard let first = part.first, first == "_" || (first.isASCII && first.isLetter), part.count <= 63 else {
+                return false
+            }
             return part.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
         }
     }

@@ -10,10 +10,14 @@ extension PineconeSink {
             if let dimension = existing.dimension, dimension != embedder.dimensions {
                 throw SluiceError(
                     .embedderMismatch,
-                    "pinecone index \(settings.index) has dimension \(dimension), the embedder makes \(embedder.dimensions); use another sink.index")
+                    "pinecone index \(settings.index) has dimension \(dimension), the embedder makes \(embedder.dimensions); use another sink.index"
+                )
             }
             if let metric = existing.metric, metric != metricName {
-                throw SluiceError(.configuration, "pinecone index \(settings.index) uses metric \(metric), sink.metric asks for \(metricName)")
+                throw SluiceError(
+                    .configuration,
+                    "pinecone index \(settings.index) uses metric \(metric), sink.metric asks for \(metricName)"
+                )
             }
         } else {
             struct Create: Encodable {
@@ -23,8 +27,13 @@ extension PineconeSink {
                 var spec = ["serverless": ["cloud": "aws", "region": "us-east-1"]]
             }
             try await control.send(
-                "POST", "/indexes", json: try StoreHTTP.encode(Create(name: settings.index, dimension: embedder.dimensions, metric: metricName)),
-                accepting: [409])
+                "POST",
+                "/indexes",
+                json: try StoreHTTP.encode(
+                    Create(name: settings.index, dimension: embedder.dimensions, metric: metricName)
+                ),
+                accepting: [409]
+            )
             description = try await describeIndex()
         }
         // Wait (bounded) for a new index to be ready.
@@ -73,7 +82,13 @@ extension PineconeSink {
         let ordinal = metadata.removeValue(forKey: "ordinal").flatMap { Int($0.text) } ?? 0
         let text = metadata.removeValue(forKey: "text")?.text ?? ""
         return VectorRecord(
-            id: vectorID(vector.id), documentKey: key, ordinal: ordinal, text: text, vector: values, metadata: metadata.mapValues(\.text))
+            id: vectorID(vector.id),
+            documentKey: key,
+            ordinal: ordinal,
+            text: text,
+            vector: values,
+            metadata: metadata.mapValues(\.text)
+        )
     }
 
     public func upsert(_ records: [VectorRecord]) async throws {
@@ -83,13 +98,19 @@ extension PineconeSink {
             var vectors: [Vector]
             var namespace: String
         }
-        let vectors = records.map { Vector(id: Self.recordID(key: $0.documentKey, id: $0.id), values: $0.vector, metadata: metadata(of: $0)) }
+        let vectors = records.map {
+            Vector(id: Self.recordID(key: $0.documentKey, id: $0.id), values: $0.vector, metadata: metadata(of: $0))
+        }
         let maxCount = min(settings.batch, Self.maxRecordsPerBatch)
         let maxBytes = min(settings.maxBatchBytes, Self.maxBytesPerBatch - 4096)
         let sizes = try vectors.map { try StoreHTTP.encode($0).count + 1 }
         let indexed = Array(zip(vectors, sizes))
         for batch in RecordBatches.split(indexed, maxCount: maxCount, maxBytes: maxBytes, size: { $0.1 }) {
-            try await data.send("POST", "/vectors/upsert", json: try StoreHTTP.encode(Upsert(vectors: batch.map(\.0), namespace: settings.namespace)))
+            try await data.send(
+                "POST",
+                "/vectors/upsert",
+                json: try StoreHTTP.encode(Upsert(vectors: batch.map(\.0), namespace: settings.namespace))
+            )
         }
     }
 
@@ -117,7 +138,11 @@ extension PineconeSink {
         var start = 0
         while start < recordIDs.count {
             let end = min(start + 1000, recordIDs.count)
-            try await data.send("POST", "/vectors/delete", json: try StoreHTTP.encode(Delete(ids: Array(recordIDs[start..<end]), namespace: settings.namespace)))
+            try await data.send(
+                "POST",
+                "/vectors/delete",
+                json: try StoreHTTP.encode(Delete(ids: Array(recordIDs[start..<end]), namespace: settings.namespace))
+            )
             start = end
         }
     }
@@ -146,10 +171,17 @@ extension PineconeSink {
         }
         struct Answer: Decodable { var matches: [Vector]? }
         let answer = try await data.decode(
-            Answer.self, "POST", "/query", json: try StoreHTTP.encode(Query(namespace: settings.namespace, vector: vector, topK: max(1, k))))
+            Answer.self,
+            "POST",
+            "/query",
+            json: try StoreHTTP.encode(Query(namespace: settings.namespace, vector: vector, topK: max(1, k)))
+        )
         // Pinecone scores: cosine similarity, dot product, or squared Euclidean distance (lower is better).
         return try (answer.matches ?? []).map {
-            SearchHit(score: metricName == "euclidean" ? -($0.score ?? 0) : ($0.score ?? 0), record: try Self.record($0))
+            SearchHit(
+                score: metricName == "euclidean" ? -($0.score ?? 0) : ($0.score ?? 0),
+                record: try Self.record($0)
+            )
         }
     }
 
@@ -184,7 +216,11 @@ extension PineconeSink {
         while start < recordIDs.count {
             let end = min(start + 100, recordIDs.count)
             let query = recordIDs[start..<end].map { "ids=\(StoreHTTP.segment($0))" }.joined(separator: "&")
-            let answer = try await data.decode(Answer.self, "GET", "/vectors/fetch?\(query)&namespace=\(StoreHTTP.segment(settings.namespace))")
+            let answer = try await data.decode(
+                Answer.self,
+                "GET",
+                "/vectors/fetch?\(query)&namespace=\(StoreHTTP.segment(settings.namespace))"
+            )
             out += (answer.vectors ?? [:]).values
             start = end
         }
@@ -216,7 +252,12 @@ extension PineconeSink {
             var deleteAll = true
             var namespace: String
         }
-        try await data.send("POST", "/vectors/delete", json: try StoreHTTP.encode(DeleteAll(namespace: settings.namespace)), accepting: [404])
+        try await data.send(
+            "POST",
+            "/vectors/delete",
+            json: try StoreHTTP.encode(DeleteAll(namespace: settings.namespace)),
+            accepting: [404]
+        )
     }
 
     /// Deletes the namespace's vectors (the index itself, which may hold other namespaces, is kept).
@@ -224,9 +265,14 @@ extension PineconeSink {
 
     public func info() async throws -> SinkInfo {
         guard let description = try await describeIndex() else { return SinkInfo(name: name, exists: false, count: 0) }
-        let metric = ["cosine": "cosine", "euclidean": "l2", "dotproduct": "dot"][description.metric ?? ""] ?? description.metric
+        let metric =
+            ["cosine": "cosine", "euclidean": "l2", "dotproduct": "dot"][description.metric ?? ""] ?? description.metric
         return SinkInfo(
-            name: name, count: try await count(), dimensions: description.dimension, metric: metric,
-            details: ["host": description.host ?? "unknown", "api version": Self.apiVersion])
+            name: name,
+            count: try await count(),
+            dimensions: description.dimension,
+            metric: metric,
+            details: ["host": description.host ?? "unknown", "api version": Self.apiVersion]
+        )
     }
 }

@@ -73,11 +73,19 @@ public final class PineconeSink: VectorSink {
     /// deleting vectors whose document key the caller does not know.
     let state = Mutex<(data: StoreHTTP?, listed: [VectorID: String])>((nil, [:]))
 
-    public var name: String { "pinecone:\(settings.index)/\(settings.namespace.isEmpty ? "(default namespace)" : settings.namespace)" }
+    public var name: String {
+        "pinecone:\(settings.index)/\(settings.namespace.isEmpty ? "(default namespace)" : settings.namespace)"
+    }
 
     public init(settings: Settings) {
         self.settings = settings
-        control = StoreHTTP(baseURL: settings.controlURL, headers: Self.headers(settings), retries: settings.retries, timeout: settings.timeout, label: "pinecone")
+        control = StoreHTTP(
+            baseURL: settings.controlURL,
+            headers: Self.headers(settings),
+            retries: settings.retries,
+            timeout: settings.timeout,
+            label: "pinecone"
+        )
     }
 
     static func headers(_ settings: Settings) -> [(String, String)] {
@@ -111,16 +119,28 @@ public final class PineconeSink: VectorSink {
         do {
             return try JSONDecoder().decode(IndexDescription.self, from: Data(response.body))
         } catch {
-            throw SluiceError(.sinkFailed, "pinecone: unexpected index description: \(StoreHTTP.excerpt(response.bodyText))", cause: error)
+            throw SluiceError(
+                .sinkFailed,
+                "pinecone: unexpected index description: \(StoreHTTP.excerpt(response.bodyText))",
+                cause: error
+            )
         }
     }
 
     /// The data-plane client for a described index (scheme of the control plane, host from Pinecone).
     func dataPlane(for description: IndexDescription) throws -> StoreHTTP {
-        guard let host = description.host, !host.isEmpty else { throw SluiceError(.sinkFailed, "pinecone: index \(settings.index) has no host yet") }
+        guard let host = description.host, !host.isEmpty else {
+            throw SluiceError(.sinkFailed, "pinecone: index \(settings.index) has no host yet")
+        }
         let scheme = settings.controlURL.hasPrefix("http://") ? "http://" : "https://"
         let base = host.contains("://") ? host : scheme + host
-        return StoreHTTP(baseURL: base, headers: Self.headers(settings), retries: settings.retries, timeout: settings.timeout, label: "pinecone")
+        return StoreHTTP(
+            baseURL: base,
+            headers: Self.headers(settings),
+            retries: settings.retries,
+            timeout: settings.timeout,
+            label: "pinecone"
+        )
     }
 
     /// The cached data plane, discovering the host on first use; nil when the index does not exist.
@@ -134,7 +154,10 @@ public final class PineconeSink: VectorSink {
 
     func requireData() async throws -> StoreHTTP {
         guard let data = try await data() else {
-            throw SluiceError(.sinkFailed, "pinecone index \(settings.index) does not exist (it is created by the first run)")
+            throw SluiceError(
+                .sinkFailed,
+                "pinecone index \(settings.index) does not exist (it is created by the first run)"
+            )
         }
         return data
     }

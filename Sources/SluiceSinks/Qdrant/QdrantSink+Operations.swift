@@ -14,9 +14,13 @@ extension QdrantSink {
                 if vectors.size != embedder.dimensions {
                     throw SluiceError(
                         .embedderMismatch,
-                        "qdrant collection \(settings.collection) holds \(vectors.size)-dimensional vectors, the embedder makes \(embedder.dimensions); re-embed with --reembed or use another sink.collection")
+                        "qdrant collection \(settings.collection) holds \(vectors.size)-dimensional vectors, the embedder makes \(embedder.dimensions); re-embed with --reembed or use another sink.collection"
+                    )
                 }
-                throw SluiceError(.configuration, "qdrant collection \(settings.collection) uses distance \(vectors.distance), sink.metric asks for \(distance)")
+                throw SluiceError(
+                    .configuration,
+                    "qdrant collection \(settings.collection) uses distance \(vectors.distance), sink.metric asks for \(distance)"
+                )
             }
             try await drop()
         }
@@ -28,8 +32,11 @@ extension QdrantSink {
             }
         }
         try await http.send(
-            "PUT", collectionPath, json: try StoreHTTP.encode(Create(vectors: .init(size: embedder.dimensions, distance: distance))),
-            accepting: [409])
+            "PUT",
+            collectionPath,
+            json: try StoreHTTP.encode(Create(vectors: .init(size: embedder.dimensions, distance: distance))),
+            accepting: [409]
+        )
         // Filtering deletes by document key wants a payload index on it.
         struct FieldIndex: Encodable {
             var field_name = "document_key"
@@ -41,8 +48,17 @@ extension QdrantSink {
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
         struct Upsert: Encodable { var points: [Point] }
-        for batch in RecordBatches.split(records, maxCount: batchSize, maxBytes: settings.maxBatchBytes, size: RecordBatches.estimatedJSONBytes) {
-            try await http.send("PUT", "\(collectionPath)/points?wait=true", json: try StoreHTTP.encode(Upsert(points: batch.map(Point.init))))
+        for batch in RecordBatches.split(
+            records,
+            maxCount: batchSize,
+            maxBytes: settings.maxBatchBytes,
+            size: RecordBatches.estimatedJSONBytes
+        ) {
+            try await http.send(
+                "PUT",
+                "\(collectionPath)/points?wait=true",
+                json: try StoreHTTP.encode(Upsert(points: batch.map(Point.init)))
+            )
         }
     }
 
@@ -53,8 +69,11 @@ extension QdrantSink {
         while start < ids.count {
             let end = min(start + 1000, ids.count)
             try await http.send(
-                "POST", "\(collectionPath)/points/delete?wait=true", json: try StoreHTTP.encode(Delete(points: ids[start..<end].map(\.uuidString))),
-                accepting: [404])
+                "POST",
+                "\(collectionPath)/points/delete?wait=true",
+                json: try StoreHTTP.encode(Delete(points: ids[start..<end].map(\.uuidString))),
+                accepting: [404]
+            )
             start = end
         }
     }
@@ -71,12 +90,22 @@ extension QdrantSink {
             struct Match: Encodable { var value: String }
         }
         let body = Delete(filter: .init(must: [.init(match: .init(value: key))]))
-        try await http.send("POST", "\(collectionPath)/points/delete?wait=true", json: try StoreHTTP.encode(body), accepting: [404])
+        try await http.send(
+            "POST",
+            "\(collectionPath)/points/delete?wait=true",
+            json: try StoreHTTP.encode(body),
+            accepting: [404]
+        )
     }
 
     public func count() async throws -> Int {
         struct Count: Decodable { var count: Int }
-        let response = try await http.send("POST", "\(collectionPath)/points/count", json: Array(#"{"exact":true}"#.utf8), accepting: [404])
+        let response = try await http.send(
+            "POST",
+            "\(collectionPath)/points/count",
+            json: Array(#"{"exact":true}"#.utf8),
+            accepting: [404]
+        )
         guard response.status != 404 else { return 0 }
         return try JSONDecoder().decode(Envelope<Count>.self, from: Data(response.body)).result.count
     }
@@ -89,11 +118,17 @@ extension QdrantSink {
             var with_vector = true
         }
         let response = try await http.send(
-            "POST", "\(collectionPath)/points/search", json: try StoreHTTP.encode(Search(vector: vector, limit: max(1, k))), accepting: [404])
+            "POST",
+            "\(collectionPath)/points/search",
+            json: try StoreHTTP.encode(Search(vector: vector, limit: max(1, k))),
+            accepting: [404]
+        )
         guard response.status != 404 else { return [] }
         let points = try JSONDecoder().decode(Envelope<[Point]>.self, from: Data(response.body)).result
         // Qdrant scores: cosine similarity, dot product, or the Euclidean distance (lower is better).
-        return try points.map { SearchHit(score: distance == "Euclid" ? -($0.score ?? 0) : ($0.score ?? 0), record: try $0.record()) }
+        return try points.map {
+            SearchHit(score: distance == "Euclid" ? -($0.score ?? 0) : ($0.score ?? 0), record: try $0.record())
+        }
     }
 
     /// Pages through every point with `scroll`.
@@ -110,8 +145,18 @@ extension QdrantSink {
         }
         var offset: String?
         repeat {
-            let request = Scroll(limit: 1000, offset: offset, with_payload: withContents ? .all : .fields(["sluice_id"]), with_vector: withContents)
-            let response = try await http.send("POST", "\(collectionPath)/points/scroll", json: try StoreHTTP.encode(request), accepting: [404])
+            let request = Scroll(
+                limit: 1000,
+                offset: offset,
+                with_payload: withContents ? .all : .fields(["sluice_id"]),
+                with_vector: withContents
+            )
+            let response = try await http.send(
+                "POST",
+                "\(collectionPath)/points/scroll",
+                json: try StoreHTTP.encode(request),
+                accepting: [404]
+            )
             guard response.status != 404 else { return }
             let page = try JSONDecoder().decode(Envelope<Page>.self, from: Data(response.body)).result
             try body(page.points)
@@ -140,7 +185,12 @@ extension QdrantSink {
             var with_payload = ["sluice_id"]
             var with_vector = false
         }
-        let response = try await http.send("POST", "\(collectionPath)/points", json: try StoreHTTP.encode(Retrieve(ids: ids.map(\.uuidString))), accepting: [404])
+        let response = try await http.send(
+            "POST",
+            "\(collectionPath)/points",
+            json: try StoreHTTP.encode(Retrieve(ids: ids.map(\.uuidString))),
+            accepting: [404]
+        )
         guard response.status != 404 else { return [] }
         let points = try JSONDecoder().decode(Envelope<[Point]>.self, from: Data(response.body)).result
         return Set(points.compactMap { $0.payload.map { VectorID(rawValue: $0.sluice_id) } })
@@ -156,6 +206,12 @@ extension QdrantSink {
         guard let info = try await collectionInfo() else { return SinkInfo(name: name, exists: false, count: 0) }
         let vectors = info.config.params.vectors
         let metric = ["Cosine": "cosine", "Euclid": "l2", "Dot": "dot"][vectors.distance] ?? vectors.distance
-        return SinkInfo(name: name, count: try await count(), dimensions: vectors.size, metric: metric, details: ["batch": String(batchSize)])
+        return SinkInfo(
+            name: name,
+            count: try await count(),
+            dimensions: vectors.size,
+            metric: metric,
+            details: ["batch": String(batchSize)]
+        )
     }
 }

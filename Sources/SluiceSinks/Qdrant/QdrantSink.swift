@@ -60,8 +60,12 @@ public final class QdrantSink: VectorSink {
     public init(settings: Settings) {
         self.settings = settings
         http = StoreHTTP(
-            baseURL: settings.url, headers: settings.apiKey.map { [("api-key", $0)] } ?? [], retries: settings.retries,
-            timeout: settings.timeout, label: "qdrant")
+            baseURL: settings.url,
+            headers: settings.apiKey.map { [("api-key", $0)] } ?? [],
+            retries: settings.retries,
+            timeout: settings.timeout,
+            label: "qdrant"
+        )
     }
 
     var collectionPath: String { "/collections/\(StoreHTTP.segment(settings.collection))" }
@@ -112,7 +116,11 @@ public final class QdrantSink: VectorSink {
         do {
             return try JSONDecoder().decode(Envelope<CollectionInfo>.self, from: Data(response.body)).result
         } catch {
-            throw SluiceError(.sinkFailed, "qdrant: unexpected collection answer: \(StoreHTTP.excerpt(response.bodyText))", cause: error)
+            throw SluiceError(
+                .sinkFailed,
+                "qdrant: unexpected collection answer: \(StoreHTTP.excerpt(response.bodyText))",
+                cause: error
+            )
         }
     }
 
@@ -135,17 +143,28 @@ public final class QdrantSink: VectorSink {
             id = record.id.uuidString
             vector = record.vector
             payload = Payload(
-                sluice_id: record.id.rawValue, document_key: record.documentKey, ordinal: record.ordinal, text: record.text,
-                metadata: record.metadata)
+                sluice_id: record.id.rawValue,
+                document_key: record.documentKey,
+                ordinal: record.ordinal,
+                text: record.text,
+                metadata: record.metadata
+            )
         }
 
         func record() throws -> VectorRecord {
-            guard let payload, let vector, let key = payload.document_key, let ordinal = payload.ordinal, let text = payload.text else {
+            guard let payload, let vector, let key = payload.document_key, let ordinal = payload.ordinal,
+                let text = payload.text
+            else {
                 throw SluiceError(.sinkFailed, "qdrant: a point came back without its payload or vector")
             }
             return VectorRecord(
-                id: VectorID(rawValue: payload.sluice_id), documentKey: key, ordinal: ordinal, text: text, vector: vector,
-                metadata: payload.metadata ?? [:])
+                id: VectorID(rawValue: payload.sluice_id),
+                documentKey: key,
+                ordinal: ordinal,
+                text: text,
+                vector: vector,
+                metadata: payload.metadata ?? [:]
+            )
         }
     }
 }

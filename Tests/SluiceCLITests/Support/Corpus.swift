@@ -28,9 +28,13 @@ enum Corpus {
     static let prose: (text: [Prose], markdown: [Prose]) = {
         func load(_ folder: String, _ ext: String) -> [Prose] {
             let url = repositoryRoot.appendingPathComponent("samples").appendingPathComponent(folder)
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(ext) }.sorted()
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter {
+                $0.hasSuffix(ext)
+            }.sorted()
             return names.compactMap { name in
-                guard let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) else { return nil }
+                guard let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) else {
+                    return nil
+                }
                 return Prose(name: name, lines: text.components(separatedBy: "\n"))
             }
         }
@@ -44,15 +48,24 @@ enum Corpus {
     /// - Returns: the document keys (paths relative to `directory`), sorted.
     @discardableResult
     static func write(
-        count: Int, into directory: URL, seed: UInt64, minBytes: Int = 2_000, maxBytes: Int = 20_000, prefix: String = "doc"
+        count: Int,
+        into directory: URL,
+        seed: UInt64,
+        minBytes: Int = 2_000,
+        maxBytes: Int = 20_000,
+        prefix: String = "doc"
     ) throws -> [String] {
         let prose = self.prose
-        try #require(!prose.text.isEmpty && !prose.markdown.isEmpty, "no sample prose under \(repositoryRoot.path)/samples")
+        try #require(
+            !prose.text.isEmpty && !prose.markdown.isEmpty,
+            "no sample prose under \(repositoryRoot.path)/samples"
+        )
         var rng = SeededGenerator(seed: seed)
         var keys: [String] = []
         for index in 0..<count {
             let markdown = index % 3 == 0
-            let key = "\(folders[index % folders.count])/\(prefix)\(String(format: "%04d", index)).\(markdown ? "md" : "txt")"
+            let key =
+                "\(folders[index % folders.count])/\(prefix)\(String(format: "%04d", index)).\(markdown ? "md" : "txt")"
             let text = document(index: index, markdown: markdown, bytes: rng.int(in: minBytes...maxBytes), rng: &rng)
             try write(text, to: directory.appendingPathComponent(key))
             keys.append(key)

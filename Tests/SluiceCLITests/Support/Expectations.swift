@@ -12,7 +12,10 @@ let slowRunSettings = [
 
 /// Expects two exports to be the same bytes; if not, says which ids are missing, extra or different.
 func expectSameExport(
-    _ actual: Data, _ expected: Data, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ actual: Data,
+    _ expected: Data,
+    _ what: String,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) {
     guard actual != expected else { return }
     var detail = "\(what): exports differ (\(actual.count) bytes vs \(expected.count) expected)"
@@ -22,15 +25,25 @@ func expectSameExport(
         let missing = byIDExpected.keys.filter { byIDActual[$0] == nil }
         let extra = byIDActual.keys.filter { byIDExpected[$0] == nil }
         let changed = byIDExpected.keys.filter { id in byIDActual[id].map { $0 != byIDExpected[id]! } ?? false }
-        detail += "; records \(a.count) vs \(e.count); missing \(missing.count), extra \(extra.count), different \(changed.count)"
-        for id in missing.prefix(3) { detail += "\n  missing \(id) (\(byIDExpected[id]!.documentKey) #\(byIDExpected[id]!.ordinal))" }
-        for id in extra.prefix(3) { detail += "\n  extra   \(id) (\(byIDActual[id]!.documentKey) #\(byIDActual[id]!.ordinal))" }
-        for id in changed.prefix(3) { detail += "\n  differs \(id) (\(byIDExpected[id]!.documentKey) #\(byIDExpected[id]!.ordinal))" }
+        detail +=
+            "; records \(a.count) vs \(e.count); missing \(missing.count), extra \(extra.count), different \(changed.count)"
+        for id in missing.prefix(3) {
+            detail += "\n  missing \(id) (\(byIDExpected[id]!.documentKey) #\(byIDExpected[id]!.ordinal))"
+        }
+        for id in extra.prefix(3) {
+            detail += "\n  extra   \(id) (\(byIDActual[id]!.documentKey) #\(byIDActual[id]!.ordinal))"
+        }
+        for id in changed.prefix(3) {
+            detail += "\n  differs \(id) (\(byIDExpected[id]!.documentKey) #\(byIDExpected[id]!.ordinal))"
+        }
     }
     Issue.record(Comment(rawValue: detail), sourceLocation: sourceLocation)
 }
 
 /// Sets a file's modification time without changing its bytes.
 func touch(_ url: URL, secondsFromNow: Double = 5) throws {
-    try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: secondsFromNow)], ofItemAtPath: url.path)
+    try FileManager.default.setAttributes(
+        [.modificationDate: Date(timeIntervalSinceNow: secondsFromNow)],
+        ofItemAtPath: url.path
+    )
 }

@@ -25,7 +25,9 @@ enum FaultCampaign {
     /// Runs one scenario and appends its line to the results file: passed if `body` returned without
     /// recording a problem through the ``Scenario``.
     static func scenario(
-        _ category: Category, _ name: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ category: Category,
+        _ name: String,
+        sourceLocation: SourceLocation = #_sourceLocation,
         _ body: (Scenario) async throws -> Void
     ) async throws {
         let scenario = Scenario(category: category, name: name)
@@ -71,7 +73,11 @@ final class Scenario: @unchecked Sendable {
         self.name = name
     }
 
-    func expect(_ condition: Bool, _ message: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expect(
+        _ condition: Bool,
+        _ message: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard !condition else { return }
         let text = "\(name): \(message())"
         problems.append(text)
@@ -79,7 +85,12 @@ final class Scenario: @unchecked Sendable {
     }
 
     /// The exports must be the same bytes.
-    func expectSameExport(_ actual: Data, _ expected: Data, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectSameExport(
+        _ actual: Data,
+        _ expected: Data,
+        _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard actual != expected else { return }
         problems.append("\(name): \(what): exports differ")
         reportExportDifference(actual, expected, "\(name): \(what)", sourceLocation: sourceLocation)

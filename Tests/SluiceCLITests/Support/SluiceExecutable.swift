@@ -77,7 +77,8 @@ struct CommandResult: Sendable, CustomStringConvertible {
 
     var description: String {
         let how = signaled ? "killed by signal \(status)" : "exit \(status)"
-        return "sluice \(arguments.joined(separator: " ")) → \(how) after \(String(format: "%.2f", seconds)) s\n--- stderr (tail) ---\n\(stderr.suffix(2000))\n--- stdout (tail) ---\n\(stdout.suffix(1000))"
+        return
+            "sluice \(arguments.joined(separator: " ")) → \(how) after \(String(format: "%.2f", seconds)) s\n--- stderr (tail) ---\n\(stderr.suffix(2000))\n--- stdout (tail) ---\n\(stdout.suffix(1000))"
     }
 }
 
@@ -154,7 +155,10 @@ final class SluiceProcess: @unchecked Sendable {
             if ContinuousClock.now >= deadline {
                 kill(process.processIdentifier, SIGKILL)
                 ProcessExit.wait(for: process)
-                throw TimedOut(what: "sluice \(arguments.joined(separator: " ")) still running after \(timeout)\n\(stderrSoFar.suffix(2000))")
+                throw TimedOut(
+                    what:
+                        "sluice \(arguments.joined(separator: " ")) still running after \(timeout)\n\(stderrSoFar.suffix(2000))"
+                )
             }
             try? await Task.sleep(for: .milliseconds(5))
             exit = ProcessExit.of(process)
@@ -166,7 +170,8 @@ final class SluiceProcess: @unchecked Sendable {
             signaled: exit!.signaled,
             stdout: (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "",
             stderr: stderrSoFar,
-            seconds: seconds)
+            seconds: seconds
+        )
     }
 
     private static let counter = Counter()

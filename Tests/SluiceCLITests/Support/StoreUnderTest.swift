@@ -45,14 +45,29 @@ final class StoreUnderTest: Sendable {
         let server: StandInServer?
         switch kind {
         case .jsonl: server = nil
-        case .pgvector: server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [directory.path, password])
+        case .pgvector:
+            server = try await StandInServer.launch(
+                script: "pgvector_server.py",
+                arguments: [directory.path, password]
+            )
         case .chroma: server = try await StandInServer.launch(script: "chroma_server.py", arguments: [directory.path])
-        case .qdrant: server = try await StandInServer.launch(script: "qdrant_standin.py", arguments: ["--api-key", apiKey] + faults)
-        case .pinecone: server = try await StandInServer.launch(script: "pinecone_standin.py", arguments: ["--api-key", apiKey] + faults)
+        case .qdrant:
+            server = try await StandInServer.launch(
+                script: "qdrant_standin.py",
+                arguments: ["--api-key", apiKey] + faults
+            )
+        case .pinecone:
+            server = try await StandInServer.launch(
+                script: "pinecone_standin.py",
+                arguments: ["--api-key", apiKey] + faults
+            )
         }
         var proxy: StandInServer?
         if kind == .chroma, faultEvery > 0, let server {
-            proxy = try await StandInServer.launch(script: "fault_proxy.py", arguments: ["--target", server.baseURL] + faults)
+            proxy = try await StandInServer.launch(
+                script: "fault_proxy.py",
+                arguments: ["--target", server.baseURL] + faults
+            )
         }
         return StoreUnderTest(kind: kind, server: server, proxy: proxy, directory: directory)
     }
@@ -70,13 +85,25 @@ final class StoreUnderTest: Sendable {
             settings.append("sink.path=\(directory.appendingPathComponent(name).path)")
             settings.append("sink.shards=3")
         case .pgvector:
-            settings += ["sink.url=postgresql://postgres@127.0.0.1:\(server!.port)/postgres", "sink.password_env=\(Self.passwordVariable)", "sink.table=t_\(name)"]
+            settings += [
+                "sink.url=postgresql://postgres@127.0.0.1:\(server!.port)/postgres",
+                "sink.password_env=\(Self.passwordVariable)", "sink.table=t_\(name)",
+            ]
         case .chroma:
-            settings += ["sink.url=\(endpoint!.baseURL)", "sink.collection=c_\(name)", "sink.tenant=sluice_tests", "sink.database=db_tests"]
+            settings += [
+                "sink.url=\(endpoint!.baseURL)", "sink.collection=c_\(name)", "sink.tenant=sluice_tests",
+                "sink.database=db_tests",
+            ]
         case .qdrant:
-            settings += ["sink.url=\(server!.baseURL)", "sink.collection=\(name)", "sink.api_key_env=\(Self.apiKeyVariable)", "sink.batch=64"]
+            settings += [
+                "sink.url=\(server!.baseURL)", "sink.collection=\(name)", "sink.api_key_env=\(Self.apiKeyVariable)",
+                "sink.batch=64",
+            ]
         case .pinecone:
-            settings += ["sink.url=\(server!.baseURL)", "sink.index=\(name)", "sink.namespace=tests", "sink.api_key_env=\(Self.apiKeyVariable)", "sink.batch=100"]
+            settings += [
+                "sink.url=\(server!.baseURL)", "sink.index=\(name)", "sink.namespace=tests",
+                "sink.api_key_env=\(Self.apiKeyVariable)", "sink.batch=100",
+            ]
         }
         return settings.flatMap { ["--set", $0] }
     }
@@ -93,7 +120,11 @@ final class StoreUnderTest: Sendable {
         // python3 (a set-up dependency) fetches it: Foundation's URL loading on Linux needs FoundationNetworking.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())", "\(server.baseURL)/_standin/stats"]
+        process.arguments = [
+            "python3", "-c",
+            "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
+            "\(server.baseURL)/_standin/stats",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -106,7 +137,11 @@ final class StoreUnderTest: Sendable {
 
 /// Expects the same records; vectors equal, or within `tolerance` when the store normalizes them.
 func expectSameRecords(
-    _ actual: Data, _ expected: Data, exact: Bool, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ actual: Data,
+    _ expected: Data,
+    exact: Bool,
+    _ what: String,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     if exact {
         expectSameExport(actual, expected, what, sourceLocation: sourceLocation)

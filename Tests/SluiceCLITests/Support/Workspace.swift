@@ -18,7 +18,9 @@ struct Workspace: Sendable {
         let index: URL
         var sink: [String] = []
         /// `--state … --set sink.path=…` (or the target's own sink settings)
-        var arguments: [String] { ["--state", state.path] + (sink.isEmpty ? ["--set", "sink.path=\(index.path)"] : sink) }
+        var arguments: [String] {
+            ["--state", state.path] + (sink.isEmpty ? ["--set", "sink.path=\(index.path)"] : sink)
+        }
     }
 
     /// Settings every test uses unless it overrides them (`--set` wins over the pipeline file).
@@ -53,7 +55,9 @@ struct Workspace: Sendable {
     init(_ label: String) throws {
         _ = try SluiceExecutable.url()  // fail first, and clearly, if the executable is not built
         let base = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sluice-cli-\(label)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
+            .appendingPathComponent(
+                "sluice-cli-\(label)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+            )
         root = base.standardizedFileURL.resolvingSymlinksInPath()
         corpus = root.appendingPathComponent("corpus")
         pipeline = root.appendingPathComponent("pipeline.yaml")
@@ -94,20 +98,36 @@ struct Workspace: Sendable {
 
     /// Runs `sluice ARGUMENTS` to the end (killed and failed past `timeout`).
     @discardableResult
-    func sluice(_ arguments: [String], environment: [String: String?] = [:], timeout: Duration = .seconds(60)) async throws -> CommandResult {
+    func sluice(
+        _ arguments: [String],
+        environment: [String: String?] = [:],
+        timeout: Duration = .seconds(60)
+    ) async throws -> CommandResult {
         try await start(arguments, environment: environment).wait(timeout: timeout)
     }
 
     /// `sluice run` on a target.
     @discardableResult
-    func run(_ target: Target, _ extra: [String] = [], auditLog: URL? = nil, timeout: Duration = .seconds(60)) async throws -> CommandResult {
-        try await sluice(runArguments(target, extra), environment: ["SLUICE_EMBED_AUDIT_LOG": auditLog?.path], timeout: timeout)
+    func run(
+        _ target: Target,
+        _ extra: [String] = [],
+        auditLog: URL? = nil,
+        timeout: Duration = .seconds(60)
+    ) async throws -> CommandResult {
+        try await sluice(
+            runArguments(target, extra),
+            environment: ["SLUICE_EMBED_AUDIT_LOG": auditLog?.path],
+            timeout: timeout
+        )
     }
 
     /// `sluice run` that must exit with `code`; records an issue (with the command's output) if not.
     @discardableResult
     func run(
-        _ target: Target, _ extra: [String] = [], auditLog: URL? = nil, expecting code: Int32,
+        _ target: Target,
+        _ extra: [String] = [],
+        auditLog: URL? = nil,
+        expecting code: Int32,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> CommandResult {
         let result = try await run(target, extra, auditLog: auditLog)
@@ -134,10 +154,16 @@ struct Workspace: Sendable {
     func stats(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunStatsJSON {
         let data = try Data(contentsOf: url)
         let object = try JSONSerialization.jsonObject(with: data)
-        let dictionary = try #require(object as? [String: Any], "stats JSON is not an object", sourceLocation: sourceLocation)
+        let dictionary = try #require(
+            object as? [String: Any],
+            "stats JSON is not an object",
+            sourceLocation: sourceLocation
+        )
         return RunStatsJSON(
-            values: dictionary.compactMapValues { $0 as? NSNumber }.mapValues { $0.intValue }, keys: Set(dictionary.keys),
-            decoded: try JSONDecoder().decode(RunStats.self, from: data))
+            values: dictionary.compactMapValues { $0 as? NSNumber }.mapValues { $0.intValue },
+            keys: Set(dictionary.keys),
+            decoded: try JSONDecoder().decode(RunStats.self, from: data)
+        )
     }
 }
 

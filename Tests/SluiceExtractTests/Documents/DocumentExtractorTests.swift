@@ -10,12 +10,19 @@ import Testing
         #expect(text.metadata["title"] == "Zstandard README")
         #expect(text.metadata["author"] == "Meta Platforms")
         let full = text.fullText
-        #expect(full.contains("Zstandard, or `zstd` as short version") || full.contains("Zstandard, or zstd as short version"))
+        #expect(
+            full.contains("Zstandard, or `zstd` as short version")
+                || full.contains("Zstandard, or zstd as short version")
+        )
         // Headings become sections with heading paths and Markdown heading lines.
         let benchmarks = try #require(text.sections.first { $0.headingPath.last == "Benchmarks" })
         #expect(benchmarks.text.hasPrefix("## Benchmarks"))
         #expect(benchmarks.headingPath == ["Benchmarks"])
-        #expect(text.sections.contains { $0.headingPath == ["Build instructions", "cmake"] && $0.text.hasPrefix("### cmake") })
+        #expect(
+            text.sections.contains {
+                $0.headingPath == ["Build instructions", "cmake"] && $0.text.hasPrefix("### cmake")
+            }
+        )
         // The benchmark table: a row per line, cells joined by " | ".
         #expect(full.contains("Compressor name | Ratio | Compression | Decompress."))
         #expect(full.contains("zstd 1.5.1 -1 | 2.887 | 530 MB/s | 1700 MB/s"))
@@ -27,17 +34,19 @@ import Testing
         let text = try DocumentSamples.extract("docx/xz-lists.docx").text
         let steps = try #require(text.sections.first { $0.headingPath == ["Using xz", "Steps"] })
         // "Using xz" has no text of its own: its heading line stays at the top of the next section.
-        #expect(steps.text == """
-            # Using xz
+        #expect(
+            steps.text == """
+                # Using xz
 
-            ## Steps
+                ## Steps
 
-            1. Compress the file with xz.
-            2. Check the result:
-              - run xz --list on it;
-              - compare the sizes.
-            3. Remove the original.
-            """)
+                1. Compress the file with xz.
+                2. Check the result:
+                  - run xz --list on it;
+                  - compare the sizes.
+                3. Remove the original.
+                """
+        )
         let formats = try #require(text.sections.first { $0.headingPath == ["Using xz", "Formats"] })
         #expect(formats.text == "## Formats\n\nSuffix | Format | Notes\n.xz | XZ |\n.lzma | LZMA_Alone | legacy")
     }
@@ -56,7 +65,9 @@ import Testing
         #expect(text.metadata["title"] == "XZ Utils FAQ (Latin-1 copy)")
         let full = text.fullText
         #expect(full.contains("Café naïve résumé: XZ Utils is free general-purpose data compression software."))
-        for boilerplate in ["trackingScriptText", "font-family", "Site header", "Home navigation", "Sidebar", "Copyright footer"] {
+        for boilerplate in [
+            "trackingScriptText", "font-family", "Site header", "Home navigation", "Sidebar", "Copyright footer",
+        ] {
             #expect(!full.contains(boilerplate), "\(boilerplate) should be dropped")
         }
         #expect(full.contains("- .xz is the native format\n- .lzma is the legacy format"))
@@ -79,7 +90,8 @@ import Testing
 
     @Test func deeplyNestedHTMLDoesNotOverflow() throws {
         let depth = 100_000
-        let html = "<!DOCTYPE html><html><body>" + String(repeating: "<div>", count: depth) + "deep text"
+        let html =
+            "<!DOCTYPE html><html><body>" + String(repeating: "<div>", count: depth) + "deep text"
             + String(repeating: "</div>", count: depth) + "<p>after</p></body></html>"
         do {
             let text = try DocumentSamples.extract(DocumentSamples.input(named: "deep.html", html)).text
@@ -92,8 +104,11 @@ import Testing
     @Test("50,000-deep HTML keeps the text under the deep nesting (no empty-document, no overflow)")
     func fiftyThousandDeepHTMLKeepsItsText() throws {
         let depth = 50_000
-        let html = "<!DOCTYPE html><html><body><p>before</p>" + String(repeating: "<div>", count: depth) + "deep <b>text</b> here"
-            + String(repeating: "<span>", count: 700) + "<script>dropped()</script>deeper" + String(repeating: "</span>", count: 700)
+        let html =
+            "<!DOCTYPE html><html><body><p>before</p>" + String(repeating: "<div>", count: depth)
+            + "deep <b>text</b> here"
+            + String(repeating: "<span>", count: 700) + "<script>dropped()</script>deeper"
+            + String(repeating: "</span>", count: 700)
             + String(repeating: "</div>", count: depth) + "<p>after</p></body></html>"
         let text = try DocumentSamples.extract(DocumentSamples.input(named: "deep.html", html)).text
         #expect(text.fullText.contains("before"))
@@ -123,9 +138,17 @@ import Testing
     }
 
     @Test func jsonIsSniffedButTextFilesStayText() throws {
-        #expect(try DocumentSamples.extract(DocumentSamples.input(named: "export", "[{\"a\": \"b\"}]")).extractor == "json")
-        #expect(try DocumentSamples.extract(DocumentSamples.input(named: "notes.txt", "[1] a footnote\n")).extractor == "text")
-        #expect(try DocumentSamples.extract(DocumentSamples.input(named: "setup", "[section]\nkey = value\n")).extractor == "text")
+        #expect(
+            try DocumentSamples.extract(DocumentSamples.input(named: "export", "[{\"a\": \"b\"}]")).extractor == "json"
+        )
+        #expect(
+            try DocumentSamples.extract(DocumentSamples.input(named: "notes.txt", "[1] a footnote\n")).extractor
+                == "text"
+        )
+        #expect(
+            try DocumentSamples.extract(DocumentSamples.input(named: "setup", "[section]\nkey = value\n")).extractor
+                == "text"
+        )
     }
 
     @Test func jsonStringsWithTheirPaths() throws {
@@ -135,7 +158,10 @@ import Testing
         // A section per currency, under the one array that holds them.
         #expect(text.sections.count == 181)
         #expect(text.sections.first?.headingPath == ["$[\"4217\"]", "$[\"4217\"][0]"])
-        #expect(text.sections.first?.text == "$[\"4217\"][0].alpha_3: AED\n$[\"4217\"][0].name: UAE Dirham\n$[\"4217\"][0].numeric: 784")
+        #expect(
+            text.sections.first?.text
+                == "$[\"4217\"][0].alpha_3: AED\n$[\"4217\"][0].name: UAE Dirham\n$[\"4217\"][0].numeric: 784"
+        )
     }
 
     @Test func jsonFieldsSelectWhatIsIndexed() throws {
@@ -175,10 +201,17 @@ import Testing
     @Test func csvRowsWithHeaderNames() throws {
         let (extractor, text) = try DocumentSamples.extract("csv/debian-releases.csv")
         #expect(extractor == "csv")
-        #expect(text.fullText.contains("version: 1.1; codename: Buzz; series: buzz; created: 1993-08-16; release: 1996-06-17; eol: 1997-06-05"))
+        #expect(
+            text.fullText.contains(
+                "version: 1.1; codename: Buzz; series: buzz; created: 1993-08-16; release: 1996-06-17; eol: 1997-06-05"
+            )
+        )
         let packages = try DocumentSamples.extract("csv/packages.csv").text
-        #expect(packages.fullText.contains(
-            "package: iso-codes; summary: ISO language, territory, currency, script codes and their translations; description: This package provides the ISO 639, ISO 3166 and ISO 4217 lists, with their translations, as \"JSON\" files."))
+        #expect(
+            packages.fullText.contains(
+                "package: iso-codes; summary: ISO language, territory, currency, script codes and their translations; description: This package provides the ISO 639, ISO 3166 and ISO 4217 lists, with their translations, as \"JSON\" files."
+            )
+        )
         let tsv = try DocumentSamples.extract("csv/iso-639-2-languages.tsv").text
         #expect(tsv.metadata["format"] == "tsv")
         #expect(tsv.fullText.hasPrefix("alpha_3: aar; alpha_2: aa; name: Afar"))

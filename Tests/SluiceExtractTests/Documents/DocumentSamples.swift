@@ -20,21 +20,28 @@ enum DocumentSamples {
 
     /// The extractor the standard registry picks, and its output.
     static func extract(
-        _ input: ExtractionInput, configuration: PipelineConfiguration.Extract = .init()
+        _ input: ExtractionInput,
+        configuration: PipelineConfiguration.Extract = .init()
     ) throws -> (extractor: String, text: ExtractedText) {
         let registry = ExtractorRegistry.standard(configuration: configuration)
         let extractor = try #require(registry.extractor(for: input))
         return (extractor.name, try extractor.extract(input))
     }
 
-    static func extract(_ relative: String, configuration: PipelineConfiguration.Extract = .init()) throws
+    static func extract(
+        _ relative: String,
+        configuration: PipelineConfiguration.Extract = .init()
+    ) throws
         -> (extractor: String, text: ExtractedText)
     {
         try extract(input(relative), configuration: configuration)
     }
 
     /// The error a failing extraction throws.
-    static func failure(_ relative: String, configuration: PipelineConfiguration.Extract = .init()) throws -> SluiceError {
+    static func failure(
+        _ relative: String,
+        configuration: PipelineConfiguration.Extract = .init()
+    ) throws -> SluiceError {
         do {
             let result = try extract(relative, configuration: configuration)
             throw TestFailure("\(relative) was extracted by \(result.extractor) instead of failing")

@@ -11,7 +11,8 @@ import Testing
         .appendingPathComponent("Fuzz/Crashers")
 
     static let extractors: [String: any Extractor] = [
-        "docx": DOCXExtractor(), "json": JSONExtractor(), "csv": CSVExtractor(), "html": HTMLExtractor(), "text": TextExtractor(),
+        "docx": DOCXExtractor(), "json": JSONExtractor(), "csv": CSVExtractor(), "html": HTMLExtractor(),
+        "text": TextExtractor(),
     ]
 
     static var cases: [String] {
