@@ -127,7 +127,7 @@ extension PipelineConfiguration {
     static func checkHTTPURL(_ text: String, key: String) throws {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty, url.port.map { (1...65_535).contains($0) } ?? true
+            let host = url.host, !host.isEmpty, url.port.map({ (1...65_535).contains($0) }) ?? true
         else {
             throw SluiceError(
                 .configuration,

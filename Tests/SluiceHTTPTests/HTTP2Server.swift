@@ -71,6 +71,11 @@ final class HTTP2Server: @unchecked Sendable {
     func stop() {
         if serverPID > 0 { kill(serverPID, SIGKILL) }
         try? lifeline.close()
+        // The shell too: it ends by itself only once its stdin (the lifeline) reaches EOF, and a process
+        // started meanwhile by another test may hold a copy of the pipe's write end. Waiting for that
+        // EOF here (often in a deinit, on one of the two threads of the cooperative pool) once hung the
+        // whole suite.
+        kill(process.processIdentifier, SIGKILL)
         ProcessExit.wait(for: process)
         try? FileManager.default.removeItem(at: folder)
     }
