@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that third-party binaries run on x86-64 CPUs without AVX-512: every function that uses a zmm
 # register must be one the library chooses at run time (its name says avx512/avx512f/vnni, or it is the
-# chooser or CPU probe itself). A binary built with -march=native on an AVX-512 host has hundreds of zmm
+# chooser or CPU probe itself). A binary compiled for an AVX-512 build host's own CPU has hundreds of zmm
 # instructions spread over ordinary functions, and dies with SIGILL on an AVX2-only CPU.
 #
 #   scripts/tools/check-avx512.sh FILE_OR_FOLDER...

