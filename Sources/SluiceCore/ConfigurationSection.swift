@@ -124,6 +124,16 @@ struct ConfigurationSection {
         return number
     }
 
+    /// A number from `min` to `max` (a key with a meaning past which values are mistakes: a timeout of
+    /// 1e30 seconds, a share of 2).
+    mutating func number(_ key: String, min: Double, max: Double) throws -> Double? {
+        guard let number = try number(key, min: min) else { return nil }
+        guard number <= max else {
+            throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)")
+        }
+        return number
+    }
+
     func finish() throws {
         log?.keys.formUnion(seen.map { name($0) })
         let unknown = Set(values.keys).subtracting(seen).sorted()

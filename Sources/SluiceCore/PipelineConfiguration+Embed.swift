@@ -95,15 +95,10 @@ extension PipelineConfiguration.Embed {
         requestsPerMinute = try s.int("rpm", min: 1) ?? requestsPerMinute
         tokensPerMinute = try s.int("tpm", min: 1) ?? tokensPerMinute
         maxRetries = try s.int("max_retries", min: 0) ?? maxRetries
-        maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0) ?? maxRetryAfterSeconds
-        guard maxRetryAfterSeconds <= 86_400 else {
-            throw SluiceError(
-                .configuration,
-                "embed.max_retry_after_seconds: must be at most 86400 (a day), got \(maxRetryAfterSeconds)"
-            )
-        }
-        timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? timeoutSeconds
-        connectTimeoutSeconds = try s.number("connect_timeout_seconds", min: 0.001) ?? connectTimeoutSeconds
+        maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0, max: 86_400) ?? maxRetryAfterSeconds
+        timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
+        connectTimeoutSeconds =
+            try s.number("connect_timeout_seconds", min: 0.001, max: 86_400) ?? connectTimeoutSeconds
         caBundle = try s.string("ca_bundle") ?? caBundle
         maxRequestBytes = try s.int("max_request_bytes", min: 1024) ?? maxRequestBytes
         maxInputTokens = try s.int("max_input_tokens", min: 8) ?? maxInputTokens

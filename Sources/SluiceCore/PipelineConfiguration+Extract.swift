@@ -31,7 +31,7 @@ extension PipelineConfiguration.Extract {
         var s = section
         maxFileMB = try s.number("max_file_mb", min: 0.000001) ?? maxFileMB
         parallelism = try s.int("parallelism", min: 1) ?? parallelism
-        timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? timeoutSeconds
+        timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         if let d = try s.section("docx") { docx = try DOCX(section: d) }
         if let j = try s.section("json") { json = try JSON(section: j) }
         // PDF and OCR.

@@ -19,7 +19,7 @@ extension PipelineConfiguration.Run {
         self.init()
         var s = section
         prune = try s.bool("prune") ?? prune
-        maxDeleteFraction = try s.number("max_delete_fraction", min: 0) ?? maxDeleteFraction
+        maxDeleteFraction = try s.number("max_delete_fraction", min: 0, max: 1) ?? maxDeleteFraction
         buffer = try s.int("buffer", min: 1) ?? buffer
         upsertParallelism = try s.int("upsert_parallelism", min: 1) ?? upsertParallelism
         try s.finish()

@@ -71,7 +71,7 @@ extension PipelineConfiguration.Sink {
         metric = try s.choice("metric") ?? metric
         retries = try s.int("retries", min: 1) ?? retries
         shards = try s.int("shards", min: 1) ?? shards
-        timeoutSeconds = try s.number("timeout_seconds", min: 0.001) ?? timeoutSeconds
+        timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         metadataTextBytes = try s.int("metadata_text_bytes", min: 0) ?? metadataTextBytes
         try s.finish()
     }

@@ -70,3 +70,25 @@ import Testing
         }
     }
 }
+
+/// Values past what a key can mean are errors that name the key, never a trap later (a timeout of 1e30
+/// seconds overflowed the Int64 of its Duration) or a silent acceptance (a share of 2).
+@Suite struct ConfigurationRangeTests {
+    @Test(arguments: [
+        "extract.timeout_seconds=1e30", "embed.timeout_seconds=1e30", "embed.connect_timeout_seconds=1e12",
+        "sink.timeout_seconds=inf", "run.max_delete_fraction=2", "embed.max_retry_after_seconds=1e9",
+    ])
+    func outOfRangeValuesAreRefused(_ override: String) {
+        let key = String(override.prefix { $0 != "=" })
+        #expect {
+            _ = try PipelineConfiguration.load(file: nil, overrides: [override])
+        } throws: { error in
+            (error as? SluiceError)?.code == .configuration && (error as? SluiceError)?.message.contains(key) == true
+        }
+    }
+
+    @Test(arguments: ["extract.timeout_seconds=86400", "run.max_delete_fraction=1", "sink.timeout_seconds=0.5"])
+    func valuesAtTheLimitsAreTaken(_ override: String) throws {
+        _ = try PipelineConfiguration.load(file: nil, overrides: [override])
+    }
+}
