@@ -84,24 +84,13 @@ struct ConfigurationSection {
         throw SluiceError(.configuration, "\(name(key)): expected true or false")
     }
 
-    mutating func int(_ key: String, min: Int) throws -> Int? {
+    mutating func int(_ key: String, min: Int, max: Int? = nil) throws -> Int? {
         guard let value = take(key) else { return nil }
         var number: Int?
         if let i = value as? Int { number = i }
         if let s = value as? String { number = Int(s) }
         guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a whole number") }
-        guard number >= min else {
-            throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)")
-        }
-        return number
-    }
-
-    mutating func int(_ key: String, min: Int, max: Int) throws -> Int? {
-        guard let number = try int(key, min: min) else { return nil }
-        guard number <= max else {
-            throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)")
-        }
-        return number
+        return try inRange(key, number, min: min, max: max)
     }
 
     /// A key that may hold either a scalar (returned, and checked against `allowed`) or a mapping (left
@@ -111,27 +100,27 @@ struct ConfigurationSection {
         return try string(key, oneOf: allowed)
     }
 
-    mutating func number(_ key: String, min: Double) throws -> Double? {
+    /// A number of at least `min` and, when given, at most `max` (a key with a meaning past which values
+    /// are mistakes: a timeout of 1e30 seconds, a share of 2). NaN is refused as below `min`.
+    mutating func number(_ key: String, min: Double, max: Double? = nil) throws -> Double? {
         guard let value = take(key) else { return nil }
         var number: Double?
         if let d = value as? Double { number = d }
         if let i = value as? Int { number = Double(i) }
         if let s = value as? String { number = Double(s) }
         guard let number else { throw SluiceError(.configuration, "\(name(key)): expected a number") }
-        guard number >= min else {
-            throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(number)")
-        }
-        return number
+        return try inRange(key, number, min: min, max: max)
     }
 
-    /// A number from `min` to `max` (a key with a meaning past which values are mistakes: a timeout of
-    /// 1e30 seconds, a share of 2).
-    mutating func number(_ key: String, min: Double, max: Double) throws -> Double? {
-        guard let number = try number(key, min: min) else { return nil }
-        guard number <= max else {
-            throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(number)")
+    /// `value` when it lies within the bounds; otherwise an error naming the key and the bound.
+    private func inRange<T: Comparable>(_ key: String, _ value: T, min: T, max: T?) throws -> T {
+        guard value >= min else {
+            throw SluiceError(.configuration, "\(name(key)): must be at least \(min), got \(value)")
         }
-        return number
+        if let max, value > max {
+            throw SluiceError(.configuration, "\(name(key)): must be at most \(max), got \(value)")
+        }
+        return value
     }
 
     func finish() throws {
