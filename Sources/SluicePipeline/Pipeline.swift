@@ -70,9 +70,22 @@ public actor Pipeline {
             throw Self.storeUnavailable(components.sink.name, error)
         }
         let shard = options.shard
-        try await stateExecutor.run {
+        let shaping = ShapingSettings(configuration)
+        let previousShaping = try await stateExecutor.run {
+            let previous = try checkpoint.metadata("shaping").map(ShapingSettings.init(text:))
+            let documents = try checkpoint.documentCount()
             try checkpoint.setMetadata("embedder", identity.description)
             try checkpoint.setMetadata("shard", shard.description)
+            try checkpoint.setMetadata("shaping", shaping.text)
+            return documents > 0 ? previous : nil
+        }
+        if let previousShaping, previousShaping != shaping {
+            // docs/DESIGN.md §12: never two chunkings in one index. Each document's fingerprint holds these
+            // settings, so every document is processed again; unchanged texts' vectors come from the cache.
+            logger.notice(
+                "the settings that shape chunks changed since the last run: every document is processed again (vectors of unchanged texts come from the embedding cache)",
+                metadata: ["sluice-changes": "\(shaping.changes(from: previousShaping).joined(separator: "; "))"]
+            )
         }
 
         let tally = RunTally()

@@ -52,6 +52,9 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     public var removedVectors: Int?
     public var attempts: Int
     public var updatedAt: Double
+    /// Fingerprint of the metadata from outside the bytes (pipeline values, path captures, size, mtime)
+    /// that the sink's records carry; nil in records written before it was kept.
+    public var metadataHash: ContentHash?
 
     public init(
         key: String,
@@ -63,8 +66,10 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         pendingIDs: [VectorID] = [],
         error: Failure? = nil,
         attempts: Int = 0,
-        updatedAt: Double = 0
+        updatedAt: Double = 0,
+        metadataHash: ContentHash? = nil
     ) {
+        self.metadataHash = metadataHash
         self.key = key
         self.status = status
         self.contentHash = contentHash
@@ -89,6 +94,7 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         case removedVectors = "removed"
         case attempts
         case updatedAt = "updated"
+        case metadataHash = "meta_hash"
     }
 
     /// Every id this document may have in the sink: committed and pending.

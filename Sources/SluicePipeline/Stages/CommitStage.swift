@@ -96,7 +96,8 @@ package actor CommitStage {
                 pendingIDs: [],
                 error: nil,
                 attempts: 0,
-                updatedAt: now
+                updatedAt: now,
+                metadataHash: document.metadataHash
             )
         case .unchanged:
             var record = previous!

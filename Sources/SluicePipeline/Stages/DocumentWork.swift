@@ -29,6 +29,11 @@ package struct DocumentWork: Sendable {
     package var text: ExtractedText?
     /// The extractor's document-level metadata (format, title, author, …), kept for the stored records.
     package var documentMetadata: [String: String] = [:]
+    /// Metadata from outside the bytes (``DocumentMetadataRules``) and its fingerprint.
+    package var fileMetadata: [String: MetadataValue] = [:]
+    package var metadataHash: ContentHash?
+    /// Whether Markdown front matter becomes metadata (`source.front_matter`).
+    package var frontMatter = true
     /// The chunker's output, until the hash stage turns it into ``chunks``.
     package var chunked: [Chunk] = []
     package var chunks: [PreparedChunk] = []

@@ -29,6 +29,7 @@ package actor ScanStage {
     private let scanner: SourceScanner
     private let checkpoint: CheckpointStore
     private let retryFailed: Bool
+    private let metadataRules: DocumentMetadataRules
     private let tally: RunTally
     private let stops: [ShutdownSignal]
     private var state = State.initial
@@ -39,8 +40,10 @@ package actor ScanStage {
         checkpoint: CheckpointStore,
         retryFailed: Bool,
         tally: RunTally,
-        stops: [ShutdownSignal]
+        stops: [ShutdownSignal],
+        metadataRules: DocumentMetadataRules = .none
     ) {
+        self.metadataRules = metadataRules
         self.scanner = scanner
         self.checkpoint = checkpoint
         self.retryFailed = retryFailed
@@ -121,8 +124,15 @@ package actor ScanStage {
                     break
                 }
                 if retryFailed && previous?.status != .failed { return true }
+                let fileMetadata = metadataRules.metadata(
+                    key: file.key,
+                    size: file.size,
+                    mtimeNanoseconds: file.mtimeNanoseconds
+                )
+                let metadataHash = metadataRules.fingerprint(of: fileMetadata)
                 if let previous, previous.status == .indexed, previous.size == file.size,
-                    previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
+                    previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty,
+                    previous.metadataHash == metadataHash
                 {
                     // The stat-only fast path: unchanged without reading a byte.
                     tally.update { $0.documentsSkipped += 1 }
@@ -131,6 +141,9 @@ package actor ScanStage {
                     return true
                 }
                 document = DocumentWork(file: file, previous: previous)
+                document.fileMetadata = fileMetadata
+                document.metadataHash = metadataHash
+                document.frontMatter = metadataRules.frontMatter
             }
             scanned.increment()
             tally.admitted()
