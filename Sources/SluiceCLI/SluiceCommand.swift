@@ -17,7 +17,7 @@ struct SluiceCommand: AsyncParsableCommand {
             unavailable: nothing was marked failed, retry later · 7 a deletion was refused by the mass-delete \
             guard (nothing deleted) · 70 a bug.
             """,
-        version: "0.1.0",
+        version: SluiceVersion.current,
         subcommands: [
             RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,

@@ -66,9 +66,17 @@ struct StatusCommand: AsyncParsableCommand {
                     }
                 }
             }
-            if !report.failures.isEmpty {
-                print("\nfailures (retried on the next run, or with `sluice run --retry-failed`):")
-                for record in report.failures {
+            let known = report.failures.filter { $0.knownFailure != nil }
+            let retried = report.failures.filter { $0.knownFailure == nil }
+            for (heading, records) in [
+                ("failures (retried on the next run, or with `sluice run --retry-failed`):", retried),
+                (
+                    "known failures (not retried until the file or the settings change; `sluice run --retry-failed` retries them):",
+                    known
+                ),
+            ] where !records.isEmpty {
+                print("\n" + heading)
+                for record in records {
                     let removed =
                         record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" }
                         ?? ""

@@ -11,6 +11,8 @@ public struct DryRunReport: Sendable, Hashable, Codable {
     /// vectors from the embedding cache.
     public var metadataChanged: [String] = []
     public var unchanged = 0
+    /// Known failures (docs/DESIGN.md §11): skipped until the file or the settings change.
+    public var knownFailures = 0
     public var deleted: [String] = []
     public var vectorsToDelete = 0
     /// Vectors this state tracks (the base of the mass-delete share).
@@ -53,7 +55,14 @@ extension Pipeline {
                 if !options.retryFailed { report.added.append(file.key) }
                 return true
             }
-            if previous.status == .failed {
+            if previous.status == .failed, !options.retryFailed, previous.knownFailure != nil,
+                previous.knownFailure == rules.knownFailureKey(metadataHash: metadataHash),
+                previous.pendingIDs.isEmpty,
+                previous.size == file.size && previous.mtimeNanoseconds == file.mtimeNanoseconds
+                    || (try? file.open().readAll()).map { ContentHash(of: $0) == previous.failedHash } == true
+            {
+                report.knownFailures += 1
+            } else if previous.status == .failed {
                 report.retried.append(file.key)
             } else if options.retryFailed {
                 return true  // --retry-failed takes only the failed documents

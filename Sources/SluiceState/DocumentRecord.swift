@@ -55,6 +55,10 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     /// Fingerprint of the metadata from outside the bytes (pipeline values, path captures, size, mtime)
     /// that the sink's records carry; nil in records written before it was kept.
     public var metadataHash: ContentHash?
+    /// Set when the last failure is permanent (docs/DESIGN.md §11): the fingerprint of the bytes' metadata
+    /// and the settings it failed under. While the file and this key stay the same, runs skip the document
+    /// as a known failure instead of retrying it.
+    public var knownFailure: ContentHash?
 
     public init(
         key: String,
@@ -95,6 +99,7 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         case attempts
         case updatedAt = "updated"
         case metadataHash = "meta_hash"
+        case knownFailure = "known_failure"
     }
 
     /// Every id this document may have in the sink: committed and pending.

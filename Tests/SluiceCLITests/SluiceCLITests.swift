@@ -533,7 +533,7 @@ struct SluiceCLITests {
         let lines = dry.stdout.split(separator: "\n").map(String.init)
         #expect(
             lines.first
-                == "dry run: 1 to add, 1 changed, 0 with new metadata only, 0 failed before (retried), \(keys.count - 2) unchanged (skipped), 1 to delete (\(vectors) vectors)",
+                == "dry run: 1 to add, 1 changed, 0 with new metadata only, 0 failed before (retried), \(keys.count - 2) unchanged (skipped), 0 known failures (skipped), 1 to delete (\(vectors) vectors)",
             "\(dry.stdout)"
         )
         #expect(

@@ -24,11 +24,35 @@ package struct DocumentMetadataRules: Sendable {
     }
 
     /// The pattern was checked when the configuration was read (``PipelineConfiguration/Source``).
+    /// The settings a permanent failure depends on besides those that shape chunks: limits, the PDF
+    /// password (whether its variable is set, never its value) and Sluice's version.
+    private let admission: String
+
     package init(configuration: PipelineConfiguration) {
-        self.init(source: configuration.source, shaping: ShapingSettings(configuration))
+        let extract = configuration.extract
+        let password = extract.pdf.passwordEnvironmentVariable
+        let admission = [
+            "version=\(SluiceVersion.current)",
+            "extract.max_file_mb=\(extract.maxFileMB)",
+            "extract.json.max_depth=\(extract.json.maxDepth)",
+            "extract.docx.max_inflated_mb=\(extract.docx.maxInflatedMB)",
+            "extract.docx.max_compression_ratio=\(extract.docx.maxCompressionRatio)",
+            "extract.pdf.password_env=\(password ?? "")",
+            "password_set=\(password.map { !(ProcessInfo.processInfo.environment[$0] ?? "").isEmpty } ?? false)",
+        ]
+        self.init(
+            source: configuration.source,
+            shaping: ShapingSettings(configuration),
+            admission: admission.joined(separator: "\n")
+        )
     }
 
-    package init(source: PipelineConfiguration.Source, shaping: ShapingSettings = ShapingSettings(values: [:])) {
+    package init(
+        source: PipelineConfiguration.Source,
+        shaping: ShapingSettings = ShapingSettings(values: [:]),
+        admission: String = ""
+    ) {
+        self.admission = admission
         self.shaping = shaping
         values = source.metadata
         frontMatter = source.frontMatter
@@ -61,6 +85,12 @@ package struct DocumentMetadataRules: Sendable {
             text += "\(key)\u{1F}\(String(describing: value.jsonObject))\u{1F}\(Self.kind(value))\n"
         }
         return ContentHash(utf8: text)
+    }
+
+    /// The key a permanent failure is kept under: while a file's stat and this key stay the same, the
+    /// failure is known and the document is not retried (docs/DESIGN.md §11).
+    package func knownFailureKey(metadataHash: ContentHash) -> ContentHash {
+        ContentHash(utf8: metadataHash.hex + "\n" + admission)
     }
 
     /// Keys that change only with the bytes (as far as the index is concerned).

@@ -60,6 +60,9 @@ package actor CommitStage {
                     switch document.outcome {
                     case .upserted: stats.documentsUpserted += 1
                     case .unchanged: stats.documentsSkipped += 1
+                    case .knownFailure:
+                        stats.documentsSkipped += 1
+                        stats.documentsKnownFailures = (stats.documentsKnownFailures ?? 0) + 1
                     case .failed(let error):
                         stats.documentsFailed += 1
                         stats.failuresByCode[error.code.rawValue, default: 0] += 1
@@ -99,7 +102,7 @@ package actor CommitStage {
                 updatedAt: now,
                 metadataHash: document.metadataHash
             )
-        case .unchanged:
+        case .unchanged, .knownFailure:
             var record = previous!
             record.size = document.file.size
             record.mtimeNanoseconds = document.file.mtimeNanoseconds
@@ -127,6 +130,8 @@ package actor CommitStage {
                 message: error.message + (document.staleVectorsKept.map { "; \($0)" } ?? "")
             )
             record.failedHash = document.contentHash
+            // A permanent failure is known under its key: not retried until the file or the settings change.
+            record.knownFailure = error.code.isPermanent && document.contentHash != nil ? document.knownFailureKey : nil
             if document.removedStaleVectors > 0 {
                 // The changed version failed and the old version's vectors were deleted (acknowledged):
                 // nothing of this document is in the sink any more.

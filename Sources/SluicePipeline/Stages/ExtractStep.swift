@@ -62,6 +62,15 @@ package struct ExtractStep: Sendable {
             document.outcome = .unchanged
             return document
         }
+        // Touched, not changed: the bytes of a known failure under the same settings (docs/DESIGN.md §11).
+        if document.skipsKnownFailures, let previous = document.previous, previous.status == .failed,
+            previous.failedHash == hash, previous.knownFailure != nil,
+            previous.knownFailure == document.knownFailureKey,
+            previous.pendingIDs.isEmpty
+        {
+            document.outcome = .knownFailure
+            return document
+        }
         let input = ExtractionInput(
             key: key,
             fileURL: url,

@@ -130,6 +130,21 @@ package actor ScanStage {
                     mtimeNanoseconds: file.mtimeNanoseconds
                 )
                 let metadataHash = metadataRules.fingerprint(of: fileMetadata)
+                let knownFailureKey = metadataRules.knownFailureKey(metadataHash: metadataHash)
+                if !retryFailed, let previous, previous.status == .failed, previous.knownFailure == knownFailureKey,
+                    previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
+                    previous.pendingIDs.isEmpty
+                {
+                    // A known failure (docs/DESIGN.md §11): the same file under the same settings fails the
+                    // same way; it stays listed by `status` and is skipped without reading a byte.
+                    tally.update {
+                        $0.documentsSkipped += 1
+                        $0.documentsKnownFailures = ($0.documentsKnownFailures ?? 0) + 1
+                    }
+                    scanned.increment()
+                    meter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
+                    return true
+                }
                 if let previous, previous.status == .indexed, previous.size == file.size,
                     previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty,
                     previous.metadataHash == metadataHash
@@ -143,6 +158,8 @@ package actor ScanStage {
                 document = DocumentWork(file: file, previous: previous)
                 document.fileMetadata = fileMetadata
                 document.metadataHash = metadataHash
+                document.knownFailureKey = knownFailureKey
+                document.skipsKnownFailures = !retryFailed
                 document.frontMatter = metadataRules.frontMatter
             }
             scanned.increment()
