@@ -24,14 +24,8 @@ enum ChromaWhere {
                 "\(field) exists",
                 "Chroma has no $exists; use a condition on the field's value (\(field) >= 0, \(field) in (…))"
             )
-        case .prefix(let field, let prefix):
-            guard let folder = filter.folderPrefix else {
-                throw SluiceError.filterRefused(
-                    "chroma",
-                    "\(field) ^= \"\(prefix)\"",
-                    "Chroma has no prefix match; only document_key ^= \"folder/\" (ending in /) is supported, through the folders list"
-                )
-            }
+        case .prefix:
+            let folder = try filter.folderPrefix(in: "chroma")
             return condition("folders", "$contains", .string(folder))
         case .oneOf(let field, let values):
             try check(field)
@@ -104,9 +98,7 @@ enum ChromaWhere {
 extension ChromaSink {
     /// Vector search with the filter in Chroma's own `where`.
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
-        guard request.mode == .vector else {
-            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
-        }
+        try request.requireVectorMode(name)
         return try await search(request.vector, k: request.k, where: try request.filter.map(ChromaWhere.compile))
     }
 }

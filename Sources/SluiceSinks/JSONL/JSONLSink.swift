@@ -92,9 +92,7 @@ public final class JSONLSink: VectorSink {
     /// The best `k` by cosine among the records that match the filter, by a scan of every record (the
     /// filter is evaluated as it scans, as the local store does).
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
-        guard request.mode == .vector else {
-            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
-        }
+        try request.requireVectorMode(name)
         let (vector, k) = (request.vector, request.k)
         let lines = state.withLock { $0.lines }
         let decoder = JSONDecoder()

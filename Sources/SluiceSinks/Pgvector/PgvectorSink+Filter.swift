@@ -14,9 +14,7 @@ extension PgvectorSink {
     static let maxEfSearch = 1000
 
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
-        guard request.mode == .vector else {
-            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
-        }
+        try request.requireVectorMode(name)
         let table = quotedTable
         let op = distanceOperator
         let metric = settings.metric

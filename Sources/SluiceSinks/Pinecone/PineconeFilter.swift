@@ -17,14 +17,8 @@ enum PineconeFilter {
         case .and(let parts): return .member("$and", .array(try parts.map(compile)))
         case .or(let parts): return .member("$or", .array(try parts.map(compile)))
         case .exists(let field): return try condition(field, "$exists", .value(.bool(true)))
-        case .prefix(let field, let prefix):
-            guard let folder = filter.folderPrefix else {
-                throw SluiceError.filterRefused(
-                    "pinecone",
-                    "\(field) ^= \"\(prefix)\"",
-                    "Pinecone has no prefix match; only document_key ^= \"folder/\" (ending in /) is supported, through the folders list"
-                )
-            }
+        case .prefix:
+            let folder = try filter.folderPrefix(in: "pinecone")
             return .member("folders", .member("$eq", .value(.string(folder))))
         case .oneOf(let field, let values):
             let plain = values.allSatisfy { value in
@@ -61,9 +55,7 @@ enum PineconeFilter {
 extension PineconeSink {
     /// Vector search with the filter in Pinecone's own metadata `filter`.
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
-        guard request.mode == .vector else {
-            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
-        }
+        try request.requireVectorMode(name)
         return try await search(request.vector, k: request.k, filter: try request.filter.map(PineconeFilter.compile))
     }
 }

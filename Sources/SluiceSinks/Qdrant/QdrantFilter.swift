@@ -28,14 +28,8 @@ enum QdrantFilter {
         case .exists(let field):
             let key = try key(field)
             return .member("must_not", .array([isEmpty(key), match(key, .string(""))]))
-        case .prefix(let field, let prefix):
-            guard let folder = filter.folderPrefix else {
-                throw SluiceError.filterRefused(
-                    "qdrant",
-                    "\(field) ^= \"\(prefix)\"",
-                    "Qdrant has no prefix match; only document_key ^= \"folder/\" (ending in /) is supported, through the folders list"
-                )
-            }
+        case .prefix:
+            let folder = try filter.folderPrefix(in: "qdrant")
             return match("metadata.folders", .string(folder))
         case .oneOf(let field, let values):
             let key = try key(field)
@@ -101,9 +95,7 @@ enum QdrantFilter {
 extension QdrantSink {
     /// Vector search with the filter in Qdrant's own `filter` (applied during the HNSW search).
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
-        guard request.mode == .vector else {
-            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
-        }
+        try request.requireVectorMode(name)
         return try await search(request.vector, k: request.k, filter: try request.filter.map(QdrantFilter.compile))
     }
 }
