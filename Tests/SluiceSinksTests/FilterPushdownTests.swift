@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceHTTP
 import SluiceTesting
 import Testing
 
@@ -267,5 +268,64 @@ extension FilterPushdownTests {
         // More than match: every match, none else.
         let all = try await sink.search(SearchRequest(vector: Self.query, k: 50, filter: filter))
         #expect(Self.ids(all) == Set(matching.map(\.id)))
+    }
+}
+
+extension FilterPushdownTests {
+    @Test("the Qdrant and Pinecone stand-ins answer a malformed filter with a 400, as the services do")
+    func standInsRefuseMalformedFilters() async throws {
+        let qdrant = try await Self.open(.qdrant)
+        defer { qdrant.close() }
+        try await qdrant.sink.prepare(embedder: Self.identity)
+        let qdrantHTTP = StoreHTTP(
+            baseURL: try #require(qdrant.server).baseURL,
+            headers: [],
+            retries: 1,
+            timeout: .seconds(10),
+            label: "qdrant"
+        )
+        let qdrantFilters = [
+            (#"{"must": [{"key": "metadata.page", "match": {"value": 1}}]}"#, 200),
+            (#"{"must": [{"key": "metadata.page", "match": {"valeu": 1}}]}"#, 400),
+            (#"{"must": [{"key": "metadata.page", "match": {"value": 1.5}}]}"#, 400),
+            (#"{"must": [{"key": "metadata.page", "range": {"gt": "soon"}}]}"#, 400),
+            (#"{"must": [{"key": "metadata.page", "prefix": "a"}]}"#, 400),
+            (#"{"mustt": []}"#, 400),
+        ]
+        for (filter, status) in qdrantFilters {
+            let body = #"{"vector": [1, 0, 0, 0], "limit": 3, "filter": \#(filter)}"#
+            let response = try await qdrantHTTP.send(
+                "POST",
+                "/collections/filters/points/search",
+                json: Array(body.utf8),
+                accepting: [400]
+            )
+            #expect(response.status == status, "qdrant \(filter): \(response.bodyText)")
+        }
+
+        let pinecone = try await Self.open(.pinecone)
+        defer { pinecone.close() }
+        try await pinecone.sink.prepare(embedder: Self.identity)
+        let pineconeHTTP = StoreHTTP(
+            baseURL: try #require(pinecone.server).baseURL + "/index/filters",
+            headers: [("Api-Key", "k"), ("X-Pinecone-Api-Version", PineconeSink.apiVersion)],
+            retries: 1,
+            timeout: .seconds(10),
+            label: "pinecone"
+        )
+        let pineconeFilters = [
+            (#"{"page": {"$gte": 1, "$lt": 9}, "format": "pdf"}"#, 200),
+            (#"{"page": {"$regex": "1"}}"#, 400),
+            (#"{"format": {"$gt": "a"}}"#, 400),
+            (#"{"format": {"$in": []}}"#, 400),
+            (#"{"format": {"$exists": "yes"}}"#, 400),
+            (#"{"$not": {"format": "pdf"}}"#, 400),
+            (#"{"$and": {"format": "pdf"}}"#, 400),
+        ]
+        for (filter, status) in pineconeFilters {
+            let body = #"{"namespace": "", "vector": [1, 0, 0, 0], "topK": 3, "filter": \#(filter)}"#
+            let response = try await pineconeHTTP.send("POST", "/query", json: Array(body.utf8), accepting: [400])
+            #expect(response.status == status, "pinecone \(filter): \(response.bodyText)")
+        }
     }
 }
