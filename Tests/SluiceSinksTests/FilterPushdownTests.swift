@@ -268,6 +268,12 @@ extension FilterPushdownTests {
         // More than match: every match, none else.
         let all = try await sink.search(SearchRequest(vector: Self.query, k: 50, filter: filter))
         #expect(Self.ids(all) == Set(matching.map(\.id)))
+
+        // An iterative scan that stops early (hnsw.max_scan_tuples reached before k rows match): the
+        // exact ranking of the matching rows still answers k.
+        try await sink.withConnection("cap the iterative scan") { try $0.query("SET hnsw.max_scan_tuples = 60") }
+        let capped = try await sink.search(SearchRequest(vector: Self.query, k: 10, filter: filter))
+        #expect(capped.map(\.record.id) == expected.prefix(10).map(\.id))
     }
 }
 
