@@ -85,6 +85,8 @@ struct FilterPushdownTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var filter: String
         var refusedBy: Set<Store> = []
+        /// Documented deviations from the reference: the ordinals a store leaves out (docs/STORES.md).
+        var leavesOut: [Store: Set<Int>] = [:]
         var testDescription: String { filter }
     }
 
@@ -94,6 +96,8 @@ struct FilterPushdownTests {
         Case(filter: "page >= 3"),
         Case(filter: "page = 3"),
         Case(filter: "page < 3 or page > 10"),
+        // Chroma's != on a number is < or > (its $ne matches missing fields): a text page is left out.
+        Case(filter: "page != 3", leavesOut: [.chroma: [4]]),
         Case(filter: "headings = Costs"),
         Case(filter: "headings != Costs", refusedBy: [.chroma]),
         Case(filter: "headings in (Summary, Intro)"),
@@ -202,7 +206,8 @@ struct FilterPushdownTests {
                 }
                 continue
             }
-            let expected = Set(Self.records.filter { filter.matches($0) }.map(\.id))
+            let leftOut = testCase.leavesOut[store] ?? []
+            let expected = Set(Self.records.filter { filter.matches($0) && !leftOut.contains($0.ordinal) }.map(\.id))
             let found = Self.ids(try await sink.search(request))
             let keys = { (ids: Set<VectorID>) in
                 Self.records.filter { ids.contains($0.id) }.map { "\($0.ordinal):\($0.documentKey)" }
