@@ -66,22 +66,19 @@ struct StatusCommand: AsyncParsableCommand {
                     }
                 }
             }
-            let known = report.failures.filter { $0.knownFailure != nil }
-            let retried = report.failures.filter { $0.knownFailure == nil }
-            for (heading, records) in [
-                ("failures (retried on the next run, or with `sluice run --retry-failed`):", retried),
-                (
-                    "known failures (not retried until the file or the settings change; `sluice run --retry-failed` retries them):",
-                    known
-                ),
-            ] where !records.isEmpty {
-                print("\n" + heading)
-                for record in records {
+            if !report.failures.isEmpty {
+                // Retried failures first, then the known ones (docs/DESIGN.md §11), each marked.
+                let known = report.failures.filter { $0.knownFailure != nil }
+                print(
+                    "\nfailures (retried on the next run, or with `sluice run --retry-failed`; \(known.count) known: not retried until the file or the settings change):"
+                )
+                for record in report.failures.filter({ $0.knownFailure == nil }) + known {
                     let removed =
                         record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" }
                         ?? ""
                     let reason = record.error.map { "\($0.code): \($0.message)" } ?? "unknown"
-                    print(DisplayEscaping.escaped("  \(record.key): \(reason)\(removed)"))
+                    let mark = record.knownFailure == nil ? "" : " [known]"
+                    print(DisplayEscaping.escaped("  \(record.key): \(reason)\(removed)\(mark)"))
                 }
             }
         }

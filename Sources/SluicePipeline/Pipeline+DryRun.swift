@@ -55,11 +55,13 @@ extension Pipeline {
                 if !options.retryFailed { report.added.append(file.key) }
                 return true
             }
+            let sameFile = {
+                previous.size == file.size && previous.mtimeNanoseconds == file.mtimeNanoseconds
+                    || (try? file.open().readAll()).map({ ContentHash(of: $0) == previous.failedHash }) == true
+            }
             if previous.status == .failed, !options.retryFailed, previous.knownFailure != nil,
                 previous.knownFailure == rules.knownFailureKey(metadataHash: metadataHash),
-                previous.pendingIDs.isEmpty,
-                previous.size == file.size && previous.mtimeNanoseconds == file.mtimeNanoseconds
-                    || (try? file.open().readAll()).map { ContentHash(of: $0) == previous.failedHash } == true
+                previous.pendingIDs.isEmpty, sameFile()
             {
                 report.knownFailures += 1
             } else if previous.status == .failed {

@@ -130,8 +130,6 @@ package actor CommitStage {
                 message: error.message + (document.staleVectorsKept.map { "; \($0)" } ?? "")
             )
             record.failedHash = document.contentHash
-            // A permanent failure is known under its key: not retried until the file or the settings change.
-            record.knownFailure = error.code.isPermanent && document.contentHash != nil ? document.knownFailureKey : nil
             if document.removedStaleVectors > 0 {
                 // The changed version failed and the old version's vectors were deleted (acknowledged):
                 // nothing of this document is in the sink any more.
@@ -140,6 +138,12 @@ package actor CommitStage {
                 record.pendingIDs = document.attemptedIDs
                 record.removedVectors = document.removedStaleVectors
             }
+            // A permanent failure is known under its key: not retried until the file or the settings change.
+            // Not while the record still claims vectors (an old version's, kept by the mass-delete guard or a
+            // sink error): the next run must retry their deletion.
+            let claimsNothing = record.chunkIDs.isEmpty && record.pendingIDs.isEmpty
+            record.knownFailure =
+                error.code.isPermanent && document.contentHash != nil && claimsNothing ? document.knownFailureKey : nil
             record.attempts += 1
             record.updatedAt = now
             return record
