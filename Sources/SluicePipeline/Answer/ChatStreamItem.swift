@@ -1,0 +1,74 @@
+import Foundation
+
+/// What one server-sent event of a streamed chat completion says.
+enum ChatStreamItem: Equatable, Sendable {
+    /// Text the model wrote (possibly empty), and the model's name when the event carried it.
+    case delta(String, model: String?)
+    /// The token counts the server reported (OpenAI with `stream_options.include_usage`, vLLM, Ollama).
+    case usage(AnswerUsage)
+    /// `data: [DONE]`: the answer is complete.
+    case done
+    /// An error object in the stream (`{"error": {...}}` or an `event: error`).
+    case error(String)
+    /// An event that carries nothing we read (a role-only delta, a finish reason, an unknown shape).
+    case ignored
+
+    /// Reads one event. An event that is not JSON is an error: the stream cannot be trusted after it.
+    init(_ event: ServerSentEvent) {
+        let data = event.data.trimmingCharacters(in: .whitespaces)
+        if data == "[DONE]" {
+            self = .done
+            return
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else {
+            self = .error("the stream sent an event that is not a JSON object: \(data.prefix(120))")
+            return
+        }
+        if let message = Self.errorMessage(object) ?? (event.event == "error" ? data : nil) {
+            self = .error(String(message.prefix(300)))
+            return
+        }
+        let model = object["model"] as? String
+        if let choices = object["choices"] as? [[String: Any]], let first = choices.first,
+            let delta = first["delta"] as? [String: Any], let content = delta["content"] as? String
+        {
+            self = .delta(content, model: model)
+            return
+        }
+        if let usage = object["usage"] as? [String: Any], let counts = AnswerUsage(usage) {
+            self = .usage(counts)
+            return
+        }
+        self = model.map { .delta("", model: $0) } ?? .ignored
+    }
+
+    private static func errorMessage(_ object: [String: Any]) -> String? {
+        if let error = object["error"] as? [String: Any] {
+            return (error["message"] as? String) ?? "\(error)"
+        }
+        return object["error"] as? String
+    }
+}
+
+/// The token counts of one answer, as the server reported them.
+public struct AnswerUsage: Sendable, Hashable, Codable {
+    public var promptTokens: Int
+    public var completionTokens: Int
+    public var totalTokens: Int
+
+    public init(promptTokens: Int, completionTokens: Int, totalTokens: Int) {
+        self.promptTokens = promptTokens
+        self.completionTokens = completionTokens
+        self.totalTokens = totalTokens
+    }
+
+    /// From an OpenAI `usage` object; nil when it has no counts.
+    init?(_ object: [String: Any]) {
+        let prompt = object["prompt_tokens"] as? Int
+        let completion = object["completion_tokens"] as? Int
+        guard prompt != nil || completion != nil else { return nil }
+        promptTokens = prompt ?? 0
+        completionTokens = completion ?? 0
+        totalTokens = (object["total_tokens"] as? Int) ?? (promptTokens + completionTokens)
+    }
+}
