@@ -234,8 +234,9 @@ class Handler(BaseHTTPRequestHandler):
                    "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}})
         send("data: [DONE]" + end + end)
-        with st.lock:
-            st.counters["answered"] += 1
+        if answer:
+            with st.lock:
+                st.counters["answered"] += 1
 
 
 class Server(ThreadingHTTPServer):
