@@ -31,6 +31,9 @@ struct AskOutput {
             }
         case .finished(let finished):
             summary = finished
+            if !json, finished.finishReason == "length" {
+                write("(the answer stopped at answer.max_answer_tokens: raise it for a longer one)\n")
+            }
         case .nothingRelevant(let why):
             reason = why
             if !json { write(DisplayEscaping.escaped(why) + "\n") }
@@ -58,6 +61,7 @@ struct AskOutput {
             "sources": sources.map(Self.object),
             "model": summary?.model ?? NSNull(),
             "usage": usage,
+            "finish_reason": summary?.finishReason ?? NSNull(),
         ]
         try? MachineReadable.print(object)
     }

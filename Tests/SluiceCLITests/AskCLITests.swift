@@ -97,7 +97,8 @@ struct AskCLITests {
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
             "\(result)"
         )
-        #expect(Set(object.keys) == ["answer", "reason", "sources", "model", "usage"])
+        #expect(Set(object.keys) == ["answer", "reason", "sources", "model", "usage", "finish_reason"])
+        #expect(object["finish_reason"] as? String == "stop")
         #expect(object["answer"] as? String == "The passages say so [1].")
         #expect(object["reason"] is NSNull)
         #expect(object["model"] as? String == "test-model")
@@ -113,6 +114,17 @@ struct AskCLITests {
         #expect(first["headings"] as? [String] == ["Valves"])
         #expect(first["page"] is NSNull)
         #expect(first["number"] as? Int == 1)
+    }
+
+    @Test func anAnswerCutByItsTokenLimitSaysSo() async throws {
+        let (ws, target) = try await indexed("ask-length")
+        defer { ws.cleanUp() }
+        let server = try await server(["--finish-reason", "length"])
+        let result = try await ask(ws, target, server)
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(
+            result.stdout.hasSuffix("(the answer stopped at answer.max_answer_tokens: raise it for a longer one)\n")
+        )
     }
 
     @Test func nothingRelevantSaysSoWithoutCallingTheModel() async throws {

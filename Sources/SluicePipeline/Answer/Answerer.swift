@@ -90,9 +90,8 @@ public struct Answerer: Sendable {
         }
         let summary = try await chat.complete(prompt) { try await emit(.text($0)) }
         try await emit(.sources(prompt.sources))
-        try await emit(
-            .finished(AnswerSummary(model: summary.model ?? configuration.effectiveModel, usage: summary.usage))
-        )
+        let model = summary.model ?? configuration.effectiveModel
+        try await emit(.finished(AnswerSummary(model: model, usage: summary.usage, finishReason: summary.finishReason)))
     }
 
     /// The passages for a question, best first: the one place retrieval happens, so that filters and

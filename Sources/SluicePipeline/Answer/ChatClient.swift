@@ -26,6 +26,8 @@ final class ChatClient: Sendable {
     struct Summary: Sendable, Hashable {
         var model: String?
         var usage: AnswerUsage?
+        /// `stop`, `length` (`max_tokens` reached), … when the server said.
+        var finishReason: String?
     }
 
     /// - Throws: ``SluiceError/Code/configuration`` for Azure without `base_url`, or an `api_key_env` naming
@@ -155,7 +157,13 @@ final class ChatClient: Sendable {
             )
         }
         guard reader.started else { return .retry("the stream ended without any text", retryAfter: nil) }
-        return .answered(Summary(model: reader.model, usage: reader.usage))
+        guard reader.isComplete else {
+            throw SluiceError(
+                .dependencyUnavailable,
+                "the answer was cut short: the stream ended before the model finished"
+            )
+        }
+        return .answered(Summary(model: reader.model, usage: reader.usage, finishReason: reader.finishReason))
     }
 
     /// A server that ignored `"stream": true` and answered with one JSON object.
@@ -180,7 +188,8 @@ final class ChatClient: Sendable {
         return .answered(
             Summary(
                 model: object?["model"] as? String,
-                usage: (object?["usage"] as? [String: Any]).flatMap { AnswerUsage($0) }
+                usage: (object?["usage"] as? [String: Any]).flatMap { AnswerUsage($0) },
+                finishReason: choice?["finish_reason"] as? String
             )
         )
     }

@@ -2,8 +2,9 @@ import Foundation
 
 /// What one server-sent event of a streamed chat completion says.
 enum ChatStreamItem: Equatable, Sendable {
-    /// Text the model wrote (possibly empty), and the model's name when the event carried it.
-    case delta(String, model: String?)
+    /// Text the model wrote (possibly empty), the model's name when the event carried it, and why the
+    /// model stopped when this is its last event (`stop`; `length`: `max_tokens` reached).
+    case delta(String, model: String?, finishReason: String? = nil)
     /// The token counts the server reported (OpenAI with `stream_options.include_usage`, vLLM, Ollama).
     case usage(AnswerUsage)
     /// `data: [DONE]`: the answer is complete.
@@ -29,11 +30,13 @@ enum ChatStreamItem: Equatable, Sendable {
             return
         }
         let model = object["model"] as? String
-        if let choices = object["choices"] as? [[String: Any]], let first = choices.first,
-            let delta = first["delta"] as? [String: Any], let content = delta["content"] as? String
-        {
-            self = .delta(content, model: model)
-            return
+        if let choices = object["choices"] as? [[String: Any]], let first = choices.first {
+            let content = (first["delta"] as? [String: Any])?["content"] as? String
+            let finishReason = first["finish_reason"] as? String
+            if content != nil || finishReason != nil {
+                self = .delta(content ?? "", model: model, finishReason: finishReason)
+                return
+            }
         }
         if let usage = object["usage"] as? [String: Any], let counts = AnswerUsage(usage) {
             self = .usage(counts)

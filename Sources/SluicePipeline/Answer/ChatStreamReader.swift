@@ -11,6 +11,12 @@ struct ChatStreamReader {
     private(set) var started = false
     /// True once `data: [DONE]` arrived; later events are ignored.
     private(set) var isDone = false
+
+    /// True when the answer is known to be whole: `[DONE]` or a finish reason arrived. A stream that ends
+    /// without either was cut short, however cleanly its connection closed.
+    var isComplete: Bool { isDone || finishReason != nil }
+    /// The model's reason for stopping, once it said (a stream may end after it without `[DONE]`).
+    private(set) var finishReason: String?
     private(set) var model: String?
     private(set) var usage: AnswerUsage?
 
@@ -30,8 +36,9 @@ struct ChatStreamReader {
     mutating func take(_ item: ChatStreamItem) throws(StreamError) -> String? {
         guard !isDone else { return nil }
         switch item {
-        case .delta(let text, let model):
+        case .delta(let text, let model, let finishReason):
             if let model { self.model = model }
+            if let finishReason { self.finishReason = finishReason }
             guard !text.isEmpty else { return nil }
             started = true
             return text

@@ -27,6 +27,12 @@ Faults (each for the first N requests, counted down; --control may set them agai
   --empty-first N                                 a 200 stream that ends without any text (only [DONE])
   --error-after K                                 an error event after K text events (every request)
   --hold-after K                                  after K text events, wait for {"release": true}
+  --cut-after K                                   after K text events, end the stream cleanly, without a
+                                                  finish reason or [DONE] (every request)
+  --finish-reason R                               the finish_reason of the last event (default stop;
+                                                  length: the answer reached max_tokens)
+  --no-done 1                                     no data: [DONE] after the finish event (a finish reason
+                                                  is enough to know the answer is whole)
 Prints "PORT <n>" once listening on 127.0.0.1.
 """
 import argparse, json, os, re, socket, struct, sys, threading
@@ -224,6 +230,8 @@ class Handler(BaseHTTPRequestHandler):
                 event({"error": {"message": "The model is overloaded. Please try again later.",
                                  "type": "server_error", "code": None}})
                 return
+            if options["cut_after"] is not None and count == options["cut_after"]:
+                return
             if options["hold_after"] is not None and count == options["hold_after"]:
                 with st.lock:
                     st.counters["held"] += 1
@@ -232,14 +240,15 @@ class Handler(BaseHTTPRequestHandler):
             event({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model,
                    "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
         event({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model,
-               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+               "choices": [{"index": 0, "delta": {}, "finish_reason": options["finish_reason"]}]})
         if seen.get("include_usage"):
             completion = count_tokens(answer) if answer else 0
             prompt = count_tokens(seen.get("system", "")) + count_tokens(seen.get("user", ""))
             event({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model, "choices": [],
                    "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}})
-        send("data: [DONE]" + end + end)
+        if not options["no_done"]:
+            send("data: [DONE]" + end + end)
         if answer:
             with st.lock:
                 st.counters["answered"] += 1
@@ -267,6 +276,9 @@ def main():
     p.add_argument("--empty-first", type=int, default=0)
     p.add_argument("--error-after", type=int, default=None)
     p.add_argument("--hold-after", type=int, default=None)
+    p.add_argument("--cut-after", type=int, default=None)
+    p.add_argument("--finish-reason", default="stop")
+    p.add_argument("--no-done", type=int, default=0, help="end after the finish event, without data: [DONE]")
     p.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes (the parent ended)")
     args = p.parse_args()
     if args.exit_on_stdin_eof:

@@ -74,6 +74,24 @@ import Testing
         #expect(try await chat.requests() == 1)
     }
 
+    /// A stream that ends cleanly after some text but before a finish reason or `[DONE]` is a cut answer,
+    /// not a complete one.
+    @Test func aStreamEndingBeforeItsEndIsACutAnswer() async throws {
+        let chat = try await ChatStandIn(["--cut-after", "2"])
+        let result = await Self.ask(try chat.client(chat.configuration()))
+        #expect(result.code == .dependencyUnavailable)
+        #expect(result.message.contains("cut short"))
+        #expect(result.text == "The pass")
+        #expect(try await chat.requests() == 1)
+    }
+
+    @Test func aFinishReasonWithoutDoneCompletesTheAnswer() async throws {
+        let chat = try await ChatStandIn(["--finish-reason", "length", "--no-done", "1"])
+        let result = await Self.ask(try chat.client(chat.configuration()))
+        #expect(result.error == nil, "\(result.message)")
+        #expect(result.summary?.finishReason == "length")
+    }
+
     @Test func retriesSpentOnA500StormAreUnavailability() async throws {
         let chat = try await ChatStandIn(["--status-first", "100", "--status", "500"])
         let result = await Self.ask(try chat.client(chat.configuration(maxRetries: 2)))

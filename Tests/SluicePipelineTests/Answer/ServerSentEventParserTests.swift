@@ -82,7 +82,11 @@ import Testing
             Issue.record("an event that is not JSON must be an error")
         }
         let finish = #"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#
-        #expect(ChatStreamItem(ServerSentEvent(data: finish)) == .ignored)
+        #expect(ChatStreamItem(ServerSentEvent(data: finish)) == .delta("", model: nil, finishReason: "stop"))
+        #expect(
+            ChatStreamItem(ServerSentEvent(data: #"{"choices":[{"index":0,"delta":{"role":"assistant"}}]}"#))
+                == .ignored
+        )
     }
 
     @Test func afterDoneNothingCounts() throws {
