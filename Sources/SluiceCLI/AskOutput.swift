@@ -26,7 +26,7 @@ struct AskOutput {
             for source in list {
                 write(
                     "[\(source.number)] \(DisplayEscaping.escaped(source.location))  (score "
-                        + String(format: "%.4f", source.score) + ")\n"
+                        + String(format: "%.4f", source.score) + (source.cited ? ")\n" : ", not cited)\n")
                 )
             }
         case .finished(let finished):
@@ -71,7 +71,7 @@ struct AskOutput {
         [
             "number": source.number, "id": source.id, "document_key": source.documentKey,
             "page": source.page ?? NSNull(), "headings": source.headings, "score": source.score,
-            "text": source.text, "truncated": source.truncated,
+            "text": source.text, "truncated": source.truncated, "cited": source.cited,
         ]
     }
 

@@ -81,6 +81,7 @@ struct AskCLITests {
         let result = try await ask(ws, target, server, ["--log-level", "trace"])
         #expect(result.exitCode == 0, "\(result)")
         #expect(result.stdout.hasPrefix("The passages say so [1].\n\nSources:\n[1] valves.md, Valves  (score "))
+        #expect(result.stdout.contains(", not cited)\n"))
         #expect(!result.stdout.contains(key) && !result.stderr.contains(key))
         let last = try #require(try await Self.stats(server)["last"] as? [String: Any])
         #expect(last["passages"] as? Int == 3)
@@ -108,12 +109,16 @@ struct AskCLITests {
         #expect(sources.count == 2)
         let first = try #require(sources.first)
         #expect(
-            Set(first.keys) == ["number", "id", "document_key", "page", "headings", "score", "text", "truncated"]
+            Set(first.keys) == [
+                "number", "id", "document_key", "page", "headings", "score", "text", "truncated", "cited",
+            ]
         )
         #expect(first["document_key"] as? String == "valves.md")
         #expect(first["headings"] as? [String] == ["Valves"])
         #expect(first["page"] is NSNull)
         #expect(first["number"] as? Int == 1)
+        #expect(first["cited"] as? Bool == true)
+        #expect(sources.last?["cited"] as? Bool == false)
     }
 
     @Test func anAnswerCutByItsTokenLimitSaysSo() async throws {

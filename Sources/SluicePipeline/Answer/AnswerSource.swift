@@ -4,7 +4,7 @@ import SluiceCore
 /// One numbered passage of an answer: what its `[n]` markers refer to.
 ///
 /// The JSON field names are those of `sluice search --json`: `id`, `document_key`, `page`, `headings`,
-/// `score`, `text`, plus `number` (the n of `[n]`).
+/// `score`, `text`, plus `number` (the n of `[n]`), `truncated` and `cited`.
 public struct AnswerSource: Sendable, Hashable, Codable {
     /// The n of the answer's `[n]` markers, from 1, most relevant first.
     public var number: Int
@@ -19,6 +19,8 @@ public struct AnswerSource: Sendable, Hashable, Codable {
     public var text: String
     /// True when ``text`` was cut to fit `answer.max_context_tokens`.
     public var truncated: Bool
+    /// True when the answer cites the passage with a `[n]` marker (set once the answer is complete).
+    public var cited: Bool = false
 
     public init(
         number: Int,
@@ -55,7 +57,7 @@ public struct AnswerSource: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case number, id, page, headings, score, text, truncated
+        case number, id, page, headings, score, text, truncated, cited
         case documentKey = "document_key"
     }
 
@@ -70,6 +72,7 @@ public struct AnswerSource: Sendable, Hashable, Codable {
         try container.encode(score, forKey: .score)
         try container.encode(text, forKey: .text)
         try container.encode(truncated, forKey: .truncated)
+        try container.encode(cited, forKey: .cited)
     }
 
     /// `(document, page 3, Intro > Setup)`: where the passage comes from, as the prompt and the terminal show it.

@@ -88,8 +88,21 @@ public struct Answerer: Sendable {
                 .nothingRelevant(Self.nothingRelevantReason(hits: hits, minScore: configuration.minScore))
             )
         }
-        let summary = try await chat.complete(prompt) { try await emit(.text($0)) }
-        try await emit(.sources(prompt.sources))
+        var text = ""
+        let summary = try await chat.complete(prompt) { piece in
+            text += piece
+            try await emit(.text(piece))
+        }
+        let cited = AnswerCitations.numbers(in: text, sources: prompt.sources.count)
+        try await emit(
+            .sources(
+                prompt.sources.map { source in
+                    var source = source
+                    source.cited = cited.contains(source.number)
+                    return source
+                }
+            )
+        )
         let model = summary.model ?? configuration.effectiveModel
         try await emit(.finished(AnswerSummary(model: model, usage: summary.usage, finishReason: summary.finishReason)))
     }

@@ -69,6 +69,7 @@ import Testing
         #expect(sources.first?.documentKey == "valves.md")
         #expect(sources.first?.page == 2)
         #expect(sources.first?.headings == ["Guide", "Valves"])
+        #expect(sources.map(\.cited) == [true] + Array(repeating: false, count: sources.count - 1))
         #expect(summary.model == "test-model")
         let last = try #require(try await chat.stats()["last"] as? [String: Any])
         #expect(last["passages"] as? Int == sources.count)
