@@ -4,18 +4,18 @@ import SluiceCore
 /// The messages of one question to the chat model: the instructions, and the question after the numbered
 /// passages that fit the budget, most relevant first. A pure value: no I/O, the same input gives the same
 /// prompt.
-public struct AnswerPrompt: Sendable, Hashable {
+package struct AnswerPrompt: Sendable, Hashable {
     /// The system message.
-    public var instructions: String
+    package var instructions: String
     /// The user message: the numbered passages, then the question.
-    public var user: String
+    package var user: String
     /// The passages in the prompt, numbered as there.
-    public var sources: [AnswerSource]
+    package var sources: [AnswerSource]
     /// The tokens the passages take (their headers and separators included): at most the budget.
-    public var passageTokens: Int
+    package var passageTokens: Int
 
     /// What the model is told when `answer.system_prompt` does not say otherwise.
-    public static let defaultInstructions = """
+    package static let defaultInstructions = """
         You answer questions using only the numbered passages you are given. After each statement, cite the \
         passages that support it by their numbers in square brackets, such as [1] or [2][3]. If the passages \
         do not contain the answer, say that they do not, and do not make one up. Answer in the language of \
@@ -37,7 +37,7 @@ public struct AnswerPrompt: Sendable, Hashable {
     ///   - counter: The tokenizer of the budget (cl100k_base for `sluice ask`).
     ///   - instructions: Replaces ``defaultInstructions`` when given.
     /// - Returns: The prompt; its ``sources`` are empty when no passage fits (or there were none).
-    public init(
+    package init(
         question: String,
         hits: [SearchHit],
         maxContextTokens: Int,

@@ -1,9 +1,9 @@
 /// One server-sent event: its `data` lines joined with `\n`, and its `event` type if it named one.
-public struct ServerSentEvent: Sendable, Hashable {
-    public var event: String?
-    public var data: String
+package struct ServerSentEvent: Sendable, Hashable {
+    package var event: String?
+    package var data: String
 
-    public init(event: String? = nil, data: String) {
+    package init(event: String? = nil, data: String) {
         self.event = event
         self.data = data
     }
@@ -17,17 +17,17 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// not dispatched; `id` and `retry` are read and ignored. Lines are decoded as UTF-8 only once complete,
 /// so a character split across chunks is kept whole. Unlike the browser, ``finish()`` dispatches a last
 /// event that the stream ended without a blank line after (some servers end with `data: [DONE]\n`).
-public struct ServerSentEventParser: Sendable {
+package struct ServerSentEventParser: Sendable {
     private var line: [UInt8] = []
     private var afterCarriageReturn = false
     private var dataLines: [String] = []
     private var eventType: String?
     private var sawStart = false
 
-    public init() {}
+    package init() {}
 
     /// The events completed by `bytes`.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         for byte in bytes {
             if afterCarriageReturn {
@@ -48,7 +48,7 @@ public struct ServerSentEventParser: Sendable {
     }
 
     /// The last event, when the stream ended in the middle of it (nothing when it ended cleanly).
-    public mutating func finish() -> [ServerSentEvent] {
+    package mutating func finish() -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         if !line.isEmpty { endLine(into: &events) }
         dispatch(into: &events)
