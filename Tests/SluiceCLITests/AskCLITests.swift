@@ -88,6 +88,31 @@ struct AskCLITests {
         #expect((last["passage_tokens"] as? Int ?? 1000) <= 300)
     }
 
+    /// A budget smaller than the passages: the stand-in counts them with tiktoken itself and refuses a
+    /// prompt over the budget, so this also checks our cl100k_base count against tiktoken's.
+    @Test(arguments: [40, 90])
+    func thePassagesAreCutToTheBudget(budget: Int) async throws {
+        let (ws, target) = try await indexed("ask-budget")
+        defer { ws.cleanUp() }
+        let long = (1...60).map { "The sluice valve number \($0) opens at dawn; its gate is painted green." }
+        try long.joined(separator: " ").write(
+            to: ws.corpus.appendingPathComponent("long.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try await ws.run(target, expecting: 0)
+        let server = try await server(["--max-context-tokens", "\(budget)"])
+        let result = try await ask(ws, target, server, ["--json", "--set", "answer.max_context_tokens=\(budget)"])
+        #expect(result.exitCode == 0, "\(result)")
+        let last = try #require(try await Self.stats(server)["last"] as? [String: Any])
+        let tokens = try #require(last["passage_tokens"] as? Int)
+        #expect(tokens <= budget && tokens > budget / 2)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let sources = try #require(object["sources"] as? [[String: Any]])
+        #expect(sources.last?["truncated"] as? Bool == true)
+        #expect(sources.count == last["passages"] as? Int)
+    }
+
     @Test func jsonIsOneObjectWithSearchsFieldNames() async throws {
         let (ws, target) = try await indexed("ask-json")
         defer { ws.cleanUp() }
