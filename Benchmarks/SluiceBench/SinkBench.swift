@@ -93,7 +93,7 @@ struct SinkBench: AsyncParsableCommand {
                 ordinal: i % 50,
                 text: text,
                 vector: vector,
-                metadata: ["offset": String(i * 10), "tokens": "28"]
+                metadata: ["offset": .int(i * 10), "tokens": 28]
             )
         }
     }

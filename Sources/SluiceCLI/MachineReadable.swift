@@ -100,6 +100,27 @@ enum MachineReadable {
         return try? JSONSerialization.jsonObject(with: data)
     }
 
+    /// `value` as one line of JSON with sorted keys (`search --json`), C1 controls escaped as in ``print(_:)``.
+    static func jsonLine(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return escapingC1(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// DEL and the C1 controls as `\u00XX` (JSON may carry them raw, but some terminals obey them).
+    static func escapingC1(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if (0x7F...0x9F).contains(scalar.value) {
+                escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
     /// One pretty-printed document with sorted keys (as `--stats-json`), and a final line break. DEL and
     /// the C1 controls, which JSON may carry raw but some terminals obey, are written as `\u00XX` (they
     /// can only occur inside strings, where that is the same text).
@@ -108,18 +129,7 @@ enum MachineReadable {
             withJSONObject: object,
             options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         )
-        var text = String(decoding: data, as: UTF8.self)
-        if text.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) {
-            var escaped = String.UnicodeScalarView()
-            for scalar in text.unicodeScalars {
-                if (0x7F...0x9F).contains(scalar.value) {
-                    escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
-                } else {
-                    escaped.append(scalar)
-                }
-            }
-            text = String(escaped)
-        }
+        var text = escapingC1(String(decoding: data, as: UTF8.self))
         // Foundation writes an empty array as `[`, a blank line, `]`; a raw line break is never inside a string.
         text = text.replacingOccurrences(of: #"\[\s*\n\s*\]"#, with: "[]", options: .regularExpression)
         FileHandle.standardOutput.write(Data((text + "\n").utf8))

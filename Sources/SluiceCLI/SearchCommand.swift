@@ -5,7 +5,12 @@ import Sluice
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        abstract: "Embed a query with the pipeline's embedder and list the top matches."
+        abstract: "Search the pipeline's index: vector, keyword or hybrid ranking, with filters.",
+        discussion: """
+            Filters (--filter) are applied by the store itself: format = pdf and page >= 3,
+            document_key ^= "reports/", tags in (a, b), mtime >= 2026-01-01, title exists; or the JSON form
+            {"page": {"$gte": 3}}. A filter the store cannot express is refused. See docs/USAGE.md.
+            """
     )
 
     @Argument(help: "The query text.")
@@ -13,38 +18,62 @@ struct SearchCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PipelineOptions
 
-    @Option(name: .short, help: "How many results.")
+    @Option(name: .short, help: "How many results (1–\(SearchQuery.maxK)).")
     var k = 5
+
+    @Option(help: ArgumentHelp("A filter on the records' metadata (see above).", valueName: "filter"))
+    var filter: String?
+
+    @Option(help: "vector, keyword or hybrid (default: hybrid where the store has keyword search, else vector).")
+    var mode: SearchMode?
+
+    @Option(
+        name: .customLong("min-score"),
+        help: "Leave out results less similar than this (cosine; the keyword score in keyword mode)."
+    )
+    var minScore: Double?
+
+    @Flag(name: .customLong("no-collapse"), help: "List every copy of a text instead of collapsing them.")
+    var noCollapse = false
 
     @Flag(help: "Print results as JSON lines.")
     var json = false
 
     func run() async throws {
         try await withExitMapping {
+            let query = SearchQuery(
+                text: query,
+                k: k,
+                filter: try filter.map(SearchFilter.init(parsing:)),
+                mode: mode,
+                minScore: minScore,
+                collapseDuplicates: !noCollapse
+            )
             let configuration = try options.loadConfiguration()
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
-            let vector = try await components.embedder.embed([query])[0]
-            if let problem = VectorMath.problem(vector) { throw SluiceError(.embeddingFailed, "the query: \(problem)") }
-            let hits = try await components.sink.search(vector, k: k)
-            for hit in hits {
+            let results = try await Searcher(embedder: components.embedder, sink: components.sink).search(query)
+            for result in results {
                 if json {
-                    let object: [String: Any] = [
-                        "score": Double(hit.score), "id": hit.record.id.rawValue, "document": hit.record.documentKey,
-                        "ordinal": hit.record.ordinal, "text": hit.record.text, "metadata": hit.record.metadata,
-                    ]
-                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-                    print(String(decoding: data, as: UTF8.self))
+                    print(try MachineReadable.jsonLine(result))
                 } else {
-                    let snippet = DisplayEscaping.escaped(Chunk.normalize(hit.record.text))
-                    let short = snippet.count > 160 ? String(snippet.prefix(160)) + "…" : snippet
-                    print(
-                        String(format: "%.4f", hit.score)
-                            + "  \(DisplayEscaping.escaped(hit.record.documentKey)) #\(hit.record.ordinal)"
-                    )
-                    print("        \(short)")
+                    var place = DisplayEscaping.escaped(result.documentKey)
+                    if let page = result.page { place += " p.\(page)" }
+                    place += " #\(result.ordinal)"
+                    if !result.headings.isEmpty {
+                        place += " · " + DisplayEscaping.escaped(result.headings.joined(separator: " > "))
+                    }
+                    print(String(format: "%.4f", result.score) + "  " + place)
+                    print("        " + DisplayEscaping.escaped(result.snippet))
+                    if !result.duplicates.isEmpty {
+                        let others = result.duplicates.prefix(3).map { DisplayEscaping.escaped($0.documentKey) }
+                        let more = result.duplicates.count > 3 ? " and \(result.duplicates.count - 3) more" : ""
+                        print("        also in " + others.joined(separator: ", ") + more)
+                    }
                 }
             }
-            if hits.isEmpty && !json { print("no results (is the store empty? run `sluice run` first)") }
+            if results.isEmpty && !json { print("no results (is the store empty? run `sluice run` first)") }
         }
     }
 }
+
+extension SearchMode: ExpressibleByArgument {}

@@ -28,4 +28,17 @@ extension VectorSink {
     public func drop() async throws { try await removeAll() }
 
     public func finish() async throws {}
+
+    public var searchModes: Set<SearchMode> { [.vector] }
+
+    /// Unfiltered vector search through ``search(_:k:)``; anything else is refused.
+    public func search(_ request: SearchRequest) async throws -> [SearchHit] {
+        guard request.mode == .vector else {
+            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
+        }
+        if let filter = request.filter {
+            throw SluiceError(.usage, "\(name) cannot filter (\(filter)); search without --filter")
+        }
+        return try await search(request.vector, k: request.k)
+    }
 }

@@ -35,6 +35,13 @@ public protocol VectorSink: Sendable {
     func drop() async throws
     /// Called once at the end of a run that wrote to the sink (builds deferred indexes, compacts files).
     func finish() async throws
+
+    /// The rankings ``search(_:)`` answers: `vector`, and `keyword` where the store has a keyword index.
+    var searchModes: Set<SearchMode> { get }
+    /// Top-k for one ranking with the filter applied by the store itself.
+    /// - Throws: ``SluiceError/Code/usage`` for a filter or mode the store cannot express (never applied
+    ///   after the top-k, which would return fewer than k).
+    func search(_ request: SearchRequest) async throws -> [SearchHit]
 }
 
 /// What `sluice sink info` prints.

@@ -8,7 +8,7 @@ extension LocalSink {
         var key: String
         var ordinal: Int
         var text: String
-        var metadata: [String: String]
+        var metadata: [String: MetadataValue]
     }
 
     static func encode(_ record: VectorRecord) throws -> [UInt8] {

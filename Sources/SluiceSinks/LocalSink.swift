@@ -101,32 +101,61 @@ public final class LocalSink: VectorSink {
     }
 
     public func search(_ query: [Float], k: Int) async throws -> [SearchHit] {
+        try await search(SearchRequest(vector: query, k: k))
+    }
+
+    public func search(_ request: SearchRequest) async throws -> [SearchHit] {
+        guard request.mode == .vector else {
+            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
+        }
         let environment = self.environment
         return try await executor.run {
-            let vectors = try environment.database("vectors")
-            let queryNorm = LocalSink.norm(query)
-            guard queryNorm > 0, k > 0 else { return [] }
-            // Keep the best k (score, id) while scanning; decode the winners' records afterwards.
-            var best: [(score: Float, key: [UInt8])] = []
-            try environment.read { txn in
-                try txn.forEach(vectors) { key, value in
-                    let score = LocalSink.cosine(query, queryNorm: queryNorm, encoded: value)
-                    if best.count < k || score > best[best.count - 1].score {
-                        let entry = (score: score, key: Array(key))
-                        let index = best.firstIndex { $0.score < score } ?? best.count
-                        best.insert(entry, at: index)
-                        if best.count > k { best.removeLast() }
-                    }
-                    return true
-                }
-            }
-            return try environment.read { txn in
-                try best.compactMap { entry in
-                    guard let bytes = try txn.get(vectors, entry.key) else { return nil }
-                    return SearchHit(score: entry.score, record: try LocalSink.decode(id: entry.key, bytes))
-                }
+            try LocalSink.exactSearch(environment: environment, request.vector, k: request.k, filter: request.filter)
+        }
+    }
+
+    /// The best `k` by cosine among the records that match `filter`, by a scan of every vector. The filter
+    /// is evaluated only for records whose score would enter the current top k (decoding is the costly part).
+    static func exactSearch(
+        environment: LMDBEnvironment,
+        _ query: [Float],
+        k: Int,
+        filter: SearchFilter?
+    ) throws -> [SearchHit] {
+        let vectors = try environment.database("vectors")
+        let queryNorm = LocalSink.norm(query)
+        guard queryNorm > 0, k > 0 else { return [] }
+        var best: [SearchHit] = []
+        try environment.read { txn in
+            try txn.forEach(vectors) { key, value in
+                let score = LocalSink.cosine(query, queryNorm: queryNorm, encoded: value)
+                guard best.count < k || score > best[best.count - 1].score else { return true }
+                let record = try LocalSink.decode(id: Array(key), value)
+                guard filter?.matches(record) ?? true else { return true }
+                let index = best.firstIndex { $0.score < score } ?? best.count
+                best.insert(SearchHit(score: score, record: record), at: index)
+                if best.count > k { best.removeLast() }
+                return true
             }
         }
+        return best
+    }
+
+    public func info() async throws -> SinkInfo {
+        let meta = try environment.database("meta")
+        let (embedder, dimensions) = try environment.read { txn in
+            (
+                try txn.get(meta, Array("embedder".utf8)).map { String(decoding: $0, as: UTF8.self) },
+                try txn.get(meta, Array("dimensions".utf8)).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+            )
+        }
+        return SinkInfo(
+            name: name,
+            count: try await count(),
+            dimensions: dimensions,
+            metric: "cosine",
+            embedder: embedder
+        )
     }
 
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {

@@ -41,10 +41,16 @@ struct DocumentFormatsCLITests {
         #expect(Set(records.map(\.documentKey)) == Set(good))
         let docx = records.filter { $0.documentKey == "docx/zstd-README.docx" }
         // The structured chunker merges the short subsections under their common heading.
-        #expect(docx.contains { $0.metadata["headings"] == "Build instructions" && $0.text.contains("### cmake") })
+        #expect(
+            docx.contains {
+                $0.metadata["headings"] == .strings(["Build instructions"]) && $0.text.contains("### cmake")
+            }
+        )
         let html = records.filter { $0.documentKey == "html/xz-faq-latin1.html" }
         #expect(
-            html.contains { $0.metadata["headings"]?.hasPrefix("XZ Utils FAQ") == true && $0.text.contains("Café") }
+            html.contains {
+                $0.metadata["headings"]?.text.hasPrefix("XZ Utils FAQ") == true && $0.text.contains("Café")
+            }
         )
         #expect(html.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ (Latin-1 copy)" })
         #expect(docx.allSatisfy { $0.metadata["title"] == "Zstandard README" })

@@ -127,7 +127,7 @@ struct ExtractionCLITests {
             let chunks = byDocument[key] ?? []
             #expect(!chunks.isEmpty, "\(key) not indexed")
             #expect(
-                chunks.allSatisfy { Int($0.metadata["ocr_confidence"] ?? "") ?? 0 > 70 },
+                chunks.allSatisfy { $0.metadata["ocr_confidence"]?.number ?? 0 > 70 },
                 "\(key): \(chunks.map(\.metadata))"
             )
             #expect(chunks.map(\.text).joined(separator: " ").contains("designed by Igor Pavlov"), "\(key)")

@@ -306,7 +306,7 @@ struct SluiceCLITests {
                 "stale chunk \(record.id) #\(record.ordinal) of the edited file: \(record.text.prefix(80))"
             )
             #expect(
-                record.metadata["content_hash"] == newHash,
+                record.metadata["content_hash"]?.text == newHash,
                 "chunk \(record.ordinal) of the edited file carries an old content hash"
             )
         }

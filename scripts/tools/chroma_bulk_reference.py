@@ -24,7 +24,7 @@ def main():
             vectors.append(row["vector"])
             texts.append(row["text"])
             metadata = dict(row["metadata"])
-            metadata["document_key"] = row["documentKey"]
+            metadata["document_key"] = row.get("document_key", row.get("documentKey"))
             metadata["ordinal"] = row["ordinal"]
             metadatas.append(metadata)
     client = chromadb.HttpClient(host="127.0.0.1", port=port)

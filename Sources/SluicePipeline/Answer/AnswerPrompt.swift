@@ -39,14 +39,14 @@ package struct AnswerPrompt: Sendable, Hashable {
     /// - Returns: The prompt; its ``sources`` are empty when no passage fits (or there were none).
     package init(
         question: String,
-        hits: [SearchHit],
+        hits: [SearchResult],
         maxContextTokens: Int,
         counter: any TokenCounter,
         instructions: String? = nil
     ) {
         self.instructions = instructions ?? Self.defaultInstructions
         // Highest score first; equal scores keep the store's order.
-        let ranked = hits.enumerated().sorted { (a: (offset: Int, element: SearchHit), b) -> Bool in
+        let ranked = hits.enumerated().sorted { (a: (offset: Int, element: SearchResult), b) -> Bool in
             if a.element.score != b.element.score { return a.element.score > b.element.score }
             return a.offset < b.offset
         }
@@ -54,9 +54,9 @@ package struct AnswerPrompt: Sendable, Hashable {
         var blocks: [String] = []
         var used = 0
         for (_, hit) in ranked {
-            let text = hit.record.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = hit.text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { continue }
-            var source = AnswerSource(number: sources.count + 1, hit: hit)
+            var source = AnswerSource(number: sources.count + 1, result: hit)
             source.text = text
             let block = Self.block(source)
             let cost = counter.count(block)

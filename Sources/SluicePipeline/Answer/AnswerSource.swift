@@ -1,4 +1,3 @@
-import Foundation
 import SluiceCore
 
 /// One numbered passage of an answer: what its `[n]` markers refer to.
@@ -42,17 +41,16 @@ public struct AnswerSource: Sendable, Hashable, Codable {
         self.truncated = truncated
     }
 
-    /// The source for a search hit (page and headings from the record's metadata).
-    public init(number: Int, hit: SearchHit) {
-        let metadata = hit.record.metadata
+    /// The source for a search result (its ranking score, page and heading path).
+    init(number: Int, result: SearchResult) {
         self.init(
             number: number,
-            id: hit.record.id.rawValue,
-            documentKey: hit.record.documentKey,
-            page: metadata["page"].flatMap { Int($0) },
-            headings: metadata["headings"].map { $0.components(separatedBy: " > ") } ?? [],
-            score: Double(hit.score),
-            text: hit.record.text
+            id: result.id.rawValue,
+            documentKey: result.documentKey,
+            page: result.page,
+            headings: result.headings,
+            score: result.score,
+            text: result.text
         )
     }
 

@@ -58,11 +58,20 @@ public struct Answerer: Sendable {
 
     /// The events of the answer to `question` (see ``AnswerEvent``); the stream throws the failure that
     /// ended it (a ``SluiceError``). Dropping the stream, or cancelling its reader, stops the request.
-    public func answer(_ question: String) -> AsyncThrowingStream<AnswerEvent, any Error> {
+    ///
+    /// - Parameters:
+    ///   - question: The question; it is also the search query.
+    ///   - filter: Only passages whose metadata match it (pushed down to the store, as for `search`).
+    ///   - mode: `vector`, `keyword` or `hybrid`; nil: the store's default, as for `search`.
+    public func answer(
+        _ question: String,
+        filter: SearchFilter? = nil,
+        mode: SearchMode? = nil
+    ) -> AsyncThrowingStream<AnswerEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<AnswerEvent, any Error>.makeStream()
         let task = Task {
             do {
-                try await answer(question) { continuation.yield($0) }
+                try await answer(question, filter: filter, mode: mode) { continuation.yield($0) }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -73,20 +82,27 @@ public struct Answerer: Sendable {
     }
 
     /// The same events, handed to `emit` in order.
-    public func answer(_ question: String, emit: (AnswerEvent) async throws -> Void) async throws {
-        let hits = try await retrieve(question: question, k: configuration.k)
-        let relevant = configuration.minScore.map { minimum in hits.filter { Double($0.score) >= minimum } } ?? hits
+    public func answer(
+        _ question: String,
+        filter: SearchFilter? = nil,
+        mode: SearchMode? = nil,
+        emit: (AnswerEvent) async throws -> Void
+    ) async throws {
+        let results = try await retrieve(question: question, k: configuration.k, filter: filter, mode: mode)
         let prompt = AnswerPrompt(
             question: question,
-            hits: relevant,
+            hits: results,
             maxContextTokens: configuration.maxContextTokens,
             counter: tokenCounter,
             instructions: configuration.systemPrompt
         )
         guard !prompt.sources.isEmpty else {
-            return try await emit(
-                .nothingRelevant(Self.nothingRelevantReason(hits: hits, minScore: configuration.minScore))
+            let reason = Self.nothingRelevantReason(
+                retrieved: results.count,
+                filtered: filter != nil,
+                minScore: configuration.minScore
             )
+            return try await emit(.nothingRelevant(reason))
         }
         var text = ""
         let summary = try await chat.complete(prompt) { piece in
@@ -107,23 +123,23 @@ public struct Answerer: Sendable {
         try await emit(.finished(AnswerSummary(model: model, usage: summary.usage, finishReason: summary.finishReason)))
     }
 
-    /// The passages for a question, best first: the one place retrieval happens, so that filters and
-    /// search modes (issue 16) change it alone.
-    func retrieve(question: String, k: Int) async throws -> [SearchHit] {
-        let vector = try await embedder.embed([question])[0]
-        if let problem = VectorMath.problem(vector) { throw SluiceError(.embeddingFailed, "the question: \(problem)") }
-        return try await sink.search(vector, k: k)
+    /// The passages for a question, best first, at least `answer.min_score` similar (as `search
+    /// --min-score` judges it): the one place retrieval happens, through the ``Searcher`` that `search`
+    /// uses (identical texts collapsed, the index's embedder checked).
+    func retrieve(question: String, k: Int, filter: SearchFilter?, mode: SearchMode?) async throws -> [SearchResult] {
+        let query = SearchQuery(text: question, k: k, filter: filter, mode: mode, minScore: configuration.minScore)
+        return try await Searcher(embedder: embedder, sink: sink).search(query)
     }
 
     /// Why no passage went to the model.
-    static func nothingRelevantReason(hits: [SearchHit], minScore: Double?) -> String {
-        guard let best = hits.map(\.score).max() else {
+    static func nothingRelevantReason(retrieved: Int, filtered: Bool, minScore: Double?) -> String {
+        if retrieved > 0 { return "nothing relevant was retrieved: the passages retrieved have no text" }
+        var conditions: [String] = []
+        if filtered { conditions.append("matches the filter") }
+        if let minScore { conditions.append("scores at least answer.min_score (\(minScore))") }
+        guard !conditions.isEmpty else {
             return "nothing was retrieved: the index has no passages (run `sluice run` first)"
         }
-        if let minScore, Double(best) < minScore {
-            return "nothing relevant was retrieved: the best of \(hits.count) passages scores "
-                + String(format: "%.4f", best) + ", below answer.min_score (\(minScore))"
-        }
-        return "nothing relevant was retrieved: the passages retrieved have no text"
+        return "nothing relevant was retrieved: no passage " + conditions.joined(separator: " and ")
     }
 }

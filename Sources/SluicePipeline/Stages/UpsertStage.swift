@@ -207,24 +207,13 @@ package actor UpsertStage {
         }
 
         static func record(_ prepared: PreparedChunk, of document: DocumentWork) -> VectorRecord {
-            // The section's position metadata first, so that the fixed keys below always win.
-            var metadata = prepared.chunk.metadata
-            metadata["offset"] = String(prepared.chunk.startOffset)
-            metadata["tokens"] = String(prepared.chunk.tokenCount)
-            if let page = prepared.chunk.page { metadata["page"] = String(page) }
-            if !prepared.chunk.headingPath.isEmpty {
-                metadata["headings"] = prepared.chunk.headingPath.joined(separator: " > ")
-            }
-            if let hash = document.contentHash { metadata["content_hash"] = hash.hex }
-            // Document metadata (format, title, author, OCR confidence, …); chunk keys take precedence.
-            metadata.merge(document.documentMetadata) { chunk, _ in chunk }
-            return VectorRecord(
+            VectorRecord(
                 id: prepared.id,
                 documentKey: document.file.key,
                 ordinal: prepared.chunk.ordinal,
                 text: prepared.chunk.text,
                 vector: prepared.vector ?? [],
-                metadata: metadata
+                metadata: RecordMetadata.build(chunk: prepared.chunk, document: document)
             )
         }
     }

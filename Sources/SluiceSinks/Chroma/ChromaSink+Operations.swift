@@ -69,7 +69,7 @@ extension ChromaSink {
             var name: String
             var get_or_create = true
             var configuration: [String: [String: String]]
-            var metadata: [String: JSONScalar]
+            var metadata: [String: MetadataValue]
         }
         let body = Create(
             name: settings.collection,
@@ -124,7 +124,7 @@ extension ChromaSink {
             var ids: [String]
             var embeddings: ChromaEmbeddings
             var documents: [String]
-            var metadatas: [[String: JSONScalar]]
+            var metadatas: [[String: MetadataValue]]
         }
         for batch in RecordBatches.split(
             records,
@@ -142,8 +142,8 @@ extension ChromaSink {
         }
     }
 
-    static func metadata(of record: VectorRecord) -> [String: JSONScalar] {
-        var metadata = record.metadata.mapValues(JSONScalar.string)
+    static func metadata(of record: VectorRecord) -> [String: MetadataValue] {
+        var metadata = NumericTimes.encode(record.metadata)
         metadata["document_key"] = .string(record.documentKey)
         metadata["ordinal"] = .int(record.ordinal)
         return metadata
@@ -172,7 +172,7 @@ extension ChromaSink {
     struct GetResponse: Decodable {
         var ids: [String]
         var documents: [String?]?
-        var metadatas: [[String: JSONScalar]?]?
+        var metadatas: [[String: MetadataValue]?]?
         var embeddings: [[Float]]?
     }
 
@@ -195,7 +195,7 @@ extension ChromaSink {
 
     static func records(_ page: GetResponse) throws -> [VectorRecord] {
         try page.ids.indices.map { index in
-            var metadata = page.metadatas?[index].flatMap { $0 } ?? [:]
+            var metadata = NumericTimes.decode(page.metadatas?[index].flatMap { $0 } ?? [:])
             let key = metadata.removeValue(forKey: "document_key")?.text ?? ""
             let ordinal = metadata.removeValue(forKey: "ordinal").flatMap { Int($0.text) } ?? 0
             guard let vector = page.embeddings?[index] else {
@@ -207,7 +207,7 @@ extension ChromaSink {
                 ordinal: ordinal,
                 text: page.documents?[index].flatMap { $0 } ?? "",
                 vector: vector,
-                metadata: metadata.mapValues(\.text)
+                metadata: metadata
             )
         }
     }
@@ -256,7 +256,7 @@ extension ChromaSink {
         struct Answer: Decodable {
             var ids: [[String]]
             var documents: [[String?]]?
-            var metadatas: [[[String: JSONScalar]?]]?
+            var metadatas: [[[String: MetadataValue]?]]?
             var embeddings: [[[Float]]]?
             var distances: [[Float?]]?
         }

@@ -79,7 +79,7 @@ public final class ChromaSink: VectorSink {
 
     struct Collection: Decodable {
         var id: String
-        var metadata: [String: JSONScalar]?
+        var metadata: [String: MetadataValue]?
         var dimension: Int?
         var configuration_json: Configuration?
         struct Configuration: Decodable {
@@ -168,46 +168,6 @@ enum ChromaEmbeddings: Encodable {
         switch self {
         case .numbers(let vectors): try container.encode(vectors)
         case .base64(let strings): try container.encode(strings)
-        }
-    }
-}
-
-/// A JSON string, number or bool (Chroma and Qdrant metadata values).
-enum JSONScalar: Codable, Hashable, Sendable {
-    case string(String)
-    case int(Int)
-    case double(Double)
-    case bool(Bool)
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else {
-            self = .string(try container.decode(String.self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        }
-    }
-
-    var text: String {
-        switch self {
-        case .string(let value): return value
-        case .int(let value): return String(value)
-        case .double(let value): return String(value)
-        case .bool(let value): return String(value)
         }
     }
 }

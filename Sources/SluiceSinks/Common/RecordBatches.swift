@@ -24,7 +24,7 @@ enum RecordBatches {
     /// A cheap upper estimate of a record's JSON size: text, key, metadata and ~12 bytes per float.
     static func estimatedJSONBytes(_ record: VectorRecord) -> Int {
         var bytes = 128 + record.text.utf8.count * 6 / 5 + record.documentKey.utf8.count + record.vector.count * 12
-        for (key, value) in record.metadata { bytes += key.utf8.count + value.utf8.count + 8 }
+        for (key, value) in record.metadata { bytes += key.utf8.count + value.text.utf8.count + 8 }
         return bytes
     }
 }

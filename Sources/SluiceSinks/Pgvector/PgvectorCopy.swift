@@ -63,15 +63,33 @@ package enum PgvectorCopy {
     }
 
     /// A `[String: String]` as a JSON object with sorted keys (what jsonb stores either way).
-    static func appendJSONObject(_ object: [String: String], to out: inout [UInt8]) {
+    static func appendJSONObject(_ object: [String: MetadataValue], to out: inout [UInt8]) {
         out.append(0x7B)
         for (index, key) in object.keys.sorted().enumerated() {
             if index > 0 { out.append(0x2C) }
             appendJSONString(key, to: &out)
             out.append(0x3A)
-            appendJSONString(object[key]!, to: &out)
+            appendJSONValue(object[key]!, to: &out)
         }
         out.append(0x7D)
+    }
+
+    /// A value as JSON; a time as its RFC 3339 text (which sorts in time order), a non-finite number as null.
+    private static func appendJSONValue(_ value: MetadataValue, to out: inout [UInt8]) {
+        switch value {
+        case .string(let text): appendJSONString(text, to: &out)
+        case .int(let number): out += Array(String(number).utf8)
+        case .double(let number): out += Array((number.isFinite ? "\(number)" : "null").utf8)
+        case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
+        case .time: appendJSONString(value.text, to: &out)
+        case .strings(let texts):
+            out.append(0x5B)
+            for (index, text) in texts.enumerated() {
+                if index > 0 { out.append(0x2C) }
+                appendJSONString(text, to: &out)
+            }
+            out.append(0x5D)
+        }
     }
 
     private static func appendJSONString(_ text: String, to out: inout [UInt8]) {

@@ -159,9 +159,9 @@ extension PgvectorSink {
         else {
             throw SluiceError(.sinkFailed, "unexpected row shape from PostgreSQL")
         }
-        var metadata: [String: String] = [:]
+        var metadata: [String: MetadataValue] = [:]
         if let json = row[4], let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] {
-            for (name, value) in object { metadata[name] = value as? String ?? "\(value)" }
+            for (name, value) in object { metadata[name] = MetadataValue(json: value) }
         }
         return VectorRecord(
             id: VectorID(rawValue: id),

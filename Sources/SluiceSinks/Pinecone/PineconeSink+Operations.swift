@@ -53,13 +53,13 @@ extension PineconeSink {
     struct Vector: Codable {
         var id: String
         var values: [Float]?
-        var metadata: [String: JSONScalar]?
+        var metadata: [String: MetadataValue]?
         var score: Float?
     }
 
     /// The record's metadata, its text trimmed to fit.
-    func metadata(of record: VectorRecord) -> [String: JSONScalar] {
-        var metadata = record.metadata.filter { !$0.value.isEmpty }.mapValues(JSONScalar.string)
+    func metadata(of record: VectorRecord) -> [String: MetadataValue] {
+        var metadata = NumericTimes.encode(record.metadata)
         metadata["document_key"] = .string(record.documentKey)
         metadata["ordinal"] = .int(record.ordinal)
         let others = metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.text.utf8.count + 8 } + 64
@@ -75,7 +75,7 @@ extension PineconeSink {
     }
 
     static func record(_ vector: Vector) throws -> VectorRecord {
-        guard var metadata = vector.metadata, let values = vector.values else {
+        guard var metadata = vector.metadata.map(NumericTimes.decode), let values = vector.values else {
             throw SluiceError(.sinkFailed, "pinecone: a record came back without values or metadata")
         }
         let key = metadata.removeValue(forKey: "document_key")?.text ?? ""
@@ -87,7 +87,7 @@ extension PineconeSink {
             ordinal: ordinal,
             text: text,
             vector: values,
-            metadata: metadata.mapValues(\.text)
+            metadata: metadata
         )
     }
 

@@ -136,7 +136,7 @@ public final class QdrantSink: VectorSink {
             var document_key: String?
             var ordinal: Int?
             var text: String?
-            var metadata: [String: String]?
+            var metadata: [String: MetadataValue]?
         }
 
         init(_ record: VectorRecord) {

@@ -11,25 +11,28 @@ import Testing
 
     static func hit(
         _ key: String,
-        _ score: Float,
+        _ score: Double,
         _ text: String,
         page: Int? = nil,
-        headings: String? = nil
+        headings: [String] = []
     )
-        -> SearchHit
+        -> SearchResult
     {
-        var metadata: [String: String] = [:]
-        if let page { metadata["page"] = String(page) }
-        if let headings { metadata["headings"] = headings }
-        let record = VectorRecord(
+        SearchResult(
             id: VectorID(rawValue: key + "#\(score)"),
+            score: score,
+            vectorScore: score,
+            keywordScore: nil,
             documentKey: key,
             ordinal: 0,
+            page: page,
+            headings: headings,
+            title: nil,
             text: text,
-            vector: [],
-            metadata: metadata
+            snippet: "",
+            metadata: [:],
+            duplicates: []
         )
-        return SearchHit(score: score, record: record)
     }
 
     static let words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split(separator: " ")
@@ -38,10 +41,10 @@ import Testing
     }
 
     /// Eight passages of 40–320 words, in no particular order of score.
-    static let hits: [SearchHit] = (0..<8).map { index in
+    static let hits: [SearchResult] = (0..<8).map { index in
         hit(
             "doc\(index).md",
-            Float([0.3, 0.9, 0.5, 0.7, 0.1, 0.8, 0.6, 0.2][index]),
+            [0.3, 0.9, 0.5, 0.7, 0.1, 0.8, 0.6, 0.2][index],
             text(40 * (index + 1), seed: index)
         )
     }
@@ -52,7 +55,7 @@ import Testing
 
     @Test func passagesAreNumberedByScoreAndLocated() {
         let hits = [
-            Self.hit("b.pdf", 0.4, "second", page: 3, headings: "Guide > Install"),
+            Self.hit("b.pdf", 0.4, "second", page: 3, headings: ["Guide", "Install"]),
             Self.hit("a.md", 0.9, "first"),
         ]
         let prompt = AnswerPrompt(question: "How?", hits: hits, maxContextTokens: 1000, counter: Self.tokenizer)
@@ -81,9 +84,9 @@ import Testing
         #expect(prompt.sources.map(\.number) == Array(1..<(prompt.sources.count + 1)))
         // The kept passages are the best ones: none left out scores above one kept.
         let keptIDs = Set(prompt.sources.map(\.id))
-        let leftOut = Self.hits.filter { !keptIDs.contains($0.record.id.rawValue) }
+        let leftOut = Self.hits.filter { !keptIDs.contains($0.id.rawValue) }
         if let worstKept = scores.last {
-            #expect(leftOut.allSatisfy { Double($0.score) <= worstKept })
+            #expect(leftOut.allSatisfy { $0.score <= worstKept })
         }
     }
 
@@ -93,7 +96,7 @@ import Testing
         #expect(last.truncated)
         #expect(last.text.hasSuffix(AnswerPrompt.cutMark))
         let kept = String(last.text.dropLast(AnswerPrompt.cutMark.count))
-        let original = try #require(Self.hits.first { $0.record.id.rawValue == last.id }).record.text
+        let original = try #require(Self.hits.first { $0.id.rawValue == last.id }).text
         #expect(original.hasPrefix(kept))
         #expect(original[original.index(original.startIndex, offsetBy: kept.count)] == " ")
         // Nearly all the room is used: one more word would not fit.

@@ -24,7 +24,7 @@ import Testing
                     ordinal: 0,
                     text: text,
                     vector: vector,
-                    metadata: ["page": "2", "headings": "Guide > Valves"]
+                    metadata: ["page": .int(2), "headings": .strings(["Guide", "Valves"])]
                 )
             )
         }

@@ -1,0 +1,34 @@
+import SluiceCore
+
+/// What a caller asks ``Searcher`` for (the CLI's `search` flags, the HTTP API's body).
+public struct SearchQuery: Sendable, Hashable {
+    public var text: String
+    public var k: Int
+    public var filter: SearchFilter?
+    /// nil: `hybrid` where the store has keyword search, else `vector`.
+    public var mode: SearchMode?
+    /// Results whose similarity is below it are left out: cosine similarity in the vector and hybrid
+    /// modes, the keyword score in keyword mode.
+    public var minScore: Double?
+    /// Collapse records with the same text into one result.
+    public var collapseDuplicates: Bool
+
+    /// The most results one query may ask for.
+    public static let maxK = 1000
+
+    public init(
+        text: String,
+        k: Int = 5,
+        filter: SearchFilter? = nil,
+        mode: SearchMode? = nil,
+        minScore: Double? = nil,
+        collapseDuplicates: Bool = true
+    ) {
+        self.text = text
+        self.k = k
+        self.filter = filter
+        self.mode = mode
+        self.minScore = minScore
+        self.collapseDuplicates = collapseDuplicates
+    }
+}

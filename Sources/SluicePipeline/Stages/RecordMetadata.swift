@@ -1,0 +1,47 @@
+import Foundation
+import SluiceCore
+
+/// A record's typed metadata: the chunk's position, the document's extracted facts and its file's
+/// (docs/CONFIGURATION.md, "Record metadata", lists every key).
+enum RecordMetadata {
+    /// Keys whose values are whole numbers wherever they come from.
+    static let integerKeys: Set<String> = ["page", "line", "pages", "rows", "ocr_pages", "ocr_confidence"]
+
+    static func build(chunk: Chunk, document: DocumentWork) -> [String: MetadataValue] {
+        var metadata: [String: MetadataValue] = [:]
+        // Document facts (format, title, author, OCR confidence, …) first; the chunk's own keys win.
+        for (key, text) in document.documentMetadata { metadata[key] = typed(key, text) }
+        for (key, text) in chunk.metadata { metadata[key] = typed(key, text) }
+        if case .string(let lines) = metadata["lines"],
+            let first = lines.split(separator: "-").first.flatMap({ Int($0) })
+        {
+            metadata["line"] = .int(first)
+        }
+        metadata["offset"] = .int(chunk.startOffset)
+        metadata["tokens"] = .int(chunk.tokenCount)
+        if let page = chunk.page { metadata["page"] = .int(page) }
+        if !chunk.headingPath.isEmpty { metadata["headings"] = .strings(chunk.headingPath) }
+        if let hash = document.contentHash { metadata["content_hash"] = .string(hash.hex) }
+        metadata["size"] = .int(document.file.size)
+        metadata["mtime"] = .time(Date(timeIntervalSince1970: Double(document.file.mtimeNanoseconds / 1_000_000_000)))
+        let folders = folders(of: document.file.key)
+        if !folders.isEmpty { metadata["folders"] = .strings(folders) }
+        return metadata
+    }
+
+    /// `a/b/c.pdf` → `a/`, `a/b/`: what a `document_key ^= "a/b/"` filter matches in stores without prefixes.
+    static func folders(of key: String) -> [String] {
+        var folders: [String] = []
+        var prefix = ""
+        for part in key.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+            prefix += part + "/"
+            folders.append(prefix)
+        }
+        return folders
+    }
+
+    static func typed(_ key: String, _ text: String) -> MetadataValue {
+        if integerKeys.contains(key), let number = Int(text) { return .int(number) }
+        return .string(text)
+    }
+}
