@@ -174,6 +174,21 @@ struct AskCLITests {
         #expect(try await Self.stats(server)["requests"] as? Int == 0)
     }
 
+    @Test func aFilterChoosesThePassages() async throws {
+        let (ws, target) = try await indexed("ask-filter")
+        defer { ws.cleanUp() }
+        let server = try await server()
+        let weather = try await ask(ws, target, server, ["--json", "--filter", #"document_key ^= "weather""#])
+        #expect(weather.exitCode == 0, "\(weather)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(weather.stdout.utf8)) as? [String: Any])
+        let keys = (object["sources"] as? [[String: Any]] ?? []).compactMap { $0["document_key"] as? String }
+        #expect(keys == ["weather.md"])
+        let none = try await ask(ws, target, server, ["--filter", #"document_key ^= "nowhere/""#])
+        #expect(none.exitCode == 0, "\(none)")
+        #expect(none.stdout.contains("no passage matches the filter"))
+        #expect(try await Self.stats(server)["requests"] as? Int == 1)
+    }
+
     @Test func aRejectedKeyExits5AndTheKeyAppearsNowhere() async throws {
         let (ws, target) = try await indexed("ask-key")
         defer { ws.cleanUp() }
