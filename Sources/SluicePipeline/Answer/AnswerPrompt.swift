@@ -80,9 +80,17 @@ package struct AnswerPrompt: Sendable, Hashable {
     }
 
     /// `[n] (location)\ntext\n\n`: one passage as the prompt holds it (separator included, so blocks add up).
+    /// Only the header starts a line with `[` and a digit: a text line that does (`[2] (…)`, a footnote) is
+    /// indented by a space, so no passage can forge another's number.
     static func block(_ source: AnswerSource) -> String {
         let location = source.location.map { $0.isNewline ? " " : $0 }
-        return "[\(source.number)] (\(String(location)))\n\(source.text)\n\n"
+        var text = source.text
+        if text.contains("[") {
+            text = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                line.first == "[" && line.dropFirst().first?.isNumber == true ? " " + line : line
+            }.joined(separator: "\n")
+        }
+        return "[\(source.number)] (\(String(location)))\n\(text)\n\n"
     }
 
     /// The longest start of the passage, cut at a word boundary (or, when not even the first word fits, at a

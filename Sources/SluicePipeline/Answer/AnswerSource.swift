@@ -14,7 +14,7 @@ public struct AnswerSource: Sendable, Hashable, Codable {
     /// The heading path the passage sits under, outermost first.
     public var headings: [String]
     public var score: Double
-    /// The passage as the model saw it (cut at the end when it was the last to fit the budget).
+    /// The passage's text (cut at the end when it was the last to fit the budget).
     public var text: String
     /// True when ``text`` was cut to fit `answer.max_context_tokens`.
     public var truncated: Bool
