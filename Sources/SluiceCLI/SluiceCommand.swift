@@ -19,7 +19,8 @@ struct SluiceCommand: AsyncParsableCommand {
             """,
         version: SluiceVersion.current,
         subcommands: [
-            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self,
+            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, AskCommand.self,
+            ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self,
             // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
