@@ -102,6 +102,8 @@ public actor Pipeline {
             ]
         )
 
+        for adjustment in components.adjustments { logger.warning("\(adjustment)") }
+
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         if options.prune ?? configuration.run.prune, !options.retryFailed {
             try await prune(scanner: scanner, checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally)
@@ -194,6 +196,7 @@ public actor Pipeline {
         stats.documentsNotReached += ended.scan.notReached
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum
+        stats.filesLeftOut = scanner.leftOut.files > 0 ? scanner.leftOut.files : nil
         record.endedAt = Date().timeIntervalSince1970
         // The code the process exits with: an error that stops the run after its documents settled (a
         // failed commit, a failed index build) decides it, not the documents' outcomes.
@@ -206,6 +209,13 @@ public actor Pipeline {
             throw failure ?? error
         }
         if let failure { throw failure }
+        if let leftOut = scanner.leftOut.summary {
+            // Never silent: a pattern that leaves files out says how many and which (issue 18).
+            logger.notice(
+                "source.include/exclude left out \(leftOut)",
+                metadata: ["sluice-left-out": "\(scanner.leftOut.files)"]
+            )
+        }
         logger.info(
             "run finished",
             metadata: [
