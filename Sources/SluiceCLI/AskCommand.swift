@@ -41,11 +41,12 @@ struct AskCommand: AsyncParsableCommand {
             var configuration = try options.loadConfiguration()
             if let k { configuration.answer.k = k }
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
-            let answerer = try Answerer(
+            var answerer = try Answerer(
                 configuration: configuration.answer,
                 embedder: components.embedder,
                 sink: components.sink
             )
+            answerer.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
             var output = AskOutput(json: json)
             do {
                 try await answerer.answer(question, filter: filter, mode: mode) { event in output.take(event) }

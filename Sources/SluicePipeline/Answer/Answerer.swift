@@ -25,6 +25,9 @@ public struct Answerer: Sendable {
     ///   - client: The HTTP client; nil: one of its own with `answer.timeout_seconds`.
     /// - Throws: ``SluiceError/Code/configuration`` for an unusable `answer` section (Azure without
     ///   `base_url`, an unset key variable, a missing tokenizer file).
+    /// The embedder identity the state recorded for the index (``Searcher/indexEmbedder``).
+    public var indexEmbedder: String?
+
     public init(
         configuration: PipelineConfiguration.Answer,
         embedder: any Embedder,
@@ -128,7 +131,9 @@ public struct Answerer: Sendable {
     /// uses (identical texts collapsed, the index's embedder checked).
     func retrieve(question: String, k: Int, filter: SearchFilter?, mode: SearchMode?) async throws -> [SearchResult] {
         let query = SearchQuery(text: question, k: k, filter: filter, mode: mode, minScore: configuration.minScore)
-        return try await Searcher(embedder: embedder, sink: sink).search(query)
+        var searcher = Searcher(embedder: embedder, sink: sink)
+        searcher.indexEmbedder = indexEmbedder
+        return try await searcher.search(query)
     }
 
     /// Why no passage went to the model.
