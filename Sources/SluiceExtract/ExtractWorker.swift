@@ -13,9 +13,9 @@ import Glibc
 /// works on open (``OpenDocuments``; one Tesseract engine per process) and exits when its input closes or
 /// its parent dies. It ignores SIGINT and SIGTERM, which a terminal or service manager sends to the whole
 /// process group: the parent finishes the documents in flight first (SIGKILL still works).
-public enum ExtractWorker {
+package enum ExtractWorker {
     /// Serves requests until standard input closes; returns the exit status.
-    public static func serve(options: ExtractWorkerProtocol.Options) -> RunExitCode {
+    package static func serve(options: ExtractWorkerProtocol.Options) -> RunExitCode {
         // Responses go to a private copy of stdout; fd 1 becomes stderr so stray prints cannot corrupt them.
         let output = dup(STDOUT_FILENO)
         guard output >= 0 else { return .internalError }

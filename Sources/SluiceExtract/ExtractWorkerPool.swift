@@ -37,7 +37,7 @@ public final class ExtractWorkerPool: Sendable {
     ///   - command: The worker program; the options are appended as one JSON argument.
     ///   - options: The extraction settings every worker runs with.
     ///   - size: The number of worker processes (`extract.parallelism`).
-    public init(command: Command, options: ExtractWorkerProtocol.Options, size: Int) {
+    package init(command: Command, options: ExtractWorkerProtocol.Options, size: Int) {
         precondition(size > 0, "a worker pool needs at least one worker")
         // A write to a worker that just died must fail with EPIPE, not kill this process.
         signal(SIGPIPE, SIG_IGN)

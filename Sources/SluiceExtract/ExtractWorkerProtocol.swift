@@ -4,15 +4,15 @@ import SluiceCore
 /// The messages between the pipeline and its extract worker processes: one JSON object per line,
 /// requests on the worker's standard input, responses on its standard output (JSON escapes line breaks
 /// inside strings, so a line is always one message).
-public enum ExtractWorkerProtocol {
+package enum ExtractWorkerProtocol {
     /// What the worker is started with (as one JSON argument): the extraction settings.
-    public struct Options: Codable, Sendable, Hashable {
-        public var ocr: PipelineConfiguration.Extract.OCR
-        public var pdf: PipelineConfiguration.Extract.PDF
+    package struct Options: Codable, Sendable, Hashable {
+        package var ocr: PipelineConfiguration.Extract.OCR
+        package var pdf: PipelineConfiguration.Extract.PDF
         /// How many PDFs a worker keeps open (``ExtractWorkerPool`` sets its size: the documents in flight).
-        public var openDocuments: Int
+        package var openDocuments: Int
 
-        public init(
+        package init(
             ocr: PipelineConfiguration.Extract.OCR,
             pdf: PipelineConfiguration.Extract.PDF,
             openDocuments: Int = 1
@@ -23,8 +23,8 @@ public enum ExtractWorkerProtocol {
         }
     }
 
-    public struct Request: Codable, Sendable {
-        public enum Kind: String, Codable, Sendable {
+    package struct Request: Codable, Sendable {
+        package enum Kind: String, Codable, Sendable {
             /// Page count, title and author of a PDF, and the text of its first pages: up to `count`, and
             /// no more once `budgetMilliseconds` have passed since the request arrived (at least one).
             case pdfInfo = "pdf-info"
@@ -34,16 +34,16 @@ public enum ExtractWorkerProtocol {
             case image
         }
 
-        public var id: Int
-        public var kind: Kind
-        public var path: String
-        public var first: Int?
-        public var count: Int?
-        public var budgetMilliseconds: Int?
+        package var id: Int
+        package var kind: Kind
+        package var path: String
+        package var first: Int?
+        package var count: Int?
+        package var budgetMilliseconds: Int?
         /// The file the parent read (device, inode): the worker refuses another one at `path`.
-        public var identity: FileIdentity?
+        package var identity: FileIdentity?
         /// Whether `path` is a symbolic link the scanner followed (else a link there is not opened).
-        public var followSymlink: Bool?
+        package var followSymlink: Bool?
 
         /// Opens `path` as the parent read it (see ``DocumentFile``).
         func openFile() throws -> DocumentFile {
@@ -51,22 +51,22 @@ public enum ExtractWorkerProtocol {
         }
     }
 
-    public struct ImageResult: Codable, Sendable {
-        public var text: String
-        public var confidence: Int
+    package struct ImageResult: Codable, Sendable {
+        package var text: String
+        package var confidence: Int
     }
 
-    public struct Failure: Codable, Sendable {
-        public var code: String
-        public var message: String
+    package struct Failure: Codable, Sendable {
+        package var code: String
+        package var message: String
     }
 
-    public struct Response: Codable, Sendable {
-        public var id: Int
-        public var info: PDFInfo?
-        public var pages: [PDFPage]?
-        public var image: ImageResult?
-        public var failure: Failure?
+    package struct Response: Codable, Sendable {
+        package var id: Int
+        package var info: PDFInfo?
+        package var pages: [PDFPage]?
+        package var image: ImageResult?
+        package var failure: Failure?
 
         init(id: Int) { self.id = id }
     }

@@ -1,21 +1,21 @@
 extension HTTPClient {
     /// Settings of one client; every request it sends shares them (and its connection pool).
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// The limit for establishing a connection (TCP and TLS).
-        public var connectTimeout: Duration = .seconds(10)
+        package var connectTimeout: Duration = .seconds(10)
         /// The limit for a whole exchange when the request names none.
-        public var timeout: Duration = .seconds(120)
+        package var timeout: Duration = .seconds(120)
         /// A PEM file of CA certificates to verify servers with instead of the system store.
-        public var caBundlePath: String?
+        package var caBundlePath: String?
         /// The largest response body accepted; a larger one fails with `too-large`.
-        public var maxResponseBytes: Int = 256 << 20
+        package var maxResponseBytes: Int = 256 << 20
         /// The most connections kept open per host (0: libcurl's default).
-        public var maxConnectionsPerHost: Int = 0
+        package var maxConnectionsPerHost: Int = 0
         /// The most idle connections kept for reuse.
-        public var maxCachedConnections: Int = 64
+        package var maxCachedConnections: Int = 64
         /// Sent as `User-Agent`.
-        public var userAgent: String = "sluice"
+        package var userAgent: String = "sluice"
 
-        public init() {}
+        package init() {}
     }
 }

@@ -11,7 +11,7 @@ extension HTTPClient {
     /// - Returns: The ``HTTPStreamingResponse``, whose body stream throws if the transfer is cut short.
     /// - Throws: ``SluiceError`` on a transport failure before the head arrived (the codes of
     ///   ``send(_:)``); `CancellationError` when the task is cancelled.
-    public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+    package func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let box = TransferBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {

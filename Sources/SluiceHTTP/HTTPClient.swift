@@ -11,15 +11,15 @@ import SluiceCore
 /// `all_proxy`/`ALL_PROXY` and `no_proxy`/`NO_PROXY`.
 ///
 /// An HTTP status is never an error: a 429 or 503 is a response for the caller to judge.
-public final class HTTPClient: Sendable {
-    public let configuration: Configuration
+package final class HTTPClient: Sendable {
+    package let configuration: Configuration
     let loop: CurlMultiLoop
 
     /// A client with the default configuration, for the whole process.
-    public static let shared = HTTPClient()
+    package static let shared = HTTPClient()
 
     /// Starts a client with its own connection pool and event-loop thread.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.loop = CurlMultiLoop(configuration: configuration)
     }
@@ -36,7 +36,7 @@ public final class HTTPClient: Sendable {
     ///   help (``SluiceError/isTransient``), `too-large` for a body over
     ///   ``Configuration/maxResponseBytes``, `io` otherwise (malformed URL, TLS verification, …);
     ///   `CancellationError` when the task is cancelled (the transfer is abandoned).
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let box = TransferBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in

@@ -2,19 +2,19 @@
 ///
 /// Header values may carry secrets (an API key): the client never logs them and never puts them in an
 /// error message.
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// The method, such as `GET`, `POST`, `PUT`, `DELETE`.
-    public var method: String
+    package var method: String
     /// An absolute `http` or `https` URL.
-    public var url: String
+    package var url: String
     /// Header fields in order; a name may repeat.
-    public var headers: [(String, String)]
+    package var headers: [(String, String)]
     /// The request body; empty for none.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The limit for the whole exchange; nil uses the client's ``HTTPClient/Configuration/timeout``.
-    public var timeout: Duration?
+    package var timeout: Duration?
 
-    public init(
+    package init(
         method: String = "GET",
         url: String,
         headers: [(String, String)] = [],
@@ -29,7 +29,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// A POST of a JSON body with `content-type: application/json`.
-    public static func postJSON(
+    package static func postJSON(
         _ url: String,
         body: [UInt8],
         headers: [(String, String)] = [],

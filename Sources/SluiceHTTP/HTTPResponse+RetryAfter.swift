@@ -4,7 +4,7 @@ import SluiceCore
 extension HTTPResponse {
     /// The longest pause a `Retry-After` is honoured for unless the caller says otherwise: two minutes.
     /// A server asking for more is retried after the cap (the caller's retry limit still applies).
-    public static let defaultRetryAfterCap: Duration = .seconds(120)
+    package static let defaultRetryAfterCap: Duration = .seconds(120)
 
     /// How long the answer (a 429 or 503) asks the client to wait: `retry-after-ms` (Azure OpenAI,
     /// OpenAI), else `Retry-After` in seconds or as an HTTP date; nil when it says nothing usable.
@@ -12,7 +12,7 @@ extension HTTPResponse {
     /// The one place these headers are read: every value is clamped to `0…cap`, so an absurd one
     /// (`1e20`, `inf`, an HTTP date in the year 9999) is a capped pause, never an overflow; a negative
     /// or NaN value counts as none.
-    public func retryAfter(cap: Duration = Self.defaultRetryAfterCap, now: Date = Date()) -> Duration? {
+    package func retryAfter(cap: Duration = Self.defaultRetryAfterCap, now: Date = Date()) -> Duration? {
         func seconds(_ text: String) -> Double? {
             guard let value = Double(text.trimmingCharacters(in: .whitespaces)), !value.isNaN, value >= 0 else {
                 return nil

@@ -1,18 +1,18 @@
 /// The answer to an ``HTTPRequest``: any status, 4xx and 5xx included.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The HTTP status code.
-    public var status: Int
+    package var status: Int
     /// Header fields of the final response, names lower-cased; repeated fields joined with `, `.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The body, decompressed when the server compressed it.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The HTTP version that carried the answer: `1.1`, `2`, …
-    public var httpVersion: String
+    package var httpVersion: String
     /// How many connections the exchange opened: 0 when it reused a kept-alive connection or shared an
     /// HTTP/2 one with other requests (libcurl's `CURLINFO_NUM_CONNECTS`).
-    public var connectionsOpened: Int
+    package var connectionsOpened: Int
 
-    public init(
+    package init(
         status: Int,
         headers: [String: String] = [:],
         body: [UInt8] = [],
@@ -27,15 +27,15 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The value of a header field, looked up case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers[name.lowercased()]
     }
 
     /// The body as UTF-8 text (invalid bytes repaired), for messages.
-    public var bodyText: String {
+    package var bodyText: String {
         String(decoding: body, as: UTF8.self)
     }
 
     /// True for 2xx.
-    public var isSuccess: Bool { (200..<300).contains(status) }
+    package var isSuccess: Bool { (200..<300).contains(status) }
 }

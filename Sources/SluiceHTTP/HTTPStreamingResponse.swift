@@ -5,15 +5,15 @@
 /// short (a reset, a timeout, a body over ``HTTPClient/Configuration/maxResponseBytes``). Chunks are kept
 /// until read (libcurl is not paused), so a body is held in memory at most up to that limit. Dropping the
 /// stream, or cancelling the task that reads it, abandons the transfer.
-public struct HTTPStreamingResponse: Sendable {
+package struct HTTPStreamingResponse: Sendable {
     /// The HTTP status code.
-    public var status: Int
+    package var status: Int
     /// Header fields, names lower-cased; repeated fields joined with `, `.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The body's bytes, in chunks as the network delivered them (decompressed).
-    public var body: AsyncThrowingStream<[UInt8], any Error>
+    package var body: AsyncThrowingStream<[UInt8], any Error>
 
-    public init(status: Int, headers: [String: String], body: AsyncThrowingStream<[UInt8], any Error>) {
+    package init(status: Int, headers: [String: String], body: AsyncThrowingStream<[UInt8], any Error>) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -22,7 +22,7 @@ public struct HTTPStreamingResponse: Sendable {
     /// Reads the rest of the body into an ``HTTPResponse`` (for an error answer whose message is needed).
     ///
     /// - Throws: the transport error that ended the body, if any.
-    public func collect() async throws -> HTTPResponse {
+    package func collect() async throws -> HTTPResponse {
         var bytes: [UInt8] = []
         for try await chunk in body { bytes.append(contentsOf: chunk) }
         return HTTPResponse(status: status, headers: headers, body: bytes)

@@ -6,7 +6,7 @@ extension SluiceError {
     /// True for failures that may go away by themselves (timeouts, network trouble): retry with backoff.
     /// Configuration mistakes (malformed URL, unsupported scheme, a certificate that does not verify)
     /// and a body over the limit are not transient.
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         code == .timeout || code == .network
     }
 }
@@ -32,7 +32,7 @@ func transportError(_ code: CURLcode, detail: String, request: HTTPRequest, over
 }
 
 /// The URL without its query and user info, which may carry credentials.
-public func redactedURL(_ url: String) -> String {
+package func redactedURL(_ url: String) -> String {
     var text = Substring(url)
     if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
         text = text[..<query]

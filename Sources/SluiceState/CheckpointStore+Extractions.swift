@@ -10,9 +10,9 @@ import SluiceCore
 /// the cache holds `capBytes`.
 extension CheckpointStore {
     /// How many entries the cache holds and the bytes of the pages they occupy.
-    public struct ExtractionCacheUsage: Sendable, Hashable {
-        public var entries: Int
-        public var bytes: Int
+    package struct ExtractionCacheUsage: Sendable, Hashable {
+        package var entries: Int
+        package var bytes: Int
     }
 
     /// Content hash (16 bytes, so that one hash's entries are adjacent) then the identity's XXH3-64.
@@ -28,7 +28,7 @@ extension CheckpointStore {
 
     /// The cached extraction of these bytes by this extractor, or nil (also for an entry that does not
     /// decode: a damaged entry is a miss, and the next successful extraction overwrites it).
-    public func cachedExtraction(content: ContentHash, identity: ExtractorIdentity) throws -> ExtractedText? {
+    package func cachedExtraction(content: ContentHash, identity: ExtractorIdentity) throws -> ExtractedText? {
         guard let extractions else { return nil }
         return try environment.read { txn in
             try txn.get(extractions, Self.extractionKey(content: content, identity: identity)).flatMap(
@@ -40,7 +40,7 @@ extension CheckpointStore {
     /// Keeps an extraction, unless the cache already holds `capBytes` or more.
     /// - Returns: whether it was stored.
     @discardableResult
-    public func cacheExtraction(
+    package func cacheExtraction(
         _ text: ExtractedText,
         content: ContentHash,
         identity: ExtractorIdentity,
@@ -55,7 +55,7 @@ extension CheckpointStore {
         }
     }
 
-    public func extractionCacheUsage() throws -> ExtractionCacheUsage {
+    package func extractionCacheUsage() throws -> ExtractionCacheUsage {
         guard let extractions else { return ExtractionCacheUsage(entries: 0, bytes: 0) }
         return try environment.read { txn in
             ExtractionCacheUsage(entries: try txn.count(extractions), bytes: try txn.size(extractions))
@@ -67,7 +67,7 @@ extension CheckpointStore {
     /// changed since), or every entry when `capBytes` is 0 (the cache is off).
     /// - Returns: how many entries were removed.
     @discardableResult
-    public func collectExtractions(live: Set<ExtractorIdentity>, capBytes: Int) throws -> Int {
+    package func collectExtractions(live: Set<ExtractorIdentity>, capBytes: Int) throws -> Int {
         guard let extractions, try extractionCacheUsage().entries > 0 else { return 0 }
         if capBytes <= 0 {
             return try environment.write { txn in

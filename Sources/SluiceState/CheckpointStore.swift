@@ -7,7 +7,7 @@ import SluiceCore
 ///
 /// All methods are synchronous and may block (write transactions wait for the writer lock and fsync):
 /// the pipeline calls them from a ``BlockingExecutor``.
-public final class CheckpointStore: Sendable {
+package final class CheckpointStore: Sendable {
     let environment: LMDBEnvironment
     private let documents: MDB_dbi
     private let cache: MDB_dbi
@@ -20,7 +20,7 @@ public final class CheckpointStore: Sendable {
     /// Opens (creating) the state at `directory`.
     /// - Throws: ``SluiceError/Code/stateCorrupt`` (with what happened and how to recover) when its file
     ///   is truncated or damaged: checked before LMDB maps it.
-    public init(directory: URL, readOnly: Bool = false) throws {
+    package init(directory: URL, readOnly: Bool = false) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no state at \(directory.path): run the pipeline first")
         }
@@ -87,12 +87,12 @@ public final class CheckpointStore: Sendable {
         return Array(bytes.prefix(360)) + Array("#\(ContentHash(utf8: key).hex)".utf8)
     }
 
-    public func document(_ key: String) throws -> DocumentRecord? {
+    package func document(_ key: String) throws -> DocumentRecord? {
         try environment.read { txn in try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key) }
     }
 
     /// Looks up many documents in one read transaction.
-    public func documents(_ keys: [String]) throws -> [String: DocumentRecord] {
+    package func documents(_ keys: [String]) throws -> [String: DocumentRecord] {
         try environment.read { txn in
             var out: [String: DocumentRecord] = [:]
             for key in keys {
@@ -105,7 +105,7 @@ public final class CheckpointStore: Sendable {
     }
 
     /// Visits every document record in key order.
-    public func forEachDocument(_ body: (DocumentRecord) throws -> Void) throws {
+    package func forEachDocument(_ body: (DocumentRecord) throws -> Void) throws {
         try environment.read { txn in
             try txn.forEach(documents) { key, value in
                 let record: DocumentRecord
@@ -120,10 +120,10 @@ public final class CheckpointStore: Sendable {
         }
     }
 
-    public func documentCount() throws -> Int { try environment.read { try $0.count(documents) } }
+    package func documentCount() throws -> Int { try environment.read { try $0.count(documents) } }
 
     /// Writes and deletes document records in one transaction.
-    public func commit(put records: [DocumentRecord], delete keys: [String] = []) throws {
+    package func commit(put records: [DocumentRecord], delete keys: [String] = []) throws {
         let encoder = JSONEncoder()
         try environment.write { txn in
             for record in records {
@@ -136,7 +136,7 @@ public final class CheckpointStore: Sendable {
     /// Records, before the sink is written, the ids an attempt is about to upsert.
     /// Documents without a record get one with status ``DocumentRecord/Status/failed`` and the reason
     /// "interrupted before commit", which the commit replaces.
-    public func markPending(_ pending: [(key: String, ids: [VectorID])]) throws {
+    package func markPending(_ pending: [(key: String, ids: [VectorID])]) throws {
         let encoder = JSONEncoder()
         try environment.write { txn in
             for (key, ids) in pending {
@@ -166,7 +166,7 @@ public final class CheckpointStore: Sendable {
     /// then leaves a record that claims nothing in the sink, is never skipped (a file restored to the
     /// indexed bytes is processed again) and still lists the ids for a later deletion. The commit that
     /// follows a completed deletion replaces the record.
-    public func markRemoving(_ keys: [String]) throws {
+    package func markRemoving(_ keys: [String]) throws {
         let encoder = JSONEncoder()
         try environment.write { txn in
             for key in keys {
@@ -198,7 +198,7 @@ public final class CheckpointStore: Sendable {
     /// are then new to the next run, and vectors of theirs that it does not write again are unknown to the
     /// checkpoint, which verify deletes.
     /// - Returns: the keys of the records removed.
-    public func removeUndecodableDocuments() throws -> [String] {
+    package func removeUndecodableDocuments() throws -> [String] {
         try environment.write { txn in
             var damaged: [[UInt8]] = []
             try txn.forEach(documents) { key, value in
@@ -226,7 +226,8 @@ public final class CheckpointStore: Sendable {
     }
 
     /// Cached vectors for the given chunk hashes (missing ones are absent from the result).
-    public func cachedEmbeddings(_ hashes: [ContentHash], embedder: EmbedderIdentity) throws -> [ContentHash: [Float]] {
+    package func cachedEmbeddings(_ hashes: [ContentHash], embedder: EmbedderIdentity) throws -> [ContentHash: [Float]]
+    {
         try environment.read { txn in
             var out: [ContentHash: [Float]] = [:]
             for hash in hashes where out[hash] == nil {
@@ -239,7 +240,7 @@ public final class CheckpointStore: Sendable {
     }
 
     /// Stores vectors in the cache (one transaction).
-    public func cacheEmbeddings(_ vectors: [(ContentHash, [Float])], embedder: EmbedderIdentity) throws {
+    package func cacheEmbeddings(_ vectors: [(ContentHash, [Float])], embedder: EmbedderIdentity) throws {
         try environment.write { txn in
             for (hash, vector) in vectors {
                 let bytes = vector.withUnsafeBytes { Array($0) }
@@ -248,17 +249,17 @@ public final class CheckpointStore: Sendable {
         }
     }
 
-    public func cacheCount() throws -> Int { try environment.read { try $0.count(cache) } }
+    package func cacheCount() throws -> Int { try environment.read { try $0.count(cache) } }
 
     // MARK: Runs and metadata
 
-    public func saveRun(_ record: RunRecord) throws {
+    package func saveRun(_ record: RunRecord) throws {
         let data = try JSONEncoder().encode(record)
         try environment.write { txn in try txn.put(runs, Array(record.runID.utf8), Array(data)) }
     }
 
     /// The most recent runs, newest first.
-    public func recentRuns(limit: Int) throws -> [RunRecord] {
+    package func recentRuns(limit: Int) throws -> [RunRecord] {
         var all: [RunRecord] = []
         try environment.read { txn in
             try txn.forEach(runs) { _, value in
@@ -269,11 +270,11 @@ public final class CheckpointStore: Sendable {
         return Array(all.sorted { $0.startedAt > $1.startedAt }.prefix(limit))
     }
 
-    public func metadata(_ key: String) throws -> String? {
+    package func metadata(_ key: String) throws -> String? {
         try environment.read { txn in try txn.get(meta, Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) } }
     }
 
-    public func setMetadata(_ key: String, _ value: String?) throws {
+    package func setMetadata(_ key: String, _ value: String?) throws {
         try environment.write { txn in
             if let value {
                 try txn.put(meta, Array(key.utf8), Array(value.utf8))
@@ -289,7 +290,7 @@ public final class CheckpointStore: Sendable {
     /// Forgets every document and, in the same transaction, notes that the sink is to be cleared
     /// (`kind` says how), before the sink is touched: a crash before ``finishSinkReset()`` leaves a state
     /// that claims nothing and a note that the next command completes. Keeps runs and the caches.
-    public func beginSinkReset(_ kind: String) throws {
+    package func beginSinkReset(_ kind: String) throws {
         try environment.write { txn in
             try txn.drop(documents)
             try txn.put(meta, Array(Self.pendingSinkResetKey.utf8), Array(kind.utf8))
@@ -297,8 +298,8 @@ public final class CheckpointStore: Sendable {
     }
 
     /// The kind of a sink clearing that was started and not seen to complete, if any.
-    public func pendingSinkReset() throws -> String? { try metadata(Self.pendingSinkResetKey) }
+    package func pendingSinkReset() throws -> String? { try metadata(Self.pendingSinkResetKey) }
 
     /// Notes that the sink clearing begun by ``beginSinkReset(_:)`` completed.
-    public func finishSinkReset() throws { try setMetadata(Self.pendingSinkResetKey, nil) }
+    package func finishSinkReset() throws { try setMetadata(Self.pendingSinkResetKey, nil) }
 }

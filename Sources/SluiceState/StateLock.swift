@@ -7,12 +7,12 @@ import Glibc
 
 /// An exclusive, non-blocking lock on a state folder, held for a whole run (an advisory `flock` on
 /// `run.lock`, released by the kernel if the process dies, so a kill -9 never leaves a stale lock).
-public final class StateLock: Sendable {
+package final class StateLock: Sendable {
     private let descriptor: Int32
-    public let url: URL
+    package let url: URL
 
     /// Takes the lock or throws ``SluiceError/Code/lockHeld`` at once.
-    public init(directory: URL) throws {
+    package init(directory: URL) throws {
         // What is wrong here is the user's to fix (exit 1), not a bug: a file where the state folder
         // should be, a folder where the lock file should be, no permission.
         var isFolder: ObjCBool = false

@@ -40,10 +40,16 @@ public final class RemoteEmbedder: Embedder {
     public static let providers = ["openai", "azure-openai", "ollama", "tei"]
 
     /// - Throws: ``SluiceError/Code/configuration`` for an unknown provider or a missing tokenizer file.
-    public init(
+    public convenience init(configuration: RemoteEmbedderConfiguration, tokenCounter: (any TokenCounter)? = nil) throws
+    {
+        try self.init(configuration: configuration, tokenCounter: tokenCounter, client: nil)
+    }
+
+    /// With a given HTTP client (tests, a shared client).
+    package init(
         configuration: RemoteEmbedderConfiguration,
         tokenCounter: (any TokenCounter)? = nil,
-        client: HTTPClient? = nil
+        client: HTTPClient?
     ) throws {
         switch configuration.provider {
         case "openai": dialect = OpenAIDialect(azure: false)

@@ -36,7 +36,7 @@ public struct RemoteEmbedderConfiguration: Sendable, CustomStringConvertible {
     /// Per-request limits (OpenAI's by default).
     public var limits = EmbedderLimitsSetting()
     /// The HTTP client's settings (timeouts, CA bundle).
-    public var http = HTTPClient.Configuration()
+    package var http = HTTPClient.Configuration()
     /// The tokenizer that counts tokens for chunking and budgets: `cl100k_base`, or `words` for an estimate.
     public var tokenizer: String = "cl100k_base"
 

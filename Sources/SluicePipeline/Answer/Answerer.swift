@@ -16,25 +16,42 @@ public struct Answerer: Sendable {
     private let tokenCounter: any TokenCounter
     private let chat: ChatClient
 
+    /// The embedder identity the state recorded for the index (``Searcher/indexEmbedder``).
+    public var indexEmbedder: String?
+
     /// - Parameters:
     ///   - configuration: The pipeline's `answer` section.
     ///   - embedder: The index's embedder (questions are embedded as the chunks were).
     ///   - sink: The index.
     ///   - tokenCounter: Counts the passages' budget; nil: cl100k_base.
     ///   - environment: Where `answer.api_key_env` is looked up.
-    ///   - client: The HTTP client; nil: one of its own with `answer.timeout_seconds`.
     /// - Throws: ``SluiceError/Code/configuration`` for an unusable `answer` section (Azure without
     ///   `base_url`, an unset key variable, a missing tokenizer file).
-    /// The embedder identity the state recorded for the index (``Searcher/indexEmbedder``).
-    public var indexEmbedder: String?
-
     public init(
         configuration: PipelineConfiguration.Answer,
         embedder: any Embedder,
         sink: any VectorSink,
         tokenCounter: (any TokenCounter)? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
+        try self.init(
+            configuration: configuration,
+            embedder: embedder,
+            sink: sink,
+            tokenCounter: tokenCounter,
+            environment: environment,
+            client: nil
+        )
+    }
+
+    /// With a given HTTP client (nil: one of its own with `answer.timeout_seconds`).
+    package init(
+        configuration: PipelineConfiguration.Answer,
+        embedder: any Embedder,
+        sink: any VectorSink,
+        tokenCounter: (any TokenCounter)? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        client: HTTPClient? = nil
+        client: HTTPClient?
     ) throws {
         try self.init(
             configuration: configuration,

@@ -1,5 +1,3 @@
-import SluiceCore
-
 /// One run as the checkpoint remembers it.
 public struct RunRecord: Sendable, Hashable, Codable {
     public var runID: String

@@ -1,5 +1,3 @@
-import SluiceCore
-
 /// What the checkpoint knows of one document.
 public struct DocumentRecord: Sendable, Hashable, Codable {
     /// Where a document stands between runs.
