@@ -49,6 +49,14 @@ struct RunCommand: AsyncParsableCommand {
     )
     var statsJson: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the run's outcome and figures in the Prometheus text format to this file (node-exporter's textfile collector), replaced atomically, also when the run fails.",
+            valueName: "file"
+        )
+    )
+    var metricsFile: String?
+
     @Flag(
         help:
             "No progress and no info lines (notices, warnings and errors stay); the short summary instead of the table."
@@ -56,6 +64,42 @@ struct RunCommand: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
+        guard let metricsFile else { return try await runPipeline() }
+        var finished: RunStats?
+        do {
+            try await runPipeline { finished = $0 }
+            try Self.writeMetrics(to: metricsFile, pipeline: options.pipeline, code: .success, stats: finished)
+        } catch {
+            let code: RunExitCode
+            switch error {
+            case let exit as ExitCode: code = RunExitCode(rawValue: exit.rawValue)
+            default: code = RunExitCode(for: error)
+            }
+            try? Self.writeMetrics(to: metricsFile, pipeline: options.pipeline, code: code, stats: finished)
+            throw error
+        }
+    }
+
+    /// Writes the file next to itself, then renames it over the old one: the collector never reads half.
+    static func writeMetrics(to path: String, pipeline: String, code: RunExitCode, stats: RunStats?) throws {
+        let url = URL(fileURLWithPath: path)
+        let previous = (try? String(contentsOf: url, encoding: .utf8)).flatMap(RunMetrics.lastSuccess(in:))
+        let now = Date()
+        let text = RunMetrics.text(
+            pipeline: URL(fileURLWithPath: pipeline).deletingPathExtension().lastPathComponent,
+            exitCode: code,
+            stats: stats,
+            endedAt: now,
+            lastSuccess: code == .success ? now : previous
+        )
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        try Data(text.utf8).write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            throw SluiceError(.io, "cannot replace \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func runPipeline(finished: (RunStats) -> Void = { _ in }) async throws {
         try await withExitMapping {
             let logger = options.makeLogger(quiet: quiet)
             let configuration = try options.loadConfiguration(source: source)
@@ -89,6 +133,7 @@ struct RunCommand: AsyncParsableCommand {
             let progress = ProgressReporter(quiet: quiet, logger: logger)
             let stats = try await pipeline.run(shutdown: shutdown, progress: { progress.report($0) })
             progress.finish(with: stats)
+            finished(stats)
             if let statsJson { try writeJSON(stats, to: statsJson) }
             if let refusal = stats.providerRefusal {
                 FileHandle.standardError.write(

@@ -68,6 +68,56 @@ struct MachineReadableCLITests {
         )
     }
 
+    @Test("run --metrics-file: the Prometheus textfile of the last run, also when it fails; the last success kept")
+    func metricsFile() async throws {
+        let ws = try Workspace("metrics-file")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 4, into: ws.corpus, seed: 0x5EED_0504)
+        let main = ws.target("main")
+        let metrics = ws.file("sluice.prom")
+        func sample(_ text: String, _ name: String, _ labels: String = "") -> Double? {
+            let prefix = "\(name){pipeline=\"\(ws.pipeline.deletingPathExtension().lastPathComponent)\"\(labels)} "
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap {
+                Double($0.dropFirst(prefix.count))
+            }
+        }
+        func expectWellFormed(_ text: String) {
+            // Every line is a HELP or TYPE comment or `name{labels} value`.
+            let sampleLine = /^[a-z_]+\{pipeline="[^"]*"(,[a-z_]+="[^"]*")*\} -?[0-9.]+(e[+-]?[0-9]+)?$/
+            for line in text.split(separator: "\n") where !line.hasPrefix("# HELP ") && !line.hasPrefix("# TYPE ") {
+                #expect(String(line).wholeMatch(of: sampleLine) != nil, "not a sample: \(line)")
+            }
+        }
+
+        try await ws.run(main, ["--metrics-file", metrics.path], expecting: 0)
+        let first = try String(contentsOf: metrics, encoding: .utf8)
+        expectWellFormed(first)
+        #expect(sample(first, "sluice_run_exit_code") == 0)
+        #expect(sample(first, "sluice_run_documents", ",outcome=\"upserted\"") == Double(keys.count))
+        let success = try #require(sample(first, "sluice_run_last_success_timestamp_seconds"))
+        #expect(first.contains("sluice_run_phase_busy_seconds{") && first.contains("phase=\"embed\""))
+
+        try Corpus.write("", to: ws.corpus.appendingPathComponent("empty.txt"))
+        try await ws.run(main, ["--metrics-file", metrics.path], expecting: 2)
+        let failed = try String(contentsOf: metrics, encoding: .utf8)
+        expectWellFormed(failed)
+        #expect(sample(failed, "sluice_run_exit_code") == 2)
+        #expect(sample(failed, "sluice_run_failures", ",code=\"empty-document\"") == 1)
+        #expect(sample(failed, "sluice_run_last_success_timestamp_seconds") == success, "the last success is kept")
+
+        let dead = try await ws.sluice(
+            ws.runArguments(
+                main,
+                ["--metrics-file", metrics.path, "--set", "sink.kind=qdrant", "--set", "sink.url=http://127.0.0.1:9"]
+            )
+        )
+        #expect(dead.exitCode == 6, "\(dead)")
+        let unavailable = try String(contentsOf: metrics, encoding: .utf8)
+        #expect(sample(unavailable, "sluice_run_exit_code") == 6)
+        #expect(sample(unavailable, "sluice_run_documents", ",outcome=\"upserted\"") == nil)
+        #expect(!FileManager.default.fileExists(atPath: ws.file(".sluice.prom.tmp").path))
+    }
+
     @Test("check --json: one object per check with subject, outcome, detail and fix, and the exit code")
     func checkJSON() async throws {
         let ws = try Workspace("check-json")
