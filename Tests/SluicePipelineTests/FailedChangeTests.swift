@@ -9,17 +9,13 @@ import Testing
 /// docs/DESIGN.md §4, none stale: a document whose bytes changed and whose new version fails loses the vectors of
 /// its old version; one whose bytes could not be read keeps them.
 @Suite struct FailedChangeTests {
-    private func record(_ key: String, _ harness: PipelineHarness) throws -> DocumentRecord? {
-        try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true).document(key)
-    }
-
     @Test func aChangedDocumentThatFailsHasItsOldVectorsRemoved() async throws {
         let harness = try PipelineHarness()
         defer { harness.cleanUp() }
         try TestCorpus.writeTextDocuments(count: 10, into: harness.source)
         _ = try await harness.run()
         let key = "group1/doc1.txt"
-        let before = try #require(try record(key, harness))
+        let before = try #require(try harness.record(key))
         #expect(!before.chunkIDs.isEmpty)
         #expect(harness.sink.records.contains { $0.documentKey == key })
 
@@ -31,7 +27,7 @@ import Testing
         #expect(stats.documentsFailed == 1)
         #expect(stats.vectorsDeleted == before.chunkIDs.count)
         #expect(!harness.sink.records.contains { $0.documentKey == key })
-        let after = try #require(try record(key, harness))
+        let after = try #require(try harness.record(key))
         #expect(after.status == .failed)
         #expect(after.contentHash == nil)
         #expect(after.chunkIDs.isEmpty && after.pendingIDs.isEmpty)
@@ -56,8 +52,8 @@ import Testing
         )
         let fixed = try await harness.run()
         #expect(fixed.documentsUpserted == 1)
-        #expect(try record(key, harness)?.status == .indexed)
-        #expect(try record(key, harness)?.removedVectors == nil)
+        #expect(try harness.record(key)?.status == .indexed)
+        #expect(try harness.record(key)?.removedVectors == nil)
     }
 
     @Test func aDocumentThatWasNotReadKeepsItsVectors() async throws {
@@ -66,7 +62,7 @@ import Testing
         try TestCorpus.writeTextDocuments(count: 10, into: harness.source)
         _ = try await harness.run()
         let key = "group1/doc1.txt"
-        let before = try #require(try record(key, harness))
+        let before = try #require(try harness.record(key))
         // Grown past extract.max_file_mb: it fails before a byte is read, so it is not known to differ.
         try String(repeating: "A much longer version of the document. ", count: 4_000).write(
             to: harness.source.appendingPathComponent(key),
@@ -78,7 +74,7 @@ import Testing
         #expect(stats.documentsFailed == 1)
         #expect(stats.failuresByCode["too-large"] == 1)
         #expect(stats.vectorsDeleted == 0)
-        let after = try #require(try record(key, harness))
+        let after = try #require(try harness.record(key))
         #expect(after.status == .failed)
         #expect(after.chunkIDs == before.chunkIDs)
         #expect(after.contentHash == before.contentHash)
@@ -92,13 +88,13 @@ import Testing
         try TestCorpus.writeTextDocuments(count: 2, into: harness.source)
         _ = try await harness.run()
         let key = "group1/doc1.txt"
-        let before = try #require(try record(key, harness))
+        let before = try #require(try harness.record(key))
         try Data(repeating: 0, count: 128).write(to: harness.source.appendingPathComponent(key))
         // One document of two is over 20% of the vectors: kept, and the failure says why.
         let guarded = try await harness.run()
         #expect(guarded.documentsFailed == 1)
         #expect(guarded.vectorsDeleted == 0)
-        let kept = try #require(try record(key, harness))
+        let kept = try #require(try harness.record(key))
         #expect(kept.chunkIDs == before.chunkIDs)
         #expect(kept.error?.message.contains("run.max_delete_fraction") == true)
         #expect(harness.sink.records.contains { $0.documentKey == key })
@@ -107,7 +103,7 @@ import Testing
         options.allowMassDelete = true
         let allowed = try await harness.run(options)
         #expect(allowed.vectorsDeleted == before.chunkIDs.count)
-        #expect(try record(key, harness)?.removedVectors == before.chunkIDs.count)
+        #expect(try harness.record(key)?.removedVectors == before.chunkIDs.count)
         #expect(!harness.sink.records.contains { $0.documentKey == key })
     }
 }

@@ -10,10 +10,6 @@ import Testing
 /// settings stay the same is not retried (the run exits 0 for it), until the file or the settings
 /// change or `--retry-failed`; transient failures are always retried.
 @Suite struct KnownFailureTests {
-    private func record(_ key: String, _ harness: PipelineHarness) throws -> DocumentRecord? {
-        try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true).document(key)
-    }
-
     @Test func aPermanentFailureIsSkippedUntilTheFileOrTheSettingsChange() async throws {
         var harness = try PipelineHarness()
         defer { harness.cleanUp() }
@@ -24,7 +20,7 @@ import Testing
 
         let first = try await harness.run()
         #expect(first.documentsFailed == 2 && first.exitCode == .documentsFailed)
-        #expect(try record("blob.txt", harness)?.knownFailure != nil)
+        #expect(try harness.record("blob.txt")?.knownFailure != nil)
 
         // Nothing changed: both are known failures, skipped; the run succeeds.
         let second = try await harness.run()
@@ -65,7 +61,7 @@ import Testing
         harness.sink.failNextUpserts(100)
         let first = try await harness.run()
         #expect(first.documentsFailed == 3)
-        let failed = try #require(try record("group1/doc1.txt", harness))
+        let failed = try #require(try harness.record("group1/doc1.txt"))
         #expect(failed.status == .failed && failed.knownFailure == nil)
         harness.sink.failNextUpserts(0)
         let second = try await harness.run()

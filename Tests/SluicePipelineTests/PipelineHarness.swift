@@ -3,6 +3,7 @@ import Logging
 import SluiceChunk
 import SluiceCore
 import SluiceExtract
+import SluiceState
 import SluiceTesting
 
 @testable import SluicePipeline
@@ -56,6 +57,11 @@ struct PipelineHarness {
 
     func run(_ options: RunOptions = RunOptions()) async throws -> RunStats {
         try await pipeline(options).run()
+    }
+
+    /// The checkpoint's record of a document, read as `status` reads it.
+    func record(_ key: String) throws -> DocumentRecord? {
+        try CheckpointStore(directory: URL(fileURLWithPath: configuration.state), readOnly: true).document(key)
     }
 
     func cleanUp() { try? FileManager.default.removeItem(at: root) }
