@@ -4,21 +4,9 @@ import SluiceCore
 /// The part of a passage to show under a result: the window of about `length` characters that holds the
 /// most distinct query words, cut at word boundaries, with `…` where text was left out.
 public enum Snippet {
-    /// The query's words as snippets and keyword rankings see them: lower-cased runs of letters and digits.
-    public static func words(of text: String) -> [String] {
-        var words: [String] = []
-        var current = ""
-        for character in text.lowercased() {
-            if character.isLetter || character.isNumber {
-                current.append(character)
-            } else if !current.isEmpty {
-                words.append(current)
-                current = ""
-            }
-        }
-        if !current.isEmpty { words.append(current) }
-        return words
-    }
+    /// The query's words as snippets and keyword rankings see them (``KeywordTokenizer``): lower-cased
+    /// runs of letters and digits, pairs of characters in scripts written without spaces.
+    public static func words(of text: String) -> [String] { KeywordTokenizer.terms(of: text) }
 
     public static func make(text: String, query: String, length: Int = 240) -> String {
         let flat = Chunk.normalize(text)
