@@ -83,6 +83,7 @@ public final class LocalSink: VectorSink {
                 try keywords.ensureBuilt(txn)
                 for record in records {
                     try keywords.replace(id: Array(record.id.rawValue.utf8), with: record.text, txn)
+                    CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
                     try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encode(record))
                 }
             }

@@ -8,7 +8,9 @@ import SluiceCore
 public struct Searcher: Sendable {
     public let embedder: any Embedder
     public let sink: any VectorSink
-    public var fusion = ReciprocalRankFusion()
+    /// k = 10, not the usual 60: measured on Benchmarks/retrieval (README), with two rankings of 50 candidates
+    /// the top of either ranking should count; 60 flattened a keyword rank 1 into the vector ranking's noise.
+    public var fusion = ReciprocalRankFusion(k: 10)
 
     public init(embedder: any Embedder, sink: any VectorSink) {
         self.embedder = embedder
