@@ -68,7 +68,7 @@ struct SearchModesCLITests {
         let filtered = try await search(
             ws,
             target,
-            "the fee",
+            "file data system use page line time",
             ["--mode", "keyword", "--filter", "document_key ^= \"notes/\""]
         )
         #expect(filtered.exitCode == 0, "\(filtered)")
@@ -86,7 +86,7 @@ struct SearchModesCLITests {
         let target = store.target(ws, "main")
         try await ws.run(target, expecting: 0)
         try await expectModes(ws, target, "pgvector")
-        let filtered = try await search(ws, target, "the fee", ["--mode", "keyword", "--filter", "page >= 1"])
+        let filtered = try await search(ws, target, "monthly fee", ["--mode", "keyword", "--filter", "page >= 1"])
         #expect(filtered.exitCode != 0 && filtered.stderr.contains("filter"), "\(filtered)")
     }
 
