@@ -92,6 +92,9 @@ struct SearchModesCLITests {
 
     /// The crash point sits inside the local store's write transaction, after a record's postings were
     /// written and before its vector is: the kill -9 leaves an uncommitted transaction, which LMDB drops.
+    /// Checked against a mutant that commits the postings in a transaction of their own before the vectors'
+    /// (the kill then falls between the two): this test failed on it, the keyword scores after resuming
+    /// differing from a fresh run's.
     @Test("kill -9 inside the local store's write transaction: after resuming, keyword search equals a fresh run's")
     func crashInsideTheWriteTransaction() async throws {
         let ws = try Workspace("search-modes-crash")
