@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "SluiceCore", "CPoppler", "CPopplerText", "CTesseract",
                 "CLibXML2", "CZlib",  // DOCX and HTML (libxml2), the DOCX container (zlib)
+                .product(name: "Yams", package: "Yams"),  // Markdown front matter
             ]
         ),
         .target(name: "SluiceChunk", dependencies: ["SluiceCore"]),

@@ -27,6 +27,9 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Check as shard K of N (the state's recorded shard must match).", valueName: "K/N"))
     var shard: String?
 
+    @Flag(help: "Print the checks as one JSON document (subject, outcome, detail, fix; and the exit code).")
+    var json = false
+
     func run() async throws {
         try await withExitMapping {
             let logger = options.makeLogger()
@@ -39,17 +42,19 @@ struct CheckCommand: AsyncParsableCommand {
             } catch {
                 // The pipeline file reads, but an embedder or store cannot be set up from it (a missing
                 // key variable, missing model files, a malformed URL).
-                Self.print(
-                    DependencyCheck(
-                        "pipeline",
-                        .failed,
-                        "\((error as? SluiceError)?.description ?? "\(error)")",
-                        fix: "correct the pipeline file or the environment"
-                    )
+                let code: RunExitCode =
+                    RunExitCode(for: error) == .dependencyUnavailable ? .dependencyUnavailable : .usage
+                let check = DependencyCheck(
+                    "pipeline",
+                    .failed,
+                    "\((error as? SluiceError)?.description ?? "\(error)")",
+                    fix: "correct the pipeline file or the environment"
                 )
-                throw ExitCode(RunExitCode(for: error) == .dependencyUnavailable ? .dependencyUnavailable : .usage)
+                if json { try Self.printJSON([check], code: code) } else { Self.print(check) }
+                throw ExitCode(code)
             }
-            Self.print(DependencyCheck("pipeline", .ok, "\(options.pipeline): valid"))
+            let valid = DependencyCheck("pipeline", .ok, "\(options.pipeline): valid")
+            if !json { Self.print(valid) }
             let pipeline = Pipeline(
                 configuration: configuration,
                 components: components,
@@ -57,10 +62,27 @@ struct CheckCommand: AsyncParsableCommand {
                 logger: logger
             )
             let checks = await pipeline.check()
-            for check in checks { Self.print(check) }
             let code = DependencyCheck.exitCode(of: checks)
+            if json {
+                try Self.printJSON([valid] + checks, code: code)
+            } else {
+                for check in checks { Self.print(check) }
+            }
             if code != .success { throw ExitCode(code) }
         }
+    }
+
+    /// `{"checks": [{"subject": "store", "outcome": "ok", "detail": "…", "fix": …}, …], "exit_code": 0}`
+    static func printJSON(_ checks: [DependencyCheck], code: RunExitCode) throws {
+        try MachineReadable.print([
+            "checks": checks.map { check in
+                [
+                    "subject": check.subject, "outcome": check.outcome.rawValue, "detail": check.detail,
+                    "fix": check.fix ?? NSNull(),
+                ] as [String: Any]
+            },
+            "exit_code": Int(code.rawValue),
+        ])
     }
 
     /// `ok          store     qdrant:…: reachable, 12 vectors → fix: …`

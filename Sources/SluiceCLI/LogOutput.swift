@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Sluice
 import Synchronization
 
 /// `--log-format`: how log lines are written to standard error.
@@ -142,20 +143,5 @@ enum JSONLogLine {
         return out + "\""
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            Int(parts.tm_year) + 1900,
-            Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday),
-            Int(parts.tm_hour),
-            Int(parts.tm_min),
-            Int(parts.tm_sec),
-            Int(milliseconds % 1000)
-        )
-    }
+    static func timestamp(_ date: Date) -> String { MetadataValue.rfc3339(date, milliseconds: true) }
 }

@@ -28,6 +28,8 @@ enum MachineReadable {
                     "reason": record.error?.message ?? NSNull(),
                     "removed_vectors": record.removedVectors ?? NSNull(),
                     "attempts": record.attempts,
+                    // A permanent failure not retried until the file or the settings change (docs/DESIGN.md §11).
+                    "known": record.knownFailure != nil,
                 ] as [String: Any]
             },
         ]

@@ -88,10 +88,11 @@ final class ProgressReporter: Sendable {
 enum DryRunPrinter {
     static func render(_ report: DryRunReport) -> String {
         var lines = [
-            "dry run: \(report.added.count) to add, \(report.changed.count) changed, \(report.retried.count) failed before (retried), \(report.unchanged) unchanged (skipped), \(report.deleted.count) to delete (\(report.vectorsToDelete) vectors)"
+            "dry run: \(report.added.count) to add, \(report.changed.count) changed, \(report.metadataChanged.count) with new metadata only, \(report.retried.count) failed before (retried), \(report.unchanged) unchanged (skipped), \(report.knownFailures) known failures (skipped), \(report.deleted.count) to delete (\(report.vectorsToDelete) vectors)"
         ]
         for (label, keys) in [
-            ("add", report.added), ("change", report.changed), ("retry", report.retried), ("delete", report.deleted),
+            ("add", report.added), ("change", report.changed), ("metadata", report.metadataChanged),
+            ("retry", report.retried), ("delete", report.deleted),
         ] {
             for key in keys { lines.append("  \(label)  \(DisplayEscaping.escaped(key))") }
         }

@@ -51,7 +51,9 @@ struct SearchCommand: AsyncParsableCommand {
             )
             let configuration = try options.loadConfiguration()
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
-            let results = try await Searcher(embedder: components.embedder, sink: components.sink).search(query)
+            var searcher = Searcher(embedder: components.embedder, sink: components.sink)
+            searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
+            let results = try await searcher.search(query)
             for result in results {
                 if json {
                     print(try MachineReadable.jsonLine(result))

@@ -17,9 +17,10 @@ struct SluiceCommand: AsyncParsableCommand {
             unavailable: nothing was marked failed, retry later · 7 a deletion was refused by the mass-delete \
             guard (nothing deleted) · 70 a bug.
             """,
-        version: "0.1.0",
+        version: SluiceVersion.current,
         subcommands: [
-            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self,
+            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, AskCommand.self,
+            ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self,
             // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.

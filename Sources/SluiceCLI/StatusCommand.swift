@@ -67,13 +67,18 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             }
             if !report.failures.isEmpty {
-                print("\nfailures (retried on the next run, or with `sluice run --retry-failed`):")
-                for record in report.failures {
+                // Retried failures first, then the known ones (docs/DESIGN.md §11), each marked.
+                let known = report.failures.filter { $0.knownFailure != nil }
+                print(
+                    "\nfailures (retried on the next run, or with `sluice run --retry-failed`; \(known.count) known: not retried until the file or the settings change):"
+                )
+                for record in report.failures.filter({ $0.knownFailure == nil }) + known {
                     let removed =
                         record.removedVectors.map { " (changed, and its \($0) old vectors were removed from the sink)" }
                         ?? ""
                     let reason = record.error.map { "\($0.code): \($0.message)" } ?? "unknown"
-                    print(DisplayEscaping.escaped("  \(record.key): \(reason)\(removed)"))
+                    let mark = record.knownFailure == nil ? "" : " [known]"
+                    print(DisplayEscaping.escaped("  \(record.key): \(reason)\(removed)\(mark)"))
                 }
             }
         }

@@ -77,6 +77,23 @@ struct ConfigurationSection {
         return strings
     }
 
+    /// A mapping of names to metadata values: strings, numbers, booleans, dates and lists of strings.
+    mutating func metadataValues(_ key: String) throws -> [String: MetadataValue]? {
+        guard let value = take(key) else { return nil }
+        guard let mapping = value as? [String: Any] else {
+            throw SluiceError(.configuration, "\(name(key)): expected a mapping of names to values")
+        }
+        return try mapping.mapValues { item in
+            guard let typed = MetadataValue(json: item) else {
+                throw SluiceError(
+                    .configuration,
+                    "\(name(key)): values must be strings, numbers, booleans, dates or lists of strings"
+                )
+            }
+            return typed
+        }
+    }
+
     mutating func bool(_ key: String) throws -> Bool? {
         guard let value = take(key) else { return nil }
         if let b = value as? Bool { return b }

@@ -61,16 +61,20 @@ public enum MetadataValue: Sendable, Hashable {
         }
     }
 
-    /// A value read from JSON (`JSONSerialization`'s objects): nil for null, objects and mixed lists.
+    /// A value read from JSON (`JSONSerialization`'s objects) or YAML (Yams' Swift values and dates):
+    /// nil for null, mappings and lists of anything but strings.
     public init?(json: Any) {
         switch json {
+        case let value as Date: self = .time(value)
         case let value as String:
             self = MetadataValue.parseTime(value).map(MetadataValue.time) ?? .string(value)
         case let value as NSNumber:
             // JSONSerialization's numbers say what they were: "c" a boolean, "d"/"f" a number with a fraction.
             switch String(cString: value.objCType) {
             case "c", "B": self = .bool(value.boolValue)
-            case "d", "f": self = .double(value.doubleValue)
+            case "d", "f":
+                guard value.doubleValue.isFinite else { return nil }
+                self = .double(value.doubleValue)
             default: self = .int(value.intValue)
             }
         case let values as [Any]:
@@ -94,21 +98,23 @@ public enum MetadataValue: Sendable, Hashable {
         }
     }
 
-    /// `2026-11-25T12:00:00Z`: UTC, whole seconds, so that text order is time order.
-    public static func rfc3339(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        var time = time_t(seconds)
+    /// `2026-11-25T12:00:00Z`: UTC, whole seconds (or milliseconds: `…:00.250Z`), so that text order is
+    /// time order.
+    public static func rfc3339(_ date: Date, milliseconds: Bool = false) -> String {
+        let thousandths = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var time = time_t(thousandths >= 0 ? thousandths / 1000 : (thousandths - 999) / 1000)
         var parts = tm()
         gmtime_r(&time, &parts)
+        let fraction = milliseconds ? String(format: ".%03d", Int(thousandths - Int64(time) * 1000)) : ""
         return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
+            format: "%04d-%02d-%02dT%02d:%02d:%02d",
             Int(parts.tm_year) + 1900,
             Int(parts.tm_mon) + 1,
             Int(parts.tm_mday),
             Int(parts.tm_hour),
             Int(parts.tm_min),
             Int(parts.tm_sec)
-        )
+        ) + fraction + "Z"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SSZ` (with optional fractional seconds, or a `±HH:MM` offset);

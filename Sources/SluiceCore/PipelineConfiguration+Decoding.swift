@@ -79,7 +79,7 @@ extension PipelineConfiguration {
         let log = KeyLog()
         let skeleton: [String: Any] = [
             "source": [String: Any](), "chunk": [String: Any](), "embed": [String: Any](), "sink": [String: Any](),
-            "run": [String: Any](),
+            "run": [String: Any](), "answer": [String: Any](),
             "extract": [
                 "docx": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
             ],
@@ -99,12 +99,14 @@ extension PipelineConfiguration {
         if let s = try root.section("embed") { c.embed = try Embed(section: s) }
         if let s = try root.section("sink") { c.sink = try Sink(section: s) }
         if let s = try root.section("run") { c.run = try Run(section: s) }
+        if let s = try root.section("answer") { c.answer = try Answer(section: s) }
         c.state = try root.string("state") ?? c.state
         try root.finish()
         // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.
         if let url = c.embed.baseURL, ![.hash, .minilm].contains(c.embed.provider) {
             try checkHTTPURL(url, key: "embed.base_url")
         }
+        if let url = c.answer.baseURL { try checkHTTPURL(url, key: "answer.base_url") }
         if let url = c.sink.url, [.chroma, .qdrant, .pinecone].contains(c.sink.kind) {
             try checkHTTPURL(url, key: "sink.url")
         }

@@ -7,6 +7,13 @@ extension PipelineConfiguration {
         public var exclude: [String] = ["**/.git/**", "**/.sluice/**"]
         /// Follow symbolic links (never outside the root, never in loops).
         public var followSymlinks: Bool = false
+        /// Metadata given to every record of every document (strings, numbers, booleans, dates, lists of strings).
+        public var metadata: [String: MetadataValue] = [:]
+        /// A regular expression over the document key whose named captures become metadata
+        /// (`^(?<team>[^/]+)/(?<year>[0-9]{4})/`); digits-only captures become integers.
+        public var metadataFromPath: String? = nil
+        /// Markdown front matter (a YAML block between `---` lines at the top) becomes metadata.
+        public var frontMatter: Bool = true
         public init() {}
     }
 }
@@ -20,6 +27,25 @@ extension PipelineConfiguration.Source {
         include = try s.strings("include") ?? include
         exclude = try s.strings("exclude") ?? exclude
         followSymlinks = try s.bool("follow_symlinks") ?? followSymlinks
+        metadata = try s.metadataValues("metadata") ?? metadata
+        metadataFromPath = try s.string("metadata_from_path") ?? metadataFromPath
+        if let pattern = metadataFromPath {
+            do {
+                _ = try Regex(pattern)
+            } catch {
+                throw SluiceError(
+                    .configuration,
+                    "source.metadata_from_path is not a valid regular expression: \(error)"
+                )
+            }
+            guard pattern.contains("(?<") || pattern.contains("(?P<") else {
+                throw SluiceError(
+                    .configuration,
+                    "source.metadata_from_path has no named captures, such as (?<team>[^/]+): nothing would be captured"
+                )
+            }
+        }
+        frontMatter = try s.bool("front_matter") ?? frontMatter
         try s.finish()
     }
 }

@@ -8,6 +8,11 @@ public struct RunStats: Sendable, Hashable, Codable {
     // Documents: every document seen ends in exactly one of these three.
     public var documentsUpserted = 0
     public var documentsSkipped = 0
+    /// Of the skipped documents, those skipped as known failures (docs/DESIGN.md §11).
+    /// Optional so that run records written before it read back.
+    public var documentsKnownFailures: Int? = nil
+    /// Files the walk passed over because source.include/exclude did not select them (nil when none).
+    public var filesLeftOut: Int? = nil
     public var documentsFailed = 0
     /// Documents of the source not processed because the run was interrupted.
     public var documentsNotReached = 0
@@ -49,6 +54,8 @@ public struct RunStats: Sendable, Hashable, Codable {
         case phases
         case documentsUpserted = "documents_upserted"
         case documentsSkipped = "documents_skipped"
+        case documentsKnownFailures = "documents_known_failures"
+        case filesLeftOut = "files_left_out"
         case documentsFailed = "documents_failed"
         case documentsNotReached = "documents_not_reached"
         case documentsPruned = "documents_pruned"

@@ -82,6 +82,8 @@ public indirect enum SearchFilter: Sendable, Hashable {
     static func equal(_ found: MetadataValue, _ expected: MetadataValue) -> Bool {
         if case .strings(let values) = found { return values.contains { equal(.string($0), expected) } }
         if case .time(let date) = expected { return found.date.map { abs($0.timeIntervalSince(date)) < 1 } ?? false }
+        // A stored time against RFC 3339 text (quoted in a filter): the same instant, as the text stores see it.
+        if case .time(let date) = found { return expected.date.map { abs($0.timeIntervalSince(date)) < 1 } ?? false }
         if let left = found.number, let right = expected.number, found.date == nil { return left == right }
         switch (found, expected) {
         case (.bool(let left), .bool(let right)): return left == right
@@ -101,6 +103,8 @@ public indirect enum SearchFilter: Sendable, Hashable {
             left = foundDate.timeIntervalSince1970.rounded(.down)
             right = date.timeIntervalSince1970.rounded(.down)
         } else {
+            // A number range does not match a time (no store compares times with numbers).
+            if case .time = found { return nil }
             guard let a = found.number, let b = expected.number else { return nil }
             left = a
             right = b

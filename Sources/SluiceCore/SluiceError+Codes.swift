@@ -99,6 +99,16 @@ extension SluiceError {
 
 extension SluiceError.Code {
     /// Every code above, for checks that each has a meaning and an exit code.
+    /// Failures that cannot change while a document's bytes and the settings stay the same (docs/DESIGN.md
+    /// §11): such a document is not retried until one of them changes (or `run --retry-failed`).
+    package static let permanent: Set<SluiceError.Code> = [
+        .emptyDocument, .invalidEncoding, .binaryContent, .unsupportedFormat, .tooLarge, .encrypted, .malformed,
+        .tooDeep, .zipBomb, .xmlEntities,
+    ]
+
+    /// Whether a failure with this code is permanent for the same bytes and settings (``permanent``).
+    package var isPermanent: Bool { Self.permanent.contains(self) }
+
     package static let registered: [SluiceError.Code] = [
         .configuration, .usage, .lockHeld, .massDelete, .embedderMismatch, .interrupted,
         .state, .stateCorrupt, .io,

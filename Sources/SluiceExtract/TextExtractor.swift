@@ -48,11 +48,20 @@ public struct TextExtractor: Extractor {
         }
         let ext = input.fileURL.pathExtension.lowercased()
         let isMarkdown = Self.markdownExtensions.contains(ext)
+        var metadata = ["format": isMarkdown ? "markdown" : "text"]
+        if isMarkdown, let frontMatter = MarkdownFrontMatter(text) {
+            text = frontMatter.body
+            metadata["front_matter"] = frontMatter.json
+            if case .string(let title) = frontMatter.values["title"], !title.isEmpty { metadata["title"] = title }
+            guard text.contains(where: { !$0.isWhitespace }) else {
+                throw SluiceError(.emptyDocument, "the file holds only front matter")
+            }
+        }
         let sections = isMarkdown ? Self.markdownSections(text) : [TextSection(text: text)]
         if Self.sourceExtensions.contains(ext) {
             return ExtractedText(sections: sections, metadata: ["format": "source", "language": ext])
         }
-        return ExtractedText(sections: sections, metadata: ["format": isMarkdown ? "markdown" : "text"])
+        return ExtractedText(sections: sections, metadata: metadata)
     }
 
     /// NUL bytes, or more than 10% control characters in the first 64 KiB, mean binary data.

@@ -46,7 +46,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Hands a transfer to the loop. Any thread.
     func submit(_ transfer: CurlTransfer) {
         guard let multi else {
-            transfer.continuation.resume(throwing: SluiceError(.io, "libcurl could not be initialized"))
+            transfer.delivery.complete(.failure(SluiceError(.io, "libcurl could not be initialized")))
             return
         }
         let accepted = inbox.withLock { inbox in
@@ -55,7 +55,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             return true
         }
         guard accepted else {
-            transfer.continuation.resume(throwing: SluiceError(.state, "the HTTP client is shut down"))
+            transfer.delivery.complete(.failure(SluiceError(.state, "the HTTP client is shut down")))
             return
         }
         curl_multi_wakeup(multi)
@@ -119,20 +119,20 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func start(_ transfer: CurlTransfer, on multi: UnsafeMutableRawPointer) {
         if transfer.cancelled.load(ordering: .acquiring) {
-            transfer.continuation.resume(throwing: CancellationError())
+            transfer.delivery.complete(.failure(CancellationError()))
             return
         }
         do {
             try transfer.prepare(configuration)
         } catch {
-            transfer.continuation.resume(throwing: error)
+            transfer.delivery.complete(.failure(error))
             return
         }
         guard let easy = transfer.easy else { return }
         let code = curl_multi_add_handle(multi, easy)
         guard code == CURLM_OK else {
-            transfer.continuation.resume(
-                throwing: SluiceError(.io, "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")
+            transfer.delivery.complete(
+                .failure(SluiceError(.io, "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))"))
             )
             return
         }
@@ -148,6 +148,6 @@ final class CurlMultiLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             active[easy] = nil
         }
-        transfer.continuation.resume(with: result)
+        transfer.delivery.complete(result)
     }
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// collected response. The one field other threads touch, ``cancelled``, is atomic.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
-    let continuation: CheckedContinuation<HTTPResponse, any Error>
+    let delivery: TransferDelivery
     let limit: Int
     /// Set by a cancelled task; the loop drops the transfer when it sees it.
     let cancelled = Atomic<Bool>(false)
@@ -17,14 +17,16 @@ final class CurlTransfer: @unchecked Sendable {
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
     var body: [UInt8] = []
+    /// Body bytes received so far (streamed bytes are handed on, not kept in ``body``).
+    var received = 0
     var headers: [String: String] = [:]
     var overflowed = false
     let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(request: HTTPRequest, limit: Int, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    init(request: HTTPRequest, limit: Int, delivery: TransferDelivery) {
         self.request = request
         self.limit = limit
-        self.continuation = continuation
+        self.delivery = delivery
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
@@ -157,6 +159,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// Parses one header line; a status line starts a new header block (after `100 Continue` or a
     /// redirect only the final block counts).
     func receiveHeaderLine(_ line: String) {
+        if line == "\r\n" || line == "\n" {
+            // The end of a header block: the final one (not a 1xx) is the head a streaming reader waits for.
+            var status = 0
+            if let easy { _ = sluice_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+            if status >= 200 { delivery.deliverHead(status: status, headers: headers) }
+            return
+        }
         if line.hasPrefix("HTTP/") {
             headers.removeAll()
             return
@@ -195,11 +204,16 @@ private func transferWriteBody(
     _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
     withTransfer(data, size * count, userdata) { transfer, bytes in
-        guard transfer.body.count + bytes.count <= transfer.limit else {
+        guard transfer.received + bytes.count <= transfer.limit else {
             transfer.overflowed = true
             return 0
         }
-        transfer.body.append(contentsOf: bytes)
+        transfer.received += bytes.count
+        if transfer.delivery.isStreamed {
+            transfer.delivery.deliverBody(Array(bytes))
+        } else {
+            transfer.body.append(contentsOf: bytes)
+        }
         return bytes.count
     }
 }

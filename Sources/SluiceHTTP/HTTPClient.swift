@@ -13,7 +13,7 @@ import SluiceCore
 /// An HTTP status is never an error: a 429 or 503 is a response for the caller to judge.
 public final class HTTPClient: Sendable {
     public let configuration: Configuration
-    private let loop: CurlMultiLoop
+    let loop: CurlMultiLoop
 
     /// A client with the default configuration, for the whole process.
     public static let shared = HTTPClient()
@@ -43,7 +43,7 @@ public final class HTTPClient: Sendable {
                 let transfer = CurlTransfer(
                     request: request,
                     limit: configuration.maxResponseBytes,
-                    continuation: continuation
+                    delivery: TransferDelivery(whole: continuation)
                 )
                 if box.store(transfer) {
                     loop.submit(transfer)

@@ -79,6 +79,11 @@ extension Pipeline {
         checks.append(await checkStore())
         checks.append(await checkSource())
         checks.append(checkState())
+        for adjustment in components.adjustments {
+            checks.append(
+                DependencyCheck("pipeline", .ok, adjustment, fix: "lower chunk.max_tokens to the limit to silence this")
+            )
+        }
         return checks
     }
 
@@ -237,10 +242,11 @@ extension Pipeline {
         let shard = options.shard == .whole ? "" : " of shard \(options.shard)"
         let unreadable = problems > 0 ? ", \(problems) could not be listed (see `sluice run`)" : ""
         let hint = matching == 0 ? " (check source.include and source.exclude)" : ""
+        let leftOut = scanner.leftOut.summary.map { "; left out: \($0)" } ?? ""
         return DependencyCheck(
             "source",
             .ok,
-            "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)"
+            "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)\(leftOut)"
         )
     }
 

@@ -7,7 +7,12 @@ public struct DryRunReport: Sendable, Hashable, Codable {
     public var added: [String] = []
     public var changed: [String] = []
     public var retried: [String] = []
+    /// Same bytes, other metadata (the pipeline's values, the file's mtime): records written again, their
+    /// vectors from the embedding cache.
+    public var metadataChanged: [String] = []
     public var unchanged = 0
+    /// Known failures (docs/DESIGN.md §11): skipped until the file or the settings change.
+    public var knownFailures = 0
     public var deleted: [String] = []
     public var vectorsToDelete = 0
     /// Vectors this state tracks (the base of the mass-delete share).
@@ -40,24 +45,41 @@ extension Pipeline {
         }
         try guardShard(checkpoint: checkpoint)
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
+        let rules = DocumentMetadataRules(configuration: configuration)
         try await scanner.walk { entry in
             guard case .success(let file) = entry else { return true }
+            let metadataHash = rules.fingerprint(
+                of: rules.metadata(key: file.key, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
+            )
             guard let previous = try? checkpoint.document(file.key) else {
                 if !options.retryFailed { report.added.append(file.key) }
                 return true
             }
-            if previous.status == .failed {
+            let sameFile = {
+                previous.size == file.size && previous.mtimeNanoseconds == file.mtimeNanoseconds
+                    || (try? file.open().readAll()).map({ ContentHash(of: $0) == previous.failedHash }) == true
+            }
+            if previous.status == .failed, !options.retryFailed, previous.knownFailure != nil,
+                previous.knownFailure == rules.knownFailureKey(metadataHash: metadataHash),
+                previous.pendingIDs.isEmpty, sameFile()
+            {
+                report.knownFailures += 1
+            } else if previous.status == .failed {
                 report.retried.append(file.key)
             } else if options.retryFailed {
                 return true  // --retry-failed takes only the failed documents
             } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
-                previous.pendingIDs.isEmpty
+                previous.pendingIDs.isEmpty, previous.metadataHash == metadataHash
             {
                 report.unchanged += 1
             } else if previous.pendingIDs.isEmpty, let bytes = try? file.open().readAll(),
                 ContentHash(of: bytes) == previous.contentHash
             {
-                report.unchanged += 1
+                if previous.metadataHash == metadataHash {
+                    report.unchanged += 1
+                } else {
+                    report.metadataChanged.append(file.key)
+                }
             } else {
                 report.changed.append(file.key)
             }

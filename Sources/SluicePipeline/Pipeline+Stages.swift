@@ -111,7 +111,8 @@ extension Pipeline {
                 checkpoint: checkpoint,
                 retryFailed: options.retryFailed,
                 tally: tally,
-                stops: [shutdown, providerStop]
+                stops: [shutdown, providerStop],
+                metadataRules: DocumentMetadataRules(configuration: configuration)
             ),
             extract: TransformStage(
                 name: "extract",

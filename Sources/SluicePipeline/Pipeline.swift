@@ -70,9 +70,22 @@ public actor Pipeline {
             throw Self.storeUnavailable(components.sink.name, error)
         }
         let shard = options.shard
-        try await stateExecutor.run {
+        let shaping = ShapingSettings(configuration)
+        let previousShaping = try await stateExecutor.run {
+            let previous = try checkpoint.metadata("shaping").map(ShapingSettings.init(text:))
+            let documents = try checkpoint.documentCount()
             try checkpoint.setMetadata("embedder", identity.description)
             try checkpoint.setMetadata("shard", shard.description)
+            try checkpoint.setMetadata("shaping", shaping.text)
+            return documents > 0 ? previous : nil
+        }
+        if let previousShaping, previousShaping != shaping {
+            // docs/DESIGN.md §12: never two chunkings in one index. Each document's fingerprint holds these
+            // settings, so every document is processed again; unchanged texts' vectors come from the cache.
+            logger.notice(
+                "the settings that shape chunks changed since the last run: every document is processed again (vectors of unchanged texts come from the embedding cache)",
+                metadata: ["sluice-changes": "\(shaping.changes(from: previousShaping).joined(separator: "; "))"]
+            )
         }
 
         let tally = RunTally()
@@ -88,6 +101,8 @@ public actor Pipeline {
                 "sluice-shard": "\(options.shard)",
             ]
         )
+
+        for adjustment in components.adjustments { logger.warning("\(adjustment)") }
 
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         if options.prune ?? configuration.run.prune, !options.retryFailed {
@@ -181,6 +196,7 @@ public actor Pipeline {
         stats.documentsNotReached += ended.scan.notReached
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum
+        stats.filesLeftOut = scanner.leftOut.files > 0 ? scanner.leftOut.files : nil
         record.endedAt = Date().timeIntervalSince1970
         // The code the process exits with: an error that stops the run after its documents settled (a
         // failed commit, a failed index build) decides it, not the documents' outcomes.
@@ -193,6 +209,13 @@ public actor Pipeline {
             throw failure ?? error
         }
         if let failure { throw failure }
+        if let leftOut = scanner.leftOut.summary {
+            // Never silent: a pattern that leaves files out says how many and which (issue 18).
+            logger.notice(
+                "source.include/exclude left out \(leftOut)",
+                metadata: ["sluice-left-out": "\(scanner.leftOut.files)"]
+            )
+        }
         logger.info(
             "run finished",
             metadata: [

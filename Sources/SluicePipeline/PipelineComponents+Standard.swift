@@ -26,6 +26,13 @@ extension PipelineComponents {
         // chunk.max_tokens is capped at the limit (MiniLM: 254 word pieces, which with [CLS] and [SEP] is
         // its 256-token window; OpenAI: 8,192).
         let maxTokens = min(configuration.chunk.maxTokens, embedder.limits.maxTokensPerInput)
+        var adjustments: [String] = []
+        // Said when it matters: 256 for MiniLM names its window, which holds 254 pieces and [CLS] and [SEP].
+        if configuration.chunk.maxTokens > maxTokens + 2 {
+            adjustments.append(
+                "chunk.max_tokens \(configuration.chunk.maxTokens) is above the embedder's limit of \(maxTokens) tokens per input (\(embedder.identity)): chunks are cut at \(maxTokens)"
+            )
+        }
         let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
         let chunker: any Chunker
         switch configuration.chunk.strategy {
@@ -58,12 +65,14 @@ extension PipelineComponents {
                 )
                 : nil
         }
-        return PipelineComponents(
+        var components = PipelineComponents(
             extractors: .standard(configuration: configuration.extract, workers: workers),
             chunker: chunker,
             embedder: embedder,
             sink: sink
         )
+        components.adjustments = adjustments
+        return components
     }
 
     /// The embedder a pipeline file names.

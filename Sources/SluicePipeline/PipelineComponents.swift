@@ -7,6 +7,9 @@ public struct PipelineComponents: Sendable {
     public var chunker: any Chunker
     public var embedder: any Embedder
     public var sink: any VectorSink
+    /// Settings the components had to adjust to fit each other (`chunk.max_tokens` above the embedder's
+    /// limit), said at the start of a run and by `sluice check`, never silently.
+    public var adjustments: [String] = []
 
     public init(extractors: ExtractorRegistry, chunker: any Chunker, embedder: any Embedder, sink: any VectorSink) {
         self.extractors = extractors

@@ -52,6 +52,13 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     public var removedVectors: Int?
     public var attempts: Int
     public var updatedAt: Double
+    /// Fingerprint of the metadata from outside the bytes (pipeline values, path captures, size, mtime)
+    /// that the sink's records carry; nil in records written before it was kept.
+    public var metadataHash: ContentHash?
+    /// Set when the last failure is permanent (docs/DESIGN.md §11): the fingerprint of the bytes' metadata
+    /// and the settings it failed under. While the file and this key stay the same, runs skip the document
+    /// as a known failure instead of retrying it.
+    public var knownFailure: ContentHash?
 
     public init(
         key: String,
@@ -63,8 +70,10 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         pendingIDs: [VectorID] = [],
         error: Failure? = nil,
         attempts: Int = 0,
-        updatedAt: Double = 0
+        updatedAt: Double = 0,
+        metadataHash: ContentHash? = nil
     ) {
+        self.metadataHash = metadataHash
         self.key = key
         self.status = status
         self.contentHash = contentHash
@@ -89,6 +98,8 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         case removedVectors = "removed"
         case attempts
         case updatedAt = "updated"
+        case metadataHash = "meta_hash"
+        case knownFailure = "known_failure"
     }
 
     /// Every id this document may have in the sink: committed and pending.

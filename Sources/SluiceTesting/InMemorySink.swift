@@ -64,6 +64,38 @@ public final class InMemorySink: VectorSink {
         }.prefix(k).map { $0 }
     }
 
+    public var searchModes: Set<SearchMode> { [.vector, .keyword] }
+
+    /// Vector ranking by cosine; keyword ranking by how many of the query's words a text holds (a fake of
+    /// a keyword index); the filter applied before the top k, as stores must.
+    public func search(_ request: SearchRequest) async throws -> [SearchHit] {
+        let candidates = records.filter { request.filter?.matches($0) ?? true }
+        let scored: [SearchHit]
+        switch request.mode {
+        case .keyword:
+            let words = Set(request.text.lowercased().split { !$0.isLetter && !$0.isNumber })
+            scored = candidates.compactMap { record in
+                let text = Set(record.text.lowercased().split { !$0.isLetter && !$0.isNumber })
+                let score = Float(words.intersection(text).count)
+                return score > 0 ? SearchHit(score: score, record: record) : nil
+            }
+        default:
+            scored = candidates.map { SearchHit(score: VectorMath.cosine(request.vector, $0.vector), record: $0) }
+        }
+        return scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.record.id < $1.record.id }
+            .prefix(request.k).map { $0 }
+    }
+
+    public func info() async throws -> SinkInfo {
+        let embedder = state.withLock { $0.embedder }
+        return SinkInfo(
+            name: name,
+            count: try await count(),
+            dimensions: embedder?.dimensions,
+            embedder: embedder?.description
+        )
+    }
+
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {
         for record in records { try body(record) }
     }
@@ -73,4 +105,15 @@ public final class InMemorySink: VectorSink {
     }
 
     public func removeAll() async throws { state.withLock { $0.records.removeAll() } }
+}
+
+extension Array where Element == VectorRecord {
+    /// The records without `mtime`, for comparing stores built from files written at other moments.
+    public var ignoringFileTimes: [VectorRecord] {
+        map { record in
+            var record = record
+            record.metadata["mtime"] = nil
+            return record
+        }
+    }
 }

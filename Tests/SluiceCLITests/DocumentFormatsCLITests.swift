@@ -55,7 +55,7 @@ struct DocumentFormatsCLITests {
         #expect(html.allSatisfy { $0.metadata["title"] == "XZ Utils FAQ (Latin-1 copy)" })
         #expect(docx.allSatisfy { $0.metadata["title"] == "Zstandard README" })
         let lines = records.filter { $0.documentKey == "json/iso-639-2-languages.jsonl" }
-        #expect(lines.contains { $0.metadata["line"] == "1" && $0.text.contains("$.name: Afar") })
+        #expect(lines.contains { $0.metadata["line"] == 1 && $0.text.contains("$.name: Afar") })
 
         let failures = try await ws.status(main).failures
         #expect(Set(failures.keys) == Set(bad), "\(failures)")

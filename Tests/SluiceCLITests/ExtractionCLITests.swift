@@ -111,7 +111,7 @@ struct ExtractionCLITests {
         #expect(byDocument.keys.contains { $0.hasPrefix("loop/") } == false, "a looping link is not walked")
         // Page numbers, title and author on every chunk of a PDF.
         let faq = byDocument["pdf/xz-utils-faq.pdf"] ?? []
-        #expect(Set(faq.compactMap { $0.metadata["page"] }) == ["1", "2", "3", "4"])
+        #expect(Set(faq.compactMap { $0.metadata["page"] }) == [1, 2, 3, 4])
         #expect(
             faq.allSatisfy {
                 $0.metadata["title"] == "XZ Utils FAQ" && $0.metadata["author"] == "Lasse Collin"
@@ -134,8 +134,8 @@ struct ExtractionCLITests {
         }
         #expect(byDocument["bad/png-named.pdf"]?.first?.metadata["format"] == "png")
         let mixed = byDocument["pdf/mixed-text-and-scan.pdf"] ?? []
-        #expect(Set(mixed.compactMap { $0.metadata["page"] }) == ["1", "2"])
-        #expect(mixed.first?.metadata["ocr_pages"] == "1")
+        #expect(Set(mixed.compactMap { $0.metadata["page"] }) == [1, 2])
+        #expect(mixed.first?.metadata["ocr_pages"] == 1)
 
         // With the password in the configured variable the encrypted PDF opens on the retry.
         let retry = try await ws.sluice(
@@ -250,11 +250,11 @@ struct ExtractionCLITests {
         let records = try Export.records(try await ws.export(main))
         #expect(
             Set(records.filter { $0.documentKey == "pdf/xz-utils-faq.pdf" }.compactMap { $0.metadata["page"] }) == [
-                "1", "2", "3", "4",
+                1, 2, 3, 4,
             ]
         )
         #expect(
-            records.filter { $0.documentKey == "pdf/xz-faq-scanned.pdf" }.allSatisfy { $0.metadata["ocr_pages"] == "1" }
+            records.filter { $0.documentKey == "pdf/xz-faq-scanned.pdf" }.allSatisfy { $0.metadata["ocr_pages"] == 1 }
         )
         #expect(records.contains { $0.documentKey == "images/xz-faq-page.jpg" && $0.metadata["format"] == "jpeg" })
     }

@@ -61,10 +61,45 @@ struct MachineReadableCLITests {
         #expect(failures[0]["code"] as? String == "empty-document")
         #expect(failures[0]["reason"] is String)
         #expect(failures[0]["removed_vectors"] is NSNull)
+        #expect(failures[0]["known"] as? Bool == true, "an empty file is a known failure (docs/DESIGN.md §11)")
         #expect(
             !result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{9B}"),
             "no raw control character: \(result.stdout)"
         )
+    }
+
+    @Test("check --json: one object per check with subject, outcome, detail and fix, and the exit code")
+    func checkJSON() async throws {
+        let ws = try Workspace("check-json")
+        defer { ws.cleanUp() }
+        _ = try Corpus.write(count: 3, into: ws.corpus, seed: 0x5EED_0503)
+        try Corpus.write("left out", to: ws.corpus.appendingPathComponent("notes.odd"))
+        let main = ws.target("main")
+        let result = try await ws.sluice(
+            [
+                "check", ws.pipeline.path, "--json", "--source", ws.corpus.path, "--set",
+                "source.include=[\"**/*.md\", \"**/*.txt\"]",
+            ]
+                + main.arguments
+        )
+        #expect(result.exitCode == 0, "\(result)")
+        let document = try Self.json(result.stdout)
+        #expect(document["exit_code"] as? Int == 0)
+        let checks = try #require(document["checks"] as? [[String: Any]])
+        #expect(checks.map { $0["subject"] as? String } == ["pipeline", "embedder", "store", "source", "state"])
+        #expect(checks.allSatisfy { $0["outcome"] as? String == "ok" && $0["detail"] is String && $0["fix"] is NSNull })
+        let source = try #require(checks.first { $0["subject"] as? String == "source" })
+        #expect((source["detail"] as? String)?.contains("left out: 1 file (e.g. notes.odd)") == true, "\(source)")
+
+        let broken = try await ws.sluice(
+            ["check", ws.pipeline.path, "--json", "--set", "sink.kind=qdrant", "--set", "sink.url=http://127.0.0.1:9"]
+                + main.arguments
+        )
+        #expect(broken.exitCode == 6, "\(broken)")
+        let failed = try Self.json(broken.stdout)
+        #expect(failed["exit_code"] as? Int == 6)
+        let store = (failed["checks"] as? [[String: Any]])?.first { $0["subject"] as? String == "store" }
+        #expect(store?["outcome"] as? String == "unavailable" && store?["fix"] is String)
     }
 
     @Test(

@@ -30,7 +30,8 @@ import Testing
         ("mtime > 2026-05-28T20:26:39Z", true), ("mtime > 2026-05-28T20:26:40Z", false),
         ("format = docx or page = 7", true), ("(format = docx or page = 7) and draft = true", false),
         ("format = docx or page = 7 and draft = true", false), ("missing = 1", false),
-        ("folders = reports/2026/", true),
+        ("folders = reports/2026/", true), ("mtime = \"2026-05-28T20:26:40Z\"", true),
+        ("mtime = \"2026-05-28T20:26:41Z\"", false), ("mtime > 1000", false),
     ])
     func evaluates(filter: String, expected: Bool) throws {
         #expect(try SearchFilter(parsing: filter).matches(record) == expected, "\(filter)")

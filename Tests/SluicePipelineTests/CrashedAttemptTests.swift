@@ -48,6 +48,10 @@ import Testing
 
         let stats = try await harness.run()
         #expect(stats.documentsFailed == 0)
-        #expect(harness.sink.records == indexedA, "the store equals the state before the crashed attempt")
+        // The file was written again, so only its mtime differs.
+        #expect(
+            harness.sink.records.ignoringFileTimes == indexedA.ignoringFileTimes,
+            "the store equals the state before the crashed attempt"
+        )
     }
 }

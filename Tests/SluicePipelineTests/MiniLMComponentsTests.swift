@@ -60,3 +60,23 @@ import Testing
         #expect(configuration.embed.provider == .minilm)
     }
 }
+
+/// Issue 18: `chunk.max_tokens` above the embedder's limit is capped, and said (run warns, check prints).
+@Suite struct ChunkSizeAdjustmentTests {
+    @Test func aChunkSizeAboveTheModelsLimitIsCappedAndSaid() throws {
+        let make = { (tokens: Int) throws -> PipelineComponents in
+            var configuration = PipelineConfiguration()
+            configuration.embed.provider = .minilm
+            configuration.chunk.maxTokens = tokens
+            configuration.sink.path =
+                FileManager.default.temporaryDirectory.appendingPathComponent("adjust-\(UUID().uuidString)").path
+            return try PipelineComponents.standard(configuration: configuration)
+        }
+        let large = try make(100_000)
+        #expect((large.chunker as? RecursiveChunker)?.maxTokens == 254)
+        #expect(large.adjustments.count == 1)
+        #expect(large.adjustments.first?.contains("chunk.max_tokens 100000") == true)
+        #expect(large.adjustments.first?.contains("cut at 254") == true)
+        #expect(try make(256).adjustments.isEmpty, "256 names MiniLM's window")
+    }
+}

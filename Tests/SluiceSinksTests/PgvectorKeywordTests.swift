@@ -7,7 +7,7 @@ import Testing
 
 /// Keyword search in the pgvector sink (PgvectorSink+Keyword) against a real PostgreSQL 18 + pgvector:
 /// the generated tsvector column follows upserts and deletes, a table made before it gets it, and a
-/// filter is refused until filters are pushed down into SQL.
+/// filter applies in the SQL.
 @Suite(.serialized)
 struct PgvectorKeywordTests {
     static func record(_ id: Int, _ text: String) -> VectorRecord {
@@ -63,12 +63,16 @@ struct PgvectorKeywordTests {
         #expect(try await keyword("shipping").isEmpty)
         #expect(try await keyword("refund GBP") == [1])
 
-        // A filter is refused (not applied after the top-k).
-        await #expect(throws: SluiceError.self) {
-            try await sink.search(
-                SearchRequest(mode: .keyword, text: "invoice", k: 3, filter: try SearchFilter(parsing: "page = 1"))
+        // A filter is part of the SQL: applied while ranking.
+        let filtered = try await sink.search(
+            SearchRequest(
+                mode: .keyword,
+                text: "invoice",
+                k: 3,
+                filter: try SearchFilter(parsing: "document_key = \"doc2.txt\"")
             )
-        }
+        )
+        #expect(filtered.map(\.record.documentKey) == ["doc2.txt"])
 
         // A table made before keyword search: prepare adds the column and its index.
         try await sink.withConnection("drop the column") { connection in

@@ -11,8 +11,9 @@ protocol EmbeddingDialect: Sendable {
     func classify(_ response: HTTPResponse, batchSize: Int) -> ProviderAnswer
 }
 
-/// The meaning of a provider's answer, for the retry logic.
-enum ProviderAnswer: Equatable, Sendable {
+/// The meaning of a provider's answer, for the retry logic (of the embedders, and of `sluice ask`'s chat
+/// client).
+package enum ProviderAnswer: Equatable, Sendable {
     case success
     /// Too many inputs or tokens in one request: split the batch.
     case tooLarge(String)
@@ -28,6 +29,18 @@ enum ProviderAnswer: Equatable, Sendable {
 
 extension EmbeddingDialect {
     func classify(_ response: HTTPResponse, batchSize: Int) -> ProviderAnswer {
+        ProviderAnswer(response, batchSize: batchSize)
+    }
+}
+
+extension ProviderAnswer {
+    /// What an answer means by OpenAI's conventions, for a request of `batchSize` inputs (a single input
+    /// that is too large cannot be split: it is `invalid`).
+    package init(_ response: HTTPResponse, batchSize: Int) {
+        self = Self.classify(response, batchSize: batchSize)
+    }
+
+    private static func classify(_ response: HTTPResponse, batchSize: Int) -> ProviderAnswer {
         let message = providerMessage(response)
         switch response.status {
         case 200..<300:
@@ -86,7 +99,7 @@ func requestSizeLimit(in message: String) -> (limit: Int, requested: Int)? {
 
 /// The provider's error message from a JSON body (`error.message`, `error` as a string, `message`),
 /// else the start of the body; at most 300 characters.
-func providerMessage(_ response: HTTPResponse) -> String {
+package func providerMessage(_ response: HTTPResponse) -> String {
     let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
     var text: String?
     if let error = json?["error"] as? [String: Any] {
@@ -118,7 +131,7 @@ func jsonBody(_ object: [String: Any]) throws -> [UInt8] {
 }
 
 /// Joins a base URL and a path with exactly one slash.
-func joinURL(_ base: String, _ path: String) -> String {
+package func joinURL(_ base: String, _ path: String) -> String {
     var base = base
     while base.hasSuffix("/") { base.removeLast() }
     return base + (path.hasPrefix("/") ? path : "/" + path)

@@ -239,14 +239,6 @@ public final class RemoteEmbedder: Embedder {
 
     /// A provider message without the key (some providers echo part of it: "Incorrect API key provided: sk-ab***yz").
     func scrub(_ message: String) -> String {
-        var text = message
-        if let key = configuration.apiKey, !key.isEmpty {
-            text = text.replacingOccurrences(of: key, with: "<redacted>")
-        }
-        return text.replacingOccurrences(
-            of: #"sk-[A-Za-z0-9_\-\*\.]{2,}"#,
-            with: "sk-<redacted>",
-            options: .regularExpression
-        )
+        EnvironmentSecret.redacting(configuration.apiKey, in: message)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceState
 
 /// Answers search queries over a pipeline's index (docs/DESIGN.md §10): embeds the query with the index's
 /// own embedder, asks the store for its vector and keyword rankings with the filter pushed down, fuses
@@ -11,6 +12,10 @@ public struct Searcher: Sendable {
     /// k = 10, not the usual 60: measured on Benchmarks/retrieval (README), with two rankings of 50 candidates
     /// the top of either ranking should count; 60 flattened a keyword rank 1 into the vector ranking's noise.
     public var fusion = ReciprocalRankFusion(k: 10)
+    /// The embedder identity the pipeline's state recorded when it built the index
+    /// (``recordedEmbedder(configuration:)``): checked as well as the store's own record, which some
+    /// stores (Qdrant, Pinecone) do not keep.
+    public var indexEmbedder: String?
 
     public init(embedder: any Embedder, sink: any VectorSink) {
         self.embedder = embedder
@@ -104,9 +109,24 @@ public struct Searcher: Sendable {
         return results
     }
 
+    /// The embedder identity the state at `configuration.state` recorded, or nil (no state yet).
+    public static func recordedEmbedder(configuration: PipelineConfiguration) -> String? {
+        let directory = configuration.resolve(configuration.state)
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
+            return nil
+        }
+        return try? CheckpointStore(directory: directory, readOnly: true).metadata("embedder")
+    }
+
     /// The query's vector, after checking that the store's vectors come from this embedder.
     func embedQuery(_ text: String) async throws -> [Float] {
         let identity = embedder.identity
+        if let indexEmbedder, indexEmbedder != identity.description {
+            throw SluiceError(
+                .embedderMismatch,
+                "the index was built with embedder \(indexEmbedder) (the state says so), the pipeline's embedder is \(identity): its query vectors would not be comparable. Search with the pipeline that built the index."
+            )
+        }
         let info = try await sink.info()
         if let stored = info.embedder, stored != identity.description, info.count > 0 {
             throw SluiceError(

@@ -30,7 +30,11 @@ public enum Snippet {
         var end = 0
         for first in starts.indices {
             end = max(end, first)
-            while end + 1 < starts.count, flat.distance(from: starts[first], to: starts[end + 1]) <= length {
+            // Word end + 1 joins when the text up to the next word's start (what the snippet keeps) fits.
+            while end + 1 < starts.count,
+                flat.distance(from: starts[first], to: end + 2 < starts.count ? starts[end + 2] : flat.endIndex)
+                    <= length
+            {
                 end += 1
             }
             let score = Set(hits[first...end].compactMap { $0 }).count

@@ -16,6 +16,8 @@ package struct SourceScanner: Sendable {
     package let followSymlinks: Bool
     /// The part of the corpus this run owns (docs/DESIGN.md §8); documents of other shards are not seen at all.
     package let shard: Shard
+    /// What the walks passed over (include/exclude), for the run's report and `sluice check`.
+    package let leftOut = LeftOutFiles()
 
     /// A file that could not be listed (unreadable folder, dangling or escaping link), reported per key.
     package struct Problem: Error, Sendable, Hashable {
@@ -136,6 +138,7 @@ package struct SourceScanner: Sendable {
             if kind == S_IFDIR {
                 // A folder excluded as a whole (`…/**`) is not even walked.
                 if exclude.contains(where: { $0.pattern.hasSuffix("/**") && $0.matches(key + "/\u{1}") }) {
+                    if shard.owns(key) { leftOut.folder(key) }
                     continue
                 }
                 visited.insert(url.path)
@@ -143,7 +146,11 @@ package struct SourceScanner: Sendable {
                 visited.remove(url.path)
                 continue
             }
-            guard kind == S_IFREG, selects(key) else { continue }
+            guard kind == S_IFREG else { continue }
+            guard selects(key) else {
+                if shard.owns(key) { leftOut.file(key) }
+                continue
+            }
             let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             var file = SourceFile(key: key, url: url, size: Int(info.st_size), mtimeNanoseconds: mtime)
             file.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))

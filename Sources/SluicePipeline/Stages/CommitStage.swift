@@ -60,6 +60,9 @@ package actor CommitStage {
                     switch document.outcome {
                     case .upserted: stats.documentsUpserted += 1
                     case .unchanged: stats.documentsSkipped += 1
+                    case .knownFailure:
+                        stats.documentsSkipped += 1
+                        stats.documentsKnownFailures = (stats.documentsKnownFailures ?? 0) + 1
                     case .failed(let error):
                         stats.documentsFailed += 1
                         stats.failuresByCode[error.code.rawValue, default: 0] += 1
@@ -96,9 +99,10 @@ package actor CommitStage {
                 pendingIDs: [],
                 error: nil,
                 attempts: 0,
-                updatedAt: now
+                updatedAt: now,
+                metadataHash: document.metadataHash
             )
-        case .unchanged:
+        case .unchanged, .knownFailure:
             var record = previous!
             record.size = document.file.size
             record.mtimeNanoseconds = document.file.mtimeNanoseconds
@@ -134,6 +138,12 @@ package actor CommitStage {
                 record.pendingIDs = document.attemptedIDs
                 record.removedVectors = document.removedStaleVectors
             }
+            // A permanent failure is known under its key: not retried until the file or the settings change.
+            // Not while the record still claims vectors (an old version's, kept by the mass-delete guard or a
+            // sink error): the next run must retry their deletion.
+            let claimsNothing = record.chunkIDs.isEmpty && record.pendingIDs.isEmpty
+            record.knownFailure =
+                error.code.isPermanent && document.contentHash != nil && claimsNothing ? document.knownFailureKey : nil
             record.attempts += 1
             record.updatedAt = now
             return record

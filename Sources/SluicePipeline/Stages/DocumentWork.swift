@@ -17,6 +17,9 @@ package struct DocumentWork: Sendable {
         case pending
         /// Its bytes hash to what is already indexed: nothing to do but refresh size/mtime.
         case unchanged
+        /// Its bytes are those of a known (permanent) failure under the same settings: skipped, the
+        /// failure kept (docs/DESIGN.md §11).
+        case knownFailure
         /// Failed with a reason; the document is retried on the next run.
         case failed(SluiceError)
         /// Every chunk is acknowledged by the sink.
@@ -29,6 +32,15 @@ package struct DocumentWork: Sendable {
     package var text: ExtractedText?
     /// The extractor's document-level metadata (format, title, author, …), kept for the stored records.
     package var documentMetadata: [String: String] = [:]
+    /// Metadata from outside the bytes (``DocumentMetadataRules``) and its fingerprint.
+    package var fileMetadata: [String: MetadataValue] = [:]
+    package var metadataHash: ContentHash?
+    /// Whether Markdown front matter becomes metadata (`source.front_matter`).
+    package var frontMatter = true
+    /// The key a permanent failure of this document is recorded under (``DocumentMetadataRules``).
+    package var knownFailureKey: ContentHash?
+    /// Skip the document if it is a known failure (false under `--retry-failed`).
+    package var skipsKnownFailures = true
     /// The chunker's output, until the hash stage turns it into ``chunks``.
     package var chunked: [Chunk] = []
     package var chunks: [PreparedChunk] = []

@@ -55,10 +55,20 @@ package struct ExtractStep: Sendable {
         // Unchanged bytes are skipped, unless a crashed attempt left pending ids: it may have overwritten
         // records whose ids this version shares (same key, ordinal and text) with another version's
         // metadata, so the document is written again (its vectors come from the embedding cache).
+        // A change of metadata alone (the pipeline's values, the file's mtime) writes the records again.
         if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash,
-            previous.pendingIDs.isEmpty
+            previous.pendingIDs.isEmpty, previous.metadataHash == document.metadataHash
         {
             document.outcome = .unchanged
+            return document
+        }
+        // Touched, not changed: the bytes of a known failure under the same settings (docs/DESIGN.md §11).
+        if document.skipsKnownFailures, let previous = document.previous, previous.status == .failed,
+            previous.failedHash == hash, previous.knownFailure != nil,
+            previous.knownFailure == document.knownFailureKey,
+            previous.pendingIDs.isEmpty
+        {
+            document.outcome = .knownFailure
             return document
         }
         let input = ExtractionInput(

@@ -10,7 +10,12 @@ enum RecordMetadata {
     static func build(chunk: Chunk, document: DocumentWork) -> [String: MetadataValue] {
         var metadata: [String: MetadataValue] = [:]
         // Document facts (format, title, author, OCR confidence, …) first; the chunk's own keys win.
-        for (key, text) in document.documentMetadata { metadata[key] = typed(key, text) }
+        for (key, text) in document.documentMetadata where key != frontMatterKey { metadata[key] = typed(key, text) }
+        if document.frontMatter, let json = document.documentMetadata[frontMatterKey] {
+            metadata.merge(frontMatter(json)) { _, front in front }
+        }
+        // The pipeline's values and the path's captures, size and mtime.
+        metadata.merge(document.fileMetadata) { _, file in file }
         for (key, text) in chunk.metadata { metadata[key] = typed(key, text) }
         if case .string(let lines) = metadata["lines"],
             let first = lines.split(separator: "-").first.flatMap({ Int($0) })
@@ -22,8 +27,6 @@ enum RecordMetadata {
         if let page = chunk.page { metadata["page"] = .int(page) }
         if !chunk.headingPath.isEmpty { metadata["headings"] = .strings(chunk.headingPath) }
         if let hash = document.contentHash { metadata["content_hash"] = .string(hash.hex) }
-        metadata["size"] = .int(document.file.size)
-        metadata["mtime"] = .time(Date(timeIntervalSince1970: Double(document.file.mtimeNanoseconds / 1_000_000_000)))
         let folders = folders(of: document.file.key)
         if !folders.isEmpty { metadata["folders"] = .strings(folders) }
         return metadata
@@ -38,6 +41,16 @@ enum RecordMetadata {
             folders.append(prefix)
         }
         return folders
+    }
+
+    /// The extractors' key for Markdown front matter: a JSON object.
+    static let frontMatterKey = "front_matter"
+
+    static func frontMatter(_ json: String) -> [String: MetadataValue] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            return [:]
+        }
+        return object.compactMapValues(MetadataValue.init(json:))
     }
 
     static func typed(_ key: String, _ text: String) -> MetadataValue {

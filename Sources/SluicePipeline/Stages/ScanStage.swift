@@ -29,6 +29,7 @@ package actor ScanStage {
     private let scanner: SourceScanner
     private let checkpoint: CheckpointStore
     private let retryFailed: Bool
+    private let metadataRules: DocumentMetadataRules
     private let tally: RunTally
     private let stops: [ShutdownSignal]
     private var state = State.initial
@@ -39,8 +40,10 @@ package actor ScanStage {
         checkpoint: CheckpointStore,
         retryFailed: Bool,
         tally: RunTally,
-        stops: [ShutdownSignal]
+        stops: [ShutdownSignal],
+        metadataRules: DocumentMetadataRules = .none
     ) {
+        self.metadataRules = metadataRules
         self.scanner = scanner
         self.checkpoint = checkpoint
         self.retryFailed = retryFailed
@@ -121,8 +124,30 @@ package actor ScanStage {
                     break
                 }
                 if retryFailed && previous?.status != .failed { return true }
+                let fileMetadata = metadataRules.metadata(
+                    key: file.key,
+                    size: file.size,
+                    mtimeNanoseconds: file.mtimeNanoseconds
+                )
+                let metadataHash = metadataRules.fingerprint(of: fileMetadata)
+                let knownFailureKey = metadataRules.knownFailureKey(metadataHash: metadataHash)
+                if !retryFailed, let previous, previous.status == .failed, previous.knownFailure == knownFailureKey,
+                    previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
+                    previous.pendingIDs.isEmpty
+                {
+                    // A known failure (docs/DESIGN.md §11): the same file under the same settings fails the
+                    // same way; it stays listed by `status` and is skipped without reading a byte.
+                    tally.update {
+                        $0.documentsSkipped += 1
+                        $0.documentsKnownFailures = ($0.documentsKnownFailures ?? 0) + 1
+                    }
+                    scanned.increment()
+                    meter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
+                    return true
+                }
                 if let previous, previous.status == .indexed, previous.size == file.size,
-                    previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty
+                    previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty,
+                    previous.metadataHash == metadataHash
                 {
                     // The stat-only fast path: unchanged without reading a byte.
                     tally.update { $0.documentsSkipped += 1 }
@@ -131,6 +156,11 @@ package actor ScanStage {
                     return true
                 }
                 document = DocumentWork(file: file, previous: previous)
+                document.fileMetadata = fileMetadata
+                document.metadataHash = metadataHash
+                document.knownFailureKey = knownFailureKey
+                document.skipsKnownFailures = !retryFailed
+                document.frontMatter = metadataRules.frontMatter
             }
             scanned.increment()
             tally.admitted()

@@ -247,10 +247,16 @@ extension ChromaSink {
     }
 
     public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
+        try await search(vector, k: k, where: nil)
+    }
+
+    /// Top-k among the records that match `where` (Chroma's `where`, ``ChromaWhere``).
+    func search(_ vector: [Float], k: Int, where filter: JSONValue?) async throws -> [SearchHit] {
         guard let id = try await collectionID() else { return [] }
         struct Query: Encodable {
             var query_embeddings: [[Float]]
             var n_results: Int
+            var `where`: JSONValue?
             var include = ["documents", "metadatas", "embeddings", "distances"]
         }
         struct Answer: Decodable {
@@ -264,7 +270,7 @@ extension ChromaSink {
             Answer.self,
             "POST",
             recordsPath(id, "query"),
-            json: try StoreHTTP.encode(Query(query_embeddings: [vector], n_results: max(1, k)))
+            json: try StoreHTTP.encode(Query(query_embeddings: [vector], n_results: max(1, k), where: filter))
         )
         guard let ids = answer.ids.first else { return [] }
         let page = GetResponse(

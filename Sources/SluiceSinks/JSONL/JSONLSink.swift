@@ -86,11 +86,20 @@ public final class JSONLSink: VectorSink {
     public func count() async throws -> Int { state.withLock { $0.lines.count } }
 
     public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
+        try await search(SearchRequest(vector: vector, k: k))
+    }
+
+    /// The best `k` by cosine among the records that match the filter, by a scan of every record (the
+    /// filter is evaluated as it scans, as the local store does).
+    public func search(_ request: SearchRequest) async throws -> [SearchHit] {
+        try request.requireVectorMode(name)
+        let (vector, k) = (request.vector, request.k)
         let lines = state.withLock { $0.lines }
         let decoder = JSONDecoder()
         var best: [SearchHit] = []
         for (_, line) in lines {
             let record = try decoder.decode(VectorRecord.self, from: line)
+            guard request.filter?.matches(record) ?? true else { continue }
             let hit = SearchHit(score: VectorMath.cosine(vector, record.vector), record: record)
             let index = best.firstIndex { $0.score < hit.score } ?? best.count
             if index < k {

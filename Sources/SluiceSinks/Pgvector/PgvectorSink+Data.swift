@@ -85,27 +85,7 @@ extension PgvectorSink {
     }
 
     public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
-        let table = quotedTable
-        let rawTable = settings.table
-        let op = distanceOperator
-        let metric = settings.metric
-        let query = PgvectorCopy.vectorLiteral(vector)
-        return try await withConnection("search \(rawTable)") { connection in
-            guard let description = try Self.describe(connection, table) else { return [] }
-            let rows = try connection.query(
-                """
-                SELECT \(Self.columns), embedding \(op) $1::\(description.type) AS distance FROM \(table)
-                ORDER BY embedding \(op) $1::\(description.type) LIMIT \(max(0, k))
-                """,
-                [query]
-            )
-            return try rows.map { row in
-                let distance = Float(row[6] ?? "") ?? .nan
-                // Higher is better: cosine similarity, negative L2 distance, inner product.
-                let score: Float = metric == "cosine" ? 1 - distance : -distance
-                return SearchHit(score: score, record: try Self.record(row))
-            }
-        }
+        try await search(SearchRequest(vector: vector, k: k))
     }
 
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {

@@ -27,26 +27,6 @@ extension PgvectorSink {
         try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING gin (text_search)")
     }
 
-    public func search(_ request: SearchRequest) async throws -> [SearchHit] {
-        switch request.mode {
-        case .vector:
-            if let filter = request.filter {
-                throw SluiceError(.usage, "\(name) cannot filter (\(filter)) yet; search without --filter")
-            }
-            return try await search(request.vector, k: request.k)
-        case .keyword:
-            if let filter = request.filter {
-                throw SluiceError(
-                    .usage,
-                    "\(name) cannot filter (\(filter)) in keyword search yet; search without --filter or with --mode vector"
-                )
-            }
-            return try await keywordSearch(request.text, k: request.k)
-        case .hybrid:
-            throw SluiceError(.usage, "\(name) ranks vector and keyword searches; hybrid is fused above the store")
-        }
-    }
-
     /// The best `k` rows holding any of the query's words (an AND of the words, as `plainto_tsquery` or
     /// `websearch_to_tsquery` make, finds nothing for most questions in natural language), ranked by
     /// Σ idf(word) · `ts_rank`(row, word) over the words the row holds. `ts_rank` and `ts_rank_cd` alone
@@ -54,10 +34,13 @@ extension PgvectorSink {
     /// "the" and "invoice" twice above the one row with "CHF". The idf is BM25's (as the local store's),
     /// with document frequencies counted through the GIN index and the row count from the planner's
     /// estimate (counted when the table was never analyzed).
-    func keywordSearch(_ text: String, k: Int) async throws -> [SearchHit] {
+    ///
+    /// The filter is part of the `WHERE` (``PgvectorFilter``): PostgreSQL applies it while it ranks.
+    func keywordSearch(_ text: String, k: Int, filter searchFilter: SearchFilter?) async throws -> [SearchHit] {
         guard k > 0, !KeywordTokenizer.terms(of: text).isEmpty else { return [] }
         let table = quotedTable
         let configuration = Self.textSearchConfiguration
+        let filter = searchFilter.map { PgvectorFilter($0, firstParameter: 3) }
         return try await withConnection("keyword search \(settings.table)") { connection in
             guard try Self.describe(connection, table) != nil else { return [] }
             // A tsvector's text form ('a' 'b') is a valid tsquery once the spaces between lexemes are ORs.
@@ -80,10 +63,10 @@ extension PgvectorSink {
                     (SELECT sum(w.idf * ts_rank(t.text_search, w.query)) FROM weighted w
                      WHERE t.text_search @@ w.query) AS rank
                 FROM \(table) t, any_word
-                WHERE any_word.query <> ''::tsquery AND t.text_search @@ any_word.query
+                WHERE any_word.query <> ''::tsquery AND t.text_search @@ any_word.query AND (\(filter?.sql ?? "TRUE"))
                 ORDER BY rank DESC, id LIMIT \(k)
                 """,
-                [text, table]
+                [text, table] + (filter?.parameters ?? [])
             )
             return try rows.map { SearchHit(score: Float($0[6] ?? "") ?? 0, record: try Self.record($0)) }
         }

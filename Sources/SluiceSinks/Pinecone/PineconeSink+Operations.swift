@@ -161,11 +161,17 @@ extension PineconeSink {
     }
 
     public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
+        try await search(vector, k: k, filter: nil)
+    }
+
+    /// Top-k among the records that match `filter` (Pinecone's metadata filter, ``PineconeFilter``).
+    func search(_ vector: [Float], k: Int, filter: JSONValue?) async throws -> [SearchHit] {
         guard let data = try await data() else { return [] }
         struct Query: Encodable {
             var namespace: String
             var vector: [Float]
             var topK: Int
+            var filter: JSONValue?
             var includeValues = true
             var includeMetadata = true
         }
@@ -174,7 +180,9 @@ extension PineconeSink {
             Answer.self,
             "POST",
             "/query",
-            json: try StoreHTTP.encode(Query(namespace: settings.namespace, vector: vector, topK: max(1, k)))
+            json: try StoreHTTP.encode(
+                Query(namespace: settings.namespace, vector: vector, topK: max(1, k), filter: filter)
+            )
         )
         // Pinecone scores: cosine similarity, dot product, or squared Euclidean distance (lower is better).
         return try (answer.matches ?? []).map {

@@ -111,16 +111,22 @@ extension QdrantSink {
     }
 
     public func search(_ vector: [Float], k: Int) async throws -> [SearchHit] {
+        try await search(vector, k: k, filter: nil)
+    }
+
+    /// Top-k among the points that match `filter` (Qdrant's filter JSON, ``QdrantFilter``).
+    func search(_ vector: [Float], k: Int, filter: JSONValue?) async throws -> [SearchHit] {
         struct Search: Encodable {
             var vector: [Float]
             var limit: Int
+            var filter: JSONValue?
             var with_payload = true
             var with_vector = true
         }
         let response = try await http.send(
             "POST",
             "\(collectionPath)/points/search",
-            json: try StoreHTTP.encode(Search(vector: vector, limit: max(1, k))),
+            json: try StoreHTTP.encode(Search(vector: vector, limit: max(1, k), filter: filter)),
             accepting: [404]
         )
         guard response.status != 404 else { return [] }

@@ -6,7 +6,8 @@ Not Pinecone: it implements and checks the documented request shapes and limits 
 `--api-key`, `X-Pinecone-Api-Version` must be 2025-04; an upsert holds at most 1,000 records and 2 MB;
 ids are at most 512 bytes; values have the index's dimension; a record's metadata is at most 40 KB of
 JSON and holds no null; 100 requests per second per namespace, over which it answers 429. An index's
-host is `127.0.0.1:<port>/index/<name>` (a path, so one stand-in serves many indexes). Search is exact.
+host is `127.0.0.1:<port>/index/<name>` (a path, so one stand-in serves many indexes). Search is exact; the
+metadata filter is validated and applied while ranking (pinecone_filter.py).
 Prints "PORT <n>". `GET /_standin/stats` returns request statistics (`control_describes` counts index
 descriptions, i.e. host look-ups).
 """
@@ -15,6 +16,7 @@ from urllib.parse import urlparse, parse_qs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from store_standin import JSONHandler, Rejected, Store, arguments, score, serve  # noqa: E402
+from pinecone_filter import matches as filter_matches  # noqa: E402
 
 API_VERSION = "2025-04"
 MAX_RECORDS = 1000
@@ -182,7 +184,14 @@ class Handler(JSONHandler):
                     raise Rejected(400, "query: vector of the index's dimension and topK 1..10000 required")
                 metric = METRICS[index["metric"]]
                 scored = []
+                # The metadata filter applies while ranking: the top k among the matching records.
+                unknown = set(body) - {"namespace", "vector", "topK", "filter", "includeValues", "includeMetadata", "sparseVector", "id"}
+                if unknown:
+                    raise Rejected(400, f"Bad request: unknown field(s) {sorted(unknown)}")
+                filter_matches(body.get("filter"), {})  # validated even when no record is there to test it on
                 for vid, record in records.items():
+                    if not filter_matches(body.get("filter"), record["metadata"]):
+                        continue
                     value = score(metric, vector, record["values"])
                     scored.append((value * value if metric == "l2" else value, vid, record))
                 scored.sort(key=lambda t: t[0], reverse=(metric != "l2"))

@@ -4,13 +4,14 @@
 Not Qdrant: it implements and checks the documented request shapes and limits — point ids must be
 unsigned integers or UUIDs, vectors must have the collection's size, writes must ask `?wait=true`,
 an upsert holds 1–256 points, bodies are at most 32 MB, the `api-key` header must match `--api-key`.
-Search is exact (brute force). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
+Search is exact (brute force), with Qdrant's filter validated and applied while ranking (qdrant_filter.py). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
 """
 import os, sys, uuid
 from urllib.parse import urlparse, parse_qs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from store_standin import JSONHandler, Rejected, Store, arguments, score, serve  # noqa: E402
+from qdrant_filter import matches  # noqa: E402
 
 DISTANCES = {"Cosine": "cosine", "Euclid": "l2", "Dot": "dot"}
 MAX_POINTS_PER_UPSERT = 256
@@ -31,16 +32,6 @@ def point_id(value):
         except ValueError:
             pass
     raise Rejected(400, f"Format error in JSON body: value {value!r} is not a valid point ID, valid values are either an unsigned integer or a UUID")
-
-
-def matches(filter_, point):
-    for condition in (filter_ or {}).get("must", []):
-        key, match = condition.get("key"), condition.get("match", {})
-        if key is None or "value" not in match:
-            raise Rejected(400, "filter: each condition needs key and match.value")
-        if point["payload"].get(key) != match["value"]:
-            return False
-    return True
 
 
 class Handler(JSONHandler):
@@ -137,7 +128,7 @@ class Handler(JSONHandler):
                 elif "filter" in body:
                     if "document_key" not in collection["indexes"]:
                         raise Rejected(400, "stand-in: filter deletes need a payload index on the field")
-                    for pid in [pid for pid, p in points.items() if matches(body["filter"], p)]:
+                    for pid in [pid for pid, p in points.items() if matches(body["filter"], pid, p["payload"])]:
                         del points[pid]
                 else:
                     raise Rejected(400, "delete: points or filter required")
@@ -145,13 +136,20 @@ class Handler(JSONHandler):
                     raise Rejected(500, "injected: internal error after applying")
                 return self.ok({"operation_id": 0, "status": "completed"})
             if rest == ["points", "count"]:
-                return self.ok({"count": sum(1 for p in points.values() if matches(body.get("filter"), p))})
+                return self.ok({"count": sum(1 for pid, p in points.items() if matches(body.get("filter"), pid, p["payload"]))})
             if rest == ["points", "search"]:
                 vector = body.get("vector")
                 if not isinstance(vector, list) or len(vector) != collection["size"]:
                     raise Rejected(400, "search: vector of the collection's size required")
                 metric = DISTANCES[collection["distance"]]
-                scored = [(score(metric, vector, p["vector"]), pid, p) for pid, p in points.items()]
+                # The filter applies while ranking (as Qdrant's filtered HNSW search): the top `limit` among
+                # the matching points. Unknown search fields are refused, as Qdrant refuses them.
+                unknown = set(body) - {"vector", "limit", "filter", "with_payload", "with_vector", "params", "offset", "score_threshold"}
+                if unknown:
+                    raise Rejected(400, f"Format error in JSON body: unknown field(s) {sorted(unknown)}")
+                matches(body.get("filter"), None, {})  # validated even when no point is there to test it on
+                scored = [(score(metric, vector, p["vector"]), pid, p) for pid, p in points.items()
+                          if matches(body.get("filter"), pid, p["payload"])]
                 scored.sort(key=lambda t: t[0], reverse=(metric != "l2"))
                 limit = int(body.get("limit", 10))
                 return self.ok([self.view(pid, p, body.get("with_payload", False), body.get("with_vector", False), s) for s, pid, p in scored[:limit]])

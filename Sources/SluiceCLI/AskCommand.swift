@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Sluice
+
+/// `sluice ask "question"`: the answer streamed to standard output, then its numbered sources.
+struct AskCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ask",
+        abstract: "Answer a question from the index with a chat model, citing the passages it used.",
+        discussion: """
+            Retrieves answer.k passages as search does (--filter, --mode), fits them into answer.max_context_tokens, streams the answer of the \
+            chat model (answer.provider, answer.model) and lists the sources its [n] markers refer to. \
+            When nothing relevant is retrieved it says so without calling the model (exit 0).
+            """
+    )
+
+    @Argument(help: "The question.")
+    var question: String
+
+    @OptionGroup var options: PipelineOptions
+
+    @Option(name: .short, help: "How many passages to retrieve (overrides answer.k).")
+    var k: Int?
+
+    @Option(help: ArgumentHelp("Only passages whose metadata match it (as for search).", valueName: "filter"))
+    var filter: String?
+
+    @Option(help: "vector, keyword or hybrid (as for search; default: hybrid where the store has keyword search).")
+    var mode: SearchMode?
+
+    @Flag(help: "Print one JSON object at the end instead of streaming text.")
+    var json = false
+
+    func validate() throws {
+        if let k, k < 1 { throw ValidationError("-k must be at least 1") }
+    }
+
+    func run() async throws {
+        try await withExitMapping {
+            let filter = try filter.map(SearchFilter.init(parsing:))
+            var configuration = try options.loadConfiguration()
+            if let k { configuration.answer.k = k }
+            let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
+            var answerer = try Answerer(
+                configuration: configuration.answer,
+                embedder: components.embedder,
+                sink: components.sink
+            )
+            answerer.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
+            var output = AskOutput(json: json)
+            do {
+                try await answerer.answer(question, filter: filter, mode: mode) { event in output.take(event) }
+            } catch {
+                output.interrupted()
+                throw error
+            }
+            output.end()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+/// `answer`: the chat model `sluice ask` calls, and how passages are chosen for it.
+extension PipelineConfiguration {
+    public struct Answer: Sendable, Hashable {
+        /// Who writes the answer: an OpenAI-compatible chat completions endpoint.
+        public enum Provider: String, Sendable, Hashable, CaseIterable {
+            /// OpenAI, and every server that copies its API (vLLM, llama.cpp's server, LM Studio, LiteLLM).
+            case openai
+            /// An Azure OpenAI deployment (`base_url` is the deployment URL; `api-key` header).
+            case azureOpenAI = "azure-openai"
+            /// Ollama's OpenAI-compatible `/v1`.
+            case ollama
+
+            /// The address used when `answer.base_url` is not set (Azure has none: it is required).
+            public var defaultBaseURL: String? {
+                switch self {
+                case .openai: "https://api.openai.com/v1"
+                case .ollama: "http://127.0.0.1:11434/v1"
+                case .azureOpenAI: nil
+                }
+            }
+
+            /// The model used when `answer.model` is not set (Azure: the deployment decides).
+            public var defaultModel: String? {
+                switch self {
+                case .openai: "gpt-4o-mini"
+                case .ollama: "llama3.2"
+                case .azureOpenAI: nil
+                }
+            }
+        }
+
+        public var provider: Provider = .openai
+        /// The API's base URL; nil: ``Provider/defaultBaseURL``.
+        public var baseURL: String? = nil
+        /// The model name sent; nil: ``Provider/defaultModel``.
+        public var model: String? = nil
+        /// The name of the environment variable holding the API key (the key itself never is in the file).
+        public var apiKeyEnv: String? = nil
+        /// Azure's `api-version`.
+        public var apiVersion: String = "2024-06-01"
+        /// The most tokens (cl100k_base) the numbered passages may take in the prompt.
+        public var maxContextTokens: Int = 3000
+        /// The most tokens the model may write (`max_tokens`).
+        public var maxAnswerTokens: Int = 512
+        /// The sampling temperature.
+        public var temperature: Double = 0.2
+        /// Passages retrieved for a question.
+        public var k: Int = 8
+        /// Hits scoring below this are not passages; nil: no minimum.
+        public var minScore: Double? = nil
+        /// The limit for one whole answer, streaming included.
+        public var timeoutSeconds: Double = 120
+        /// Retries of a failure before the first token (429, 5xx, a reset, a timeout).
+        public var maxRetries: Int = 4
+        /// The longest pause a 429's `Retry-After` is honoured for.
+        public var maxRetryAfterSeconds: Double = 30
+        /// Replaces the built-in instructions (cite with [n], say when the passages do not hold the answer).
+        public var systemPrompt: String? = nil
+
+        public init() {}
+
+        /// The base URL in effect (nil only for Azure without `base_url`).
+        public var effectiveBaseURL: String? { baseURL ?? provider.defaultBaseURL }
+        /// The model name in effect.
+        public var effectiveModel: String? { model ?? provider.defaultModel }
+    }
+}
+
+extension PipelineConfiguration.Answer {
+    /// Reads `answer.*` over the defaults.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var s = section
+        provider = try s.choice("provider") ?? provider
+        baseURL = try s.string("base_url") ?? baseURL
+        model = try s.string("model") ?? model
+        apiKeyEnv = try s.string("api_key_env") ?? apiKeyEnv
+        apiVersion = try s.string("api_version") ?? apiVersion
+        maxContextTokens = try s.int("max_context_tokens", min: 16, max: 10_000_000) ?? maxContextTokens
+        maxAnswerTokens = try s.int("max_answer_tokens", min: 1, max: 10_000_000) ?? maxAnswerTokens
+        temperature = try s.number("temperature", min: 0, max: 2) ?? temperature
+        k = try s.int("k", min: 1, max: 1000) ?? k
+        minScore = try s.number("min_score", min: -1e9, max: 1e9) ?? minScore
+        timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
+        maxRetries = try s.int("max_retries", min: 0, max: 100) ?? maxRetries
+        maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0, max: 86_400) ?? maxRetryAfterSeconds
+        systemPrompt = try s.string("system_prompt") ?? systemPrompt
+        try s.finish()
+        if model?.isEmpty == true { throw SluiceError(.configuration, "answer.model: must not be empty") }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import SluiceCore
+import SluiceEmbed
+import SluiceHTTP
+
+/// An OpenAI-compatible chat completions endpoint (OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp's server),
+/// asked for a streamed answer (`"stream": true`, server-sent events).
+///
+/// Failures before the first token are retried, up to `answer.max_retries`: a 429 after its `Retry-After`
+/// (capped at `answer.max_retry_after_seconds`; else the shared ``Backoff``), 408/409/5xx, resets and
+/// timeouts, an error event or a stream that ends before any text. After the first token nothing is retried
+/// (the words already shown cannot be taken back): a failure ends the answer with
+/// ``SluiceError/Code/dependencyUnavailable``. 401, 403 and an exhausted quota are
+/// ``SluiceError/Code/providerRefused``; other 4xx (a model the server does not have, a prompt over its
+/// context) are ``SluiceError/Code/configuration``. Retries spent on an unreachable or failing server are
+/// ``SluiceError/Code/dependencyUnavailable``. The API key travels in a header only and is scrubbed from
+/// every message.
+final class ChatClient: Sendable {
+    let configuration: PipelineConfiguration.Answer
+    private let apiKey: String?
+    private let url: String
+    private let client: HTTPClient
+    private let backoff: Backoff
+
+    /// What one completed answer reports besides its text.
+    struct Summary: Sendable, Hashable {
+        var model: String?
+        var usage: AnswerUsage?
+        /// `stop`, `length` (`max_tokens` reached), … when the server said.
+        var finishReason: String?
+    }
+
+    /// - Throws: ``SluiceError/Code/configuration`` for Azure without `base_url`, or an `api_key_env` naming
+    ///   an unset variable.
+    init(
+        configuration: PipelineConfiguration.Answer,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        client: HTTPClient? = nil,
+        backoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(8))
+    ) throws {
+        guard let base = configuration.effectiveBaseURL else {
+            throw SluiceError(.configuration, "answer.base_url: required for \(configuration.provider.rawValue)")
+        }
+        self.configuration = configuration
+        self.apiKey = try EnvironmentSecret.value(
+            of: configuration.apiKeyEnv,
+            key: "answer.api_key_env",
+            need: .ifNamed,
+            environment: environment
+        )
+        var url = joinURL(base, "chat/completions")
+        if configuration.provider == .azureOpenAI { url += "?api-version=\(configuration.apiVersion)" }
+        self.url = url
+        var http = HTTPClient.Configuration()
+        http.timeout = .seconds(configuration.timeoutSeconds)
+        self.client = client ?? HTTPClient(configuration: http)
+        self.backoff = backoff
+    }
+
+    /// The request for `prompt`: the key in a header (`Authorization: Bearer`, Azure: `api-key`).
+    func request(for prompt: AnswerPrompt) throws -> HTTPRequest {
+        var body: [String: Any] = [
+            "messages": [
+                ["role": "system", "content": prompt.instructions],
+                ["role": "user", "content": prompt.user],
+            ],
+            "stream": true,
+            "max_tokens": configuration.maxAnswerTokens,
+            "temperature": configuration.temperature,
+        ]
+        if let model = configuration.effectiveModel { body["model"] = model }
+        // OpenAI sends token usage in a last event only when asked; Azure and Ollama may refuse the field.
+        if configuration.provider == .openai { body["stream_options"] = ["include_usage": true] }
+        var headers: [(String, String)] = [("Accept", "text/event-stream")]
+        if let apiKey {
+            headers.append(
+                configuration.provider == .azureOpenAI ? ("api-key", apiKey) : ("Authorization", "Bearer \(apiKey)")
+            )
+        }
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        return .postJSON(url, body: Array(data), headers: headers, timeout: .seconds(configuration.timeoutSeconds))
+    }
+
+    /// Streams the answer to `prompt`, calling `onText` with each piece of text as it arrives.
+    ///
+    /// - Returns: The model's name and the token usage, when the server reported them.
+    /// - Throws: ``SluiceError`` as described on the type; `CancellationError` when the task is cancelled.
+    func complete(_ prompt: AnswerPrompt, onText: (String) async throws -> Void) async throws -> Summary {
+        let request = try request(for: prompt)
+        var failures = 0
+        while true {
+            try Task.checkCancellation()
+            let reason: String
+            switch try await attempt(request, onText: onText) {
+            case .answered(let summary): return summary
+            case .retry(let why, let retryAfter):
+                reason = why
+                failures += 1
+                guard failures <= configuration.maxRetries else {
+                    throw SluiceError(
+                        .dependencyUnavailable,
+                        "the answer model at \(redactedURL(url)) failed \(failures) times: \(scrub(reason))"
+                    )
+                }
+                let fallback = backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1))
+                try await ShutdownSignal.pause(for: retryAfter ?? fallback)
+            }
+        }
+    }
+
+    private enum Outcome {
+        case answered(Summary)
+        /// Failed before the first token: worth another attempt after `retryAfter` (nil: the backoff).
+        case retry(String, retryAfter: Duration?)
+    }
+
+    /// One request: its answer streamed to `onText`, or why it is worth retrying.
+    private func attempt(_ request: HTTPRequest, onText: (String) async throws -> Void) async throws -> Outcome {
+        let response: HTTPStreamingResponse
+        do {
+            response = try await client.stream(request)
+        } catch let error as SluiceError where error.isTransient {
+            return .retry(error.message, retryAfter: nil)
+        }
+        guard (200..<300).contains(response.status) else {
+            let whole: HTTPResponse
+            do {
+                whole = try await response.collect()
+            } catch let error as SluiceError where error.isTransient {
+                return .retry(error.message, retryAfter: nil)
+            }
+            return try judge(whole)
+        }
+        if response.headers["content-type"]?.contains("application/json") == true {
+            return try await unstreamed(response, onText: onText)
+        }
+        var reader = ChatStreamReader()
+        do {
+            for try await chunk in response.body {
+                for item in reader.items(from: chunk) { if let text = try reader.take(item) { try await onText(text) } }
+                if reader.isDone { break }
+            }
+            if !reader.isDone {
+                for item in reader.finish() { if let text = try reader.take(item) { try await onText(text) } }
+            }
+        } catch let error as SluiceError where error.isTransient && !reader.started {
+            return .retry(error.message, retryAfter: nil)
+        } catch let error as ChatStreamReader.StreamError where !reader.started {
+            return .retry(error.message, retryAfter: nil)
+        } catch let error as ChatStreamReader.StreamError {
+            throw SluiceError(.dependencyUnavailable, "the answer was cut short: \(scrub(error.message))")
+        } catch let error as SluiceError where error.isTransient {
+            throw SluiceError(
+                .dependencyUnavailable,
+                "the answer was cut short: \(scrub(error.message))",
+                cause: error
+            )
+        }
+        guard reader.started else { return .retry("the stream ended without any text", retryAfter: nil) }
+        guard reader.isComplete else {
+            throw SluiceError(
+                .dependencyUnavailable,
+                "the answer was cut short: the stream ended before the model finished"
+            )
+        }
+        return .answered(Summary(model: reader.model, usage: reader.usage, finishReason: reader.finishReason))
+    }
+
+    /// A server that ignored `"stream": true` and answered with one JSON object.
+    private func unstreamed(
+        _ response: HTTPStreamingResponse,
+        onText: (String) async throws -> Void
+    ) async throws
+        -> Outcome
+    {
+        let whole: HTTPResponse
+        do {
+            whole = try await response.collect()
+        } catch let error as SluiceError where error.isTransient {
+            return .retry(error.message, retryAfter: nil)
+        }
+        let object = try? JSONSerialization.jsonObject(with: Data(whole.body)) as? [String: Any]
+        let choice = (object?["choices"] as? [[String: Any]])?.first
+        guard let text = (choice?["message"] as? [String: Any])?["content"] as? String, !text.isEmpty else {
+            return .retry("an answer without text: \(providerMessage(whole))", retryAfter: nil)
+        }
+        try await onText(text)
+        return .answered(
+            Summary(
+                model: object?["model"] as? String,
+                usage: (object?["usage"] as? [String: Any]).flatMap { AnswerUsage($0) },
+                finishReason: choice?["finish_reason"] as? String
+            )
+        )
+    }
+
+    /// What a non-2xx answer means: retry, or stop with the error the exit code comes from.
+    private func judge(_ response: HTTPResponse) throws -> Outcome {
+        switch ProviderAnswer(response, batchSize: 1) {
+        case .success:
+            return .retry("HTTP \(response.status)", retryAfter: nil)
+        case .rateLimited(let reason):
+            let cap = Duration.seconds(configuration.maxRetryAfterSeconds)
+            return .retry(reason, retryAfter: response.retryAfter(cap: cap))
+        case .transient(let reason):
+            return .retry(reason, retryAfter: nil)
+        case .refused(let reason):
+            throw SluiceError(.providerRefused, "the answer model refused: \(scrub(reason))")
+        case .tooLarge(let reason), .invalid(let reason):
+            throw SluiceError(
+                .configuration,
+                "the answer model at \(redactedURL(url)) refused the request (check answer.model, answer.base_url, answer.max_context_tokens): \(scrub(reason))"
+            )
+        }
+    }
+
+    func scrub(_ message: String) -> String { EnvironmentSecret.redacting(apiKey, in: message) }
+}

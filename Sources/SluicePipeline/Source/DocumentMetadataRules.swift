@@ -1,0 +1,109 @@
+import Foundation
+import SluiceCore
+
+/// The metadata a document's records get from outside its bytes: the pipeline's own values
+/// (`source.metadata`), named captures of `source.metadata_from_path` on the key, and the file's size and
+/// modification time. Its fingerprint is kept in the checkpoint, so that a change of this metadata alone
+/// writes the records again, their vectors from the embedding cache (docs/DESIGN.md §12).
+///
+/// Size and mtime are left out of the fingerprint: they describe the bytes as they were indexed, so a
+/// file touched without a change (a fresh `git clone`, a restore) is still skipped, as it was before.
+package struct DocumentMetadataRules: Sendable {
+    package let values: [String: MetadataValue]
+    package let frontMatter: Bool
+    /// The settings that shape chunks (docs/DESIGN.md §12): part of the fingerprint, so that a change of
+    /// them processes every document again.
+    package let shaping: ShapingSettings
+    private let pattern: String?
+    private let regex: RegexBox?
+
+    /// `Regex` is not `Sendable`; it is only matched, never mutated.
+    private final class RegexBox: @unchecked Sendable {
+        let regex: Regex<AnyRegexOutput>
+        init(_ regex: Regex<AnyRegexOutput>) { self.regex = regex }
+    }
+
+    /// The pattern was checked when the configuration was read (``PipelineConfiguration/Source``).
+    /// The settings a permanent failure depends on besides those that shape chunks: limits, the PDF
+    /// password (whether its variable is set, never its value) and Sluice's version.
+    private let admission: String
+
+    package init(configuration: PipelineConfiguration) {
+        let extract = configuration.extract
+        let password = extract.pdf.passwordEnvironmentVariable
+        let admission = [
+            "version=\(SluiceVersion.current)",
+            "extract.max_file_mb=\(extract.maxFileMB)",
+            "extract.json.max_depth=\(extract.json.maxDepth)",
+            "extract.docx.max_inflated_mb=\(extract.docx.maxInflatedMB)",
+            "extract.docx.max_compression_ratio=\(extract.docx.maxCompressionRatio)",
+            "extract.pdf.password_env=\(password ?? "")",
+            "password_set=\(password.map { !(ProcessInfo.processInfo.environment[$0] ?? "").isEmpty } ?? false)",
+        ]
+        self.init(
+            source: configuration.source,
+            shaping: ShapingSettings(configuration),
+            admission: admission.joined(separator: "\n")
+        )
+    }
+
+    package init(
+        source: PipelineConfiguration.Source,
+        shaping: ShapingSettings = ShapingSettings(values: [:]),
+        admission: String = ""
+    ) {
+        self.admission = admission
+        self.shaping = shaping
+        values = source.metadata
+        frontMatter = source.frontMatter
+        pattern = source.metadataFromPath
+        regex = source.metadataFromPath.flatMap { try? Regex($0) }.map(RegexBox.init)
+    }
+
+    /// No pipeline metadata (tests, tools).
+    package static let none = DocumentMetadataRules(source: .init())
+
+    /// The file's metadata: the pipeline's values, then the path's captures, then size and mtime.
+    package func metadata(key: String, size: Int, mtimeNanoseconds: Int64) -> [String: MetadataValue] {
+        var metadata = values
+        if let regex, let match = try? regex.regex.firstMatch(in: key) {
+            for capture in match.output {
+                guard let name = capture.name, let text = capture.substring.map(String.init) else { continue }
+                metadata[name] = Int(text).map(MetadataValue.int) ?? .string(text)
+            }
+        }
+        metadata["size"] = .int(size)
+        metadata["mtime"] = .time(Date(timeIntervalSince1970: Double(mtimeNanoseconds / 1_000_000_000)))
+        return metadata
+    }
+
+    /// A hash of everything this metadata depends on besides the bytes (and of the rules themselves).
+    package func fingerprint(of metadata: [String: MetadataValue]) -> ContentHash {
+        var text = "front_matter=\(frontMatter)\npattern=\(pattern ?? "")\n\(shaping.text)\n"
+        for key in metadata.keys.sorted() where !Self.ofTheBytes.contains(key) {
+            let value = metadata[key]!
+            text += "\(key)\u{1F}\(String(describing: value.jsonObject))\u{1F}\(Self.kind(value))\n"
+        }
+        return ContentHash(utf8: text)
+    }
+
+    /// The key a permanent failure is kept under: while a file's stat and this key stay the same, the
+    /// failure is known and the document is not retried (docs/DESIGN.md §11).
+    package func knownFailureKey(metadataHash: ContentHash) -> ContentHash {
+        ContentHash(utf8: metadataHash.hex + "\n" + admission)
+    }
+
+    /// Keys that change only with the bytes (as far as the index is concerned).
+    static let ofTheBytes: Set<String> = ["size", "mtime"]
+
+    private static func kind(_ value: MetadataValue) -> String {
+        switch value {
+        case .string: return "s"
+        case .int: return "i"
+        case .double: return "d"
+        case .bool: return "b"
+        case .time: return "t"
+        case .strings: return "l"
+        }
+    }
+}

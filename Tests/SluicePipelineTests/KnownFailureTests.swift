@@ -1,0 +1,74 @@
+import Foundation
+import SluiceCore
+import SluiceState
+import SluiceTesting
+import Testing
+
+@testable import SluicePipeline
+
+/// docs/DESIGN.md §11: a document that failed for a reason that cannot change while its bytes and the
+/// settings stay the same is not retried (the run exits 0 for it), until the file or the settings
+/// change or `--retry-failed`; transient failures are always retried.
+@Suite struct KnownFailureTests {
+    private func record(_ key: String, _ harness: PipelineHarness) throws -> DocumentRecord? {
+        try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true).document(key)
+    }
+
+    @Test func aPermanentFailureIsSkippedUntilTheFileOrTheSettingsChange() async throws {
+        var harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 4, into: harness.source)
+        let binary = harness.source.appendingPathComponent("blob.txt")
+        try Data([0x00, 0x01, 0x02, 0xFF] + Array(repeating: UInt8(0), count: 64)).write(to: binary)
+        try Data().write(to: harness.source.appendingPathComponent("empty.txt"))
+
+        let first = try await harness.run()
+        #expect(first.documentsFailed == 2 && first.exitCode == .documentsFailed)
+        #expect(try record("blob.txt", harness)?.knownFailure != nil)
+
+        // Nothing changed: both are known failures, skipped; the run succeeds.
+        let second = try await harness.run()
+        #expect(second.documentsFailed == 0 && second.documentsKnownFailures == 2)
+        #expect(second.documentsSkipped == 6 && second.exitCode == .success)
+
+        // Touched, same bytes: read and hashed, still known.
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_790_000_000)],
+            ofItemAtPath: binary.path
+        )
+        let touched = try await harness.run()
+        #expect(touched.documentsFailed == 0 && touched.documentsKnownFailures == 2)
+
+        // --retry-failed retries them (and they fail again).
+        var retryOptions = RunOptions()
+        retryOptions.retryFailed = true
+        let retried = try await harness.run(retryOptions)
+        #expect(retried.documentsFailed == 2 && retried.documentsKnownFailures == nil)
+
+        // A setting a failure may depend on changes: retried once, then known again.
+        harness.configuration.extract.maxFileMB = 100
+        let afterSettings = try await harness.run()
+        #expect(afterSettings.documentsFailed == 2)
+        #expect(try await harness.run().documentsKnownFailures == 2)
+
+        // Fixed bytes: indexed.
+        try Data("Now it is text.".utf8).write(to: binary)
+        let fixed = try await harness.run()
+        #expect(fixed.documentsUpserted == 1 && fixed.documentsFailed == 0)
+        #expect(harness.sink.records.contains { $0.documentKey == "blob.txt" })
+    }
+
+    @Test func aTransientFailureIsRetriedOnTheNextRun() async throws {
+        let harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 3, into: harness.source)
+        harness.sink.failNextUpserts(100)
+        let first = try await harness.run()
+        #expect(first.documentsFailed == 3)
+        let failed = try #require(try record("group1/doc1.txt", harness))
+        #expect(failed.status == .failed && failed.knownFailure == nil)
+        harness.sink.failNextUpserts(0)
+        let second = try await harness.run()
+        #expect(second.documentsUpserted == 3 && second.documentsKnownFailures == nil)
+    }
+}

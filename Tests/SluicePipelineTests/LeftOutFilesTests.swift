@@ -1,0 +1,51 @@
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@testable import SluicePipeline
+
+/// Issue 18: include/exclude never leave files out silently, and the default pipeline takes files
+/// without an extension (`!(*.*)`, fnmatch's extended pattern).
+@Suite struct LeftOutFilesTests {
+    @Test func extendedPatternsSelectNamesWithoutADot() {
+        let pattern = GlobPattern("**/!(*.*)")
+        #expect(pattern.matches("README") && pattern.matches("docs/COPYING") && pattern.matches("a/b/Makefile"))
+        #expect(!pattern.matches("notes.txt") && !pattern.matches("a/b.tar.gz") && !pattern.matches(".hidden"))
+        #expect(GlobPattern("**/*.@(md|txt)").matches("a/b.md") && !GlobPattern("**/*.@(md|txt)").matches("b.pdf"))
+        // Plain globs are as before.
+        #expect(GlobPattern("**/*.md").matches("x/y.md") && !GlobPattern("*.md").matches("x/y.md"))
+    }
+
+    @Test func theWalkCountsWhatIncludeAndExcludeLeaveOut() async throws {
+        let root = try TestCorpus.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        for key in ["a.md", "b.txt", "README", "img/logo.svg", "skip/x.md", "skip/y.md", "deep/c.md"] {
+            let url = root.appendingPathComponent(key)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try Data("text".utf8).write(to: url)
+        }
+        var source = PipelineConfiguration.Source()
+        source.include = ["**/*.md"]
+        source.exclude = ["skip/**"]
+        let scanner = SourceScanner(configuration: source, root: root)
+        var selected: [String] = []
+        try await scanner.walk { entry in
+            if case .success(let file) = entry { selected.append(file.key) }
+            return true
+        }
+        #expect(selected == ["a.md", "deep/c.md"])
+        #expect(scanner.leftOut.files == 3 && scanner.leftOut.folders == 1)
+        #expect(Set(scanner.leftOut.exampleKeys) == ["README", "b.txt", "img/logo.svg", "skip/"])
+        #expect(scanner.leftOut.summary?.hasPrefix("3 files and 1 folder (e.g. ") == true)
+
+        source.include = ["**/*"]
+        source.exclude = []
+        let everything = SourceScanner(configuration: source, root: root)
+        try await everything.walk { _ in true }
+        #expect(everything.leftOut.summary == nil)
+    }
+}
