@@ -46,6 +46,7 @@ public final class LocalSink: VectorSink {
         let path = directory.path
         try await executor.run {
             let meta = try environment.database("meta")
+            let keywords = try KeywordIndex(writingTo: environment)
             try environment.write { txn in
                 let stored = try txn.get(meta, Array("embedder".utf8)).map { String(decoding: $0, as: UTF8.self) }
                 if let stored, stored != embedder.description {
@@ -59,6 +60,7 @@ public final class LocalSink: VectorSink {
                 }
                 try txn.put(meta, Array("embedder".utf8), Array(embedder.description.utf8))
                 try txn.put(meta, Array("dimensions".utf8), Array(String(embedder.dimensions).utf8))
+                try keywords.ensureBuilt(txn)  // a store made before the keyword index gets it here
             }
         }
     }
@@ -76,8 +78,12 @@ public final class LocalSink: VectorSink {
         let environment = self.environment
         try await executor.run {
             let vectors = try environment.database("vectors")
+            let keywords = try KeywordIndex(writingTo: environment)
             try environment.write { txn in
+                try keywords.ensureBuilt(txn)
                 for record in records {
+                    try keywords.replace(id: Array(record.id.rawValue.utf8), with: record.text, txn)
+                    CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
                     try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encode(record))
                 }
             }
@@ -89,8 +95,13 @@ public final class LocalSink: VectorSink {
         let environment = self.environment
         try await executor.run {
             let vectors = try environment.database("vectors")
+            let keywords = try KeywordIndex(writingTo: environment)
             try environment.write { txn in
-                for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
+                try keywords.ensureBuilt(txn)
+                for id in ids {
+                    try keywords.remove(id: Array(id.rawValue.utf8), txn)
+                    try txn.delete(vectors, Array(id.rawValue.utf8))
+                }
             }
         }
     }
@@ -105,12 +116,25 @@ public final class LocalSink: VectorSink {
     }
 
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
-        guard request.mode == .vector else {
-            throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
+        guard request.mode != .hybrid else {
+            throw SluiceError(.usage, "\(name) ranks vector and keyword searches; hybrid is fused above the store")
         }
         let environment = self.environment
         return try await executor.run {
-            try LocalSink.exactSearch(environment: environment, request.vector, k: request.k, filter: request.filter)
+            if request.mode == .keyword {
+                return try LocalSink.keywordSearch(
+                    environment: environment,
+                    request.text,
+                    k: request.k,
+                    filter: request.filter
+                )
+            }
+            return try LocalSink.exactSearch(
+                environment: environment,
+                request.vector,
+                k: request.k,
+                filter: request.filter
+            )
         }
     }
 
@@ -173,9 +197,11 @@ public final class LocalSink: VectorSink {
         try await executor.run {
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
+            let postings = try environment.database(KeywordIndex.postingsDatabase)
             try environment.write { txn in
                 try txn.drop(vectors)
                 try txn.drop(meta)
+                try txn.drop(postings)
             }
         }
     }

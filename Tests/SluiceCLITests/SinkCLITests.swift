@@ -35,10 +35,14 @@ struct SinkCLITests {
         let records = try Export.records(mainExport)
         #expect(records.count > 40)
 
-        // Search: the store's own query ranks like the local store's exact search.
+        // Vector search: the store's own query ranks like the local store's exact search.
         let query = try #require(records.first?.text.split(separator: " ").prefix(8).joined(separator: " "))
-        let localHits = try await ws.sluice(["search", query, "--json", "-k", "3", ws.pipeline.path] + local.arguments)
-        let storeHits = try await ws.sluice(["search", query, "--json", "-k", "3", ws.pipeline.path] + main.arguments)
+        let localHits = try await ws.sluice(
+            ["search", query, "--json", "-k", "3", "--mode", "vector", ws.pipeline.path] + local.arguments
+        )
+        let storeHits = try await ws.sluice(
+            ["search", query, "--json", "-k", "3", "--mode", "vector", ws.pipeline.path] + main.arguments
+        )
         #expect(storeHits.exitCode == 0, "\(storeHits)")
         let storeScores = Self.field("score", storeHits.stdout).compactMap { $0 as? Double }
         let localScores = Self.field("score", localHits.stdout).compactMap { $0 as? Double }

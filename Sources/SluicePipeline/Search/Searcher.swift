@@ -9,7 +9,9 @@ import SluiceState
 public struct Searcher: Sendable {
     public let embedder: any Embedder
     public let sink: any VectorSink
-    public var fusion = ReciprocalRankFusion()
+    /// k = 10, not the usual 60: measured on Benchmarks/retrieval (README), with two rankings of 50 candidates
+    /// the top of either ranking should count; 60 flattened a keyword rank 1 into the vector ranking's noise.
+    public var fusion = ReciprocalRankFusion(k: 10)
     /// The embedder identity the pipeline's state recorded when it built the index
     /// (``recordedEmbedder(configuration:)``): checked as well as the store's own record, which some
     /// stores (Qdrant, Pinecone) do not keep.

@@ -4,21 +4,9 @@ import SluiceCore
 /// The part of a passage to show under a result: the window of about `length` characters that holds the
 /// most distinct query words, cut at word boundaries, with `…` where text was left out.
 public enum Snippet {
-    /// The query's words as snippets and keyword rankings see them: lower-cased runs of letters and digits.
-    public static func words(of text: String) -> [String] {
-        var words: [String] = []
-        var current = ""
-        for character in text.lowercased() {
-            if character.isLetter || character.isNumber {
-                current.append(character)
-            } else if !current.isEmpty {
-                words.append(current)
-                current = ""
-            }
-        }
-        if !current.isEmpty { words.append(current) }
-        return words
-    }
+    /// The query's words as snippets and keyword rankings see them (``KeywordTokenizer``): lower-cased
+    /// runs of letters and digits, pairs of characters in scripts written without spaces.
+    public static func words(of text: String) -> [String] { KeywordTokenizer.terms(of: text) }
 
     public static func make(text: String, query: String, length: Int = 240) -> String {
         let flat = Chunk.normalize(text)
@@ -42,7 +30,11 @@ public enum Snippet {
         var end = 0
         for first in starts.indices {
             end = max(end, first)
-            while end + 1 < starts.count, flat.distance(from: starts[first], to: starts[end + 1]) <= length {
+            // Word end + 1 joins when the text up to the next word's start (what the snippet keeps) fits.
+            while end + 1 < starts.count,
+                flat.distance(from: starts[first], to: end + 2 < starts.count ? starts[end + 2] : flat.endIndex)
+                    <= length
+            {
                 end += 1
             }
             let score = Set(hits[first...end].compactMap { $0 }).count

@@ -14,6 +14,9 @@ extension PgvectorSink {
     static let maxEfSearch = 1000
 
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
+        if request.mode == .keyword {
+            return try await keywordSearch(request.text, k: request.k, filter: request.filter)  // +Keyword.swift
+        }
         try request.requireVectorMode(name)
         let table = quotedTable
         let op = distanceOperator

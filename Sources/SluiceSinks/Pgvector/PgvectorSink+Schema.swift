@@ -10,6 +10,7 @@ extension PgvectorSink {
     public func prepare(embedder: EmbedderIdentity) async throws {
         let table = quotedTable
         let rawTable = settings.table
+        let textSearchIndex = textSearchIndexName
         let metric = settings.metric
         let dimensions = embedder.dimensions
         let type = dimensions > Self.vectorDimensionLimit ? "halfvec" : "vector"
@@ -47,6 +48,7 @@ extension PgvectorSink {
                     try connection.query("DROP TABLE \(table)")
                 }
                 if try Self.describe(connection, table) != nil {
+                    try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
                     try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                     return (count == 0, type)
                 }
@@ -67,6 +69,7 @@ extension PgvectorSink {
                 try connection.query(
                     "CREATE INDEX IF NOT EXISTS \"\(rawTable.split(separator: ".").last!)_document_key\" ON \(table) (document_key)"
                 )
+                try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
                 try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                 try connection.query("COMMIT")
             } catch {

@@ -1,0 +1,70 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// Keyword search over the local store: BM25 over ``KeywordIndex``, which upserts and deletes maintain in
+/// their own write transactions.
+extension LocalSink {
+    public var searchModes: Set<SearchMode> { [.vector, .keyword] }
+
+    /// The best `k` records by BM25 among those that match `filter`. The filter is evaluated while walking
+    /// down the whole ranking, so k records come back whenever k matching records hold a query term.
+    ///
+    /// A store opened read-only that was made before the keyword index existed (the next `sluice run`
+    /// builds it) is ranked by a scan that counts the query's terms in every record: same scores, slower.
+    static func keywordSearch(
+        environment: LMDBEnvironment,
+        _ text: String,
+        k: Int,
+        filter: SearchFilter?,
+        bm25: BM25 = BM25()
+    ) throws -> [SearchHit] {
+        let terms = Set(KeywordIndex.counts(of: text).terms.keys).sorted()
+        guard !terms.isEmpty, k > 0 else { return [] }
+        let index = KeywordIndex(environment: environment)
+        let vectors = try environment.database("vectors")
+        // Opened outside the read transaction (it is missing in a read-only store made before the index).
+        _ = try? environment.database(KeywordIndex.postingsDatabase)
+        return try environment.read { txn in
+            let ranked: [(id: String, score: Double)]
+            if try index.isBuilt(txn) {
+                ranked = bm25.rank(try terms.map { try index.postings(of: $0, txn) }, corpus: try index.corpus(txn))
+            } else {
+                ranked = try scanRanking(terms, environment: environment, txn, bm25: bm25)
+            }
+            var hits: [SearchHit] = []
+            for (id, score) in ranked {
+                let key = Array(id.utf8)
+                guard let value = try txn.get(vectors, key) else { continue }
+                let record = try LocalSink.decode(id: key, value)
+                guard filter?.matches(record) ?? true else { continue }
+                hits.append(SearchHit(score: Float(score), record: record))
+                if hits.count == k { break }
+            }
+            return hits
+        }
+    }
+
+    /// BM25 from postings counted by reading every record (no index yet and no right to write one).
+    private static func scanRanking(
+        _ terms: [String],
+        environment: LMDBEnvironment,
+        _ txn: LMDBTransaction,
+        bm25: BM25
+    ) throws -> [(id: String, score: Double)] {
+        var postings = [[BM25.Posting]](repeating: [], count: terms.count)
+        var corpus = BM25.Corpus(documents: 0, terms: 0)
+        try txn.forEach(environment.database("vectors")) { key, value in
+            let record = try LocalSink.decode(id: Array(key), value)
+            let counts = KeywordIndex.counts(of: record.text)
+            corpus.documents += 1
+            corpus.terms += counts.length
+            for (index, term) in terms.enumerated() {
+                guard let frequency = counts.terms[term] else { continue }
+                postings[index].append(.init(id: record.id.rawValue, frequency: frequency, length: counts.length))
+            }
+            return true
+        }
+        return bm25.rank(postings, corpus: corpus)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@testable import SluiceSinks
+
+/// Keyword search in the pgvector sink (PgvectorSink+Keyword) against a real PostgreSQL 18 + pgvector:
+/// the generated tsvector column follows upserts and deletes, a table made before it gets it, and a
+/// filter applies in the SQL.
+@Suite(.serialized)
+struct PgvectorKeywordTests {
+    static func record(_ id: Int, _ text: String) -> VectorRecord {
+        VectorRecord(
+            id: VectorID(rawValue: String(format: "%032x", id)),
+            documentKey: "doc\(id).txt",
+            ordinal: 0,
+            text: text,
+            vector: [1, Float(id), 0.5],
+            metadata: ["page": "1"]
+        )
+    }
+
+    @Test("keyword search finds the rare term first, follows replace and delete, and is added to an older table")
+    func keywordSearch() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
+        defer { server.stop() }
+        var settings = PgvectorSink.Settings(
+            url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres",
+            password: "pw",
+            table: "Keyword_Chunks"
+        )
+        settings.connections = 1
+        let sink = try PgvectorSink(settings: settings)
+        #expect(sink.searchModes == [.vector, .keyword])
+        let identity = EmbedderIdentity(provider: "test", model: "kw", dimensions: 3)
+        try await sink.prepare(embedder: identity)
+        try await sink.upsert([
+            Self.record(1, "The invoice total is 120 CHF including tax."),
+            Self.record(2, "The invoice total is 120 EUR including tax and the invoice date."),
+            Self.record(3, "Shipping is free above a total of 50."),
+        ])
+        try await sink.finish()
+        func keyword(_ text: String) async throws -> [Int] {
+            try await sink.search(SearchRequest(mode: .keyword, text: text, k: 10)).map {
+                Int($0.record.id.rawValue, radix: 16)!
+            }
+        }
+        let hits = try await keyword("what is the invoice total in CHF?")
+        #expect(hits.first == 1)
+        #expect(Set(hits) == [1, 2, 3])  // any word matches: an OR of the query's words
+        #expect(try await keyword("zebra").isEmpty)
+        #expect(try await keyword(" ?! ").isEmpty)
+
+        // Replace and delete: the generated column follows the rows.
+        try await sink.upsert([Self.record(1, "A refund is issued in GBP.")])
+        try await sink.delete([Self.record(3, "").id])
+        #expect(try await keyword("CHF").isEmpty)
+        #expect(try await keyword("shipping").isEmpty)
+        #expect(try await keyword("refund GBP") == [1])
+
+        // A filter is part of the SQL: applied while ranking.
+        let filtered = try await sink.search(
+            SearchRequest(
+                mode: .keyword,
+                text: "invoice",
+                k: 3,
+                filter: try SearchFilter(parsing: "document_key = \"doc2.txt\"")
+            )
+        )
+        #expect(filtered.map(\.record.documentKey) == ["doc2.txt"])
+
+        // A table made before keyword search: prepare adds the column and its index.
+        try await sink.withConnection("drop the column") { connection in
+            try connection.query("ALTER TABLE \"Keyword_Chunks\" DROP COLUMN text_search")
+        }
+        let reopened = try PgvectorSink(settings: settings)
+        try await reopened.prepare(embedder: identity)
+        let again = try await reopened.search(SearchRequest(mode: .keyword, text: "invoice date", k: 5))
+        #expect(again.map(\.record.id.rawValue) == [Self.record(2, "").id.rawValue])
+        let indexes = try await reopened.withConnection("indexes") { connection in
+            try connection.query("SELECT indexname FROM pg_indexes WHERE tablename = 'Keyword_Chunks'").map { $0[0] }
+        }
+        #expect(indexes.contains("Keyword_Chunks_text_search"))
+    }
+}
