@@ -51,19 +51,22 @@ def field(result, *names):
 
 
 def hits(result, relevant):
-    """Indexes of the relevant entries this result hits."""
-    key = field(result, "document_key", "documentKey", "document")
+    """Indexes of the relevant entries this result hits. A result stands for every document holding its
+    text (identical texts collapse into one result listing the others under `duplicates`)."""
     metadata = result.get("metadata") or {}
-    page = field(result, "page") or metadata.get("page")
+    holders = [(field(result, "document_key", "documentKey", "document"), field(result, "page") or metadata.get("page"))]
+    holders += [(d.get("document_key"), d.get("page")) for d in result.get("duplicates") or []]
     text = squash(field(result, "text") or "")
     found = []
     for index, entry in enumerate(relevant):
-        if entry["key"] != key:
-            continue
-        if "page" in entry and str(entry["page"]) != str(page):
-            continue
-        if squash(entry["contains"]) in text:
-            found.append(index)
+        for key, page in holders:
+            if entry["key"] != key:
+                continue
+            if "page" in entry and str(entry["page"]) != str(page):
+                continue
+            if squash(entry["contains"]) in text:
+                found.append(index)
+                break
     return found
 
 
