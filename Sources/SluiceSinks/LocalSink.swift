@@ -2,24 +2,39 @@ import Foundation
 import SluiceCore
 import SluiceState
 
-/// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by exact
-/// (brute-force) cosine similarity. No server to run; fine up to a few million vectors.
+/// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by cosine
+/// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
+/// No server to run.
 ///
-/// Writes run on the sink's own thread (LMDB write transactions block and fsync).
+/// Writes run on the sink's own thread (LMDB write transactions block and fsync); searches on reader
+/// threads of their own.
 public final class LocalSink: VectorSink {
-    private let environment: LMDBEnvironment
+    let environment: LMDBEnvironment
     private let executor: BlockingExecutor
+    private let readers: BlockingExecutor
     public let directory: URL
+    let readOnly: Bool
+    let indexSettings: IndexSettings
+    let annState = LocalANNState()
 
     public var name: String { "local:\(directory.path)" }
 
     /// Opens (creating) the store at `directory`.
-    /// - Parameter mapSize: the most the data file may grow to (tests make it small to fill it).
-    public init(directory: URL, readOnly: Bool = false, mapSize: Int = 1 << 40) throws {
+    /// - Parameters:
+    ///   - mapSize: the most the data file may grow to (tests make it small to fill it).
+    ///   - index: exact scan or HNSW graph, and the graph's parameters.
+    public init(
+        directory: URL,
+        readOnly: Bool = false,
+        mapSize: Int = 1 << 40,
+        index: IndexSettings = IndexSettings()
+    ) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no local store at \(directory.path): run the pipeline first")
         }
         self.directory = directory
+        self.readOnly = readOnly
+        self.indexSettings = index
         // Its errors are the sink's (a full disk here is not the state's problem).
         environment = try LMDBEnvironment(
             path: directory,
@@ -36,10 +51,19 @@ public final class LocalSink: VectorSink {
         )
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
+        _ = try environment.database("ann")
+        _ = try environment.database("ann-labels")
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
+        readers = BlockingExecutor(
+            label: "sl-local-read",
+            threads: min(4, ProcessInfo.processInfo.activeProcessorCount)
+        )
     }
 
-    deinit { executor.shutdown() }
+    deinit {
+        executor.shutdown()
+        readers.shutdown()
+    }
 
     public func prepare(embedder: EmbedderIdentity) async throws {
         let environment = self.environment
@@ -60,6 +84,7 @@ public final class LocalSink: VectorSink {
                 try txn.put(meta, Array("embedder".utf8), Array(embedder.description.utf8))
                 try txn.put(meta, Array("dimensions".utf8), Array(String(embedder.dimensions).utf8))
             }
+            try self.ensureIndex()
         }
     }
 
@@ -75,12 +100,16 @@ public final class LocalSink: VectorSink {
         guard !records.isEmpty else { return }
         let environment = self.environment
         try await executor.run {
+            // A graph that cannot be built leaves searches scanning; the write itself goes on.
+            try? self.ensureIndex()
             let vectors = try environment.database("vectors")
-            try environment.write { txn in
+            let change = try environment.write { txn in
                 for record in records {
                     try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encode(record))
                 }
+                return try self.recordUpsert(records, in: txn)
             }
+            self.apply(change)
         }
     }
 
@@ -88,10 +117,13 @@ public final class LocalSink: VectorSink {
         guard !ids.isEmpty else { return }
         let environment = self.environment
         try await executor.run {
+            try? self.ensureIndex()
             let vectors = try environment.database("vectors")
-            try environment.write { txn in
+            let change = try environment.write { txn in
                 for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
+                return try self.recordDelete(ids, in: txn)
             }
+            self.apply(change)
         }
     }
 
@@ -108,9 +140,10 @@ public final class LocalSink: VectorSink {
         guard request.mode == .vector else {
             throw SluiceError(.usage, "\(name) has no \(request.mode.rawValue) search; use --mode vector")
         }
-        let environment = self.environment
-        return try await executor.run {
-            try LocalSink.exactSearch(environment: environment, request.vector, k: request.k, filter: request.filter)
+        return try await readers.run {
+            // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
+            guard let filter = request.filter else { return try self.searchBest(request.vector, k: request.k) }
+            return try LocalSink.exactSearch(environment: self.environment, request.vector, k: request.k, filter: filter)
         }
     }
 
@@ -173,10 +206,18 @@ public final class LocalSink: VectorSink {
         try await executor.run {
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
-            try environment.write { txn in
+            let change = try environment.write { txn in
                 try txn.drop(vectors)
                 try txn.drop(meta)
+                return try self.recordClear(in: txn)
             }
+            self.apply(change)
+            self.removeIndexFiles(keeping: nil)
         }
+    }
+
+    /// Saves the HNSW graph (see `LocalSink+ANN.swift`).
+    public func finish() async throws {
+        try await executor.run { try self.saveIndex() }
     }
 }
