@@ -155,6 +155,8 @@ extension LocalSink {
             annState.set(.init(index: nil, generation: generation, dirty: true))
         } else if let index = loadSavedIndex(generation: generation, count: count) {
             annState.set(.init(index: index, generation: generation, dirty: false))
+            // Older graphs left by a process killed before it removed them.
+            removeIndexFiles(keeping: indexFile(generation: generation).lastPathComponent)
         } else {
             try rebuildIndex()
         }
@@ -204,6 +206,7 @@ extension LocalSink {
             return .init(index: index, generation: generation, dirty: true)
         }
         annState.set(live)
+        CrashPoint.reach("local.index-rebuilt")
         try saveIndex()
     }
 
@@ -220,7 +223,9 @@ extension LocalSink {
         if let index = live.index {
             let temporary = URL(fileURLWithPath: file.path + ".tmp")
             try index.save(to: temporary)
+            CrashPoint.reach("local.index-written")
             try Self.durablyRename(temporary, to: file)
+            CrashPoint.reach("local.index-renamed")
         }
         removeIndexFiles(keeping: live.index == nil ? nil : file.lastPathComponent)
         annState.markSaved()

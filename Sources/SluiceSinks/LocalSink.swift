@@ -109,6 +109,7 @@ public final class LocalSink: VectorSink {
                 }
                 return try self.recordUpsert(records, in: txn)
             }
+            CrashPoint.reach("local.upsert-committed")
             self.apply(change)
         }
     }
