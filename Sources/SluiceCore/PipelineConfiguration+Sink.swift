@@ -28,6 +28,9 @@ extension PipelineConfiguration {
             public var efConstruction: Int = 100
             /// Candidates considered while searching (at least `k`).
             public var efSearch: Int = 64
+            /// Searches scan every vector while the store holds fewer than this (exact, and cheap there); the
+            /// graph is kept up to date all the same.
+            public var exactBelow: Int = 10_000
             public init() {}
         }
 
@@ -110,6 +113,7 @@ extension PipelineConfiguration.Sink.HNSW {
         m = try s.int("m", min: 2, max: 512) ?? m
         efConstruction = try s.int("ef_construction", min: 1, max: 10_000) ?? efConstruction
         efSearch = try s.int("ef_search", min: 1, max: 10_000) ?? efSearch
+        exactBelow = try s.int("exact_below", min: 0) ?? exactBelow
         try s.finish()
     }
 }

@@ -273,15 +273,16 @@ extension LocalSink {
         try Self.exactSearch(environment: environment, query, k: k, filter: nil)
     }
 
-    /// The best `k` by cosine: from the graph when it matches what this read transaction sees, else by an
-    /// exact scan. Runs on a reader thread.
+    /// The best `k` by cosine: from the graph when it matches what this read transaction sees and the
+    /// store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread.
     func searchBest(_ query: [Float], k: Int) throws -> [SearchHit] {
         guard indexSettings.kind == .hnsw else { return try exactSearch(query, k: k) }
-        let ann = try environment.database("ann")
-        let generation = try environment.read { txn in try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0 }
+        let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
+        let (generation, count) = try environment.read { txn in
+            (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
+        }
+        if count < indexSettings.exactBelow { return try exactSearch(query, k: k) }
         if annState.live?.generation != generation, annState.beginLoading(generation: generation) {
-            let vectors = try environment.database("vectors")
-            let count = try environment.read { try $0.count(vectors) }
             let index = loadSavedIndex(generation: generation, count: count)
             annState.finishLoading(
                 index.map { .init(index: $0, generation: generation, dirty: false) },
@@ -292,7 +293,6 @@ extension LocalSink {
             return try exactSearch(query, k: k)
         }
         let found = index.search(query, k: k)
-        let vectors = try environment.database("vectors")
         let queryNorm = Self.norm(query)
         // Scores are recomputed from the stored vectors, as the scan computes them.
         return try environment.read { txn in

@@ -12,6 +12,8 @@ extension LocalSink {
         public var efConstruction: Int
         /// Candidates considered while searching (hnswlib's `ef`); at least `k` is used.
         public var efSearch: Int
+        /// Searches scan while the store holds fewer vectors than this.
+        public var exactBelow: Int
         /// Threads that insert at once (rebuilds and upserts).
         public var buildThreads: Int
 
@@ -21,6 +23,7 @@ extension LocalSink {
             m = section.hnsw.m
             efConstruction = section.hnsw.efConstruction
             efSearch = section.hnsw.efSearch
+            exactBelow = section.hnsw.exactBelow
             buildThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         }
     }

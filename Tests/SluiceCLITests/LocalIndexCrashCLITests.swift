@@ -29,6 +29,7 @@ struct LocalIndexCrashCLITests {
                 let result = try await ws.sluice(
                     ["search", query, "--json", "-k", "8", ws.pipeline.path] + target.arguments + [
                         "--set", "sink.local_index=\(kind)", "--set", "sink.hnsw.ef_search=5000",
+                        "--set", "sink.hnsw.exact_below=0",
                     ]
                 )
                 #expect(result.exitCode == 0, "\(moment): \(result)", sourceLocation: sourceLocation)

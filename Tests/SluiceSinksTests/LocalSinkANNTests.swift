@@ -38,6 +38,7 @@ import Testing
     {
         var section = PipelineConfiguration.Sink()
         section.localIndex = kind
+        section.hnsw.exactBelow = 0  // the graph answers even these small stores
         return try LocalSink(directory: folder, readOnly: readOnly, index: .init(section: section))
     }
 
@@ -79,6 +80,21 @@ import Testing
         for hit in hits {
             let cosine = zip(hit.record.vector, query).reduce(Float(0)) { $0 + $1.0 * $1.1 }
             #expect(abs(hit.score - cosine) < 1e-4)
+        }
+    }
+
+    @Test("below sink.hnsw.exact_below vectors, searches scan (exact), and the graph is kept up to date all the same")
+    func smallStoresScan() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 3, seed: 0x5CA)
+        let sink = try LocalSink(directory: folder)  // the defaults: hnsw, exact below 10,000
+        try await Self.prepare(sink)
+        try await sink.upsert(Self.records(generator.next(300)))
+        #expect(sink.annState.live?.index?.elementCount == 300)
+        for query in generator.next(20) {
+            let hits = try await sink.search(query, k: 10)
+            #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
         }
     }
 
