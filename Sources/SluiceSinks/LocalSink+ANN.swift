@@ -164,7 +164,7 @@ extension LocalSink {
 
     /// Builds the graph from every vector in LMDB, with new labels (in one write transaction, so that
     /// labels and generation change together), and saves it.
-    func rebuildIndex() throws {
+    package func rebuildIndex() throws {
         let (vectors, ann, labels) = (
             try environment.database("vectors"), try environment.database("ann"),
             try environment.database("ann-labels")
@@ -265,6 +265,14 @@ extension LocalSink {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }
+
+    // MARK: - For the benchmark
+
+    /// The graph's search breadth (`ef`), changed in place for the rest of this process.
+    package func setSearchBreadth(_ ef: Int) { annState.live?.index?.setSearchBreadth(ef) }
+
+    /// Bytes the graph holds in memory, when there is one.
+    package var indexMemoryBytes: Int? { annState.live?.index?.memoryBytes }
 
     // MARK: - Search
 
