@@ -34,6 +34,20 @@ static void fail(char *error, size_t error_size, const char *what)
     }
 }
 
+// Runs `body`, turning a C++ exception into `failed` and a message in `error`.
+template <typename Result, typename Body>
+static Result guarded(char *error, size_t error_size, Result failed, Body body)
+{
+    try {
+        return body();
+    } catch (const std::exception &exception) {
+        fail(error, error_size, exception.what());
+    } catch (...) {
+        fail(error, error_size, "unknown error");
+    }
+    return failed;
+}
+
 static void normalized(const float *vector, size_t dimensions, float *out)
 {
     double sum = 0;
@@ -49,24 +63,19 @@ static void normalized(const float *vector, size_t dimensions, float *out)
 SluiceHNSW *sluice_hnsw_create(
     size_t dimensions, size_t capacity, size_t m, size_t ef_construction, char *error, size_t error_size)
 {
-    try {
+    return guarded(error, error_size, static_cast<SluiceHNSW *>(nullptr), [&]() {
         auto index = std::make_unique<SluiceHNSW>();
         index->dimensions = dimensions;
         index->space = std::make_unique<hnswlib::InnerProductSpace>(dimensions);
         index->graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(
             index->space.get(), std::max<size_t>(capacity, 16), m, ef_construction);
         return index.release();
-    } catch (const std::exception &exception) {
-        fail(error, error_size, exception.what());
-    } catch (...) {
-        fail(error, error_size, "unknown error");
-    }
-    return nullptr;
+    });
 }
 
 SluiceHNSW *sluice_hnsw_load(const char *path, size_t dimensions, char *error, size_t error_size)
 {
-    try {
+    return guarded(error, error_size, static_cast<SluiceHNSW *>(nullptr), [&]() -> SluiceHNSW * {
         auto index = std::make_unique<SluiceHNSW>();
         index->dimensions = dimensions;
         index->space = std::make_unique<hnswlib::InnerProductSpace>(dimensions);
@@ -86,35 +95,25 @@ SluiceHNSW *sluice_hnsw_load(const char *path, size_t dimensions, char *error, s
             }
         }
         return index.release();
-    } catch (const std::exception &exception) {
-        fail(error, error_size, exception.what());
-    } catch (...) {
-        fail(error, error_size, "unknown error");
-    }
-    return nullptr;
+    });
 }
 
 void sluice_hnsw_free(SluiceHNSW *index) { delete index; }
 
 int sluice_hnsw_save(SluiceHNSW *index, const char *path, char *error, size_t error_size)
 {
-    try {
+    return guarded(error, error_size, 0, [&]() {
         std::shared_lock<std::shared_mutex> guard(index->lock);
         index->graph->saveIndex(std::string(path));
         return 1;
-    } catch (const std::exception &exception) {
-        fail(error, error_size, exception.what());
-    } catch (...) {
-        fail(error, error_size, "unknown error");
-    }
-    return 0;
+    });
 }
 
 int sluice_hnsw_add(
     SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
     size_t error_size)
 {
-    try {
+    return guarded(error, error_size, 0, [&]() {
         std::unique_lock<std::shared_mutex> guard(index->lock);
         auto &graph = *index->graph;
         size_t added = 0;
@@ -158,12 +157,7 @@ int sluice_hnsw_add(
             return 0;
         }
         return 1;
-    } catch (const std::exception &exception) {
-        fail(error, error_size, exception.what());
-    } catch (...) {
-        fail(error, error_size, "unknown error");
-    }
-    return 0;
+    });
 }
 
 int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label)

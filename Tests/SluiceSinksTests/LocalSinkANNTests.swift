@@ -50,6 +50,14 @@ import Testing
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("hnsw-") }.sorted()
     }
 
+    /// A store holding `records`, its graph saved (a run that ended), closed again.
+    static func seed(_ folder: URL, _ records: [VectorRecord]) async throws {
+        let sink = try open(folder)
+        try await prepare(sink)
+        try await sink.upsert(records)
+        try await sink.finish()
+    }
+
     /// Mean share of the exact scan's top 10 that the store's search returns.
     static func recall(_ sink: LocalSink, queries: [[Float]]) async throws -> Double {
         var total = 0.0
@@ -152,13 +160,15 @@ import Testing
         }
         let files = try Self.indexFiles(folder)
         #expect(files.count == 1 && files[0].hasSuffix(".index"), "\(files)")
-        let reader = try Self.open(folder, readOnly: true)
-        #expect(reader.annState.live == nil)
-        let query = generator.next()
-        let hits = try await reader.search(query, k: 10)
-        #expect(reader.annState.live?.index?.elementCount == 900, "the saved graph was loaded")
-        #expect(reader.annState.live?.index?.deletedCount == 100)
-        #expect(Set(hits.map(\.record.id)) == Set(try reader.exactSearch(query, k: 10).map(\.record.id)))
+        do {
+            let reader = try Self.open(folder, readOnly: true)
+            #expect(reader.annState.live == nil)
+            let query = generator.next()
+            let hits = try await reader.search(query, k: 10)
+            #expect(reader.annState.live?.index?.elementCount == 900, "the saved graph was loaded")
+            #expect(reader.annState.live?.index?.deletedCount == 100)
+            #expect(Set(hits.map(\.record.id)) == Set(try reader.exactSearch(query, k: 10).map(\.record.id)))
+        }
         // A writer opening it loads it too: no rebuild, so no new file.
         let writer = try Self.open(folder)
         try await Self.prepare(writer)
@@ -182,13 +192,15 @@ import Testing
             try await sink.upsert(later)
             try await sink.delete(first.prefix(100).map(\.id))
         }
-        let reader = try Self.open(folder, readOnly: true)
-        for record in later.prefix(20) {
-            let hits = try await reader.search(record.vector, k: 10)
-            #expect(hits.first?.record.id == record.id)
-            #expect(hits.map(\.record.id) == (try reader.exactSearch(record.vector, k: 10)).map(\.record.id))
+        do {
+            let reader = try Self.open(folder, readOnly: true)
+            for record in later.prefix(20) {
+                let hits = try await reader.search(record.vector, k: 10)
+                #expect(hits.first?.record.id == record.id)
+                #expect(hits.map(\.record.id) == (try reader.exactSearch(record.vector, k: 10)).map(\.record.id))
+            }
+            #expect(reader.annState.live == nil, "a graph of another generation is never used")
         }
-        #expect(reader.annState.live == nil, "a graph of another generation is never used")
         let writer = try Self.open(folder)
         try await Self.prepare(writer)
         #expect(writer.annState.live?.index?.elementCount == 700, "rebuilt from LMDB")
@@ -202,21 +214,18 @@ import Testing
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xBAD)
-        do {
-            let sink = try Self.open(folder)
-            try await Self.prepare(sink)
-            try await sink.upsert(Self.records(generator.next(400)))
-            try await sink.finish()
-        }
+        try await Self.seed(folder, Self.records(generator.next(400)))
         let file = folder.appendingPathComponent(try Self.indexFiles(folder)[0])
         let bytes = try Data(contentsOf: file)
         try bytes.prefix(bytes.count / 2).write(to: file)
-        let reader = try Self.open(folder, readOnly: true)
-        let query = generator.next()
-        #expect(
-            try await reader.search(query, k: 10).map(\.record.id)
-                == (try reader.exactSearch(query, k: 10)).map(\.record.id)
-        )
+        do {
+            let reader = try Self.open(folder, readOnly: true)
+            let query = generator.next()
+            #expect(
+                try await reader.search(query, k: 10).map(\.record.id)
+                    == (try reader.exactSearch(query, k: 10)).map(\.record.id)
+            )
+        }
         let writer = try Self.open(folder)
         try await Self.prepare(writer)
         #expect(writer.annState.live?.index?.elementCount == 400)
@@ -228,12 +237,7 @@ import Testing
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xE4A)
-        do {
-            let sink = try Self.open(folder)
-            try await Self.prepare(sink)
-            try await sink.upsert(Self.records(generator.next(300)))
-            try await sink.finish()
-        }
+        try await Self.seed(folder, Self.records(generator.next(300)))
         let saved = try Self.indexFiles(folder)
         do {
             let sink = try Self.open(folder, kind: .exact)
