@@ -20,6 +20,8 @@ final class LocalANNState: Sendable {
         var loading = false
         /// The generation whose saved index could not be loaded (no file, damaged): not tried again.
         var unloadable: UInt64?
+        /// A rebuild failed (out of memory): not tried again by this process; searches scan.
+        var rebuildFailed = false
     }
 
     private let state = Mutex(State())
@@ -42,6 +44,11 @@ final class LocalANNState: Sendable {
 
     func markSaved() { state.withLock { $0.live?.dirty = false } }
 
+    var rebuildFailed: Bool {
+        get { state.withLock { $0.rebuildFailed } }
+        set { state.withLock { $0.rebuildFailed = newValue } }
+    }
+
     /// Whether the caller should try to load the saved index of `generation` (no one else is, and it
     /// was not found unusable before); if so, it must call ``finishLoading(_:generation:)``.
     func beginLoading(generation: UInt64) -> Bool {
@@ -56,7 +63,8 @@ final class LocalANNState: Sendable {
         state.withLock {
             $0.loading = false
             if let live {
-                $0.live = live
+                // The writer may have moved on meanwhile: never go back to an older graph.
+                if ($0.live?.generation ?? 0) < live.generation || $0.live == nil { $0.live = live }
             } else {
                 $0.unloadable = generation
             }

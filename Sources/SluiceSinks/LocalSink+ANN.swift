@@ -144,7 +144,7 @@ extension LocalSink {
 
     /// Makes the graph in memory match the store: nothing to do, load the saved one, or rebuild it.
     func ensureIndex() throws {
-        guard indexed else { return }
+        guard indexed, !annState.rebuildFailed else { return }
         let vectors = try environment.database("vectors")
         let ann = try environment.database("ann")
         let (generation, count) = try environment.read { txn in
@@ -158,7 +158,12 @@ extension LocalSink {
             // Older graphs left by a process killed before it removed them.
             removeIndexFiles(keeping: indexFile(generation: generation).lastPathComponent)
         } else {
-            try rebuildIndex()
+            do {
+                try rebuildIndex()
+            } catch {
+                annState.rebuildFailed = true
+                throw error
+            }
         }
     }
 

@@ -84,7 +84,8 @@ public final class LocalSink: VectorSink {
                 try txn.put(meta, Array("embedder".utf8), Array(embedder.description.utf8))
                 try txn.put(meta, Array("dimensions".utf8), Array(String(embedder.dimensions).utf8))
             }
-            try self.ensureIndex()
+            // A graph that cannot be built leaves searches scanning; the run goes on.
+            try? self.ensureIndex()
         }
     }
 
@@ -144,7 +145,12 @@ public final class LocalSink: VectorSink {
         return try await readers.run {
             // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
             guard let filter = request.filter else { return try self.searchBest(request.vector, k: request.k) }
-            return try LocalSink.exactSearch(environment: self.environment, request.vector, k: request.k, filter: filter)
+            return try LocalSink.exactSearch(
+                environment: self.environment,
+                request.vector,
+                k: request.k,
+                filter: filter
+            )
         }
     }
 
