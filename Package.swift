@@ -50,6 +50,10 @@ let package = Package(
         // builds, except in tagged releases: see `optimizeKernelsInDebug`).
         .target(name: "CMiniLMKernels", cSettings: optimizeKernelsInDebug ? [.unsafeFlags(["-O3"])] : []),
 
+        // The local store's approximate nearest-neighbour index: hnswlib (header-only C++, Debian's
+        // libhnswlib-dev) behind a C interface; optimized in debug builds as the kernels are.
+        .target(name: "CHNSW", cxxSettings: optimizeKernelsInDebug ? [.unsafeFlags(["-O3"])] : []),
+
         // Stage modules depend on SluiceCore (plus their own C module), never on each other.
         .target(
             name: "SluiceCore",
@@ -75,7 +79,10 @@ let package = Package(
             // crawl (see `optimizeKernelsInDebug`).
             swiftSettings: optimizeKernelsInDebug ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
         ),
-        .target(name: "SluiceSinks", dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ"]),
+        .target(
+            name: "SluiceSinks",
+            dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ", "CHNSW"]
+        ),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
             name: "SluicePipeline",

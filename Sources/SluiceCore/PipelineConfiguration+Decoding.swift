@@ -78,8 +78,8 @@ extension PipelineConfiguration {
     package static var decodableKeys: Set<String> {
         let log = KeyLog()
         let skeleton: [String: Any] = [
-            "source": [String: Any](), "chunk": [String: Any](), "embed": [String: Any](), "sink": [String: Any](),
-            "run": [String: Any](), "answer": [String: Any](),
+            "source": [String: Any](), "chunk": [String: Any](), "embed": [String: Any](),
+            "sink": ["hnsw": [String: Any]()], "run": [String: Any](), "answer": [String: Any](),
             "extract": [
                 "docx": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
             ],

@@ -12,6 +12,28 @@ extension PipelineConfiguration {
             case cosine, l2, dot
         }
 
+        /// How the local store searches (see docs/STORES.md).
+        public enum LocalIndex: String, Sendable, Hashable, CaseIterable {
+            /// Every vector compared with the query: exact, and slow past about 100,000 vectors.
+            case exact
+            /// An HNSW graph (hnswlib) beside the data: approximate, fast at millions of vectors.
+            case hnsw
+        }
+
+        /// `sink.hnsw`: the local store's HNSW graph.
+        public struct HNSW: Sendable, Hashable {
+            /// Neighbours per node (hnswlib's `M`; the bottom layer keeps twice as many).
+            public var m: Int = 16
+            /// Candidates considered while inserting.
+            public var efConstruction: Int = 100
+            /// Candidates considered while searching (at least `k`).
+            public var efSearch: Int = 64
+            /// Searches scan every vector while the store holds fewer than this (exact, and cheap there); the
+            /// graph is kept up to date all the same.
+            public var exactBelow: Int = 10_000
+            public init() {}
+        }
+
         public var kind: Kind = .local
         /// The local store's folder; the JSONL file (`*.jsonl`) or folder of shards.
         public var path: String = ".sluice/index"
@@ -46,6 +68,10 @@ extension PipelineConfiguration {
         public var timeoutSeconds: Double = 60
         /// Pinecone: most bytes of chunk text kept in a record's metadata (the limit is 40 KB per record).
         public var metadataTextBytes: Int = 32_000
+        /// Local store: exact scan or HNSW graph.
+        public var localIndex: LocalIndex = .hnsw
+        /// Local store: the HNSW graph's parameters.
+        public var hnsw = HNSW()
         public init() {}
     }
 }
@@ -73,6 +99,21 @@ extension PipelineConfiguration.Sink {
         shards = try s.int("shards", min: 1) ?? shards
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         metadataTextBytes = try s.int("metadata_text_bytes", min: 0) ?? metadataTextBytes
+        localIndex = try s.choice("local_index") ?? localIndex
+        if let h = try s.section("hnsw") { hnsw = try HNSW(section: h) }
+        try s.finish()
+    }
+}
+
+extension PipelineConfiguration.Sink.HNSW {
+    /// Reads `sink.hnsw.*` over the defaults.
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var s = section
+        m = try s.int("m", min: 2, max: 512) ?? m
+        efConstruction = try s.int("ef_construction", min: 1, max: 10_000) ?? efConstruction
+        efSearch = try s.int("ef_search", min: 1, max: 10_000) ?? efSearch
+        exactBelow = try s.int("exact_below", min: 0) ?? exactBelow
         try s.finish()
     }
 }

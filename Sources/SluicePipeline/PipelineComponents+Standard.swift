@@ -52,7 +52,11 @@ extension PipelineComponents {
         let sink: any VectorSink
         switch configuration.sink.kind {
         case .local:
-            sink = try LocalSink(directory: configuration.resolve(configuration.sink.path), readOnly: readOnlySink)
+            sink = try LocalSink(
+                directory: configuration.resolve(configuration.sink.path),
+                readOnly: readOnlySink,
+                index: .init(section: configuration.sink)
+            )
         default:
             sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
         }

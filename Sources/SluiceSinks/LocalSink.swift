@@ -2,24 +2,39 @@ import Foundation
 import SluiceCore
 import SluiceState
 
-/// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by exact
-/// (brute-force) cosine similarity. No server to run; fine up to a few million vectors.
+/// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by cosine
+/// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
+/// No server to run.
 ///
-/// Writes run on the sink's own thread (LMDB write transactions block and fsync).
+/// Writes run on the sink's own thread (LMDB write transactions block and fsync); searches on reader
+/// threads of their own.
 public final class LocalSink: VectorSink {
-    private let environment: LMDBEnvironment
+    let environment: LMDBEnvironment
     private let executor: BlockingExecutor
+    private let readers: BlockingExecutor
     public let directory: URL
+    let readOnly: Bool
+    let indexSettings: IndexSettings
+    let annState = LocalANNState()
 
     public var name: String { "local:\(directory.path)" }
 
     /// Opens (creating) the store at `directory`.
-    /// - Parameter mapSize: the most the data file may grow to (tests make it small to fill it).
-    public init(directory: URL, readOnly: Bool = false, mapSize: Int = 1 << 40) throws {
+    /// - Parameters:
+    ///   - mapSize: the most the data file may grow to (tests make it small to fill it).
+    ///   - index: exact scan or HNSW graph, and the graph's parameters.
+    public init(
+        directory: URL,
+        readOnly: Bool = false,
+        mapSize: Int = 1 << 40,
+        index: IndexSettings = IndexSettings()
+    ) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no local store at \(directory.path): run the pipeline first")
         }
         self.directory = directory
+        self.readOnly = readOnly
+        self.indexSettings = index
         // Its errors are the sink's (a full disk here is not the state's problem).
         environment = try LMDBEnvironment(
             path: directory,
@@ -36,10 +51,19 @@ public final class LocalSink: VectorSink {
         )
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
+        _ = try environment.database("ann")
+        _ = try environment.database("ann-labels")
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
+        readers = BlockingExecutor(
+            label: "sl-local-read",
+            threads: min(4, ProcessInfo.processInfo.activeProcessorCount)
+        )
     }
 
-    deinit { executor.shutdown() }
+    deinit {
+        executor.shutdown()
+        readers.shutdown()
+    }
 
     public func prepare(embedder: EmbedderIdentity) async throws {
         let environment = self.environment
@@ -62,6 +86,8 @@ public final class LocalSink: VectorSink {
                 try txn.put(meta, Array("dimensions".utf8), Array(String(embedder.dimensions).utf8))
                 try keywords.ensureBuilt(txn)  // a store made before the keyword index gets it here
             }
+            // A graph that cannot be built leaves searches scanning; the run goes on.
+            try? self.ensureIndex()
         }
     }
 
@@ -77,16 +103,21 @@ public final class LocalSink: VectorSink {
         guard !records.isEmpty else { return }
         let environment = self.environment
         try await executor.run {
+            // A graph that cannot be built leaves searches scanning; the write itself goes on.
+            try? self.ensureIndex()
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
-            try environment.write { txn in
+            let change = try environment.write { txn in
                 try keywords.ensureBuilt(txn)
                 for record in records {
                     try keywords.replace(id: Array(record.id.rawValue.utf8), with: record.text, txn)
                     CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
                     try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encode(record))
                 }
+                return try self.recordUpsert(records, in: txn)
             }
+            CrashPoint.reach("local.upsert-committed")
+            self.apply(change)
         }
     }
 
@@ -94,15 +125,18 @@ public final class LocalSink: VectorSink {
         guard !ids.isEmpty else { return }
         let environment = self.environment
         try await executor.run {
+            try? self.ensureIndex()
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
-            try environment.write { txn in
+            let change = try environment.write { txn in
                 try keywords.ensureBuilt(txn)
                 for id in ids {
                     try keywords.remove(id: Array(id.rawValue.utf8), txn)
                     try txn.delete(vectors, Array(id.rawValue.utf8))
                 }
+                return try self.recordDelete(ids, in: txn)
             }
+            self.apply(change)
         }
     }
 
@@ -119,21 +153,24 @@ public final class LocalSink: VectorSink {
         guard request.mode != .hybrid else {
             throw SluiceError(.usage, "\(name) ranks vector and keyword searches; hybrid is fused above the store")
         }
-        let environment = self.environment
-        return try await executor.run {
-            if request.mode == .keyword {
-                return try LocalSink.keywordSearch(
-                    environment: environment,
+        if request.mode == .keyword {
+            return try await readers.run {
+                try LocalSink.keywordSearch(
+                    environment: self.environment,
                     request.text,
                     k: request.k,
                     filter: request.filter
                 )
             }
+        }
+        return try await readers.run {
+            // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
+            guard let filter = request.filter else { return try self.searchBest(request.vector, k: request.k) }
             return try LocalSink.exactSearch(
-                environment: environment,
+                environment: self.environment,
                 request.vector,
                 k: request.k,
-                filter: request.filter
+                filter: filter
             )
         }
     }
@@ -198,11 +235,19 @@ public final class LocalSink: VectorSink {
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
             let postings = try environment.database(KeywordIndex.postingsDatabase)
-            try environment.write { txn in
+            let change = try environment.write { txn in
                 try txn.drop(vectors)
                 try txn.drop(meta)
                 try txn.drop(postings)
+                return try self.recordClear(in: txn)
             }
+            self.apply(change)
+            self.removeIndexFiles(keeping: nil)
         }
+    }
+
+    /// Saves the HNSW graph (see `LocalSink+ANN.swift`).
+    public func finish() async throws {
+        try await executor.run { try self.saveIndex() }
     }
 }

@@ -1,0 +1,294 @@
+import ArgumentParser
+import Foundation
+import SluiceCore
+import SluiceSinks
+import SluiceTesting
+import Synchronization
+
+/// Search latency of the local store: the exact scan beside the HNSW graph at several search breadths
+/// (`ef_search`), one query at a time and `--concurrency` at once, with recall@k of the graph against the
+/// scan, the graph's memory and its build cost per vector.
+///
+/// Vectors are unit vectors in Gaussian clusters (`ClusteredVectors`): uniform random vectors in 384
+/// dimensions are all nearly orthogonal, which says nothing about recall on embeddings. Queries come
+/// from the same clusters and are not in the store.
+struct LocalSearchBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "local-search",
+        abstract: "Local store search latency: exact scan vs. HNSW, p50/p99, recall@k, index memory and build cost."
+    )
+
+    @Option(help: "Vectors in the store.") var vectors = 100_000
+    @Option(help: "Dimensions.") var dimensions = 384
+    @Option(help: "Clusters (default: one per 100 vectors).") var clusters: Int?
+    @Option(help: "Noise norm around a cluster centre (1.0: cosine ~0.5 within a cluster).") var spread: Float = 1.0
+    @Option(help: "Queries per measurement.") var queries = 200
+    @Option(help: "Top k.") var k = 10
+    @Option(help: "Concurrent queries in the concurrent measurement.") var concurrency = 8
+    @Option(help: "hnsw m.") var m = 16
+    @Option(help: "hnsw ef_construction.") var efConstruction = 100
+    @Option(parsing: .upToNextOption, help: "hnsw ef_search values to measure.") var efSearch = [32, 64, 128]
+    @Option(help: "Queries of the exact scan (slow at 1M; recall is measured on these).") var exactQueries: Int?
+    @Option(
+        help:
+            "Take the vectors from this local store (real embeddings) instead of generating them; --queries of them, picked at random, are held out as queries."
+    )
+    var fromStore: String?
+    @Option(help: "Store folder to create, or to reuse when it holds the same vectors (default: temporary).")
+    var store: String?
+
+    static func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+    func run() async throws {
+        let folder =
+            store.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("sluice-local-search-\(getpid())")
+        defer { if store == nil { try? FileManager.default.removeItem(at: folder) } }
+        // The exact store is closed (its LMDB environment with it) before the graph's store opens.
+        let (queryVectors, truth, exactLines, count) = try await loadAndScan(folder)
+        try await measureGraph(folder, count, queryVectors, truth, exactLines)
+    }
+
+    /// Loads the vectors (LMDB only, the exact kind), and measures the exact scan.
+    func loadAndScan(_ folder: URL) async throws -> ([[Float]], [[SearchHit]], [String], Int) {
+        if let fromStore { return try await loadRealAndScan(folder, URL(fileURLWithPath: fromStore)) }
+        var generator = ClusteredVectors(
+            dimensions: dimensions,
+            clusters: clusters ?? max(10, vectors / 100),
+            spread: spread,
+            seed: 0x10CA_15EA
+        )
+        let identity = EmbedderIdentity(provider: "bench", model: "clustered", dimensions: dimensions)
+        Self.say(
+            "\(vectors) vectors × \(dimensions) dimensions in \(clusters ?? max(10, vectors / 100)) clusters "
+                + "(spread \(spread)), k \(k), \(queries) queries, hnsw m \(m) ef_construction \(efConstruction), "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
+        // Load with the exact kind (LMDB only), then time the graph's build from LMDB alone.
+        var settings = PipelineConfiguration.Sink()
+        settings.localIndex = .exact
+        let loader = try LocalSink(directory: folder, index: .init(section: settings))
+        try await loader.prepare(embedder: identity)
+        let existing = try await loader.count()
+        let clock = ContinuousClock()
+        if existing != vectors {
+            try await loader.removeAll()
+            try await loader.prepare(embedder: identity)
+            let start = clock.now
+            for first in stride(from: 0, to: vectors, by: 2000) {
+                let count = min(2000, vectors - first)
+                try await loader.upsert(Self.records(generator.next(count), from: first))
+            }
+            Self.say("loaded LMDB in \(f(Self.seconds(start.duration(to: clock.now)), 1)) s")
+        } else {
+            _ = generator.next(vectors)  // the same queries as the run that built it
+            Self.say("reusing the \(existing) vectors in \(folder.path)")
+        }
+        return try await scan(loader, generator.next(queries), count: vectors)
+    }
+
+    /// The vectors of another local store, `queries` of them held out as queries.
+    func loadRealAndScan(_ folder: URL, _ source: URL) async throws -> ([[Float]], [[SearchHit]], [String], Int) {
+        var settings = PipelineConfiguration.Sink()
+        settings.localIndex = .exact
+        let all = Mutex([[Float]]())
+        let original = try LocalSink(directory: source, readOnly: true, index: .init(section: settings))
+        try await original.exportAll { record in all.withLock { $0.append(record.vector) } }
+        var rng = SplitMix64(seed: 0x4EA1)
+        let shuffled = all.withLock { $0 }.shuffled(using: &rng)
+        let stored = Array(shuffled.dropFirst(queries))
+        Self.say(
+            "\(stored.count) vectors × \(shuffled.first?.count ?? 0) dimensions from \(source.path), k \(k), "
+                + "\(queries) held-out queries, hnsw m \(m) ef_construction \(efConstruction), "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
+        try? FileManager.default.removeItem(at: folder)
+        let loader = try LocalSink(directory: folder, index: .init(section: settings))
+        let identity = EmbedderIdentity(provider: "bench", model: "real", dimensions: shuffled.first?.count ?? 0)
+        try await loader.prepare(embedder: identity)
+        for first in stride(from: 0, to: stored.count, by: 2000) {
+            try await loader.upsert(Self.records(Array(stored[first..<min(first + 2000, stored.count)]), from: first))
+        }
+        return try await scan(loader, Array(shuffled.prefix(queries)), count: stored.count)
+    }
+
+    /// The exact scan's latencies and answers (the truth for recall).
+    func scan(
+        _ loader: LocalSink,
+        _ queryVectors: [[Float]],
+        count: Int
+    ) async throws -> (
+        [[Float]], [[SearchHit]], [String], Int
+    ) {
+        let exactCount = min(exactQueries ?? queries, queries)
+        let exactVectors = Array(queryVectors.prefix(exactCount))
+        var lines: [String] = []
+        // The scan through the store's own search (its reader threads), before the graph exists.
+        let (exactSingle, truth) = try await Self.single(exactVectors) { try await loader.search($0, k: k) }
+        let exactConcurrent = try await Self.concurrent(exactVectors, concurrency) { try await loader.search($0, k: k) }
+        lines.append(Self.row("exact scan", exactCount, exactSingle, exactConcurrent, recall: 1))
+        return (queryVectors, truth, lines, count)
+    }
+
+    /// Builds the graph from LMDB, then measures searches through it at each `ef_search`.
+    func measureGraph(
+        _ folder: URL,
+        _ vectors: Int,
+        _ queryVectors: [[Float]],
+        _ truth: [[SearchHit]],
+        _ exactLines: [String]
+    )
+        async throws
+    {
+        var settings = PipelineConfiguration.Sink()
+        settings.hnsw.m = m
+        settings.hnsw.efConstruction = efConstruction
+        settings.hnsw.exactBelow = 0
+        let sink = try LocalSink(directory: folder, index: .init(section: settings))
+        let clock = ContinuousClock()
+        let residentBefore = Self.residentMB()
+        let start = clock.now
+        try sink.rebuildIndex()
+        let build = Self.seconds(start.duration(to: clock.now))
+        let memory = Double(sink.indexMemoryBytes ?? 0) / 1_048_576
+        let file = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.first { $0.hasPrefix("hnsw-") }
+        let fileMB =
+            file.flatMap {
+                try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path)[.size]
+                    as? Int
+            }.map { Double($0) / 1_048_576 } ?? 0
+        Self.say(
+            "hnsw build: \(f(build, 1)) s, \(f(build / Double(vectors) * 1e6, 0)) µs/vector "
+                + "(\(ProcessInfo.processInfo.activeProcessorCount) threads, LMDB read and labels included); "
+                + "index \(f(memory, 0)) MB in memory (RSS +\(f(Self.residentMB() - residentBefore, 0)) MB), "
+                + "\(f(fileMB, 0)) MB on disk"
+        )
+        Self.say("")
+        Self.say(
+            "search            queries  1 at a time p50/p99 ms  \(concurrency) at once p50/p99 ms   queries/s  recall@\(k)"
+        )
+        for line in exactLines { Self.say(line) }
+        for ef in efSearch {
+            sink.setSearchBreadth(ef)
+            let (single, found) = try await Self.single(queryVectors) { try await sink.search($0, k: k) }
+            let concurrent = try await Self.concurrent(queryVectors, concurrency) { try await sink.search($0, k: k) }
+            var recall = 0.0
+            for (index, exact) in truth.enumerated() {
+                let expected = Set(exact.map(\.record.id))
+                recall +=
+                    Double(expected.intersection(found[index].map(\.record.id)).count) / Double(max(1, expected.count))
+            }
+            Self.say(
+                Self.row(
+                    "hnsw ef \(ef)",
+                    queryVectors.count,
+                    single,
+                    concurrent,
+                    recall: recall / Double(max(1, truth.count))
+                )
+            )
+        }
+    }
+
+    struct Latencies {
+        var milliseconds: [Double]
+        var wall: Double
+        func percentile(_ p: Double) -> Double {
+            let sorted = milliseconds.sorted()
+            guard !sorted.isEmpty else { return 0 }
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+        }
+    }
+
+    /// One query after the other (on the store's reader threads, as `search` runs them).
+    static func single(
+        _ queries: [[Float]],
+        _ search: @escaping @Sendable ([Float]) async throws -> [SearchHit]
+    ) async throws -> (Latencies, [[SearchHit]]) {
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        var results: [[SearchHit]] = []
+        let start = clock.now
+        for query in queries {
+            let begin = clock.now
+            results.append(try await search(query))
+            times.append(seconds(begin.duration(to: clock.now)) * 1000)
+        }
+        return (Latencies(milliseconds: times, wall: seconds(start.duration(to: clock.now))), results)
+    }
+
+    /// `concurrency` clients, each sending its next query when the last one is answered.
+    static func concurrent(
+        _ queries: [[Float]],
+        _ concurrency: Int,
+        _ search: @escaping @Sendable ([Float]) async throws -> [SearchHit]
+    ) async throws -> Latencies {
+        let clock = ContinuousClock()
+        let next = Counter()
+        let start = clock.now
+        let times = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var mine: [Double] = []
+                    while let index = next.take(below: queries.count) {
+                        let begin = clock.now
+                        _ = try await search(queries[index])
+                        mine.append(seconds(begin.duration(to: clock.now)) * 1000)
+                    }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        return Latencies(milliseconds: times, wall: seconds(start.duration(to: clock.now)))
+    }
+
+    static func row(
+        _ name: String,
+        _ count: Int,
+        _ single: Latencies,
+        _ concurrent: Latencies,
+        recall: Double
+    )
+        -> String
+    {
+
+        name.padding(toLength: 18, withPad: " ", startingAt: 0)
+            + String(
+                format: "%7d  %10.2f / %-10.2f  %9.2f / %-10.2f  %9.0f  %.3f",
+                count,
+                single.percentile(0.5),
+                single.percentile(0.99),
+                concurrent.percentile(0.5),
+                concurrent.percentile(0.99),
+                Double(count) / max(concurrent.wall, 1e-9),
+                recall
+            )
+    }
+
+    static func records(_ vectors: [[Float]], from first: Int) -> [VectorRecord] {
+        vectors.enumerated().map { offset, vector in
+            let n = first + offset
+            let key = "docs/file-\(n / 50).txt"
+            return VectorRecord(
+                id: VectorID(rawValue: String(format: "%016x", n)),
+                documentKey: key,
+                ordinal: n % 50,
+                text: "chunk \(n) of the clustered benchmark corpus, about as long as a short sentence",
+                vector: vector,
+                metadata: ["offset": .int(n * 10)]
+            )
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func residentMB() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return Double(line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0) / 1024
+    }
+}

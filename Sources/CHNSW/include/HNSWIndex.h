@@ -1,0 +1,61 @@
+// An approximate nearest-neighbour index (hnswlib 0.6.2's HierarchicalNSW, header-only C++) behind a C
+// interface, for the local store (Sources/SluiceSinks/LocalANNIndex.swift).
+//
+// Vectors are L2-normalized on the way in and searched by inner product, so a result's distance is
+// 1 - cosine. Labels are the caller's 64-bit numbers. One handle may be used from several threads at
+// once: searches share a lock, writes (add, delete, resize, save) take it alone.
+//
+// Every function that can fail returns 0 (or NULL) and copies a message into `error` (at most
+// `error_size` bytes, always terminated); hnswlib's C++ exceptions never cross this interface.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct SluiceHNSW SluiceHNSW;
+
+/// A new empty index for `dimensions`-long vectors, with room for `capacity` before it grows.
+/// `m` (graph degree) and `ef_construction` (candidate list while inserting) are hnswlib's parameters.
+SluiceHNSW *sluice_hnsw_create(
+    size_t dimensions, size_t capacity, size_t m, size_t ef_construction, char *error, size_t error_size);
+
+/// An index saved by `sluice_hnsw_save`. Fails if the file is damaged, cut short, or was made for another
+/// dimension.
+SluiceHNSW *sluice_hnsw_load(const char *path, size_t dimensions, char *error, size_t error_size);
+
+void sluice_hnsw_free(SluiceHNSW *index);
+
+/// Writes the index to `path` (the caller makes it durable: fsync, rename).
+int sluice_hnsw_save(SluiceHNSW *index, const char *path, char *error, size_t error_size);
+
+/// Adds `count` vectors (`count` × dimensions floats, row after row) under `labels`. A label already in
+/// the index, deleted or not, has its vector replaced (so a deleted label's slot is re-used). Up to
+/// `threads` threads insert at once. Grows the index as needed.
+int sluice_hnsw_add(
+    SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
+    size_t error_size);
+
+/// Marks `label` deleted (it stays in the graph as a waypoint and is never returned). Returns 1 if it was
+/// present and not yet deleted, 0 otherwise.
+int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label);
+
+/// Sets the size of the candidate list of searches (at least `k` is used in any case).
+void sluice_hnsw_set_ef(SluiceHNSW *index, size_t ef);
+
+/// The up to `k` nearest labels to `query`, nearest first, and their cosine similarities. Returns how many
+/// were written.
+size_t sluice_hnsw_search(
+    SluiceHNSW *index, const float *query, size_t k, uint64_t *labels, float *similarities);
+
+/// Elements in the graph (deleted ones included), deleted elements, and the bytes the index holds in memory
+/// (vectors, graph, label table and locks; an estimate within a few percent).
+size_t sluice_hnsw_element_count(SluiceHNSW *index);
+size_t sluice_hnsw_deleted_count(SluiceHNSW *index);
+size_t sluice_hnsw_memory_bytes(SluiceHNSW *index);
+
+#ifdef __cplusplus
+}
+#endif

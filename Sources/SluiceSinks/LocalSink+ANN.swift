@@ -1,0 +1,361 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The local store's HNSW index (`sink.local_index: hnsw`): bookkeeping in LMDB, the graph in memory
+/// (``LocalANNIndex``), a saved copy beside the data. The LMDB data is the truth; the graph is a cache of it.
+///
+/// - The `ann` database holds `generation`, counted up by every write transaction of the store (whatever
+///   `local_index` says, so that a graph saved before a run with `exact` is known stale), `next-label`,
+///   `label/<label>` → vector id and `free/<label>` (labels of deleted vectors, given to the next new ids:
+///   their graph slots are re-used); `ann-labels` maps a vector id to its label. All are written in the
+///   vectors' own write transaction. After the commit, the same change is applied to the graph.
+/// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename).
+/// - Before writing (`prepare`, upserts, deletes), a graph that does not match the store's generation
+///   (none in memory, no saved file of that generation after a crash, a damaged file, a count that
+///   differs) is loaded from its file or rebuilt from LMDB. A search never builds: it uses the graph
+///   only when its generation is the one its read transaction sees, and scans every vector otherwise.
+extension LocalSink {
+    /// What a write transaction did to the labels, applied to the graph after the commit.
+    struct ANNChange {
+        var generation: UInt64
+        /// Whether the graph in memory followed this write (else it is rebuilt before the next one).
+        var tracked: Bool
+        var adds: [(label: UInt64, vector: [Float])] = []
+        var deletes: [UInt64] = []
+    }
+
+    private enum ANNKey {
+        static let generation = Array("generation".utf8)
+        static let nextLabel = Array("next-label".utf8)
+        static let labelPrefix = Array("label/".utf8)
+        static let freePrefix = Array("free/".utf8)
+    }
+
+    private var indexed: Bool { indexSettings.kind == .hnsw && !readOnly }
+
+    // MARK: - In the write transaction
+
+    /// Counts the generation up and, when the graph follows the store, gives each record a label.
+    func recordUpsert(_ records: [VectorRecord], in txn: LMDBTransaction) throws -> ANNChange {
+        var change = try beginChange(in: txn)
+        guard change.tracked else { return change }
+        let (ann, labels) = (try environment.database("ann"), try environment.database("ann-labels"))
+        var latest: [VectorID: Int] = [:]
+        for (position, record) in records.enumerated() { latest[record.id] = position }
+        var next = try txn.get(ann, ANNKey.nextLabel).map(Self.number) ?? 0
+        for (position, record) in records.enumerated() where latest[record.id] == position {
+            let id = Array(record.id.rawValue.utf8)
+            if let label = try txn.get(labels, id).map(Self.number) {
+                change.adds.append((label, record.vector))
+                continue
+            }
+            let label: UInt64
+            if let free = try firstFreeLabel(in: txn) {
+                label = free
+                try txn.delete(ann, ANNKey.freePrefix + Self.bytes(free))
+            } else {
+                label = next
+                next += 1
+            }
+            try txn.put(labels, id, Self.bytes(label))
+            try txn.put(ann, ANNKey.labelPrefix + Self.bytes(label), id)
+            change.adds.append((label, record.vector))
+        }
+        try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
+        return change
+    }
+
+    /// Counts the generation up and frees the labels of deleted ids.
+    func recordDelete(_ ids: [VectorID], in txn: LMDBTransaction) throws -> ANNChange {
+        var change = try beginChange(in: txn)
+        guard change.tracked else { return change }
+        let (ann, labels) = (try environment.database("ann"), try environment.database("ann-labels"))
+        for id in Set(ids) {
+            let key = Array(id.rawValue.utf8)
+            guard let label = try txn.get(labels, key).map(Self.number) else { continue }
+            try txn.delete(labels, key)
+            try txn.delete(ann, ANNKey.labelPrefix + Self.bytes(label))
+            try txn.put(ann, ANNKey.freePrefix + Self.bytes(label), [])
+            change.deletes.append(label)
+        }
+        return change
+    }
+
+    /// Counts the generation up and forgets every label (the store is being emptied).
+    func recordClear(in txn: LMDBTransaction) throws -> ANNChange {
+        let ann = try environment.database("ann")
+        let generation = (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0) + 1
+        try txn.drop(ann)
+        try txn.drop(try environment.database("ann-labels"))
+        try txn.put(ann, ANNKey.generation, Self.bytes(generation))
+        return ANNChange(generation: generation, tracked: false)
+    }
+
+    private func beginChange(in txn: LMDBTransaction) throws -> ANNChange {
+        let ann = try environment.database("ann")
+        let previous = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
+        try txn.put(ann, ANNKey.generation, Self.bytes(previous + 1))
+        return ANNChange(generation: previous + 1, tracked: indexed && annState.live?.generation == previous)
+    }
+
+    private func firstFreeLabel(in txn: LMDBTransaction) throws -> UInt64? {
+        var found: UInt64?
+        try txn.forEach(try environment.database("ann"), from: ANNKey.freePrefix) { key, _ in
+            if key.count == ANNKey.freePrefix.count + 8, key.starts(with: ANNKey.freePrefix) {
+                found = Self.number(Array(key.dropFirst(ANNKey.freePrefix.count)))
+            }
+            return false
+        }
+        return found
+    }
+
+    // MARK: - After the commit (the writer thread)
+
+    /// Applies a committed change to the graph. A graph that cannot follow (out of memory) is dropped:
+    /// searches scan, and the next write rebuilds it.
+    func apply(_ change: ANNChange) {
+        guard change.tracked, var live = annState.live else {
+            if indexed { annState.set(nil) }
+            return
+        }
+        do {
+            if live.index == nil, let first = change.adds.first {
+                live.index = try LocalANNIndex(
+                    dimensions: first.vector.count,
+                    capacity: max(1024, change.adds.count),
+                    settings: indexSettings
+                )
+                live.index?.setSearchBreadth(indexSettings.efSearch)
+            }
+            try live.index?.add(change.adds, threads: indexSettings.buildThreads)
+            for label in change.deletes { live.index?.markDeleted(label) }
+            live.generation = change.generation
+            live.dirty = true
+            annState.set(live)
+        } catch {
+            annState.set(nil)
+        }
+    }
+
+    /// Makes the graph in memory match the store: nothing to do, load the saved one, or rebuild it.
+    func ensureIndex() throws {
+        guard indexed, !annState.rebuildFailed else { return }
+        let vectors = try environment.database("vectors")
+        let ann = try environment.database("ann")
+        let (generation, count) = try environment.read { txn in
+            (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
+        }
+        if annState.live?.generation == generation { return }
+        if count == 0 {
+            annState.set(.init(index: nil, generation: generation, dirty: true))
+        } else if let index = loadSavedIndex(generation: generation, count: count) {
+            annState.set(.init(index: index, generation: generation, dirty: false))
+            // Older graphs left by a process killed before it removed them.
+            removeIndexFiles(keeping: indexFile(generation: generation).lastPathComponent)
+        } else {
+            do {
+                try rebuildIndex()
+            } catch {
+                annState.rebuildFailed = true
+                throw error
+            }
+        }
+    }
+
+    /// Builds the graph from every vector in LMDB, with new labels (in one write transaction, so that
+    /// labels and generation change together), and saves it.
+    package func rebuildIndex() throws {
+        let (vectors, ann, labels) = (
+            try environment.database("vectors"), try environment.database("ann"),
+            try environment.database("ann-labels")
+        )
+        let settings = indexSettings
+        let live: LocalANNState.Live = try environment.write { txn in
+            let generation = (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0) + 1
+            let count = try txn.count(vectors)
+            try txn.drop(ann)
+            try txn.drop(labels)
+            try txn.put(ann, ANNKey.generation, Self.bytes(generation))
+            var index: LocalANNIndex?
+            var batch: [(label: UInt64, vector: [Float])] = []
+            var next: UInt64 = 0
+            func flush() throws {
+                guard let first = batch.first else { return }
+                if index == nil {
+                    index = try LocalANNIndex(
+                        dimensions: first.vector.count,
+                        capacity: count + count / 8,
+                        settings: settings
+                    )
+                }
+                try index?.add(batch, threads: settings.buildThreads)
+                batch.removeAll(keepingCapacity: true)
+            }
+            try txn.forEach(vectors) { key, value in
+                guard let vector = Self.vector(encoded: value) else { return true }
+                try txn.put(labels, Array(key), Self.bytes(next))
+                try txn.put(ann, ANNKey.labelPrefix + Self.bytes(next), Array(key))
+                batch.append((next, vector))
+                next += 1
+                if batch.count == 4096 { try flush() }
+                return true
+            }
+            try flush()
+            try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
+            index?.setSearchBreadth(settings.efSearch)
+            return .init(index: index, generation: generation, dirty: true)
+        }
+        annState.set(live)
+        CrashPoint.reach("local.index-rebuilt")
+        try saveIndex()
+    }
+
+    /// Saves a changed graph as `hnsw-<generation>.index` and removes older files (`finish()`); with
+    /// `exact`, removes any saved graph.
+    func saveIndex() throws {
+        guard !readOnly else { return }
+        guard indexSettings.kind == .hnsw else {
+            removeIndexFiles(keeping: nil)
+            return
+        }
+        guard let live = annState.live, live.dirty else { return }
+        let file = indexFile(generation: live.generation)
+        if let index = live.index {
+            let temporary = URL(fileURLWithPath: file.path + ".tmp")
+            try index.save(to: temporary)
+            CrashPoint.reach("local.index-written")
+            try Self.durablyRename(temporary, to: file)
+            CrashPoint.reach("local.index-renamed")
+        }
+        removeIndexFiles(keeping: live.index == nil ? nil : file.lastPathComponent)
+        annState.markSaved()
+    }
+
+    /// The saved graph of `generation`, if there is one that loads and holds `count` live vectors.
+    private func loadSavedIndex(generation: UInt64, count: Int) -> LocalANNIndex? {
+        let file = indexFile(generation: generation)
+        guard FileManager.default.fileExists(atPath: file.path),
+            let dimensions = try? firstVectorDimensions(),
+            let index = try? LocalANNIndex(loading: file, dimensions: dimensions),
+            index.elementCount - index.deletedCount == count
+        else { return nil }
+        index.setSearchBreadth(indexSettings.efSearch)
+        return index
+    }
+
+    private func firstVectorDimensions() throws -> Int? {
+        let vectors = try environment.database("vectors")
+        return try environment.read { txn in
+            var dimensions: Int?
+            try txn.forEach(vectors) { _, value in
+                dimensions = Self.vector(encoded: value)?.count
+                return false
+            }
+            return dimensions
+        }
+    }
+
+    func indexFile(generation: UInt64) -> URL {
+        directory.appendingPathComponent("hnsw-\(generation).index")
+    }
+
+    func removeIndexFiles(keeping kept: String?) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix("hnsw-") && name != kept {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+
+    // MARK: - For the benchmark
+
+    /// The graph's search breadth (`ef`), changed in place for the rest of this process.
+    package func setSearchBreadth(_ ef: Int) { annState.live?.index?.setSearchBreadth(ef) }
+
+    /// Bytes the graph holds in memory, when there is one.
+    package var indexMemoryBytes: Int? { annState.live?.index?.memoryBytes }
+
+    // MARK: - Search
+
+    /// The best `k` by a scan of every vector (the truth the graph is measured against).
+    func exactSearch(_ query: [Float], k: Int) throws -> [SearchHit] {
+        try Self.exactSearch(environment: environment, query, k: k, filter: nil)
+    }
+
+    /// The best `k` by cosine: from the graph when it matches what this read transaction sees and the
+    /// store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread.
+    func searchBest(_ query: [Float], k: Int) throws -> [SearchHit] {
+        guard indexSettings.kind == .hnsw else { return try exactSearch(query, k: k) }
+        let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
+        let (generation, count) = try environment.read { txn in
+            (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
+        }
+        if count < indexSettings.exactBelow { return try exactSearch(query, k: k) }
+        if annState.live?.generation != generation, annState.beginLoading(generation: generation) {
+            let index = loadSavedIndex(generation: generation, count: count)
+            annState.finishLoading(
+                index.map { .init(index: $0, generation: generation, dirty: false) },
+                generation: generation
+            )
+        }
+        guard let live = annState.live, let index = live.index, live.generation == generation else {
+            return try exactSearch(query, k: k)
+        }
+        let found = index.search(query, k: k)
+        let queryNorm = Self.norm(query)
+        // Scores are recomputed from the stored vectors, as the scan computes them.
+        return try environment.read { txn in
+            guard try txn.get(ann, ANNKey.generation).map(Self.number) == live.generation else { return nil }
+            var hits: [SearchHit] = []
+            for (label, _) in found {
+                guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
+                    let bytes = try txn.get(vectors, id)
+                else { continue }
+                let score = bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }
+                hits.append(SearchHit(score: score, record: try Self.decode(id: id, bytes)))
+            }
+            return hits.sorted { $0.score > $1.score }
+        } ?? exactSearch(query, k: k)
+    }
+
+    // MARK: - Encoding
+
+    static func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+
+    static func number(_ bytes: [UInt8]) -> UInt64 {
+        guard bytes.count == 8 else { return 0 }
+        return bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The vector at the front of an encoded record.
+    static func vector(encoded: UnsafeRawBufferPointer) -> [Float]? {
+        guard encoded.count >= 4 else { return nil }
+        let dimension = Int(UInt32(littleEndian: encoded.loadUnaligned(as: UInt32.self)))
+        guard encoded.count >= 4 + dimension * 4 else { return nil }
+        return (0..<dimension).map { encoded.loadUnaligned(fromByteOffset: 4 + $0 * 4, as: Float.self) }
+    }
+
+    /// fsyncs `file`, renames it to `destination` and fsyncs the folder, so that the rename survives a crash.
+    private static func durablyRename(_ file: URL, to destination: URL) throws {
+        try fsyncPath(file.path, flags: O_RDWR)
+        guard rename(file.path, destination.path) == 0 else {
+            throw SluiceError(.sinkFailed, "rename to \(destination.path): \(String(cString: strerror(errno)))")
+        }
+        try fsyncPath(destination.deletingLastPathComponent().path, flags: O_RDONLY)
+    }
+
+    private static func fsyncPath(_ path: String, flags: Int32) throws {
+        let fd = open(path, flags | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SluiceError(.sinkFailed, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else {
+            throw SluiceError(.sinkFailed, "fsync \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import SluiceCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// kill -9 inside the local store's HNSW upkeep (`SLUICE_DEBUG_CRASH_AT`, see `CrashPoint`): between a
+/// write's commit and the graph following it, while the graph is saved, and after a rebuild. The LMDB data
+/// is the truth: whatever the kill left, `sluice search` must answer as the exact scan does, at once and
+/// after the next run.
+@Suite("kill -9 inside the local store's index upkeep")
+struct LocalIndexCrashCLITests {
+    static let queries = ["alpha delta index", "quarterly report figures", "the store answers searches"]
+
+    /// The scores (to 4 decimals) of the hits, by the HNSW graph and by the exact scan.
+    static func expectSearchIsExact(
+        _ ws: Workspace,
+        _ target: Workspace.Target,
+        _ moment: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        for query in queries {
+            var answers: [[String]] = []
+            for kind in ["hnsw", "exact"] {
+                // A candidate list longer than the store makes the graph's search visit every node it
+                // holds: the answer is the scan's exactly when the graph matches the data.
+                let result = try await ws.sluice(
+                    ["search", query, "--json", "-k", "8", ws.pipeline.path] + target.arguments + [
+                        "--set", "sink.local_index=\(kind)", "--set", "sink.hnsw.ef_search=5000",
+                        "--set", "sink.hnsw.exact_below=0",
+                    ]
+                )
+                #expect(result.exitCode == 0, "\(moment): \(result)", sourceLocation: sourceLocation)
+                answers.append(
+                    result.stdout.split(separator: "\n").compactMap { line in
+                        guard let hit = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                            let id = hit["id"] as? String, let score = hit["score"] as? Double
+                        else { return nil }
+                        // Scores only: chunks of identical text have identical vectors, and the graph and
+                        // the scan break such ties differently.
+                        _ = id
+                        return String(format: "%.4f", score)
+                    }.sorted()
+                )
+            }
+            #expect(answers[0].count == 8, "\(moment): \(answers[0])", sourceLocation: sourceLocation)
+            #expect(
+                answers[0] == answers[1],
+                "\(moment): '\(query)' by the graph vs. the scan",
+                sourceLocation: sourceLocation
+            )
+        }
+    }
+
+    static func indexFiles(_ target: Workspace.Target) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: target.index.path).filter { $0.hasPrefix("hnsw-") }
+    }
+
+    @Test(
+        "kill -9 in the index upkeep: searches stay exact, and the next run leaves one saved graph that matches",
+        arguments: ["local.upsert-committed", "local.index-written", "local.index-renamed", "local.index-rebuilt"]
+    )
+    func killInIndexUpkeep(point: String) async throws {
+        let ws = try Workspace("crash-local-index")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 24, into: ws.corpus, seed: 0x1DE7)
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 0)
+        #expect(try Self.indexFiles(main).count == 1, "the first run saves the graph")
+
+        // Changed, new and removed documents: the next run upserts and deletes.
+        _ = try Corpus.write(count: 8, into: ws.corpus, seed: 0x2DE7, prefix: "new")
+        _ = try Corpus.write(count: 6, into: ws.corpus, seed: 0x3DE7)  // overwrites doc-0…5
+        try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(keys[keys.count - 1]))
+        if point == "local.index-rebuilt" {
+            // A lost graph is rebuilt by the next run (before it writes); the kill comes right after.
+            for file in try Self.indexFiles(main) {
+                try FileManager.default.removeItem(at: main.index.appendingPathComponent(file))
+            }
+        }
+        let crashed = try await ws.sluice(
+            ws.runArguments(main, ["--prune"]),
+            environment: ["SLUICE_DEBUG_CRASH_AT": point]
+        )
+        CrashWindowCLITests.expectKilled(crashed)
+        try await Self.expectSearchIsExact(ws, main, "after the kill at \(point)")
+
+        try await ws.run(main, ["--prune"], expecting: 0)
+        try await Self.expectSearchIsExact(ws, main, "after the next run")
+        let files = try Self.indexFiles(main)
+        #expect(files.count == 1, "\(files)")
+    }
+}
