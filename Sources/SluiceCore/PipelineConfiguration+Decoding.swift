@@ -79,7 +79,7 @@ extension PipelineConfiguration {
         let log = KeyLog()
         let skeleton: [String: Any] = [
             "source": [String: Any](), "chunk": [String: Any](), "embed": [String: Any](), "sink": [String: Any](),
-            "run": [String: Any](),
+            "run": [String: Any](), "serve": [String: Any](),
             "extract": [
                 "docx": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
             ],
@@ -99,6 +99,7 @@ extension PipelineConfiguration {
         if let s = try root.section("embed") { c.embed = try Embed(section: s) }
         if let s = try root.section("sink") { c.sink = try Sink(section: s) }
         if let s = try root.section("run") { c.run = try Run(section: s) }
+        if let s = try root.section("serve") { c.serve = try Serve(section: s) }
         c.state = try root.string("state") ?? c.state
         try root.finish()
         // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.
