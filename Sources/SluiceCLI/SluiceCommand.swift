@@ -19,7 +19,8 @@ struct SluiceCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ExportCommand.self,
+            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, ServeCommand.self,
+            ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self,
             // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
