@@ -49,7 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
             let server = try SluiceServer(
                 configuration: configuration,
                 components: components,
-                runCommand: ("/proc/self/exe", runArguments),
+                // This very binary (by its real path, so that `ps` names it).
+                runCommand: (URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, runArguments),
                 logger: logger
             )
             let host = configuration.serve.host

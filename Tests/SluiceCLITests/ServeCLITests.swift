@@ -145,6 +145,55 @@ struct ServeCLITests {
         #expect(result.exitCode == 0, "\(result)")
     }
 
+    @Test("SIGTERM during a run: the child commits what is in flight and stops; serve exits 4, as run does")
+    func stopDuringARun() async throws {
+        let ws = try Workspace("serve-stop")
+        defer { ws.cleanUp() }
+        let target = ws.target("t")
+        _ = try await Self.indexed(ws, target)
+        for index in 0..<20 {
+            try Corpus.write(
+                "New note \(index) about the mill race. ",
+                to: ws.corpus.appendingPathComponent("new/n\(index).txt")
+            )
+        }
+        // The run pauses before it reads new/n0.txt (a debug-build hook) until `resume` exists: the test,
+        // not the machine's speed, decides when the signal arrives. One document at a time.
+        let resume = ws.file("resume")
+        let server = try await ServeProcess.start(
+            ws,
+            target,
+            ["--set", "extract.parallelism=1", "--set", "run.buffer=1"],
+            environment: ["SLUICE_DEBUG_PAUSE_READ": "new/n0.txt", "SLUICE_DEBUG_RESUME": resume.path]
+        )
+        let run = try await server.client().startRun()
+        #expect(run.state == "running")
+        let paused = await server.process.waitForStderr(
+            containing: "sluice-debug: paused at READ",
+            timeout: .seconds(120)
+        )
+        try #require(paused, "\(server.process.stderrSoFar)")
+        server.process.send(SIGTERM)
+        let signalled = await server.process.waitForStderr(containing: "signal received", timeout: .seconds(60))
+        #expect(signalled, "\(server.process.stderrSoFar)")
+        _ = FileManager.default.createFile(atPath: resume.path, contents: nil)
+        let result = try await server.process.wait(timeout: .seconds(120))
+        #expect(result.exitCode == 4, "\(result)")
+
+        // Resuming: a new server's run finishes the rest.
+        let again = try await ServeProcess.start(ws, target)
+        let client = again.client()
+        var second = try await client.startRun()
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !second.isFinished && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            second = try await client.run(id: second.id)
+        }
+        #expect(second.outcome == "success", "\(second)")
+        #expect(try await client.ready().documents == 24)
+        #expect(try await again.stop().exitCode == 0)
+    }
+
     @Test("a bearer token from serve.api_key_env guards all but the probes; the body limit; CORS preflight")
     func safety() async throws {
         let ws = try Workspace("serve-safety")
