@@ -15,7 +15,11 @@ struct APIRoutes: Sendable {
         let documents = DocumentRoutes(checkpoint: server.checkpoint, sink: server.searcher.sink)
         router.get("/health") { _, _ in try JSONResponse.make(["status": "ok"]) }
         router.get("/ready") { _, _ in
-            let report = await ReadinessReport.probe(checkpoint: server.checkpoint, searcher: server.searcher)
+            let report = await ReadinessReport.probe(
+                checkpoint: server.checkpoint,
+                searcher: server.searcher,
+                timeout: timeout
+            )
             return try JSONResponse.make(report, status: report.ready ? .ok : .serviceUnavailable)
         }
         router.post("/v1/search") { request, _ in
@@ -80,7 +84,8 @@ struct APIRoutes: Sendable {
 
     private func storeSize() async -> (Int?, Int?) {
         let documents = try? server.checkpoint.open().documentCount()
-        let vectors = try? await server.searcher.sink.count()
+        let sink = server.searcher.sink
+        let vectors = try? await bounded { try await sink.count() }  // a hung store leaves the gauge out
         return (documents, vectors)
     }
 }

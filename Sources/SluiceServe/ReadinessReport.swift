@@ -41,11 +41,20 @@ struct ReadinessReport: Encodable {
         case lastRun = "last_run"
     }
 
-    static func probe(checkpoint reader: CheckpointReader, searcher: Searcher) async -> ReadinessReport {
+    /// Asks each dependency, each within `timeout` (a dependency that hangs is reported down, not waited for).
+    static func probe(
+        checkpoint reader: CheckpointReader,
+        searcher: Searcher,
+        timeout: Duration
+    ) async
+        -> ReadinessReport
+    {
+        let setting = "serve.request_timeout_seconds"
         var store = Dependency(ok: true)
         var vectors: Int?
         do {
-            let info = try await searcher.sink.info()
+            let sink = searcher.sink
+            let info = try await withDeadline(timeout, what: "the store", setting: setting) { try await sink.info() }
             vectors = info.count
             store.detail = searcher.sink.name
         } catch {
@@ -54,7 +63,8 @@ struct ReadinessReport: Encodable {
         // The embedder was loaded at start; one that is remote must still answer.
         var embedder = Dependency(ok: true, detail: searcher.embedder.identity.description)
         do {
-            try await searcher.embedder.checkReachable()
+            let model = searcher.embedder
+            try await withDeadline(timeout, what: "the embedder", setting: setting) { try await model.checkReachable() }
         } catch {
             embedder = Dependency(ok: false, detail: (error as? SluiceError)?.message ?? "\(error)")
         }
