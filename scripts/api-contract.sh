@@ -43,6 +43,7 @@ for i in 1 2 3 4 5 6; do
   printf 'Paragraph %s about the sluice gate, river water and the canal lock.\n\nMore text %s.\n' "$i" "$i" \
     >"$work/corpus/notes/doc-$i.txt"
 done
+echo 'A plain document (the example key of docs/openapi.json).' >"$work/corpus/plain.txt"
 cat >"$work/pipeline.yaml" <<YAML
 source: {path: ./corpus}
 embed: {provider: hash, dimensions: 48}

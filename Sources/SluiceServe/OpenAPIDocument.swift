@@ -329,7 +329,8 @@ enum OpenAPIDocument {
               "type": "string",
               "minLength": 1
             },
-            "description": "The document key, percent-encoded into one path segment (`reports%2F2026%2Fq1.pdf`)."
+            "description": "The document key, percent-encoded into one path segment (`reports%2F2026%2Fq1.pdf`).",
+            "example": "plain.txt"
           }
         ],
         "responses": {
