@@ -19,6 +19,8 @@ let package = Package(
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+        // For apps (iOS, macOS, Linux): Foundation only, no other Sluice module, no C library.
+        .library(name: "SluiceClient", targets: ["SluiceClient"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
     ],
@@ -26,6 +28,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // `sluice serve` (docs/SERVE.md says why Hummingbird and what it costs in build time).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Already in Hummingbird's graph; named for the bound port (NIOCore) and the run service.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // C libraries: one thin system-library module each (module map + pkg-config + apt provider).
@@ -99,12 +106,25 @@ let package = Package(
                 "SluiceHTTP", "SluicePipeline",
             ]
         ),
+        // `sluice serve`: the HTTP service over one pipeline's index (routes, OpenAPI document, metrics).
+        .target(
+            name: "SluiceServe",
+            dependencies: [
+                "SluiceCore", "SluiceState", "SluicePipeline",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The Swift client apps add: Foundation (URLSession) only.
+        .target(name: "SluiceClient"),
         // Test support: fakes, and the loopback servers the tests start (StandIns/, Python: not compiled).
         .target(name: "SluiceTesting", dependencies: ["SluiceCore"], exclude: ["StandIns"]),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
-                "Sluice",
+                "Sluice", "SluiceServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -138,8 +158,15 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "SluiceServeTests",
+            dependencies: [
+                "SluiceServe", "SluiceCore", "SluicePipeline", .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient"]),
+        .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCore", "SluiceHTTP", "SluiceExtract", "SluiceTesting"]
+            dependencies: ["SluiceCore", "SluiceHTTP", "SluiceExtract", "SluiceTesting", "SluiceClient"]
         ),
     ],
     cxxLanguageStandard: .cxx17  // poppler's headers

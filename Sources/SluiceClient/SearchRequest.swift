@@ -1,0 +1,33 @@
+/// `POST /v1/search`'s body (docs/openapi.json, `SearchRequest`).
+public struct SearchRequest: Sendable, Hashable, Codable {
+    public var query: String
+    public var k: Int?
+    /// The JSON filter form: `["format": "pdf", "page": ["$gte": 3]]`.
+    public var filter: JSONValue?
+    /// `vector`, `keyword` or `hybrid`; nil: the server's default for its store.
+    public var mode: String?
+    public var minScore: Double?
+    /// Collapse copies of one text into one result (default true).
+    public var collapse: Bool?
+
+    public init(
+        query: String,
+        k: Int? = nil,
+        filter: JSONValue? = nil,
+        mode: String? = nil,
+        minScore: Double? = nil,
+        collapse: Bool? = nil
+    ) {
+        self.query = query
+        self.k = k
+        self.filter = filter
+        self.mode = mode
+        self.minScore = minScore
+        self.collapse = collapse
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case query, k, filter, mode, collapse
+        case minScore = "min_score"
+    }
+}

@@ -1,0 +1,41 @@
+/// `POST /v1/search`'s answer: the results, best first, and the mode that ranked them.
+public struct SearchResponse: Sendable, Hashable, Codable {
+    public var results: [SearchResult]
+    public var mode: String
+}
+
+/// One result (docs/openapi.json, `SearchResult`; the CLI's `search --json` has the same fields).
+public struct SearchResult: Sendable, Hashable, Codable {
+    public var id: String
+    public var score: Double
+    public var vectorScore: Double?
+    public var keywordScore: Double?
+    public var documentKey: String
+    public var ordinal: Int
+    public var page: Int?
+    public var headings: [String]
+    public var title: String?
+    public var text: String
+    public var snippet: String
+    public var metadata: [String: JSONValue]
+    public var duplicates: [Location]
+
+    /// Where else a collapsed text is stored.
+    public struct Location: Sendable, Hashable, Codable {
+        public var id: String
+        public var documentKey: String
+        public var page: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case id, page
+            case documentKey = "document_key"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, score, ordinal, page, headings, title, text, snippet, metadata, duplicates
+        case vectorScore = "vector_score"
+        case keywordScore = "keyword_score"
+        case documentKey = "document_key"
+    }
+}

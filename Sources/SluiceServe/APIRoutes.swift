@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import SluiceCore
+import SluicePipeline
+import SluiceState
+
+/// Every route of the API (docs/openapi.json), each a thin call into the library.
+struct APIRoutes: Sendable {
+    let server: SluiceServer
+
+    var serve: PipelineConfiguration.Serve { server.configuration.serve }
+    var timeout: Duration { .milliseconds(Int64(serve.requestTimeoutSeconds * 1000)) }
+
+    func add(to router: Router<BasicRequestContext>) {
+        let documents = DocumentRoutes(checkpoint: server.checkpoint, sink: server.searcher.sink)
+        router.get("/health") { _, _ in try JSONResponse.make(["status": "ok"]) }
+        router.get("/ready") { _, _ in
+            let report = await ReadinessReport.probe(
+                checkpoint: server.checkpoint,
+                searcher: server.searcher,
+                timeout: timeout
+            )
+            return try JSONResponse.make(report, status: report.ready ? .ok : .serviceUnavailable)
+        }
+        router.post("/v1/search") { request, _ in
+            let body = try SearchBody(
+                try await JSONResponse.object(request, limit: serve.maxBodyBytes),
+                maxK: serve.maxK
+            )
+            let searcher = server.searcher
+            let results = try await bounded { try await searcher.search(body.query) }
+            return try JSONResponse.make(
+                SearchAnswer(results: results, mode: body.query.mode ?? searcher.defaultMode)
+            )
+        }
+        router.get("/v1/documents") { request, _ in
+            try await bounded { try documents.list(request) }
+        }
+        router.get("/v1/documents/{key}") { _, context in
+            let raw = try context.parameters.require("key")
+            guard let key = raw.removingPercentEncoding, !key.isEmpty else {
+                throw APIError.badRequest("key: a percent-encoded document key")
+            }
+            return try await bounded { try await documents.detail(key: key) }
+        }
+        router.post("/v1/runs") { request, _ in
+            // The body is optional and, for now, has no fields; a body over the limit still answers 413.
+            _ = try await request.body.collect(upTo: serve.maxBodyBytes)
+            return try JSONResponse.make(try server.runs.start(), status: .accepted)
+        }
+        router.get("/v1/runs/{id}") { _, context in
+            let id = try context.parameters.require("id")
+            guard let report = server.runs.report(id) else { throw APIError.notFound("no run \(id) in this server") }
+            return try JSONResponse.make(report)
+        }
+        router.get("/metrics") { _, _ in
+            let (documents, vectors) = await storeSize()
+            let text = server.metrics.exposition(documents: documents, vectors: vectors)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+            )
+        }
+        router.get("/openapi.json") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json))
+            )
+        }
+    }
+
+    /// `POST /v1/search`'s answer.
+    struct SearchAnswer: Encodable {
+        var results: [SearchResult]
+        var mode: SearchMode
+    }
+
+    /// Runs a request's work under `serve.request_timeout_seconds` (then 503 `timeout`).
+    private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withDeadline(timeout, what: "the request", setting: "serve.request_timeout_seconds", body)
+    }
+
+    private func storeSize() async -> (Int?, Int?) {
+        let documents = try? server.checkpoint.open().documentCount()
+        let sink = server.searcher.sink
+        let vectors = try? await bounded { try await sink.count() }  // a hung store leaves the gauge out
+        return (documents, vectors)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import SluiceCore
+import SluicePipeline
+import SluiceState
+
+/// `GET /ready`: each dependency, as an orchestrator's readiness probe reads it (200 when the store and the
+/// embedder answer, else 503).
+struct ReadinessReport: Encodable {
+    struct Dependency: Encodable {
+        var ok: Bool
+        var detail: String?
+    }
+
+    struct LastRun: Encodable {
+        var runID: String
+        var startedAt: Double
+        var endedAt: Double?
+        var exitCode: Int32?
+        var outcome: String
+        enum CodingKeys: String, CodingKey {
+            case outcome
+            case runID = "run_id"
+            case startedAt = "started_at"
+            case endedAt = "ended_at"
+            case exitCode = "exit_code"
+        }
+    }
+
+    var ready: Bool
+    var store: Dependency
+    var embedder: Dependency
+    /// Whether an answer model is configured (`ask`); not a condition of readiness.
+    var answerModelConfigured: Bool
+    var documents: Int?
+    var vectors: Int?
+    var lastRun: LastRun?
+
+    enum CodingKeys: String, CodingKey {
+        case ready, store, embedder, documents, vectors
+        case answerModelConfigured = "answer_model_configured"
+        case lastRun = "last_run"
+    }
+
+    /// Asks each dependency, each within `timeout` (a dependency that hangs is reported down, not waited for).
+    static func probe(
+        checkpoint reader: CheckpointReader,
+        searcher: Searcher,
+        timeout: Duration
+    ) async
+        -> ReadinessReport
+    {
+        let setting = "serve.request_timeout_seconds"
+        var store = Dependency(ok: true)
+        var vectors: Int?
+        do {
+            let sink = searcher.sink
+            let info = try await withDeadline(timeout, what: "the store", setting: setting) { try await sink.info() }
+            vectors = info.count
+            store.detail = searcher.sink.name
+        } catch {
+            store = Dependency(ok: false, detail: (error as? SluiceError)?.message ?? "\(error)")
+        }
+        // The embedder was loaded at start; one that is remote must still answer.
+        var embedder = Dependency(ok: true, detail: searcher.embedder.identity.description)
+        do {
+            let model = searcher.embedder
+            try await withDeadline(timeout, what: "the embedder", setting: setting) { try await model.checkReachable() }
+        } catch {
+            embedder = Dependency(ok: false, detail: (error as? SluiceError)?.message ?? "\(error)")
+        }
+        var documents: Int?
+        var lastRun: LastRun?
+        if let checkpoint = try? reader.open() {
+            documents = try? checkpoint.documentCount()
+            if let run = try? checkpoint.recentRuns(limit: 1).first {
+                let outcome =
+                    run.exitCode.map { RunProgressReport.outcome(of: RunExitCode(rawValue: $0)) }
+                    ?? (run.endedAt == nil ? "running" : "unknown")
+                lastRun = LastRun(
+                    runID: run.runID,
+                    startedAt: run.startedAt,
+                    endedAt: run.endedAt,
+                    exitCode: run.exitCode,
+                    outcome: outcome
+                )
+            }
+        }
+        return ReadinessReport(
+            ready: store.ok && embedder.ok,
+            store: store,
+            embedder: embedder,
+            answerModelConfigured: false,
+            documents: documents,
+            vectors: vectors,
+            lastRun: lastRun
+        )
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import SluiceCore
+import SluiceState
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts incremental runs in the background and keeps their progress (`POST /v1/runs`,
+/// `GET /v1/runs/{id}`).
+///
+/// A run is a child `sluice run` process, not a pipeline inside the server: LMDB must not be opened twice
+/// in one process (the server holds the store and the checkpoint open for reading), and the child is
+/// exactly what cron runs, with the same exit codes. One run at a time: the state lock decides, so a run
+/// of this server or of a cron `sluice run` already going answers 409. A service of the server's group: on
+/// SIGTERM/SIGINT it passes SIGINT to the child (documents in flight finish and are committed, as `sluice
+/// run` does on a signal) and waits for it.
+final class RunManager: Service, Sendable {
+    /// The child's command line; `--progress-json FILE` is appended.
+    struct Command: Sendable {
+        var executable: String
+        var arguments: [String]
+    }
+
+    private struct Current {
+        var id: String
+        var process: Process
+        var progressFile: URL
+    }
+
+    private struct State {
+        var reports: [String: RunProgressReport] = [:]
+        var progressFiles: [String: URL] = [:]
+        var order: [String] = []
+        var current: Current?
+        var stopping = false
+        var interrupted = false
+        var sequence = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// How many runs are remembered.
+    static let kept = 50
+
+    private let state = Mutex(State())
+    private let checkpoint: CheckpointReader
+    private var stateDirectory: URL { checkpoint.directory }
+    private let command: Command
+    private let metrics: ServeMetrics
+    private let logger: Logger
+    private let scratch: URL
+
+    init(checkpoint: CheckpointReader, command: Command, metrics: ServeMetrics, logger: Logger) {
+        self.checkpoint = checkpoint
+        self.command = command
+        self.metrics = metrics
+        self.logger = logger
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-serve-\(ProcessInfo.processInfo.processIdentifier)"
+        )
+    }
+
+    /// Whether a run was stopped by the server's shutdown (the process then exits 4, as `run` does).
+    var interruptedRun: Bool { state.withLock { $0.interrupted } }
+
+    /// A run's report, with the progress its child wrote last.
+    func report(_ id: String) -> RunProgressReport? {
+        guard
+            case (var report, let file)? = state.withLock({ state in
+                state.reports[id].map { ($0, state.progressFiles[id]) }
+            })
+        else { return nil }
+        if let file, let progress = RunProgressFile.read(file) {
+            report.elapsedSeconds = progress.elapsedSeconds
+            report.documentsDone = progress.documentsDone
+            report.documentsTotal = progress.documentsTotal
+            report.stats = progress.stats
+        }
+        return report
+    }
+
+    /// Starts a run.
+    /// - Throws: ``APIError`` 409 when a run holds the state lock, 503 while the server stops.
+    func start() throws -> RunProgressReport {
+        let id = try state.withLock { state -> String in
+            if state.stopping { throw APIError(.serviceUnavailable, "stopping", "the server is stopping") }
+            if let current = state.current {
+                throw APIError(.conflict, "lock-held", "a run is going", details: ["run_id": current.id])
+            }
+            state.sequence += 1
+            return "\(Int(Date().timeIntervalSince1970))-\(state.sequence)"
+        }
+        // A run of another process (cron's `sluice run`): the lock tells, at once. One that takes the lock
+        // between this probe and the child's start makes the child exit 3: its report says `lock-held`.
+        do {
+            let probe = try StateLock(directory: stateDirectory)
+            withExtendedLifetime(probe) {}
+        } catch let error as SluiceError where error.code == .lockHeld {
+            var details: [String: String] = [:]
+            if let running = runningRunID() { details["run_id"] = running }
+            throw APIError(.conflict, error.code.rawValue, error.message, details: details)
+        }
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let progressFile = scratch.appendingPathComponent("\(id).json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command.executable)
+        process.arguments = command.arguments + ["--progress-json", progressFile.path]
+        let report = RunProgressReport(id: id, state: "running", startedAt: Date().timeIntervalSince1970)
+        try state.withLock { state in
+            if let current = state.current {
+                throw APIError(.conflict, "lock-held", "a run is going", details: ["run_id": current.id])
+            }
+            process.terminationHandler = { [self] process in finished(id: id, status: process.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                throw SluiceError(.dependencyUnavailable, "cannot start `sluice run`: \(error.localizedDescription)")
+            }
+            state.reports[id] = report
+            state.progressFiles[id] = progressFile
+            state.order.append(id)
+            state.current = Current(id: id, process: process, progressFile: progressFile)
+            while state.order.count > Self.kept, let oldest = state.order.first {
+                state.order.removeFirst()
+                state.reports[oldest] = nil
+                if let file = state.progressFiles.removeValue(forKey: oldest) {
+                    try? FileManager.default.removeItem(at: file)
+                }
+            }
+        }
+        metrics.recordRunStarted()
+        logger.info("run started", metadata: ["sluice-run": "\(id)"])
+        return report
+    }
+
+    private func finished(id: String, status: Int32) {
+        let code = RunExitCode(rawValue: status)
+        let outcome = RunProgressReport.outcome(of: code)
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.reports[id]?.state = "finished"
+            state.reports[id]?.endedAt = Date().timeIntervalSince1970
+            state.reports[id]?.exitCode = status
+            state.reports[id]?.outcome = outcome
+            if code == .interrupted { state.interrupted = true }
+            state.current = nil
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        metrics.recordRunFinished(outcome: outcome)
+        logger.info("run finished", metadata: ["sluice-run": "\(id)", "sluice-outcome": "\(outcome)"])
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The id of the run the checkpoint says is going (started, not ended), if it can be read.
+    private func runningRunID() -> String? {
+        guard let latest = try? checkpoint.open().recentRuns(limit: 1).first, latest.endedAt == nil
+        else { return nil }
+        return latest.runID
+    }
+
+    /// Waits for the server's graceful shutdown, then stops the running run as `sluice run` stops on a
+    /// signal (documents in flight finish and are committed) and waits for it.
+    func run() async throws {
+        try? await gracefulShutdown()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let process = state.withLock { state -> Process? in
+                state.stopping = true
+                guard let current = state.current else { return nil }
+                state.waiters.append(continuation)
+                return current.process
+            }
+            guard let process else { return continuation.resume() }
+            logger.notice("stopping: the running run finishes its documents in flight, then stops")
+            kill(process.processIdentifier, SIGINT)
+        }
+        try? FileManager.default.removeItem(at: scratch)
+    }
+}

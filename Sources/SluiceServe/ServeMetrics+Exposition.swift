@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+
+extension ServeMetrics {
+    /// The Prometheus text exposition (format 0.0.4) of the counters, plus the store's size.
+    func exposition(documents: Int?, vectors: Int?) -> String {
+        let state = state.withLock { $0 }
+        var out = ""
+        out += "# HELP sluice_http_requests_total HTTP requests answered, by route and status.\n"
+        out += "# TYPE sluice_http_requests_total counter\n"
+        for (key, count) in state.requests.sorted(by: { $0.key < $1.key }) {
+            out += "sluice_http_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.status)\"} \(count)\n"
+        }
+        out += "# HELP sluice_http_request_duration_seconds Time to answer, by route.\n"
+        out += "# TYPE sluice_http_request_duration_seconds histogram\n"
+        for (route, latency) in state.latency.sorted(by: { $0.key < $1.key }) {
+            let label = "route=\"\(Self.escape(route))\""
+            var cumulative: UInt64 = 0
+            for (bound, count) in zip(Self.bucketBounds, latency.buckets) {
+                cumulative += count
+                out += "sluice_http_request_duration_seconds_bucket{\(label),le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "sluice_http_request_duration_seconds_bucket{\(label),le=\"+Inf\"} \(latency.count)\n"
+            out += "sluice_http_request_duration_seconds_sum{\(label)} \(latency.sum)\n"
+            out += "sluice_http_request_duration_seconds_count{\(label)} \(latency.count)\n"
+        }
+        out += "# HELP sluice_runs_started_total Runs started through POST /v1/runs.\n"
+        out += "# TYPE sluice_runs_started_total counter\n"
+        out += "sluice_runs_started_total \(state.runsStarted)\n"
+        out += "# HELP sluice_runs_finished_total Runs finished, by outcome.\n"
+        out += "# TYPE sluice_runs_finished_total counter\n"
+        for (outcome, count) in state.runsFinished.sorted(by: { $0.key < $1.key }) {
+            out += "sluice_runs_finished_total{outcome=\"\(Self.escape(outcome))\"} \(count)\n"
+        }
+        if let documents {
+            out += "# HELP sluice_documents Documents the checkpoint tracks.\n# TYPE sluice_documents gauge\n"
+            out += "sluice_documents \(documents)\n"
+        }
+        if let vectors {
+            out += "# HELP sluice_vectors Vectors in the store.\n# TYPE sluice_vectors gauge\n"
+            out += "sluice_vectors \(vectors)\n"
+        }
+        return out
+    }
+
+    /// A label value: backslash, quote and newline escaped.
+    static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Load on `sluice serve`'s POST /v1/search: requests/s and latency percentiles from wrk (Debian `wrk`).
+# Not run by the tests: the machines are shared, so figures are taken later, under a lock, on an index of
+# at least 100k vectors (docs/SERVE.md, "Load").
+#
+#   scripts/bench-serve.sh http://127.0.0.1:8080 [SECONDS] [CONNECTIONS]
+#
+# Run it once alone and once while `curl -X POST $URL/v1/runs` is going; the server's peak RSS is
+# `grep VmHWM /proc/$(pgrep -f "sluice serve")/status` afterwards. Set SLUICE_TOKEN if the server needs one.
+set -euo pipefail
+url="${1:?usage: scripts/bench-serve.sh URL [SECONDS] [CONNECTIONS]}"
+seconds="${2:-30}"
+connections="${3:-16}"
+command -v wrk >/dev/null || { echo "bench-serve: install wrk (apt-get install wrk)" >&2; exit 1; }
+script=$(mktemp --suffix=.lua)
+trap 'rm -f "$script"' EXIT
+cat >"$script" <<LUA
+-- Rotates a few queries so that no cache answers them all.
+local queries = {"sluice gate", "river water", "canal lock maintenance", "quarterly report", "backup policy"}
+local i = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+if os.getenv("SLUICE_TOKEN") then wrk.headers["Authorization"] = "Bearer " .. os.getenv("SLUICE_TOKEN") end
+request = function()
+  i = i + 1
+  return wrk.format(nil, "/v1/search", nil, '{"query": "' .. queries[i % #queries + 1] .. '", "k": 10}')
+end
+LUA
+wrk --latency -t 2 -c "$connections" -d "${seconds}s" -s "$script" "$url"
