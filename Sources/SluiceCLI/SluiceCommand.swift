@@ -19,7 +19,8 @@ struct SluiceCommand: AsyncParsableCommand {
             """,
         version: SluiceVersion.current,
         subcommands: [
-            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, AskCommand.self, ServeCommand.self,
+            RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, AskCommand.self,
+            ServeCommand.self,
             ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self,

@@ -289,8 +289,11 @@ extension LocalSink {
     /// The best `k` by cosine: from the graph when it matches what this read transaction sees and the
     /// store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread.
     func searchBest(_ query: [Float], k: Int) throws -> [SearchHit] {
-        guard indexSettings.kind == .hnsw else { return try exactSearch(query, k: k) }
-        let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
+        // A store written before the graph existed, opened read-only, has no `ann` database: it is scanned.
+        guard indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") else {
+            return try exactSearch(query, k: k)
+        }
+        let vectors = try environment.database("vectors")
         let (generation, count) = try environment.read { txn in
             (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
         }

@@ -51,8 +51,11 @@ public final class LocalSink: VectorSink {
         )
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
-        _ = try environment.database("ann")
-        _ = try environment.database("ann-labels")
+        // A store written before the graph existed has neither when opened read-only: it is scanned.
+        if !readOnly {
+            _ = try environment.database("ann")
+            _ = try environment.database("ann-labels")
+        }
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
         readers = BlockingExecutor(
             label: "sl-local-read",

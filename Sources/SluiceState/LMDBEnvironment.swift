@@ -138,6 +138,16 @@ package final class LMDBEnvironment: @unchecked Sendable {
         return dbi
     }
 
+    /// The handle of a named database, or nil when a read-only environment has none (a store written by an
+    /// older version, before that database existed).
+    package func existingDatabase(_ name: String) throws -> MDB_dbi? {
+        do {
+            return try database(name)
+        } catch let error as SluiceError where error.message.contains("database '\(name)' does not exist") {
+            return nil
+        }
+    }
+
     /// Runs `body` in a read-only transaction.
     package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         var txn: OpaquePointer?
