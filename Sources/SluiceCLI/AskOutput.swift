@@ -5,22 +5,19 @@ import Sluice
 /// JSON object at the end with the fields of `search --json` for each source.
 struct AskOutput {
     let json: Bool
-    private var answer = ""
-    private var sources: [AnswerSource] = []
-    private var summary: AnswerSummary?
-    private var reason: String?
+    private var transcript = AnswerTranscript()
+    private var answer: String { transcript.answer }
 
     init(json: Bool) {
         self.json = json
     }
 
     mutating func take(_ event: AnswerEvent) {
+        transcript.take(event)
         switch event {
         case .text(let text):
-            answer += text
             if !json { write(Self.displayed(text)) }
         case .sources(let list):
-            sources = list
             guard !json else { return }
             write(answer.hasSuffix("\n") ? "\nSources:\n" : "\n\nSources:\n")
             for source in list {
@@ -30,12 +27,10 @@ struct AskOutput {
                 )
             }
         case .finished(let finished):
-            summary = finished
             if !json, finished.finishReason == "length" {
                 write("(the answer stopped at answer.max_answer_tokens: raise it for a longer one)\n")
             }
         case .nothingRelevant(let why):
-            reason = why
             if !json { write(DisplayEscaping.escaped(why) + "\n") }
         }
     }
@@ -45,34 +40,10 @@ struct AskOutput {
         if !json, !answer.isEmpty, !answer.hasSuffix("\n") { write("\n") }
     }
 
-    /// Prints the JSON object (`--json`); the text was printed as it came.
+    /// Prints the JSON object (`--json`, ``AnswerTranscript``); the text was printed as it came.
     func end() {
         guard json else { return }
-        var usage: Any = NSNull()
-        if let counts = summary?.usage {
-            usage = [
-                "prompt_tokens": counts.promptTokens, "completion_tokens": counts.completionTokens,
-                "total_tokens": counts.totalTokens,
-            ]
-        }
-        let object: [String: Any] = [
-            "answer": reason == nil ? answer : NSNull(),
-            "reason": reason ?? NSNull(),
-            "sources": sources.map(Self.object),
-            "model": summary?.model ?? NSNull(),
-            "usage": usage,
-            "finish_reason": summary?.finishReason ?? NSNull(),
-        ]
-        try? MachineReadable.print(object)
-    }
-
-    /// One source with `search --json`'s field names.
-    static func object(_ source: AnswerSource) -> [String: Any] {
-        [
-            "number": source.number, "id": source.id, "document_key": source.documentKey,
-            "page": source.page ?? NSNull(), "headings": source.headings, "score": source.score,
-            "text": source.text, "truncated": source.truncated, "cited": source.cited,
-        ]
+        try? MachineReadable.print(transcript.jsonObject)
     }
 
     /// The model's text safe for a terminal: control characters escaped, line breaks kept.

@@ -46,6 +46,8 @@ extension PipelineConfiguration {
         public var temperature: Double = 0.2
         /// Passages retrieved for a question.
         public var k: Int = 8
+        /// Whether the pipeline file has an `answer` section (`sluice serve` answers `POST /v1/ask` only then).
+        public var isConfigured = false
         /// Hits scoring below this are not passages; nil: no minimum.
         public var minScore: Double? = nil
         /// The limit for one whole answer, streaming included.
@@ -70,6 +72,7 @@ extension PipelineConfiguration.Answer {
     /// Reads `answer.*` over the defaults.
     init(section: ConfigurationSection) throws {
         self.init()
+        isConfigured = true
         var s = section
         provider = try s.choice("provider") ?? provider
         baseURL = try s.string("base_url") ?? baseURL

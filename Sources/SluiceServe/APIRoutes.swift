@@ -18,6 +18,7 @@ struct APIRoutes: Sendable {
             let report = await ReadinessReport.probe(
                 checkpoint: server.checkpoint,
                 searcher: server.searcher,
+                answerModelConfigured: server.answerer != nil,
                 timeout: timeout
             )
             return try JSONResponse.make(report, status: report.ready ? .ok : .serviceUnavailable)
@@ -32,6 +33,29 @@ struct APIRoutes: Sendable {
             return try JSONResponse.make(
                 SearchAnswer(results: results, mode: body.query.mode ?? searcher.defaultMode)
             )
+        }
+        router.post("/v1/ask") { request, _ in
+            guard let answerer = server.answerer else {
+                throw APIError.notFound("this server has no answer model: configure the pipeline's answer section")
+            }
+            let body = try AskBody(
+                try await JSONResponse.object(request, limit: serve.maxBodyBytes),
+                maxK: serve.maxK
+            )
+            let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
+            if body.stream || accepts {
+                return AnswerStream.response(
+                    answerer.answer(body.question, k: body.k, filter: body.filter, mode: body.mode)
+                )
+            }
+            let transcript = try await bounded {
+                var transcript = AnswerTranscript()
+                try await answerer.answer(body.question, k: body.k, filter: body.filter, mode: body.mode) {
+                    transcript.take($0)
+                }
+                return transcript
+            }
+            return try JSONResponse.make(object: transcript.jsonObject)
         }
         router.get("/v1/documents") { request, _ in
             try await bounded { try documents.list(request) }

@@ -14,6 +14,16 @@ enum JSONResponse {
         )
     }
 
+    /// A `JSONSerialization` object (keys sorted), for bodies the library builds as objects.
+    static func make(object: [String: Any], status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
     static func error(_ error: APIError) -> Response {
         (try? make(error.body, status: error.status))
             ?? Response(status: .internalServerError, headers: [.contentType: "application/json"])

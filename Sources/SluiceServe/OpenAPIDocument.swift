@@ -156,8 +156,7 @@ enum OpenAPIDocument {
     "/v1/ask": {
       "post": {
         "operationId": "ask",
-        "summary": "Answer a question from the index, with citations; streamed as server-sent events when `stream` is true or `Accept: text/event-stream`.",
-        "x-sluice-note": "Added with `sluice ask`; this server answers 404 until then.",
+        "summary": "Answer a question from the index with the pipeline's chat model, citing numbered sources; streamed as server-sent events when `stream` is true or the request accepts `text/event-stream`.",
         "requestBody": {
           "required": true,
           "content": {
@@ -170,7 +169,7 @@ enum OpenAPIDocument {
         },
         "responses": {
           "200": {
-            "description": "The answer (JSON), or its events (SSE): `event: results` (data: `{\"results\": [SearchResult]}`), `event: delta` (data: `{\"text\": \"…\"}`, repeated), `event: citations` (data: `{\"citations\": [Citation]}`), then `event: done` (data: `AskResponse`), or `event: error` (data: `Error`).",
+            "description": "The answer as one object (`AskResponse`, what `sluice ask --json` prints), or its events (SSE): `event: text` (data: `{\"text\": \"…\"}`, repeated, as the model writes), `event: sources` (data: `{\"sources\": [AskSource]}`), then `event: done` (data: `AskResponse`), or `event: error` (data: `Error`) when the answer fails after the stream began.",
             "content": {
               "application/json": {
                 "schema": {
@@ -195,7 +194,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "This server has no answer model configured.",
+            "description": "This server has no answer model (the pipeline file has no `answer` section).",
             "content": {
               "application/json": {
                 "schema": {
@@ -869,53 +868,74 @@ enum OpenAPIDocument {
           }
         }
       },
-      "Citation": {
-        "type": "object",
-        "required": [
-          "index",
-          "id",
-          "document_key"
-        ],
-        "properties": {
-          "index": {
-            "type": "integer",
-            "description": "The [n] the answer cites."
-          },
-          "id": {
-            "type": "string"
-          },
-          "document_key": {
-            "type": "string"
-          },
-          "page": {
-            "type": "integer"
-          },
-          "snippet": {
-            "type": "string"
-          }
-        }
-      },
       "AskResponse": {
         "type": "object",
         "required": [
           "answer",
-          "citations"
+          "reason",
+          "sources",
+          "model",
+          "usage",
+          "finish_reason"
         ],
         "properties": {
           "answer": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Null when nothing relevant was retrieved (the model was not asked)."
           },
-          "citations": {
+          "reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why the model was not asked."
+          },
+          "sources": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/Citation"
+              "$ref": "#/components/schemas/AskSource"
             }
           },
-          "results": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/SearchResult"
-            }
+          "model": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "usage": {
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "type": "object",
+                "required": [
+                  "prompt_tokens",
+                  "completion_tokens",
+                  "total_tokens"
+                ],
+                "properties": {
+                  "prompt_tokens": {
+                    "type": "integer"
+                  },
+                  "completion_tokens": {
+                    "type": "integer"
+                  },
+                  "total_tokens": {
+                    "type": "integer"
+                  }
+                }
+              }
+            ]
+          },
+          "finish_reason": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1080,6 +1100,58 @@ enum OpenAPIDocument {
           },
           "error": {
             "type": "string"
+          }
+        }
+      },
+      "AskSource": {
+        "type": "object",
+        "required": [
+          "number",
+          "id",
+          "document_key",
+          "headings",
+          "score",
+          "text",
+          "truncated",
+          "cited"
+        ],
+        "properties": {
+          "number": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The n of the answer's [n] markers."
+          },
+          "id": {
+            "type": "string"
+          },
+          "document_key": {
+            "type": "string"
+          },
+          "page": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "headings": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "score": {
+            "type": "number"
+          },
+          "text": {
+            "type": "string"
+          },
+          "truncated": {
+            "type": "boolean",
+            "description": "The passage was cut to fit answer.max_context_tokens."
+          },
+          "cited": {
+            "type": "boolean",
+            "description": "The answer cites it with [n]."
           }
         }
       }

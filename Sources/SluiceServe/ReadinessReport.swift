@@ -45,6 +45,7 @@ struct ReadinessReport: Encodable {
     static func probe(
         checkpoint reader: CheckpointReader,
         searcher: Searcher,
+        answerModelConfigured: Bool,
         timeout: Duration
     ) async
         -> ReadinessReport
@@ -89,7 +90,7 @@ struct ReadinessReport: Encodable {
             ready: store.ok && embedder.ok,
             store: store,
             embedder: embedder,
-            answerModelConfigured: false,
+            answerModelConfigured: answerModelConfigured,
             documents: documents,
             vectors: vectors,
             lastRun: lastRun

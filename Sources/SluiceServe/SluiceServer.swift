@@ -14,6 +14,8 @@ import SluiceState
 public struct SluiceServer: Sendable {
     public let configuration: PipelineConfiguration
     let searcher: Searcher
+    /// `POST /v1/ask`'s answerer; nil when the pipeline's `answer` section cannot be used (404).
+    let answerer: Answerer?
     let metrics = ServeMetrics()
     let runs: RunManager
     let checkpoint: CheckpointReader
@@ -51,7 +53,20 @@ public struct SluiceServer: Sendable {
             token = nil
         }
         self.configuration = configuration
-        self.searcher = Searcher(embedder: components.embedder, sink: components.sink)
+        var searcher = Searcher(embedder: components.embedder, sink: components.sink)
+        searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
+        self.searcher = searcher
+        var answerer =
+            !configuration.answer.isConfigured
+            ? nil
+            : try? Answerer(
+                configuration: configuration.answer,
+                embedder: components.embedder,
+                sink: components.sink,
+                environment: environment
+            )
+        answerer?.indexEmbedder = searcher.indexEmbedder
+        self.answerer = answerer
         self.logger = logger
         self.checkpoint = CheckpointReader(directory: configuration.resolve(configuration.state))
         self.runs = RunManager(

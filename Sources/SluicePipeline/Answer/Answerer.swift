@@ -83,15 +83,17 @@ public struct Answerer: Sendable {
     ///   - question: The question; it is also the search query.
     ///   - filter: Only passages whose metadata match it (pushed down to the store, as for `search`).
     ///   - mode: `vector`, `keyword` or `hybrid`; nil: the store's default, as for `search`.
+    ///   - k: Passages to retrieve; nil: `answer.k`.
     public func answer(
         _ question: String,
+        k: Int? = nil,
         filter: SearchFilter? = nil,
         mode: SearchMode? = nil
     ) -> AsyncThrowingStream<AnswerEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<AnswerEvent, any Error>.makeStream()
         let task = Task {
             do {
-                try await answer(question, filter: filter, mode: mode) { continuation.yield($0) }
+                try await answer(question, k: k, filter: filter, mode: mode) { continuation.yield($0) }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -104,11 +106,12 @@ public struct Answerer: Sendable {
     /// The same events, handed to `emit` in order.
     public func answer(
         _ question: String,
+        k: Int? = nil,
         filter: SearchFilter? = nil,
         mode: SearchMode? = nil,
         emit: (AnswerEvent) async throws -> Void
     ) async throws {
-        let results = try await retrieve(question: question, k: configuration.k, filter: filter, mode: mode)
+        let results = try await retrieve(question: question, k: k ?? configuration.k, filter: filter, mode: mode)
         let prompt = AnswerPrompt(
             question: question,
             hits: results,

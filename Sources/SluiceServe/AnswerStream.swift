@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import SluicePipeline
+
+/// `POST /v1/ask` as server-sent events (docs/openapi.json): `event: text` (`{"text": "…"}`, as the model
+/// writes), `event: sources` (`{"sources": [AnswerSource]}`), then `event: done` with the whole answer
+/// object (``AnswerTranscript``, as the JSON answer and `sluice ask --json`); or `event: error` with the
+/// API's error object when the answer fails. Closing the connection cancels the model's request.
+enum AnswerStream {
+    static func response(_ events: AsyncThrowingStream<AnswerEvent, any Error>) -> Response {
+        let frames = AsyncStream<ByteBuffer> { continuation in
+            let task = Task {
+                var transcript = AnswerTranscript()
+                do {
+                    for try await event in events {
+                        transcript.take(event)
+                        switch event {
+                        case .text(let text): continuation.yield(frame("text", ["text": text]))
+                        case .sources(let sources):
+                            continuation.yield(frame("sources", ["sources": sources.map(AnswerTranscript.jsonObject)]))
+                        case .finished, .nothingRelevant: break
+                        }
+                    }
+                    continuation.yield(frame("done", transcript.jsonObject))
+                } catch {
+                    let failure = APIError(error)
+                    let body: [String: Any] = ["error": ["code": failure.code, "message": failure.message]]
+                    continuation.yield(frame("error", body))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: ResponseBody(asyncSequence: frames)
+        )
+    }
+
+    /// `event: NAME` and one `data:` line of JSON (JSON holds no raw line break), then a blank line.
+    static func frame(_ name: String, _ object: [String: Any]) -> ByteBuffer {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return ByteBuffer(string: "event: \(name)\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n")
+    }
+}
