@@ -46,8 +46,9 @@ extension PipelineConfiguration {
         public var temperature: Double = 0.2
         /// Passages retrieved for a question.
         public var k: Int = 8
-        /// Whether the pipeline file has an `answer` section (`sluice serve` answers `POST /v1/ask` only then).
-        public var isConfigured = false
+        /// Whether the pipeline names a chat model to call: a provider other than the default, a server, a
+        /// model or a key (`sluice serve` answers `POST /v1/ask` only then; `sluice ask` always tries).
+        public var isConfigured: Bool { provider != .openai || baseURL != nil || model != nil || apiKeyEnv != nil }
         /// Hits scoring below this are not passages; nil: no minimum.
         public var minScore: Double? = nil
         /// The limit for one whole answer, streaming included.
@@ -72,7 +73,6 @@ extension PipelineConfiguration.Answer {
     /// Reads `answer.*` over the defaults.
     init(section: ConfigurationSection) throws {
         self.init()
-        isConfigured = true
         var s = section
         provider = try s.choice("provider") ?? provider
         baseURL = try s.string("base_url") ?? baseURL

@@ -40,6 +40,7 @@ extension PipelineConfiguration {
         }
         var configuration = try decode(tree)
         configuration.baseDirectory = file?.deletingLastPathComponent().standardizedFileURL
+        configuration.sourceFile = file?.standardizedFileURL
         return configuration
     }
 

@@ -19,6 +19,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var state: String = ".sluice/state"
     /// The file the configuration came from, if any (relative paths resolve against its folder).
     public var baseDirectory: URL? = nil
+    /// The pipeline file itself, if any (its name labels metrics).
+    public var sourceFile: URL? = nil
 
     public init() {}
 

@@ -79,7 +79,21 @@ struct APIRoutes: Sendable {
         }
         router.get("/metrics") { _, _ in
             let (documents, vectors) = await storeSize()
-            let text = server.metrics.exposition(documents: documents, vectors: vectors)
+            var text = server.metrics.exposition(documents: documents, vectors: vectors)
+            // The last finished run's figures, with the names `sluice run --metrics-file` writes.
+            if let checkpoint = try? server.checkpoint.open(),
+                let runs = try? checkpoint.recentRuns(limit: 20),
+                let last = runs.first(where: { $0.exitCode != nil }), let code = last.exitCode
+            {
+                let success = runs.first { $0.exitCode == 0 }?.endedAt.map { Date(timeIntervalSince1970: $0) }
+                text += RunMetrics.text(
+                    pipeline: server.pipelineName,
+                    exitCode: RunExitCode(rawValue: code),
+                    stats: last.stats,
+                    endedAt: Date(timeIntervalSince1970: last.endedAt ?? last.startedAt),
+                    lastSuccess: success
+                )
+            }
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

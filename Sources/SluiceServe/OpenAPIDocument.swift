@@ -194,7 +194,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "This server has no answer model (the pipeline file has no `answer` section).",
+            "description": "This server has no answer model (the pipeline names no answer.provider other than openai, base_url, model or api_key_env).",
             "content": {
               "application/json": {
                 "schema": {

@@ -20,6 +20,10 @@ public struct SluiceServer: Sendable {
     let runs: RunManager
     let checkpoint: CheckpointReader
     let token: [UInt8]?
+    /// The pipeline file's name (`default` for Pipelines/default.yaml): the `pipeline` label of the run metrics.
+    var pipelineName: String {
+        configuration.sourceFile.map { $0.deletingPathExtension().lastPathComponent } ?? "pipeline"
+    }
     let logger: Logger
 
     /// - Parameters:

@@ -89,6 +89,9 @@ struct ServeCLITests {
         #expect(metrics.contains(#"sluice_http_requests_total{route="/v1/search",status="200"}"#))
         #expect(metrics.contains(#"sluice_http_requests_total{route="/v1/search",status="400"}"#))
         #expect(metrics.contains("sluice_documents \(keys.count)"))
+        // The last run's figures, named as `sluice run --metrics-file` names them.
+        #expect(metrics.contains(#"sluice_run_exit_code{pipeline="pipeline"} 0"#), "\(metrics)")
+        #expect(metrics.contains(#"sluice_run_documents{pipeline="pipeline",outcome="upserted"} \#(keys.count)"#))
 
         let served = try await server.exchange("GET", "/openapi.json")
         let committed = try Data(contentsOf: Corpus.repositoryRoot.appendingPathComponent("docs/openapi.json"))
