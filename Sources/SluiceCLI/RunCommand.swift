@@ -154,6 +154,14 @@ struct RunCommand: AsyncParsableCommand {
                     )
                 )
             }
+            if let full = stats.diskFull {
+                FileHandle.standardError.write(
+                    Data(
+                        "sluice: stopped: \(DisplayEscaping.escaped(full))\nsluice: free space, then run again to resume (exit 6)\n"
+                            .utf8
+                    )
+                )
+            }
             let code = stats.exitCode
             if code != .success { throw ExitCode(code) }
         }

@@ -14,7 +14,7 @@ struct SluiceCommand: AsyncParsableCommand {
             Exit codes: 0 all documents upserted or skipped · 1 usage or configuration error · 2 finished, \
             but documents failed in this run · 3 another run holds the lock · 4 interrupted (run again to resume) · \
             5 a provider refused to go on (quota, credentials) · 6 a dependency (store, embedder) is \
-            unavailable: nothing was marked failed, retry later · 7 a deletion was refused by the mass-delete \
+            unavailable or a disk is full: nothing was marked failed, retry later · 7 a deletion was refused by the mass-delete \
             guard (nothing deleted) · 70 a bug.
             """,
         version: SluiceVersion.current,

@@ -39,7 +39,7 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         // unusable configuration, not reported as a bug.
         case .configuration?, .usage?, .embedderMismatch?, .stateCorrupt?: self = .usage
         case .providerRefused?: self = .providerRefused
-        case .dependencyUnavailable?: self = .dependencyUnavailable
+        case .dependencyUnavailable?, .diskFull?: self = .dependencyUnavailable
         case .massDelete?: self = .deletionRefused
         default: self = .internalError
         }

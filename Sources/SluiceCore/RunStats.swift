@@ -42,6 +42,8 @@ public struct RunStats: Sendable, Hashable, Codable {
     /// Why a provider refused to go on (quota exhausted, credentials rejected): the run stopped taking
     /// work and exits with ``RunExitCode/providerRefused``. Never carries a secret.
     public var providerRefusal: String? = nil
+    /// Set when a disk filled up (the state's or the local store's): the run stopped taking documents (exit 6).
+    public var diskFull: String? = nil
     /// Failure reasons by code (bounded labels).
     public var failuresByCode: [String: Int] = [:]
 
@@ -75,11 +77,13 @@ public struct RunStats: Sendable, Hashable, Codable {
         case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"
+        case diskFull = "disk_full"
     }
 
     /// The exit code this outcome maps to (interrupted and provider stops are decided by the runner).
     public var exitCode: RunExitCode {
         if providerRefusal != nil { return .providerRefused }
+        if diskFull != nil { return .dependencyUnavailable }
         if interrupted { return .interrupted }
         return documentsFailed > 0 ? .documentsFailed : .success
     }

@@ -81,6 +81,9 @@ extension SluiceError.Code {
     /// A dependency (the store, the embedder) could not be reached when a command started, so it stopped
     /// before any document was taken: nothing was marked failed; retry later (exit 6).
     public static let dependencyUnavailable = SluiceError.Code("dependency-unavailable")
+    /// No space left on the device holding the state or the local store: the run stops taking documents,
+    /// marks none failed, and exits 6; free space, then run again.
+    public static let diskFull = SluiceError.Code("disk-full")
 }
 
 extension SluiceError {
@@ -98,7 +101,6 @@ extension SluiceError {
 }
 
 extension SluiceError.Code {
-    /// Every code above, for checks that each has a meaning and an exit code.
     /// Failures that cannot change while a document's bytes and the settings stay the same (docs/DESIGN.md
     /// §11): such a document is not retried until one of them changes (or `run --retry-failed`).
     package static let permanent: Set<SluiceError.Code> = [
@@ -109,12 +111,13 @@ extension SluiceError.Code {
     /// Whether a failure with this code is permanent for the same bytes and settings (``permanent``).
     package var isPermanent: Bool { Self.permanent.contains(self) }
 
+    /// Every code above, for checks that each has a meaning and an exit code.
     package static let registered: [SluiceError.Code] = [
         .configuration, .usage, .lockHeld, .massDelete, .embedderMismatch, .interrupted,
         .state, .stateCorrupt, .io,
         .unreadable, .emptyDocument, .invalidEncoding, .binaryContent, .unsupportedFormat, .tooLarge, .timeout,
         .extractionFailed, .encrypted, .extractorCrashed, .malformed, .tooDeep, .zipBomb, .xmlEntities,
         .embeddingFailed, .providerRefused,
-        .sinkFailed, .sinkUnavailable, .network, .dependencyUnavailable,
+        .sinkFailed, .sinkUnavailable, .network, .dependencyUnavailable, .diskFull,
     ]
 }

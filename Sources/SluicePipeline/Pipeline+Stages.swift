@@ -164,7 +164,15 @@ extension Pipeline {
                 staleBudget: StaleDeletionBudget(
                     fraction: configuration.run.maxDeleteFraction,
                     unlimited: options.allowMassDelete
-                )
+                ),
+                onDiskFull: { error in
+                    tally.update { if $0.diskFull == nil { $0.diskFull = error.message } }
+                    providerStop.request()
+                    logger.error(
+                        "a disk is full: stopping intake; documents in flight are left for the next run",
+                        metadata: ["sluice-reason": "\(error.message)"]
+                    )
+                }
             ),
             commit: CommitStage(checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally, logger: logger),
             toExtract: StageChannel(capacity: buffer, producers: 1),

@@ -192,7 +192,7 @@ public actor Pipeline {
         // of documents in flight, which were left for the next run.
         stats.interrupted =
             (ended.scan.interrupted || (shutdown.isRequested && stats.documentsNotReached > 0))
-            && stats.providerRefusal == nil
+            && stats.providerRefusal == nil && stats.diskFull == nil
         stats.documentsNotReached += ended.scan.notReached
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum

@@ -25,6 +25,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
         package var owner: String?
         /// The code and the advice (what happened, how to recover) of errors that mean the file is damaged.
         package var damaged: (code: SluiceError.Code, advice: String)?
+        /// The environment's folder: where a failed write looks for free space (set by the environment).
+        var directory: URL?
         package init(
             code: SluiceError.Code = .state,
             owner: String? = nil,
@@ -46,10 +48,24 @@ package final class LMDBEnvironment: @unchecked Sendable {
             return SluiceError(damaged.code, message + ". " + damaged.advice)
         }
 
+        /// Whether the file system holding `directory` has (almost) no block left for an unprivileged write.
+        static func isFull(_ directory: URL) -> Bool {
+            var info = statvfs()
+            guard statvfs(directory.path, &info) == 0 else { return false }
+            return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 * 1024
+        }
+
         func check(_ rc: Int32, _ what: String) throws {
             guard rc != 0 else { return }
             if [MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_INVALID, MDB_VERSION_MISMATCH].contains(rc) {
                 throw damage("\(what): \(LMDBEnvironment.message(rc))")
+            }
+            // LMDB reports a short write as EIO: on a file system with no room left, that is a full disk.
+            if rc == ENOSPC || (rc == EIO && directory.map(Self.isFull) == true) {
+                throw SluiceError(
+                    .diskFull,
+                    (owner.map { "\($0): " } ?? "") + "\(what): no space left on device; free space, then run again"
+                )
             }
             throw error("\(what): \(LMDBEnvironment.message(rc))")
         }
@@ -71,6 +87,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
         errors: ErrorLabel = ErrorLabel()
     ) throws {
         self.path = path
+        var errors = errors
+        errors.directory = path
         self.errors = errors
         if !readOnly {
             try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)

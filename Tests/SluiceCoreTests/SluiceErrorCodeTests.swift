@@ -12,7 +12,7 @@ import Testing
     }
 
     /// Usage, configuration and a state the user must deal with exit 1; a held lock 3; a refusing
-    /// provider 5; an unavailable dependency 6; a refused mass delete 7; anything else that stops a
+    /// provider 5; an unavailable dependency or a full disk 6; a refused mass delete 7; anything else that stops a
     /// command is a bug (70).
     @Test(arguments: SluiceError.Code.registered)
     func eachCodeHasItsExitCode(code: SluiceError.Code) {
@@ -21,7 +21,7 @@ import Testing
         case .configuration, .usage, .embedderMismatch, .stateCorrupt: expected = .usage
         case .lockHeld: expected = .lockHeld
         case .providerRefused: expected = .providerRefused
-        case .dependencyUnavailable: expected = .dependencyUnavailable
+        case .dependencyUnavailable, .diskFull: expected = .dependencyUnavailable
         case .massDelete: expected = .deletionRefused
         default: expected = .internalError
         }

@@ -61,7 +61,9 @@ package struct DocumentWork: Sendable {
     /// shutdown signal cut a wait short (``SluiceError/Code/interrupted``) — not the document's fault: it
     /// is left as it was, as if not reached, for the next run.
     package var wasStopped: Bool {
-        if case .failed(let error) = outcome { return error.code == .providerRefused || error.code == .interrupted }
+        if case .failed(let error) = outcome {
+            return [.providerRefused, .interrupted, .diskFull].contains(error.code)
+        }
         return false
     }
 

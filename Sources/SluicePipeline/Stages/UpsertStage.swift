@@ -25,6 +25,8 @@ package actor UpsertStage {
     private let recordsPerWrite: Int
     private let tally: RunTally
     private let staleBudget: StaleDeletionBudget
+    /// Called when a write finds the disk full (the local store's or the state's): the run stops intake.
+    private let onDiskFull: @Sendable (SluiceError) -> Void
     private var state = State.initial
 
     package init(
@@ -34,8 +36,10 @@ package actor UpsertStage {
         workers: Int,
         recordsPerWrite: Int,
         tally: RunTally,
-        staleBudget: StaleDeletionBudget
+        staleBudget: StaleDeletionBudget,
+        onDiskFull: @escaping @Sendable (SluiceError) -> Void = { _ in }
     ) {
+        self.onDiskFull = onDiskFull
         self.staleBudget = staleBudget
         self.sink = sink
         self.checkpoint = checkpoint
@@ -56,7 +60,8 @@ package actor UpsertStage {
             stateExecutor: stateExecutor,
             recordsPerWrite: recordsPerWrite,
             tally: tally,
-            staleBudget: staleBudget
+            staleBudget: staleBudget,
+            onDiskFull: onDiskFull
         )
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers {
@@ -94,6 +99,7 @@ package actor UpsertStage {
         let recordsPerWrite: Int
         let tally: RunTally
         let staleBudget: StaleDeletionBudget
+        let onDiskFull: @Sendable (SluiceError) -> Void
 
         func write(_ documents: [DocumentWork]) async -> [DocumentWork] {
             var documents = documents
@@ -144,6 +150,8 @@ package actor UpsertStage {
                 }
             } catch {
                 let reason = SluiceError.wrap(error, as: .sinkFailed)
+                // A full disk is not the documents' fault: they are left for the next run (not failed).
+                if reason.code == .diskFull { onDiskFull(reason) }
                 for index in writing { documents[index].fail(reason, as: .sinkFailed) }
             }
             return documents
