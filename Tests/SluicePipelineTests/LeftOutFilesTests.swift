@@ -42,6 +42,16 @@ import Testing
         #expect(Set(scanner.leftOut.exampleKeys) == ["README", "b.txt", "img/logo.svg", "skip/"])
         #expect(scanner.leftOut.summary?.hasPrefix("3 files and 1 folder (e.g. ") == true)
 
+        // A run walks twice (a counting walk for progress, then the real one): its report counts once.
+        var harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try FileManager.default.removeItem(at: harness.source)
+        try FileManager.default.copyItem(at: root, to: harness.source)
+        harness.configuration.source.include = ["**/*.md"]
+        harness.configuration.source.exclude = ["skip/**"]
+        let stats = try await harness.run()
+        #expect(stats.filesLeftOut == 3, "each left-out file counted once")
+
         source.include = ["**/*"]
         source.exclude = []
         let everything = SourceScanner(configuration: source, root: root)

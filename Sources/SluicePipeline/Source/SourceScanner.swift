@@ -17,7 +17,7 @@ package struct SourceScanner: Sendable {
     /// The part of the corpus this run owns (docs/DESIGN.md §8); documents of other shards are not seen at all.
     package let shard: Shard
     /// What the walks passed over (include/exclude), for the run's report and `sluice check`.
-    package let leftOut = LeftOutFiles()
+    package var leftOut = LeftOutFiles()
 
     /// A file that could not be listed (unreadable folder, dangling or escaping link), reported per key.
     package struct Problem: Error, Sendable, Hashable {

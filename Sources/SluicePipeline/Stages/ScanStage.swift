@@ -67,14 +67,19 @@ package actor ScanStage {
         // this walk, held back by the stage buffers, reaches the end. Not with --retry-failed (only the
         // failed documents count there, which takes the checkpoint): its total comes with the end of the walk.
         let counter = scanned
-        let scanner = self.scanner
+        // A report of its own: the run's left-out count is the real walk's, not twice over.
+        let countingScanner = {
+            var counting = self.scanner
+            counting.leftOut = LeftOutFiles()
+            return counting
+        }()
         let counting: Task<Void, Never>? =
             retryFailed
             ? nil
             : Task.detached(priority: .utility) {
                 var count = 0
                 do {
-                    try await scanner.walk { _ in
+                    try await countingScanner.walk { _ in
                         count += 1
                         return !Task.isCancelled
                     }
