@@ -136,6 +136,15 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     /// The handle of a named database, created on first use (unless the environment is read-only).
     package func database(_ name: String) throws -> MDB_dbi {
+        guard let dbi = try existingDatabase(name) else {
+            throw errors.error("database '\(name)' does not exist in \(path.path)")
+        }
+        return dbi
+    }
+
+    /// The handle of a named database, or nil when a read-only environment has none (a store written by an
+    /// older version, before that database existed). A writable environment creates it.
+    package func existingDatabase(_ name: String) throws -> MDB_dbi? {
         databaseLock.lock()
         defer { databaseLock.unlock() }
         if let dbi = databases[name] { return dbi }
@@ -148,22 +157,12 @@ package final class LMDBEnvironment: @unchecked Sendable {
         let rc = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
         if rc != 0 {
             mdb_txn_abort(txn)
-            if rc == MDB_NOTFOUND { throw errors.error("database '\(name)' does not exist in \(path.path)") }
+            if rc == MDB_NOTFOUND { return nil }
             throw errors.error("mdb_dbi_open(\(name)): \(Self.message(rc))")
         }
         try errors.check(mdb_txn_commit(txn), "mdb_txn_commit")
         databases[name] = dbi
         return dbi
-    }
-
-    /// The handle of a named database, or nil when a read-only environment has none (a store written by an
-    /// older version, before that database existed).
-    package func existingDatabase(_ name: String) throws -> MDB_dbi? {
-        do {
-            return try database(name)
-        } catch let error as SluiceError where error.message.contains("database '\(name)' does not exist") {
-            return nil
-        }
     }
 
     /// Runs `body` in a read-only transaction.
