@@ -25,9 +25,10 @@ struct LocalIndexCrashCLITests {
             var answers: [[String]] = []
             for kind in ["hnsw", "exact"] {
                 // A candidate list longer than the store makes the graph's search visit every node it
-                // holds: the answer is the scan's exactly when the graph matches the data.
+                // holds: the answer is the scan's exactly when the graph matches the data. Vector mode:
+                // hybrid's fused ranks would also depend on how ties among identical texts fall.
                 let result = try await ws.sluice(
-                    ["search", query, "--json", "-k", "8", ws.pipeline.path] + target.arguments + [
+                    ["search", query, "--json", "-k", "8", "--mode", "vector", ws.pipeline.path] + target.arguments + [
                         "--set", "sink.local_index=\(kind)", "--set", "sink.hnsw.ef_search=5000",
                         "--set", "sink.hnsw.exact_below=0",
                     ]

@@ -395,7 +395,7 @@ struct SluiceCLITests {
     // MARK: 5. Bad input
 
     @Test(
-        "empty, invalid UTF-8 and binary .txt files fail with reasons (exit 2); good files are indexed; failures are retried"
+        "empty, invalid UTF-8 and binary .txt files fail with reasons (exit 2); good files are indexed; the failures are then known, not retried"
     )
     func badInputFailsPerDocument() async throws {
         let ws = try Workspace("bad")
