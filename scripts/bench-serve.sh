@@ -3,14 +3,20 @@
 # Not run by the tests: the machines are shared, so figures are taken later, under a lock, on an index of
 # at least 100k vectors (docs/SERVE.md, "Load").
 #
-#   scripts/bench-serve.sh http://127.0.0.1:8080 [SECONDS] [CONNECTIONS]
+#   scripts/bench-serve.sh http://127.0.0.1:8080 [SECONDS] [CONNECTIONS] [MODE]
+#
+# MODE is the search mode sent (vector, keyword, hybrid); by default none, so the server's default (hybrid
+# where the store has keyword search).
 #
 # Run it once alone and once while `curl -X POST $URL/v1/runs` is going; the server's peak RSS is
 # `grep VmHWM /proc/$(pgrep -f "sluice serve")/status` afterwards. Set SLUICE_TOKEN if the server needs one.
 set -euo pipefail
-url="${1:?usage: scripts/bench-serve.sh URL [SECONDS] [CONNECTIONS]}"
+url="${1:?usage: scripts/bench-serve.sh URL [SECONDS] [CONNECTIONS] [MODE]}"
 seconds="${2:-30}"
 connections="${3:-16}"
+mode="${4:-}"
+mode_field=""
+[ -n "$mode" ] && mode_field=", \\\"mode\\\": \\\"$mode\\\""
 command -v wrk >/dev/null || { echo "bench-serve: install wrk (apt-get install wrk)" >&2; exit 1; }
 script=$(mktemp --suffix=.lua)
 trap 'rm -f "$script"' EXIT
@@ -23,7 +29,7 @@ wrk.headers["Content-Type"] = "application/json"
 if os.getenv("SLUICE_TOKEN") then wrk.headers["Authorization"] = "Bearer " .. os.getenv("SLUICE_TOKEN") end
 request = function()
   i = i + 1
-  return wrk.format(nil, "/v1/search", nil, '{"query": "' .. queries[i % #queries + 1] .. '", "k": 10}')
+  return wrk.format(nil, "/v1/search", nil, '{"query": "' .. queries[i % #queries + 1] .. '", "k": 10$mode_field}')
 end
 LUA
 wrk --latency -t 2 -c "$connections" -d "${seconds}s" -s "$script" "$url"
