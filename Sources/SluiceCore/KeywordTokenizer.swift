@@ -35,6 +35,44 @@ public enum KeywordTokenizer {
     }
 
     public static func terms(of text: String) -> [String] {
+        if let terms = text.utf8.withContiguousStorageIfAvailable(asciiTerms) ?? nil { return terms }
+        return characterTerms(of: text)
+    }
+
+    /// The terms of an ASCII text, read byte by byte: the same terms as ``characterTerms(of:)`` gives it
+    /// (in ASCII, letters and digits are the bytes `A`–`Z`, `a`–`z`, `0`–`9`, and no character is unspaced),
+    /// several times faster. nil when the text is not ASCII.
+    static func asciiTerms(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var terms: [String] = []
+        var start = -1
+        func flush(_ end: Int) {
+            guard start >= 0 else { return }
+            let word = String(unsafeUninitializedCapacity: end - start) { buffer in
+                for index in start..<end {
+                    let byte = bytes[index]
+                    buffer[index - start] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                }
+                return end - start
+            }
+            if !stopWords.contains(word) { terms.append(stem(word)) }
+            start = -1
+        }
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x80 else { return nil }
+            let alphanumeric = (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+            if alphanumeric {
+                if start < 0 { start = index }
+            } else {
+                flush(index)
+            }
+        }
+        flush(bytes.count)
+        return terms
+    }
+
+    /// The terms of any text, character by character.
+    package static func characterTerms(of text: String) -> [String] {
         var terms: [String] = []
         var word = ""
         var run: [Character] = []  // characters of a script without spaces

@@ -26,7 +26,23 @@ struct BM25: Sendable, Hashable {
     /// Records by descending score (ties by id, so that equal scores rank the same way every time).
     /// - Parameter postings: each distinct query term's postings.
     func rank(_ postings: [[Posting]], corpus: Corpus) -> [(id: String, score: Double)] {
-        var scores: [String: Double] = [:]
+        scores(
+            postings.map { list in list.map { (id: $0.id, frequency: $0.frequency, length: $0.length) } },
+            corpus: corpus
+        )
+        .map { (id: $0.key, score: $0.value) }
+        .sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
+    }
+
+    /// Every record's score, whatever identifies it (the local index scores record numbers, and looks ids
+    /// up only for the records a search returns). The sums run over the lists in their order, so the same
+    /// postings give the same bits whatever the key.
+    /// - Parameter postings: each distinct query term's postings, live ones only (their count is the df).
+    func scores<ID: Hashable>(
+        _ postings: [[(id: ID, frequency: Int, length: Int)]],
+        corpus: Corpus
+    ) -> [ID: Double] {
+        var scores: [ID: Double] = [:]
         let n = Double(max(corpus.documents, 1))
         for list in postings where !list.isEmpty {
             let df = Double(list.count)
@@ -37,7 +53,6 @@ struct BM25: Sendable, Hashable {
                 scores[posting.id, default: 0] += idf * tf * (k1 + 1) / (tf + norm)
             }
         }
-        return scores.map { (id: $0.key, score: $0.value) }
-            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
+        return scores
     }
 }

@@ -6,26 +6,41 @@ import SluiceState
 /// write transactions as the vectors, so that a crash at any point leaves both as they were after the last
 /// committed transaction (LMDB commits a transaction whole or not at all).
 ///
-/// Layout:
-/// - `keyword-postings`: key `term 0x00 id`, value `[UInt32 frequency][UInt32 record length]` (little
-///   endian): a term's postings are one key range, and a record's length travels with each posting, so a
-///   search reads nothing else. Terms are ``KeywordTokenizer`` terms; a term over ``maxTermBytes`` is not
-///   indexed (LMDB keys are at most 511 bytes; such terms are blobs, not words).
-/// - `meta` (the store's): `keyword-index` = the index's version (absent: not built, or built by another
-///   tokenizer version), `keyword-corpus` = `[UInt64 records][UInt64 terms]`.
+/// The postings of one write transaction are one *segment*, written in key order after the keys of every
+/// older segment: a transaction appends a few pages instead of dirtying one leaf per posting (the layout
+/// before version 3 kept a key per term and record, ~100 random inserts per record).
 ///
-/// A record's old postings are found by tokenizing its old text, read from `vectors` before it is
-/// overwritten or deleted; so the index needs no per-record list of terms.
+/// Layout:
+/// - `keyword-postings`: key `[UInt64 segment, big endian][term]`, value the term's postings in that
+///   segment (``KeywordPostings``: record number, term frequency and record length, numbers ascending).
+///   Terms are ``KeywordTokenizer`` terms; a term over ``maxTermBytes`` is not indexed.
+/// - `keyword-records`: `i<id>` → `[UInt64 number, big endian][UInt32 record length]`; `n<number>` → id
+///   (live records only); `d<number>` → empty for a replaced or deleted record whose postings are still
+///   in a segment (they are skipped when read, and dropped when their segment is rewritten). An upsert
+///   gives its record a new number (numbers only rise), so a replaced record's old postings are dead.
+/// - `meta` (the store's): `keyword-index` = the index's version (absent: not built, or another layout or
+///   tokenizer version), `keyword-corpus` = `[UInt64 records][UInt64 terms]` (exact: BM25's N and average
+///   length), `keyword-segments` = the directory (``KeywordSegment``, in record-number order),
+///   `keyword-next` = `[UInt64 next record number][UInt64 next segment]`.
+///
+/// Segments are merged as they accumulate (``KeywordMergePolicy``, in the same transaction), so a search
+/// reads one key per query term and segment, a bounded number.
 struct KeywordIndex {
     static let postingsDatabase = "keyword-postings"
+    static let recordsDatabase = "keyword-records"
     static let versionKey = Array("keyword-index".utf8)
     static let corpusKey = Array("keyword-corpus".utf8)
-    static let version = Array("bm25 tokenizer=\(KeywordTokenizer.version)".utf8)
+    static let segmentsKey = Array("keyword-segments".utf8)
+    static let nextKey = Array("keyword-next".utf8)
+    static let version = Array("bm25 tokenizer=\(KeywordTokenizer.version) layout=segments".utf8)
     static let maxTermBytes = 200
+    /// A rebuild cuts the store into segments of this many records (as if written by that many upserts).
+    static let rebuildSegmentRecords = 512
 
     let environment: LMDBEnvironment
+    var policy = KeywordMergePolicy()
 
-    /// For searching: opens nothing (a read-only store may not have the index's database yet).
+    /// For searching: opens nothing (a read-only store may not have the index's databases yet).
     init(environment: LMDBEnvironment) {
         self.environment = environment
     }
@@ -34,7 +49,17 @@ struct KeywordIndex {
     /// transaction would wait for that same transaction (LMDB opens it in a transaction of its own).
     init(writingTo environment: LMDBEnvironment) throws {
         self.environment = environment
-        for name in ["vectors", "meta", Self.postingsDatabase] { _ = try environment.database(name) }
+        for name in ["vectors", "meta", Self.postingsDatabase, Self.recordsDatabase] {
+            _ = try environment.database(name)
+        }
+    }
+
+    /// What a write transaction reads of the index first and writes back last.
+    struct State {
+        var corpus = BM25.Corpus(documents: 0, terms: 0)
+        var segments: [KeywordSegment] = []
+        var nextNumber: UInt64 = 1
+        var nextSegment: UInt64 = 1
     }
 
     /// Whether the index is built and current (readable in a read-only transaction).
@@ -43,57 +68,113 @@ struct KeywordIndex {
     }
 
     /// Builds the index from every stored record unless it is current: a store made before the keyword
-    /// index existed (or by an older tokenizer) gets it in this one transaction.
+    /// index existed, or with an older layout or tokenizer, gets it in this one transaction.
     func ensureBuilt(_ txn: LMDBTransaction) throws {
         guard try !isBuilt(txn) else { return }
-        let postings = try environment.database(Self.postingsDatabase)
-        try txn.drop(postings)
-        var corpus = BM25.Corpus(documents: 0, terms: 0)
-        // Writing another database while a cursor walks `vectors` is safe in an LMDB write transaction.
+        try txn.drop(environment.database(Self.postingsDatabase))
+        try txn.drop(environment.database(Self.recordsDatabase))
+        var state = State()
+        var segment = SegmentBuilder()
+        // Writing other databases while a cursor walks `vectors` is safe in an LMDB write transaction.
         try txn.forEach(environment.database("vectors")) { key, value in
             let id = Array(key)
-            corpus.terms += try addPostings(id: id, text: try LocalSink.decode(id: id, value).text, txn)
-            corpus.documents += 1
+            let counts = Self.counts(of: try LocalSink.decode(id: id, value).text)
+            try add(id: id, counts: counts, to: &segment, &state, txn)
+            if segment.records == Self.rebuildSegmentRecords { try flush(&segment, &state, txn) }
             return true
         }
-        let meta = try environment.database("meta")
-        try txn.put(meta, Self.corpusKey, Self.encode(corpus))
-        try txn.put(meta, Self.versionKey, Self.version)
+        try flush(&segment, &state, txn)
+        try save(state, txn)
+        try txn.put(environment.database("meta"), Self.versionKey, Self.version)
     }
 
-    /// Replaces the postings of `id` (if it is stored) with those of `text`. Call before `vectors` is written.
-    func replace(id: [UInt8], with text: String, _ txn: LMDBTransaction) throws {
-        var corpus = try self.corpus(txn)
-        try remove(id: id, txn, corpus: &corpus)
-        corpus.terms += try addPostings(id: id, text: text, txn)
-        corpus.documents += 1
-        try txn.put(environment.database("meta"), Self.corpusKey, Self.encode(corpus))
-    }
-
-    /// Removes the postings of `id`, if it is stored. Call before `vectors` is written.
-    func remove(id: [UInt8], _ txn: LMDBTransaction) throws {
-        var corpus = try self.corpus(txn)
-        try remove(id: id, txn, corpus: &corpus)
-        try txn.put(environment.database("meta"), Self.corpusKey, Self.encode(corpus))
-    }
-
-    private func remove(id: [UInt8], _ txn: LMDBTransaction, corpus: inout BM25.Corpus) throws {
-        guard let old = try txn.get(environment.database("vectors"), id) else { return }
-        let postings = try environment.database(Self.postingsDatabase)
-        let counts = Self.counts(of: try LocalSink.decode(id: id, old).text)
-        for term in counts.terms.keys { try txn.delete(postings, Self.key(term, id)) }
-        corpus.documents = max(0, corpus.documents - 1)
-        corpus.terms = max(0, corpus.terms - counts.length)
-    }
-
-    /// Writes the postings of `text`; returns its length in terms.
-    private func addPostings(id: [UInt8], text: String, _ txn: LMDBTransaction) throws -> Int {
-        let postings = try environment.database(Self.postingsDatabase)
-        let counts = Self.counts(of: text)
-        for (term, frequency) in counts.terms {
-            try txn.put(postings, Self.key(term, id), Self.encode(frequency, counts.length))
+    /// Indexes `records` (id and its text's ``counts(of:)``, computed before the transaction, off the
+    /// writer thread), replacing what an id had; the last of an id in the list wins.
+    func upsert(_ records: [(id: [UInt8], counts: Counts)], _ txn: LMDBTransaction) throws {
+        var state = try load(txn)
+        var latest: [[UInt8]: Int] = [:]
+        for (position, record) in records.enumerated() { latest[record.id] = position }
+        var segment = SegmentBuilder()
+        for (position, record) in records.enumerated() where latest[record.id] == position {
+            try kill(id: record.id, &state, txn, forget: false)
+            try add(id: record.id, counts: record.counts, to: &segment, &state, txn)
         }
-        return counts.length
+        try flush(&segment, &state, txn)
+        try maintain(&state, txn)
+        try save(state, txn)
+    }
+
+    /// Removes the records of `ids` that are indexed.
+    func remove(_ ids: [[UInt8]], _ txn: LMDBTransaction) throws {
+        var state = try load(txn)
+        for id in ids { try kill(id: id, &state, txn, forget: true) }
+        try maintain(&state, txn)
+        try save(state, txn)
+    }
+
+    // MARK: - Records
+
+    /// Gives a record the next number and collects its postings in `segment`.
+    private func add(
+        id: [UInt8],
+        counts: Counts,
+        to segment: inout SegmentBuilder,
+        _ state: inout State,
+        _ txn: LMDBTransaction
+    ) throws {
+        let records = try environment.database(Self.recordsDatabase)
+        let number = state.nextNumber
+        state.nextNumber += 1
+        var value = Self.bigEndian(number)
+        withUnsafeBytes(of: UInt32(clamping: counts.length).littleEndian) { value += $0 }
+        try txn.put(records, [UInt8(ascii: "i")] + id, value)
+        try txn.put(records, Self.numberKey(number), id)
+        segment.add(number: number, counts)
+        state.corpus.documents += 1
+        state.corpus.terms += counts.length
+    }
+
+    /// Marks the record of `id`, if indexed, dead: its number leaves the live table and its postings are
+    /// skipped until its segment is rewritten. `forget` also removes the id (a delete; an upsert overwrites it).
+    private func kill(id: [UInt8], _ state: inout State, _ txn: LMDBTransaction, forget: Bool) throws {
+        let records = try environment.database(Self.recordsDatabase)
+        let idKey = [UInt8(ascii: "i")] + id
+        guard let value = try txn.get(records, idKey), value.count == 12 else { return }
+        let number = Self.bigEndianInteger(value[0..<8])
+        let length = value.withUnsafeBytes {
+            Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        }
+        if forget { try txn.delete(records, idKey) }
+        try txn.delete(records, Self.numberKey(number))
+        if let index = state.segments.firstIndex(where: { $0.holds(number) }) {
+            try txn.put(records, Self.deadKey(number), [])
+            state.segments[index].dead += 1
+        }
+        state.corpus.documents = max(0, state.corpus.documents - 1)
+        state.corpus.terms = max(0, state.corpus.terms - length)
+    }
+
+    // MARK: - State
+
+    func load(_ txn: LMDBTransaction) throws -> State {
+        let meta = try environment.database("meta")
+        var state = State()
+        state.corpus = try corpus(txn)
+        state.segments = try txn.get(meta, Self.segmentsKey).map(KeywordSegment.decode) ?? []
+        if let next = try txn.get(meta, Self.nextKey), next.count == 16 {
+            state.nextNumber = Self.integer(next, at: 0)
+            state.nextSegment = Self.integer(next, at: 8)
+        }
+        return state
+    }
+
+    private func save(_ state: State, _ txn: LMDBTransaction) throws {
+        let meta = try environment.database("meta")
+        try txn.put(meta, Self.corpusKey, Self.encode(state.corpus))
+        try txn.put(meta, Self.segmentsKey, KeywordSegment.encode(state.segments))
+        var next: [UInt8] = []
+        for value in [state.nextNumber, state.nextSegment] { withUnsafeBytes(of: value.littleEndian) { next += $0 } }
+        try txn.put(meta, Self.nextKey, next)
     }
 
     func corpus(_ txn: LMDBTransaction) throws -> BM25.Corpus {
@@ -103,40 +184,25 @@ struct KeywordIndex {
         return BM25.Corpus(documents: Int(Self.integer(bytes, at: 0)), terms: Int(Self.integer(bytes, at: 8)))
     }
 
-    /// The postings of `term`: one key range.
-    func postings(of term: String, _ txn: LMDBTransaction) throws -> [BM25.Posting] {
-        let prefix = Array(term.utf8) + [0]
-        var list: [BM25.Posting] = []
-        try txn.forEach(environment.database(Self.postingsDatabase), from: prefix) { key, value in
-            guard key.count > prefix.count, key.starts(with: prefix), value.count == 8 else { return false }
-            list.append(
-                BM25.Posting(
-                    id: String(decoding: key[prefix.count...], as: UTF8.self),
-                    frequency: Int(value.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian),
-                    length: Int(value.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
-                )
-            )
-            return true
-        }
-        return list
-    }
+    // MARK: - Encoding
 
     /// A text's indexed terms with their frequencies, and its length in terms (every term counts).
-    static func counts(of text: String) -> (terms: [String: Int], length: Int) {
+    typealias Counts = (terms: [String: Int], length: Int)
+
+    static func counts(of text: String) -> Counts {
         let all = KeywordTokenizer.terms(of: text)
         var terms: [String: Int] = [:]
         for term in all where term.utf8.count <= maxTermBytes { terms[term, default: 0] += 1 }
         return (terms, all.count)
     }
 
-    static func key(_ term: String, _ id: [UInt8]) -> [UInt8] { Array(term.utf8) + [0] + id }
+    static func numberKey(_ number: UInt64) -> [UInt8] { [UInt8(ascii: "n")] + bigEndian(number) }
+    static func deadKey(_ number: UInt64) -> [UInt8] { [UInt8(ascii: "d")] + bigEndian(number) }
 
-    static func encode(_ frequency: Int, _ length: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        for value in [UInt32(clamping: frequency), UInt32(clamping: length)] {
-            withUnsafeBytes(of: value.littleEndian) { out += $0 }
-        }
-        return out
+    static func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+
+    static func bigEndianInteger<Bytes: Collection>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     static func encode(_ corpus: BM25.Corpus) -> [UInt8] {

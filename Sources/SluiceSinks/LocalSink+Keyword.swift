@@ -23,23 +23,43 @@ extension LocalSink {
         guard !terms.isEmpty, k > 0 else { return [] }
         let index = KeywordIndex(environment: environment)
         let vectors = try environment.database("vectors")
-        // Opened outside the read transaction (it is missing in a read-only store made before the index).
+        // Opened outside the read transaction (missing in a read-only store made before the index).
         _ = try? environment.database(KeywordIndex.postingsDatabase)
+        _ = try? environment.database(KeywordIndex.recordsDatabase)
         return try environment.read { txn in
-            let ranked: [(id: String, score: Double)]
-            if try index.isBuilt(txn) {
-                ranked = bm25.rank(try terms.map { try index.postings(of: $0, txn) }, corpus: try index.corpus(txn))
-            } else {
-                ranked = try scanRanking(terms, environment: environment, txn, bm25: bm25)
-            }
             var hits: [SearchHit] = []
-            for (id, score) in ranked {
-                let key = Array(id.utf8)
-                guard let value = try txn.get(vectors, key) else { continue }
-                let record = try LocalSink.decode(id: key, value)
-                guard filter?.matches(record) ?? true else { continue }
+            // Returns false once k hits are found.
+            func consider(_ id: [UInt8], _ score: Double) throws -> Bool {
+                guard let value = try txn.get(vectors, id) else { return true }
+                let record = try LocalSink.decode(id: id, value)
+                guard filter?.matches(record) ?? true else { return true }
                 hits.append(SearchHit(score: Float(score), record: record))
-                if hits.count == k { break }
+                return hits.count < k
+            }
+            guard try index.isBuilt(txn) else {
+                for (id, score) in try scanRanking(terms, environment: environment, txn, bm25: bm25) {
+                    guard try consider(Array(id.utf8), score) else { break }
+                }
+                return hits
+            }
+            let snapshot = try index.snapshot(txn)
+            let scores = bm25.scores(
+                try terms.map { try index.postings(of: $0, in: snapshot, txn) },
+                corpus: snapshot.corpus
+            )
+            // By descending score, ties by id: ids are looked up only for the scores walked.
+            let ranked = scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            var start = 0
+            while start < ranked.count {
+                var end = start + 1
+                while end < ranked.count && ranked[end].value == ranked[start].value { end += 1 }
+                let tied = try ranked[start..<end].compactMap { entry in
+                    try index.id(of: entry.key, txn).map { (id: String(decoding: $0, as: UTF8.self), bytes: $0) }
+                }
+                for entry in tied.sorted(by: { $0.id < $1.id }) {
+                    guard try consider(entry.bytes, ranked[start].value) else { return hits }
+                }
+                start = end
             }
             return hits
         }

@@ -105,6 +105,10 @@ public final class LocalSink: VectorSink {
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
         let environment = self.environment
+        // Tokenizing and encoding run on the caller's task, so that the writer thread only writes (and
+        // the callers prepare the next batches meanwhile).
+        let indexed = records.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0.text)) }
+        let encoded = try records.map { try LocalSink.encode($0) }
         try await executor.run {
             // A graph that cannot be built leaves searches scanning; the write itself goes on.
             try? self.ensureIndex()
@@ -112,10 +116,10 @@ public final class LocalSink: VectorSink {
             let keywords = try KeywordIndex(writingTo: environment)
             let change = try environment.write { txn in
                 try keywords.ensureBuilt(txn)
-                for record in records {
-                    try keywords.replace(id: Array(record.id.rawValue.utf8), with: record.text, txn)
+                try keywords.upsert(indexed, txn)
+                for (record, value) in zip(indexed, encoded) {
                     CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
-                    try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encode(record))
+                    try txn.put(vectors, record.id, value)
                 }
                 return try self.recordUpsert(records, in: txn)
             }
@@ -133,10 +137,8 @@ public final class LocalSink: VectorSink {
             let keywords = try KeywordIndex(writingTo: environment)
             let change = try environment.write { txn in
                 try keywords.ensureBuilt(txn)
-                for id in ids {
-                    try keywords.remove(id: Array(id.rawValue.utf8), txn)
-                    try txn.delete(vectors, Array(id.rawValue.utf8))
-                }
+                try keywords.remove(ids.map { Array($0.rawValue.utf8) }, txn)
+                for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
                 return try self.recordDelete(ids, in: txn)
             }
             self.apply(change)
@@ -238,10 +240,12 @@ public final class LocalSink: VectorSink {
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
             let postings = try environment.database(KeywordIndex.postingsDatabase)
+            let keywordRecords = try environment.database(KeywordIndex.recordsDatabase)
             let change = try environment.write { txn in
                 try txn.drop(vectors)
                 try txn.drop(meta)
                 try txn.drop(postings)
+                try txn.drop(keywordRecords)
                 return try self.recordClear(in: txn)
             }
             self.apply(change)

@@ -268,6 +268,33 @@ package struct LMDBTransaction {
         }
     }
 
+    /// Deletes every key in `[from, before)` (byte order); returns how many. One cursor walks the range,
+    /// so a contiguous run of keys costs a walk, not a descent per key.
+    @discardableResult
+    package func deleteRange(_ dbi: MDB_dbi, from: [UInt8], before: [UInt8]) throws -> Int {
+        var cursor: OpaquePointer?
+        try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var k = MDB_val()
+        var v = MDB_val()
+        var rc = from.withUnsafeBytes { start in
+            k = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
+            return mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+        }
+        var deleted = 0
+        while rc == 0 {
+            meter.tick()
+            let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+            guard key.lexicographicallyPrecedes(before) else { break }
+            try errors.check(mdb_cursor_del(cursor, 0), "mdb_cursor_del")
+            deleted += 1
+            // After a delete, MDB_NEXT yields the entry that followed the deleted one (LMDB's C_DEL).
+            rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try errors.check(rc, "mdb_cursor_get") }
+        return deleted
+    }
+
     /// Number of entries in a database.
     package func count(_ dbi: MDB_dbi) throws -> Int {
         var stat = MDB_stat()

@@ -179,7 +179,7 @@ import Testing
         let sink = try LocalSink(directory: dir, mapSize: 1 << 20)
         try await sink.upsert(Self.corpus)
         let words = (0..<3000).map { "word\($0)" }.joined(separator: " ")
-        let big = (0..<20).map { Self.record("big\($0)", "CHF \(words)") }
+        let big = (0..<80).map { Self.record("big\($0)", "CHF \(words)") }
         await #expect(throws: SluiceError.self) { try await sink.upsert(big) }
         #expect(try await sink.count() == Self.corpus.count)
         try await Self.expectSameRanking(sink, "invoice total in CHF", Self.corpus)

@@ -1,0 +1,51 @@
+import Foundation
+import SluiceState
+
+/// Reading the keyword index for a search (a read transaction).
+extension KeywordIndex {
+    /// What a search needs besides the postings: the corpus, the segments, and the dead record numbers
+    /// whose postings are still stored.
+    struct Snapshot {
+        var corpus: BM25.Corpus
+        var segments: [KeywordSegment]
+        var dead: Set<UInt64>
+    }
+
+    func snapshot(_ txn: LMDBTransaction) throws -> Snapshot {
+        let state = try load(txn)
+        var dead = Set<UInt64>()
+        if state.segments.contains(where: { $0.dead > 0 }) {
+            try txn.forEach(environment.database(Self.recordsDatabase), from: [UInt8(ascii: "d")]) { key, _ in
+                guard key.count == 9, key[0] == UInt8(ascii: "d") else { return false }
+                dead.insert(Self.bigEndianInteger(key[1...]))
+                return true
+            }
+        }
+        return Snapshot(corpus: state.corpus, segments: state.segments, dead: dead)
+    }
+
+    /// The live postings of `term`, by record number: one key per segment.
+    func postings(
+        of term: String,
+        in snapshot: Snapshot,
+        _ txn: LMDBTransaction
+    ) throws
+        -> [(id: UInt64, frequency: Int, length: Int)]
+    {
+        let postings = try environment.database(Self.postingsDatabase)
+        let termBytes = Array(term.utf8)
+        var list: [(id: UInt64, frequency: Int, length: Int)] = []
+        for segment in snapshot.segments {
+            guard let value = try txn.get(postings, segment.prefix + termBytes) else { continue }
+            KeywordPostings.forEach(stored: value) { number, frequency, length in
+                if !snapshot.dead.contains(number) { list.append((number, frequency, length)) }
+            }
+        }
+        return list
+    }
+
+    /// The id of a live record number.
+    func id(of number: UInt64, _ txn: LMDBTransaction) throws -> [UInt8]? {
+        try txn.get(environment.database(Self.recordsDatabase), Self.numberKey(number))
+    }
+}

@@ -1,0 +1,83 @@
+/// One term's postings in one segment of the local keyword index, in their stored form:
+/// `[varint last number][(varint Δnumber, varint frequency, varint record length)…]`, numbers ascending,
+/// each Δ taken from the previous posting's number (the first from 0, so it is the number itself).
+///
+/// The last number up front lets two lists of consecutive segments be joined by copying bytes: only the
+/// second list's first Δ is rewritten (``append(stored:)``).
+struct KeywordPostings {
+    private(set) var body: [UInt8] = []
+    /// The last posting's number (0 while empty: record numbers start at 1).
+    private(set) var last: UInt64 = 0
+
+    var isEmpty: Bool { body.isEmpty }
+
+    /// Adds a posting; `number` must be above every number added before.
+    mutating func append(number: UInt64, frequency: Int, length: Int) {
+        precondition(number > last, "postings are kept in ascending record numbers")
+        Self.putVarint(number - last, into: &body)
+        Self.putVarint(UInt64(frequency), into: &body)
+        Self.putVarint(UInt64(length), into: &body)
+        last = number
+    }
+
+    /// Adds every posting of a stored list whose numbers all lie above this list's, without decoding it.
+    mutating func append(stored: [UInt8]) {
+        var offset = 0
+        let storedLast = Self.varint(stored, &offset)
+        guard offset < stored.count else { return }
+        let first = Self.varint(stored, &offset)  // the first Δ is the first number itself
+        precondition(first > last, "postings are kept in ascending record numbers")
+        Self.putVarint(first - last, into: &body)
+        body += stored[offset...]
+        last = storedLast
+    }
+
+    /// The stored bytes.
+    var stored: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count + 10)
+        Self.putVarint(last, into: &out)
+        out += body
+        return out
+    }
+
+    /// Calls `body` with every posting of a stored list, in ascending numbers.
+    static func forEach<Bytes: RandomAccessCollection>(
+        stored: Bytes,
+        _ body: (_ number: UInt64, _ frequency: Int, _ length: Int) throws -> Void
+    ) rethrows where Bytes.Element == UInt8, Bytes.Index == Int {
+        var offset = stored.startIndex
+        _ = varint(stored, &offset)
+        var number: UInt64 = 0
+        while offset < stored.endIndex {
+            number += varint(stored, &offset)
+            let frequency = Int(varint(stored, &offset))
+            let length = Int(varint(stored, &offset))
+            try body(number, frequency, length)
+        }
+    }
+
+    static func putVarint(_ value: UInt64, into out: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        out.append(UInt8(value))
+    }
+
+    /// Reads a varint at `offset` and moves past it (a list cut short reads as zeros, never out of bounds).
+    static func varint<Bytes: RandomAccessCollection>(_ bytes: Bytes, _ offset: inout Int) -> UInt64
+    where Bytes.Element == UInt8, Bytes.Index == Int {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.endIndex {
+            let byte = bytes[offset]
+            offset += 1
+            if shift < 64 { value |= UInt64(byte & 0x7F) << shift }
+            if byte < 0x80 { break }
+            shift += 7
+        }
+        return value
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import SluiceCore
+import SluiceState
+import SluiceTesting
+import Testing
+
+@testable import SluiceSinks
+
+/// The keyword index's segments: the postings' stored form, the merge policy, merges and rewrites under
+/// churn, and the migration of a store written with the layout before segments.
+@Suite struct KeywordSegmentsTests {
+    typealias Keyword = LocalSinkKeywordTests
+
+    @Test("postings round-trip, and two stored lists join by copying bytes")
+    func postingsRoundTrip() {
+        var a = KeywordPostings()
+        a.append(number: 1, frequency: 2, length: 300)
+        a.append(number: 200, frequency: 1, length: 7)
+        var b = KeywordPostings()
+        b.append(number: 100_000, frequency: 130, length: 1 << 20)
+        b.append(number: 100_001, frequency: 1, length: 1)
+        var joined = KeywordPostings()
+        joined.append(stored: a.stored)
+        joined.append(stored: b.stored)
+        var read: [[Int]] = []
+        KeywordPostings.forEach(stored: joined.stored) { read.append([Int($0), $1, $2]) }
+        #expect(read == [[1, 2, 300], [200, 1, 7], [100_000, 130, 1 << 20], [100_001, 1, 1]])
+        #expect(joined.last == 100_001)
+    }
+
+    @Test("the policy merges the newest segments of one level, within the byte bound, and rewrites worn ones")
+    func mergePolicy() {
+        let policy = KeywordMergePolicy(fanIn: 3, maxMergedBytes: 100)
+        func segment(_ level: Int, bytes: Int = 10, records: Int = 8, dead: Int = 0) -> KeywordMergePolicy.Segment {
+            .init(level: level, records: records, dead: dead, bytes: bytes)
+        }
+        #expect(policy.next([segment(1), segment(0), segment(0)]) == nil)
+        #expect(policy.next([segment(1), segment(0), segment(0), segment(0)]) == 1..<4)
+        #expect(policy.next([segment(1), segment(1), segment(1)]) == 0..<3)
+        #expect(policy.next([segment(1, bytes: 60), segment(1, bytes: 30), segment(1, bytes: 30)]) == nil)
+        #expect(policy.next([segment(2), segment(0, dead: 2), segment(0)]) == 1..<2)
+        #expect(policy.next([segment(2), segment(0, dead: 1), segment(0)]) == nil)
+    }
+
+    @Test("many small writes with replacements and deletes: merges keep the ranking of an index built afresh")
+    func churnKeepsTheRanking() async throws {
+        let dir = Keyword.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sink = try LocalSink(directory: dir)
+        let words = ["invoice", "total", "tax", "refund", "shipping", "date", "page", "cent", "CHF", "EUR", "GBP"]
+        var live: [String: VectorRecord] = [:]
+        var generator = SplitMix64(seed: 7)
+        for round in 0..<60 {
+            var batch: [VectorRecord] = []
+            for _ in 0..<(1 + Int(generator.next() % 6)) {
+                let id = "r\(generator.next() % 40)"
+                let text = (0..<(1 + Int(generator.next() % 12))).map { _ in
+                    words[Int(generator.next() % UInt64(words.count))]
+                }.joined(separator: " ")
+                batch.append(Keyword.record(id, text))
+            }
+            try await sink.upsert(batch)
+            for record in batch { live[record.id.rawValue] = record }
+            if round % 5 == 4 {
+                let gone = live.keys.sorted().prefix(3).map { VectorID(rawValue: $0) }
+                try await sink.delete(gone)
+                for id in gone { live[id.rawValue] = nil }
+            }
+        }
+        let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26, readOnly: true)
+        _ = try environment.database("meta")
+        let segments = try environment.read { try KeywordIndex(environment: environment).load($0).segments }
+        #expect(segments.count < 20, "merges bound the segments: \(segments.count)")
+        let records = live.keys.sorted().compactMap { live[$0] }
+        for query in ["invoice total", "refund GBP", "shipping date cent", "EUR", "tax tax page"] {
+            try await Keyword.expectSameRanking(sink, query, records)
+        }
+        try await sink.delete(records.map(\.id))
+        #expect(try await Keyword.keyword(sink, "invoice").isEmpty)
+        let emptied = try environment.read { try KeywordIndex(environment: environment).load($0) }
+        #expect(emptied.segments.isEmpty)
+        #expect(emptied.corpus == BM25.Corpus(documents: 0, terms: 0))
+    }
+
+    @Test("a store written with the layout before segments is migrated in one transaction, and ranks the same")
+    func migratesTheOlderLayout() async throws {
+        let dir = Keyword.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // What Sluice wrote before segments: a key `term 0x00 id` per posting, version "bm25 tokenizer=2".
+        do {
+            let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26)
+            let vectors = try environment.database("vectors")
+            let meta = try environment.database("meta")
+            let postings = try environment.database(KeywordIndex.postingsDatabase)
+            try environment.write { txn in
+                var documents: UInt64 = 0
+                var terms: UInt64 = 0
+                for record in Keyword.corpus {
+                    let id = Array(record.id.rawValue.utf8)
+                    try txn.put(vectors, id, try LocalSink.encode(record))
+                    let counts = KeywordIndex.counts(of: record.text)
+                    for (term, frequency) in counts.terms {
+                        var value: [UInt8] = []
+                        for field in [UInt32(frequency), UInt32(counts.length)] {
+                            withUnsafeBytes(of: field.littleEndian) { value += $0 }
+                        }
+                        try txn.put(postings, Array(term.utf8) + [0] + id, value)
+                    }
+                    documents += 1
+                    terms += UInt64(counts.length)
+                }
+                var corpus: [UInt8] = []
+                for field in [documents, terms] { withUnsafeBytes(of: field.littleEndian) { corpus += $0 } }
+                try txn.put(meta, KeywordIndex.corpusKey, corpus)
+                try txn.put(meta, KeywordIndex.versionKey, Array("bm25 tokenizer=2".utf8))
+            }
+        }
+        do {
+            // Read-only, before any write: ranked by a scan, with the same scores.
+            let readOnly = try LocalSink(directory: dir, readOnly: true)
+            try await Keyword.expectSameRanking(readOnly, "invoice total in CHF", Keyword.corpus)
+        }
+        let sink = try LocalSink(directory: dir)
+        try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
+        let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26, readOnly: true)
+        _ = try environment.database("meta")
+        let postings = try environment.database(KeywordIndex.postingsDatabase)
+        let (built, keys) = try environment.read { txn in
+            var keys: [[UInt8]] = []
+            try txn.forEach(postings) { key, _ in
+                keys.append(Array(key))
+                return true
+            }
+            return (try KeywordIndex(environment: environment).isBuilt(txn), keys)
+        }
+        #expect(built)
+        // Only the new layout's keys are left: each starts with segment 1's big-endian number.
+        #expect(!keys.isEmpty)
+        #expect(keys.allSatisfy { $0.starts(with: KeywordIndex.bigEndian(1)) })
+        for query in ["invoice total in CHF", "shipping", "the cent page"] {
+            try await Keyword.expectSameRanking(sink, query, Keyword.corpus)
+        }
+        try await sink.upsert([Keyword.record("e", "CHF only")])
+        try await Keyword.expectSameRanking(sink, "invoice CHF", Keyword.corpus + [Keyword.record("e", "CHF only")])
+    }
+
+    @Test("the ASCII tokenizer gives the terms the character tokenizer gives", arguments: [1, 2, 3, 4, 5])
+    func asciiTokenizerMatches(seed: UInt64) {
+        let pieces = [
+            "The", "invoices", "CHF-120", "x86_64", "A", "an", "IS", "queries", "status", "class", "bus", "Fixes",
+            "é", "\r\n", "\t", " ", ".", "?!", "0", "99", "users'", "o'clock", "ÉTÉ", "東京", "word",
+        ]
+        var generator = SplitMix64(seed: seed)
+        for _ in 0..<200 {
+            let text = (0..<Int(generator.next() % 30)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))]
+            }
+            .joined(separator: generator.next() % 2 == 0 ? " " : "")
+            #expect(KeywordTokenizer.terms(of: text) == KeywordTokenizer.characterTerms(of: text), "\(text)")
+        }
+    }
+}
