@@ -18,7 +18,7 @@ final class LocalANNState: Sendable {
         var live: Live?
         /// A search is loading the saved index: the others scan meanwhile.
         var loading = false
-        /// The generation whose saved index could not be loaded (no file, damaged): not tried again.
+        /// The generation whose saved index could not be loaded (damaged, another count): not tried again.
         var unloadable: UInt64?
         /// A rebuild failed (out of memory): not tried again by this process; searches scan.
         var rebuildFailed = false

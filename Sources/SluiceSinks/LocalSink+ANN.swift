@@ -298,7 +298,12 @@ extension LocalSink {
             (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
         }
         if count < indexSettings.exactBelow { return try exactSearch(query, k: k) }
-        if annState.live?.generation != generation, annState.beginLoading(generation: generation) {
+        // A file not saved yet is looked for again by the next search (the writer saves at the end of its
+        // run); only a file that fails to load is not tried again.
+        if annState.live?.generation != generation,
+            FileManager.default.fileExists(atPath: indexFile(generation: generation).path),
+            annState.beginLoading(generation: generation)
+        {
             let index = loadSavedIndex(generation: generation, count: count)
             annState.finishLoading(
                 index.map { .init(index: $0, generation: generation, dirty: false) },

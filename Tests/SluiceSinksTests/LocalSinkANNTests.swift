@@ -176,6 +176,29 @@ import Testing
         #expect(try Self.indexFiles(folder) == files)
     }
 
+    @Test("a reader that searched before the writer saved its graph uses the graph once it is saved")
+    func readerTakesGraphSavedAfterItSearched() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x5AF)
+        // A first run: the store holds vectors, no graph is saved yet.
+        let writer = try Self.open(folder)
+        try await Self.prepare(writer)
+        try await writer.upsert(Self.records(generator.next(500)))
+        let reader = try Self.open(folder, readOnly: true)
+        let query = generator.next()
+        let scanned = try await reader.search(query, k: 10)
+        #expect(scanned.map(\.record.id) == (try reader.exactSearch(query, k: 10)).map(\.record.id))
+        #expect(reader.annState.live == nil, "nothing saved to load yet")
+        // The run ends: its graph is saved under the generation the reader already searched at.
+        try await writer.finish()
+        let generation = try #require(writer.annState.live?.generation)
+        let hits = try await reader.search(query, k: 10)
+        #expect(reader.annState.live?.generation == generation, "the saved graph is loaded")
+        #expect(reader.annState.live?.index?.elementCount == 500)
+        #expect(Set(hits.map(\.record.id)) == Set(scanned.map(\.record.id)))
+    }
+
     @Test("writes after the last save (a crash before finish): searches scan until the next write rebuilds")
     func staleSavedGraph() async throws {
         let folder = Self.folder()
