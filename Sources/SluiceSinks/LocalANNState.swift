@@ -16,10 +16,12 @@ final class LocalANNState: Sendable {
 
     private struct State {
         var live: Live?
-        /// A search is loading the saved index: the others scan meanwhile.
-        var loading = false
-        /// The generation whose saved index could not be loaded (no file, damaged): not tried again.
-        var unloadable: UInt64?
+        /// A search is loading a saved graph, or the graph is being brought up to date from the change log:
+        /// one at a time; the other searches go on meanwhile.
+        var busy = false
+        /// Saved graphs (file names) that could not be loaded (damaged, another count): not tried again.
+        /// A file saved later has another name, and is tried.
+        var unloadable: Set<String> = []
         /// A rebuild failed (out of memory): not tried again by this process; searches scan.
         var rebuildFailed = false
     }
@@ -28,19 +30,7 @@ final class LocalANNState: Sendable {
 
     var live: Live? { state.withLock { $0.live } }
 
-    func set(_ live: Live?) {
-        state.withLock {
-            $0.live = live
-            $0.unloadable = nil
-        }
-    }
-
-    func markDirty(generation: UInt64) {
-        state.withLock {
-            $0.live?.generation = generation
-            $0.live?.dirty = true
-        }
-    }
+    func set(_ live: Live?) { state.withLock { $0.live = live } }
 
     func markSaved() { state.withLock { $0.live?.dirty = false } }
 
@@ -49,25 +39,30 @@ final class LocalANNState: Sendable {
         set { state.withLock { $0.rebuildFailed = newValue } }
     }
 
-    /// Whether the caller should try to load the saved index of `generation` (no one else is, and it
-    /// was not found unusable before); if so, it must call ``finishLoading(_:generation:)``.
-    func beginLoading(generation: UInt64) -> Bool {
+    /// Whether the caller may load a saved graph or bring the graph up to date (no one else is); if so, it
+    /// must call ``endBusy()``.
+    func beginBusy() -> Bool {
         state.withLock {
-            guard !$0.loading, $0.unloadable != generation, $0.live?.generation != generation else { return false }
-            $0.loading = true
+            guard !$0.busy else { return false }
+            $0.busy = true
             return true
         }
     }
 
-    func finishLoading(_ live: Live?, generation: UInt64) {
+    func endBusy() { state.withLock { $0.busy = false } }
+
+    func isUnloadable(_ file: String) -> Bool { state.withLock { $0.unloadable.contains(file) } }
+
+    func markUnloadable(_ file: String) { state.withLock { _ = $0.unloadable.insert(file) } }
+
+    /// Takes `live` (a loaded graph, or the graph brought up to a later generation) unless the graph in
+    /// memory is already as new: never goes back to an older graph. Returns whether it was taken.
+    @discardableResult
+    func adopt(_ live: Live) -> Bool {
         state.withLock {
-            $0.loading = false
-            if let live {
-                // The writer may have moved on meanwhile: never go back to an older graph.
-                if ($0.live?.generation ?? 0) < live.generation || $0.live == nil { $0.live = live }
-            } else {
-                $0.unloadable = generation
-            }
+            if let current = $0.live, current.generation >= live.generation { return false }
+            $0.live = live
+            return true
         }
     }
 }

@@ -14,11 +14,15 @@ import Glibc
 ///   `label/<label>` → vector id and `free/<label>` (labels of deleted vectors, given to the next new ids:
 ///   their graph slots are re-used); `ann-labels` maps a vector id to its label. All are written in the
 ///   vectors' own write transaction. After the commit, the same change is applied to the graph.
-/// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename).
+/// - The same transaction records the labels it touched in the change log (``LocalANNChangeLog``), so
+///   that a graph of an older generation stays usable (`LocalSink+ANNReader.swift`).
+/// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename) and trims
+///   the change log.
 /// - Before writing (`prepare`, upserts, deletes), a graph that does not match the store's generation
 ///   (none in memory, no saved file of that generation after a crash, a damaged file, a count that
-///   differs) is loaded from its file or rebuilt from LMDB. A search never builds: it uses the graph
-///   only when its generation is the one its read transaction sees, and scans every vector otherwise.
+///   differs) is loaded from its file and brought up to date from the change log, or rebuilt from LMDB
+///   when the log cannot do it. A search never builds: it uses a graph the change log can bring to the
+///   generation its read transaction sees, and scans every vector otherwise.
 extension LocalSink {
     /// What a write transaction did to the labels, applied to the graph after the commit.
     struct ANNChange {
@@ -29,7 +33,7 @@ extension LocalSink {
         var deletes: [UInt64] = []
     }
 
-    private enum ANNKey {
+    enum ANNKey {
         static let generation = Array("generation".utf8)
         static let nextLabel = Array("next-label".utf8)
         static let labelPrefix = Array("label/".utf8)
@@ -67,6 +71,8 @@ extension LocalSink {
             change.adds.append((label, record.vector))
         }
         try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
+        try LocalANNChangeLog(environment: environment).record(change.generation, labels: change.adds.map(\.label), txn)
+        CrashPoint.reach("local.change-logged")  // inside the transaction: nothing of it survives
         return change
     }
 
@@ -83,6 +89,7 @@ extension LocalSink {
             try txn.put(ann, ANNKey.freePrefix + Self.bytes(label), [])
             change.deletes.append(label)
         }
+        try LocalANNChangeLog(environment: environment).record(change.generation, labels: change.deletes, txn)
         return change
     }
 
@@ -153,10 +160,15 @@ extension LocalSink {
         if annState.live?.generation == generation { return }
         if count == 0 {
             annState.set(.init(index: nil, generation: generation, dirty: true))
-        } else if let index = loadSavedIndex(generation: generation, count: count) {
-            annState.set(.init(index: index, generation: generation, dirty: false))
-            // Older graphs left by a process killed before it removed them.
-            removeIndexFiles(keeping: indexFile(generation: generation).lastPathComponent)
+        } else if let saved = loadNewestSavedIndex(generation: generation, count: count),
+            let live = try? caughtUp(saved, threads: indexSettings.buildThreads, batch: 4096),
+            live.generation == generation
+        {
+            // A graph saved before a crash is brought up to date from the change log: no rebuild.
+            annState.set(live)
+            // Older graphs left by a process killed before it removed them (a caught-up graph is saved,
+            // and the older files removed, by `finish()`).
+            if !live.dirty { removeIndexFiles(keeping: indexFile(generation: generation).lastPathComponent) }
         } else {
             do {
                 try rebuildIndex()
@@ -231,24 +243,16 @@ extension LocalSink {
             CrashPoint.reach("local.index-written")
             try Self.durablyRename(temporary, to: file)
             CrashPoint.reach("local.index-renamed")
+            // The saved graph covers the whole log; the newest entries stay for readers holding older graphs.
+            let log = LocalANNChangeLog(environment: environment)
+            try environment.write { try log.trim(keepingLabels: LocalANNChangeLog.retainedLabels, $0) }
+            CrashPoint.reach("local.change-log-trimmed")
         }
         removeIndexFiles(keeping: live.index == nil ? nil : file.lastPathComponent)
         annState.markSaved()
     }
 
-    /// The saved graph of `generation`, if there is one that loads and holds `count` live vectors.
-    private func loadSavedIndex(generation: UInt64, count: Int) -> LocalANNIndex? {
-        let file = indexFile(generation: generation)
-        guard FileManager.default.fileExists(atPath: file.path),
-            let dimensions = try? firstVectorDimensions(),
-            let index = try? LocalANNIndex(loading: file, dimensions: dimensions),
-            index.elementCount - index.deletedCount == count
-        else { return nil }
-        index.setSearchBreadth(indexSettings.efSearch)
-        return index
-    }
-
-    private func firstVectorDimensions() throws -> Int? {
+    func firstVectorDimensions() throws -> Int? {
         let vectors = try environment.database("vectors")
         return try environment.read { txn in
             var dimensions: Int?
@@ -278,52 +282,6 @@ extension LocalSink {
 
     /// Bytes the graph holds in memory, when there is one.
     package var indexMemoryBytes: Int? { annState.live?.index?.memoryBytes }
-
-    // MARK: - Search
-
-    /// The best `k` by a scan of every vector (the truth the graph is measured against).
-    func exactSearch(_ query: [Float], k: Int) throws -> [SearchHit] {
-        try Self.exactSearch(environment: environment, query, k: k, filter: nil)
-    }
-
-    /// The best `k` by cosine: from the graph when it matches what this read transaction sees and the
-    /// store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread.
-    func searchBest(_ query: [Float], k: Int) throws -> [SearchHit] {
-        // A store written before the graph existed, opened read-only, has no `ann` database: it is scanned.
-        guard indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") else {
-            return try exactSearch(query, k: k)
-        }
-        let vectors = try environment.database("vectors")
-        let (generation, count) = try environment.read { txn in
-            (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
-        }
-        if count < indexSettings.exactBelow { return try exactSearch(query, k: k) }
-        if annState.live?.generation != generation, annState.beginLoading(generation: generation) {
-            let index = loadSavedIndex(generation: generation, count: count)
-            annState.finishLoading(
-                index.map { .init(index: $0, generation: generation, dirty: false) },
-                generation: generation
-            )
-        }
-        guard let live = annState.live, let index = live.index, live.generation == generation else {
-            return try exactSearch(query, k: k)
-        }
-        let found = index.search(query, k: k)
-        let queryNorm = Self.norm(query)
-        // Scores are recomputed from the stored vectors, as the scan computes them.
-        return try environment.read { txn in
-            guard try txn.get(ann, ANNKey.generation).map(Self.number) == live.generation else { return nil }
-            var hits: [SearchHit] = []
-            for (label, _) in found {
-                guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
-                    let bytes = try txn.get(vectors, id)
-                else { continue }
-                let score = bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }
-                hits.append(SearchHit(score: score, record: try Self.decode(id: id, bytes)))
-            }
-            return hits.sorted { $0.score > $1.score }
-        } ?? exactSearch(query, k: k)
-    }
 
     // MARK: - Encoding
 

@@ -10,7 +10,7 @@ import SluiceState
 /// threads of their own.
 public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
-    private let executor: BlockingExecutor
+    let executor: BlockingExecutor
     private let readers: BlockingExecutor
     public let directory: URL
     let readOnly: Bool

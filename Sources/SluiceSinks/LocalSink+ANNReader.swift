@@ -1,0 +1,195 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// Searching with the graph while another process writes: a reader (`sluice serve`, `sluice search`)
+/// holds a graph of some generation, and the store moves on with every write transaction of the writer
+/// (`sluice run`). The change log (``LocalANNChangeLog``) says which labels changed since the graph's
+/// generation: a search drops the graph's hits among them and scores their current records exactly, so
+/// it answers from the graph at any later generation the log covers. When the changes grow past
+/// ``LocalANNChangeLog/catchUpAfter`` labels, the reader brings its graph up to date in the background, as
+/// the writer does (add the changed vectors, mark the freed labels deleted), so a search's cost stays
+/// bounded. When its graph cannot be used (none yet, or the log has a gap: a rebuild, a clear, trimmed
+/// entries), it loads the newest saved graph the log covers; until then, and when there is none, it scans.
+extension LocalSink {
+    /// The best `k` by a scan of every vector (the truth the graph is measured against).
+    func exactSearch(_ query: [Float], k: Int) throws -> [SearchHit] {
+        try Self.exactSearch(environment: environment, query, k: k, filter: nil)
+    }
+
+    /// The best `k` by cosine: from the graph when the change log brings it to what this read transaction
+    /// sees and the store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread.
+    func searchBest(_ query: [Float], k: Int) throws -> [SearchHit] {
+        // A store written before the graph existed, opened read-only, has no `ann` database: it is scanned.
+        guard indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") else {
+            return try exactSearch(query, k: k)
+        }
+        let vectors = try environment.database("vectors")
+        let (generation, count) = try environment.read { txn in
+            (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
+        }
+        if count < indexSettings.exactBelow { return try exactSearch(query, k: k) }
+        if let hits = try searchGraph(query, k: k) { return hits }
+        if loadNewerSavedIndex(generation: generation, count: count), let hits = try searchGraph(query, k: k) {
+            return hits
+        }
+        return try exactSearch(query, k: k)
+    }
+
+    /// The best `k` from the graph in memory and the records changed since its generation, or nil when
+    /// there is no graph or the change log cannot bring it to the generation this read transaction sees.
+    func searchGraph(_ query: [Float], k: Int) throws -> [SearchHit]? {
+        // Taken before the read transaction begins: the graph is never newer than what it sees.
+        guard let live = annState.live, let index = live.index else { return nil }
+        let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
+        let log = LocalANNChangeLog(environment: environment)
+        let queryNorm = Self.norm(query)
+        return try environment.read { txn -> [SearchHit]? in
+            let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
+            guard let changed = try log.labels(after: live.generation, through: generation, txn) else { return nil }
+            if changed.count > LocalANNChangeLog.catchUpAfter { scheduleCatchUp() }
+            // Every hit is read from this transaction: a label maps to the id it holds now, scored from
+            // the vector stored now (as the scan scores it), so nothing deleted or stale is returned.
+            func candidate(_ label: UInt64) throws -> (score: Float, id: [UInt8], bytes: [UInt8])? {
+                guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
+                    let bytes = try txn.get(vectors, id)
+                else { return nil }
+                return (bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }, id, bytes)
+            }
+            var candidates: [(score: Float, id: [UInt8], bytes: [UInt8])] = []
+            // The graph's entries for changed labels are out of date: drop them, and ask for more when
+            // dropping left fewer than k.
+            var wanted = k
+            while true {
+                let found = index.search(query, k: wanted)
+                candidates.removeAll(keepingCapacity: true)
+                var dropped = 0
+                for (label, _) in found {
+                    if changed.contains(label) {
+                        dropped += 1
+                    } else if let hit = try candidate(label) {
+                        candidates.append(hit)
+                    }
+                }
+                let most = k + changed.count
+                if dropped == 0 || candidates.count >= k || found.count < wanted || wanted >= most { break }
+                wanted = min(most, max(2 * wanted, k + 2 * dropped))
+            }
+            for label in changed {
+                if let hit = try candidate(label) { candidates.append(hit) }
+            }
+            candidates.sort { $0.score > $1.score }
+            return try candidates.prefix(k).map {
+                SearchHit(score: $0.score, record: try Self.decode(id: $0.id, $0.bytes))
+            }
+        }
+    }
+
+    // MARK: - Bringing the graph up to date
+
+    /// Starts bringing the graph up to date on the sink's writer thread (idle in a read-only store),
+    /// unless that or a load is under way. Searches go on with the change log meanwhile.
+    private func scheduleCatchUp() {
+        guard annState.beginBusy() else { return }
+        Task {
+            do {
+                try await self.executor.run {
+                    defer { self.annState.endBusy() }
+                    self.catchUpIndex()
+                }
+            } catch {
+                self.annState.endBusy()  // the work never ran (the sink is closing)
+            }
+        }
+    }
+
+    /// Brings the graph in memory to the store's generation by the change log (a graph that cannot be
+    /// brought up to date stays as it is: searches use the log, or scan). The caller holds the busy mark.
+    func catchUpIndex() {
+        guard let live = annState.live, live.index != nil,
+            let caught = try? caughtUp(live, threads: 1, batch: 64)
+        else { return }
+        annState.adopt(caught)
+    }
+
+    /// `live`'s graph brought to the store's generation: the vectors of the labels changed since its
+    /// generation added (or replaced), the freed labels marked deleted. Changes the graph in place, in
+    /// batches of `batch` vectors so that searches get the graph between them. Nil when the change log does
+    /// not reach back to the graph's generation, or when the result does not hold the store's count.
+    func caughtUp(_ live: LocalANNState.Live, threads: Int, batch: Int) throws -> LocalANNState.Live? {
+        guard let index = live.index else { return nil }
+        let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
+        let log = LocalANNChangeLog(environment: environment)
+        let plan = try environment.read { txn -> (UInt64, Int, [(label: UInt64, vector: [Float])], [UInt64])? in
+            let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
+            guard let changed = try log.labels(after: live.generation, through: generation, txn) else { return nil }
+            var adds: [(label: UInt64, vector: [Float])] = []
+            var deletes: [UInt64] = []
+            for label in changed.sorted() {
+                if let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
+                    let vector = try txn.get(vectors, id)?.withUnsafeBytes({ Self.vector(encoded: $0) })
+                {
+                    adds.append((label, vector))
+                } else {
+                    deletes.append(label)
+                }
+            }
+            return (generation, try txn.count(vectors), adds, deletes)
+        }
+        guard let plan else { return nil }
+        let (generation, count, adds, deletes) = plan
+        for start in stride(from: 0, to: adds.count, by: batch) {
+            try index.add(Array(adds[start..<min(start + batch, adds.count)]), threads: threads)
+        }
+        for label in deletes { index.markDeleted(label) }
+        guard index.elementCount - index.deletedCount == count else { return nil }
+        return .init(index: index, generation: generation, dirty: live.dirty || !adds.isEmpty || !deletes.isEmpty)
+    }
+
+    // MARK: - Loading a saved graph
+
+    /// Loads the newest saved graph usable at `generation` unless a load or catch-up is under way;
+    /// returns whether it was taken. Runs on the searching thread (the first search of a process waits).
+    private func loadNewerSavedIndex(generation: UInt64, count: Int) -> Bool {
+        guard annState.beginBusy() else { return false }
+        defer { annState.endBusy() }
+        guard let loaded = loadNewestSavedIndex(generation: generation, count: count) else { return false }
+        return annState.adopt(loaded)
+    }
+
+    /// The newest saved graph newer than the one in memory that can be used at `generation`: its own
+    /// generation's, holding `count` live vectors, or an older one that the change log covers. A file that
+    /// does not load is not tried again by this process; a file saved later (another name) is.
+    func loadNewestSavedIndex(generation: UInt64, count: Int) -> LocalANNState.Live? {
+        let held = annState.live.map { $0.index == nil ? 0 : $0.generation + 1 } ?? 0
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return nil }
+        let saved =
+            names
+            .compactMap { name -> (name: String, generation: UInt64)? in
+                guard name.hasPrefix("hnsw-"), name.hasSuffix(".index"),
+                    let number = UInt64(name.dropFirst(5).dropLast(6))
+                else { return nil }
+                return (name, number)
+            }
+            .filter { $0.generation <= generation && $0.generation >= held && !annState.isUnloadable($0.name) }
+            .max { $0.generation < $1.generation }
+        guard let saved else { return nil }
+        if saved.generation < generation {
+            let log = LocalANNChangeLog(environment: environment)
+            guard (try? environment.read({ try log.covers(after: saved.generation, through: generation, $0) })) == true
+            else { return nil }
+        }
+        guard let dimensions = try? firstVectorDimensions(),
+            let index = try? LocalANNIndex(
+                loading: directory.appendingPathComponent(saved.name),
+                dimensions: dimensions
+            ),
+            saved.generation < generation || index.elementCount - index.deletedCount == count
+        else {
+            annState.markUnloadable(saved.name)
+            return nil
+        }
+        index.setSearchBreadth(indexSettings.efSearch)
+        return .init(index: index, generation: saved.generation, dirty: false)
+    }
+}
