@@ -3,8 +3,9 @@ import Synchronization
 /// What the local store knows of its ANN index in this process: the graph in memory and the store
 /// generation it matches (LMDB's `ann` database counts every write transaction; the data is the truth).
 ///
-/// Only the sink's writer thread replaces or changes the graph; searches take a snapshot and use it only
-/// if its generation is the one their read transaction sees.
+/// Only the sink's writer thread changes the graph (in a reader: bringing it up to date), and a search
+/// that loads a saved graph replaces it; searches take a snapshot and use it when the change log brings
+/// its generation to the one their read transaction sees (`LocalSink+ANNReader.swift`).
 final class LocalANNState: Sendable {
     struct Live: Sendable {
         /// nil while the store holds no vector (a graph needs a dimension).
