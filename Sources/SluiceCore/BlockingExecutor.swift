@@ -61,6 +61,8 @@ public final class BlockingExecutor: Sendable {
     ///   started (it then never runs); ``SluiceError/Code/state`` if the executor is shut down.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let submission = Submission<T>()
+        // The submitting stage's CPU meter, if any, gets the body's CPU time on the pool thread.
+        let body: @Sendable () throws -> T = WorkCPU.current.map { meter in { try meter.measuring(body) } } ?? body
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 switch submission.enqueue(continuation, on: queue, body) {
