@@ -3,6 +3,10 @@ import Foundation
 import SluiceCore
 import SluiceEmbed
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `sluice-bench tokenizer`: Sluice's BPE tokenizers (`count` and `encode`) beside tiktoken's `encode_ordinary`
 /// on the same texts, one thread each, in one run: MB/s of each and the ratio, medians of `--repeats`, for
 /// cl100k_base and o200k_base. tiktoken (PyPI, pinned) is installed into the tools venv on first use.
@@ -84,7 +88,9 @@ struct TokenizerBench: ParsableCommand {
             }
         }
         guard !paths.isEmpty else { throw ValidationError("\(folder) holds no files") }
-        return try paths.sorted().map { String(decoding: try Data(contentsOf: URL(fileURLWithPath: $0)), as: UTF8.self) }
+        return try paths.sorted().map {
+            String(decoding: try Data(contentsOf: URL(fileURLWithPath: $0)), as: UTF8.self)
+        }
     }
 
     static var python: String { SinkBench.cacheDirectory.appendingPathComponent("venv/bin/python").path }

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The CPU time of a stage's work, on whichever threads ran it: the cooperative pool's for code that runs
 /// there (chunking, hashing), a ``BlockingExecutor``'s for work handed to it (reading, extraction).
 ///

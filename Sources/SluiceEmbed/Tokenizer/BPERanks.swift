@@ -1,6 +1,10 @@
 import Foundation
 import SluiceCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A BPE rank table (token bytes → rank = token id), as in tiktoken's `.tiktoken` files: one
 /// `base64(token) rank` per line.
 ///
@@ -62,7 +66,7 @@ struct BPERanks: @unchecked Sendable {
     private init(tokens: [([UInt8], UInt32)]) {
         short = .allocate(capacity: 256 * 256 + 256)
         short.initialize(repeating: Self.none, count: 256 * 256 + 256)
-        let medium = tokens.count { $0.0.count > 2 && $0.0.count <= 16 }
+        let medium = tokens.count(where: { $0.0.count > 2 && $0.0.count <= 16 })
         var capacity = 1024
         while capacity < 2 * medium { capacity *= 2 }
         entries = .allocate(capacity: capacity)

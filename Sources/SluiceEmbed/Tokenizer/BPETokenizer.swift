@@ -2,6 +2,10 @@ import Foundation
 import SluiceCore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// OpenAI's byte-pair-encoding tokenizers (cl100k_base, o200k_base), in Swift: exact token ids and counts, as
 /// tiktoken's `encode_ordinary` gives them (special-token text is plain text).
 ///
@@ -98,7 +102,8 @@ public struct BPETokenizer: AdditiveTokenCounter {
     private func isCut(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
         let next = bytes[offset]
         let nextIsWhitespace =
-            next < 0x80 ? ASCII.isWhitespace(next) : UTF8Decoding.scalar(in: bytes, at: offset).scalar.properties.isWhitespace
+            next < 0x80
+            ? ASCII.isWhitespace(next) : UTF8Decoding.scalar(in: bytes, at: offset).scalar.properties.isWhitespace
         guard nextIsWhitespace, offset > 0 else { return false }
         let previousStart = UTF8Decoding.scalarStart(in: bytes, before: offset)
         let previous = UTF8Decoding.scalar(in: bytes, at: previousStart).scalar
