@@ -134,6 +134,7 @@ let package = Package(
             dependencies: [
                 "SluiceCore", "SluiceEmbed", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
                 "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly
+                "SluiceChunk",  // the chunk benchmark times the chunker alone
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/SluiceBench"

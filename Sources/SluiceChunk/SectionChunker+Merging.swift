@@ -30,10 +30,10 @@ extension SectionChunker {
 
     /// Emits the pending pieces as a chunk and keeps them as `previous`, to take the overlap from.
     ///
-    /// The chunk is counted as a whole. Should the counter give more than `maxTokens` (a counter that
-    /// is not subadditive, for which the sum of the pieces' counts underestimates), the overlap is
-    /// dropped first, then pieces at the end are held back until the chunk fits; they are returned, to
-    /// be added again.
+    /// The chunk's count is the count of its whole text (from the section's index: no new tokenizing).
+    /// Should it be more than `maxTokens` (white space between pieces can count, so the sum of the
+    /// pieces' counts may underestimate), the overlap is dropped first, then pieces at the end are held
+    /// back until the chunk fits; they are returned, to be added again.
     /// - Returns: The pieces held back, in order.
     private mutating func flush() -> [TextPiece] {
         var heldBack: [TextPiece] = []

@@ -15,6 +15,9 @@ struct SectionChunker {
     let text: String
     let bytes: UnsafeBufferPointer<UInt8>
     let counter: any TokenCounter
+    /// The counts before each cut of the section, when the counter is additive: counting a range then
+    /// costs a word at each end, not the range.
+    let index: TokenCountIndex?
     let maxTokens: Int
     let overlapTokens: Int
     let page: Int?
@@ -36,10 +39,14 @@ struct SectionChunker {
         var text = section.text
         text.makeContiguousUTF8()
         return UTF8Decoding.withBytes(of: text) { bytes in
+            let index = (chunker.counter as? any AdditiveTokenCounter).map {
+                TokenCountIndex(counter: $0, text: text[...], length: bytes.count)
+            }
             var sectionChunker = SectionChunker(
                 text: text,
                 bytes: bytes,
                 counter: chunker.counter,
+                index: index,
                 maxTokens: chunker.maxTokens,
                 overlapTokens: chunker.overlapTokens,
                 page: section.page,
@@ -58,9 +65,11 @@ struct SectionChunker {
         finish()
     }
 
-    /// The counter's count of the text at `range`.
+    /// The counter's count of the text at `range`: from the index where there is one (exact: see
+    /// ``TokenCountIndex``), otherwise by counting the range.
     func count(_ range: Range<Int>) -> Int {
-        counter.count(substring(range))
+        guard let index else { return counter.count(substring(range)) }
+        return index.count(range) { counter.count(substring($0)) }
     }
 
     /// The section's text at `range` (UTF-8 offsets on scalar boundaries).

@@ -10,10 +10,10 @@ import SluiceCore
 ///   scalars, the way subword tokenizers break hashes, base64 and other long strings into many tokens.
 ///   Without this a 50 MB line of letters would be "one token", and no chunk size could bound it.
 ///
-/// The counter is subadditive: the count of a text is never more than the sum of the counts of pieces
-/// that tile it, which is what lets ``RecursiveChunker`` add up the counts of the pieces it merges.
+/// White space separates, so counts add up across it: every white-space scalar after one that is not is a
+/// cut (``AdditiveTokenCounter``), and ``RecursiveChunker`` counts a section once.
 /// Counting is a single pass over the UTF-8 bytes, with a fast path for ASCII.
-public struct WordTokenCounter: TokenCounter {
+public struct WordTokenCounter: AdditiveTokenCounter {
     /// The longest run of word characters, in Unicode scalars, that still counts as one token.
     public var maxWordLength: Int
 
@@ -28,15 +28,27 @@ public struct WordTokenCounter: TokenCounter {
 
     /// The number of tokens in `text`.
     public func count(_ text: Substring) -> Int {
-        UTF8Decoding.withBytes(of: text) { countTokens(in: $0) }
+        UTF8Decoding.withBytes(of: text) { countTokens(in: $0, reportingCuts: false) { _, _ in } }
     }
 
-    private func countTokens(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    /// The number of tokens in `text`, reporting each cut: white space after a scalar that is not.
+    public func count(_ text: Substring, cuts cut: (_ offset: Int, _ tokensBefore: Int) -> Void) -> Int {
+        UTF8Decoding.withBytes(of: text) { countTokens(in: $0, reportingCuts: true, cut) }
+    }
+
+    @inline(__always)
+    private func countTokens(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        reportingCuts: Bool,
+        _ cut: (Int, Int) -> Void
+    ) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
         let maxWordLength = self.maxWordLength
         var tokens = 0
         // Scalars in the current word run; 0 outside a word.
         var run = 0
+        // Whether the last scalar was not white space (a cut may follow).
+        var afterVisible = false
         var index = 0
         let end = bytes.count
         while index < end {
@@ -52,15 +64,28 @@ public struct WordTokenCounter: TokenCounter {
                         run = 0
                     }
                     run += 1
-                } else {
-                    if byte > 0x20 || 0x0000_0001_0000_3E00 & (1 &<< UInt64(byte)) == 0 { tokens += 1 }
+                    afterVisible = true
+                } else if byte > 0x20 || 0x0000_0001_0000_3E00 & (1 &<< UInt64(byte)) == 0 {
+                    tokens += 1
                     run = 0
+                    afterVisible = true
+                } else {
+                    if reportingCuts && afterVisible { cut(index - 1, tokens) }
+                    run = 0
+                    afterVisible = false
                 }
                 continue
             }
             let (scalar, length) = UTF8Decoding.scalar(in: bytes, at: index)
+            let kind = ScalarKind(scalar)
+            if kind == .whitespace {
+                if reportingCuts && afterVisible { cut(index, tokens) }
+                afterVisible = false
+            } else {
+                afterVisible = true
+            }
             index += length
-            switch ScalarKind(scalar) {
+            switch kind {
             case .word:
                 if run == 0 || run >= maxWordLength {
                     tokens += 1

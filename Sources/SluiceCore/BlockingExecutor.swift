@@ -61,9 +61,16 @@ public final class BlockingExecutor: Sendable {
     ///   started (it then never runs); ``SluiceError/Code/state`` if the executor is shut down.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let submission = Submission<T>()
+        // The submitting stage's CPU meter, if any, gets the body's CPU time on the pool thread.
+        let measured: @Sendable () throws -> T
+        if let meter = WorkCPU.current {
+            measured = { try meter.measuring(body) }
+        } else {
+            measured = body
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                switch submission.enqueue(continuation, on: queue, body) {
+                switch submission.enqueue(continuation, on: queue, measured) {
                 case .queued: break
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 case .shutDown: continuation.resume(throwing: SluiceError(.state, "executor \(label) is shut down"))

@@ -4,8 +4,13 @@ public struct PhaseStats: Sendable, Hashable, Codable {
     public var itemsIn: Int = 0
     public var itemsOut: Int = 0
     public var bytes: Int = 0
-    /// Seconds spent working (summed over the stage's workers).
+    /// Wall-clock seconds from taking a document to having its result (summed over the stage's workers):
+    /// work, and also waiting inside it — for a thread of a blocking executor, for another document's
+    /// extraction of the same bytes, for a core.
     public var busySeconds: Double = 0
+    /// CPU seconds of the work itself, on the threads that did it (this process's; summed over workers);
+    /// nil for a stage that does not measure it.
+    public var cpuSeconds: Double?
     /// Seconds spent waiting for upstream (summed over workers).
     public var starvedSeconds: Double = 0
     /// Seconds spent waiting for downstream to make room (summed over workers).
@@ -31,6 +36,7 @@ public struct PhaseStats: Sendable, Hashable, Codable {
         itemsOut += other.itemsOut
         bytes += other.bytes
         busySeconds += other.busySeconds
+        if let cpu = other.cpuSeconds { cpuSeconds = (cpuSeconds ?? 0) + cpu }
         starvedSeconds += other.starvedSeconds
         blockedSeconds += other.blockedSeconds
         latency.merge(other.latency)
@@ -42,6 +48,7 @@ public struct PhaseStats: Sendable, Hashable, Codable {
         case itemsOut = "items_out"
         case bytes
         case busySeconds = "busy_s"
+        case cpuSeconds = "cpu_s"
         case starvedSeconds = "starved_s"
         case blockedSeconds = "blocked_s"
         case workers
@@ -58,6 +65,7 @@ public struct PhaseStats: Sendable, Hashable, Codable {
         itemsOut = try c.decode(Int.self, forKey: .itemsOut)
         bytes = try c.decode(Int.self, forKey: .bytes)
         busySeconds = try c.decode(Double.self, forKey: .busySeconds)
+        cpuSeconds = try c.decodeIfPresent(Double.self, forKey: .cpuSeconds)
         starvedSeconds = try c.decode(Double.self, forKey: .starvedSeconds)
         blockedSeconds = try c.decode(Double.self, forKey: .blockedSeconds)
         workers = try c.decode(Int.self, forKey: .workers)
@@ -75,6 +83,7 @@ public struct PhaseStats: Sendable, Hashable, Codable {
         try c.encode(itemsOut, forKey: .itemsOut)
         try c.encode(bytes, forKey: .bytes)
         try c.encode(busySeconds, forKey: .busySeconds)
+        try c.encodeIfPresent(cpuSeconds, forKey: .cpuSeconds)
         try c.encode(starvedSeconds, forKey: .starvedSeconds)
         try c.encode(blockedSeconds, forKey: .blockedSeconds)
         try c.encode(workers, forKey: .workers)

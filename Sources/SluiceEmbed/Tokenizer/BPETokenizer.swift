@@ -2,13 +2,17 @@ import Foundation
 import SluiceCore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// OpenAI's byte-pair-encoding tokenizers (cl100k_base, o200k_base), in Swift: exact token ids and counts, as
 /// tiktoken's `encode_ordinary` gives them (special-token text is plain text).
 ///
 /// Used as the ``TokenCounter`` of OpenAI embedders, so the chunker sizes chunks in the model's own
 /// tokens and batches respect the provider's token limits exactly. The rank file comes from the cache
 /// (`scripts/fetch/20-tiktoken.sh`), loaded once per process.
-public struct BPETokenizer: TokenCounter {
+public struct BPETokenizer: AdditiveTokenCounter {
     /// The encoding's name, such as `cl100k_base`.
     public let name: String
     private let ranks: BPERanks
@@ -54,77 +58,141 @@ public struct BPETokenizer: TokenCounter {
 
     /// The token ids of `text`.
     public func encode(_ text: Substring) -> [Int] {
-        var ids: [Int] = []
-        forEachPiece(text) { piece in
-            mergeParts(piece) { range in ids.append(Int(ranks.rank(piece[range])!)) }
+        UTF8Decoding.withBytes(of: text) { bytes in
+            var ids: [Int] = []
+            ids.reserveCapacity(bytes.count / 3)
+            forEachPiece(bytes) { start, length, readable in
+                let whole = ranks.rank(start, length, readable: readable)
+                if whole != BPERanks.none {
+                    ids.append(Int(whole))
+                } else {
+                    mergeParts(start, length, readable: readable) { ids.append(Int($0)) }
+                }
+            }
+            return ids
         }
-        return ids
     }
 
     /// The number of tokens of `text`.
     public func count(_ text: Substring) -> Int {
-        var total = 0
-        forEachPiece(text) { piece in
-            if ranks.rank(piece[...]) != nil {
-                total += 1
-            } else {
-                mergeParts(piece) { _ in total += 1 }
-            }
+        UTF8Decoding.withBytes(of: text) { bytes in
+            var total = 0
+            forEachPiece(bytes) { start, length, readable in total += tokens(start, length, readable: readable) }
+            return total
         }
-        return total
     }
 
-    /// Calls `body` with the UTF-8 bytes of each pre-tokenizer piece.
-    private func forEachPiece(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        let scalars = Array(text.unicodeScalars)
-        guard !scalars.isEmpty else { return }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
+    /// The number of tokens of `text`, reporting the cuts where counts add up (see ``AdditiveTokenCounter``):
+    /// white space after a scalar that is not, unless the scalar is punctuation and the white space a line
+    /// break (tiktoken's pieces of punctuation take the line breaks after them).
+    public func count(_ text: Substring, cuts cut: (_ offset: Int, _ tokensBefore: Int) -> Void) -> Int {
+        UTF8Decoding.withBytes(of: text) { bytes in
+            var total = 0
+            forEachPiece(bytes) { start, length, readable in
+                total += tokens(start, length, readable: readable)
+                // Every cut is the end of a piece: the pieces on either side of it are those of the parts.
+                let end = bytes.count - readable + length
+                if end < bytes.count && isCut(bytes, at: end) { cut(end, total) }
+            }
+            return total
+        }
+    }
+
+    /// Whether the piece boundary at `offset` (inside `bytes`) is a cut.
+    private func isCut(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        let next = bytes[offset]
+        let nextIsWhitespace =
+            next < 0x80
+            ? ASCII.isWhitespace(next) : UTF8Decoding.scalar(in: bytes, at: offset).scalar.properties.isWhitespace
+        guard nextIsWhitespace, offset > 0 else { return false }
+        let previousStart = UTF8Decoding.scalarStart(in: bytes, before: offset)
+        let previous = UTF8Decoding.scalar(in: bytes, at: previousStart).scalar
+        if previous.properties.isWhitespace { return false }
+        guard next == 10 || next == 13 else { return true }
+        if isO200k { return !O200kPreTokenizer.kind(previous).isPunctuation }
+        let kind = Cl100kPreTokenizer.kind(previous)
+        return kind != .other && kind != .apostrophe
+    }
+
+    /// The number of tokens of one piece.
+    @inline(__always)
+    private func tokens(_ start: UnsafePointer<UInt8>, _ length: Int, readable: Int) -> Int {
+        if ranks.rank(start, length, readable: readable) != BPERanks.none { return 1 }
+        var count = 0
+        mergeParts(start, length, readable: readable) { _ in count += 1 }
+        return count
+    }
+
+    /// Calls `body` with the start, length and readable bytes (up to the end of the text) of each
+    /// pre-tokenizer piece: the pieces are the text's own bytes, never copied.
+    @inline(__always)
+    private func forEachPiece(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafePointer<UInt8>, Int, Int) -> Void
+    ) {
+        guard let base = bytes.baseAddress else { return }
         let piece = { (range: Range<Int>) in
-            bytes.removeAll(keepingCapacity: true)
-            for scalar in scalars[range] { bytes.append(contentsOf: UTF8.encode(scalar)!) }
-            bytes.withUnsafeBufferPointer { body($0) }
+            body(base + range.lowerBound, range.count, bytes.count - range.lowerBound)
         }
         if isO200k {
-            O200kPreTokenizer.split(scalars, kinds: scalars.map(O200kPreTokenizer.kind), piece)
+            O200kPreTokenizer.split(bytes, piece)
         } else {
-            Cl100kPreTokenizer.split(scalars, kinds: scalars.map(Cl100kPreTokenizer.kind), piece)
+            Cl100kPreTokenizer.split(bytes, piece)
         }
     }
 
-    /// tiktoken's `byte_pair_merge`: repeatedly merges the adjacent pair of lowest rank; calls `body`
-    /// with the byte range of each final token, in order.
-    private func mergeParts(_ piece: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Void) {
-        let n = piece.count
-        if n == 1 || ranks.rank(piece[...]) != nil {
-            body(0..<n)
-            return
-        }
-        let none = Int32.max
-        // parts[i] = (start of part i, rank of merging part i with part i+1)
-        var starts = Array(0...n)
-        var pairRanks = [Int32](repeating: none, count: n + 1)
-        for i in 0..<(n - 1) { pairRanks[i] = ranks.rank(piece[i..<(i + 2)]) ?? none }
-
-        func rankAfterMerge(_ i: Int) -> Int32 {
-            // The rank of part i joined with the two parts after it (i+1 is merged into i).
-            guard i + 3 < starts.count else { return none }
-            return ranks.rank(piece[starts[i]..<starts[i + 3]]) ?? none
-        }
-
-        while true {
-            var best = none
-            var at = -1
-            for i in 0..<(starts.count - 1) where pairRanks[i] < best {
-                best = pairRanks[i]
-                at = i
+    /// tiktoken's `byte_pair_merge` on a piece of two bytes or more that is not a token itself: repeatedly
+    /// merges the adjacent pair of lowest rank (the leftmost of equal ranks); calls `body` with the rank of
+    /// each final token, in order. Works in a scratch buffer on the stack (on the heap for long pieces).
+    private func mergeParts(
+        _ piece: UnsafePointer<UInt8>,
+        _ n: Int,
+        readable: Int,
+        _ body: (UInt32) -> Void
+    ) {
+        let none = BPERanks.none
+        withUnsafeTemporaryAllocation(of: Part.self, capacity: n + 1) { parts in
+            // parts[i] = (start of part i, rank of merging part i with part i+1)
+            for i in 0..<(n - 1) {
+                parts[i] = Part(start: Int32(i), rank: ranks.rank(piece + i, 2, readable: 2))
             }
-            if at < 0 { break }
-            if at > 0 { pairRanks[at - 1] = rankAfterMerge(at - 1) }
-            pairRanks[at] = rankAfterMerge(at)
-            starts.remove(at: at + 1)
-            pairRanks.remove(at: at + 1)
+            parts[n - 1] = Part(start: Int32(n - 1), rank: none)
+            parts[n] = Part(start: Int32(n), rank: none)
+            var count = n + 1
+
+            // The rank of part i joined with the part after it, once i+1 has absorbed i+2.
+            func rankAfterMerge(_ i: Int) -> UInt32 {
+                guard i + 3 < count else { return none }
+                let start = Int(parts[i].start)
+                return ranks.rank(piece + start, Int(parts[i + 3].start) - start, readable: readable - start)
+            }
+
+            while true {
+                var best = none
+                var at = -1
+                for i in 0..<(count - 1) where parts[i].rank < best {
+                    best = parts[i].rank
+                    at = i
+                }
+                if at < 0 { break }
+                if at > 0 { parts[at - 1].rank = rankAfterMerge(at - 1) }
+                parts[at].rank = rankAfterMerge(at)
+                // Remove part at+1.
+                let tail = count - (at + 2)
+                if tail > 0 {
+                    memmove(parts.baseAddress! + at + 1, parts.baseAddress! + at + 2, tail * MemoryLayout<Part>.stride)
+                }
+                count -= 1
+            }
+            for i in 0..<(count - 1) {
+                let start = Int(parts[i].start)
+                body(ranks.rank(piece + start, Int(parts[i + 1].start) - start, readable: readable - start))
+            }
         }
-        for i in 0..<(starts.count - 1) { body(starts[i]..<starts[i + 1]) }
+    }
+
+    private struct Part {
+        var start: Int32
+        var rank: UInt32
     }
 }

@@ -7,7 +7,7 @@ package struct ChunkStep: Sendable {
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
         var document = document
         guard let text = document.text else { return document }
-        let chunks = chunker.chunk(text)
+        let chunks = WorkCPU.measure { chunker.chunk(text) }
         document.documentMetadata = text.metadata
         document.text = nil
         guard !chunks.isEmpty else {

@@ -49,7 +49,7 @@ package struct ExtractStep: Sendable {
             return document
         }
         tally.update { $0.bytesRead += bytes.count }
-        let hash = ContentHash(of: bytes)
+        let hash = WorkCPU.measure { ContentHash(of: bytes) }
         document.contentHash = hash
         document.file.size = bytes.count
         // Unchanged bytes are skipped, unless a crashed attempt left pending ids: it may have overwritten

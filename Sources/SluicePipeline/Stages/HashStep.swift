@@ -7,7 +7,13 @@ package struct HashStep: Sendable {
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
         var document = document
         let key = document.file.key
-        document.chunks = document.chunked.map { chunk in
+        document.chunks = WorkCPU.measure { hashed(document.chunked, key: key) }
+        document.chunked = []
+        return document
+    }
+
+    private func hashed(_ chunks: [Chunk], key: String) -> [PreparedChunk] {
+        chunks.map { chunk in
             let hash = chunk.hash
             return PreparedChunk(
                 chunk: chunk,
@@ -16,7 +22,5 @@ package struct HashStep: Sendable {
                 vector: nil
             )
         }
-        document.chunked = []
-        return document
     }
 }

@@ -15,10 +15,12 @@ package final class StageMeter: Sendable {
     package func blocked(_ duration: Duration) { stats.withLock { $0.blockedSeconds += duration.seconds } }
     package func received(_ count: Int = 1) { stats.withLock { $0.itemsIn += count } }
 
-    /// One unit of work done: its busy time (also its latency), bytes and items produced.
-    package func worked(_ duration: Duration, bytes: Int = 0, itemsOut: Int = 1) {
+    /// One unit of work done: its busy time (also its latency), its CPU time if measured, bytes and items
+    /// produced.
+    package func worked(_ duration: Duration, cpu: Double? = nil, bytes: Int = 0, itemsOut: Int = 1) {
         stats.withLock {
             $0.busySeconds += duration.seconds
+            if let cpu { $0.cpuSeconds = ($0.cpuSeconds ?? 0) + cpu }
             $0.latency.record(duration.seconds)
             $0.bytes += bytes
             $0.itemsOut += itemsOut

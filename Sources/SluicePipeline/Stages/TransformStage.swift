@@ -5,6 +5,8 @@ import SluiceCore
 /// The actor owns the stage's lifecycle and statistics; documents flow through the channels, not
 /// through actor calls. `workers` tasks each take a document from `input`, transform it, and send it
 /// to `output` (suspending while `output` is full). Settled documents (failed, unchanged) pass through.
+/// Busy time is the wall time of each transform, waits inside it included; CPU time is what its work
+/// used (``WorkCPU``: measured by the transform's synchronous parts and by the executors it calls).
 package actor TransformStage {
     private enum State { case initial, running, finished }
 
@@ -40,8 +42,13 @@ package actor TransformStage {
                         var result = document
                         if !document.isSettled {
                             let workStart = clock.now
-                            result = await transform(document)
-                            meter.worked(workStart.duration(to: clock.now), bytes: Int(document.file.size))
+                            let cpu = WorkCPU()
+                            result = await WorkCPU.$current.withValue(cpu) { await transform(document) }
+                            meter.worked(
+                                workStart.duration(to: clock.now),
+                                cpu: cpu.seconds,
+                                bytes: Int(document.file.size)
+                            )
                         }
                         let sendStart = clock.now
                         if (try? await output.send(result)) == true { meter.blocked(sendStart.duration(to: clock.now)) }

@@ -1,14 +1,12 @@
-import SluiceCore
-
 /// Reads Unicode scalars straight from a string's UTF-8 bytes.
 ///
 /// The bytes always come from a Swift `String`, so they are valid UTF-8 and no validation is done here.
-/// Working on bytes with integer offsets keeps the chunker linear and fast even in debug builds, and the
-/// offsets are exactly the UTF-8 offsets that ``Chunk/startOffset`` reports.
-enum UTF8Decoding {
+/// Working on bytes with integer offsets keeps the chunker and the BPE tokenizers linear and fast even in
+/// debug builds, and the offsets are exactly the UTF-8 offsets that ``Chunk/startOffset`` reports.
+package enum UTF8Decoding {
     /// The scalar that starts at `index` and the number of bytes it takes.
     @inline(__always)
-    static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (scalar: Unicode.Scalar, length: Int) {
+    package static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (scalar: Unicode.Scalar, length: Int) {
         let lead = UInt32(bytes[index])
         if lead < 0x80 {
             return (Unicode.Scalar(UInt8(truncatingIfNeeded: lead)), 1)
@@ -32,7 +30,7 @@ enum UTF8Decoding {
 
     /// The offset where the scalar that ends just before `index` starts.
     @inline(__always)
-    static func scalarStart(in bytes: UnsafeBufferPointer<UInt8>, before index: Int) -> Int {
+    package static func scalarStart(in bytes: UnsafeBufferPointer<UInt8>, before index: Int) -> Int {
         var start = index - 1
         while start > 0 && isContinuation(bytes[start]) { start -= 1 }
         return start
@@ -40,16 +38,16 @@ enum UTF8Decoding {
 
     /// Whether `byte` continues a multi-byte sequence (so no scalar starts there).
     @inline(__always)
-    static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
+    package static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
 
     /// Runs `body` on the UTF-8 bytes of `text` without copying them when the string is native.
-    static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
     /// Runs `body` on the UTF-8 bytes of `text` without copying them when the substring is native.
-    static func withBytes<Result>(of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package static func withBytes<Result>(of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(text.utf8).withUnsafeBufferPointer(body)
     }
