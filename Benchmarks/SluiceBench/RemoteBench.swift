@@ -5,16 +5,25 @@ import SluiceHTTP
 import SluiceTesting
 
 /// `sluice-bench remote`: Sluice's OpenAI embedder against the stand-in server with a tokens/minute limit
-/// and realistic latency, beside a naive fixed-concurrency client sending the same chunks.
+/// and realistic latency, beside a naive fixed-concurrency client sending the same chunks, in three
+/// scenarios: `steady` (a full bucket at the start), `faults` (2% 5xx and 2% connection resets) and
+/// `drained` (a restart against a bucket another run emptied).
 ///
-/// The stand-in's token bucket starts full (a minute's worth) and refills continuously, so over a run of
-/// `wall` seconds the limit allows at most `tpm · (1 + wall/60)` tokens: "% of limit" is the share of that
-/// the client got accepted. 429s are counted by the server.
+/// "% of attainable" is measured by the server: the tokens it accepted, as a share of what its token
+/// bucket would have admitted between the client's first request and the admission of its last accepted
+/// one (the bucket's level at the start plus `tpm/60` per second). A client that idles while the bucket
+/// is full, or leaves it unused, scores below 100%; process start-up and chunking before the first
+/// request are not counted. 429s are counted by the server. Each pass runs Sluice and the naive client
+/// at the same time, each against its own stand-in.
 struct RemoteBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote",
         abstract: "Tokens/minute achieved against a rate-limited stand-in, vs. a naive client."
     )
+
+    enum Scenario: String, ExpressibleByArgument, CaseIterable {
+        case steady, faults, drained
+    }
 
     @Option(help: "The sluice binary.") var sluice = ".build/release/sluice"
     @Option(help: "The corpus folder (see `sluice-bench corpus`).") var corpus: String
@@ -25,14 +34,29 @@ struct RemoteBench: AsyncParsableCommand {
     @Option(help: "Sluice's embed.parallelism (the adaptive maximum).") var parallelism = 16
     @Option(help: "Texts per request (both clients).") var batch = 64
     @Option(help: "The naive client's fixed concurrency.") var naiveConcurrency = 8
-    @Option(help: "The naive client's fixed wait after a 429, ms.") var naiveRetryMs = 1_000
+    @Option(help: "The naive client's fixed wait after a 429 or a failure, ms.") var naiveRetryMs = 1_000
+    @Option(help: "A scenario to run: steady, faults or drained (repeat the option; default: all three).")
+    var scenario: [Scenario] = []
+    @Option(help: "Passes per scenario (the table shows medians).") var repeats = 1
+    @Option(help: "The faults scenario's share of requests answered 500/502/503.") var errorRate = 0.02
+    @Option(help: "The faults scenario's share of requests whose connection is reset.") var resetRate = 0.02
     @Flag(help: "Skip the naive client.") var skipNaive = false
 
-    struct Row {
-        var name: String
+    /// One client's pass, as the server counted it.
+    struct Pass {
         var wall: Double
-        var chunks: Int
         var server: [String: Int]
+
+        var tokens: Double { Double(server["tokens_ok"] ?? 0) }
+        var requests: Double { Double(server["requests"] ?? 0) }
+        var rateLimited: Double { Double(server["rate_limited"] ?? 0) }
+        var failed: Double { Double((server["server_errors"] ?? 0) + (server["resets"] ?? 0)) }
+
+        /// What the bucket would have admitted between the first request and the last accepted admission.
+        func attainable(tpm: Int) -> Double {
+            let window = Double(max(0, (server["last_ok_admission_ms"] ?? 0) - (server["first_request_ms"] ?? 0)))
+            return Double(server["start_tokens"] ?? tpm) + Double(tpm) * window / 60_000
+        }
     }
 
     func run() async throws {
@@ -41,122 +65,128 @@ struct RemoteBench: AsyncParsableCommand {
         )
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let serverArguments = [
+        let scenarios = scenario.isEmpty ? Scenario.allCases : scenario
+
+        // The chunk texts for the naive client: one run without limits, exported from its sink.
+        let texts = try await chunkTexts(work: work.appendingPathComponent("prepare"))
+        FileHandle.standardError.write(Data("\(texts.count) distinct chunks\n".utf8))
+
+        var tables: [String] = []
+        for scenario in scenarios {
+            var sluicePasses: [Pass] = []
+            var naivePasses: [Pass] = []
+            for pass in 1...max(1, repeats) {
+                let folder = work.appendingPathComponent("\(scenario.rawValue)-\(pass)")
+                async let sluiceRun = runSluice(scenario: scenario, work: folder)
+                async let naiveRun = runNaive(texts, scenario: scenario)
+                let (ours, theirs) = try await (sluiceRun, naiveRun)
+                sluicePasses.append(ours)
+                if let theirs { naivePasses.append(theirs) }
+                let line =
+                    "\(scenario.rawValue) pass \(pass): sluice \(summary(ours))"
+                    + (theirs.map { "; naive \(summary($0))" } ?? "")
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            }
+            tables.append(table(scenario: scenario, sluice: sluicePasses, naive: naivePasses))
+        }
+        print(
+            "TPM limit \(tpm), RPM limit \(rpm), latency \(Int(latencyMs)) ms + \(latencyPer1kTokensMs) ms/1k tokens, batch \(batch), \(texts.count) chunks, medians of \(max(1, repeats))"
+        )
+        print(tables.joined(separator: "\n"))
+    }
+
+    private func summary(_ pass: Pass) -> String {
+        "\(f(100 * pass.tokens / pass.attainable(tpm: tpm), 2))% of attainable, \(Int(pass.requests)) requests, \(Int(pass.rateLimited)) 429s"
+    }
+
+    private func serverArguments(_ scenario: Scenario) -> [String] {
+        var arguments = [
             "--tpm", "\(tpm)", "--rpm", "\(rpm)", "--latency-ms", "\(latencyMs)",
             "--latency-per-1k-tokens-ms", "\(latencyPer1kTokensMs)", "--dims", "64",
         ]
+        switch scenario {
+        case .steady: break
+        case .faults: arguments += ["--error-rate", "\(errorRate)", "--reset-rate", "\(resetRate)"]
+        case .drained: arguments += ["--start-level", "0"]
+        }
+        return arguments
+    }
 
-        // Sluice.
-        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: serverArguments)
-        let pipeline = work.appendingPathComponent("pipeline.yaml")
+    private func pipeline(baseURL: String, work: URL, limited: Bool) throws -> URL {
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let file = work.appendingPathComponent("pipeline.yaml")
         try """
         source: { path: \(corpus), include: ["**/*"] }
         chunk: { strategy: recursive, max_tokens: 256, overlap_tokens: 32 }
         embed:
           provider: openai
-          base_url: \(server.baseURL)/v1
+          base_url: \(baseURL)/v1
           model: text-embedding-3-small
           dimensions: 64
           batch: \(batch)
           parallelism: \(parallelism)
-          tpm: \(tpm)
-          rpm: \(rpm)
-          linger_ms: 20
+        \(limited ? "  tpm: \(tpm)\n  rpm: \(rpm)\n" : "")  linger_ms: 20
         sink: { kind: local, path: \(work.path)/index }
         state: \(work.path)/state
-        """.write(to: pipeline, atomically: true, encoding: .utf8)
-        let statsFile = work.appendingPathComponent("stats.json")
-        let start = Date()
-        let status = try runProcess(
-            sluice,
-            ["run", pipeline.path, "--stats-json", statsFile.path, "--quiet", "--log-level", "warning"]
-        )
-        let wall = Date().timeIntervalSince(start)
-        guard status == 0 || status == 2 else { throw ValidationError("sluice exited with \(status)") }
-        let stats = try JSONDecoder().decode(RunStats.self, from: Data(contentsOf: statsFile))
-        var rows = [
-            Row(
-                name: "sluice (budget + AIMD ≤ \(parallelism))",
-                wall: wall,
-                chunks: stats.chunksEmbedded,
-                server: try await serverStats(server)
-            )
-        ]
-        server.stop()
-        FileHandle.standardError.write(
-            Data("sluice: \(String(format: "%.1f", wall)) s, \(stats.chunksEmbedded) chunks\n".utf8)
-        )
-
-        if !skipNaive {
-            // The same chunk texts, from the sink, through a naive client against a fresh stand-in.
-            let exportFile = work.appendingPathComponent("export.jsonl")
-            guard try runProcess(sluice, ["export", pipeline.path], stdout: exportFile) == 0 else {
-                throw ValidationError("export failed")
-            }
-            let texts = try Data(contentsOf: exportFile).split(separator: 0x0A).map {
-                try JSONDecoder().decode(VectorRecord.self, from: Data($0)).text
-            }
-            let distinct = Array(Set(texts)).sorted()
-            let naiveServer = try await StandInServer.launch(script: "openai_standin.py", arguments: serverArguments)
-            let naiveStart = Date()
-            try await naive(distinct, server: naiveServer)
-            let naiveWall = Date().timeIntervalSince(naiveStart)
-            rows.append(
-                Row(
-                    name: "naive (fixed \(naiveConcurrency), \(naiveRetryMs) ms after 429)",
-                    wall: naiveWall,
-                    chunks: distinct.count,
-                    server: try await serverStats(naiveServer)
-                )
-            )
-            naiveServer.stop()
-        }
-
-        print(
-            "TPM limit \(tpm), RPM limit \(rpm), latency \(Int(latencyMs)) ms + \(latencyPer1kTokensMs) ms/1k tokens, batch \(batch)"
-        )
-        print(
-            "client | wall s | chunks | chunks/s | tokens accepted | tokens/min | % of limit | requests | 429s | 429s % of requests"
-        )
-        print("---|---|---|---|---|---|---|---|---|---")
-        for row in rows {
-            let tokens = Double(row.server["tokens_ok"] ?? 0)
-            let allowed = Double(tpm) * (1 + row.wall / 60)
-            let requests = row.server["requests"] ?? 0
-            let limited = row.server["rate_limited"] ?? 0
-            print(
-                "\(row.name) | \(f(row.wall, 1)) | \(row.chunks) | \(f(Double(row.chunks) / row.wall, 1)) | \(Int(tokens)) | \(f(tokens / row.wall * 60, 0)) | \(f(100 * tokens / allowed, 1)) | \(requests) | \(limited) | \(f(requests > 0 ? 100 * Double(limited) / Double(requests) : 0, 2))"
-            )
-        }
+        """.write(to: file, atomically: true, encoding: .utf8)
+        return file
     }
 
-    /// A client without a budget: `naiveConcurrency` workers each send the next batch; after a 429 they
-    /// sleep a fixed time and send the same batch again (headers ignored).
-    private func naive(_ texts: [String], server: StandInServer) async throws {
-        let client = HTTPClient()
-        let batches = stride(from: 0, to: texts.count, by: batch).map {
-            Array(texts[$0..<min(texts.count, $0 + batch)])
+    private func chunkTexts(work: URL) async throws -> [String] {
+        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: ["--dims", "64"])
+        defer { server.stop() }
+        let file = try pipeline(baseURL: server.baseURL, work: work, limited: false)
+        let status = try await runProcess(sluice, ["run", file.path, "--quiet", "--log-level", "warning"])
+        guard status == 0 || status == 2 else { throw ValidationError("sluice exited with \(status)") }
+        let exportFile = work.appendingPathComponent("export.jsonl")
+        guard try await runProcess(sluice, ["export", file.path], stdout: exportFile) == 0 else {
+            throw ValidationError("export failed")
         }
-        let next = Counter()
-        let url = server.baseURL + "/v1/embeddings"
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<naiveConcurrency {
-                group.addTask {
-                    while let index = next.take(below: batches.count) {
-                        let body = try JSONSerialization.data(withJSONObject: [
-                            "model": "text-embedding-3-small", "input": batches[index], "dimensions": 64,
-                            "encoding_format": "base64",
-                        ])
-                        while true {
-                            let response = try await client.send(.postJSON(url, body: Array(body)))
-                            if response.isSuccess { break }
-                            try await Task.sleep(for: .milliseconds(naiveRetryMs))
-                        }
-                    }
-                }
-            }
-            try await group.waitForAll()
+        let texts = try Data(contentsOf: exportFile).split(separator: 0x0A).map {
+            try JSONDecoder().decode(VectorRecord.self, from: Data($0)).text
         }
+        return Array(Set(texts)).sorted()
+    }
+
+    private func runSluice(scenario: Scenario, work: URL) async throws -> Pass {
+        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: serverArguments(scenario))
+        defer { server.stop() }
+        let file = try pipeline(baseURL: server.baseURL, work: work, limited: true)
+        let start = Date()
+        let status = try await runProcess(sluice, ["run", file.path, "--quiet", "--log-level", "warning"])
+        let wall = Date().timeIntervalSince(start)
+        guard status == 0 || status == 2 else { throw ValidationError("sluice exited with \(status)") }
+        return Pass(wall: wall, server: try await serverStats(server))
+    }
+
+    private func runNaive(_ texts: [String], scenario: Scenario) async throws -> Pass? {
+        if skipNaive { return nil }
+        let server = try await StandInServer.launch(script: "openai_standin.py", arguments: serverArguments(scenario))
+        defer { server.stop() }
+        let start = Date()
+        try await NaiveEmbeddingClient(concurrency: naiveConcurrency, retryMs: naiveRetryMs, batch: batch)
+            .send(texts, to: server.baseURL + "/v1/embeddings")
+        return Pass(wall: Date().timeIntervalSince(start), server: try await serverStats(server))
+    }
+
+    private func table(scenario: Scenario, sluice: [Pass], naive: [Pass]) -> String {
+        var lines = [
+            "",
+            "scenario \(scenario.rawValue)\(scenario == .faults ? " (\(f(100 * errorRate, 0))% 5xx, \(f(100 * resetRate, 0))% resets)" : scenario == .drained ? " (the bucket empty at the start)" : " (the bucket full at the start)")",
+            "client | wall s | tokens accepted | % of attainable (min–max) | requests | 5xx + resets | 429s | 429s % of requests",
+            "---|---|---|---|---|---|---|---",
+        ]
+        for (name, passes) in [
+            ("sluice (budget + AIMD ≤ \(parallelism))", sluice),
+            ("naive (fixed \(naiveConcurrency), \(naiveRetryMs) ms after 429)", naive),
+        ] where !passes.isEmpty {
+            let shares = passes.map { 100 * $0.tokens / $0.attainable(tpm: tpm) }
+            let limitedShare = passes.map { $0.requests > 0 ? 100 * $0.rateLimited / $0.requests : 0 }
+            lines.append(
+                "\(name) | \(f(median(passes.map(\.wall)), 1)) | \(Int(median(passes.map(\.tokens)))) | \(f(median(shares), 2)) (\(f(shares.min()!, 2))–\(f(shares.max()!, 2))) | \(f(median(passes.map(\.requests)), 0)) | \(f(median(passes.map(\.failed)), 0)) | \(f(median(passes.map(\.rateLimited)), 0)) | \(f(median(limitedShare), 2))"
+            )
+        }
+        return lines.joined(separator: "\n")
     }
 
     private func serverStats(_ server: StandInServer) async throws -> [String: Int] {
@@ -164,18 +194,26 @@ struct RemoteBench: AsyncParsableCommand {
         return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Int]) ?? [:]
     }
 
-    private func runProcess(_ path: String, _ arguments: [String], stdout: URL? = nil) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if let stdout {
-            _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: stdout)
+    /// Runs a process to its end on a thread of its own (not on the cooperative pool, which the naive
+    /// client running at the same time needs).
+    private func runProcess(_ path: String, _ arguments: [String], stdout: URL? = nil) async throws -> Int32 {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        let process = Process()
+                        process.executableURL = URL(fileURLWithPath: path)
+                        process.arguments = arguments
+                        if let stdout {
+                            _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+                            process.standardOutput = try FileHandle(forWritingTo: stdout)
+                        }
+                        try process.run()
+                        process.waitUntilExit()
+                        return process.terminationStatus
+                    }
+                )
+            }.start()
         }
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
-
-    private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 }

@@ -4,67 +4,6 @@ import Testing
 
 @testable import SluiceEmbed
 
-@Suite struct RateBudgetStateMachineTests {
-    @Test func tokenBucketRefillsContinuously() {
-        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 6_000, now: 0)
-        #expect(budget.reserve(tokens: 6_000, now: 0) == .proceed)
-        // 100 tokens/s: 500 tokens are there after 5 s.
-        #expect(budget.reserve(tokens: 500, now: 1) == .wait(until: 5))
-        #expect(budget.reserve(tokens: 500, now: 5) == .proceed)
-        #expect(budget.reserve(tokens: 1, now: 5) != .proceed)
-    }
-
-    @Test func requestsPerMinuteLimitsRequests() {
-        var budget = RateBudgetStateMachine(requestsPerMinute: 60, tokensPerMinute: nil, now: 0)
-        for _ in 0..<60 { #expect(budget.reserve(tokens: 10, now: 0) == .proceed) }
-        #expect(budget.reserve(tokens: 10, now: 0) == .wait(until: 1))
-    }
-
-    @Test func anOversizedRequestWaitsForAFullBucketThenGoesIntoDebt() {
-        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 600, now: 0)
-        #expect(budget.reserve(tokens: 1_000, now: 0) == .proceed)
-        #expect(budget.tokens?.level == -400)
-        #expect(budget.reserve(tokens: 1, now: 0) == .wait(until: 40.1))
-    }
-
-    @Test func rateLimitPausesEverythingAndEmptiesTheBuckets() {
-        var budget = RateBudgetStateMachine(requestsPerMinute: 600, tokensPerMinute: 60_000, now: 0)
-        budget.rateLimited(retryAfter: 2, fallback: 9, now: 10)
-        #expect(budget.reserve(tokens: 1, now: 11) == .wait(until: 12))
-        #expect(budget.tokens!.level <= 0)
-        budget.rateLimited(retryAfter: nil, fallback: 0.5, now: 20)
-        #expect(budget.pausedUntil == 20.5)
-    }
-
-    @Test func headersLowerTheLimitAndTheLevel() {
-        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 1_000_000, now: 0)
-        budget.observe(RateLimitSnapshot(limitTokens: 120_000, remainingTokens: 50_000), now: 1)
-        #expect(budget.tokens?.capacity == 120_000)
-        #expect(budget.tokens?.level == 50_000)
-        // A provider with more left than we think does not raise our level.
-        budget.observe(RateLimitSnapshot(remainingTokens: 100_000), now: 1)
-        #expect(budget.tokens?.level == 50_000)
-    }
-
-    @Test func headersCreateABudgetWhenNoneIsConfigured() {
-        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: nil, now: 0)
-        #expect(budget.reserve(tokens: 1_000_000, now: 0) == .proceed)
-        budget.observe(
-            RateLimitSnapshot(limitRequests: 3_000, limitTokens: 60_000, remainingRequests: 10, remainingTokens: 600),
-            now: 0
-        )
-        #expect(budget.reserve(tokens: 600, now: 0) == .proceed)
-        #expect(budget.reserve(tokens: 100, now: 0) == .wait(until: 0.1))
-    }
-
-    @Test func refundGivesBackWhatARejectedRequestTook() {
-        var budget = RateBudgetStateMachine(requestsPerMinute: nil, tokensPerMinute: 600, now: 0)
-        #expect(budget.reserve(tokens: 600, now: 0) == .proceed)
-        budget.refund(tokens: 600, now: 0)
-        #expect(budget.reserve(tokens: 600, now: 0) == .proceed)
-    }
-}
-
 @Suite struct AdaptiveConcurrencyStateMachineTests {
     @Test func increasesAdditivelyAndHalvesOnOverload() {
         var machine = AdaptiveConcurrencyStateMachine(maximum: 16, initial: 4)

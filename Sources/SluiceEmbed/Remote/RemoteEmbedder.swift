@@ -5,8 +5,8 @@ import Synchronization
 
 /// An embedder behind an HTTP API: OpenAI and compatible servers, Azure OpenAI, Ollama, TEI.
 ///
-/// Every request goes through one ``RateBudget`` (requests/minute, tokens/minute, refined from the
-/// provider's headers) and one ``AdaptiveConcurrency`` limit (AIMD within `embed.parallelism`), shared
+/// Every request goes through one ``RateBudget`` (requests/minute, tokens/minute, kept in step with the
+/// provider's headers; a request the provider did not count gives its share back) and one ``AdaptiveConcurrency`` limit (AIMD within `embed.parallelism`), shared
 /// by all batches in flight. Answers are handled as ``ProviderAnswer``s:
 /// - too large (400/413, and OpenAI's 429 "Request too large … per min"): the batch is split in two
 ///   halves, each retried on its own, and the smaller size is remembered (``RequestSizeLimit``) so that
@@ -129,31 +129,43 @@ public final class RemoteEmbedder: Embedder {
         while true {
             try Task.checkCancellation()
             if let refused = refusal.withLock({ $0 }) { throw refused }
-            try await budget.acquire(tokens: total)
+            // The slot first, then the budget: a ticket's time is when its request leaves, which is what
+            // the budget replays the provider's headers from.
             await concurrency.acquire()
+            let ticket: RateBudget.Ticket
+            do {
+                ticket = try await budget.acquire(tokens: total)
+            } catch {
+                concurrency.release(.neutral)
+                throw error
+            }
             counters.withLock { $0.requests += 1 }
             let response: HTTPResponse
             do {
                 response = try await client.send(request)
             } catch let error as SluiceError where error.isTransient {
+                // A reset or refused connection never reached the provider's count; a timeout may have.
+                budget.failed(ticket, counted: error.code == .timeout)
                 concurrency.release(error.code == .timeout ? .overloaded : .neutral)
                 failures += 1
                 try await retryOrGiveUp(failures: failures, reason: error.description, batch: texts.count)
                 continue
             } catch {
+                budget.failed(ticket, counted: true)
                 concurrency.release(.neutral)
                 throw SluiceError(.embeddingFailed, scrub("\(error)"), cause: error)
             }
-            budget.observe(RateLimitSnapshot(response))
+            let headers = RateLimitSnapshot(response)
             switch dialect.classify(response, batchSize: texts.count) {
             case .success:
+                budget.answered(ticket, headers: headers, counted: true)
                 concurrency.release(.success)
                 let vectors = try dialect.vectors(from: response, count: texts.count)
                 counters.withLock { $0.tokens += total }
                 return vectors
             case .tooLarge(let reason):
+                budget.answered(ticket, headers: headers, counted: false)
                 concurrency.release(.neutral)
-                budget.refund(tokens: total)
                 counters.withLock { $0.splits += 1 }
                 let count = texts.count
                 sizeLimit.withLock {
@@ -167,18 +179,21 @@ public final class RemoteEmbedder: Embedder {
                     $0.rateLimited += 1
                     $0.retries += 1
                 }
+                let fallback = backoff.delay(attempt: rateLimits - 1, unit: Double.random(in: 0..<1))
+                budget.rateLimited(
+                    ticket,
+                    headers: headers,
+                    retryAfter: response.retryAfter(cap: configuration.maxRetryAfter),
+                    fallback: fallback
+                )
                 guard rateLimits <= configuration.maxRateLimitRetries else {
                     throw SluiceError(
                         .embeddingFailed,
                         "gave up after \(rateLimits) rate-limited attempts: \(scrub(reason))"
                     )
                 }
-                let fallback = backoff.delay(attempt: rateLimits - 1, unit: Double.random(in: 0..<1))
-                budget.rateLimited(
-                    retryAfter: response.retryAfter(cap: configuration.maxRetryAfter),
-                    fallback: fallback
-                )
             case .refused(let reason):
+                budget.answered(ticket, headers: headers, counted: false)
                 concurrency.release(.neutral)
                 let error = SluiceError(
                     .providerRefused,
@@ -187,10 +202,13 @@ public final class RemoteEmbedder: Embedder {
                 refusal.withLock { if $0 == nil { $0 = error } }
                 throw error
             case .transient(let reason):
+                // A 5xx is not counted against the limits: the retry does not pay twice.
+                budget.answered(ticket, headers: headers, counted: false)
                 concurrency.release(.neutral)
                 failures += 1
                 try await retryOrGiveUp(failures: failures, reason: reason, batch: texts.count)
             case .invalid(let reason):
+                budget.answered(ticket, headers: headers, counted: false)
                 concurrency.release(.neutral)
                 throw SluiceError(.embeddingFailed, scrub(reason))
             }

@@ -12,7 +12,7 @@ and, for tests:
   POST /control   JSON to change faults and limits at run time (same names as the options below)
 
 Like the real service it enforces requests/minute and tokens/minute (token buckets that refill
-continuously, a minute's worth of capacity), 2,048 inputs and 300,000 tokens per request and 8,192
+continuously, a minute's worth of capacity; full at start unless --start-level says otherwise), 2,048 inputs and 300,000 tokens per request and 8,192
 tokens per input, and answers with real-shaped 429s and x-ratelimit-* headers (Go-style durations).
 Prints "PORT <n>" once listening on 127.0.0.1.
 
@@ -61,9 +61,9 @@ def go_duration(seconds):
 
 
 class Bucket:
-    def __init__(self, per_minute):
+    def __init__(self, per_minute, start_level=1.0):
         self.capacity = float(per_minute)
-        self.level = float(per_minute)
+        self.level = float(per_minute) * start_level
         self.stamp = time.monotonic()
 
     def refill(self, now):
@@ -86,12 +86,18 @@ class State:
         self.lock = threading.Lock()
         self.args = args
         self.rng = random.Random(args.seed)
-        self.requests = Bucket(args.rpm) if args.rpm else None
-        self.tokens = Bucket(args.tpm) if args.tpm else None
+        self.requests = Bucket(args.rpm, args.start_level) if args.rpm else None
+        self.tokens = Bucket(args.tpm, args.start_level) if args.tpm else None
+        self.origin = time.monotonic()
         self.counters = {"requests": 0, "ok": 0, "rate_limited": 0, "quota": 0, "server_errors": 0, "resets": 0,
                          "slow": 0, "too_large": 0, "unauthorized": 0, "tokens_ok": 0, "inputs_ok": 0,
                          "request_too_large": 0, "poisoned": 0, "bad_answers": 0,
-                         "active": 0, "max_active": 0}
+                         "active": 0, "max_active": 0,
+                         # For a benchmark's "attainable tokens": the token bucket's level at the start, and the
+                         # times (ms since the server started) of the first embedding request and of the last
+                         # admission of a request that succeeded (-1: none yet).
+                         "start_tokens": int(args.tpm * args.start_level), "first_request_ms": -1,
+                         "last_ok_admission_ms": -1}
         self.storm = args.storm
         self.faults = {"error_rate": args.error_rate, "reset_rate": args.reset_rate, "slow_rate": args.slow_rate,
                        "slow_ms": args.slow_ms, "quota_after": args.quota_after, "max_inputs": args.max_inputs,
@@ -180,6 +186,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         with self.state.lock:
             self.state.counters["requests"] += 1
+            if self.state.counters["first_request_ms"] < 0:
+                self.state.counters["first_request_ms"] = int((time.monotonic() - self.state.origin) * 1000)
             self.state.counters["active"] += 1
             self.state.counters["max_active"] = max(self.state.counters["max_active"], self.state.counters["active"])
         try:
@@ -280,6 +288,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(400, {"error": "stand-in: send truncate=false (Ollama truncates silently by default)"})
 
         # Quota, storms, rate limits (one lock: the buckets are shared).
+        admitted = time.monotonic()  # when no bucket applies
         with st.lock:
             now = time.monotonic()
             if faults["quota_after"] is not None and st.counters["ok"] >= faults["quota_after"]:
@@ -303,6 +312,7 @@ class Handler(BaseHTTPRequestHandler):
                     if wait_r > 0 or wait_t > 0:
                         limited = ("requests", wait_r) if wait_r >= wait_t else ("tokens", wait_t)
                     else:
+                        admitted = now
                         if st.requests:
                             st.requests.level -= 1
                         if st.tokens:
@@ -366,6 +376,8 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 st.counters["ok"] += 1
                 st.counters["tokens_ok"] += total
+                st.counters["last_ok_admission_ms"] = max(st.counters["last_ok_admission_ms"],
+                                                          int((admitted - st.origin) * 1000))
                 st.counters["inputs_ok"] += len(inputs)
         if bad:
             return self.bad_answer(bad, vectors, request, total, headers)
@@ -435,6 +447,8 @@ def main():
     p.add_argument("--rpm", type=int, default=0)
     p.add_argument("--tpm", type=int, default=0)
     p.add_argument("--dims", type=int, default=64)
+    p.add_argument("--start-level", type=float, default=1.0,
+                   help="the buckets' level at start, as a share of capacity (0: drained, as after another run)")
     p.add_argument("--max-inputs", type=int, default=2048)
     p.add_argument("--max-request-tokens", type=int, default=300000)
     p.add_argument("--max-input-tokens", type=int, default=8192)
