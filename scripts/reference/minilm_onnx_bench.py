@@ -144,7 +144,9 @@ def onnxruntime_session(quantized=False):
     if quantized:
         from onnxruntime.quantization import QuantType, quantize_dynamic
         if not quantized_path.exists():
-            quantize_dynamic(str(path), str(quantized_path), weight_type=QuantType.QInt8)
+            # The fused operators (com.microsoft) defeat ONNX shape inference; their tensors are float.
+            quantize_dynamic(str(path), str(quantized_path), weight_type=QuantType.QInt8,
+                             extra_options={"DefaultTensorType": TensorProto.FLOAT})
         path = quantized_path
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
