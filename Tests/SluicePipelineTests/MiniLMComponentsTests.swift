@@ -77,10 +77,12 @@ import Testing
             encoding: .utf8
         )
         let directory = MiniLMEmbedder.defaultDirectory()
-        var fp32 = base
-        fp32.embedderOverride = try MiniLMEmbedder(directory: directory, threads: 1)
-        var int8 = base
-        int8.embedderOverride = try MiniLMEmbedder(directory: directory, threads: 1, precision: .int8)
+        var fp32Harness = base
+        fp32Harness.embedderOverride = try MiniLMEmbedder(directory: directory, threads: 1)
+        var int8Harness = base
+        int8Harness.embedderOverride = try MiniLMEmbedder(directory: directory, threads: 1, precision: .int8)
+        let fp32 = fp32Harness
+        let int8 = int8Harness
         #expect(try await fp32.run().documentsUpserted == 1)
         let refused = await #expect(throws: SluiceError.self) { try await int8.run() }
         #expect(refused?.code == .embedderMismatch)
