@@ -13,26 +13,10 @@ cd "$(dirname "$0")/../.."
 sluice="${1:-.build/release/sluice}"
 SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
 venv="$SLUICE_CACHE_DIR/venv"
-if ! command -v qemu-x86_64 >/dev/null; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq qemu-user >/dev/null
-fi
-emulate=(qemu-x86_64 -cpu Haswell)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat > "$work/probe.c" <<'C'
-#include <stdio.h>
-int main(int argc, char **argv) {
-    if (argc > 1) __asm__ volatile("vpxord %%zmm1, %%zmm1, %%zmm1" ::: "xmm1");  /* AVX-512F */
-    else __asm__ volatile("vpaddd %%ymm1, %%ymm1, %%ymm1" ::: "xmm1");           /* AVX2 */
-    puts("ran");
-    return 0;
-}
-C
-cc -O2 "$work/probe.c" -o "$work/probe"
-[ "$("${emulate[@]}" "$work/probe" 2>/dev/null)" = ran ] || { echo "check: the emulated CPU does not run AVX2" >&2; exit 1; }
-if "${emulate[@]}" "$work/probe" wide >/dev/null 2>&1; then echo "check: the emulated CPU runs AVX-512: no proof" >&2; exit 1; fi
-echo "check: emulated CPU: AVX2 runs, AVX-512 is an illegal instruction" >&2
+source scripts/tools/emulated-avx2-cpu.sh
+prove_emulated_avx2_cpu "$work"
 
 "$venv/bin/python" scripts/reference/doc_texts.py 24 "$work/texts.jsonl" >/dev/null
 for precision in fp32 int8; do
