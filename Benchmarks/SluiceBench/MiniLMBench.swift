@@ -4,8 +4,8 @@ import SluiceCore
 import SluiceEmbed
 
 /// `sluice-bench minilm`: throughput of the MiniLM embedder on a fixed set of texts, and the achieved
-/// GFLOP/s against the measured sgemm peak. `scripts/bench-minilm.sh` builds the text set from
-/// /usr/share/doc and runs the onnxruntime and OpenVINO references beside it.
+/// GFLOP/s against the measured sgemm peak, in either precision. `scripts/bench-minilm.sh` builds the text
+/// set from /usr/share/doc and runs Sluice fp32 and int8, onnxruntime fp32 and int8, and OpenVINO on it.
 struct MiniLMBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "minilm",
@@ -17,6 +17,7 @@ struct MiniLMBench: AsyncParsableCommand {
     @Option(help: "Worker threads (BLAS is single-threaded in each).") var threads = ProcessInfo.processInfo
         .activeProcessorCount
     @Option(help: "Texts per embedding call.") var batch = 64
+    @Option(help: "The dense layers' arithmetic: fp32 or int8.") var precision = "fp32"
     @Option(help: ArgumentHelp("Also write the vectors of the last pass as JSON lines.", valueName: "file"))
     var vectors: String?
 
@@ -28,7 +29,16 @@ struct MiniLMBench: AsyncParsableCommand {
             else { throw ValidationError("\(texts): every line must be {\"text\": …}") }
             return text
         }
-        let embedder = try MiniLMEmbedder(directory: MiniLMEmbedder.defaultDirectory(), threads: threads)
+        guard let precision = MiniLMEmbedder.Precision(rawValue: precision) else {
+            throw ValidationError("--precision: fp32 or int8")
+        }
+        let embedder = try MiniLMEmbedder(
+            directory: MiniLMEmbedder.defaultDirectory(),
+            threads: threads,
+            precision: precision
+        )
+        let engine = precision == .fp32 ? "sluice" : "sluice-int8"
+        if let kernel = embedder.int8Kernel { print("int8 kernel: \(kernel.rawValue)") }
         let lengths = embedder.sequenceLengths(inputs)
         let tokens = lengths.reduce(0, +)
         let flops = lengths.reduce(0.0) { $0 + MiniLMEmbedder.forwardFLOPs(tokens: $1) }
@@ -61,7 +71,7 @@ struct MiniLMBench: AsyncParsableCommand {
         print(
             String(
                 format:
-                    "sluice minilm: median %.2f s  %.1f texts/s  %.0f tokens/s  %.1f GFLOP/s = %.0f%% of the sgemm peak",
+                    "sluice minilm \(precision.rawValue): median %.2f s  %.1f texts/s  %.0f tokens/s  %.1f GFLOP/s = %.0f%% of the sgemm peak",
                 median,
                 Double(inputs.count) / median,
                 Double(tokens) / median,
@@ -69,6 +79,7 @@ struct MiniLMBench: AsyncParsableCommand {
                 100 * flops / median / 1e9 / peak
             )
         )
+        print("result \(engine) " + String(format: "%.2f", Double(inputs.count) / median))
         if let vectors {
             let text = last.map { "{\"embedding\":[" + $0.map { "\($0)" }.joined(separator: ",") + "]}\n" }.joined()
             try text.write(toFile: vectors, atomically: true, encoding: .utf8)

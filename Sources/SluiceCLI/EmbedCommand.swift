@@ -12,6 +12,9 @@ struct EmbedCommand: AsyncParsableCommand {
     @Option(help: "The embedder: minilm (all-MiniLM-L6-v2, local) or hash.")
     var provider = "minilm"
 
+    @Option(help: "The minilm embedder's arithmetic: fp32 (exact) or int8 (faster, its own identity).")
+    var precision = "fp32"
+
     @Option(help: ArgumentHelp("JSON lines to read, or - for standard input.", valueName: "file"))
     var input = "-"
 
@@ -29,6 +32,10 @@ struct EmbedCommand: AsyncParsableCommand {
                 throw SluiceError(.configuration, "embed.provider: '\(provider)' is not supported")
             }
             settings.provider = provider
+            guard let precision = PipelineConfiguration.Embed.Precision(rawValue: precision) else {
+                throw SluiceError(.configuration, "embed.precision: '\(precision)' is not fp32 or int8")
+            }
+            settings.precision = precision
             let embedder = try PipelineComponents.makeEmbedder(settings)
             let reader = try LineReader(path: input)
             let writer = try OutputFile.open(output)

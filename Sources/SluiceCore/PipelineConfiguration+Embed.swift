@@ -17,6 +17,15 @@ extension PipelineConfiguration {
             public var isRemote: Bool { ![.hash, .minilm].contains(self) }
         }
 
+        /// The arithmetic of a local model's dense layers.
+        public enum Precision: String, Sendable, Hashable, CaseIterable {
+            /// Single precision throughout: the model's own computation (the default).
+            case fp32
+            /// Dynamic quantization of the dense layers (int8 weights, activations quantized per row): faster,
+            /// with vectors close to but not equal to fp32's, under an embedder identity of its own.
+            case int8
+        }
+
         /// How a remote provider returns vectors.
         public enum EncodingFormat: String, Sendable, Hashable, CaseIterable {
             case base64
@@ -32,6 +41,8 @@ extension PipelineConfiguration {
         public var provider: Provider = .hash
         public var model: String? = nil
         public var dimensions: Int = 384
+        /// The local model's arithmetic (`minilm` only).
+        public var precision: Precision = .fp32
         /// Most texts per request.
         public var batch: Int = 64
         /// Most tokens per request.
@@ -82,6 +93,7 @@ extension PipelineConfiguration.Embed {
         provider = try s.choice("provider") ?? provider
         model = try s.string("model") ?? model
         dimensions = try s.int("dimensions", min: 2) ?? dimensions
+        precision = try s.choice("precision") ?? precision
         batch = try s.int("batch", min: 1) ?? batch
         maxBatchTokens = try s.int("max_batch_tokens", min: 1) ?? maxBatchTokens
         lingerMilliseconds = try s.int("linger_ms", min: 0) ?? lingerMilliseconds

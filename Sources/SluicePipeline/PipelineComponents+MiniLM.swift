@@ -2,7 +2,7 @@ import SluiceCore
 import SluiceEmbed
 
 extension PipelineComponents {
-    /// The local all-MiniLM-L6-v2 embedder (`embed.provider: minilm`), loaded from
+    /// The local all-MiniLM-L6-v2 embedder (`embed.provider: minilm`, in `embed.precision`), loaded from
     /// `SLUICE_MODEL_DIR` or the cache folder that `scripts/setup.sh` fills.
     /// - Throws: ``SluiceError/Code/configuration`` for another model or dimension count, or when the
     ///   model files are missing or unsupported.
@@ -19,6 +19,11 @@ extension PipelineComponents {
                 "embed.dimensions: \(MiniLMEmbedder.modelName) has 384 dimensions (got \(configuration.dimensions))"
             )
         }
-        return try MiniLMEmbedder(directory: MiniLMEmbedder.defaultDirectory())
+        let precision: MiniLMEmbedder.Precision =
+            switch configuration.precision {
+            case .fp32: .fp32
+            case .int8: .int8
+            }
+        return try MiniLMEmbedder(directory: MiniLMEmbedder.defaultDirectory(), precision: precision)
     }
 }

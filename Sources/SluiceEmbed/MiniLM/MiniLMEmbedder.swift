@@ -12,7 +12,20 @@ import SluiceCore
 ///
 /// Its ``tokenCounter`` is the model's tokenizer counting word pieces; ``limits`` caps an input at the
 /// window less `[CLS]` and `[SEP]` (254 word pieces), so a chunker sized by both is never truncated.
+///
+/// With ``Precision/int8`` the dense layers run on int8 weights quantized at load and activations quantized
+/// per row (integer dot products with AVX-512 VNNI or AVX2 where the CPU has them): faster, with vectors
+/// close to fp32's but not equal, so the identity names another model (`all-MiniLM-L6-v2-int8`) and the
+/// pipeline never mixes the two in one sink.
 public final class MiniLMEmbedder: Embedder {
+    /// The arithmetic of the dense layers.
+    public enum Precision: String, Sendable, Hashable, CaseIterable {
+        /// Single precision: the model's own computation.
+        case fp32
+        /// Dynamic quantization: int8 weights per output channel, activations per row.
+        case int8
+    }
+
     public let identity: EmbedderIdentity
     public let limits: EmbedderLimits
     /// The model's WordPiece tokenizer.
@@ -20,6 +33,8 @@ public final class MiniLMEmbedder: Embedder {
     public var tokenCounter: any TokenCounter { tokenizer }
     /// The folder the model was loaded from.
     public let directory: URL
+    /// The dense layers' arithmetic.
+    public let precision: Precision
     let encoder: MiniLMEncoder
     private let executor: BlockingExecutor
     private let workspaces = WorkspacePool()
@@ -27,15 +42,34 @@ public final class MiniLMEmbedder: Embedder {
     /// The model's name in the identity (`minilm/all-MiniLM-L6-v2@384`).
     public static let modelName = "all-MiniLM-L6-v2"
 
+    /// The model's name in the int8 embedder's identity (`minilm/all-MiniLM-L6-v2-int8@384`).
+    public static let int8ModelName = "all-MiniLM-L6-v2-int8"
+
     /// Loads the model.
     /// - Parameters:
     ///   - directory: The model folder (`model.safetensors`, `vocab.txt`, `config.json`,
     ///     `sentence_bert_config.json`, `1_Pooling/config.json`).
     ///   - threads: Worker threads for the forward pass (each runs single-threaded BLAS); defaults to
     ///     the number of cores.
+    ///   - precision: fp32 (the default) or int8.
     /// - Throws: ``SluiceError/Code/configuration`` when a file is missing or describes a model this
     ///   embedder does not compute.
-    public init(directory: URL, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
+    public convenience init(
+        directory: URL,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        precision: Precision = .fp32
+    ) throws {
+        try self.init(directory: directory, threads: threads, precision: precision, int8Kernel: nil)
+    }
+
+    /// Loads the model with a given int8 kernel (nil: `SLUICE_MINILM_INT8_KERNEL`, else the fastest).
+    package init(
+        directory: URL,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        precision: Precision,
+        int8Kernel: MiniLMInt8Kernel?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         let configuration = try MiniLMConfiguration.load(directory: directory)
         let vocabularyURL = directory.appendingPathComponent("vocab.txt")
         guard let vocabulary = try? String(contentsOf: vocabularyURL, encoding: .utf8) else {
@@ -56,13 +90,21 @@ public final class MiniLMEmbedder: Embedder {
         }
         let file = try SafetensorsFile(url: directory.appendingPathComponent("model.safetensors"))
         let weights = try MiniLMWeights(file: file, configuration: configuration)
+        let int8: MiniLMInt8Weights?
+        switch precision {
+        case .fp32: int8 = nil
+        case .int8:
+            let kernel = try MiniLMInt8Kernel.choose(int8Kernel, environment: environment)
+            int8 = MiniLMInt8Weights(weights, configuration: configuration, kernel: kernel)
+        }
         BLAS.useOneThread()
         self.directory = directory
         self.tokenizer = tokenizer
-        self.encoder = MiniLMEncoder(configuration: configuration, weights: weights)
+        self.precision = precision
+        self.encoder = MiniLMEncoder(configuration: configuration, weights: weights, int8: int8)
         self.identity = EmbedderIdentity(
             provider: "minilm",
-            model: Self.modelName,
+            model: precision == .int8 ? Self.int8ModelName : Self.modelName,
             dimensions: configuration.hiddenSize
         )
         self.limits = EmbedderLimits(
@@ -74,6 +116,9 @@ public final class MiniLMEmbedder: Embedder {
     }
 
     deinit { executor.shutdown() }
+
+    /// The int8 path's kernel, or nil for fp32.
+    package var int8Kernel: MiniLMInt8Kernel? { encoder.int8?.kernel }
 
     /// Where the model files are: `SLUICE_MODEL_DIR`, else `$SLUICE_CACHE_DIR/models/all-MiniLM-L6-v2`,
     /// else `~/.cache/sluice/models/all-MiniLM-L6-v2` (where `scripts/setup.sh` puts them).

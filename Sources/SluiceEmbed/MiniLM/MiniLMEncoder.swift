@@ -8,9 +8,20 @@ import CMiniLMKernels
 /// tokens of the batch, and attention runs per sequence over exactly its own tokens (one fused C kernel:
 /// scores, softmax and context per head), which is what a padded batch with an attention mask computes,
 /// without the padding's work.
+///
+/// With ``int8`` the four dense products of each layer run on int8 weights (quantized once at load) and
+/// activations quantized per row just before each product; everything else is the same fp32 code.
 struct MiniLMEncoder: Sendable {
     let configuration: MiniLMConfiguration
     let weights: MiniLMWeights
+    /// The quantized dense layers, or nil for the fp32 forward pass.
+    let int8: MiniLMInt8Weights?
+
+    init(configuration: MiniLMConfiguration, weights: MiniLMWeights, int8: MiniLMInt8Weights? = nil) {
+        self.configuration = configuration
+        self.weights = weights
+        self.int8 = int8
+    }
 
     /// Buffers reused from one batch to the next (one per worker thread).
     final class Workspace {
@@ -20,6 +31,8 @@ struct MiniLMEncoder: Sendable {
         var context: [Float] = []
         var intermediate: [Float] = []
         var attentionScratch: [Float] = []
+        /// The int8 path's quantized activations.
+        let activations = MiniLMInt8Activations()
 
         func reserve(tokens: Int, longest: Int, configuration c: MiniLMConfiguration) {
             if tokens > capacity {
@@ -52,25 +65,35 @@ struct MiniLMEncoder: Sendable {
         workspace.hidden.withUnsafeMutableBufferPointer { hiddenBuffer in
             let hidden = hiddenBuffer.baseAddress!
             embed(sequences, into: hidden)
-            for layer in weights.layers {
+            for (index, layer) in weights.layers.enumerated() {
+                let quantized = int8?.layers[index]
                 workspace.qkv.withUnsafeMutableBufferPointer { qkv in
                     workspace.context.withUnsafeMutableBufferPointer { context in
                         workspace.attentionScratch.withUnsafeMutableBufferPointer { scratch in
                             attention(
                                 layer,
+                                quantized,
                                 hidden: hidden,
                                 tokens: tokens,
                                 sequences: sequences,
                                 offsets: offsets,
                                 qkv: qkv.baseAddress!,
                                 context: context.baseAddress!,
-                                scratch: scratch.baseAddress!
+                                scratch: scratch.baseAddress!,
+                                activations: workspace.activations
                             )
                         }
                     }
                 }
                 workspace.intermediate.withUnsafeMutableBufferPointer { intermediate in
-                    feedForward(layer, hidden: hidden, tokens: tokens, intermediate: intermediate.baseAddress!)
+                    feedForward(
+                        layer,
+                        quantized,
+                        hidden: hidden,
+                        tokens: tokens,
+                        intermediate: intermediate.baseAddress!,
+                        activations: workspace.activations
+                    )
                 }
             }
         }
@@ -107,13 +130,15 @@ struct MiniLMEncoder: Sendable {
     /// `hidden = LayerNorm(hidden + SelfAttention(hidden) · Woᵀ + bo)`.
     private func attention(
         _ layer: MiniLMWeights.Layer,
+        _ quantized: MiniLMInt8Weights.Layer?,
         hidden: UnsafeMutablePointer<Float>,
         tokens: Int,
         sequences: [[Int32]],
         offsets: [Int],
         qkv: UnsafeMutablePointer<Float>,
         context: UnsafeMutablePointer<Float>,
-        scratch: UnsafeMutablePointer<Float>
+        scratch: UnsafeMutablePointer<Float>,
+        activations: MiniLMInt8Activations
     ) {
         let c = configuration
         let h = c.hiddenSize
@@ -124,17 +149,16 @@ struct MiniLMEncoder: Sendable {
             for token in 0..<tokens { (qkv + token * stride).update(from: bias.baseAddress!, count: stride) }
         }
         layer.qkvWeight.withUnsafeBufferPointer { weight in
-            BLAS.multiplyTransposed(
-                m: tokens,
-                n: stride,
-                k: h,
+            dense(
                 hidden,
-                lda: h,
+                tokens: tokens,
+                inputs: h,
                 weight.baseAddress!,
-                ldb: h,
-                beta: 1,
-                qkv,
-                ldc: stride
+                quantized?.qkv,
+                outputs: stride,
+                into: qkv,
+                accumulate: true,
+                activations: activations
             )
         }
         for (sequence, offset) in zip(sequences, offsets) {
@@ -149,17 +173,16 @@ struct MiniLMEncoder: Sendable {
             )
         }
         // hidden += context · Woᵀ, then LayerNorm(hidden + bo).
-        BLAS.multiplyTransposed(
-            m: tokens,
-            n: h,
-            k: h,
+        dense(
             context,
-            lda: h,
+            tokens: tokens,
+            inputs: h,
             layer.attentionOutputWeight,
-            ldb: h,
-            beta: 1,
-            hidden,
-            ldc: h
+            quantized?.attentionOutput,
+            outputs: h,
+            into: hidden,
+            accumulate: true,
+            activations: activations
         )
         for token in 0..<tokens {
             sluice_minilm_layer_norm(
@@ -176,37 +199,37 @@ struct MiniLMEncoder: Sendable {
     /// `hidden = LayerNorm(hidden + GELU(hidden · W1ᵀ + b1) · W2ᵀ + b2)`.
     private func feedForward(
         _ layer: MiniLMWeights.Layer,
+        _ quantized: MiniLMInt8Weights.Layer?,
         hidden: UnsafeMutablePointer<Float>,
         tokens: Int,
-        intermediate: UnsafeMutablePointer<Float>
+        intermediate: UnsafeMutablePointer<Float>,
+        activations: MiniLMInt8Activations
     ) {
         let c = configuration
         let h = c.hiddenSize
         let wide = c.intermediateSize
-        BLAS.multiplyTransposed(
-            m: tokens,
-            n: wide,
-            k: h,
+        dense(
             hidden,
-            lda: h,
+            tokens: tokens,
+            inputs: h,
             layer.intermediateWeight,
-            ldb: h,
-            beta: 0,
-            intermediate,
-            ldc: wide
+            quantized?.intermediate,
+            outputs: wide,
+            into: intermediate,
+            accumulate: false,
+            activations: activations
         )
         sluice_minilm_bias_gelu(intermediate, Int32(tokens), Int32(wide), layer.intermediateBias)
-        BLAS.multiplyTransposed(
-            m: tokens,
-            n: h,
-            k: wide,
+        dense(
             intermediate,
-            lda: wide,
+            tokens: tokens,
+            inputs: wide,
             layer.outputWeight,
-            ldb: wide,
-            beta: 1,
-            hidden,
-            ldc: h
+            quantized?.output,
+            outputs: h,
+            into: hidden,
+            accumulate: true,
+            activations: activations
         )
         for token in 0..<tokens {
             sluice_minilm_layer_norm(
@@ -216,6 +239,46 @@ struct MiniLMEncoder: Sendable {
                 layer.outputNormBias,
                 Int32(h),
                 c.layerNormEpsilon
+            )
+        }
+    }
+
+    /// `c (+)= a · Wᵀ` over `tokens` rows of `inputs` values into rows of `outputs` (adding to `c` when
+    /// `accumulate`): the fp32 weights through BLAS, or, when the encoder is quantized, the rows quantized
+    /// and multiplied by the int8 weights.
+    private func dense(
+        _ a: UnsafePointer<Float>,
+        tokens: Int,
+        inputs: Int,
+        _ weight: UnsafePointer<Float>,
+        _ quantized: MiniLMQuantizedMatrix?,
+        outputs: Int,
+        into c: UnsafeMutablePointer<Float>,
+        accumulate: Bool,
+        activations: MiniLMInt8Activations
+    ) {
+        if let quantized, let int8 {
+            activations.quantize(a, count: tokens, width: inputs, stride: inputs)
+            quantized.multiply(
+                activations,
+                rows: tokens,
+                kernel: int8.kernel,
+                into: c,
+                ldc: outputs,
+                accumulate: accumulate
+            )
+        } else {
+            BLAS.multiplyTransposed(
+                m: tokens,
+                n: outputs,
+                k: inputs,
+                a,
+                lda: inputs,
+                weight,
+                ldb: inputs,
+                beta: accumulate ? 1 : 0,
+                c,
+                ldc: outputs
             )
         }
     }

@@ -1,0 +1,74 @@
+#include "CMiniLMKernels.h"
+#include "support.h"
+
+// Quantization for the int8 path: weights once at load (per output channel, symmetric, 7 bits), activations
+// per row at run time (asymmetric, 8 bits). 7-bit weights against 8-bit activations keep every pair of
+// products within int16 (2 · 255 · 63 = 32,130 < 32,767), so AVX2's vpmaddubsw never saturates and every
+// kernel computes the same exact integer sums.
+
+long sluice_minilm_int8_packed_count(int n, int k) { return (long)n * k; }
+
+void sluice_minilm_int8_pack_weights(
+    const float *weights, int n, int k, int8_t *packed, float *scales, float *scaledSums) {
+    for (int j = 0; j < n; j++) {
+        const float *row = weights + (long)j * k;
+        float largest = 0;
+        for (int c = 0; c < k; c++) {
+            float a = row[c] < 0 ? -row[c] : row[c];
+            largest = a > largest ? a : largest;
+        }
+        const float scale = largest > 0 ? largest / SLUICE_MINILM_INT8_WEIGHT_MAX : 1.0f;
+        const float inverse = 1.0f / scale;
+        // Block j / 16 of 16 channels holds k / 4 groups of 64 bytes: channel j % 16's 4 consecutive inputs.
+        int8_t *block = packed + (long)(j / SLUICE_MINILM_INT8_BLOCK) * SLUICE_MINILM_INT8_BLOCK * k;
+        const int lane = j % SLUICE_MINILM_INT8_BLOCK;
+        int sum = 0;
+        for (int c = 0; c < k; c++) {
+            float x = row[c] * inverse;
+            int q = (int)(x < 0 ? x - 0.5f : x + 0.5f);
+            q = q > SLUICE_MINILM_INT8_WEIGHT_MAX ? SLUICE_MINILM_INT8_WEIGHT_MAX : q;
+            q = q < -SLUICE_MINILM_INT8_WEIGHT_MAX ? -SLUICE_MINILM_INT8_WEIGHT_MAX : q;
+            block[(long)(c / 4) * 4 * SLUICE_MINILM_INT8_BLOCK + lane * 4 + c % 4] = (int8_t)q;
+            sum += q;
+        }
+        scales[j] = scale;
+        scaledSums[j] = scale * (float)sum;
+    }
+}
+
+SLUICE_CLONES void sluice_minilm_int8_quantize_rows(
+    const float *rows, int m, int k, int stride, uint8_t *quantized, float *scales, float *offsets) {
+    for (int r = 0; r < m; r++) {
+        const float *row = rows + (long)r * stride;
+        // Minimum and maximum in LANES partial results (a running min/max does not vectorize otherwise).
+        float lows[LANES], highs[LANES];
+        for (int j = 0; j < LANES; j++) lows[j] = highs[j] = row[0];
+        const int vectorEnd = k - k % LANES;
+        for (int i = 0; i < vectorEnd; i += LANES)
+            for (int j = 0; j < LANES; j++) {
+                const float x = row[i + j];
+                lows[j] = x < lows[j] ? x : lows[j];
+                highs[j] = x > highs[j] ? x : highs[j];
+            }
+        float low = lows[0], high = highs[0];
+        for (int j = 1; j < LANES; j++) {
+            low = lows[j] < low ? lows[j] : low;
+            high = highs[j] > high ? highs[j] : high;
+        }
+        for (int i = vectorEnd; i < k; i++) {
+            low = row[i] < low ? row[i] : low;
+            high = row[i] > high ? row[i] : high;
+        }
+        const float scale = high > low ? (high - low) / 255.0f : 1.0f;
+        const float inverse = 1.0f / scale;
+        uint8_t *out = quantized + (long)r * k;
+        // x ≥ low, so rounding is adding one half and truncating; the clamp guards the top's rounding.
+        for (int i = 0; i < k; i++) {
+            float q = (row[i] - low) * inverse + 0.5f;
+            q = q > 255.0f ? 255.0f : q;
+            out[i] = (uint8_t)(int)q;
+        }
+        scales[r] = scale;
+        offsets[r] = low;
+    }
+}

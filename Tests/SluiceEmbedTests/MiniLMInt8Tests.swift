@@ -1,0 +1,124 @@
+import Foundation
+import SluiceCore
+import Testing
+
+@testable import SluiceEmbed
+
+/// `embed.precision: int8`: the quantized dense layers, their kernels, and the embedder's identity.
+@Suite struct MiniLMInt8Tests {
+    /// Real texts and edge cases from the tokenizer fixture (a few of its 1,541).
+    static func texts() throws -> [String] {
+        let cases = try MiniLMFixtures.lines("wordpiece-parity.jsonl")
+        let texts = try cases.map { try #require($0["text"] as? String) }
+        let real = texts.filter { $0.count > 200 }
+        return Array(texts.prefix(12)) + Array(real.prefix(12))
+    }
+
+    @Test func int8VectorsStayCloseToFP32() async throws {
+        let texts = try Self.texts()
+        let fp32 = try await MiniLMFixtures.loadEmbedder().embed(texts)
+        let int8 = try await MiniLMFixtures.loadEmbedder(.int8).embed(texts)
+        var worst = 1.0
+        for (index, (a, b)) in zip(fp32, int8).enumerated() {
+            let cosine = MiniLMFixtures.cosine(a, b)
+            worst = min(worst, cosine)
+            #expect(cosine >= 0.98, "text \(index) (\(texts[index].prefix(60).debugDescription)): cosine \(cosine)")
+            #expect(abs(b.reduce(0) { $0 + $1 * $1 } - 1) < 1e-4)
+        }
+        print("minilm int8 vs fp32: worst cosine \(worst) over \(texts.count) texts")
+    }
+
+    @Test func int8KeepsTheRankingOfSimilarTexts() async throws {
+        let vectors = try await MiniLMFixtures.loadEmbedder(.int8).embed([
+            "How do I compress a file?", "Use gzip or xz to make a file smaller.", "The cat sat on the mat.",
+        ])
+        #expect(MiniLMFixtures.cosine(vectors[0], vectors[1]) > MiniLMFixtures.cosine(vectors[0], vectors[2]) + 0.2)
+    }
+
+    /// Every kernel this CPU runs (the AVX2 one included on an AVX-512 machine, forced) gives the vectors of
+    /// the fastest: the integer sums are exact in all of them, only the float rounding after them differs.
+    @Test(arguments: MiniLMInt8Kernel.allCases)
+    func everyKernelGivesTheSameVectors(kernel: MiniLMInt8Kernel) async throws {
+        guard kernel.isSupported else { return }
+        let long = try #require(try Self.texts().last)
+        let texts = [
+            "Hello, world!", "Sentence number seven about compressing files with gzip and xz.",
+            String(long.prefix(300)),
+        ]
+        let forced = try MiniLMEmbedder(
+            directory: MiniLMFixtures.modelDirectory,
+            threads: 1,
+            precision: .int8,
+            int8Kernel: kernel
+        )
+        #expect(forced.int8Kernel == kernel)
+        let expected = try await MiniLMFixtures.loadEmbedder(.int8).embed(texts)
+        let vectors = try await forced.embed(texts)
+        for (a, b) in zip(vectors, expected) {
+            #expect(MiniLMFixtures.cosine(a, b) > 0.99999)
+        }
+    }
+
+    /// The quantized product against the float one, on shapes with row and channel tails (rows not a multiple
+    /// of any kernel's tile, 48 channels: one and a half AVX-512 tiles).
+    @Test(arguments: MiniLMInt8Kernel.allCases.filter(\.isSupported))
+    func theQuantizedProductApproximatesTheFloatOne(kernel: MiniLMInt8Kernel) {
+        let (m, k, n) = (13, 64, 48)
+        var generator = SplitMix(seed: 7)
+        let a = (0..<(m * k)).map { _ in Float(generator.unit() * 4 - 1) }
+        let w = (0..<(n * k)).map { _ in Float(generator.unit() * 0.2 - 0.1) }
+        let matrix = w.withUnsafeBufferPointer { MiniLMQuantizedMatrix($0.baseAddress!, outputs: n, inputs: k) }
+        let activations = MiniLMInt8Activations()
+        a.withUnsafeBufferPointer { activations.quantize($0.baseAddress!, count: m, width: k, stride: k) }
+        var c = [Float](repeating: 1, count: m * n)
+        c.withUnsafeMutableBufferPointer {
+            matrix.multiply(activations, rows: m, kernel: kernel, into: $0.baseAddress!, ldc: n, accumulate: true)
+        }
+        var error = 0.0
+        var norm = 0.0
+        for i in 0..<m {
+            for j in 0..<n {
+                var exact = 1.0
+                for x in 0..<k { exact += Double(a[i * k + x]) * Double(w[j * k + x]) }
+                error += (Double(c[i * n + j]) - exact) * (Double(c[i * n + j]) - exact)
+                norm += exact * exact
+            }
+        }
+        #expect((error / norm).squareRoot() < 0.02, "relative error \((error / norm).squareRoot())")
+    }
+
+    @Test func theIdentityNamesTheInt8Model() throws {
+        let int8 = try MiniLMFixtures.loadEmbedder(.int8)
+        let fp32 = try MiniLMFixtures.loadEmbedder()
+        #expect(int8.identity.description == "minilm/all-MiniLM-L6-v2-int8@384")
+        #expect(int8.identity != fp32.identity)
+        #expect(int8.limits == fp32.limits)
+        #expect(int8.precision == .int8)
+    }
+
+    @Test func theKernelIsChosenAtLoad() throws {
+        let variable = MiniLMInt8Kernel.environmentVariable
+        #expect(try MiniLMInt8Kernel.choose(nil, environment: [:]) == .best)
+        #expect(try MiniLMInt8Kernel.choose(nil, environment: [variable: "portable"]) == .portable)
+        #expect(try MiniLMInt8Kernel.choose(.portable, environment: [variable: "avx2"]) == .portable)
+        let unknown = #expect(throws: SluiceError.self) {
+            try MiniLMInt8Kernel.choose(nil, environment: [variable: "neon"])
+        }
+        #expect(unknown?.code == .configuration)
+        #expect(unknown?.message.contains(variable) == true)
+    }
+}
+
+/// A small deterministic generator for test data.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func unit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53)
+    }
+}

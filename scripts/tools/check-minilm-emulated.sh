@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs Sluice's MiniLM embedder, fp32 and int8, on an emulated CPU without AVX-512 (qemu-user's Haswell
+# model: AVX2 and FMA, no AVX-512; an AVX-512 instruction is SIGILL there), and compares its vectors with
+# this machine's: proves that the kernel clones and the int8 kernel dispatch (AVX2 there, VNNI here if the
+# CPU has it) choose at run time, and that the baseline build runs on any x86-64.
+#
+#   scripts/tools/check-minilm-emulated.sh [SLUICE]     # default .build/release/sluice (build it first)
+#
+# Installs Debian's qemu-user if missing. Takes a minute or two (emulation is slow). Not part of the test
+# suite; scripts/tools/check-avx512.sh is the quick static check of the same binary.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+sluice="${1:-.build/release/sluice}"
+SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
+venv="$SLUICE_CACHE_DIR/venv"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source scripts/tools/emulated-avx2-cpu.sh
+prove_emulated_avx2_cpu "$work"
+
+"$venv/bin/python" scripts/reference/doc_texts.py 24 "$work/texts.jsonl" >/dev/null
+for precision in fp32 int8; do
+  "$sluice" embed --precision "$precision" --input "$work/texts.jsonl" --output "$work/native-$precision.jsonl"
+  start=$(date +%s)
+  "${emulate[@]}" "$sluice" embed --precision "$precision" --input "$work/texts.jsonl" \
+    --output "$work/emulated-$precision.jsonl"
+  "$venv/bin/python" - "$work/native-$precision.jsonl" "$work/emulated-$precision.jsonl" "$precision" \
+    "$(($(date +%s) - start))" <<'PY'
+import json, sys
+import numpy as np
+a, b = ([np.array(json.loads(line)["embedding"]) for line in open(path)] for path in sys.argv[1:3])
+assert len(a) == len(b) > 0, (len(a), len(b))
+worst = min(float(np.dot(x, y) / np.linalg.norm(x) / np.linalg.norm(y)) for x, y in zip(a, b))
+print(f"check: minilm {sys.argv[3]} on the emulated AVX2 CPU: {len(a)} texts in {sys.argv[4]} s, "
+      f"worst cosine to this CPU's vectors {worst:.7f}", file=sys.stderr)
+sys.exit(0 if worst > 0.99999 else 1)
+PY
+done
