@@ -11,9 +11,9 @@ import SluiceTesting
 ///
 /// "% of attainable" is measured by the server: the tokens it accepted, as a share of what its token
 /// bucket would have admitted between the client's first request and the admission of its last accepted
-/// one (the bucket's level at the start plus `tpm/60` per second). A client that idles while the bucket
-/// is full, or leaves it unused, scores below 100%; process start-up and chunking before the first
-/// request are not counted. 429s are counted by the server. Each pass runs Sluice and the naive client
+/// one (the bucket's level when the first request arrived plus `tpm/60` per second). A client that idles
+/// while the bucket is full, or leaves it unused, scores below 100%; process start-up and chunking before
+/// the first request are not counted. 429s are counted by the server. Each pass runs Sluice and the naive client
 /// at the same time, each against its own stand-in.
 struct RemoteBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -93,9 +93,9 @@ class State:
                          "slow": 0, "too_large": 0, "unauthorized": 0, "tokens_ok": 0, "inputs_ok": 0,
                          "request_too_large": 0, "poisoned": 0, "bad_answers": 0,
                          "active": 0, "max_active": 0,
-                         # For a benchmark's "attainable tokens": the token bucket's level at the start, and the
-                         # times (ms since the server started) of the first embedding request and of the last
-                         # admission of a request that succeeded (-1: none yet).
+                         # For a benchmark's "attainable tokens": the token bucket's level when the first
+                         # embedding request arrived, and the times (ms since the server started) of that request
+                         # and of the last admission of a request that succeeded (-1: none yet).
                          "start_tokens": int(args.tpm * args.start_level), "first_request_ms": -1,
                          "last_ok_admission_ms": -1}
         self.storm = args.storm
@@ -187,7 +187,12 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.counters["requests"] += 1
             if self.state.counters["first_request_ms"] < 0:
-                self.state.counters["first_request_ms"] = int((time.monotonic() - self.state.origin) * 1000)
+                now = time.monotonic()
+                self.state.counters["first_request_ms"] = int((now - self.state.origin) * 1000)
+                if self.state.tokens:
+                    # The window starts here: the bucket refilled while the client started up.
+                    self.state.tokens.refill(now)
+                    self.state.counters["start_tokens"] = int(self.state.tokens.level)
             self.state.counters["active"] += 1
             self.state.counters["max_active"] = max(self.state.counters["max_active"], self.state.counters["active"])
         try:
