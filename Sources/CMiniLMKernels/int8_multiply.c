@@ -37,7 +37,9 @@ static void multiply_portable(
                 const int j = b * BLOCK + lane;
                 const int32_t sum =
                     products[4 * lane] + products[4 * lane + 1] + products[4 * lane + 2] + products[4 * lane + 3];
-                const float v = rowScales[i] * scales[j] * (float)sum + rowOffsets[i] * scaledSums[j];
+                // The wide kernels' epilogue, rounding for rounding (one fused multiply-add): the offset term
+                // nearly cancels the product term, so a different rounding order shows in the vectors.
+                const float v = fmaf((float)sum, scales[j] * rowScales[i], scaledSums[j] * rowOffsets[i]);
                 out[lane] = accumulate ? out[lane] + v : v;
             }
         }

@@ -2,6 +2,7 @@
 #ifndef SLUICE_MINILM_SUPPORT_H
 #define SLUICE_MINILM_SUPPORT_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 

@@ -6,7 +6,10 @@
 package enum UTF8Decoding {
     /// The scalar that starts at `index` and the number of bytes it takes.
     @inline(__always)
-    package static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (scalar: Unicode.Scalar, length: Int) {
+    package static func scalar(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        at index: Int
+    ) -> (scalar: Unicode.Scalar, length: Int) {
         let lead = UInt32(bytes[index])
         if lead < 0x80 {
             return (Unicode.Scalar(UInt8(truncatingIfNeeded: lead)), 1)
@@ -47,7 +50,8 @@ package enum UTF8Decoding {
     }
 
     /// Runs `body` on the UTF-8 bytes of `text` without copying them when the substring is native.
-    package static func withBytes<Result>(of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package static func withBytes<Result>(of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result
+    {
         if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(text.utf8).withUnsafeBufferPointer(body)
     }

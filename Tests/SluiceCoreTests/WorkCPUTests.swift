@@ -62,7 +62,8 @@ import Testing
         #expect(merged.cpuSeconds == 2.5)
         let decoded = try JSONDecoder().decode(PhaseStats.self, from: JSONEncoder().encode(phase))
         #expect(decoded.cpuSeconds == 1.25)
-        let old = #"{"name":"chunk","items_in":1,"items_out":1,"bytes":0,"busy_s":1,"starved_s":0,"blocked_s":0,"workers":1}"#
+        let old =
+            #"{"name":"chunk","items_in":1,"items_out":1,"bytes":0,"busy_s":1,"starved_s":0,"blocked_s":0,"workers":1}"#
         #expect(try JSONDecoder().decode(PhaseStats.self, from: Data(old.utf8)).cpuSeconds == nil)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceEmbed
+import SluiceTesting
 import Testing
 
 /// The cuts a BPE tokenizer reports (``AdditiveTokenCounter``) are where counts add up: on real texts and the
@@ -22,7 +23,9 @@ import Testing
             }
         }
         for path in ["/usr/share/doc/bash/README", "/usr/share/doc/git/README.md", "/usr/share/doc/gzip/README"] {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) { texts.append(String(text.prefix(6_000))) }
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+                texts.append(String(text.prefix(6_000)))
+            }
         }
         texts += BPETokenizerTests.cl100k.cases.map(\.text) + BPETokenizerTests.o200k.cases.map(\.text)
         texts.append("end.\n\nNext (a)\r\n\r\nx/\n/y e\u{301}\nz! \n\"quoted.\"\n\nok'\nno")
@@ -36,7 +39,7 @@ import Testing
     @Test(arguments: BPETokenizer.supportedEncodings)
     func countsAddUpAtEveryCut(_ encoding: String) throws {
         let tokenizer = try BPETokenizer.named(encoding)
-        var generator = SplitMix(seed: 19)
+        var generator = SplitMix64(seed: 19)
         var cutsSeen = 0
         for text in Self.texts {
             let bytes = Array(text.utf8)
@@ -54,7 +57,10 @@ import Testing
                 let end = after + generator.next(below: bytes.count - after + 1, alignedIn: bytes, from: after)
                 let whole = tokenizer.count(slice(text, start, end))
                 let parts = tokenizer.count(slice(text, start, offset)) + tokenizer.count(slice(text, offset, end))
-                #expect(whole == parts, "\(encoding): \(slice(text, start, end).debugDescription) cut at \(offset - start)")
+                #expect(
+                    whole == parts,
+                    "\(encoding): \(slice(text, start, end).debugDescription) cut at \(offset - start)"
+                )
             }
         }
         #expect(cutsSeen > 10_000)
@@ -82,24 +88,13 @@ import Testing
 
     private func isSpace(_ bytes: [UInt8], before offset: Int) -> Bool {
         bytes.withUnsafeBufferPointer {
-            UTF8Decoding.scalar(in: $0, at: UTF8Decoding.scalarStart(in: $0, before: offset)).scalar.properties.isWhitespace
+            UTF8Decoding.scalar(in: $0, at: UTF8Decoding.scalarStart(in: $0, before: offset)).scalar.properties
+                .isWhitespace
         }
     }
 }
 
-/// A small deterministic generator of offsets on scalar boundaries.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A random offset in `from..<from + bound` moved back to a scalar boundary of `bytes`, minus `from`.
     mutating func next(below bound: Int, alignedIn bytes: [UInt8], from: Int = 0) -> Int {
         var offset = from + Int(next() % UInt64(max(bound, 1)))

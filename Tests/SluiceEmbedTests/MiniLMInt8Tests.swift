@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Testing
 
 @testable import SluiceEmbed
@@ -64,7 +65,7 @@ import Testing
     @Test(arguments: MiniLMInt8Kernel.allCases.filter(\.isSupported))
     func theQuantizedProductApproximatesTheFloatOne(kernel: MiniLMInt8Kernel) {
         let (m, k, n) = (13, 64, 48)
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let a = (0..<(m * k)).map { _ in Float(generator.unit() * 4 - 1) }
         let w = (0..<(n * k)).map { _ in Float(generator.unit() * 0.2 - 0.1) }
         let matrix = w.withUnsafeBufferPointer { MiniLMQuantizedMatrix($0.baseAddress!, outputs: n, inputs: k) }
@@ -109,16 +110,7 @@ import Testing
     }
 }
 
-/// A small deterministic generator for test data.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func unit() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
-    }
+/// Uniform doubles in [0, 1) for test data.
+extension SplitMix64 {
+    fileprivate mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -27,7 +27,9 @@ import Testing
         // Punctuation before line breaks (no cut there), CRLF, non-ASCII white space and letters.
         texts.append(
             String(
-                repeating: "First line.\r\nSecond: (x)\n\nThird\u{3000}paragraph — naïve café's 'tis.\n\n\n", count: 40)
+                repeating: "First line.\r\nSecond: (x)\n\nThird\u{3000}paragraph — naïve café's 'tis.\n\n\n",
+                count: 40
+            )
         )
         return texts
     }()
