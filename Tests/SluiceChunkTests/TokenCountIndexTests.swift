@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Synchronization
 import Testing
 
@@ -10,22 +11,7 @@ import Testing
 @Suite struct TokenCountIndexTests {
     /// The repository's sample texts and a few of Debian's documents, with ``SampleDocument``'s sections.
     static let texts: [String] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var texts: [String] = []
-        for folder in ["samples/text", "samples/markdown"] {
-            let url = root.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() {
-                if let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) {
-                    texts.append(String(text.prefix(20_000)))
-                }
-            }
-        }
-        for path in ["/usr/share/doc/bash/README", "/usr/share/doc/gzip/README"] {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) { texts.append(text) }
-        }
-        return texts + SampleDocument.document.sections.map(\.text)
+        RealTexts.load(prefix: 20_000) + SampleDocument.document.sections.map(\.text)
     }()
 
     static let counters: [WordTokenCounter] = [WordTokenCounter(), WordTokenCounter(maxWordLength: 3)]

@@ -2,6 +2,7 @@ import Foundation
 import SluiceChunk
 import SluiceCore
 import SluiceEmbed
+import SluiceTesting
 import Testing
 
 /// The chunker sized in cl100k_base and o200k_base tokens, which it counts once per section (the tokenizers
@@ -9,21 +10,7 @@ import Testing
 /// text, within the budget, and the chunks cover the text in order.
 @Suite struct RecursiveChunkerBPETests {
     static let texts: [String] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var texts: [String] = []
-        for folder in ["samples/text", "samples/markdown"] {
-            let url = root.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() {
-                if let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) {
-                    texts.append(text)
-                }
-            }
-        }
-        for path in ["/usr/share/doc/bash/README", "/usr/share/doc/gzip/README"] {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) { texts.append(text) }
-        }
+        var texts = RealTexts.load()
         // Punctuation before line breaks (no cut there), CRLF, non-ASCII white space and letters.
         texts.append(
             String(
@@ -51,4 +38,5 @@ import Testing
             }
         }
     }
+
 }
