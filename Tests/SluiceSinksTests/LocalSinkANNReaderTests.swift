@@ -77,6 +77,37 @@ import Testing
         try await Self.expectExact(reader, queries, "caught up")
     }
 
+    @Test("the changed labels a reader keeps for its graph are read anew when the store's generation moves")
+    func changedLabelsFollowTheStoresGeneration() async throws {
+        let folder = T.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xCAC4E)
+        try await T.seed(folder, T.records(generator.next(400)))
+        let reader = try T.open(folder, readOnly: true)
+        _ = try await reader.search(generator.next(), k: 3)
+        let loaded = try #require(reader.annState.live?.generation)
+        reader.setSearchBreadth(5000)
+        let writer = try T.open(folder)
+        try await T.prepare(writer)
+        let first = T.records(generator.next(20), from: 400)
+        try await writer.upsert(first)
+        // Several searches at the same pair of generations (the labels are kept after the first).
+        try await Self.expectExact(reader, first.map(\.vector), "after the first write")
+        // The store moves on: records the reader's graph has never seen, with labels the kept set lacks.
+        let second = T.records(generator.next(20), from: 420)
+        try await writer.upsert(second)
+        try await writer.delete(first.prefix(5).map(\.id))
+        try await Self.expectExact(reader, second.map(\.vector) + first.map(\.vector), "after the second write")
+        for record in second {
+            #expect(try await reader.search(record.vector, k: 1).first?.record.id == record.id)
+        }
+        for record in first.prefix(5) {
+            let hits = try await reader.search(record.vector, k: 10)
+            #expect(!hits.contains { $0.record.id == record.id }, "a deleted record")
+        }
+        #expect(reader.annState.live?.generation == loaded, "answered from the same graph and the log")
+    }
+
     @Test("past the bound of changed labels, a search starts bringing the reader's graph up to date")
     func catchesUpPastTheBound() async throws {
         let folder = T.folder()
