@@ -39,4 +39,22 @@ import Testing
         }
     }
 
+    /// Counted once through the cuts (the tokenizers prefer it) or part by part, the chunks are the same.
+    @Test(arguments: BPETokenizer.supportedEncodings)
+    func countingOnceGivesTheChunksOfCountingEachPart(_ encoding: String) throws {
+        let tokenizer = try BPETokenizer.named(encoding)
+        #expect(tokenizer.prefersCountingOnce)
+        let once = RecursiveChunker(maxTokens: 64, overlapTokens: 8, counter: tokenizer)
+        let perPart = RecursiveChunker(maxTokens: 64, overlapTokens: 8, counter: PerPartCounter(base: tokenizer))
+        for text in Self.texts {
+            let document = ExtractedText(sections: [TextSection(text: text)])
+            #expect(once.chunk(document) == perPart.chunk(document), "\(encoding)")
+        }
+    }
+}
+
+/// A counter without the additive path: the chunker counts every part it considers.
+private struct PerPartCounter: TokenCounter {
+    let base: any TokenCounter
+    func count(_ text: Substring) -> Int { base.count(text) }
 }
