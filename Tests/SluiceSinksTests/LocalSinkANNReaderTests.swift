@@ -45,7 +45,7 @@ import Testing
     @Test("a reader with an older graph answers from it and the change log: new, replaced, deleted and re-used labels")
     func followsTheWriter() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xF011)
         let (reader, writer, first) = try await Self.readerAndWriter(folder, count: 600, &generator)
         let loaded = try #require(reader.annState.live?.generation)
@@ -91,7 +91,7 @@ import Testing
     @Test("the changed labels a reader keeps for its graph are read anew when the store's generation moves")
     func changedLabelsFollowTheStoresGeneration() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xCAC4E)
         let (reader, writer, _) = try await Self.readerAndWriter(folder, count: 400, &generator)
         let loaded = try #require(reader.annState.live?.generation)
@@ -118,7 +118,7 @@ import Testing
     @Test("past the bound of changed labels, a search starts bringing the reader's graph up to date")
     func catchesUpPastTheBound() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xB0D)
         let (reader, writer, _) = try await Self.readerAndWriter(folder, count: 300, &generator)
         try await writer.upsert(T.records(generator.next(LocalANNChangeLog.catchUpAfter + 100), from: 300))
@@ -140,7 +140,7 @@ import Testing
     )
     func gapAfterRebuild() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0x6A9)
         let (reader, writer, _) = try await Self.readerAndWriter(folder, count: 400, &generator)
         let loaded = try #require(reader.annState.live?.generation)
@@ -157,7 +157,7 @@ import Testing
     @Test("a new reader loads the newest saved graph the change log covers (a writer killed before its save)")
     func loadsAnOlderGraphTheLogCovers() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0x01D)
         let first = T.records(generator.next(500))
         try await T.seed(folder, first)
