@@ -140,10 +140,10 @@ let package = Package(
             path: "Benchmarks/SluiceBench"
         ),
 
-        .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore"]),
+        .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract", "SluiceTesting"]),
-        .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk"]),
+        .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk", "SluiceTesting"]),
         .testTarget(
             name: "SluiceEmbedTests",
             dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"],

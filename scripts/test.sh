@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 # Formatting is checked before building: `scripts/format.sh` fixes what it finds.
 ./scripts/format.sh --lint || { echo "test: swift-format found the above; run scripts/format.sh" >&2; exit 1; }
 log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 swift build --build-tests 2>&1 | tee "$log"
 if grep -E "^$(pwd)/(Sources|Tests|Benchmarks)/.*: warning:" "$log" >/dev/null; then
   echo "test: the build has warnings in Sluice's code (treated as errors):" >&2

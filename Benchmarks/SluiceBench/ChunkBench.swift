@@ -5,18 +5,18 @@ import SluiceCore
 import SluiceEmbed
 
 /// `sluice-bench chunk`: the chunk stage alone, one thread: the recursive chunker over a corpus's texts (one
-/// section per file, as plain text extracts), sized in the tokens of an OpenAI encoding (the remote path) or the
-/// word counter. MB/s and chunks, medians of `--repeats`.
+/// section per file, as plain text extracts), sized in the tokens of an OpenAI encoding (the remote path), of
+/// MiniLM's WordPiece tokenizer (the local default) or of the word counter. MB/s and chunks, medians of
+/// `--repeats`.
 struct ChunkBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chunk",
-        abstract: "Recursive chunker throughput on one thread (MB/s), in cl100k/o200k or word tokens."
+        abstract: "Recursive chunker throughput on one thread (MB/s), in cl100k/o200k, WordPiece or word tokens."
     )
 
     @Option(help: "A folder of text files (a corpus from `sluice-bench corpus`).") var corpus: String
-    @Option(parsing: .upToNextOption, help: "Counters: cl100k_base, o200k_base, words.") var counters = [
-        "cl100k_base", "o200k_base", "words",
-    ]
+    @Option(parsing: .upToNextOption, help: "Counters: cl100k_base, o200k_base, wordpiece (MiniLM's), words.")
+    var counters = ["cl100k_base", "o200k_base", "wordpiece", "words"]
     @Option(help: "chunk.max_tokens.") var maxTokens = 256
     @Option(help: "chunk.overlap_tokens.") var overlapTokens = 32
     @Option(help: "Timed passes (the median is reported).") var repeats = 3
@@ -29,12 +29,19 @@ struct ChunkBench: ParsableCommand {
                 + "overlap \(overlapTokens)"
         )
         for name in counters {
-            let counter: any TokenCounter = name == "words" ? WordTokenCounter() : try BPETokenizer.named(name)
-            // The same counter seen as any TokenCounter: the chunker then counts every piece and chunk itself,
-            // as it did before additive counters (and still does for other counters).
-            let ways: [(String, any TokenCounter)] = [
-                ("counted once", counter), ("counted per piece", PlainCounter(base: counter)),
-            ]
+            let counter: any TokenCounter =
+                switch name {
+                case "words": WordTokenCounter()
+                case "wordpiece": try MiniLMEmbedder(directory: MiniLMEmbedder.defaultDirectory(), threads: 1).tokenizer
+                default: try BPETokenizer.named(name)
+                }
+            // Both of the chunker's ways, whichever the counter prefers (marked): each section counted once through
+            // the cuts, or the same counter seen as a plain TokenCounter, every piece and chunk counted itself.
+            var ways: [(String, any TokenCounter)] = [("counted per piece", PlainCounter(base: counter))]
+            if let additive = counter as? any AdditiveTokenCounter {
+                ways.insert(("counted once", CountedOnce(base: additive)), at: 0)
+                ways[additive.prefersCountingOnce ? 0 : 1].0 += " (its way)"
+            }
             for (way, sized) in ways {
                 let chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: sized)
                 let chunks = texts.reduce(0) { $0 + chunker.chunk($1).count }
@@ -48,6 +55,14 @@ struct ChunkBench: ParsableCommand {
             }
         }
     }
+}
+
+/// An additive counter that prefers counting once, whatever its base prefers.
+private struct CountedOnce: AdditiveTokenCounter {
+    let base: any AdditiveTokenCounter
+    func count(_ text: Substring) -> Int { base.count(text) }
+    func count(_ text: Substring, cuts cut: (Int, Int) -> Void) -> Int { base.count(text, cuts: cut) }
+    var prefersCountingOnce: Bool { true }
 }
 
 /// A counter without the additive path, whatever its base counts with.

@@ -15,8 +15,8 @@ struct SectionChunker {
     let text: String
     let bytes: UnsafeBufferPointer<UInt8>
     let counter: any TokenCounter
-    /// The counts before each cut of the section, when the counter is additive: counting a range then
-    /// costs a word at each end, not the range.
+    /// The counts before each cut of the section, when the counter is additive and prefers counting once:
+    /// counting a range then costs a word at each end, not the range.
     let index: TokenCountIndex?
     let maxTokens: Int
     let overlapTokens: Int
@@ -39,8 +39,8 @@ struct SectionChunker {
         var text = section.text
         text.makeContiguousUTF8()
         return UTF8Decoding.withBytes(of: text) { bytes in
-            let index = (chunker.counter as? any AdditiveTokenCounter).map {
-                TokenCountIndex(counter: $0, text: text[...], length: bytes.count)
+            let index = (chunker.counter as? any AdditiveTokenCounter).flatMap {
+                $0.prefersCountingOnce ? TokenCountIndex(counter: $0, text: text[...], length: bytes.count) : nil
             }
             var sectionChunker = SectionChunker(
                 text: text,

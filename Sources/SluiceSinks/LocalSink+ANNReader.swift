@@ -46,7 +46,14 @@ extension LocalSink {
         let queryNorm = Self.norm(query)
         return try environment.read { txn -> [SearchHit]? in
             let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
-            guard let changed = try log.labels(after: live.generation, through: generation, txn) else { return nil }
+            // Read from LMDB once per pair of generations (``LocalANNChangedLabels``), not by every search.
+            guard
+                let changed = try changedLabels.labels(
+                    graphGeneration: live.generation,
+                    storeGeneration: generation,
+                    read: { try log.labels(after: live.generation, through: generation, txn) }
+                )
+            else { return nil }
             if changed.count > LocalANNChangeLog.catchUpAfter { scheduleCatchUp() }
             // Every hit is read from this transaction: a label maps to the id it holds now, scored from
             // the vector stored now (as the scan scores it), so nothing deleted or stale is returned.

@@ -16,6 +16,8 @@ public final class LocalSink: VectorSink {
     let readOnly: Bool
     let indexSettings: IndexSettings
     let annState = LocalANNState()
+    /// The change log's labels for the last (graph, store) generations a search asked about.
+    let changedLabels = LocalANNChangedLabels()
 
     public var name: String { "local:\(directory.path)" }
 

@@ -1,16 +1,7 @@
 import Foundation
 
-/// Temporary folders and generated corpora for tests.
+/// Generated corpora for tests (in a ``TemporaryDirectory``).
 public enum TestCorpus {
-    /// A new empty temporary folder.
-    public static func makeTemporaryDirectory(_ label: String = "sluice-test") throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "\(label)-\(UInt64.random(in: 0...UInt64.max))"
-        )
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     /// Writes `count` text documents of several paragraphs each, deterministic for a given seed.
     @discardableResult
     public static func writeTextDocuments(

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Synchronization
 import Testing
 
@@ -10,22 +11,7 @@ import Testing
 @Suite struct TokenCountIndexTests {
     /// The repository's sample texts and a few of Debian's documents, with ``SampleDocument``'s sections.
     static let texts: [String] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var texts: [String] = []
-        for folder in ["samples/text", "samples/markdown"] {
-            let url = root.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() {
-                if let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) {
-                    texts.append(String(text.prefix(20_000)))
-                }
-            }
-        }
-        for path in ["/usr/share/doc/bash/README", "/usr/share/doc/gzip/README"] {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) { texts.append(text) }
-        }
-        return texts + SampleDocument.document.sections.map(\.text)
+        RealTexts.load(prefix: 20_000) + SampleDocument.document.sections.map(\.text)
     }()
 
     static let counters: [WordTokenCounter] = [WordTokenCounter(), WordTokenCounter(maxWordLength: 3)]
@@ -72,6 +58,32 @@ import Testing
         expectChunkGuarantees(chunks, of: document, maxTokens: 256, overlapTokens: 32, counter: WordTokenCounter())
     }
 
+    /// The word counter prefers counting each part (cheaper for it than the index's bookkeeping); counted
+    /// once through its cuts instead, it gives the very same chunks.
+    @Test(arguments: counters, [(256, 32), (64, 8), (7, 3)])
+    func theWordCounterChunksTheSameCountedOnceOrPerPart(_ counter: WordTokenCounter, _ budget: (Int, Int)) {
+        #expect(!counter.prefersCountingOnce)
+        let once = MeteredAdditiveCounter(counter, prefersCountingOnce: true)
+        let perPart = MeteredAdditiveCounter(counter, prefersCountingOnce: false)
+        var chunked = 0
+        for text in Self.texts {
+            let document = ExtractedText(sections: [TextSection(text: text)])
+            let chunks = RecursiveChunker(maxTokens: budget.0, overlapTokens: budget.1, counter: counter)
+                .chunk(document)
+            chunked += chunks.isEmpty ? 0 : 1
+            #expect(
+                RecursiveChunker(maxTokens: budget.0, overlapTokens: budget.1, counter: once).chunk(document) == chunks
+            )
+            #expect(
+                RecursiveChunker(maxTokens: budget.0, overlapTokens: budget.1, counter: perPart).chunk(document)
+                    == chunks
+            )
+        }
+        #expect(chunked > 20)
+        #expect(once.sectionsCountedOnce == Self.texts.count, "the index path was taken")
+        #expect(perPart.sectionsCountedOnce == 0, "the per-part path was taken")
+    }
+
     static func random(_ state: inout UInt64, below bound: Int, in bytes: [UInt8]) -> Int {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         var offset = Int((state >> 33) % UInt64(bound))
@@ -86,17 +98,26 @@ import Testing
     }
 }
 
-/// The word counter, adding up how many bytes it was asked to count (in both of its ways).
+/// A word counter, adding up how many bytes it was asked to count (in both of its ways) and how many texts
+/// it counted through their cuts; it prefers counting once or not as told.
 final class MeteredAdditiveCounter: AdditiveTokenCounter {
-    private let base = WordTokenCounter()
+    private let base: WordTokenCounter
+    let prefersCountingOnce: Bool
     private let bytes = Atomic<Int>(0)
+    private let countedOnce = Atomic<Int>(0)
+    init(_ base: WordTokenCounter = WordTokenCounter(), prefersCountingOnce: Bool = true) {
+        self.base = base
+        self.prefersCountingOnce = prefersCountingOnce
+    }
     func count(_ text: Substring) -> Int {
         bytes.add(text.utf8.count, ordering: .relaxed)
         return base.count(text)
     }
     func count(_ text: Substring, cuts cut: (Int, Int) -> Void) -> Int {
         bytes.add(text.utf8.count, ordering: .relaxed)
+        countedOnce.add(1, ordering: .relaxed)
         return base.count(text, cuts: cut)
     }
     var bytesCounted: Int { bytes.load(ordering: .relaxed) }
+    var sectionsCountedOnce: Int { countedOnce.load(ordering: .relaxed) }
 }

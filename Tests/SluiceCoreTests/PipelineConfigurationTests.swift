@@ -1,49 +1,56 @@
 import Foundation
+import SluiceTesting
 import Testing
 
 @testable import SluiceCore
 
 @Suite struct PipelineConfigurationTests {
-    func write(_ yaml: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pipeline-\(UInt32.random(in: 0...UInt32.max)).yaml"
-        )
-        try yaml.write(to: url, atomically: true, encoding: .utf8)
-        return url
+    /// Calls `body` with a pipeline file holding `yaml`, in a folder of its own that is removed afterwards.
+    func withFile<Result>(_ yaml: String, _ body: (URL) throws -> Result) throws -> Result {
+        try TemporaryDirectory.with("pipeline") { folder in
+            let url = folder.appendingPathComponent("pipeline.yaml")
+            try yaml.write(to: url, atomically: true, encoding: .utf8)
+            return try body(url)
+        }
+    }
+
+    /// The configuration in a pipeline file holding `yaml`.
+    func load(_ yaml: String, overrides: [String] = []) throws -> PipelineConfiguration {
+        try withFile(yaml) { try PipelineConfiguration.load(file: $0, overrides: overrides) }
     }
 
     @Test func defaultsApplyToAnEmptyFile() throws {
-        let configuration = try PipelineConfiguration.load(file: write(""))
+        let configuration = try load("")
         #expect(configuration.chunk.maxTokens == 256)
         #expect(configuration.embed.provider == .hash)
         #expect(configuration.sink.kind == .local)
     }
 
     @Test func readsKeysAndResolvesPathsAgainstTheFile() throws {
-        let file = try write(
-            """
+        let yaml = """
             source: { path: ../corpus, exclude: ["bad/**"] }
             chunk: { max_tokens: 128, overlap_tokens: 16 }
             embed: { dimensions: 64, batch: 8 }
             state: state-dir
             run: { prune: true, max_delete_fraction: 0.5 }
             """
-        )
-        let c = try PipelineConfiguration.load(file: file)
-        #expect(c.chunk.maxTokens == 128)
-        #expect(c.embed.dimensions == 64)
-        #expect(c.run.prune)
-        #expect(c.source.exclude == ["bad/**"])
-        #expect(
-            c.resolve(c.state).path
-                == file.deletingLastPathComponent().appendingPathComponent("state-dir").standardizedFileURL.path
-        )
-        #expect(c.resolve(c.source.path).lastPathComponent == "corpus")
+        try withFile(yaml) { file in
+            let c = try PipelineConfiguration.load(file: file)
+            #expect(c.chunk.maxTokens == 128)
+            #expect(c.embed.dimensions == 64)
+            #expect(c.run.prune)
+            #expect(c.source.exclude == ["bad/**"])
+            #expect(
+                c.resolve(c.state).path
+                    == file.deletingLastPathComponent().appendingPathComponent("state-dir").standardizedFileURL.path
+            )
+            #expect(c.resolve(c.source.path).lastPathComponent == "corpus")
+        }
     }
 
     @Test func setOverridesAnyKey() throws {
-        let c = try PipelineConfiguration.load(
-            file: write("chunk: { max_tokens: 300 }"),
+        let c = try load(
+            "chunk: { max_tokens: 300 }",
             overrides: ["chunk.max_tokens=128", "embed.provider=hash", "run.prune=true", "source.include=[\"*.md\"]"]
         )
         #expect(c.chunk.maxTokens == 128)
@@ -53,7 +60,7 @@ import Testing
 
     @Test func precisionIsFP32UnlessInt8IsAsked() throws {
         #expect(try PipelineConfiguration.load(file: nil).embed.precision == .fp32)
-        let int8 = try PipelineConfiguration.load(file: write("embed: { provider: minilm, precision: int8 }"))
+        let int8 = try load("embed: { provider: minilm, precision: int8 }")
         #expect(int8.embed.precision == .int8)
     }
 
@@ -67,9 +74,8 @@ import Testing
         ("[1, 2]", "mapping"),
     ])
     func errorsNameTheKey(yaml: String, mentioned: String) throws {
-        let file = try write(yaml)
         do {
-            _ = try PipelineConfiguration.load(file: file)
+            _ = try load(yaml)
             Issue.record("expected a configuration error for \(yaml)")
         } catch let error as SluiceError {
             #expect(error.code == .configuration)

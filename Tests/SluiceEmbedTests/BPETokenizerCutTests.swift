@@ -10,23 +10,7 @@ import Testing
 @Suite struct BPETokenizerCutTests {
     /// Real texts: the repository's samples, a few of Debian's documents, and the parity fixtures' texts.
     static let texts: [String] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var texts: [String] = []
-        for folder in ["samples/text", "samples/markdown"] {
-            let url = root.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() {
-                if let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) {
-                    texts.append(String(text.prefix(6_000)))
-                }
-            }
-        }
-        for path in ["/usr/share/doc/bash/README", "/usr/share/doc/git/README.md", "/usr/share/doc/gzip/README"] {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-                texts.append(String(text.prefix(6_000)))
-            }
-        }
+        var texts = RealTexts.load(prefix: 6_000)
         texts += BPETokenizerTests.cl100k.cases.map(\.text) + BPETokenizerTests.o200k.cases.map(\.text)
         texts.append("end.\n\nNext (a)\r\n\r\nx/\n/y e\u{301}\nz! \n\"quoted.\"\n\nok'\nno")
         return texts

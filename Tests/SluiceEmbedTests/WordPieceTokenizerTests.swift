@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Testing
 
 @testable import SluiceEmbed
@@ -47,6 +48,36 @@ import Testing
         for text in ["antidisestablishmentarianism", "東京は日本の首都です。", "x86_64 arm64-v8a", "[SEP] a [CLS]"] {
             #expect(tokenizer.count(text) == tokenizer.encode(text).count - 2)
         }
+    }
+
+    /// The cuts it reports are where counts add up (``AdditiveTokenCounter``): on real texts, the parity texts
+    /// and white space BERT drops rather than separates, the count before each cut is the count of the prefix,
+    /// the prefix and the rest count the whole, and no cut is reported elsewhere.
+    @Test func countsAddUpAtEveryCut() throws {
+        let tokenizer = try MiniLMFixtures.loadEmbedder().tokenizer
+        let parity = try MiniLMFixtures.lines("wordpiece-parity.jsonl").compactMap { $0["text"] as? String }
+        let texts =
+            RealTexts.load(prefix: 4_000) + parity.prefix(300)
+            + ["a\u{0C} b\u{0B}c \u{85}d\u{3000}e\u{200B} f", "x [CLS] [SEP]y\t\r\n[UNK]z", "東京 は\n\n日本"]
+        #expect(texts.count > 300)
+        var cutsSeen = 0
+        for text in texts {
+            var cuts: [(offset: Int, before: Int)] = []
+            let total = tokenizer.count(text[...]) { cuts.append(($0, $1)) }
+            #expect(total == tokenizer.count(text))
+            let utf8 = Array(text.utf8)
+            // Every cut is checked on short texts, about 15 on long ones (each check counts the whole text).
+            for cut in stride(from: 0, to: cuts.count, by: max(1, cuts.count / 15)).map({ cuts[$0] }) {
+                let prefix = String(decoding: utf8[..<cut.offset], as: UTF8.self)
+                let rest = String(decoding: utf8[cut.offset...], as: UTF8.self)
+                #expect(tokenizer.count(prefix) == cut.before, "\(text.debugDescription.prefix(80)) at \(cut.offset)")
+                #expect(cut.before + tokenizer.count(rest) == total)
+                let next = rest.unicodeScalars.first!
+                #expect(next.properties.isWhitespace && next != "\u{0C}" && next != "\u{0B}" && next != "\u{85}")
+            }
+            cutsSeen += cuts.count
+        }
+        #expect(cutsSeen > 1_000)
     }
 
     @Test func rejectsAVocabularyWithoutSpecialTokens() {

@@ -24,7 +24,7 @@ final class HTTP2Server: @unchecked Sendable {
     /// Makes the certificates, writes `files` (name → bytes) into the document root, starts `nghttpd`
     /// and waits until it accepts connections. Blocks: call ``launch(files:)`` from async code.
     init(files: [String: [UInt8]]) throws {
-        folder = try TestCorpus.makeTemporaryDirectory("sluice-h2")
+        folder = try TemporaryDirectory.make("sluice-h2")
         documents = folder.appendingPathComponent("htdocs")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
         for (name, bytes) in files {

@@ -18,8 +18,8 @@ import Testing
     }
 
     @Test func theWalkCountsWhatIncludeAndExcludeLeaveOut() async throws {
-        let root = try TestCorpus.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
+        let root = try TemporaryDirectory.make()
+        defer { TemporaryDirectory.remove(root) }
         for key in ["a.md", "b.txt", "README", "img/logo.svg", "skip/x.md", "skip/y.md", "deep/c.md"] {
             let url = root.appendingPathComponent(key)
             try FileManager.default.createDirectory(

@@ -3,6 +3,7 @@ import SluiceChunk
 import SluiceCore
 import SluiceEmbed
 import SluiceExtract
+import SluiceTesting
 import Testing
 
 @testable import SluicePipeline
@@ -13,18 +14,23 @@ import Testing
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("samples")
 
-    func components(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) throws -> PipelineComponents {
+    /// The standard components for MiniLM, with a local store of their own inside `folder`.
+    func components(
+        in folder: URL,
+        _ adjust: (inout PipelineConfiguration) -> Void = { _ in }
+    ) throws -> PipelineComponents {
         var configuration = PipelineConfiguration()
         configuration.embed.provider = .minilm
-        configuration.sink.path =
-            FileManager.default.temporaryDirectory.appendingPathComponent("minilm-sink-\(UUID().uuidString)").path
+        configuration.sink.path = folder.appendingPathComponent("sink-\(UUID().uuidString)").path
         adjust(&configuration)
         return try PipelineComponents.standard(configuration: configuration)
     }
 
     @Test(arguments: ["text/man-db-manual.txt", "markdown/systemd-CODING_STYLE.md", "text/sedfaq.txt"])
     func noChunkOfARealDocumentExceedsTheWindow(document: String) throws {
-        let components = try components()
+        let folder = try TemporaryDirectory.make("minilm-components")
+        defer { TemporaryDirectory.remove(folder) }
+        let components = try components(in: folder)
         let embedder = try #require(components.embedder as? MiniLMEmbedder)
         let chunker = try #require(components.chunker as? RecursiveChunker)
         #expect(chunker.maxTokens == 254, "chunk.max_tokens 256 is capped at the window less [CLS] and [SEP]")
@@ -32,7 +38,7 @@ import Testing
         let extracted = try TextExtractor().extract(
             ExtractionInput(key: document, fileURL: url, bytes: Array(Data(contentsOf: url)))
         )
-        let structured = try self.components { $0.chunk.strategy = .structured }
+        let structured = try self.components(in: folder) { $0.chunk.strategy = .structured }
         let chunks = components.chunker.chunk(extracted) + structured.chunker.chunk(extracted)
         #expect(chunks.count > 20)
         var longest = 0
@@ -48,17 +54,23 @@ import Testing
     }
 
     @Test func refusesAnotherModelOrDimensionCount() throws {
-        let model = #expect(throws: SluiceError.self) { try components { $0.embed.model = "all-mpnet-base-v2" } }
+        let folder = try TemporaryDirectory.make("minilm-components")
+        defer { TemporaryDirectory.remove(folder) }
+        let model = #expect(throws: SluiceError.self) {
+            try components(in: folder) { $0.embed.model = "all-mpnet-base-v2" }
+        }
         #expect(model?.code == .configuration)
-        let dimensions = #expect(throws: SluiceError.self) { try components { $0.embed.dimensions = 768 } }
+        let dimensions = #expect(throws: SluiceError.self) { try components(in: folder) { $0.embed.dimensions = 768 } }
         #expect(dimensions?.code == .configuration)
     }
 
     @Test func int8IsAnEmbedderOfItsOwn() throws {
-        let int8 = try components { $0.embed.precision = .int8 }
+        let folder = try TemporaryDirectory.make("minilm-components")
+        defer { TemporaryDirectory.remove(folder) }
+        let int8 = try components(in: folder) { $0.embed.precision = .int8 }
         #expect(int8.embedder.identity.description == "minilm/all-MiniLM-L6-v2-int8@384")
         #expect((int8.embedder as? MiniLMEmbedder)?.precision == .int8)
-        #expect(try components().embedder.identity.description == "minilm/all-MiniLM-L6-v2@384")
+        #expect(try components(in: folder).embedder.identity.description == "minilm/all-MiniLM-L6-v2@384")
         var hash = PipelineConfiguration.Embed()
         hash.precision = .int8
         let refused = #expect(throws: SluiceError.self) { try PipelineComponents.makeEmbedder(hash) }
@@ -104,12 +116,13 @@ import Testing
 /// Issue 18: `chunk.max_tokens` above the embedder's limit is capped, and said (run warns, check prints).
 @Suite struct ChunkSizeAdjustmentTests {
     @Test func aChunkSizeAboveTheModelsLimitIsCappedAndSaid() throws {
+        let folder = try TemporaryDirectory.make("chunk-size-adjustment")
+        defer { TemporaryDirectory.remove(folder) }
         let make = { (tokens: Int) throws -> PipelineComponents in
             var configuration = PipelineConfiguration()
             configuration.embed.provider = .minilm
             configuration.chunk.maxTokens = tokens
-            configuration.sink.path =
-                FileManager.default.temporaryDirectory.appendingPathComponent("adjust-\(UUID().uuidString)").path
+            configuration.sink.path = folder.appendingPathComponent("sink-\(tokens)").path
             return try PipelineComponents.standard(configuration: configuration)
         }
         let large = try make(100_000)

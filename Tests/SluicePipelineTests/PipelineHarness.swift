@@ -19,7 +19,7 @@ struct PipelineHarness {
     var extractors = ExtractorRegistry(extractors: [TextExtractor()])
 
     init(upsertDelay: Duration = .zero, _ adjust: (inout PipelineConfiguration) -> Void = { _ in }) throws {
-        root = try TestCorpus.makeTemporaryDirectory()
+        root = try TemporaryDirectory.make("pipeline-harness")
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("source"),
             withIntermediateDirectories: true
@@ -64,5 +64,5 @@ struct PipelineHarness {
         try CheckpointStore(directory: URL(fileURLWithPath: configuration.state), readOnly: true).document(key)
     }
 
-    func cleanUp() { try? FileManager.default.removeItem(at: root) }
+    func cleanUp() { TemporaryDirectory.remove(root) }
 }

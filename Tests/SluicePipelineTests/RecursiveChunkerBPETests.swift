@@ -2,6 +2,7 @@ import Foundation
 import SluiceChunk
 import SluiceCore
 import SluiceEmbed
+import SluiceTesting
 import Testing
 
 /// The chunker sized in cl100k_base and o200k_base tokens, which it counts once per section (the tokenizers
@@ -9,21 +10,7 @@ import Testing
 /// text, within the budget, and the chunks cover the text in order.
 @Suite struct RecursiveChunkerBPETests {
     static let texts: [String] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var texts: [String] = []
-        for folder in ["samples/text", "samples/markdown"] {
-            let url = root.appendingPathComponent(folder)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            for name in names.sorted() {
-                if let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) {
-                    texts.append(text)
-                }
-            }
-        }
-        for path in ["/usr/share/doc/bash/README", "/usr/share/doc/gzip/README"] {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) { texts.append(text) }
-        }
+        var texts = RealTexts.load()
         // Punctuation before line breaks (no cut there), CRLF, non-ASCII white space and letters.
         texts.append(
             String(
@@ -51,4 +38,23 @@ import Testing
             }
         }
     }
+
+    /// Counted once through the cuts (the tokenizers prefer it) or part by part, the chunks are the same.
+    @Test(arguments: BPETokenizer.supportedEncodings)
+    func countingOnceGivesTheChunksOfCountingEachPart(_ encoding: String) throws {
+        let tokenizer = try BPETokenizer.named(encoding)
+        #expect(tokenizer.prefersCountingOnce)
+        let once = RecursiveChunker(maxTokens: 64, overlapTokens: 8, counter: tokenizer)
+        let perPart = RecursiveChunker(maxTokens: 64, overlapTokens: 8, counter: PerPartCounter(base: tokenizer))
+        for text in Self.texts {
+            let document = ExtractedText(sections: [TextSection(text: text)])
+            #expect(once.chunk(document) == perPart.chunk(document), "\(encoding)")
+        }
+    }
+}
+
+/// A counter without the additive path: the chunker counts every part it considers.
+private struct PerPartCounter: TokenCounter {
+    let base: any TokenCounter
+    func count(_ text: Substring) -> Int { base.count(text) }
 }

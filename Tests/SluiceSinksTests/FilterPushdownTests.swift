@@ -136,7 +136,7 @@ struct FilterPushdownTests {
         var folder: URL
         func close() {
             server?.stop()
-            try? FileManager.default.removeItem(at: folder)
+            TemporaryDirectory.remove(folder)
         }
     }
 

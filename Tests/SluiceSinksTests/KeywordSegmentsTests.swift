@@ -45,7 +45,7 @@ import Testing
     @Test("many small writes with replacements and deletes: merges keep the ranking of an index built afresh")
     func churnKeepsTheRanking() async throws {
         let dir = Keyword.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir)
         let words = ["invoice", "total", "tax", "refund", "shipping", "date", "page", "cent", "CHF", "EUR", "GBP"]
         var live: [String: VectorRecord] = [:]
@@ -85,7 +85,7 @@ import Testing
     @Test("a store written with the layout before segments is migrated in one transaction, and ranks the same")
     func migratesTheOlderLayout() async throws {
         let dir = Keyword.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         // What Sluice wrote before segments: a key `term 0x00 id` per posting, version "bm25 tokenizer=2".
         do {
             let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26)

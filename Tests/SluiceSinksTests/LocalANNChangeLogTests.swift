@@ -14,7 +14,7 @@ import Testing
     @Test("each write records the labels it touched; a rebuild leaves a gap the log cannot bridge")
     func entriesAndGaps() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 4, seed: 0xC1)
         let sink = try T.open(folder)
         try await T.prepare(sink)
@@ -45,7 +45,7 @@ import Testing
     @Test("a trim keeps the newest entries up to the labels asked for, oldest removed first")
     func trimKeepsTheNewest() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 4, seed: 0xC2)
         let sink = try T.open(folder)
         try await T.prepare(sink)

@@ -26,20 +26,31 @@ import Testing
         }
     }
 
+    /// A store of `count` vectors from `generator` (its graph saved, as after a run), a read-only reader that
+    /// has loaded that graph (as `sluice serve` after its first search), and a writer ready to move the store on.
+    static func readerAndWriter(
+        _ folder: URL,
+        count: Int,
+        _ generator: inout ClusteredVectors
+    ) async throws -> (reader: LocalSink, writer: LocalSink, seeded: [VectorRecord]) {
+        let seeded = T.records(generator.next(count))
+        try await T.seed(folder, seeded)
+        let reader = try T.open(folder, readOnly: true)
+        _ = try await reader.search(generator.next(), k: 3)
+        let writer = try T.open(folder)
+        try await T.prepare(writer)
+        return (reader, writer, seeded)
+    }
+
     @Test("a reader with an older graph answers from it and the change log: new, replaced, deleted and re-used labels")
     func followsTheWriter() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xF011)
-        let first = T.records(generator.next(600))
-        try await T.seed(folder, first)
-        let reader = try T.open(folder, readOnly: true)
-        _ = try await reader.search(generator.next(), k: 3)
+        let (reader, writer, first) = try await Self.readerAndWriter(folder, count: 600, &generator)
         let loaded = try #require(reader.annState.live?.generation)
         reader.setSearchBreadth(5000)
 
-        let writer = try T.open(folder)
-        try await T.prepare(writer)
         let added = T.records(generator.next(200), from: 600)
         try await writer.upsert(added)
         let deleted = Array(first[0..<150])
@@ -77,16 +88,39 @@ import Testing
         try await Self.expectExact(reader, queries, "caught up")
     }
 
+    @Test("the changed labels a reader keeps for its graph are read anew when the store's generation moves")
+    func changedLabelsFollowTheStoresGeneration() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xCAC4E)
+        let (reader, writer, _) = try await Self.readerAndWriter(folder, count: 400, &generator)
+        let loaded = try #require(reader.annState.live?.generation)
+        reader.setSearchBreadth(5000)
+        let first = T.records(generator.next(20), from: 400)
+        try await writer.upsert(first)
+        // Several searches at the same pair of generations (the labels are kept after the first).
+        try await Self.expectExact(reader, first.map(\.vector), "after the first write")
+        // The store moves on: records the reader's graph has never seen, with labels the kept set lacks.
+        let second = T.records(generator.next(20), from: 420)
+        try await writer.upsert(second)
+        try await writer.delete(first.prefix(5).map(\.id))
+        try await Self.expectExact(reader, second.map(\.vector) + first.map(\.vector), "after the second write")
+        for record in second {
+            #expect(try await reader.search(record.vector, k: 1).first?.record.id == record.id)
+        }
+        for record in first.prefix(5) {
+            let hits = try await reader.search(record.vector, k: 10)
+            #expect(!hits.contains { $0.record.id == record.id }, "a deleted record")
+        }
+        #expect(reader.annState.live?.generation == loaded, "answered from the same graph and the log")
+    }
+
     @Test("past the bound of changed labels, a search starts bringing the reader's graph up to date")
     func catchesUpPastTheBound() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xB0D)
-        try await T.seed(folder, T.records(generator.next(300)))
-        let reader = try T.open(folder, readOnly: true)
-        _ = try await reader.search(generator.next(), k: 3)
-        let writer = try T.open(folder)
-        try await T.prepare(writer)
+        let (reader, writer, _) = try await Self.readerAndWriter(folder, count: 300, &generator)
         try await writer.upsert(T.records(generator.next(LocalANNChangeLog.catchUpAfter + 100), from: 300))
         let target = try #require(writer.annState.live?.generation)
         _ = try await reader.search(generator.next(), k: 10)
@@ -106,14 +140,10 @@ import Testing
     )
     func gapAfterRebuild() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0x6A9)
-        try await T.seed(folder, T.records(generator.next(400)))
-        let reader = try T.open(folder, readOnly: true)
-        _ = try await reader.search(generator.next(), k: 3)
+        let (reader, writer, _) = try await Self.readerAndWriter(folder, count: 400, &generator)
         let loaded = try #require(reader.annState.live?.generation)
-        let writer = try T.open(folder)
-        try await T.prepare(writer)
         try await writer.upsert(T.records(generator.next(50), from: 400))
         try writer.rebuildIndex()  // new labels for every id, saved at once
         let rebuilt = try #require(writer.annState.live?.generation)
@@ -127,7 +157,7 @@ import Testing
     @Test("a new reader loads the newest saved graph the change log covers (a writer killed before its save)")
     func loadsAnOlderGraphTheLogCovers() async throws {
         let folder = T.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0x01D)
         let first = T.records(generator.next(500))
         try await T.seed(folder, first)

@@ -72,7 +72,7 @@ import Testing
     @Test("recall@10 of the HNSW search against the exact scan is at least 0.95 on clustered vectors")
     func recallOnClusteredVectors() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 40, spread: 1.0, seed: 0xA11)
         let sink = try Self.open(folder)
         try await Self.prepare(sink)
@@ -94,7 +94,7 @@ import Testing
     @Test("below sink.hnsw.exact_below vectors, searches scan (exact), and the graph is kept up to date all the same")
     func smallStoresScan() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 3, seed: 0x5CA)
         let sink = try LocalSink(directory: folder)  // the defaults: hnsw, exact below 10,000
         try await Self.prepare(sink)
@@ -109,7 +109,7 @@ import Testing
     @Test("deleted vectors are never returned, and new ones re-use their graph slots")
     func deletesAndReusedSlots() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xDE1)
         let sink = try Self.open(folder)
         try await Self.prepare(sink)
@@ -148,7 +148,7 @@ import Testing
     @Test("finish() saves the graph; a new process loads it instead of rebuilding")
     func savedAndLoaded() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x5A7)
         do {
             let sink = try Self.open(folder)
@@ -179,7 +179,7 @@ import Testing
     @Test("a reader that searched before the writer saved its graph uses the graph once it is saved")
     func readerTakesGraphSavedAfterItSearched() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x5AF)
         // A first run: the store holds vectors, no graph is saved yet.
         let writer = try Self.open(folder)
@@ -204,7 +204,7 @@ import Testing
     )
     func staleSavedGraph() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xC4A)
         let first = Self.records(generator.next(500))
         let later = Self.records(generator.next(300), from: 500)
@@ -240,7 +240,7 @@ import Testing
     @Test("a damaged saved graph of the right generation is rebuilt")
     func damagedFile() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xBAD)
         try await Self.seed(folder, Self.records(generator.next(400)))
         let file = folder.appendingPathComponent(try Self.indexFiles(folder)[0])
@@ -263,7 +263,7 @@ import Testing
     @Test("exact: no graph is kept, and a later switch to hnsw rebuilds one (the old file is stale)")
     func exactThenHNSW() async throws {
         let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xE4A)
         try await Self.seed(folder, Self.records(generator.next(300)))
         let saved = try Self.indexFiles(folder)

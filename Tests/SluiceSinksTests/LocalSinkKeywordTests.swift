@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceState
+import SluiceTesting
 import Testing
 
 @testable import SluiceSinks
@@ -78,7 +79,7 @@ import Testing
     @Test("the record holding the query's rare term (a currency code) ranks first")
     func rareTermRanksFirst() async throws {
         let dir = Self.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir)
         try await sink.upsert(Self.corpus)
         let hits = try await Self.keyword(sink, "invoice total in CHF")
@@ -94,7 +95,7 @@ import Testing
     @Test("replacing and deleting records leaves no ghost postings: the index answers as one built afresh")
     func upsertReplaceDeleteKeepPostingsRight() async throws {
         let dir = Self.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir)
         try await sink.upsert(Self.corpus)
         // Replace a's text (and send b twice in one batch: the last one wins), delete d.
@@ -118,7 +119,7 @@ import Testing
     @Test("a filter applies while ranking: k results even when the best-ranked records are filtered out")
     func filterAppliesWhileRanking() async throws {
         let dir = Self.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir)
         // 30 short records about tokens on page 1 outrank 4 long ones on page 2.
         let strong = (0..<30).map { Self.record(String(format: "s%02d", $0), "token token \($0)", page: 1) }
@@ -135,7 +136,7 @@ import Testing
     @Test("a store made before the keyword index is ranked by a scan when read-only, and indexed on its next write")
     func backfillOfAnOlderStore() async throws {
         let dir = Self.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         // What an older Sluice wrote: `vectors` and `meta` only.
         do {
             let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26)
@@ -175,7 +176,7 @@ import Testing
     @Test("a write that fails half-way leaves vectors and keyword index as they were (one transaction)")
     func failedWriteLeavesBothUnchanged() async throws {
         let dir = Self.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir, mapSize: 1 << 20)
         try await sink.upsert(Self.corpus)
         let words = (0..<3000).map { "word\($0)" }.joined(separator: " ")

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Synchronization
 import Testing
 
@@ -29,7 +30,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "local-sink-full-\(UInt64.random(in: 0...UInt64.max))"
         )
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir, mapSize: 1 << 20)
         try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 1024))
         let records = (0..<400).map { record(String(format: "%032x", $0), [Float](repeating: 0.5, count: 1024)) }
@@ -44,7 +45,7 @@ import Testing
 
     @Test func upsertIsIdempotentAndDeleteRemoves() async throws {
         let (sink, dir) = try makeSink()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
         try await sink.upsert([record("b", [0, 1]), record("a", [1, 0])])
         try await sink.upsert([record("a", [1, 0])])
@@ -55,7 +56,7 @@ import Testing
 
     @Test func searchRanksByCosineAndExportIsSortedById() async throws {
         let (sink, dir) = try makeSink()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         try await sink.upsert([record("c", [0, 1]), record("a", [1, 0]), record("b", [0.7, 0.7])])
         let hits = try await sink.search([1, 0.1], k: 2)
         #expect(hits.map(\.record.id.rawValue) == ["a", "b"])
@@ -67,7 +68,7 @@ import Testing
 
     @Test func refusesVectorsOfAnotherEmbedder() async throws {
         let (sink, dir) = try makeSink()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { TemporaryDirectory.remove(dir) }
         try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
         try await sink.upsert([record("a", [1, 0])])
         await #expect(throws: SluiceError.self) {

@@ -26,7 +26,7 @@ struct PgvectorKeywordTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
         )
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
         defer { server.stop() }
         var settings = PgvectorSink.Settings(

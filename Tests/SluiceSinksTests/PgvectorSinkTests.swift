@@ -17,7 +17,7 @@ struct PgvectorSinkTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
         )
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
         defer { server.stop() }
         var settings = PgvectorSink.Settings(
@@ -71,7 +71,7 @@ struct PgvectorSinkTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
         )
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
         defer { server.stop() }
         let url = "postgresql://postgres@127.0.0.1:\(server.port)/postgres"

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Testing
 
 @testable import SluiceSinks
@@ -164,7 +165,7 @@ struct SinkPartsTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-jsonl-\(UInt32.random(in: 0...UInt32.max))"
         )
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { TemporaryDirectory.remove(folder) }
         let records = (0..<6).map { i in
             VectorRecord(
                 id: VectorID(rawValue: String(format: "%032x", i * 7919)),
@@ -207,7 +208,7 @@ struct SinkPartsTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-jsonl-torn-\(UInt32.random(in: 0...UInt32.max))/store.jsonl"
         )
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        defer { TemporaryDirectory.remove(file.deletingLastPathComponent()) }
         let journal = URL(fileURLWithPath: file.path + ".journal")
         let records = (0..<4).map { i in
             VectorRecord(

@@ -13,8 +13,10 @@ import SluiceCore
 ///   in all (the word pieces are truncated at `maxSequenceLength - 2`).
 ///
 /// As a ``TokenCounter`` it counts word pieces without the two special tokens and without truncation:
-/// a chunk fits the model's window when its count is at most ``maxPiecesPerInput``.
-public struct WordPieceTokenizer: TokenCounter {
+/// a chunk fits the model's window when its count is at most ``maxPiecesPerInput``. Normalization works one
+/// scalar at a time and white space ends a word, so counts add up at white space (``AdditiveTokenCounter``):
+/// the chunker counts a section once.
+public struct WordPieceTokenizer: AdditiveTokenCounter {
     let vocabulary: WordPieceVocabulary
     /// The most ids ``encode(_:)`` returns, `[CLS]` and `[SEP]` included.
     public let maxSequenceLength: Int
@@ -74,8 +76,32 @@ public struct WordPieceTokenizer: TokenCounter {
         return count
     }
 
+    /// The number of word pieces of `text`, reporting the cuts where counts add up (see
+    /// ``AdditiveTokenCounter``): white space that separates words (not the control characters that
+    /// normalization drops) after a scalar that is not white space.
+    public func count(_ text: Substring, cuts cut: (_ offset: Int, _ tokensBefore: Int) -> Void) -> Int {
+        var count = 0
+        withoutActuallyEscaping(
+            { (offset: Int) in cut(offset, count) },
+            do: { atCut in
+                var cuts: CutTracker? = CutTracker(report: atCut)
+                forEachPiece(in: text, cuts: &cuts) { _ in
+                    count += 1
+                    return true
+                }
+            }
+        )
+        return count
+    }
+
     /// Calls `body` with each word piece id of `text` in order, until it returns false.
     func forEachPiece(in text: Substring, _ body: (Int32) -> Bool) {
+        var cuts: CutTracker?
+        forEachPiece(in: text, cuts: &cuts, body)
+    }
+
+    /// ``forEachPiece(in:_:)``, reporting the cuts to `cuts` (when there is one) before the pieces after them.
+    private func forEachPiece(in text: Substring, cuts: inout CutTracker?, _ body: (Int32) -> Bool) {
         var word = WordBuffer()
         var going = true
         let utf8 = text.utf8
@@ -84,15 +110,16 @@ public struct WordPieceTokenizer: TokenCounter {
         // Split at special tokens written in the text; normalize and split the rest into words.
         while going && index < utf8.endIndex {
             if utf8[index] == UInt8(ascii: "["), let special = specialToken(in: utf8, at: index) {
-                going = tokenize(text[segmentStart..<index], into: &word, body)
+                going = tokenize(text[segmentStart..<index], cuts: &cuts, into: &word, body)
                 if going { going = body(special.id) }
                 index = utf8.index(index, offsetBy: special.length)
                 segmentStart = index
+                cuts?.skipSpecialToken(length: special.length)
             } else {
                 utf8.formIndex(after: &index)
             }
         }
-        if going { _ = tokenize(text[segmentStart..<utf8.endIndex], into: &word, body) }
+        if going { _ = tokenize(text[segmentStart..<utf8.endIndex], cuts: &cuts, into: &word, body) }
     }
 
     private func specialToken(
@@ -106,9 +133,20 @@ public struct WordPieceTokenizer: TokenCounter {
     }
 
     /// Normalizes and pre-tokenizes `segment`, and word-pieces each word; false when `body` stopped.
-    private func tokenize(_ segment: Substring, into word: inout WordBuffer, _ body: (Int32) -> Bool) -> Bool {
+    private func tokenize(
+        _ segment: Substring,
+        cuts: inout CutTracker?,
+        into word: inout WordBuffer,
+        _ body: (Int32) -> Bool
+    ) -> Bool {
         var going = true
         for scalar in segment.unicodeScalars {
+            if cuts != nil, cuts!.isCut(before: scalar) {
+                // The word before the cut is counted first.
+                guard flush(&word, body) else { return false }
+                cuts!.reportCut()
+            }
+            cuts?.skip(scalar)
             BertNormalization.normalize(scalar) { normalized, piece in
                 guard going else { return }
                 switch piece {
@@ -156,6 +194,40 @@ public struct WordPieceTokenizer: TokenCounter {
         }
         for id in pieces where !body(id) { return false }
         return true
+    }
+}
+
+/// Where the cuts of a text are, as ``WordPieceTokenizer`` walks it: white space that BERT's normalization
+/// keeps as a word separator (tab, line feed, carriage return, space, and non-ASCII white space that is not a
+/// control character) after a scalar that is not white space.
+private struct CutTracker {
+    let report: (Int) -> Void
+    /// The UTF-8 offset of the next scalar.
+    private var offset = 0
+    private var afterVisible = false
+
+    init(report: @escaping (Int) -> Void) { self.report = report }
+
+    /// Whether a cut comes before `scalar`, the next one.
+    func isCut(before scalar: Unicode.Scalar) -> Bool {
+        guard afterVisible else { return false }
+        let value = scalar.value
+        if value < 0x80 { return value == 0x20 || value == 0x0A || value == 0x09 || value == 0x0D }
+        return scalar.properties.isWhitespace && !BertNormalization.isControl(scalar)
+    }
+
+    func reportCut() { report(offset) }
+
+    /// Moves past `scalar`.
+    mutating func skip(_ scalar: Unicode.Scalar) {
+        afterVisible = !(scalar.value < 0x80 ? ASCII.isWhitespace(UInt8(scalar.value)) : scalar.properties.isWhitespace)
+        offset += UTF8.width(scalar)
+    }
+
+    /// Moves past a special token of `length` bytes (visible).
+    mutating func skipSpecialToken(length: Int) {
+        afterVisible = true
+        offset += length
     }
 }
 

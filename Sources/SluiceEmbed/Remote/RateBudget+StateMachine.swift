@@ -31,6 +31,12 @@ struct RateBudgetStateMachine: Sendable {
             stamp = max(stamp, now)
         }
 
+        /// Returns `amount` taken earlier (a request the provider did not count), up to the capacity.
+        mutating func giveBack(_ amount: Double, now: Double) {
+            refill(now: now)
+            level = min(capacity, level + amount)
+        }
+
         /// Seconds until `amount` can be taken. More than the capacity is taken from a full bucket (the
         /// level goes negative) so that an oversized request is slowed, never stuck.
         func wait(for amount: Double) -> Double {
@@ -149,50 +155,32 @@ struct RateBudgetStateMachine: Sendable {
         var reported = (requests: false, tokens: false)
         if let entry = ledger.entry(ticket.value) {
             let admitted = entry.time + Self.admissionAllowance
-            if let remaining = headers.remainingRequests, var bucket = requests,
-                let level = ledger.replay(
-                    after: ticket.value,
-                    remaining: Double(remaining),
-                    admitted: admitted,
-                    capacity: bucket.capacity,
-                    ratePerSecond: bucket.ratePerSecond,
-                    now: now,
-                    cost: { _ in 1 }
-                )
-            {
-                bucket.refill(now: now)
-                bucket.level = level
+            if let bucket = replayed(
+                requests,
+                remaining: headers.remainingRequests,
+                after: ticket,
+                admitted: admitted,
+                now: now,
+                cost: { _ in 1 }
+            ) {
                 requests = bucket
                 reported.requests = true
             }
-            if let remaining = headers.remainingTokens, var bucket = tokens,
-                let level = ledger.replay(
-                    after: ticket.value,
-                    remaining: Double(remaining),
-                    admitted: admitted,
-                    capacity: bucket.capacity,
-                    ratePerSecond: bucket.ratePerSecond,
-                    now: now,
-                    cost: { $0.tokens }
-                )
-            {
-                bucket.refill(now: now)
-                bucket.level = level
+            if let bucket = replayed(
+                tokens,
+                remaining: headers.remainingTokens,
+                after: ticket,
+                admitted: admitted,
+                now: now,
+                cost: { $0.tokens }
+            ) {
                 tokens = bucket
                 reported.tokens = true
             }
             if !counted {
                 // What the headers did not report on gets the request's share back.
-                if !reported.requests, var bucket = requests {
-                    bucket.refill(now: now)
-                    bucket.level = min(bucket.capacity, bucket.level + 1)
-                    requests = bucket
-                }
-                if !reported.tokens, var bucket = tokens {
-                    bucket.refill(now: now)
-                    bucket.level = min(bucket.capacity, bucket.level + entry.tokens)
-                    tokens = bucket
-                }
+                if !reported.requests { requests?.giveBack(1, now: now) }
+                if !reported.tokens { tokens?.giveBack(entry.tokens, now: now) }
             }
         }
         ledger.settle(ticket.value, counted: counted)
@@ -200,16 +188,35 @@ struct RateBudgetStateMachine: Sendable {
     }
 
     private mutating func giveBack(_ cost: Double, now: Double) {
-        if var bucket = requests {
-            bucket.refill(now: now)
-            bucket.level = min(bucket.capacity, bucket.level + 1)
-            requests = bucket
-        }
-        if var bucket = tokens {
-            bucket.refill(now: now)
-            bucket.level = min(bucket.capacity, bucket.level + cost)
-            tokens = bucket
-        }
+        requests?.giveBack(1, now: now)
+        tokens?.giveBack(cost, now: now)
+    }
+
+    /// `bucket` at the level an answer reports: `remaining` when the provider admitted `ticket`'s request
+    /// (at `admitted`), less what was reserved since (each entry's `cost` to this bucket), plus the refill.
+    /// Nil when there is no such bucket, the answer does not report on it, or the ticket is not in the ledger.
+    private func replayed(
+        _ bucket: Bucket?,
+        remaining: Int?,
+        after ticket: Ticket,
+        admitted: Double,
+        now: Double,
+        cost: (RateBudgetLedger.Entry) -> Double
+    ) -> Bucket? {
+        guard var bucket, let remaining,
+            let level = ledger.replay(
+                after: ticket.value,
+                remaining: Double(remaining),
+                admitted: admitted,
+                capacity: bucket.capacity,
+                ratePerSecond: bucket.ratePerSecond,
+                now: now,
+                cost: cost
+            )
+        else { return nil }
+        bucket.refill(now: now)
+        bucket.level = level
+        return bucket
     }
 
     /// A lower limit than configured (or any limit when none was) is adopted.

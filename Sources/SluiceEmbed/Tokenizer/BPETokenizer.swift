@@ -150,6 +150,7 @@ public struct BPETokenizer: AdditiveTokenCounter {
         readable: Int,
         _ body: (UInt32) -> Void
     ) {
+        if n >= BPERanks.longPieceBytes { return ranks.mergeLongPiece(piece, n, readable: readable, body) }
         let none = BPERanks.none
         withUnsafeTemporaryAllocation(of: Part.self, capacity: n + 1) { parts in
             // parts[i] = (start of part i, rank of merging part i with part i+1)

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Testing
 
 /// One test's private world: a temporary folder with a corpus, a pipeline file, any number of
@@ -54,11 +55,7 @@ struct Workspace: Sendable {
 
     init(_ label: String) throws {
         _ = try SluiceExecutable.url()  // fail first, and clearly, if the executable is not built
-        let base = FileManager.default.temporaryDirectory
-            .appendingPathComponent(
-                "sluice-cli-\(label)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
-            )
-        root = base.standardizedFileURL.resolvingSymlinksInPath()
+        root = try TemporaryDirectory.make("sluice-cli-\(label)-\(ProcessInfo.processInfo.processIdentifier)")
         corpus = root.appendingPathComponent("corpus")
         pipeline = root.appendingPathComponent("pipeline.yaml")
         outputs = root.appendingPathComponent("outputs")
@@ -68,13 +65,7 @@ struct Workspace: Sendable {
         try Self.pipelineYAML.write(to: pipeline, atomically: true, encoding: .utf8)
     }
 
-    func cleanUp() {
-        if ProcessInfo.processInfo.environment["SLUICE_KEEP_TEST_DIRS"] != nil {
-            print("kept \(root.path)")
-            return
-        }
-        try? FileManager.default.removeItem(at: root)
-    }
+    func cleanUp() { TemporaryDirectory.remove(root) }
 
     func target(_ name: String) -> Target {
         let folder = root.appendingPathComponent("targets").appendingPathComponent(name)
@@ -91,9 +82,15 @@ struct Workspace: Sendable {
         ["run", pipeline.path] + target.arguments + ["--source", corpus.path, "--quiet", "--log-level", "info"] + extra
     }
 
-    /// Starts `sluice ARGUMENTS` without waiting.
+    /// Starts `sluice ARGUMENTS` without waiting. Its temporary files (`sluice serve`'s progress files, those of
+    /// workers and their libraries) go to the workspace's `tmp` (TMPDIR), so that ``cleanUp()`` removes them even
+    /// when the child was killed before it could (unless `environment` names another TMPDIR).
     func start(_ arguments: [String], environment: [String: String?] = [:]) throws -> SluiceProcess {
-        try SluiceProcess(arguments, in: root, environment: environment, outputs: outputs)
+        let temporary = root.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        var environment = environment
+        if environment["TMPDIR"] == nil { environment["TMPDIR"] = temporary.path }
+        return try SluiceProcess(arguments, in: root, environment: environment, outputs: outputs)
     }
 
     /// Runs `sluice ARGUMENTS` to the end (killed and failed past `timeout`).
