@@ -26,6 +26,10 @@ import Testing
         .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude, 0.33333334, -2.5,
     ]
 
+    static let doubles: [Double] = [
+        0, -0.0, 1, 0.1, 1e-5, 1e-7, 1e15, 1e16, 1e20, 1e300, .leastNonzeroMagnitude, 1.0 / 3, -2.5, 123_456_789,
+    ]
+
     @Test func linesAreWhatJSONEncoderWrote() throws {
         var rng = SplitMix64(seed: 19)
         for round in 0..<300 {
@@ -37,9 +41,11 @@ import Testing
             let metadata: [String: MetadataValue] = [
                 "page": .int(round), "heading_path": .strings(["Intro", Self.texts[(round + 1) % Self.texts.count]]),
                 "score": .double(Double(round) / 7), "ocr": .bool(round % 2 == 0),
+                "weight": .double(Self.doubles[round % Self.doubles.count]),
                 "mtime": .time(Date(timeIntervalSince1970: Double(round) * 86_400.5)),
                 "title/é \"\(round)\"": .string(Self.texts[(round + 2) % Self.texts.count]),
-                "key10": .string("x"), "key2": .string("y"), "Z": .string("z"),
+                "key10": .string("x"), "key2": .string("y"), "Z": .string("z"), "ä": .strings([]), "é": .int(-1),
+                "😀": .string("emoji key"), "_": .bool(true),
             ]
             let record = VectorRecord(
                 id: VectorID(rawValue: String(format: "%032x", round)),
@@ -55,6 +61,15 @@ import Testing
     }
 
     @Test func aNonFiniteValueIsRefusedAsBefore() {
+        let metadataRecord = VectorRecord(
+            id: VectorID(rawValue: "0"),
+            documentKey: "a.txt",
+            ordinal: 0,
+            text: "t",
+            vector: [1],
+            metadata: ["score": .double(.infinity)]
+        )
+        #expect(throws: EncodingError.self) { try JSONLSink.encode(metadataRecord) }
         let record = VectorRecord(
             id: VectorID(rawValue: "0"),
             documentKey: "a.txt",
