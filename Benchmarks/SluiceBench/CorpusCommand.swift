@@ -6,7 +6,17 @@ import SluiceTesting
 /// Builds a text corpus from real documents on the machine (/usr/share/doc): plain files and
 /// decompressed `.gz` ones, cut into documents of 4–64 KiB. Copy k > 0 of the corpus shuffles each
 /// document's paragraphs with a seed of its own, so copies are new text (not cache hits).
+///
+/// `--kind doc-files` builds issue 19's latency corpus instead: whole files, as they are (see
+/// `CorpusCommand+DocFiles.swift`).
 struct CorpusCommand: ParsableCommand {
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        /// Documents of 4–64 KiB cut from /usr/share/doc, each copy's paragraphs shuffled.
+        case shuffled
+        /// Whole Debian copyright, README, NEWS and changelog files and Python docstrings.
+        case docFiles = "doc-files"
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "corpus",
         abstract: "Build a text corpus from /usr/share/doc."
@@ -16,11 +26,18 @@ struct CorpusCommand: ParsableCommand {
     @Option(help: "How many copies (each shuffled differently).") var copies = 1
     @Option(help: "Where to write it (emptied first).") var out: String
     @Option(help: "Where to read documents from.") var from = "/usr/share/doc"
+    @Option(help: "shuffled (documents cut from --from, shuffled per copy) or doc-files (whole files, one copy).")
+    var kind: Kind = .shuffled
 
     func run() throws {
         let outURL = URL(fileURLWithPath: out)
         try? FileManager.default.removeItem(at: outURL)
         try FileManager.default.createDirectory(at: outURL, withIntermediateDirectories: true)
+        if kind == .docFiles {
+            let (files, bytes) = try writeDocFiles(into: outURL, limitBytes: sizeMB << 20)
+            print("corpus: \(files) files, \(String(format: "%.1f", Double(bytes) / 1_048_576)) MB in \(outURL.path)")
+            return
+        }
         let texts = try collectTexts(limitBytes: sizeMB << 20)
         var written = 0
         var files = 0
@@ -81,7 +98,7 @@ struct CorpusCommand: ParsableCommand {
         return texts
     }
 
-    private func gunzip(_ url: URL) -> Data? {
+    func gunzip(_ url: URL) -> Data? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
         process.arguments = ["-dc", url.path]

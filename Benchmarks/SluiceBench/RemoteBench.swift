@@ -156,7 +156,7 @@ struct RemoteBench: AsyncParsableCommand {
         let status = try await runProcess(sluice, ["run", file.path, "--quiet", "--log-level", "warning"])
         let wall = Date().timeIntervalSince(start)
         guard status == 0 || status == 2 else { throw ValidationError("sluice exited with \(status)") }
-        return Pass(wall: wall, server: try await serverStats(server))
+        return Pass(wall: wall, server: try await Self.serverStats(server))
     }
 
     private func runNaive(_ texts: [String], scenario: Scenario) async throws -> Pass? {
@@ -166,7 +166,7 @@ struct RemoteBench: AsyncParsableCommand {
         let start = Date()
         try await NaiveEmbeddingClient(concurrency: naiveConcurrency, retryMs: naiveRetryMs, batch: batch)
             .send(texts, to: server.baseURL + "/v1/embeddings")
-        return Pass(wall: Date().timeIntervalSince(start), server: try await serverStats(server))
+        return Pass(wall: Date().timeIntervalSince(start), server: try await Self.serverStats(server))
     }
 
     private func table(scenario: Scenario, sluice: [Pass], naive: [Pass]) -> String {
@@ -189,7 +189,8 @@ struct RemoteBench: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    private func serverStats(_ server: StandInServer) async throws -> [String: Int] {
+    /// The stand-in's counters (`GET /stats`).
+    static func serverStats(_ server: StandInServer) async throws -> [String: Int] {
         let response = try await HTTPClient.shared.send(HTTPRequest(url: server.baseURL + "/stats"))
         return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Int]) ?? [:]
     }

@@ -14,7 +14,7 @@ struct SluiceBench: AsyncParsableCommand {
         abstract: "Benchmarks for Sluice: prints throughput, peak RSS and per-phase tables.",
         subcommands: [
             CorpusCommand.self, PipelineBench.self, RemoteBench.self, SinkBench.self, ExtractBench.self,
-            MiniLMBench.self, LocalSearchBench.self, TokenizerBench.self, ChunkBench.self,
+            MiniLMBench.self, LocalSearchBench.self, TokenizerBench.self, ChunkBench.self, LatencyBench.self,
         ]
     )
 }

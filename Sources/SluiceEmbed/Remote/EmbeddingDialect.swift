@@ -121,15 +121,6 @@ func providerErrorCode(_ response: HTTPResponse) -> String? {
     return (error["code"] as? String) ?? (error["type"] as? String)
 }
 
-/// Encodes a JSON body.
-func jsonBody(_ object: [String: Any]) throws -> [UInt8] {
-    do {
-        return Array(try JSONSerialization.data(withJSONObject: object))
-    } catch {
-        throw SluiceError(.embeddingFailed, "cannot encode the request body: \(error)")
-    }
-}
-
 /// Joins a base URL and a path with exactly one slash.
 package func joinURL(_ base: String, _ path: String) -> String {
     var base = base

@@ -6,11 +6,14 @@ import SluiceHTTP
 /// input over the model's context, which would embed text that is not the chunk.
 struct OllamaDialect: EmbeddingDialect {
     func request(for texts: [String], configuration: RemoteEmbedderConfiguration) throws -> HTTPRequest {
-        var body: [String: Any] = ["model": configuration.model, "input": texts, "truncate": false]
-        if let dimensions = configuration.requestedDimensions { body["dimensions"] = dimensions }
+        var body = JSONRequestBody()
+        body.append("model", .string(configuration.model))
+        body.append("input", .strings(texts))
+        body.append("truncate", .bool(false))
+        if let dimensions = configuration.requestedDimensions { body.append("dimensions", .int(dimensions)) }
         var headers: [(String, String)] = []
         if let key = configuration.apiKey { headers.append(("Authorization", "Bearer \(key)")) }
-        return .postJSON(joinURL(configuration.baseURL, "api/embed"), body: try jsonBody(body), headers: headers)
+        return .postJSON(joinURL(configuration.baseURL, "api/embed"), body: body.body, headers: headers)
     }
 
     func vectors(from response: HTTPResponse, count: Int) throws -> [[Float]] {

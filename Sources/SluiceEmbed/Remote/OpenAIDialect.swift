@@ -9,9 +9,11 @@ struct OpenAIDialect: EmbeddingDialect {
     var azure: Bool
 
     func request(for texts: [String], configuration: RemoteEmbedderConfiguration) throws -> HTTPRequest {
-        var body: [String: Any] = ["input": texts, "encoding_format": configuration.encodingFormat]
-        if !azure { body["model"] = configuration.model }
-        if let dimensions = configuration.requestedDimensions { body["dimensions"] = dimensions }
+        var body = JSONRequestBody()
+        body.append("input", .strings(texts))
+        body.append("encoding_format", .string(configuration.encodingFormat))
+        if !azure { body.append("model", .string(configuration.model)) }
+        if let dimensions = configuration.requestedDimensions { body.append("dimensions", .int(dimensions)) }
         var headers: [(String, String)] = []
         let url: String
         if azure {
@@ -21,7 +23,7 @@ struct OpenAIDialect: EmbeddingDialect {
             url = joinURL(configuration.baseURL, "embeddings")
             if let key = configuration.apiKey { headers.append(("Authorization", "Bearer \(key)")) }
         }
-        return .postJSON(url, body: try jsonBody(body), headers: headers)
+        return .postJSON(url, body: body.body, headers: headers)
     }
 
     /// `data[].embedding` placed by `data[].index` (the order of `data` is not promised); base64 bodies

@@ -6,10 +6,13 @@ import SluiceHTTP
 /// `max_client_batch_size` (split it), 429 means its queue is full (back off, lower concurrency).
 struct TEIDialect: EmbeddingDialect {
     func request(for texts: [String], configuration: RemoteEmbedderConfiguration) throws -> HTTPRequest {
-        let body: [String: Any] = ["inputs": texts, "truncate": false, "normalize": true]
+        var body = JSONRequestBody()
+        body.append("inputs", .strings(texts))
+        body.append("truncate", .bool(false))
+        body.append("normalize", .bool(true))
         var headers: [(String, String)] = []
         if let key = configuration.apiKey { headers.append(("Authorization", "Bearer \(key)")) }
-        return .postJSON(joinURL(configuration.baseURL, "embed"), body: try jsonBody(body), headers: headers)
+        return .postJSON(joinURL(configuration.baseURL, "embed"), body: body.body, headers: headers)
     }
 
     func vectors(from response: HTTPResponse, count: Int) throws -> [[Float]] {

