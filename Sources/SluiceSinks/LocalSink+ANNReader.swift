@@ -65,8 +65,9 @@ extension LocalSink {
             }
             var candidates: [(score: Float, id: [UInt8], bytes: [UInt8])] = []
             // The graph's entries for changed labels are out of date: drop them, and ask for more when
-            // dropping left fewer than k.
-            var wanted = k
+            // dropping left fewer than k. The graph ranks by quantized vectors: it is asked for more than k,
+            // and the candidates are ranked again by their stored vectors.
+            var wanted = LocalANNIndex.candidates(for: k)
             while true {
                 let found = index.search(query, k: wanted)
                 candidates.removeAll(keepingCapacity: true)
@@ -78,7 +79,7 @@ extension LocalSink {
                         candidates.append(hit)
                     }
                 }
-                let most = k + changed.count
+                let most = LocalANNIndex.candidates(for: k) + changed.count
                 if dropped == 0 || candidates.count >= k || found.count < wanted || wanted >= most { break }
                 wanted = min(most, max(2 * wanted, k + 2 * dropped))
             }

@@ -144,14 +144,22 @@ import Testing
         try await Keyword.expectSameRanking(sink, "invoice CHF", Keyword.corpus + [Keyword.record("e", "CHF only")])
     }
 
-    @Test("the ASCII tokenizer gives the terms the character tokenizer gives", arguments: [1, 2, 3, 4, 5])
+    @Test(
+        "the ASCII and mixed tokenizers give the terms the character tokenizer gives",
+        arguments: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    )
     func asciiTokenizerMatches(seed: UInt64) {
         let pieces = [
             "The", "invoices", "CHF-120", "x86_64", "A", "an", "IS", "queries", "status", "class", "bus", "Fixes",
             "é", "\r\n", "\t", " ", ".", "?!", "0", "99", "users'", "o'clock", "ÉTÉ", "東京", "word",
+            // Marks that extend the character before them (an ASCII letter, a space, a CR), Greek capitals
+            // with a final sigma, a capital whose lower case is two scalars, joined and flag emoji, a
+            // no-break space, ligatures, lone CR and LF, Devanagari, Hangul, Katakana next to ASCII.
+            "e\u{301}", " \u{301}x", "\u{301}", "\r\u{301}", "a\u{200D}b", "ΟΔΟΣ", "Σ", "ΣΑΣ.", "İstanbul",
+            "👨‍👩‍👧", "🇨🇭", "\u{00A0}", "straße", "ﬁle", "\r", "\n", "नमस्ते", "한국어", "カタカナabc", "x\u{0308}y",
         ]
         var generator = SplitMix64(seed: seed)
-        for _ in 0..<200 {
+        for _ in 0..<500 {
             let text = (0..<Int(generator.next() % 30)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))]
             }
             .joined(separator: generator.next() % 2 == 0 ? " " : "")

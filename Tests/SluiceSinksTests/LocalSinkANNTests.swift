@@ -42,7 +42,7 @@ import Testing
         return try LocalSink(directory: folder, readOnly: readOnly, index: .init(section: section))
     }
 
-    static func prepare(_ sink: LocalSink) async throws {
+    static func prepare(_ sink: LocalSink, dimensions: Int = dimensions) async throws {
         try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: dimensions))
     }
 

@@ -1,8 +1,9 @@
 // An approximate nearest-neighbour index (hnswlib 0.6.2's HierarchicalNSW, header-only C++) behind a C
 // interface, for the local store (Sources/SluiceSinks/LocalANNIndex.swift).
 //
-// Vectors are L2-normalized on the way in and searched by inner product, so a result's distance is
-// 1 - cosine. Labels are the caller's 64-bit numbers. One handle may be used from several threads at
+// Vectors are L2-normalized and quantized to 8 bits (one scale per vector) on the way in, and searched by
+// inner product, so a result's distance is 1 - cosine, within the rounding (about 0.01): the caller ranks
+// the candidates again by its own vectors. Labels are the caller's 64-bit numbers. One handle may be used from several threads at
 // once: searches share a lock, writes (add, delete, resize, save) take it alone.
 //
 // Every function that can fail returns 0 (or NULL) and copies a message into `error` (at most
@@ -45,8 +46,8 @@ int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label);
 /// Sets the size of the candidate list of searches (at least `k` is used in any case).
 void sluice_hnsw_set_ef(SluiceHNSW *index, size_t ef);
 
-/// The up to `k` nearest labels to `query`, nearest first, and their cosine similarities. Returns how many
-/// were written.
+/// The up to `k` nearest labels to `query`, nearest first, and their cosine similarities by the quantized
+/// vectors. Returns how many were written.
 size_t sluice_hnsw_search(
     SluiceHNSW *index, const float *query, size_t k, uint64_t *labels, float *similarities);
 
