@@ -145,13 +145,13 @@ import Testing
     }
 
     @Test func cancellationAbandonsTheTransfer() async throws {
-        let task = Task { try await HTTPClient.shared.send(HTTPRequest(url: "\(server.baseURL)/slow?ms=30000")) }
+        let task = Task { try await HTTPClient.shared.send(HTTPRequest(url: "\(server.baseURL)/slow?ms=120000")) }
         try await Task.sleep(for: .milliseconds(300))
         let cancelled = ContinuousClock.now
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }
-        // Far below the 30 s answer, with room for a loaded machine.
-        #expect(ContinuousClock.now - cancelled < .seconds(10))
+        // Far below the 120 s answer, with room for a loaded (or briefly stopped) machine.
+        #expect(ContinuousClock.now - cancelled < .seconds(60))
     }
 }
