@@ -34,9 +34,10 @@ struct LatencyBench: AsyncParsableCommand {
     @Option(help: "Texts per request (both sides).") var batch = 64
     @Option(
         parsing: .upToNextOption,
-        help: "Sluice's embed.parallelism (requests in flight), one Sluice side each; the processor has no bound."
+        help:
+            "Sluice's embed.parallelism (requests in flight), one Sluice side each; 0: not set, the provider's default. The processor has no bound."
     )
-    var parallelism = [16, 64]
+    var parallelism = [0, 64]
     @Option(help: "Chunk size in cl100k_base tokens (both sides).") var maxTokens = 256
     @Option(help: "Tokens shared by consecutive chunks (both sides).") var overlap = 32
     @Option(help: "The sink of the Sluice side: jsonl (a file, as the processor's results) or local.")
@@ -92,16 +93,22 @@ struct LatencyBench: AsyncParsableCommand {
         )
         print("side | wall s (min–max) | CPU s | stand-in CPU s | texts sent | tokens sent | requests")
         print("---|---|---|---|---|---|---")
-        for p in parallelism { print(row("sluice (embed.parallelism \(p), \(sink) sink)", passes[p]!)) }
+        for p in parallelism { print(row("sluice (embed.parallelism \(label(p)), \(sink) sink)", passes[p]!)) }
         guard let theirs = passes[nil] else { return }
         print(row("cookbook processor (parareq \(Self.parareqVersion), \(session) session)", theirs))
         for p in parallelism {
             let ours = passes[p]!
             let ratios = zip(ours, theirs).map { $1.wall / $0.wall }
             print(
-                "cookbook / sluice (parallelism \(p)): wall \(f(median(theirs.map(\.wall)) / median(ours.map(\.wall)), 2))× (passes: \(ratios.map { f($0, 2) + "×" }.joined(separator: ", "))), CPU \(f(median(theirs.map(\.cpu)) / median(ours.map(\.cpu)), 2))×"
+                "cookbook / sluice (parallelism \(label(p))): wall \(f(median(theirs.map(\.wall)) / median(ours.map(\.wall)), 2))× (passes: \(ratios.map { f($0, 2) + "×" }.joined(separator: ", "))), CPU \(f(median(theirs.map(\.cpu)) / median(ours.map(\.cpu)), 2))×"
             )
         }
+    }
+
+    /// A side's `embed.parallelism` as the tables print it.
+    private func label(_ parallelism: Int) -> String {
+        parallelism == 0
+            ? "not set: \(PipelineConfiguration.Embed.Provider.openai.defaultParallelism)" : "\(parallelism)"
     }
 
     private func summary(_ pass: Pass) -> String {
@@ -175,6 +182,8 @@ struct LatencyBench: AsyncParsableCommand {
         let sinkPath =
             sink == "jsonl"
             ? work.appendingPathComponent("vectors.jsonl").path : work.appendingPathComponent("index").path
+        // 0: the key is left out, so the provider's default applies.
+        let parallelismLine = parallelism == 0 ? "" : "\n  parallelism: \(parallelism)"
         try """
         source: { path: \(corpus), include: ["**/*"] }
         chunk: { strategy: recursive, max_tokens: \(maxTokens), overlap_tokens: \(overlap) }
@@ -183,8 +192,7 @@ struct LatencyBench: AsyncParsableCommand {
           base_url: \(baseURL)/v1
           model: text-embedding-3-small
           dimensions: 64
-          batch: \(batch)
-          parallelism: \(parallelism)
+          batch: \(batch)\(parallelismLine)
         sink: { kind: \(sink), path: \(sinkPath) }
         state: \(work.path)/state
         """.write(to: file, atomically: true, encoding: .utf8)

@@ -15,6 +15,21 @@ extension PipelineConfiguration {
 
             /// Served over HTTP (`RemoteEmbedder`), with the keys under "Remote providers".
             public var isRemote: Bool { ![.hash, .minilm].contains(self) }
+
+            /// Requests (batches) in flight at once when `embed.parallelism` is not set.
+            /// - Hosted APIs (`openai`, `azure-openai`): 256. What bounds them is the account's rate limit,
+            ///   which the rate budget paces to (configured or learned from the answers' headers), and the
+            ///   adaptive limit halves on 429s and timeouts; a lower bound only adds latency rounds. On the
+            ///   latency-bound benchmark (docs/BENCHMARKS.md) 16 in flight took 2.9× and 64 1.3× the wall
+            ///   time of 256.
+            /// - Local models and servers that usually run beside Sluice (`hash`, `minilm`, `ollama`,
+            ///   `tei`): 2, one batch per core; more in flight would only wait in the server's queue.
+            public var defaultParallelism: Int {
+                switch self {
+                case .openai, .azureOpenAI: 256
+                case .hash, .minilm, .ollama, .tei: 2
+                }
+            }
         }
 
         /// The arithmetic of a local model's dense layers.
@@ -49,8 +64,9 @@ extension PipelineConfiguration {
         public var maxBatchTokens: Int = 300_000
         /// How long a partial batch may wait for more chunks before it is sent.
         public var lingerMilliseconds: Int = 20
-        /// Requests in flight at once.
-        public var parallelism: Int = 2
+        /// Requests in flight at once (remote providers: the most; the actual number adapts below it);
+        /// nil: the provider's ``Provider/defaultParallelism``. ``requestsInFlight`` is the value in effect.
+        public var parallelism: Int? = nil
 
         // Remote providers (openai, azure-openai, ollama, tei).
         /// The API's base URL (OpenAI: `https://api.openai.com/v1`; Azure: the deployment URL).
@@ -82,6 +98,9 @@ extension PipelineConfiguration {
         public var tokenizer: Tokenizer = .cl100k
 
         public init() {}
+
+        /// `parallelism`, or the provider's default when it is not set.
+        public var requestsInFlight: Int { parallelism ?? provider.defaultParallelism }
     }
 }
 
@@ -97,7 +116,7 @@ extension PipelineConfiguration.Embed {
         batch = try s.int("batch", min: 1) ?? batch
         maxBatchTokens = try s.int("max_batch_tokens", min: 1) ?? maxBatchTokens
         lingerMilliseconds = try s.int("linger_ms", min: 0) ?? lingerMilliseconds
-        parallelism = try s.int("parallelism", min: 1) ?? parallelism
+        parallelism = try s.int("parallelism", min: 1)
         // Remote providers.
         baseURL = try s.string("base_url") ?? baseURL
         apiKeyEnv = try s.string("api_key_env") ?? apiKeyEnv

@@ -246,7 +246,7 @@ public actor Pipeline {
         let run = configuration.run
         let buffers = 6 * run.buffer
         let workers = configuration.extract.parallelism + 2 * configuration.chunk.parallelism
-        let embedding = (2 * configuration.embed.parallelism + 1) * configuration.embed.batch + 1
+        let embedding = (2 * configuration.embed.requestsInFlight + 1) * configuration.embed.batch + 1
         let upsert = run.upsertParallelism * min(32, run.buffer + 1)
         let commit = min(256, run.buffer + 1)
         return buffers + workers + embedding + upsert + commit + 1

@@ -56,7 +56,7 @@ extension PipelineComponents {
         configuration.encodingFormat = embed.encodingFormat.rawValue
         configuration.requestsPerMinute = embed.requestsPerMinute
         configuration.tokensPerMinute = embed.tokensPerMinute
-        configuration.maxConcurrency = embed.parallelism
+        configuration.maxConcurrency = embed.requestsInFlight
         configuration.maxRetries = embed.maxRetries
         configuration.maxRetryAfter = .milliseconds(Int64(embed.maxRetryAfterSeconds * 1000))
         configuration.tokenizer = embed.tokenizer.rawValue

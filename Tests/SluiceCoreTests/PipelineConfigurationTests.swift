@@ -64,6 +64,22 @@ import Testing
         #expect(int8.embed.precision == .int8)
     }
 
+    /// Hosted APIs get 256 requests in flight unless the file says otherwise; local models and servers 2.
+    @Test(arguments: [
+        ("embed: { provider: openai }", 256), ("embed: { provider: azure-openai }", 256),
+        ("embed: { provider: ollama }", 2), ("embed: { provider: tei }", 2), ("embed: { provider: minilm }", 2),
+        ("", 2), ("embed: { provider: openai, parallelism: 16 }", 16), ("embed: { provider: tei, parallelism: 8 }", 8),
+    ])
+    func requestsInFlightDefaultToTheProvidersOwn(yaml: String, expected: Int) throws {
+        let configuration = try load(yaml)
+        #expect(configuration.embed.requestsInFlight == expected)
+    }
+
+    @Test func aProviderChosenByAnOverrideDecidesTheDefaultToo() throws {
+        #expect(try load("", overrides: ["embed.provider=openai"]).embed.requestsInFlight == 256)
+        #expect(try load("embed: { provider: openai }", overrides: ["embed.provider=tei"]).embed.requestsInFlight == 2)
+    }
+
     @Test(arguments: [
         ("chunk: { max_tokenz: 3 }", "chunk.max_tokenz"),
         ("embed: { precision: fp16 }", "embed.precision"),

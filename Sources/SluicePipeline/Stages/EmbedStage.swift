@@ -47,11 +47,11 @@ package actor EmbedStage {
         self.embedder = embedder
         self.checkpoint = checkpoint
         self.stateExecutor = stateExecutor
-        self.parallelism = configuration.parallelism
+        self.parallelism = configuration.requestsInFlight
         self.tally = tally
         self.auditLog = auditLog
-        self.meter = StageMeter(name: "embed", workers: configuration.parallelism)
-        self.machine = EmbedStageStateMachine(parallelism: configuration.parallelism)
+        self.meter = StageMeter(name: "embed", workers: configuration.requestsInFlight)
+        self.machine = EmbedStageStateMachine(parallelism: configuration.requestsInFlight)
         let limits = embedder.limits
         batcher = EmbedBatcherStateMachine(
             maxCount: min(configuration.batch, limits.maxBatchSize),
