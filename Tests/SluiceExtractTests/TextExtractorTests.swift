@@ -40,7 +40,7 @@ import Testing
         var inputs: [[UInt8]] = [[], [0], Array(0...255), Array(1...255), Array("plain text\n".utf8)]
         for round in 0..<600 {
             let length =
-                round % 50 == 0
+                round % 150 == 0
                 ? Int.random(in: 60_000...140_000, using: &random)
                 : Int.random(
                     in: 1...300,
