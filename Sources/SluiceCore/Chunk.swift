@@ -35,27 +35,36 @@ public struct Chunk: Sendable, Hashable {
     public var hash: ContentHash { ContentHash(utf8: Chunk.normalize(text)) }
 
     /// Folds runs of white space to one space and trims the ends.
+    ///
+    /// White space is ASCII's space, tab, line feed, vertical tab, form feed and carriage return, and every
+    /// other scalar with the Unicode `White_Space` property. The UTF-8 bytes are read directly: an ASCII byte
+    /// is judged by itself, and only a scalar beyond ASCII is decoded to ask for its property.
     public static func normalize(_ text: String) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(text.utf8.count)
-        var pendingSpace = false
-        for scalar in text.unicodeScalars {
-            let isSpace =
-                scalar.value < 0x80
-                ? (scalar.value == 0x20 || (scalar.value >= 0x09 && scalar.value <= 0x0D))
-                : scalar.properties.isWhitespace
-            if isSpace {
-                pendingSpace = !out.isEmpty
-            } else {
-                if pendingSpace { out.append(0x20) }
-                pendingSpace = false
-                if scalar.value < 0x80 {
-                    out.append(UInt8(scalar.value))
-                } else {
-                    UTF8.encode(scalar) { out.append($0) }
+        UTF8Decoding.withBytes(of: text) { source in
+            guard !source.isEmpty else { return "" }
+            // Never longer than the input: a run of white space becomes at most one space.
+            return String(unsafeUninitializedCapacity: source.count) { out in
+                var count = 0
+                var pendingSpace = false
+                var index = 0
+                while index < source.count {
+                    let (scalar, length) = UTF8Decoding.scalar(in: source, at: index)
+                    let isSpace = length == 1 ? ASCII.isWhitespace(source[index]) : scalar.properties.isWhitespace
+                    if isSpace {
+                        pendingSpace = count > 0
+                    } else {
+                        if pendingSpace {
+                            out[count] = 0x20
+                            count += 1
+                            pendingSpace = false
+                        }
+                        for offset in 0..<length { out[count + offset] = source[index + offset] }
+                        count += length
+                    }
+                    index += length
                 }
+                return count
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -14,10 +14,10 @@ import Glibc
 /// it) and `REOPEN` (an extractor, before it opens the document's file again: PDF in process, and the
 /// worker processes for PDF and images).
 package enum DebugPause {
-    package static func at(_ point: String, path: String) {
+    package static func at(_ point: String, path: @autoclosure () -> String) {
         #if DEBUG
         let environment = ProcessInfo.processInfo.environment
-        guard let marker = environment["SLUICE_DEBUG_PAUSE_\(point)"], !marker.isEmpty, path.contains(marker),
+        guard let marker = environment["SLUICE_DEBUG_PAUSE_\(point)"], !marker.isEmpty, path().contains(marker),
             let resume = environment["SLUICE_DEBUG_RESUME"], !resume.isEmpty
         else { return }
         FileHandle.standardError.write(Data("sluice-debug: paused at \(point)\n".utf8))

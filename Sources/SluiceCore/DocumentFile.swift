@@ -90,30 +90,32 @@ public final class DocumentFile: Sendable {
         guard fstat(descriptor, &info) == 0 else {
             throw SluiceError(.unreadable, "cannot stat file: \(String(cString: strerror(errno)))")
         }
-        // Read exactly the size stat reported; a file that grew since is read on in 64 KiB steps.
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var filled = 0
-        while true {
-            if filled == bytes.count {
-                var more = [UInt8](repeating: 0, count: 65_536)
-                let n = more.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))") }
-                if n == 0 { return bytes }
-                bytes += more[0..<n]
-                filled = bytes.count
-                continue
+        // Read exactly the size stat reported, into storage that is not zeroed first.
+        let size = Int(info.st_size)
+        var bytes = try [UInt8](unsafeUninitializedCapacity: size) { storage, filled in
+            while filled < size {
+                let n = read(descriptor, storage.baseAddress! + filled, size - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { return }  // the file shrank since stat
+                filled += n
             }
-            let n = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 {
-                bytes.removeSubrange(filled...)  // the file shrank since stat
-                return bytes
-            }
-            filled += n
         }
+        if bytes.count < size { return bytes }
+        // A file that grew since is read on in 64 KiB steps (usually one read that finds the end).
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65_536) { more in
+            while true {
+                let n = read(descriptor, more.baseAddress!, more.count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SluiceError(.unreadable, "read failed: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { return }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: more[..<n]))
+            }
+        }
+        return bytes
     }
 }

@@ -1,32 +1,35 @@
 import SluiceCore
 
 extension HashEmbedder {
-    /// The lowercased words of `text`, in order: runs of letters, digits and combining marks (format
-    /// characters such as a zero-width non-joiner continue a word); each CJK ideograph is a word of its
-    /// own; everything else (white space, punctuation, symbols, emoji) separates words.
-    static func words(in text: String) -> [String] {
-        var words: [String] = []
-        var current = String.UnicodeScalarView()
-        func endWord() {
-            if !current.isEmpty {
-                words.append(String(current))
-                current = String.UnicodeScalarView()
-            }
-        }
-        for scalar in text.lowercased().unicodeScalars {
-            switch WordClass(scalar) {
+    /// The words of a lowercased text, in order, as ranges of its UTF-8 bytes: runs of letters, digits and
+    /// combining marks (format characters such as a zero-width non-joiner continue a word, but never start
+    /// one); each CJK ideograph is a word of its own; everything else (white space, punctuation, symbols,
+    /// emoji) separates words. ASCII is judged byte by byte; other scalars are decoded.
+    static func wordRanges(inLowercased bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var words: [Range<Int>] = []
+        // Where the current word starts; nil between words.
+        var start: Int?
+        var index = 0
+        while index < bytes.count {
+            let (scalar, length) = UTF8Decoding.scalar(in: bytes, at: index)
+            // An ASCII letter or digit makes words; every other ASCII byte separates them.
+            let kind: WordClass = length == 1 ? (ASCII.isWord(bytes[index]) ? .word : .separator) : WordClass(scalar)
+            switch kind {
             case .word:
-                current.append(scalar)
+                if start == nil { start = index }
             case .joiner:
-                if !current.isEmpty { current.append(scalar) }
+                break
             case .ideograph:
-                endWord()
-                words.append(String(scalar))
+                if let first = start { words.append(first..<index) }
+                start = nil
+                words.append(index..<index + length)
             case .separator:
-                endWord()
+                if let first = start { words.append(first..<index) }
+                start = nil
             }
+            index += length
         }
-        endWord()
+        if let first = start { words.append(first..<bytes.count) }
         return words
     }
 

@@ -53,11 +53,21 @@ public struct HashEmbedder: Embedder {
     func vector(for text: String) -> [Float] {
         let dimensions = identity.dimensions
         var sums = [Double](repeating: 0, count: dimensions)
-        let words = Self.words(in: text)
-        for (index, word) in words.enumerated() {
-            Self.add(word, weight: 1, to: &sums)
-            if index > 0 {
-                Self.add(words[index - 1] + " " + word, weight: Self.bigramWeight, to: &sums)
+        UTF8Decoding.withBytes(of: text.lowercased()) { bytes in
+            let words = Self.wordRanges(inLowercased: bytes)
+            var bigram: [UInt8] = []
+            for (index, word) in words.enumerated() {
+                let unigram = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[word]))
+                Self.add(xxh3_64(bytes: unigram), weight: 1, to: &sums)
+                if index > 0 {
+                    // The two words joined by a space.
+                    bigram.removeAll(keepingCapacity: true)
+                    bigram.append(contentsOf: bytes[words[index - 1]])
+                    bigram.append(0x20)
+                    bigram.append(contentsOf: bytes[word])
+                    let hash = bigram.withUnsafeBytes { xxh3_64(bytes: $0) }
+                    Self.add(hash, weight: Self.bigramWeight, to: &sums)
+                }
             }
         }
         let norm = sums.reduce(0) { $0 + $1 * $1 }.squareRoot()
@@ -70,9 +80,8 @@ public struct HashEmbedder: Embedder {
         return sums.map { Float($0 / norm) }
     }
 
-    /// Adds ±`weight` to the bucket `feature` hashes to.
-    private static func add(_ feature: String, weight: Double, to sums: inout [Double]) {
-        let hash = xxh3_64(feature)
+    /// Adds ±`weight` to the bucket a feature's XXH3-64 `hash` picks.
+    private static func add(_ hash: UInt64, weight: Double, to sums: inout [Double]) {
         let bucket = Int((hash & 0xFFFF_FFFF) % UInt64(sums.count))
         sums[bucket] += hash >> 63 == 0 ? weight : -weight
     }

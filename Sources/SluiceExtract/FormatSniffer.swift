@@ -44,21 +44,32 @@ public enum FormatSniffer {
         }
         // PDF: "%PDF-" at the start. (Readers tolerate junk before it, but a text file that quotes a PDF
         // header in its first KiB must stay text.)
-        if starts(Array("%PDF-".utf8)) { return .pdf }
+        if starts(Magic.pdf) { return .pdf }
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
-        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
-        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .webp }
-        if starts(Array("BM".utf8)) && b.count >= 26 && bmpHeaderLooksValid(b) { return .bmp }
+        if starts(Magic.gif87a) || starts(Magic.gif89a) { return .gif }
+        if starts(Magic.riff) && starts(Magic.webp, at: 8) { return .webp }
+        if starts(Magic.bmp) && b.count >= 26 && bmpHeaderLooksValid(b) { return .bmp }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return .zip }
         if starts([0x1F, 0x8B]) || starts([0x7F, 0x45, 0x4C, 0x46]) || starts([0x28, 0xB5, 0x2F, 0xFD])
             || starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00])
-            || starts(Array("BZh".utf8)) && b.count > 3 && b[3] >= 0x31 && b[3] <= 0x39
+            || starts(Magic.bzip2) && b.count > 3 && b[3] >= 0x31 && b[3] <= 0x39
         {
             return .otherBinary
         }
         return .text
+    }
+
+    /// The text magic numbers, made once (every extractor's `accepts` sniffs every document).
+    private enum Magic {
+        static let pdf = Array("%PDF-".utf8)
+        static let gif87a = Array("GIF87a".utf8)
+        static let gif89a = Array("GIF89a".utf8)
+        static let riff = Array("RIFF".utf8)
+        static let webp = Array("WEBP".utf8)
+        static let bmp = Array("BM".utf8)
+        static let bzip2 = Array("BZh".utf8)
     }
 
     /// A human name for failure messages ("PNG image", "ZIP archive", …).

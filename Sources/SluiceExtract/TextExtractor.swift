@@ -14,9 +14,9 @@ public struct TextExtractor: Extractor {
     static let markdownExtensions: Set<String> = ["md", "markdown", "mdown", "mkd"]
 
     /// Extensions that always mean text: content sniffing for other formats leaves them alone.
-    static var knownTextExtensions: Set<String> {
-        markdownExtensions.union(sourceExtensions).union(["txt", "text", "log", "rst", "me", "1st"])
-    }
+    static let knownTextExtensions: Set<String> = markdownExtensions.union(sourceExtensions).union([
+        "txt", "text", "log", "rst", "me", "1st",
+    ])
 
     /// Source code read as text; the metadata names the language by its extension.
     static let sourceExtensions: Set<String> = [
@@ -65,20 +65,31 @@ public struct TextExtractor: Extractor {
     }
 
     /// NUL bytes, or more than 10% control characters in the first 64 KiB, mean binary data.
+    /// Control characters are the bytes below 0x20 other than tab, line feed, form feed and carriage return,
+    /// and 0x7F.
     static func rejectBinary(_ bytes: [UInt8]) throws {
-        let sample = bytes.prefix(65_536)
-        if let nul = sample.firstIndex(of: 0) {
+        let sampleCount = min(bytes.count, 65_536)
+        let (nul, controls) = bytes.withUnsafeBufferPointer { buffer -> (Int?, Int) in
+            guard let base = buffer.baseAddress, sampleCount > 0 else { return (nil, 0) }
+            if let hit = memchr(base, 0, sampleCount) {
+                return (UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)), 0)
+            }
+            var controls = 0
+            for offset in 0..<sampleCount {
+                let byte = base[offset]
+                // Bit n of the mask: byte n below 0x20 is a control (all but 0x09, 0x0A, 0x0C and 0x0D).
+                let control = byte < 0x20 ? (UInt32(0xFFFF_C9FF) &>> UInt32(byte)) & 1 : byte == 0x7F ? 1 : 0
+                controls &+= Int(control)
+            }
+            return (nil, controls)
+        }
+        if let nul {
             throw SluiceError(.binaryContent, "binary data, not text (NUL byte at offset \(nul))")
         }
-        let controls = sample.reduce(0) { count, byte in
-            count
-                + ((byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C) || byte == 0x7F
-                    ? 1 : 0)
-        }
-        if controls * 10 > sample.count {
+        if controls * 10 > sampleCount {
             throw SluiceError(
                 .binaryContent,
-                "binary data, not text (\(controls) control bytes in the first \(sample.count))"
+                "binary data, not text (\(controls) control bytes in the first \(sampleCount))"
             )
         }
     }

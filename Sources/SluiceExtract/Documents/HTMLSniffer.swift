@@ -6,6 +6,10 @@ enum HTMLSniffer {
     /// white space) a tag with `<head` or `<body` close by. With the extension as a hint, any text
     /// starting with `<` qualifies.
     static func looksLikeHTML(_ bytes: [UInt8], extensionHint: Bool) -> Bool {
+        // Every case below starts with "<" after white space (bytes above 0x7F count as spaces): most texts
+        // are told apart at their first visible byte, without lower-casing their first KiB.
+        let firstVisible = bytes.prefix(1024).first { $0 < 0x80 && $0 != 0x20 && ($0 < 0x09 || $0 > 0x0D) }
+        if let firstVisible, firstVisible != UInt8(ascii: "<") { return false }
         let head = lowercasedPrefix(bytes, 1024)
         guard let start = head.firstIndex(where: { !$0.isWhitespace }) else { return false }
         let text = head[start...]

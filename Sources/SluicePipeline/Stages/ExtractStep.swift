@@ -78,7 +78,8 @@ package struct ExtractStep: Sendable {
             fileIdentity: document.file.identity,
             followsSymlink: document.file.followsSymlink
         )
-        guard let extractor = registry.extractor(for: input) else {
+        // Sniffing (every extractor's `accepts`) is the stage's work too.
+        guard let extractor = WorkCPU.measure({ registry.extractor(for: input) }) else {
             document.fail(SluiceError(.unsupportedFormat, "no extractor accepts this file"), as: .unsupportedFormat)
             return document
         }

@@ -70,12 +70,16 @@ extension JSONLSink {
     static func appendNumber(_ value: Float, to bytes: inout [UInt8]) { appendNumber(value.description, to: &bytes) }
 
     /// A finite number's description as `JSONEncoder` writes it (without the `.0` of a whole number).
+    /// The description is ASCII, so its last two bytes are its last two characters.
     static func appendNumber(_ text: String, to bytes: inout [UInt8]) {
-        let utf8 = text.utf8
-        if text.hasSuffix(".0") {
-            bytes.append(contentsOf: utf8.dropLast(2))
-        } else {
-            bytes.append(contentsOf: utf8)
+        var text = text
+        text.withUTF8 { utf8 in
+            let count = utf8.count
+            if count >= 2 && utf8[count - 2] == UInt8(ascii: ".") && utf8[count - 1] == UInt8(ascii: "0") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<(count - 2)]))
+            } else {
+                bytes.append(contentsOf: utf8)
+            }
         }
     }
 }
