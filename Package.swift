@@ -40,7 +40,6 @@ let package = Package(
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // Poppler's core (C++) for the text layer: see Sources/CPopplerText/include/PopplerTextLayer.h.
         .systemLibrary(name: "CPopplerCore", pkgConfig: "poppler", providers: [.apt(["libpoppler-private-dev"])]),
-        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -49,6 +48,10 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+
+        // Tesseract's C API, loaded at the first OCR (dlopen) rather than at every start of `sluice` and of its
+        // extract workers: libtesseract brings 56 shared libraries (Sources/CTesseract/include/CTesseract.h).
+        .target(name: "CTesseract", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // A PDF's text layer as pdftotext extracts it, behind a C interface (poppler's text device is C++).
         .target(name: "CPopplerText", dependencies: ["CPopplerCore"]),
