@@ -23,6 +23,9 @@ let package = Package(
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
+        // The extract worker process alone, linked without what only `sluice` needs (it starts in half the
+        // CPU); `sluice run` uses it when it is installed beside `sluice` (docs/EXTRACTORS.md).
+        .executable(name: "sluice-extract-worker", targets: ["SluiceExtractWorker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -132,6 +135,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "SluiceExtractWorker", dependencies: ["SluiceCore", "SluiceExtract"]),
         .executableTarget(
             name: "SluiceBench",
             dependencies: [

@@ -208,6 +208,8 @@ struct ExtractionCLITests {
             workers = Self.children(of: process.pid).filter { Self.commandLine($0).contains("extract-worker") }
         }
         #expect(!workers.isEmpty, "no extract-worker child seen")
+        // The lean worker executable, built beside `sluice`, is the one started.
+        #expect(workers.allSatisfy { Self.commandLine($0).contains("sluice-extract-worker") })
         for worker in workers {
             let environment = Self.environment(of: worker)
             #expect(environment["OMP_THREAD_LIMIT"] == "1")
