@@ -15,7 +15,9 @@ import Glibc
 // (libcurl), libpq, OpenBLAS, LMDB and the HTTP server's Swift packages, which a worker never calls;
 // without them it starts in about half the CPU (docs/BENCHMARKS.md, 2026-11-27).
 
-ResidentMemoryReleaser.useFixedMmapThreshold()  // as `sluice` does
+// No fixed mmap threshold here (`sluice` sets one, ResidentMemoryReleaser): with it, every buffer of Tesseract
+// over 128 KB is mapped and unmapped anew on every page, 20% more CPU per OCR'd page than the `tesseract`
+// CLI spends on the same images. glibc's own threshold rises to keep those buffers in the heap.
 let arguments = CommandLine.arguments
 guard arguments.count == 2,
     let options = try? JSONDecoder().decode(ExtractWorkerProtocol.Options.self, from: Data(arguments[1].utf8))
