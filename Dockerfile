@@ -14,7 +14,10 @@ COPY . .
 # The Debian build packages and the model files (scripts/setup.sh run), then a release build.
 RUN SLUICE_CACHE_DIR=/opt/sluice ./scripts/setup.sh run \
  && swift build -c release --product sluice --static-swift-stdlib \
+ && swift build -c release --product sluice-extract-worker --static-swift-stdlib \
  && install -D -m 0755 "$(swift build -c release --show-bin-path)/sluice" /out/usr/local/bin/sluice \
+ && install -D -m 0755 "$(swift build -c release --show-bin-path)/sluice-extract-worker" \
+      /out/usr/local/bin/sluice-extract-worker \
  && mkdir -p /out/usr/share/sluice \
  && cp -r /opt/sluice/models /opt/sluice/tiktoken /out/usr/share/sluice/
 

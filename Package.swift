@@ -23,6 +23,9 @@ let package = Package(
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
+        // The extract worker process alone, linked without what only `sluice` needs (it starts in half the
+        // CPU); `sluice run` uses it when it is installed beside `sluice` (docs/EXTRACTORS.md).
+        .executable(name: "sluice-extract-worker", targets: ["SluiceExtractWorker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,7 +43,6 @@ let package = Package(
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // Poppler's core (C++) for the text layer: see Sources/CPopplerText/include/PopplerTextLayer.h.
         .systemLibrary(name: "CPopplerCore", pkgConfig: "poppler", providers: [.apt(["libpoppler-private-dev"])]),
-        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -49,6 +51,10 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+
+        // Tesseract's C API, loaded at the first OCR (dlopen) rather than at every start of `sluice` and of its
+        // extract workers: libtesseract brings 56 shared libraries (Sources/CTesseract/include/CTesseract.h).
+        .target(name: "CTesseract", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // A PDF's text layer as pdftotext extracts it, behind a C interface (poppler's text device is C++).
         .target(name: "CPopplerText", dependencies: ["CPopplerCore"]),
@@ -129,6 +135,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "SluiceExtractWorker", dependencies: ["SluiceCore", "SluiceExtract"]),
         .executableTarget(
             name: "SluiceBench",
             dependencies: [

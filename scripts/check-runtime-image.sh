@@ -20,11 +20,14 @@ started=$(date +%s)
 command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 SLUICE_CACHE_DIR="${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}"
 
-swift build -c release --product sluice --static-swift-stdlib --scratch-path .build-image/build 2>&1 | grep -E 'error|Build' || true
+for product in sluice sluice-extract-worker; do
+  swift build -c release --product $product --static-swift-stdlib --scratch-path .build-image/build 2>&1 | grep -E 'error|Build' || true
+done
 binary=.build-image/build/release/sluice
-[ -x "$binary" ] || { echo "check-runtime-image: the build failed" >&2; exit 1; }
-if ldd "$binary" | grep -q 'libswift\|libFoundation'; then
-  echo "check-runtime-image: the binary still links the Swift runtime dynamically" >&2; exit 1
+worker=.build-image/build/release/sluice-extract-worker
+[ -x "$binary" ] && [ -x "$worker" ] || { echo "check-runtime-image: the build failed" >&2; exit 1; }
+if ldd "$binary" "$worker" | grep -q 'libswift\|libFoundation'; then
+  echo "check-runtime-image: the binaries still link the Swift runtime dynamically" >&2; exit 1
 fi
 step "built $binary (Swift runtime static)"
 
@@ -42,6 +45,7 @@ chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEN
 step "installed the runtime packages: $packages"
 
 install -D -m 0755 "$binary" "$root/usr/local/bin/sluice"
+install -D -m 0755 "$worker" "$root/usr/local/bin/sluice-extract-worker"
 rm -rf "$root/usr/share/sluice" "$root/srv/sluice"
 mkdir -p "$root/usr/share/sluice" "$root/srv/sluice"
 cp -r "$SLUICE_CACHE_DIR/models" "$SLUICE_CACHE_DIR/tiktoken" "$root/usr/share/sluice/"

@@ -17,8 +17,10 @@ struct ExtractBench: ParsableCommand {
         abstract: "PDF text extraction vs pdftotext, and OCR vs the tesseract CLI (pages/s, CPU s/page)."
     )
 
-    @Option(help: "The sluice binary (its extract-worker subcommand); default: next to this benchmark.") var sluice:
-        String?
+    @Option(
+        help:
+            "The sluice binary (its extract-worker subcommand, or sluice-extract-worker beside it); default: next to this benchmark."
+    ) var sluice: String?
     @Option(help: "A folder of PDFs; default: Debian's PDF manuals from /usr/share/doc plus samples/pdf.") var pdfs:
         String?
     @Option(parsing: .upToNextOption, help: "Images to OCR.") var images = [
@@ -53,6 +55,9 @@ struct ExtractBench: ParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: worker) else {
             throw ValidationError("no sluice binary at \(worker) (build it, or pass --sluice)")
         }
+        print(
+            "worker processes: \(([Self.workerCommand(sluice: worker).executable] + Self.workerCommand(sluice: worker).arguments).joined(separator: " "))\n"
+        )
         let files = try pdfs.map { try Self.pdfFiles(in: URL(fileURLWithPath: $0)) } ?? Self.defaultPDFs(into: work)
         try comparePDF(files: files, worker: worker, in: work, title: "PDF")
         if pdfs == nil && bulkCopies > 0 {
@@ -126,7 +131,7 @@ struct ExtractBench: ParsableCommand {
         }
         let start = Self.usage()
         let pool = ExtractWorkerPool(
-            command: .init(executable: worker, arguments: ["extract-worker"]),
+            command: Self.workerCommand(sluice: worker),
             options: .init(ocr: configuration.ocr, pdf: configuration.pdf),
             size: parallelism
         )
@@ -248,6 +253,18 @@ struct ExtractBench: ParsableCommand {
     }
 
     // MARK: Helpers
+
+    /// The workers as `sluice run` starts them: `sluice-extract-worker` beside the `sluice` binary when it is
+    /// there, else `sluice extract-worker`.
+    static func workerCommand(sluice: String) -> ExtractWorkerPool.Command {
+        let lean = URL(fileURLWithPath: sluice).deletingLastPathComponent().appendingPathComponent(
+            "sluice-extract-worker"
+        )
+        if FileManager.default.isExecutableFile(atPath: lean.path) {
+            return .init(executable: lean.path, arguments: [])
+        }
+        return .init(executable: sluice, arguments: ["extract-worker"])
+    }
 
     /// `xargs -P <parallelism> -I{} COMMAND` over the files, output discarded; wall and CPU of the tree.
     private func measureXargs(

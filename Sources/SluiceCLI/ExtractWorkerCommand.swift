@@ -2,6 +2,10 @@ import ArgumentParser
 import Foundation
 import Sluice
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `sluice extract-worker OPTIONS-JSON` (hidden): one supervised PDF/OCR worker process, started by a run
 /// (see `ExtractWorkerPool`); it serves requests on standard input until it closes.
 struct ExtractWorkerCommand: ParsableCommand {
@@ -26,8 +30,26 @@ struct ExtractWorkerCommand: ParsableCommand {
 }
 
 extension ExtractWorkerPool.Command {
-    /// This very binary, as a worker (`/proc/self/exe`: the path it was started by may be relative or gone).
+    /// The workers' program: `sluice-extract-worker` when it is installed beside this binary (the same build's
+    /// products; it starts in about half the CPU, see its main.swift), else this very binary's hidden
+    /// subcommand (`/proc/self/exe`: the path it was started by may be relative or gone).
     static var sluiceWorker: ExtractWorkerPool.Command {
-        ExtractWorkerPool.Command(executable: "/proc/self/exe", arguments: ["extract-worker"])
+        leanWorker(besideExecutable: Self.ownExecutable)
+            ?? ExtractWorkerPool.Command(executable: "/proc/self/exe", arguments: ["extract-worker"])
+    }
+
+    /// The executable of this process, resolved (nil where there is no /proc).
+    static var ownExecutable: String? {
+        guard let resolved = realpath("/proc/self/exe", nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `sluice-extract-worker` in the folder of `executable`, if it is there and executable.
+    static func leanWorker(besideExecutable executable: String?) -> ExtractWorkerPool.Command? {
+        guard let executable, let slash = executable.lastIndex(of: "/") else { return nil }
+        let path = String(executable[...slash]) + "sluice-extract-worker"
+        guard access(path, X_OK) == 0 else { return nil }
+        return ExtractWorkerPool.Command(executable: String(path), arguments: [])
     }
 }

@@ -1,18 +1,22 @@
 import ArgumentParser
 import Foundation
+import Sluice
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Debian's libtesseract uses OpenMP, and libgomp reads `OMP_THREAD_LIMIT` when it is loaded, before
-/// `main`: setting it later has no effect, and OCR then costs 3–5× the CPU. So `sluice` makes sure it
-/// starts with `OMP_THREAD_LIMIT=1`: when the variable is absent, it sets it and re-executes itself
-/// (same arguments, same pid) before doing anything else. An explicit value from the user is kept.
+/// Debian's libtesseract uses OpenMP, and libgomp reads `OMP_THREAD_LIMIT` when it is loaded: setting it
+/// later has no effect, and OCR then costs 3–5× the CPU. libtesseract (and libgomp with it) is loaded at
+/// the first OCR (`CTesseract`, dlopen), so `sluice` sets `OMP_THREAD_LIMIT=1` when the variable is absent,
+/// first thing in `main`; an explicit value from the user is kept. Should libgomp already be loaded at
+/// start (a library linked in the future that uses OpenMP), it re-executes itself with the variable set
+/// (same arguments, same pid), as it did while libtesseract was linked.
 enum OpenMPEnvironment {
     static func ensureSingleThreaded() {
         guard getenv("OMP_THREAD_LIMIT") == nil else { return }
         setenv("OMP_THREAD_LIMIT", "1", 1)
+        guard effectiveThreadLimit != nil else { return }  // libgomp not loaded yet: it will read the variable
         execv("/proc/self/exe", CommandLine.unsafeArgv)
         // Only reached when exec failed: go on, slower but correct.
         FileHandle.standardError.write(
@@ -26,7 +30,11 @@ enum OpenMPEnvironment {
     /// The thread limit libgomp actually uses (its `omp_get_thread_limit()`, looked up at run time), or
     /// nil when libgomp is not loaded.
     static var effectiveThreadLimit: Int? {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "omp_get_thread_limit") else { return nil }
+        // By name, without loading it: libtesseract loads libgomp privately (RTLD_LOCAL), out of the global
+        // scope a plain dlsym searches.
+        guard let library = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD) else { return nil }
+        defer { dlclose(library) }
+        guard let symbol = dlsym(library, "omp_get_thread_limit") else { return nil }
         typealias Function = @convention(c) () -> Int32
         return Int(unsafeBitCast(symbol, to: Function.self)())
     }
@@ -41,6 +49,7 @@ struct OpenMPLimitCommand: ParsableCommand {
     )
 
     func run() throws {
+        try OCREngine.loadLibrary()  // libgomp comes with it, reading the variable as OCR would
         let variable = ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "unset"
         let effective = OpenMPEnvironment.effectiveThreadLimit.map(String.init) ?? "libgomp not loaded"
         print("OMP_THREAD_LIMIT=\(variable) omp_get_thread_limit=\(effective) pid=\(getpid())")

@@ -35,7 +35,11 @@ extension SluiceCommand {
     /// Parses and runs, mapping argument errors to exit code 1 (docs/DESIGN.md §7) instead of ArgumentParser's 64.
     static func main() async {
         OpenMPEnvironment.ensureSingleThreaded()
-        ResidentMemoryReleaser.useFixedMmapThreshold()
+        // Not in an extract worker: its OCR would map and unmap Tesseract's large buffers on every page
+        // (see Sources/SluiceExtractWorker/main.swift).
+        if CommandLine.arguments.dropFirst().first != ExtractWorkerCommand.configuration.commandName {
+            ResidentMemoryReleaser.useFixedMmapThreshold()
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,4 +1,3 @@
-import CTesseract
 import SluiceCore
 
 extension ImageExtractor {
@@ -17,7 +16,7 @@ extension ImageExtractor {
         [
             "ocr.languages": ocr.languages.joined(separator: "+"),
             "ocr.psm": String(ocr.pageSegmentationMode),
-            "tesseract": String(cString: TessVersion()),
+            "tesseract": OCREngine.tesseractVersion,
         ]
     }
 

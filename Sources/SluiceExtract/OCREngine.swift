@@ -50,14 +50,14 @@ public final class OCREngine: @unchecked Sendable {
         self.handle = try Self.makeEngine(
             languages: languages,
             dataPath: dataPath,
-            mode: TessPageSegMode(UInt32(pageSegmentationMode))
+            mode: Int32(pageSegmentationMode)
         )
         self.languages = languages
         self.dataPath = dataPath
     }
 
     deinit {
-        TessBaseAPIDelete(handle)
+        sluice_tess_delete(handle)
     }
 
     /// Recognizes the text in an image file.
@@ -69,7 +69,7 @@ public final class OCREngine: @unchecked Sendable {
     /// - Throws: ``SluiceError`` with code `unreadable` for an image that cannot be decoded, or
     ///   `extractionFailed` when recognition fails.
     public func recognize(imageAt path: String, resolution: Int = 300) throws -> (text: String, confidence: Int) {
-        guard let pix = pixRead(path) else {
+        guard let pix = sluice_pix_read(path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot decode image" : "no such file"
             throw SluiceError(.unreadable, "\(reason): \(path)")
         }
@@ -80,9 +80,9 @@ public final class OCREngine: @unchecked Sendable {
     /// leptonica was built to read).
     /// - Throws: ``SluiceError`` with code `unreadable` when leptonica cannot decode the bytes.
     public func recognize(imageData: [UInt8], resolution: Int = 300) throws -> (text: String, confidence: Int) {
-        let decoded = imageData.withUnsafeBufferPointer { buffer -> UnsafeMutablePointer<PIX>? in
+        let decoded = imageData.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             guard let base = buffer.baseAddress else { return nil }
-            return pixReadMem(base, buffer.count)
+            return sluice_pix_read_mem(base, buffer.count)
         }
         guard let pix = decoded else {
             throw SluiceError(.unreadable, "cannot decode image (damaged, or a format this leptonica cannot read)")
@@ -100,10 +100,10 @@ public final class OCREngine: @unchecked Sendable {
     ) throws -> (text: String, confidence: Int) {
         precondition(pixels.count == width * height, "gray buffer size does not match width × height")
         return try lock.withLock {
-            defer { TessBaseAPIClear(handle) }
+            defer { sluice_tess_clear(handle) }
             return try pixels.withUnsafeBufferPointer { buffer in
-                TessBaseAPISetImage(handle, buffer.baseAddress, Int32(width), Int32(height), 1, Int32(width))
-                TessBaseAPISetSourceResolution(handle, Int32(resolution))
+                sluice_tess_set_image(handle, buffer.baseAddress, Int32(width), Int32(height), 1, Int32(width))
+                sluice_tess_set_source_resolution(handle, Int32(resolution))
                 return try recognizeCurrentImage(what: "rendered page")
             }
         }
@@ -111,44 +111,43 @@ public final class OCREngine: @unchecked Sendable {
 
     /// Recognizes and destroys `pix`.
     private func recognize(
-        pix: UnsafeMutablePointer<PIX>,
+        pix: OpaquePointer,
         resolution: Int,
         what path: String
     ) throws -> (text: String, confidence: Int) {
         defer {
-            var owned: UnsafeMutablePointer<PIX>? = pix
-            pixDestroy(&owned)
+            var owned: OpaquePointer? = pix
+            sluice_pix_destroy(&owned)
         }
 
         return try lock.withLock {
             // Tesseract does not copy the image: clear it before `pix` is destroyed.
-            defer { TessBaseAPIClear(handle) }
-            TessBaseAPISetImage2(handle, pix)
+            defer { sluice_tess_clear(handle) }
+            sluice_tess_set_image2(handle, pix)
             // Set after the image (SetImage resets it); the file's own value wins when it has one.
-            let fileResolution = Int(pixGetXRes(pix))
-            TessBaseAPISetSourceResolution(handle, Int32(fileResolution > 0 ? fileResolution : resolution))
+            let fileResolution = Int(sluice_pix_get_x_res(pix))
+            sluice_tess_set_source_resolution(handle, Int32(fileResolution > 0 ? fileResolution : resolution))
             return try recognizeCurrentImage(what: path)
         }
     }
 
     /// Runs recognition on the image set on the handle; the caller holds the lock.
     private func recognizeCurrentImage(what path: String) throws -> (text: String, confidence: Int) {
-        guard TessBaseAPIRecognize(handle, nil) == 0 else {
+        guard sluice_tess_recognize(handle) == 0 else {
             throw SluiceError(.extractionFailed, "tesseract could not recognize \(path)")
         }
-        guard let utf8 = TessBaseAPIGetUTF8Text(handle) else {
+        guard let utf8 = sluice_tess_get_utf8_text(handle) else {
             throw SluiceError(.extractionFailed, "tesseract returned no text for \(path)")
         }
-        defer { TessDeleteText(utf8) }
+        defer { sluice_tess_delete_text(utf8) }
         let text = String(cString: utf8)
-        let confidence = Int(TessBaseAPIMeanTextConf(handle))
+        let confidence = Int(sluice_tess_mean_text_conf(handle))
         return (text, max(0, confidence))
     }
 
     // MARK: - C helpers
 
-    private static func makeEngine(languages: [String], dataPath: String, mode: TessPageSegMode) throws -> OpaquePointer
-    {
+    private static func makeEngine(languages: [String], dataPath: String, mode: Int32) throws -> OpaquePointer {
         guard !languages.isEmpty else {
             throw SluiceError(.configuration, "OCR needs at least one language")
         }
@@ -165,18 +164,38 @@ public final class OCREngine: @unchecked Sendable {
                     + "(install \(packages), or set TESSDATA_PREFIX to the tessdata folder)"
             )
         }
-        guard let engine = TessBaseAPICreate() else {
+        // Loaded here, at the first engine of the process (see CTesseract.h): PDF-text-only workers never load it.
+        try loadLibrary()
+        guard let engine = sluice_tess_create() else {
             throw SluiceError(.extractionFailed, "tesseract could not create an engine")
         }
         let language = languages.joined(separator: "+")
-        guard TessBaseAPIInit3(engine, dataPath, language) == 0 else {
-            TessBaseAPIDelete(engine)
+        guard sluice_tess_init3(engine, dataPath, language) == 0 else {
+            sluice_tess_delete(engine)
             throw SluiceError(.configuration, "tesseract could not load language '\(language)' from \(dataPath)")
         }
         // Tesseract's progress chatter ("Detected 18 diacritics") is not a log line of ours.
-        _ = TessBaseAPISetVariable(engine, "debug_file", "/dev/null")
+        _ = sluice_tess_set_variable(engine, "debug_file", "/dev/null")
         // The C API's default page segmentation differs from the command line's; set it explicitly.
-        TessBaseAPISetPageSegMode(engine, mode)
+        sluice_tess_set_page_seg_mode(engine, mode)
         return engine
+    }
+
+    /// Loads libtesseract into this process if it is not yet (once; see CTesseract.h).
+    /// - Throws: ``SluiceError`` with code `configuration` when it cannot be loaded.
+    package static func loadLibrary() throws {
+        guard sluice_tess_load() == 0 else {
+            let reason = sluice_tess_load_error().map { String(cString: $0) } ?? "unknown error"
+            throw SluiceError(
+                .configuration,
+                "cannot load Tesseract for OCR: \(reason) (install libtesseract5, or libtesseract-dev)"
+            )
+        }
+    }
+
+    /// Tesseract's version ("5.3.0"), loading the library; "unavailable" when it cannot be loaded (OCR then
+    /// fails with the reason).
+    public static var tesseractVersion: String {
+        sluice_tess_version().map { String(cString: $0) } ?? "unavailable"
     }
 }

@@ -1,5 +1,4 @@
 import CPoppler
-import CTesseract
 import SluiceCore
 
 extension PDFExtractor {

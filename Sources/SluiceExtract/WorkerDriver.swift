@@ -187,11 +187,12 @@ struct WorkerProcess {
     }
 
     /// What a worker inherits by name: the locale and time zone, where to find programs, libraries,
-    /// temporary files, fonts (fontconfig, for poppler) and its caches, Tesseract's language data, the
+    /// temporary files, fonts (fontconfig, for poppler) and its caches, Tesseract's language data and its
+    /// choice of SIMD kernel (`DOTPRODUCT`, read when libtesseract loads, as the `tesseract` CLI reads it), the
     /// thread and malloc settings above, and Swift's crash backtracer setting.
     static let inheritedVariables: Set<String> = [
         "PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH",
-        "FONTCONFIG_FILE", "FONTCONFIG_PATH", "XDG_CACHE_HOME", "TESSDATA_PREFIX",
+        "FONTCONFIG_FILE", "FONTCONFIG_PATH", "XDG_CACHE_HOME", "TESSDATA_PREFIX", "DOTPRODUCT",
         "OMP_THREAD_LIMIT", "OPENBLAS_NUM_THREADS", "GLIBC_TUNABLES", "SWIFT_BACKTRACE",
     ]
 

@@ -46,15 +46,15 @@ enum LMDBDataFile {
         guard fstat(fd, &info) == 0 else {
             throw Damage(description: "cannot stat \(url.lastPathComponent): \(String(cString: strerror(errno)))")
         }
-        let size = Int(info.st_size)
-        guard size > 0 else {
+        let sizeBeforeMeta = Int(info.st_size)
+        guard sizeBeforeMeta > 0 else {
             throw Damage(
                 description:
                     "\(url.lastPathComponent) is empty (0 bytes): it was truncated, or its creation was interrupted"
             )
         }
-        let first = try meta(fd, at: 0, fileSize: size, name: url.lastPathComponent, page: 0)
-        let second = try meta(fd, at: first.pageSize, fileSize: size, name: url.lastPathComponent, page: 1)
+        let first = try meta(fd, at: 0, fileSize: sizeBeforeMeta, name: url.lastPathComponent, page: 0)
+        let second = try meta(fd, at: first.pageSize, fileSize: sizeBeforeMeta, name: url.lastPathComponent, page: 1)
         guard second.pageSize == first.pageSize else {
             throw Damage(
                 description:
@@ -62,6 +62,14 @@ enum LMDBDataFile {
             )
         }
         let current = second.transaction > first.transaction ? second : first
+        // The size again, now that the meta pages are read: another process may have committed since the
+        // first stat (several runs opening one store at once, as shards do). LMDB writes a transaction's
+        // pages before its meta page and never shrinks the file, so a size taken after reading the meta
+        // covers every page it names; the first one may not (a false "truncated").
+        guard fstat(fd, &info) == 0 else {
+            throw Damage(description: "cannot stat \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+        let size = Int(info.st_size)
         let (pages, overflow) = current.lastPage.addingReportingOverflow(1)
         let (needed, tooLarge) = pages.multipliedReportingOverflow(by: UInt64(current.pageSize))
         guard !overflow, !tooLarge, needed <= UInt64(Int.max) else {

@@ -12,6 +12,12 @@ import Testing
         #expect(environment["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=1000")
     }
 
+    @Test("Tesseract's choice of SIMD kernel (DOTPRODUCT) reaches the workers, as it reaches the tesseract CLI")
+    func tesseractsKernelChoiceIsPassed() {
+        #expect(WorkerProcess.workerEnvironment(["DOTPRODUCT": "avx2"])["DOTPRODUCT"] == "avx2")
+        #expect(WorkerProcess.workerEnvironment([:])["DOTPRODUCT"] == nil)
+    }
+
     @Test func theUsersTunablesAreKeptAndTheirCacheSettingWins() {
         let other = WorkerProcess.workerEnvironment(["GLIBC_TUNABLES": "glibc.malloc.arena_max=2"])
         #expect(other["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=1000:glibc.malloc.arena_max=2")
