@@ -6,14 +6,15 @@
 #   scripts/bench-extraction-cache.sh prepare [WORK]     # CPU-heavy, not measured (run it under `heavy`)
 #   scripts/bench-extraction-cache.sh measure [WORK] [REPEATS]   # the timed runs (run it under `quiet`)
 # Hash embedder, so that the figures are extraction and pipeline, not the model. Uses the built binary
-# (`swift build -c release --product sluice`; SLUICE=... to use another).
+# (`swift build -c release --product sluice` and `--product sluice-extract-worker`, from the same checkout:
+# a run starts the worker beside it; SLUICE=... to use another).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:?prepare or measure}"
 work="${2:-/tmp/sluice-bench-xcache}"
 repeats="${3:-3}"
 sluice="${SLUICE:-$PWD/.build/release/sluice}"
-[[ -x $sluice ]] || { echo "bench-extraction-cache: $sluice is missing; run: swift build -c release --product sluice" >&2; exit 1; }
+[[ -x $sluice ]] || { echo "bench-extraction-cache: $sluice is missing; run: swift build -c release --product sluice; swift build -c release --product sluice-extract-worker" >&2; exit 1; }
 common=(Pipelines/default.yaml --set embed.provider=hash --quiet)
 # SLUICE_BENCH_SET=extract.isolate=false extracts in process: /usr/bin/time then counts the OCR's CPU too
 # (the worker processes' CPU is not in the parent's rusage).
