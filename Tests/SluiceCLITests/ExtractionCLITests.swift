@@ -261,6 +261,49 @@ struct ExtractionCLITests {
         #expect(records.contains { $0.documentKey == "images/xz-faq-page.jpg" && $0.metadata["format"] == "jpeg" })
     }
 
+    @Test(
+        "without sluice-extract-worker beside it, sluice starts its own extract-worker subcommand as the workers, with the same records"
+    )
+    func workersFallBackToTheSubcommand() async throws {
+        let ws = try Workspace("fallback")
+        defer { ws.cleanUp() }
+        try Self.copySamples(["pdf/xz-utils-faq.pdf", "images/xz-faq-page.png"], into: ws)
+        // `sluice` alone in a folder (a hard link, so /proc/self/exe names this folder; a copy where linking fails).
+        let alone = ws.root.appendingPathComponent("alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        let sluice = alone.appendingPathComponent("sluice")
+        let built = try SluiceExecutable.url()
+        if link(built.path, sluice.path) != 0 { try FileManager.default.copyItem(at: built, to: sluice) }
+        #expect(!FileManager.default.fileExists(atPath: alone.appendingPathComponent("sluice-extract-worker").path))
+
+        let fallback = ws.target("fallback")
+        let process = try ws.start(ws.runArguments(fallback, Self.allFormats), executable: sluice)
+        var workers: Set<String> = []
+        while process.isRunning {
+            for child in Self.children(of: process.pid) {
+                let command = Self.commandLine(child)
+                if command.contains("extract-worker") {
+                    workers.insert(command.split(separator: " ").prefix(2).joined(separator: " "))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let result = try await process.wait(timeout: .seconds(120))
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(!workers.isEmpty, "no extract worker seen")
+        #expect(workers.allSatisfy { !$0.contains("sluice-extract-worker") }, "\(workers)")
+        #expect((try await ws.status(fallback)).documents == ["indexed": 2])
+
+        // The same records as a run whose workers are the lean executable beside the built `sluice`.
+        let lean = ws.target("lean")
+        try await ws.run(lean, Self.allFormats, expecting: 0)
+        expectSameExport(
+            try await ws.export(fallback),
+            try await ws.export(lean),
+            "subcommand workers vs. lean workers"
+        )
+    }
+
     @Test("libgomp in sluice sees OMP_THREAD_LIMIT=1 when started without it; an explicit value is kept")
     func openMPLimitIsInForceFromProcessStart() async throws {
         let ws = try Workspace("omp")

@@ -97,8 +97,14 @@ final class SluiceProcess: @unchecked Sendable {
     private let started = ContinuousClock.now
 
     /// Starts `sluice ARGUMENTS` in `directory`, with `environment` added to (or, for nil values, removed
-    /// from) the test's own environment.
-    init(_ arguments: [String], in directory: URL, environment: [String: String?] = [:], outputs: URL) throws {
+    /// from) the test's own environment; `executable` replaces the built `sluice`.
+    init(
+        _ arguments: [String],
+        in directory: URL,
+        environment: [String: String?] = [:],
+        outputs: URL,
+        executable: URL? = nil
+    ) throws {
         self.arguments = arguments
         let tag = "\(ProcessInfo.processInfo.processIdentifier)-\(Self.nextTag())"
         stdoutURL = outputs.appendingPathComponent("cmd-\(tag).stdout")
@@ -108,7 +114,7 @@ final class SluiceProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["SLUICE_EMBED_AUDIT_LOG"] = nil
         for (key, value) in environment { env[key] = value }
-        process.executableURL = try SluiceExecutable.url()
+        process.executableURL = try executable ?? SluiceExecutable.url()
         process.arguments = arguments
         process.environment = env
         process.currentDirectoryURL = directory

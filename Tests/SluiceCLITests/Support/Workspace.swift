@@ -84,13 +84,24 @@ struct Workspace: Sendable {
 
     /// Starts `sluice ARGUMENTS` without waiting. Its temporary files (`sluice serve`'s progress files, those of
     /// workers and their libraries) go to the workspace's `tmp` (TMPDIR), so that ``cleanUp()`` removes them even
-    /// when the child was killed before it could (unless `environment` names another TMPDIR).
-    func start(_ arguments: [String], environment: [String: String?] = [:]) throws -> SluiceProcess {
+    /// when the child was killed before it could (unless `environment` names another TMPDIR). `executable`
+    /// replaces the built `sluice`.
+    func start(
+        _ arguments: [String],
+        environment: [String: String?] = [:],
+        executable: URL? = nil
+    ) throws -> SluiceProcess {
         let temporary = root.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         var environment = environment
         if environment["TMPDIR"] == nil { environment["TMPDIR"] = temporary.path }
-        return try SluiceProcess(arguments, in: root, environment: environment, outputs: outputs)
+        return try SluiceProcess(
+            arguments,
+            in: root,
+            environment: environment,
+            outputs: outputs,
+            executable: executable
+        )
     }
 
     /// Runs `sluice ARGUMENTS` to the end (killed and failed past `timeout`).
