@@ -20,8 +20,8 @@ extension PipelineConfiguration {
             /// - Hosted APIs (`openai`, `azure-openai`): 256. What bounds them is the account's rate limit,
             ///   which the rate budget paces to (configured or learned from the answers' headers), and the
             ///   adaptive limit halves on 429s and timeouts; a lower bound only adds latency rounds. On the
-            ///   latency-bound benchmark (docs/BENCHMARKS.md) 16 in flight took 2.9× and 64 1.3× the wall
-            ///   time of 256.
+            ///   latency-bound benchmark (docs/BENCHMARKS.md, 2026-11-27) 16 in flight took 2.2× and 64
+            ///   1.3× the wall time of 256.
             /// - Local models and servers that usually run beside Sluice (`hash`, `minilm`, `ollama`,
             ///   `tei`): 2, one batch per core; more in flight would only wait in the server's queue.
             public var defaultParallelism: Int {
