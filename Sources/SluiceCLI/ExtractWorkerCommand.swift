@@ -32,10 +32,15 @@ struct ExtractWorkerCommand: ParsableCommand {
 extension ExtractWorkerPool.Command {
     /// The workers' program: `sluice-extract-worker` when it is installed beside this binary (the same build's
     /// products; it starts in about half the CPU, see its main.swift), else this very binary's hidden
-    /// subcommand (`/proc/self/exe`: the path it was started by may be relative or gone).
+    /// subcommand (`/proc/self/exe`: the path it was started by may be relative or gone). The subcommand is
+    /// also the fallback for a `sluice-extract-worker` of another build (its hello tells).
     static var sluiceWorker: ExtractWorkerPool.Command {
-        leanWorker(besideExecutable: Self.ownExecutable)
-            ?? ExtractWorkerPool.Command(executable: "/proc/self/exe", arguments: ["extract-worker"])
+        let subcommand = ExtractWorkerPool.Command.Fallback(executable: "/proc/self/exe", arguments: ["extract-worker"])
+        guard var lean = leanWorker(besideExecutable: Self.ownExecutable) else {
+            return ExtractWorkerPool.Command(executable: subcommand.executable, arguments: subcommand.arguments)
+        }
+        lean.fallback = subcommand
+        return lean
     }
 
     /// The executable of this process, resolved (nil where there is no /proc).

@@ -113,7 +113,11 @@ struct RunCommand: AsyncParsableCommand {
             runOptions.reembed = reembed
             if let shard { runOptions.shard = try Shard(parsing: shard) }
             runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
-            let components = try PipelineComponents.standard(configuration: configuration, extractWorker: .sluiceWorker)
+            let components = try PipelineComponents.standard(
+                configuration: configuration,
+                extractWorker: .sluiceWorker,
+                logger: logger
+            )
             let pipeline = Pipeline(
                 configuration: configuration,
                 components: components,

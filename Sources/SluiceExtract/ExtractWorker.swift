@@ -25,6 +25,8 @@ package enum ExtractWorker {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         watchParent()
+        // The hello first: the pool reads it with the answer to its first request.
+        if let hello = helloLine(), !writeAll(output, hello) { return .outputFailed }
 
         let engines = OCREnginePool(options: options.ocr)
         let pdf = PDFExtractor(pdf: options.pdf, engines: engines)
@@ -106,6 +108,19 @@ package enum ExtractWorker {
         }
         thread.stackSize = 64 << 10
         thread.start()
+    }
+
+    /// The hello line. Debug builds take a test hook, `SLUICE_DEBUG_WORKER_HELLO`: `none` writes no hello
+    /// (a worker from before hellos), any other value is reported instead of this build's compatibility.
+    private static func helloLine() -> [UInt8]? {
+        var compatibility = ExtractWorkerProtocol.compatibility
+        #if DEBUG
+        if let hook = ProcessInfo.processInfo.environment["SLUICE_DEBUG_WORKER_HELLO"], !hook.isEmpty {
+            if hook == "none" { return nil }
+            compatibility = hook
+        }
+        #endif
+        return try? ExtractWorkerProtocol.encodeLine(ExtractWorkerProtocol.Hello(worker: compatibility))
     }
 
     /// Test hooks, compiled into debug builds only: a worker that crashes (SIGSEGV) or hangs on files

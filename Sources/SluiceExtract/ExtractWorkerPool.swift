@@ -22,10 +22,25 @@ public final class ExtractWorkerPool: Sendable {
         public var arguments: [String]
         /// The worker's whole environment (the pool sets it: see `WorkerProcess.workerEnvironment`).
         var environment: [String: String] = [:]
+        /// What to start instead once `executable` proves to be from another build of Sluice (its hello
+        /// reports another ``ExtractWorkerProtocol/compatibility``), or nil to fail its jobs then.
+        public var fallback: Fallback?
 
-        public init(executable: String, arguments: [String]) {
+        /// A worker program known to be of this build (`sluice`'s own subcommand).
+        public struct Fallback: Sendable, Hashable {
+            public var executable: String
+            public var arguments: [String]
+
+            public init(executable: String, arguments: [String]) {
+                self.executable = executable
+                self.arguments = arguments
+            }
+        }
+
+        public init(executable: String, arguments: [String], fallback: Fallback? = nil) {
             self.executable = executable
             self.arguments = arguments
+            self.fallback = fallback
         }
     }
 
@@ -37,23 +52,33 @@ public final class ExtractWorkerPool: Sendable {
     ///   - command: The worker program; the options are appended as one JSON argument.
     ///   - options: The extraction settings every worker runs with.
     ///   - size: The number of worker processes (`extract.parallelism`).
-    package init(command: Command, options: ExtractWorkerProtocol.Options, size: Int) {
+    ///   - notice: Told once, in words for the user, when the pool turns to `command`'s fallback.
+    package init(
+        command: Command,
+        options: ExtractWorkerProtocol.Options,
+        size: Int,
+        notice: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         precondition(size > 0, "a worker pool needs at least one worker")
         // A write to a worker that just died must fail with EPIPE, not kill this process.
         signal(SIGPIPE, SIG_IGN)
         var options = options
         options.openDocuments = max(options.openDocuments, size)
         let optionsJSON = String(decoding: (try? JSONEncoder().encode(options)) ?? Data("{}".utf8), as: UTF8.self)
-        var worker = Command(executable: command.executable, arguments: command.arguments + [optionsJSON])
         // An allow-list, not the parent's environment: no secret reaches the processes that parse untrusted
         // files. The PDF password's variable is the one secret a worker needs.
-        worker.environment = WorkerProcess.workerEnvironment(
+        let environment = WorkerProcess.workerEnvironment(
             ProcessInfo.processInfo.environment,
             passing: [options.pdf.passwordEnvironmentVariable].compactMap { $0 }
         )
+        var worker = Command(executable: command.executable, arguments: command.arguments + [optionsJSON])
+        worker.environment = environment
+        worker.fallback = command.fallback.map {
+            .init(executable: $0.executable, arguments: $0.arguments + [optionsJSON])
+        }
         self.command = worker
         self.size = size
-        self.state = PoolState()
+        self.state = PoolState(notice: notice)
         for index in 0..<size {
             let state = self.state
             let command = self.command
@@ -161,13 +186,27 @@ final class Batch: Sendable {
     }
 }
 
-/// The job queue shared by the drivers, and their count.
+/// The job queue shared by the drivers, their count, and whether they start the fallback program.
 final class PoolState: Sendable {
     let jobs = BlockingQueue<Job>()
     /// Drivers that exited, announced one each.
     private let exits = BlockingQueue<Void>()
     private let lastID = Atomic<Int>(0)
     private let exitsSeen = Mutex(0)
+    private let fallingBack = Atomic<Bool>(false)
+    private let notice: @Sendable (String) -> Void
+
+    init(notice: @escaping @Sendable (String) -> Void = { _ in }) { self.notice = notice }
+
+    /// Whether workers are started from the command's fallback (once one proved to be of another build).
+    var usesFallback: Bool { fallingBack.load(ordering: .acquiring) }
+
+    /// Turns every driver to the fallback; the first call tells the user `why`.
+    func fallBack(because why: @autoclosure () -> String) {
+        if fallingBack.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            notice(why())
+        }
+    }
 
     func nextID() -> Int { lastID.add(1, ordering: .relaxed).newValue }
 

@@ -3,8 +3,28 @@ import SluiceCore
 
 /// The messages between the pipeline and its extract worker processes: one JSON object per line,
 /// requests on the worker's standard input, responses on its standard output (JSON escapes line breaks
-/// inside strings, so a line is always one message).
+/// inside strings, so a line is always one message). A worker's first line is its ``Hello``.
 package enum ExtractWorkerProtocol {
+    /// The version of these messages: bump it with any change to them that the other side would misread.
+    package static let version = 1
+
+    /// What a worker and its parent must agree on: Sluice's version, this protocol's, and the output
+    /// versions of the extractors a worker runs. A worker that reports another value is from another
+    /// build (a `sluice-extract-worker` left beside a newer `sluice`): its answers could be misread, or
+    /// differ from what the extraction cache records under this build's extractor identities, so the
+    /// pool does not use it (see ``ExtractWorkerPool/Command/fallback``). Library versions are not part
+    /// of it: both processes load the same libraries, and reading Tesseract's version would load it.
+    package static let compatibility =
+        "sluice=\(SluiceVersion.current) protocol=\(version) pdf=\(PDFExtractor.outputVersion) image=\(ImageExtractor.outputVersion)"
+
+    /// A worker's first line, written at start before it reads any request.
+    package struct Hello: Codable, Sendable, Equatable {
+        /// The worker's ``ExtractWorkerProtocol/compatibility``.
+        package var worker: String
+
+        package init(worker: String) { self.worker = worker }
+    }
+
     /// What the worker is started with (as one JSON argument): the extraction settings.
     package struct Options: Codable, Sendable, Hashable {
         package var ocr: PipelineConfiguration.Extract.OCR
@@ -78,6 +98,12 @@ package enum ExtractWorkerProtocol {
     /// A request line as the worker reads it; nil when it is not one.
     package static func decodeRequest(_ line: [UInt8]) -> Request? {
         try? JSONDecoder().decode(Request.self, from: Data(line))
+    }
+
+    /// A hello line as the pool reads it; nil when it is not one (a worker from before hellos answers its
+    /// first request at once).
+    package static func decodeHello(_ line: [UInt8]) -> Hello? {
+        try? JSONDecoder().decode(Hello.self, from: Data(line))
     }
 
     /// A response line as the pool reads it; nil when it is not one.

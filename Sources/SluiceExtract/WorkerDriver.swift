@@ -11,6 +11,10 @@ struct WorkerDriver {
     let command: ExtractWorkerPool.Command
     let state: PoolState
     private var process: WorkerProcess?
+    /// Whether `process` was started from the command's fallback.
+    private var processIsFallback = false
+    /// Whether `process`'s hello was read (and reported this build's compatibility).
+    private var greeted = false
 
     init(command: ExtractWorkerPool.Command, state: PoolState) {
         self.command = command
@@ -37,11 +41,14 @@ struct WorkerDriver {
 
     private mutating func perform(_ job: Job) -> Result<ExtractWorkerProtocol.Response, SluiceError> {
         if process == nil {
+            let program = state.usesFallback ? fallbackCommand : nil
             do {
-                process = try WorkerProcess.spawn(command)
+                process = try WorkerProcess.spawn(program ?? command)
             } catch {
                 return .failure(SluiceError.wrap(error, as: .extractionFailed))
             }
+            processIsFallback = program != nil
+            greeted = false
         }
         guard var worker = process else { return .failure(SluiceError(.extractionFailed, "no worker")) }
         let what = Self.describe(job.request)
@@ -56,7 +63,18 @@ struct WorkerDriver {
             process = nil
             return .failure(SluiceError(.extractorCrashed, "the extract worker died before \(what) (\(status))"))
         }
-        let event = worker.output.next(deadline: job.deadline)
+        var event = worker.output.next(deadline: job.deadline)
+        if !greeted, case .line(let bytes) = event {
+            // A new worker's first line is its hello; one from before hellos answers the request at once.
+            let hello = ExtractWorkerProtocol.decodeHello(bytes)
+            guard hello?.worker == ExtractWorkerProtocol.compatibility else {
+                _ = worker.kill()
+                process = nil
+                return refuse(job, reported: hello)
+            }
+            greeted = true
+            event = worker.output.next(deadline: job.deadline)
+        }
         process = worker
         switch event {
         case .line(let bytes):
@@ -92,6 +110,39 @@ struct WorkerDriver {
                 )
             )
         }
+    }
+
+    /// The command's fallback, with the command's environment.
+    private var fallbackCommand: ExtractWorkerPool.Command? {
+        command.fallback.map { fallback in
+            var program = ExtractWorkerPool.Command(executable: fallback.executable, arguments: fallback.arguments)
+            program.environment = command.environment
+            return program
+        }
+    }
+
+    /// A worker from another build was killed before its answer was used: the job runs again on the
+    /// fallback, once, or fails when there is none (or the fallback itself is of another build).
+    private mutating func refuse(
+        _ job: Job,
+        reported hello: ExtractWorkerProtocol.Hello?
+    ) -> Result<
+        ExtractWorkerProtocol.Response, SluiceError
+    > {
+        let executable = processIsFallback ? command.fallback?.executable ?? command.executable : command.executable
+        let reported = hello.map { "it reports \"\($0.worker)\"" } ?? "it sends no hello"
+        let problem =
+            "the extract worker \(executable) is from another build of Sluice (\(reported); this sluice is \"\(ExtractWorkerProtocol.compatibility)\")"
+        guard !processIsFallback, let fallback = command.fallback else {
+            return .failure(SluiceError(.extractionFailed, problem))
+        }
+        // Without the options JSON the pool appended.
+        let instead = ([fallback.executable] + fallback.arguments.dropLast()).joined(separator: " ")
+        state.fallBack(
+            because:
+                "\(problem): the workers run as `\(instead)` instead; install sluice-extract-worker from the same build as sluice"
+        )
+        return perform(job)
     }
 
     private static func describe(_ request: ExtractWorkerProtocol.Request) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SluiceChunk
 import SluiceCore
 import SluiceEmbed
@@ -8,13 +9,16 @@ import SluiceSinks
 extension PipelineComponents {
     /// The components a pipeline file names: extractors, the chunker sized by the embedder's token
     /// counter, the embedder and the sink.
-    /// - Parameter extractWorker: How to start PDF/OCR worker processes (the CLI passes its own binary);
-    ///   nil runs that extraction in this process.
+    /// - Parameters:
+    ///   - extractWorker: How to start PDF/OCR worker processes (the CLI passes its own binary); nil runs
+    ///     that extraction in this process.
+    ///   - logger: Where the worker pool warns when it turns to its fallback program.
     /// - Throws: ``SluiceError/Code/configuration`` for a provider or store that cannot be set up.
     public static func standard(
         configuration: PipelineConfiguration,
         readOnlySink: Bool = false,
-        extractWorker: ExtractWorkerPool.Command? = nil
+        extractWorker: ExtractWorkerPool.Command? = nil,
+        logger: Logger? = nil
     ) throws -> PipelineComponents {
         // Reading commands (export, search) work without an API key in the environment.
         let embedder = try makeEmbedder(
@@ -65,7 +69,8 @@ extension PipelineComponents {
                 ? ExtractWorkerPool(
                     command: command,
                     options: .init(ocr: configuration.extract.ocr, pdf: configuration.extract.pdf),
-                    size: configuration.extract.parallelism
+                    size: configuration.extract.parallelism,
+                    notice: { logger?.warning("\($0)") }
                 )
                 : nil
         }

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCore
 import SluiceExtract
+import SluiceTesting
+import Synchronization
 import Testing
 
 /// The worker processes of the built `sluice` binary against the same extractors in process.
@@ -42,5 +44,86 @@ import Testing
             #expect(actual == expected, "\(path)")
             #expect(actual.sections.compactMap(\.page) == expected.sections.compactMap(\.page), "\(path)")
         }
+    }
+}
+
+/// A `sluice-extract-worker` from another build (left beside a newer `sluice`) is never used.
+@Suite struct ExtractWorkerCompatibilityTests {
+    /// A stand-in for a worker of another build: the real worker with its hello changed by the debug hook
+    /// (`none`: a worker from before hellos, which answers its first request at once).
+    static func otherBuildWorker(hello: String, in folder: URL) throws -> String {
+        let script = folder.appendingPathComponent("sluice-extract-worker")
+        let sluice = try SluiceExecutable.url().path
+        try Data("#!/bin/sh\nSLUICE_DEBUG_WORKER_HELLO='\(hello)' exec '\(sluice)' extract-worker \"$@\"\n".utf8)
+            .write(to: script)
+        chmod(script.path, 0o755)
+        return script.path
+    }
+
+    static let reports = ["none", "sluice=0.0.1 protocol=0 pdf=1 image=1"]
+
+    @Test(
+        "a worker of another build is replaced by the fallback, which extracts as in process; the user is told once",
+        arguments: reports
+    )
+    func otherBuildFallsBack(hello: String) throws {
+        let folder = try TemporaryDirectory.make("worker-build")
+        defer { TemporaryDirectory.remove(folder) }
+        var configuration = PipelineConfiguration.Extract()
+        configuration.ocr.mode = .auto
+        let notices = Mutex<[String]>([])
+        let pool = ExtractWorkerPool(
+            command: .init(
+                executable: try Self.otherBuildWorker(hello: hello, in: folder),
+                arguments: [],
+                fallback: .init(executable: try SluiceExecutable.url().path, arguments: ["extract-worker"])
+            ),
+            options: .init(ocr: configuration.ocr, pdf: configuration.pdf),
+            size: 2,
+            notice: { message in notices.withLock { $0.append(message) } }
+        )
+        defer {
+            pool.shutdown()
+            pool.waitUntilStopped()
+        }
+        var isolated = IsolatedExtractor(kind: .pdf, configuration: configuration, pool: pool)
+        isolated.firstRequestBudget = .zero  // ranges on both workers: each driver meets the other build
+        let inProcess = PDFExtractor(pdf: configuration.pdf, engines: OCREnginePool(options: configuration.ocr))
+        for path in ["pdf/fontconfig-user.pdf", "pdf/mixed-text-and-scan.pdf"] {
+            let url = ExtractWorkerPoolTests.samples.appendingPathComponent(path)
+            let input = ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+            #expect(try isolated.extract(input) == inProcess.extract(input), "\(path)")
+        }
+        let told = notices.withLock { $0 }
+        #expect(told.count == 1, "\(told)")
+        let expected = hello == "none" ? "it sends no hello" : "it reports \"\(hello)\""
+        #expect(told.first?.contains("is from another build of Sluice (\(expected)") == true, "\(told)")
+        #expect(
+            told.first?.contains("the workers run as `\(try SluiceExecutable.url().path) extract-worker` instead")
+                == true
+        )
+    }
+
+    @Test("without a fallback, a worker of another build fails the document with the reason", arguments: reports)
+    func otherBuildWithoutFallbackFails(hello: String) throws {
+        let folder = try TemporaryDirectory.make("worker-build")
+        defer { TemporaryDirectory.remove(folder) }
+        let configuration = PipelineConfiguration.Extract()
+        let pool = ExtractWorkerPool(
+            command: .init(executable: try Self.otherBuildWorker(hello: hello, in: folder), arguments: []),
+            options: .init(ocr: configuration.ocr, pdf: configuration.pdf),
+            size: 1
+        )
+        defer {
+            pool.shutdown()
+            pool.waitUntilStopped()
+        }
+        let isolated = IsolatedExtractor(kind: .pdf, configuration: configuration, pool: pool)
+        let url = ExtractWorkerPoolTests.samples.appendingPathComponent("pdf/fontconfig-user.pdf")
+        let input = ExtractionInput(key: "a.pdf", fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+        let error = #expect(throws: SluiceError.self) { try isolated.extract(input) }
+        #expect(error?.code == .extractionFailed)
+        #expect(error?.message.contains("is from another build of Sluice") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(ExtractWorkerProtocol.compatibility) == true)
     }
 }

@@ -40,6 +40,11 @@ import Testing
             process.waitUntilExit()
         }
         var reader = LineReader(fd: output.fileHandleForReading.fileDescriptor)
+        // The worker's first line says which build it is.
+        guard case .line(let first) = reader.next(deadline: nil) else {
+            throw SluiceError(.extractionFailed, "the worker wrote no hello")
+        }
+        #expect(ExtractWorkerProtocol.decodeHello(first) == .init(worker: ExtractWorkerProtocol.compatibility))
 
         func ask(_ request: String) throws -> ExtractWorkerProtocol.Response {
             input.fileHandleForWriting.write(Data((request + "\n").utf8))

@@ -262,7 +262,7 @@ struct ExtractionCLITests {
     }
 
     @Test(
-        "without sluice-extract-worker beside it, sluice starts its own extract-worker subcommand as the workers, with the same records"
+        "without sluice-extract-worker beside it, or with one of another build, sluice starts its own extract-worker subcommand as the workers, with the same records"
     )
     func workersFallBackToTheSubcommand() async throws {
         let ws = try Workspace("fallback")
@@ -301,6 +301,26 @@ struct ExtractionCLITests {
             try await ws.export(fallback),
             try await ws.export(lean),
             "subcommand workers vs. lean workers"
+        )
+
+        // A `sluice-extract-worker` of another build beside it (one from before hellos) is not used: the run
+        // warns, extracts through the subcommand, and ends with the same records.
+        let stale = alone.appendingPathComponent("sluice-extract-worker")
+        try Data("#!/bin/sh\nSLUICE_DEBUG_WORKER_HELLO=none exec '\(sluice.path)' extract-worker \"$@\"\n".utf8)
+            .write(to: stale)
+        chmod(stale.path, 0o755)
+        let otherBuild = ws.target("other-build")
+        let warned = try await ws.start(ws.runArguments(otherBuild, Self.allFormats), executable: sluice)
+            .wait(timeout: .seconds(120))
+        #expect(warned.exitCode == 0, "\(warned)")
+        #expect(
+            warned.stderr.components(separatedBy: "is from another build of Sluice (it sends no hello").count == 2,
+            "one warning: \(warned.stderr)"
+        )
+        expectSameExport(
+            try await ws.export(otherBuild),
+            try await ws.export(lean),
+            "subcommand workers after a worker of another build vs. lean workers"
         )
     }
 
