@@ -92,14 +92,21 @@ public final class BlockingExecutor: Sendable {
 
 /// One call of ``BlockingExecutor/run(_:)``: decides, under its lock, whether the caller's cancellation
 /// or a pool thread gets to the work first.
+///
+/// The job is appended to the queue outside that lock (a pool thread that takes it at once does not wait
+/// for the submitter to finish appending): the state says `appending` until the queue's ticket is stored.
 private final class Submission<T: Sendable>: Sendable {
     private enum State {
         case initial
+        /// Being appended: a pool thread may start it already; a cancellation leaves the submitter to take
+        /// it back out of the queue (only the submitter has the ticket).
+        case appending(CheckedContinuation<T, any Error>)
         case queued(BlockingQueue<@Sendable () -> Void>.Ticket, CheckedContinuation<T, any Error>)
         case running
         case cancelled
     }
 
+    /// `queued`: a pool thread or a cancellation resumes the caller; the others: the caller resumes itself.
     enum EnqueueResult { case queued, cancelled, shutDown }
 
     private let state = Mutex(State.initial)
@@ -109,35 +116,69 @@ private final class Submission<T: Sendable>: Sendable {
         on queue: BlockingQueue<@Sendable () -> Void>,
         _ body: @escaping @Sendable () throws -> T
     ) -> EnqueueResult {
-        state.withLock { state in
-            if case .cancelled = state { return .cancelled }
-            let ticket = queue.append { [self] in
-                guard let continuation = self.start() else { return }
-                continuation.resume(with: Result { try body() })
+        let proceeds = state.withLock { state in
+            if case .cancelled = state { return false }
+            state = .appending(continuation)
+            return true
+        }
+        guard proceeds else { return .cancelled }
+        let ticket = queue.append { [self] in
+            guard let continuation = self.start() else { return }
+            continuation.resume(with: Result { try body() })
+        }
+        let next: AfterAppend = state.withLock { state in
+            switch state {
+            case .appending(let continuation):
+                guard let ticket else {
+                    state = .cancelled  // final: a later cancellation has nothing to resume
+                    return .shutDown
+                }
+                state = .queued(ticket, continuation)
+                return .done
+            case .cancelled:
+                // Cancelled while appending: the caller is resumed; the job must not wait in the queue.
+                return ticket.map { .takeBack($0) } ?? .done
+            case .initial, .queued, .running:
+                return .done  // .running: a pool thread took it already
             }
-            guard let ticket else { return .shutDown }
-            // A thread may already have taken the job: it then waits for this lock in `start()`.
-            state = .queued(ticket, continuation)
+        }
+        switch next {
+        case .done: return .queued
+        case .shutDown: return .shutDown
+        case .takeBack(let ticket):
+            _ = queue.remove(ticket)  // false when a pool thread took it: `start()` then finds it cancelled
             return .queued
         }
+    }
+
+    private enum AfterAppend {
+        case done, shutDown
+        case takeBack(BlockingQueue<@Sendable () -> Void>.Ticket)
     }
 
     /// On a pool thread: the caller to resume, or nil if the caller was cancelled first.
     private func start() -> CheckedContinuation<T, any Error>? {
         state.withLock { state in
-            guard case .queued(_, let continuation) = state else { return nil }
-            state = .running
-            return continuation
+            switch state {
+            case .appending(let continuation), .queued(_, let continuation):
+                state = .running
+                return continuation
+            case .initial, .running, .cancelled:
+                return nil
+            }
         }
     }
 
     func cancel(on queue: BlockingQueue<@Sendable () -> Void>) {
-        let queued: (BlockingQueue<@Sendable () -> Void>.Ticket, CheckedContinuation<T, any Error>)? = state.withLock {
+        let queued: (BlockingQueue<@Sendable () -> Void>.Ticket?, CheckedContinuation<T, any Error>)? = state.withLock {
             state in
             switch state {
             case .initial:
                 state = .cancelled
                 return nil
+            case .appending(let continuation):
+                state = .cancelled
+                return (nil, continuation)
             case .queued(let ticket, let continuation):
                 state = .cancelled
                 return (ticket, continuation)
@@ -146,7 +187,7 @@ private final class Submission<T: Sendable>: Sendable {
             }
         }
         guard let (ticket, continuation) = queued else { return }
-        _ = queue.remove(ticket)
+        if let ticket { _ = queue.remove(ticket) }
         continuation.resume(throwing: CancellationError())
     }
 }

@@ -61,6 +61,56 @@ import Testing
         #expect(try await task.value == "written")
     }
 
+    /// Cancellations that race with the submission (before it is queued, while it is appended, while it
+    /// waits, once it runs): every caller is resumed exactly once (a second resume traps, a missing one
+    /// hangs), gets its result exactly when its work ran, and no cancelled work stays in the queue.
+    @Test func racingCancellationsResumeEveryCallerOnceWithTheResultExactlyWhenItsWorkRan() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 2)
+        defer { executor.shutdown() }
+        let ran = BlockingQueue<Int>()
+        let count = 4000
+        let outcomes = await withTaskGroup(of: (index: Int, finished: Bool).self) { group in
+            for index in 0..<count {
+                let task = Task {
+                    try await executor.run {
+                        ran.append(index)
+                        return index
+                    }
+                }
+                group.addTask {
+                    // Cancelled at once, after a yield or not at all: the race lands in every state.
+                    switch index % 4 {
+                    case 0: task.cancel()
+                    case 1:
+                        await Task.yield()
+                        task.cancel()
+                    case 2:
+                        for _ in 0..<(index % 7) { await Task.yield() }
+                        task.cancel()
+                    default: break
+                    }
+                    do {
+                        #expect(try await task.value == index)
+                        return (index, true)
+                    } catch {
+                        #expect(error is CancellationError, "\(error)")
+                        return (index, false)
+                    }
+                }
+            }
+            var outcomes: [Int: Bool] = [:]
+            for await outcome in group { outcomes[outcome.index] = outcome.finished }
+            return outcomes
+        }
+        #expect(outcomes.count == count)
+        var ranNow: [Int] = []
+        while ran.count > 0, let index = ran.take() { ranNow.append(index) }
+        #expect(outcomes.filter(\.value).map(\.key).sorted() == ranNow.sorted())
+        #expect((0..<count).filter { $0 % 4 == 3 }.allSatisfy { outcomes[$0] == true })
+        // A job cancelled while it was being appended is taken back by its submitter, just after.
+        try await waitUntil { executor.queuedCount == 0 }
+    }
+
     @Test func anAlreadyCancelledCallerDoesNotQueueWork() async throws {
         let executor = BlockingExecutor(label: "sl-test", threads: 1)
         defer { executor.shutdown() }
