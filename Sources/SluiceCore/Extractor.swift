@@ -33,8 +33,9 @@ public struct ExtractionInput: Sendable {
 
 /// Turns one document's bytes into text.
 ///
-/// - Important: ``extract(_:)`` may block for seconds (C libraries, large files). The pipeline always
-///   calls it on a ``BlockingExecutor`` thread, never on Swift's cooperative pool.
+/// - Important: ``extract(_:)`` may block for seconds (C libraries, large files). The pipeline calls it
+///   on a ``BlockingExecutor`` thread, never on Swift's cooperative pool, unless the extractor says it
+///   ``extractsInline``.
 public protocol Extractor: Sendable {
     /// A short name for stats and error messages (`text`, `pdf`, …).
     var name: String { get }
@@ -48,8 +49,14 @@ public protocol Extractor: Sendable {
     /// the state across runs (they cost far more than reading the file: PDF, OCR); nil (the default) for
     /// extractors that are cheaper to run again than to look up.
     var cacheIdentity: ExtractorIdentity? { get }
+    /// Whether ``extract(_:)`` is quick Swift code, linear in the bytes, that never blocks (no C library
+    /// that can stall, no I/O): the pipeline then runs it on the calling task's thread, as the chunker
+    /// runs, because handing a few kilobytes of plain text to an executor thread and back costs more
+    /// CPU than extracting them. False (the default) for everything else.
+    var extractsInline: Bool { get }
 }
 
 extension Extractor {
     public var cacheIdentity: ExtractorIdentity? { nil }
+    public var extractsInline: Bool { false }
 }

@@ -29,6 +29,10 @@ public struct TextExtractor: Extractor {
     /// Text is the fallback format: every document that no other extractor claims is tried as text.
     public func accepts(_ input: ExtractionInput) -> Bool { true }
 
+    /// Validation, a binary check and one string: linear, in Swift (Markdown front matter through Yams'
+    /// libyaml, in memory), and cheaper than two thread hand-offs for a file of a few kilobytes.
+    public var extractsInline: Bool { true }
+
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
         let bytes = input.bytes
         guard !bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }

@@ -70,6 +70,27 @@ import Glibc
         print("heartbeat: largest gap \(maxGap.withLock { $0 }) while extraction blocked 12 × 100 ms")
     }
 
+    /// Plain text (`Extractor.extractsInline`) is extracted on the stage's own thread, without a hand-off;
+    /// every other extractor still runs on the executor's threads. The files are read there either way.
+    @Test func onlyInlineExtractorsRunOnTheStagesThread() async throws {
+        var harness = try PipelineHarness { $0.extract.parallelism = 2 }
+        defer { harness.cleanUp() }
+        let slow = SleepyExtractor(milliseconds: 1, accepting: "slow")
+        for index in 0..<6 {
+            try "Text number \(index).".write(
+                to: harness.source.appendingPathComponent("d\(index).\(index % 2 == 0 ? "slow" : "txt")"),
+                atomically: true,
+                encoding: .utf8
+            )
+        }
+        let recorder = LabelRecordingExtractor(inner: TextExtractor())
+        harness.extractors = .init(extractors: [slow, recorder])
+        let stats = try await harness.run()
+        #expect(stats.documentsUpserted == 6)
+        #expect(slow.threadNames.withLock { $0 } == ["sl-extract", "sl-extract", "sl-extract"])
+        #expect(recorder.labels.withLock { $0 } == [nil, nil, nil], "no executor thread for plain text")
+    }
+
     @Test func unchangedCorpusIsSkippedWithoutEmbedding() async throws {
         let harness = try PipelineHarness()
         defer { harness.cleanUp() }
@@ -246,15 +267,34 @@ import Glibc
 /// Blocks its thread for a while per document, like a C library would, and records which thread ran it.
 final class SleepyExtractor: Extractor {
     let milliseconds: Int
+    /// The file extension it takes; nil: every file.
+    let accepting: String?
     let threadNames = Mutex<[String]>([])
-    init(milliseconds: Int) { self.milliseconds = milliseconds }
+    init(milliseconds: Int, accepting: String? = nil) {
+        self.milliseconds = milliseconds
+        self.accepting = accepting
+    }
     var name: String { "sleepy" }
-    func accepts(_ input: ExtractionInput) -> Bool { true }
+    func accepts(_ input: ExtractionInput) -> Bool { accepting.map { input.fileURL.pathExtension == $0 } ?? true }
     func extract(_ input: ExtractionInput) throws -> ExtractedText {
         let name = BlockingExecutor.currentLabel ?? Thread.current.name ?? "unknown"
         threadNames.withLock { $0.append(name) }
         usleep(useconds_t(milliseconds * 1000))
         return ExtractedText(sections: [TextSection(text: String(decoding: input.bytes, as: UTF8.self))])
+    }
+}
+
+/// An extractor that records the executor label of the thread each extraction runs on (nil: none).
+final class LabelRecordingExtractor<Inner: Extractor>: Extractor {
+    let inner: Inner
+    let labels = Mutex<[String?]>([])
+    init(inner: Inner) { self.inner = inner }
+    var name: String { inner.name }
+    var extractsInline: Bool { inner.extractsInline }
+    func accepts(_ input: ExtractionInput) -> Bool { inner.accepts(input) }
+    func extract(_ input: ExtractionInput) throws -> ExtractedText {
+        labels.withLock { $0.append(BlockingExecutor.currentLabel) }
+        return try inner.extract(input)
     }
 }
 

@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 /// Reads a document, hashes its bytes (XXH3-128) and, unless they match what is indexed, extracts its
-/// text. Reading and extraction run on the extract executor's threads, with a per-document time limit.
+/// text. Reading and extraction run on the extract executor's threads, with a per-document time limit,
+/// except the extraction of plain text (``Extractor/extractsInline``), which runs on the stage's own.
 ///
 /// The text comes from, in order: another document of this run with identical bytes (``sharing``), the
 /// state's extraction cache (``persistent``, for extractors with a ``Extractor/cacheIdentity``), and
@@ -99,12 +100,18 @@ package struct ExtractStep: Sendable {
         }
         var extracted: ExtractedText?
         do {
-            let text = try await withDeadline(
-                timeout,
-                what: "extraction (\(extractor.name))",
-                setting: "extract.timeout_seconds"
-            ) { [executor] in
-                try await executor.run { try extractor.extract(input) }
+            let text: ExtractedText
+            if extractor.extractsInline {
+                // Plain text: on this thread (see `Extractor.extractsInline`); it cannot hang, so no deadline.
+                text = try WorkCPU.measure { try extractor.extract(input) }
+            } else {
+                text = try await withDeadline(
+                    timeout,
+                    what: "extraction (\(extractor.name))",
+                    setting: "extract.timeout_seconds"
+                ) { [executor] in
+                    try await executor.run { try extractor.extract(input) }
+                }
             }
             document.text = text
             extracted = text
