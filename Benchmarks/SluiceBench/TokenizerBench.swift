@@ -76,19 +76,7 @@ struct TokenizerBench: ParsableCommand {
 
     /// Every regular file under `folder`, sorted by path, decoded as UTF-8 (invalid bytes replaced).
     static func texts(in folder: String) throws -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else {
-            throw ValidationError("cannot read \(folder)")
-        }
-        var paths: [String] = []
-        while let path = walker.nextObject() as? String {
-            let full = (folder as NSString).appendingPathComponent(path)
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
-                paths.append(full)
-            }
-        }
-        guard !paths.isEmpty else { throw ValidationError("\(folder) holds no files") }
-        return try paths.sorted().map {
+        try TextBench.files(in: folder).map {
             String(decoding: try Data(contentsOf: URL(fileURLWithPath: $0)), as: UTF8.self)
         }
     }

@@ -101,4 +101,47 @@ import Testing
             }
         }
     }
+
+    /// `joiningCRLF` gives the text Foundation's `replacingOccurrences(of: "\r\n", with: "\n")` gave, except
+    /// where a combining mark follows the LF: Foundation matched whole characters and left that CR LF alone.
+    @Test func joiningCRLFMatchesFoundationsReplacement() {
+        var inputs = ["", "\r", "\n", "\r\n", "\r\r\n", "\n\r", "\r\n\r\n", "a\r\nb\r", "é\r\n👍🏽\r\n", "\r\n\u{200D}"]
+        var random = SplitMix64(seed: 21)
+        let pieces = ["\r", "\n", "\r\n", "a", "é", "👍🏽", " ", "\u{FEFF}", "\t", "x\u{301}"]
+        for _ in 0..<2_000 {
+            inputs.append(
+                (0..<Int.random(in: 0...14, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                    .joined()
+            )
+        }
+        for text in inputs {
+            let joined = String(decoding: TextExtractor.joiningCRLF(Array(text.utf8)), as: UTF8.self)
+            let expected = text.replacingOccurrences(of: "\r\n", with: "\n")
+            #expect(Array(joined.unicodeScalars) == Array(expected.unicodeScalars), "\(text.debugDescription)")
+        }
+        // The one difference, on purpose: a line ending is one, whatever the next line starts with.
+        #expect(
+            String(decoding: TextExtractor.joiningCRLF(Array("a\r\n\u{301}b".utf8)), as: UTF8.self) == "a\n\u{301}b"
+        )
+        #expect("a\r\n\u{301}b".replacingOccurrences(of: "\r\n", with: "\n") == "a\r\n\u{301}b")
+    }
+
+    @Test func textWithCRLFLineEndingsIsExtractedWithLF() throws {
+        let input = ExtractionInput(
+            key: "crlf.txt",
+            fileURL: URL(fileURLWithPath: "/corpus/crlf.txt"),
+            bytes: Array("\u{FEFF}First line\r\nsecond\r\n\r\nthird\r".utf8)
+        )
+        let text = try TextExtractor().extract(input)
+        #expect(text.sections.map(\.text) == ["First line\nsecond\n\nthird\r"])
+        // An invalid byte's offset is counted in the file's bytes, CRs included.
+        var invalid = input
+        invalid.bytes = Array("one\r\ntwo\r\n".utf8) + [0xFF] + Array("\r\n".utf8)
+        let error = #expect(throws: SluiceError.self) { try TextExtractor().extract(invalid) }
+        #expect(error?.code == .invalidEncoding)
+        #expect(
+            error?.message.hasPrefix("invalid UTF-8 at byte offset 10 (1 bad byte)") == true,
+            "\(String(describing: error))"
+        )
+    }
 }
