@@ -8,13 +8,6 @@
 // registers in the others. The products are register-blocked: ROWS query rows × 32 keys for the scores
 // (8 accumulators), ROWS rows × the 32 values of a head for the context.
 
-typedef float sluice_v16 __attribute__((vector_size(64)));
-// The same vector at any float's alignment, for loads and stores (macros, not functions: a vector
-// argument or result would change the ABI between the clones).
-typedef float sluice_v16u __attribute__((vector_size(64), aligned(4), may_alias));
-#define load16(p) (*(const sluice_v16u *)(p))
-#define store16(p, v) (*(sluice_v16u *)(p) = (v))
-
 #define ROWS 4
 #define KEYS 32  // keys per block of scores; the padded length is a multiple of it
 

@@ -45,6 +45,15 @@ SLUICE_EXP_DEFINITION(sluice_exp_baseline, SLUICE_BASELINE_CONTRACT)
 
 #define LANES 16
 
+// The compiler's generic 16-float vector: one AVX-512 register in that clone, two AVX2 or four SSE
+// registers in the others.
+typedef float sluice_v16 __attribute__((vector_size(64)));
+// The same vector at any float's alignment, for loads and stores (macros, not functions: a vector
+// argument or result would change the ABI between the clones).
+typedef float sluice_v16u __attribute__((vector_size(64), aligned(4), may_alias));
+#define load16(p) (*(const sluice_v16u *)(p))
+#define store16(p, v) (*(sluice_v16u *)(p) = (v))
+
 // Built for the machine's vector width where the loader can choose (x86-64 Linux: AVX-512, AVX2
 // or the SSE2 baseline, picked once at load time); elsewhere the default build.
 #if defined(__x86_64__) && defined(__linux__) && defined(__clang__)
