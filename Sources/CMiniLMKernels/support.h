@@ -8,28 +8,51 @@
 
 // e^x for x in [-87.3, 88.3]: Cephes' single-precision polynomial after reduction by ln 2. The rounding
 // of x·log2(e) adds and subtracts 1.5·2^23 (exact in float; this file is never built with fast-math).
-static inline float sluice_exp(float x) {
-    x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);
-    float shifted = x * 1.44269504f + 12582912.0f;
-    float n = shifted - 12582912.0f;
-    int32_t bits;
-    memcpy(&bits, &shifted, sizeof bits);
-    int32_t integer = bits - 0x4B400000;
-    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * (r * r) + r + 1.0f;
-    int32_t exponent = (integer + 127) << 23;
-    float scale;
-    memcpy(&scale, &exponent, sizeof scale);
-    return p * scale;
-}
+// Two copies of one body: `sluice_exp` lets the compiler fuse a product and a sum into one multiply-add
+// where the clone has FMA (GELU's, as it always has); `sluice_exp_baseline` rounds as this architecture's
+// baseline build does in whatever clone it is inlined into (x86-64's baseline has no FMA, so never fused
+// there). Softmax uses the latter: it was built for the baseline only until it moved into the attention
+// kernel's clones, and the fp32 vectors stay bit for bit what they were.
+#if defined(__x86_64__)
+#define SLUICE_BASELINE_CONTRACT "clang fp contract(off)"
+#else
+#define SLUICE_BASELINE_CONTRACT "clang fp contract(on)"
+#endif
+#define SLUICE_EXP_DEFINITION(name, contract)                                                                 \
+    static inline __attribute__((always_inline)) float name(float x) {                                        \
+        _Pragma(contract)                                                                                     \
+        x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);                                                    \
+        float shifted = x * 1.44269504f + 12582912.0f;                                                        \
+        float n = shifted - 12582912.0f;                                                                      \
+        int32_t bits;                                                                                         \
+        memcpy(&bits, &shifted, sizeof bits);                                                                 \
+        int32_t integer = bits - 0x4B400000;                                                                  \
+        float r = x - n * 0.693359375f + n * 2.12194440e-4f;                                                  \
+        float p = 1.9875691500e-4f;                                                                           \
+        p = p * r + 1.3981999507e-3f;                                                                         \
+        p = p * r + 8.3334519073e-3f;                                                                         \
+        p = p * r + 4.1665795894e-2f;                                                                         \
+        p = p * r + 1.6666665459e-1f;                                                                         \
+        p = p * r + 5.0000001201e-1f;                                                                         \
+        p = p * (r * r) + r + 1.0f;                                                                           \
+        int32_t exponent = (integer + 127) << 23;                                                             \
+        float scale;                                                                                          \
+        memcpy(&scale, &exponent, sizeof scale);                                                              \
+        return p * scale;                                                                                     \
+    }
+SLUICE_EXP_DEFINITION(sluice_exp, "clang fp contract(on)")
+SLUICE_EXP_DEFINITION(sluice_exp_baseline, SLUICE_BASELINE_CONTRACT)
 
 #define LANES 16
+
+// The compiler's generic 16-float vector: one AVX-512 register in that clone, two AVX2 or four SSE
+// registers in the others.
+typedef float sluice_v16 __attribute__((vector_size(64)));
+// The same vector at any float's alignment, for loads and stores (macros, not functions: a vector
+// argument or result would change the ABI between the clones).
+typedef float sluice_v16u __attribute__((vector_size(64), aligned(4), may_alias));
+#define load16(p) (*(const sluice_v16u *)(p))
+#define store16(p, v) (*(sluice_v16u *)(p) = (v))
 
 // Built for the machine's vector width where the loader can choose (x86-64 Linux: AVX-512, AVX2
 // or the SSE2 baseline, picked once at load time); elsewhere the default build.

@@ -88,6 +88,36 @@ import Testing
         #expect((error / norm).squareRoot() < 0.02, "relative error \((error / norm).squareRoot())")
     }
 
+    /// Quantized activations against the rows they came from, at widths below, at and between the 16-float
+    /// vectors the range is found in (so the row's extremes also fall in a tail the vectors do not cover):
+    /// the offset is the row's exact minimum, the scale its range / 255, and every value rounds to within
+    /// half a step.
+    @Test(arguments: [4, 8, 12, 16, 20, 36, 388])
+    func activationsAreQuantizedOverTheRowsExactRange(width: Int) {
+        let rows = 6
+        let stride = width + 3
+        var generator = SplitMix64(seed: UInt64(width))
+        var a = (0..<(rows * stride)).map { _ in Float(generator.unit() * 2 - 1) }
+        // Row r's extremes at places that move through the vectors and the tail.
+        for r in 0..<rows {
+            a[r * stride + (r * 5) % width] = -3 - Float(r)
+            a[r * stride + width - 1 - (r * 3) % width] = 4 + Float(r)
+        }
+        let activations = MiniLMInt8Activations()
+        a.withUnsafeBufferPointer { activations.quantize($0.baseAddress!, count: rows, width: width, stride: stride) }
+        for r in 0..<rows {
+            let row = a[(r * stride)..<(r * stride + width)]
+            let (low, high) = (row.min()!, row.max()!)
+            #expect(activations.offsets[r] == low, "width \(width), row \(r)")
+            let scale = activations.scales[r]
+            #expect(scale == (high - low) / 255, "width \(width), row \(r)")
+            for (index, x) in row.enumerated() {
+                let restored = Float(activations.values[r * width + index]) * scale + low
+                #expect(abs(restored - x) <= scale * 0.5001, "width \(width), row \(r), value \(index)")
+            }
+        }
+    }
+
     @Test func theIdentityNamesTheInt8Model() throws {
         let int8 = try MiniLMFixtures.loadEmbedder(.int8)
         let fp32 = try MiniLMFixtures.loadEmbedder()
