@@ -40,7 +40,6 @@ let package = Package(
     targets: [
         // C libraries: one thin system-library module each (module map + pkg-config + apt provider).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // Poppler's core (C++) for the text layer: see Sources/CPopplerText/include/PopplerTextLayer.h.
         .systemLibrary(name: "CPopplerCore", pkgConfig: "poppler", providers: [.apt(["libpoppler-private-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
@@ -54,7 +53,13 @@ let package = Package(
 
         // Tesseract's C API, loaded at the first OCR (dlopen) rather than at every start of `sluice` and of its
         // extract workers: libtesseract brings 56 shared libraries (Sources/CTesseract/include/CTesseract.h).
-        .target(name: "CTesseract", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CTesseract", dependencies: ["CDynamicLibrary"]),
+        // poppler-glib and cairo, which render PDF pages for OCR, loaded the same way at the first page rendered:
+        // with glib, gio, pixman and the X11 client libraries they are 22 shared libraries that a worker reading
+        // text layers never uses (Sources/CPopplerGlib/include/CPopplerGlib.h).
+        .target(name: "CPopplerGlib", dependencies: ["CDynamicLibrary"]),
+        // What those two share: dlopen of the first name that loads, and the look-up of the functions they declare.
+        .target(name: "CDynamicLibrary", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // A PDF's text layer as pdftotext extracts it, behind a C interface (poppler's text device is C++).
         .target(name: "CPopplerText", dependencies: ["CPopplerCore"]),
@@ -76,7 +81,7 @@ let package = Package(
         .target(
             name: "SluiceExtract",
             dependencies: [
-                "SluiceCore", "CPoppler", "CPopplerText", "CTesseract",
+                "SluiceCore", "CPopplerGlib", "CPopplerText", "CTesseract",
                 "CLibXML2", "CZlib",  // DOCX and HTML (libxml2), the DOCX container (zlib)
                 .product(name: "Yams", package: "Yams"),  // Markdown front matter
             ]

@@ -16,7 +16,7 @@ esac
 PACKAGES=(
   pkg-config
   libcurl4-openssl-dev      # HTTP (remote embedders and stores)
-  libpoppler-glib-dev       # PDF documents, metadata and rendering for OCR
+  libpoppler-glib8          # PDF page rendering for OCR, with cairo (run time only: CPopplerGlib loads it, no headers)
   libpoppler-private-dev    # poppler's text output device (C++ headers): the PDF text layer, as pdftotext
   libtesseract-dev          # OCR
   tesseract-ocr-eng         # OCR: English language data

@@ -2,6 +2,7 @@
 #include "PopplerTextLayer.h"
 
 #include <GlobalParams.h>
+#include <poppler-config.h>
 #include <PDFDoc.h>
 #include <Stream.h>
 #include <TextOutputDev.h>
@@ -165,4 +166,9 @@ extern "C" const char *sluice_pdf_text_page(SluicePDFTextLayer *layer, int index
 extern "C" void sluice_pdf_text_close(SluicePDFTextLayer *layer)
 {
     delete layer;
+}
+
+extern "C" const char *sluice_pdf_text_poppler_version(void)
+{
+    return POPPLER_VERSION;
 }

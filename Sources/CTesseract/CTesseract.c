@@ -1,8 +1,6 @@
 #include "CTesseract.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <SluiceDynamicLibrary.h>
 
 // The libraries' own names for what the header declares (capi.h, allheaders.h).
 static struct {
@@ -26,69 +24,36 @@ static struct {
     int32_t (*pixGetXRes)(const PIX *);
 } api;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded = 0;
-static char loadError[512];
+// The runtime package's names (Debian's libtesseract5; Homebrew's dylib), then the development link.
+static const char *const names[] = {
+    "libtesseract.so.5", "libtesseract.5.dylib", "libtesseract.so", "libtesseract.dylib",
+};
+// Leptonica's functions come from libtesseract's dependencies.
+static const SluiceSymbol symbols[] = {
+    {"TessVersion", (void **)&api.version},
+    {"TessBaseAPICreate", (void **)&api.create},
+    {"TessBaseAPIDelete", (void **)&api.delete},
+    {"TessBaseAPIInit3", (void **)&api.init3},
+    {"TessBaseAPISetVariable", (void **)&api.setVariable},
+    {"TessBaseAPISetPageSegMode", (void **)&api.setPageSegMode},
+    {"TessBaseAPISetImage", (void **)&api.setImage},
+    {"TessBaseAPISetImage2", (void **)&api.setImage2},
+    {"TessBaseAPISetSourceResolution", (void **)&api.setSourceResolution},
+    {"TessBaseAPIRecognize", (void **)&api.recognize},
+    {"TessBaseAPIGetUTF8Text", (void **)&api.getUTF8Text},
+    {"TessDeleteText", (void **)&api.deleteText},
+    {"TessBaseAPIMeanTextConf", (void **)&api.meanTextConf},
+    {"TessBaseAPIClear", (void **)&api.clear},
+    {"pixRead", (void **)&api.pixRead},
+    {"pixReadMem", (void **)&api.pixReadMem},
+    {"pixDestroy", (void **)&api.pixDestroy},
+    {"pixGetXRes", (void **)&api.pixGetXRes},
+};
+static SluiceLazyLibrary library = SLUICE_LAZY_LIBRARY(names, "libtesseract", symbols);
 
-static void *lookUp(void *library, const char *name, int *missing) {
-    void *symbol = dlsym(library, name);
-    if (symbol == NULL && *missing == 0) {
-        *missing = 1;
-        snprintf(loadError, sizeof loadError, "libtesseract has no %s", name);
-    }
-    return symbol;
-}
-
-static void load(void) {
-    // The runtime package's names (Debian's libtesseract5; Homebrew's dylib), then the development link.
-    static const char *const names[] = {
-        "libtesseract.so.5", "libtesseract.5.dylib", "libtesseract.so", "libtesseract.dylib",
-    };
-    void *library = NULL;
-    for (size_t i = 0; library == NULL && i < sizeof names / sizeof names[0]; i++) {
-        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (library == NULL && i == 0) {
-            const char *reason = dlerror();
-            snprintf(loadError, sizeof loadError, "%s", reason ? reason : "cannot load libtesseract.so.5");
-        }
-    }
-    if (library == NULL) return;
-    int missing = 0;
-    // dlsym on the library's handle searches its dependencies too: leptonica's functions come from there.
-    api.version = lookUp(library, "TessVersion", &missing);
-    api.create = lookUp(library, "TessBaseAPICreate", &missing);
-    api.delete = lookUp(library, "TessBaseAPIDelete", &missing);
-    api.init3 = lookUp(library, "TessBaseAPIInit3", &missing);
-    api.setVariable = lookUp(library, "TessBaseAPISetVariable", &missing);
-    api.setPageSegMode = lookUp(library, "TessBaseAPISetPageSegMode", &missing);
-    api.setImage = lookUp(library, "TessBaseAPISetImage", &missing);
-    api.setImage2 = lookUp(library, "TessBaseAPISetImage2", &missing);
-    api.setSourceResolution = lookUp(library, "TessBaseAPISetSourceResolution", &missing);
-    api.recognize = lookUp(library, "TessBaseAPIRecognize", &missing);
-    api.getUTF8Text = lookUp(library, "TessBaseAPIGetUTF8Text", &missing);
-    api.deleteText = lookUp(library, "TessDeleteText", &missing);
-    api.meanTextConf = lookUp(library, "TessBaseAPIMeanTextConf", &missing);
-    api.clear = lookUp(library, "TessBaseAPIClear", &missing);
-    api.pixRead = lookUp(library, "pixRead", &missing);
-    api.pixReadMem = lookUp(library, "pixReadMem", &missing);
-    api.pixDestroy = lookUp(library, "pixDestroy", &missing);
-    api.pixGetXRes = lookUp(library, "pixGetXRes", &missing);
-    if (missing == 0) {
-        loadError[0] = '\0';
-        __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
-    }
-}
-
-int sluice_tess_load(void) {
-    pthread_once(&once, load);
-    return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE) ? 0 : -1;
-}
-
-const char *sluice_tess_load_error(void) {
-    return sluice_tess_load() == 0 ? NULL : loadError;
-}
-
-int sluice_tess_is_loaded(void) { return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE); }
+int sluice_tess_load(void) { return sluice_lazy_library_load(&library); }
+const char *sluice_tess_load_error(void) { return sluice_lazy_library_error(&library); }
+int sluice_tess_is_loaded(void) { return sluice_lazy_library_is_loaded(&library); }
 
 const char *sluice_tess_version(void) { return sluice_tess_load() == 0 ? api.version() : NULL; }
 

@@ -1,10 +1,10 @@
-import CPoppler
+import CPopplerGlib
 import CPopplerText
 import Foundation
 import SluiceCore
 
 /// An open PDF file: its text layer and information through poppler's text output device, and rendering
-/// (for OCR) through poppler-glib.
+/// (for OCR) through poppler-glib, which is loaded into the process at the first page rendered (CPopplerGlib).
 ///
 /// Page text comes from one text output device per document (`PopplerTextLayer.h`), the way `pdftotext`
 /// extracts it, and is the same text. poppler-glib's `poppler_page_get_text` builds a device for every page
@@ -62,7 +62,7 @@ public final class PDFDocument: @unchecked Sendable {
 
     deinit {
         sluice_pdf_text_close(textLayer)
-        if let renderer { g_object_unref(gpointer(renderer)) }
+        if let renderer { sluice_poppler_document_release(renderer) }
     }
 
     /// The number of pages.
@@ -99,9 +99,11 @@ public final class PDFDocument: @unchecked Sendable {
         }
     }
 
-    /// The poppler-glib document, opened on first use. Call with the lock held.
+    /// The poppler-glib document, opened on first use (loading poppler-glib into the process if it is not yet).
+    /// Call with the lock held.
     func rendererLocked() throws -> OpaquePointer {
         if let renderer { return renderer }
+        try Self.loadRenderingLibrary()
         let opened = try Self.openRenderer(absolutePath: openPath, shownAs: path, password: password)
         renderer = opened
         return opened
@@ -130,41 +132,41 @@ public final class PDFDocument: @unchecked Sendable {
         }
     }
 
+    /// Loads poppler-glib (and with it cairo and glib) into this process if it is not yet (once; see
+    /// CPopplerGlib.h). Only rendering needs it: text, page count, title and author come from poppler's core.
+    /// - Throws: ``SluiceError`` with code `configuration` when it cannot be loaded; the document that needed a
+    ///   page rendered fails with it (and is tried again on the next run), other documents are unaffected.
+    package static func loadRenderingLibrary() throws {
+        guard sluice_poppler_glib_load() == 0 else {
+            let reason = sluice_poppler_glib_load_error().map { String(cString: $0) } ?? "unknown error"
+            throw SluiceError(
+                .configuration,
+                "cannot load poppler-glib to render PDF pages for OCR: \(reason) (install libpoppler-glib8)"
+            )
+        }
+    }
+
+    /// poppler-glib's version (`poppler_get_version`), loading it; nil when it cannot be loaded.
+    package static var renderingLibraryVersion: String? { sluice_poppler_glib_version().map { String(cString: $0) } }
+
     /// Opens a document with poppler-glib and returns the owned handle, or throws with poppler's message.
     private static func openRenderer(
         absolutePath: String,
         shownAs shown: String,
         password: String?
     ) throws -> OpaquePointer {
-        var error: UnsafeMutablePointer<GError>?
-        guard let uri = g_filename_to_uri(absolutePath, nil, &error) else {
-            throw takeError(&error, path: shown, fallback: "cannot make a file URI")
+        var status = SLUICE_POPPLER_GLIB_OK
+        var cMessage: UnsafeMutablePointer<CChar>?
+        if let document = sluice_poppler_document_open(absolutePath, password, &status, &cMessage) {
+            return document
         }
-        defer { g_free(uri) }
-        guard let document = poppler_document_new_from_file(uri, password, &error) else {
-            throw takeError(&error, path: shown, fallback: "cannot open PDF")
+        let fallback = status == SLUICE_POPPLER_GLIB_NO_URI ? "cannot make a file URI" : "cannot open PDF"
+        let message = cMessage.map { String(cString: $0) } ?? fallback
+        free(cMessage)
+        if status == SLUICE_POPPLER_GLIB_ENCRYPTED {
+            throw SluiceError(.encrypted, "PDF is encrypted and needs a password: \(shown) (\(message))")
         }
-        return document
-    }
-
-    /// Converts (and frees) a `GError` into a ``SluiceError``.
-    private static func takeError(
-        _ error: inout UnsafeMutablePointer<GError>?,
-        path: String,
-        fallback: String
-    ) -> SluiceError {
-        guard let gerror = error else { return SluiceError(.extractionFailed, "\(fallback): \(path)") }
-        defer {
-            g_error_free(gerror)
-            error = nil
-        }
-        let message = gerror.pointee.message.map { String(cString: $0) } ?? fallback
-        if gerror.pointee.domain == poppler_error_quark(),
-            gerror.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
-        {
-            return SluiceError(.encrypted, "PDF is encrypted and needs a password: \(path) (\(message))")
-        }
-        return SluiceError(.extractionFailed, "\(message): \(path)")
+        throw SluiceError(.extractionFailed, "\(message): \(shown)")
     }
 
     /// Copies a C string allocated with malloc into a `String` and frees it; nil or empty gives nil.

@@ -1,4 +1,4 @@
-import CPoppler
+import CPopplerText
 import SluiceCore
 
 extension PDFExtractor {
@@ -21,9 +21,14 @@ extension PDFExtractor {
         settings["ocr.min_text_chars"] = String(ocr.minTextCharacters)
         settings["pdf.strip_headers"] = String(pdf.stripHeadersFooters)
         settings["pdf.join_hyphens"] = String(pdf.joinHyphens)
-        settings["poppler"] = String(cString: poppler_get_version())
+        settings["poppler"] = popplerVersion
         return ExtractorIdentity(name: "pdf", version: outputVersion, settings: settings)
     }
+
+    /// Poppler's version ("22.12.0"), from its core library, which is always loaded: the string poppler-glib's
+    /// `poppler_get_version` gives (see PopplerTextLayer.h), without loading poppler-glib into `sluice` for the
+    /// extraction cache.
+    package static var popplerVersion: String { String(cString: sluice_pdf_text_poppler_version()) }
 
     public var cacheIdentity: ExtractorIdentity? { Self.identity(ocr: ocr, pdf: pdf) }
 }

@@ -32,6 +32,14 @@ import Testing
         )
     }
 
+    /// The identity's poppler version comes from poppler's core library (always loaded) rather than from
+    /// poppler-glib (loaded at the first page rendered); it must stay the string poppler-glib gives, which it
+    /// was taken from before, or every cached extraction would be redone.
+    @Test func popplerVersionIsPopplerGlibs() {
+        #expect(PDFExtractor.popplerVersion == PDFDocument.renderingLibraryVersion)
+        #expect(PDFExtractor.popplerVersion.split(separator: ".").count == 3)
+    }
+
     @Test func imageIdentityFollowsLanguagesAndSegmentationOnly() {
         let base = ImageExtractor.identity(ocr: OCR())
         #expect(base == ImageExtractor(engines: OCREnginePool(options: OCR())).cacheIdentity)

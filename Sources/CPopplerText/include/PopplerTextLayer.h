@@ -43,6 +43,12 @@ const char *sluice_pdf_text_page(SluicePDFTextLayer *layer, int index, size_t *l
 /// Closes the document and frees the handle. NULL is ignored.
 void sluice_pdf_text_close(SluicePDFTextLayer *layer);
 
+/// The version of poppler this was built against ("22.12.0": `POPPLER_VERSION` of poppler-config.h), which is
+/// the version of the libpoppler it runs with: Debian's libpoppler-private-dev requires that exact build, and
+/// the library's soname changes with its C++ interface. The same string poppler-glib's `poppler_get_version`
+/// returns (poppler-glib is built from the same source package).
+const char *sluice_pdf_text_poppler_version(void);
+
 #ifdef __cplusplus
 }
 #endif

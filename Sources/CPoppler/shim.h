@@ -1,3 +1,0 @@
-#include <poppler.h>
-#include <glib.h>
-#include <cairo.h>

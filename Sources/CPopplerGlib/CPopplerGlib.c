@@ -1,0 +1,146 @@
+#include "CPopplerGlib.h"
+
+#include <SluiceDynamicLibrary.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// glib's GError (gerror.h; its layout is part of glib's stable ABI).
+typedef struct {
+    uint32_t domain;
+    int code;
+    char *message;
+} GError;
+
+enum {
+    POPPLER_ERROR_ENCRYPTED = 1,  // poppler.h's PopplerError
+    CAIRO_FORMAT_RGB24 = 1,       // cairo.h's cairo_format_t
+    CAIRO_STATUS_SUCCESS = 0,     // cairo.h's cairo_status_t
+};
+
+// The libraries' own names for what the header declares (poppler.h, cairo.h, glib's and gobject's headers).
+static struct {
+    const char *(*popplerGetVersion)(void);
+    uint32_t (*popplerErrorQuark)(void);
+    void *(*documentNewFromFile)(const char *, const char *, GError **);
+    void *(*documentGetPage)(void *, int);
+    void (*pageGetSize)(void *, double *, double *);
+    void (*pageRenderForPrinting)(void *, void *);
+    char *(*filenameToURI)(const char *, const char *, GError **);
+    void (*gFree)(void *);
+    void (*errorFree)(GError *);
+    void (*objectUnref)(void *);
+    void *(*imageSurfaceCreate)(int, int, int);
+    int (*surfaceStatus)(void *);
+    void (*surfaceDestroy)(void *);
+    void (*surfaceFlush)(void *);
+    unsigned char *(*imageSurfaceGetData)(void *);
+    int (*imageSurfaceGetStride)(void *);
+    void *(*cairoCreate)(void *);
+    void (*cairoDestroy)(void *);
+    void (*setSourceRGB)(void *, double, double, double);
+    void (*paint)(void *);
+    void (*scale)(void *, double, double);
+} api;
+
+// The runtime package's name (Debian's libpoppler-glib8; Homebrew's dylib), then the development link.
+static const char *const names[] = {
+    "libpoppler-glib.so.8", "libpoppler-glib.8.dylib", "libpoppler-glib.so", "libpoppler-glib.dylib",
+};
+// cairo's, glib's and gobject's functions come from libpoppler-glib's dependencies (libcairo.so.2,
+// libglib-2.0.so.0 and libgobject-2.0.so.0 are among its own).
+static const SluiceSymbol symbols[] = {
+    {"poppler_get_version", (void **)&api.popplerGetVersion},
+    {"poppler_error_quark", (void **)&api.popplerErrorQuark},
+    {"poppler_document_new_from_file", (void **)&api.documentNewFromFile},
+    {"poppler_document_get_page", (void **)&api.documentGetPage},
+    {"poppler_page_get_size", (void **)&api.pageGetSize},
+    {"poppler_page_render_for_printing", (void **)&api.pageRenderForPrinting},
+    {"g_filename_to_uri", (void **)&api.filenameToURI},
+    {"g_free", (void **)&api.gFree},
+    {"g_error_free", (void **)&api.errorFree},
+    {"g_object_unref", (void **)&api.objectUnref},
+    {"cairo_image_surface_create", (void **)&api.imageSurfaceCreate},
+    {"cairo_surface_status", (void **)&api.surfaceStatus},
+    {"cairo_surface_destroy", (void **)&api.surfaceDestroy},
+    {"cairo_surface_flush", (void **)&api.surfaceFlush},
+    {"cairo_image_surface_get_data", (void **)&api.imageSurfaceGetData},
+    {"cairo_image_surface_get_stride", (void **)&api.imageSurfaceGetStride},
+    {"cairo_create", (void **)&api.cairoCreate},
+    {"cairo_destroy", (void **)&api.cairoDestroy},
+    {"cairo_set_source_rgb", (void **)&api.setSourceRGB},
+    {"cairo_paint", (void **)&api.paint},
+    {"cairo_scale", (void **)&api.scale},
+};
+static SluiceLazyLibrary library = SLUICE_LAZY_LIBRARY(names, "libpoppler-glib", symbols);
+
+int sluice_poppler_glib_load(void) { return sluice_lazy_library_load(&library); }
+const char *sluice_poppler_glib_load_error(void) { return sluice_lazy_library_error(&library); }
+int sluice_poppler_glib_is_loaded(void) { return sluice_lazy_library_is_loaded(&library); }
+
+const char *sluice_poppler_glib_version(void) {
+    return sluice_poppler_glib_load() == 0 ? api.popplerGetVersion() : NULL;
+}
+
+// Copies (with malloc) and frees a GError's message; NULL for no error or no message.
+static char *takeMessage(GError *error) {
+    if (error == NULL) return NULL;
+    char *message = error->message ? strdup(error->message) : NULL;
+    api.errorFree(error);
+    return message;
+}
+
+SluicePopplerDocument *sluice_poppler_document_open(
+    const char *path, const char *password, SluicePopplerGlibStatus *status, char **message) {
+    *message = NULL;
+    GError *error = NULL;
+    char *uri = api.filenameToURI(path, NULL, &error);
+    if (uri == NULL) {
+        *status = SLUICE_POPPLER_GLIB_NO_URI;
+        *message = takeMessage(error);
+        return NULL;
+    }
+    void *document = api.documentNewFromFile(uri, password, &error);
+    api.gFree(uri);
+    if (document == NULL) {
+        int encrypted = error != NULL && error->domain == api.popplerErrorQuark()
+            && error->code == POPPLER_ERROR_ENCRYPTED;
+        *status = encrypted ? SLUICE_POPPLER_GLIB_ENCRYPTED : SLUICE_POPPLER_GLIB_FAILED;
+        *message = takeMessage(error);
+        return NULL;
+    }
+    *status = SLUICE_POPPLER_GLIB_OK;
+    return document;
+}
+
+void sluice_poppler_document_release(SluicePopplerDocument *document) { api.objectUnref(document); }
+SluicePopplerPage *sluice_poppler_document_get_page(SluicePopplerDocument *document, int index) {
+    return api.documentGetPage(document, index);
+}
+void sluice_poppler_page_release(SluicePopplerPage *page) { api.objectUnref(page); }
+void sluice_poppler_page_get_size(SluicePopplerPage *page, double *width, double *height) {
+    api.pageGetSize(page, width, height);
+}
+void sluice_poppler_page_render_for_printing(SluicePopplerPage *page, SluiceCairo *cairo) {
+    api.pageRenderForPrinting(page, cairo);
+}
+
+SluiceCairoSurface *sluice_cairo_image_surface_create_rgb24(int width, int height) {
+    return api.imageSurfaceCreate(CAIRO_FORMAT_RGB24, width, height);
+}
+int sluice_cairo_surface_ok(SluiceCairoSurface *surface) {
+    return api.surfaceStatus(surface) == CAIRO_STATUS_SUCCESS;
+}
+void sluice_cairo_surface_destroy(SluiceCairoSurface *surface) { api.surfaceDestroy(surface); }
+void sluice_cairo_surface_flush(SluiceCairoSurface *surface) { api.surfaceFlush(surface); }
+unsigned char *sluice_cairo_image_surface_get_data(SluiceCairoSurface *surface) {
+    return api.imageSurfaceGetData(surface);
+}
+int sluice_cairo_image_surface_get_stride(SluiceCairoSurface *surface) { return api.imageSurfaceGetStride(surface); }
+SluiceCairo *sluice_cairo_create(SluiceCairoSurface *surface) { return api.cairoCreate(surface); }
+void sluice_cairo_destroy(SluiceCairo *cairo) { api.cairoDestroy(cairo); }
+void sluice_cairo_set_source_rgb(SluiceCairo *cairo, double red, double green, double blue) {
+    api.setSourceRGB(cairo, red, green, blue);
+}
+void sluice_cairo_paint(SluiceCairo *cairo) { api.paint(cairo); }
+void sluice_cairo_scale(SluiceCairo *cairo, double sx, double sy) { api.scale(cairo, sx, sy); }
