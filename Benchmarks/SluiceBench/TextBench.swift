@@ -96,7 +96,9 @@ struct TextBench: ParsableCommand {
     /// The files' bytes, one after the other, repeated up to `megabytes` MB, in `work`/large.txt.
     static func largeFile(of files: [String], megabytes: Int, in work: URL) throws -> String {
         let url = work.appendingPathComponent("large.txt")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw ValidationError("cannot create \(url.path)")
+        }
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var written = 0
