@@ -34,8 +34,10 @@ static inline __attribute__((always_inline)) float exponentiate(float *row, int 
     return sluice_sum(row, n);
 }
 
-SLUICE_CLONES void sluice_minilm_attention(
-    const float *qkv, int n, int stride, int heads, float *context, int contextStride, float *scratch) {
+SLUICE_CLONED(
+    sluice_minilm_attention,
+    (const float *qkv, int n, int stride, int heads, float *context, int contextStride, float *scratch),
+    (qkv, n, stride, heads, context, contextStride, scratch)) {
     enum { D = SLUICE_MINILM_HEAD_SIZE };
     const int np = padded(n);
     const int hidden = heads * D;

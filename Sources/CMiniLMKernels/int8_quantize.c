@@ -36,8 +36,10 @@ void sluice_minilm_int8_pack_weights(
     }
 }
 
-SLUICE_CLONES void sluice_minilm_int8_quantize_rows(
-    const float *rows, int m, int k, int stride, uint8_t *quantized, float *scales, float *offsets) {
+SLUICE_CLONED(
+    sluice_minilm_int8_quantize_rows,
+    (const float *rows, int m, int k, int stride, uint8_t *quantized, float *scales, float *offsets),
+    (rows, m, k, stride, quantized, scales, offsets)) {
     for (int r = 0; r < m; r++) {
         const float *row = rows + (long)r * stride;
         // Minimum and maximum of 16-lane minima and maxima, in explicit vectors: written as plain loops over

@@ -15,7 +15,10 @@ static inline float sluice_gelu(float x) {
     return 0.5f * x * (1.0f + erf);
 }
 
-SLUICE_CLONES void sluice_minilm_layer_norm(float *row, const float *bias, const float *gamma, const float *beta, int n, float epsilon) {
+SLUICE_CLONED(
+    sluice_minilm_layer_norm,
+    (float *row, const float *bias, const float *gamma, const float *beta, int n, float epsilon),
+    (row, bias, gamma, beta, n, epsilon)) {
     if (bias) {
         for (int i = 0; i < n; i++) row[i] += bias[i];
     }
@@ -34,9 +37,25 @@ SLUICE_CLONES void sluice_minilm_layer_norm(float *row, const float *bias, const
     for (int i = 0; i < n; i++) row[i] = (row[i] - mean) * inverse * gamma[i] + beta[i];
 }
 
-SLUICE_CLONES void sluice_minilm_bias_gelu(float *values, int rows, int columns, const float *bias) {
+SLUICE_CLONED(
+    sluice_minilm_bias_gelu, (float *values, int rows, int columns, const float *bias), (values, rows, columns, bias)) {
     for (int r = 0; r < rows; r++) {
         float *row = values + (long)r * columns;
         for (int i = 0; i < columns; i++) row[i] = sluice_gelu(row[i] + bias[i]);
     }
 }
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__clang__)
+int sluice_minilm_vector_level(void) {
+    static int chosen = -1;
+    int level = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+    if (level >= 0) return level;
+    __builtin_cpu_init();
+    level = __builtin_cpu_supports("avx512f") ? 2 : (__builtin_cpu_supports("avx2") ? 1 : 0);
+    const char *cap = getenv("SLUICE_MINILM_VECTOR_WIDTH");
+    if (cap != NULL && strcmp(cap, "avx2") == 0 && level > 1) level = 1;
+    if (cap != NULL && strcmp(cap, "baseline") == 0) level = 0;
+    __atomic_store_n(&chosen, level, __ATOMIC_RELAXED);  // every thread computes the same value
+    return level;
+}
+#endif

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 // e^x for x in [-87.3, 88.3]: Cephes' single-precision polynomial after reduction by ln 2. The rounding
@@ -54,12 +55,29 @@ typedef float sluice_v16u __attribute__((vector_size(64), aligned(4), may_alias)
 #define load16(p) (*(const sluice_v16u *)(p))
 #define store16(p, v) (*(sluice_v16u *)(p) = (v))
 
-// Built for the machine's vector width where the loader can choose (x86-64 Linux: AVX-512, AVX2
-// or the SSE2 baseline, picked once at load time); elsewhere the default build.
+// Built for each vector width where the CPU can choose (x86-64 Linux: AVX-512, AVX2 or the SSE2 baseline),
+// and run at the widest the CPU has, chosen once (sluice_minilm_vector_level: the same choice the loader made
+// when these were `target_clones`, except that SLUICE_MINILM_VECTOR_WIDTH=avx2|baseline can lower it, to
+// measure on an AVX-512 machine what an AVX2-only CPU runs); elsewhere the default build. Use:
+//     SLUICE_CLONED(name, (parameters), (arguments)) { body }
+// `name` is the public function; each width's copy inlines the body.
 #if defined(__x86_64__) && defined(__linux__) && defined(__clang__)
-#define SLUICE_CLONES __attribute__((target_clones("avx512f,avx2,default")))
+int sluice_minilm_vector_level(void);
+#define SLUICE_CLONED(name, params, args)                                                                     \
+    static inline __attribute__((always_inline)) void name##_body params;                                     \
+    __attribute__((target("avx512f"))) static void name##_avx512 params { name##_body args; }                 \
+    __attribute__((target("avx2"))) static void name##_avx2 params { name##_body args; }                      \
+    static void name##_baseline params { name##_body args; }                                                  \
+    void name params {                                                                                        \
+        switch (sluice_minilm_vector_level()) {                                                               \
+        case 2: name##_avx512 args; return;                                                                   \
+        case 1: name##_avx2 args; return;                                                                     \
+        default: name##_baseline args; return;                                                                \
+        }                                                                                                     \
+    }                                                                                                         \
+    static inline __attribute__((always_inline)) void name##_body params
 #else
-#define SLUICE_CLONES
+#define SLUICE_CLONED(name, params, args) void name params
 #endif
 
 // The sum of n floats in LANES partial sums (which the compiler keeps in vector registers).

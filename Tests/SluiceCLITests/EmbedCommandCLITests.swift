@@ -35,6 +35,44 @@ import Testing
         }
     }
 
+    /// The fp32 kernels' narrower copies (`SLUICE_MINILM_VECTOR_WIDTH`, which benchmarks use to run an
+    /// AVX-512 machine as an AVX2 one) compute the same vectors as the widest, to the last bits' rounding.
+    @Test(arguments: ["avx2", "baseline"])
+    func narrowerKernelsGiveTheSameVectors(width: String) async throws {
+        let workspace = try Workspace("embed-width")
+        defer { workspace.cleanUp() }
+        let input = workspace.root.appendingPathComponent("in.jsonl")
+        let texts = [
+            "How do I compress a file?", "Use gzip or xz to make a file smaller.",
+            String(repeating: "A longer text, over many word pieces, past one vector of sixteen lanes. ", count: 12),
+        ]
+        let lines = try texts.map {
+            String(decoding: try JSONSerialization.data(withJSONObject: ["text": $0]), as: UTF8.self)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+        func vectors(precision: String, width: String?) async throws -> [[Double]] {
+            let output = workspace.root.appendingPathComponent("out-\(precision)-\(width ?? "native").jsonl")
+            let result = try await workspace.sluice(
+                ["embed", "--precision", precision, "--input", input.path, "--output", output.path],
+                environment: ["SLUICE_MINILM_VECTOR_WIDTH": width]
+            )
+            #expect(result.exitCode == 0, "\(result)")
+            return try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map { line in
+                try #require(
+                    (JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["embedding"] as? [Double]
+                )
+            }
+        }
+        func cosine(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } }
+        // int8 re-quantizes each layer's activations, so last-bit differences can move a step: a looser bound.
+        for (precision, bound) in [("fp32", 0.99999), ("int8", 0.998)] {
+            let native = try await vectors(precision: precision, width: nil)
+            let narrow = try await vectors(precision: precision, width: width)
+            #expect(native.count == texts.count && narrow.count == texts.count)
+            for (a, b) in zip(native, narrow) { #expect(cosine(a, b) > bound, "\(precision) at \(width)") }
+        }
+    }
+
     @Test(arguments: ["not json", "{\"txt\": \"x\"}", "[1, 2]", "{\"text\": 5}"])
     func refusesABadLineNamingIt(line: String) async throws {
         let workspace = try Workspace("embed-bad")
