@@ -6,6 +6,8 @@
 #
 #   scripts/tools/check-minilm-emulated.sh [SLUICE]     # default .build/release/sluice (build it first)
 #
+# Also checks that this CPU held at AVX2 (SLUICE_MINILM_VECTOR_WIDTH=avx2, SLUICE_MINILM_INT8_KERNEL=avx2,
+# OPENBLAS_CORETYPE=Haswell) gives the emulated CPU's vectors byte for byte.
 # Installs Debian's qemu-user if missing. Takes a minute or two (emulation is slow). Not part of the test
 # suite; scripts/tools/check-avx512.sh is the quick static check of the same binary.
 set -euo pipefail
@@ -36,6 +38,13 @@ for precision in fp32 int8; do
       || { echo "check: int8 on the emulated AVX2 CPU: the AVX2 and portable kernels differ" >&2; exit 1; }
     echo "check: int8 on the emulated AVX2 CPU: the AVX2 kernel's vectors are the portable kernel's, byte for byte" >&2
   fi
+  # This CPU held at AVX2 (our kernels, the int8 kernel, OpenBLAS's) must compute exactly what the emulated
+  # AVX2 CPU computed: the benchmarks' "all AVX2" figures rest on it (docs/BENCHMARKS.md, the MiniLM benchmark).
+  SLUICE_MINILM_VECTOR_WIDTH=avx2 SLUICE_MINILM_INT8_KERNEL=avx2 OPENBLAS_CORETYPE=Haswell \
+    "$sluice" embed --precision "$precision" --input "$work/texts.jsonl" --output "$work/held-$precision.jsonl"
+  cmp -s "$work/held-$precision.jsonl" "$work/emulated-$precision.jsonl" \
+    || { echo "check: minilm $precision held at AVX2 here differs from the emulated AVX2 CPU" >&2; exit 1; }
+  echo "check: minilm $precision held at AVX2 here gives the emulated AVX2 CPU's vectors, byte for byte" >&2
   "$venv/bin/python" - "$work/native-$precision.jsonl" "$work/emulated-$precision.jsonl" "$precision" \
     "$(($(date +%s) - start))" <<'PY'
 import json, sys
