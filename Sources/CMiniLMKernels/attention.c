@@ -6,7 +6,10 @@
 //
 // Vectors are the compiler's generic 16-float vectors: AVX-512 in that clone, two AVX2 or four SSE
 // registers in the others. The products are register-blocked: ROWS query rows × 32 keys for the scores
-// (8 accumulators), ROWS rows × the 32 values of a head for the context.
+// (8 accumulators), ROWS rows × the 32 values of a head for the context, where a 16-float vector is one
+// register (AVX-512's 32); with two per vector (AVX2's 16 registers) those 16 accumulators spilled to the
+// stack, so there a block is ROWS rows × 16 keys and the context is computed 16 values at a time. Every
+// score and every context value is the same sum of the same products in the same order either way.
 
 #define ROWS 4
 #define KEYS 32  // keys per block of scores; the padded length is a multiple of it
@@ -34,13 +37,16 @@ static inline __attribute__((always_inline)) float exponentiate(float *row, int 
     return sluice_sum(row, n);
 }
 
-SLUICE_CLONED(
+SLUICE_CLONED_WIDE(
     sluice_minilm_attention,
     (const float *qkv, int n, int stride, int heads, float *context, int contextStride, float *scratch),
     (qkv, n, stride, heads, context, contextStride, scratch)) {
     enum { D = SLUICE_MINILM_HEAD_SIZE };
     const int np = padded(n);
     const int hidden = heads * D;
+    // 16-float vectors per row of a block of scores (2: 32 keys; 1: 16) and of a pass of the context.
+    const int keyVectors = wide ? KEYS / 16 : 1;
+    const int contextVectors = wide ? D / 16 : 1;
     float *keysT = scratch;             // D × np: the head's keys, transposed, zero past n
     float *scores = scratch + D * np;   // ROWS × np
     for (int head = 0; head < heads; head++) {
@@ -57,40 +63,42 @@ SLUICE_CLONED(
             const float *query[ROWS];
             for (int r = 0; r < ROWS; r++) query[r] = q + (long)(i0 + (r < rows ? r : 0)) * stride;
             // Scores: query rows · keys (the queries are pre-scaled by 1/√D).
-            for (int jb = 0; jb < np; jb += KEYS) {
-                sluice_v16 a[ROWS][2];
-                for (int r = 0; r < ROWS; r++) a[r][0] = a[r][1] = (sluice_v16){0};
+            for (int jb = 0; jb < np; jb += 16 * keyVectors) {
+                sluice_v16 a[ROWS][KEYS / 16];
+                for (int r = 0; r < ROWS; r++)
+                    for (int h = 0; h < keyVectors; h++) a[r][h] = (sluice_v16){0};
                 for (int c = 0; c < D; c++) {
-                    const sluice_v16 k0 = load16(keysT + (long)c * np + jb);
-                    const sluice_v16 k1 = load16(keysT + (long)c * np + jb + 16);
+                    sluice_v16 key[KEYS / 16];
+                    for (int h = 0; h < keyVectors; h++) key[h] = load16(keysT + (long)c * np + jb + 16 * h);
                     for (int r = 0; r < ROWS; r++) {
                         const float x = query[r][c];
-                        a[r][0] += x * k0;
-                        a[r][1] += x * k1;
+                        for (int h = 0; h < keyVectors; h++) a[r][h] += x * key[h];
                     }
                 }
-                for (int r = 0; r < ROWS; r++) {
-                    store16(scores + r * np + jb, a[r][0]);
-                    store16(scores + r * np + jb + 16, a[r][1]);
-                }
+                for (int r = 0; r < ROWS; r++)
+                    for (int h = 0; h < keyVectors; h++) store16(scores + r * np + jb + 16 * h, a[r][h]);
             }
             float inverse[ROWS];
             for (int r = 0; r < ROWS; r++) inverse[r] = r < rows ? 1.0f / exponentiate(scores + r * np, n) : 0;
             // Context: the unnormalized probabilities · values, scaled by 1/sum once at the end.
-            sluice_v16 c[ROWS][D / 16];
-            for (int r = 0; r < ROWS; r++)
-                for (int part = 0; part < D / 16; part++) c[r][part] = (sluice_v16){0};
-            for (int j = 0; j < n; j++) {
-                sluice_v16 value[D / 16];
-                for (int part = 0; part < D / 16; part++) value[part] = load16(v + (long)j * stride + 16 * part);
-                for (int r = 0; r < ROWS; r++) {
-                    const float p = scores[r * np + j];
-                    for (int part = 0; part < D / 16; part++) c[r][part] += p * value[part];
+            for (int p0 = 0; p0 < D / 16; p0 += contextVectors) {
+                sluice_v16 c[ROWS][D / 16];
+                for (int r = 0; r < ROWS; r++)
+                    for (int part = 0; part < contextVectors; part++) c[r][part] = (sluice_v16){0};
+                for (int j = 0; j < n; j++) {
+                    sluice_v16 value[D / 16];
+                    for (int part = 0; part < contextVectors; part++)
+                        value[part] = load16(v + (long)j * stride + 16 * (p0 + part));
+                    for (int r = 0; r < ROWS; r++) {
+                        const float p = scores[r * np + j];
+                        for (int part = 0; part < contextVectors; part++) c[r][part] += p * value[part];
+                    }
                 }
+                for (int r = 0; r < rows; r++)
+                    for (int part = 0; part < contextVectors; part++)
+                        store16(context + (long)(i0 + r) * contextStride + head * D + 16 * (p0 + part),
+                                c[r][part] * inverse[r]);
             }
-            for (int r = 0; r < rows; r++)
-                for (int part = 0; part < D / 16; part++)
-                    store16(context + (long)(i0 + r) * contextStride + head * D + 16 * part, c[r][part] * inverse[r]);
         }
     }
 }

@@ -76,8 +76,31 @@ int sluice_minilm_vector_level(void);
         }                                                                                                     \
     }                                                                                                         \
     static inline __attribute__((always_inline)) void name##_body params
+// The same, with the body told whether its vectors of 16 floats are one register each (`wide`: 1 in the
+// AVX-512 copy, 0 in the others, where they are two AVX2 or four SSE registers), for register blocking that
+// fits each width's 16 or 32 registers. Use:
+//     SLUICE_CLONED_WIDE(name, (parameters), (arguments)) { body using `wide` }
+#define SLUICE_UNPAREN(...) __VA_ARGS__
+#define SLUICE_CLONED_WIDE(name, params, args)                                                                \
+    static inline __attribute__((always_inline)) void name##_body(const int wide, SLUICE_UNPAREN params);     \
+    __attribute__((target("avx512f"))) static void name##_avx512 params { name##_body(1, SLUICE_UNPAREN args); } \
+    __attribute__((target("avx2"))) static void name##_avx2 params { name##_body(0, SLUICE_UNPAREN args); }   \
+    static void name##_baseline params { name##_body(0, SLUICE_UNPAREN args); }                               \
+    void name params {                                                                                        \
+        switch (sluice_minilm_vector_level()) {                                                               \
+        case 2: name##_avx512 args; return;                                                                   \
+        case 1: name##_avx2 args; return;                                                                     \
+        default: name##_baseline args; return;                                                                \
+        }                                                                                                     \
+    }                                                                                                         \
+    static inline __attribute__((always_inline)) void name##_body(const int wide, SLUICE_UNPAREN params)
 #else
 #define SLUICE_CLONED(name, params, args) void name params
+#define SLUICE_UNPAREN(...) __VA_ARGS__
+#define SLUICE_CLONED_WIDE(name, params, args)                                                                \
+    static inline void name##_body(const int wide, SLUICE_UNPAREN params);                                    \
+    void name params { name##_body(1, SLUICE_UNPAREN args); }                                                 \
+    static inline void name##_body(const int wide, SLUICE_UNPAREN params)
 #endif
 
 // The sum of n floats in LANES partial sums (which the compiler keeps in vector registers).
