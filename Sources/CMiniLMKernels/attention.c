@@ -62,8 +62,8 @@ SLUICE_CLONED_WIDE(
             const int rows = n - i0 < ROWS ? n - i0 : ROWS;
             const float *query[ROWS];
             for (int r = 0; r < ROWS; r++) query[r] = q + (long)(i0 + (r < rows ? r : 0)) * stride;
-            // Scores: query rows · keys (the queries are pre-scaled by 1/√D).
-            for (int jb = 0; jb < np; jb += 16 * keyVectors) {
+            // Scores: query rows · keys (the queries are pre-scaled by 1/√D), in blocks up to the first past n.
+            for (int jb = 0; jb < n; jb += 16 * keyVectors) {
                 sluice_v16 a[ROWS][KEYS / 16];
                 for (int r = 0; r < ROWS; r++)
                     for (int h = 0; h < keyVectors; h++) a[r][h] = (sluice_v16){0};
