@@ -122,28 +122,61 @@ TARGET_VNNI static void multiply_avx512vnni(
     }
 }
 
-// AVX2: a tile of AVX2_ROWS rows × one block of 16 channels (two registers of 8), k / 4 steps of
-// vpmaddubsw (uint8 × int8 pairs to int16: never saturates with 7-bit weights) and vpmaddwd (to int32).
+// AVX2: a tile of AVX2_ROWS rows × one block of 16 channels (two registers of 8), over k / 4 groups of 4
+// inputs: vpmaddubsw (uint8 × int8 pairs to int16: never saturates with 7-bit weights), vpmaddwd (to int32)
+// and an int32 add per group; or, for a pair of groups that the block's plan marks exact (their int16 sums
+// cannot leave int16, sluice_minilm_int8_pair_is_exact), both groups' vpmaddubsw results added in int16
+// and widened once: 3 multiplies for 2 groups instead of 4, the same integers.
 #define AVX2_ROWS 4
 
+TARGET_AVX2 INLINE void group_avx2(
+    const uint8_t *const *row, int g, const int8_t *w, __m256i ones, __m256i sums[AVX2_ROWS][2]) {
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)(w + 64L * g));
+    const __m256i b1 = _mm256_loadu_si256((const __m256i *)(w + 64L * g + 32));
+    for (int r = 0; r < AVX2_ROWS; r++) {
+        const __m256i x = _mm256_set1_epi32(load4(row[r] + 4 * g));
+        sums[r][0] = _mm256_add_epi32(sums[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
+        sums[r][1] = _mm256_add_epi32(sums[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
+    }
+}
+
+TARGET_AVX2 INLINE void pair_avx2(
+    const uint8_t *const *row, int g, const int8_t *w, __m256i ones, __m256i sums[AVX2_ROWS][2]) {
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)(w + 64L * g));
+    const __m256i b1 = _mm256_loadu_si256((const __m256i *)(w + 64L * g + 32));
+    const __m256i c0 = _mm256_loadu_si256((const __m256i *)(w + 64L * g + 64));
+    const __m256i c1 = _mm256_loadu_si256((const __m256i *)(w + 64L * g + 96));
+    for (int r = 0; r < AVX2_ROWS; r++) {
+        const __m256i x = _mm256_set1_epi32(load4(row[r] + 4 * g));
+        const __m256i y = _mm256_set1_epi32(load4(row[r] + 4 * g + 4));
+        const __m256i s0 = _mm256_add_epi16(_mm256_maddubs_epi16(x, b0), _mm256_maddubs_epi16(y, c0));
+        const __m256i s1 = _mm256_add_epi16(_mm256_maddubs_epi16(x, b1), _mm256_maddubs_epi16(y, c1));
+        sums[r][0] = _mm256_add_epi32(sums[r][0], _mm256_madd_epi16(s0, ones));
+        sums[r][1] = _mm256_add_epi32(sums[r][1], _mm256_madd_epi16(s1, ones));
+    }
+}
+
 TARGET_AVX2 INLINE void tile_avx2(
-    const uint8_t *a, int i0, int rows, int k, const int8_t *w, const float *rowScales, const float *rowOffsets,
-    const float *scales, const float *scaledSums, int j, float *c, int ldc, int accumulate) {
+    const uint8_t *a, int i0, int rows, int k, const int8_t *w, const uint8_t *exact, const float *rowScales,
+    const float *rowOffsets, const float *scales, const float *scaledSums, int j, float *c, int ldc,
+    int accumulate) {
     const uint8_t *row[AVX2_ROWS];
     for (int r = 0; r < AVX2_ROWS; r++) row[r] = a + (long)(i0 + (r < rows ? r : 0)) * k;
     prefetch_tile(c, i0, rows, j, BLOCK, ldc);
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i sums[AVX2_ROWS][2];
     for (int r = 0; r < AVX2_ROWS; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
-    for (int g = 0; g < k / 4; g++) {
-        const __m256i b0 = _mm256_loadu_si256((const __m256i *)(w + 64L * g));
-        const __m256i b1 = _mm256_loadu_si256((const __m256i *)(w + 64L * g + 32));
-        for (int r = 0; r < AVX2_ROWS; r++) {
-            const __m256i x = _mm256_set1_epi32(load4(row[r] + 4 * g));
-            sums[r][0] = _mm256_add_epi32(sums[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b0), ones));
-            sums[r][1] = _mm256_add_epi32(sums[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, b1), ones));
+    // Runs of exact pairs and of the others (few and long: nearly every pair is exact in MiniLM's weights).
+    const int pairs = k / 8;
+    int t = 0;
+    while (t < pairs) {
+        for (; t < pairs && exact[t]; t++) pair_avx2(row, 2 * t, w, ones, sums);
+        for (; t < pairs && !exact[t]; t++) {
+            group_avx2(row, 2 * t, w, ones, sums);
+            group_avx2(row, 2 * t + 1, w, ones, sums);
         }
     }
+    if ((k / 4) % 2) group_avx2(row, k / 4 - 1, w, ones, sums);
     for (int r = 0; r < rows; r++) {
         const __m256 rowScale = _mm256_set1_ps(rowScales[i0 + r]);
         const __m256 rowOffset = _mm256_set1_ps(rowOffsets[i0 + r]);
@@ -165,9 +198,11 @@ TARGET_AVX2 static void multiply_avx2(
         const int panelEnd = p0 + ROW_PANEL < m ? p0 + ROW_PANEL : m;
         for (int j = 0; j < n; j += BLOCK) {
             const int8_t *w = packed + (long)j * k;
+            const uint8_t *exact = (const uint8_t *)packed + (long)n * k + (long)(j / BLOCK) * (k / 8);
             for (int i0 = p0; i0 < panelEnd; i0 += AVX2_ROWS) {
                 const int rows = panelEnd - i0 < AVX2_ROWS ? panelEnd - i0 : AVX2_ROWS;
-                tile_avx2(a, i0, rows, k, w, rowScales, rowOffsets, scales, scaledSums, j, c, ldc, accumulate);
+                tile_avx2(a, i0, rows, k, w, exact, rowScales, rowOffsets, scales, scaledSums, j, c, ldc,
+                          accumulate);
             }
         }
     }

@@ -4,9 +4,37 @@
 // Quantization for the int8 path: weights once at load (per output channel, symmetric, 7 bits), activations
 // per row at run time (asymmetric, 8 bits). 7-bit weights against 8-bit activations keep every pair of
 // products within int16 (2 · 255 · 63 = 32,130 < 32,767), so AVX2's vpmaddubsw never saturates and every
-// kernel computes the same exact integer sums.
+// kernel computes the same exact integer sums. The AVX2 kernel also adds two groups' int16 pair sums before
+// widening them where the weights make that exact, which the packing decides once (the plan below).
 
-long sluice_minilm_int8_packed_count(int n, int k) { return (long)n * k; }
+long sluice_minilm_int8_packed_count(int n, int k) {
+    return (long)n * k + (long)(n / SLUICE_MINILM_INT8_BLOCK) * (k / 8);
+}
+
+// Whether groups g and g + 1 of a block (16 channels × 4 inputs each) can have their vpmaddubsw results
+// added in int16 before widening: in each of the block's 32 int16 lanes (channel, pair of inputs) the four
+// weights' products with activations in [0, 255] sum to at most 255 · (sum of the positive weights) and at
+// least −255 · (sum of the magnitudes of the negative ones), so both sums ≤ 128 keep every possible sum
+// within int16 (255 · 128 = 32,640 ≤ 32,767; 255 · 129 = 32,895 is not).
+int sluice_minilm_int8_pair_is_exact(const int8_t *first, const int8_t *second) {
+    for (int lane = 0; lane < 2 * SLUICE_MINILM_INT8_BLOCK; lane++) {
+        const int8_t w[4] = {first[2 * lane], first[2 * lane + 1], second[2 * lane], second[2 * lane + 1]};
+        int positive = 0, negative = 0;
+        for (int e = 0; e < 4; e++) {
+            if (w[e] > 0) positive += w[e];
+            else negative -= w[e];
+        }
+        if (positive > 128 || negative > 128) return 0;
+    }
+    return 1;
+}
+
+long sluice_minilm_int8_exact_pairs(const int8_t *packed, int n, int k) {
+    const uint8_t *plan = (const uint8_t *)packed + (long)n * k;
+    long count = 0;
+    for (long i = 0; i < (long)(n / SLUICE_MINILM_INT8_BLOCK) * (k / 8); i++) count += plan[i];
+    return count;
+}
 
 void sluice_minilm_int8_pack_weights(
     const float *weights, int n, int k, int8_t *packed, float *scales, float *scaledSums) {
@@ -33,6 +61,16 @@ void sluice_minilm_int8_pack_weights(
         }
         scales[j] = scale;
         scaledSums[j] = scale * (float)sum;
+    }
+    // The AVX2 kernel's plan, after the blocks: per block, one byte per pair of groups (2t, 2t + 1), 1 where
+    // their int16 sums can be added exactly (see sluice_minilm_int8_pair_is_exact).
+    uint8_t *plan = (uint8_t *)packed + (long)n * k;
+    for (int b = 0; b < n / SLUICE_MINILM_INT8_BLOCK; b++) {
+        const int8_t *block = packed + (long)b * SLUICE_MINILM_INT8_BLOCK * k;
+        for (int t = 0; t < k / 8; t++)
+            plan[(long)b * (k / 8) + t] = (uint8_t)sluice_minilm_int8_pair_is_exact(
+                block + (long)(2 * t) * 4 * SLUICE_MINILM_INT8_BLOCK,
+                block + (long)(2 * t + 1) * 4 * SLUICE_MINILM_INT8_BLOCK);
     }
 }
 

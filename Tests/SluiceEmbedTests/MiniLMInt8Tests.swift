@@ -88,6 +88,54 @@ import Testing
         #expect((error / norm).squareRoot() < 0.02, "relative error \((error / norm).squareRoot())")
     }
 
+    /// The AVX2 kernel adds two groups' vpmaddubsw sums in int16 before widening them only where no uint8
+    /// activations can leave int16: in channel 0, the weights of inputs 0, 1 (group 0) and 4, 5 (group 1)
+    /// share an int16 lane and sum to `total` (their signs all alike); with those activations at 255 the lane
+    /// holds 255 · total, within int16 at ±128 (32,640) and not at ±129 (32,895). Weights and activations are
+    /// integers on scales of 1 and offsets of 0, so every kernel's result must be the exact integer sum.
+    @Test(arguments: [128, 129, -128, -129])
+    func pairsAreSummedInInt16OnlyWhereExact(total: Int) throws {
+        let (m, k, n) = (5, 12, 16)  // one pair of groups and a last group alone; a row tail for every kernel
+        let sign = total < 0 ? -1 : 1
+        var w = [Int](repeating: 0, count: n * k)
+        // Channel 0: 63 + (|total| − 127) + 63 + 1 in the shared lane, and other weights elsewhere.
+        for (x, value) in [(0, 63), (1, abs(total) - 127), (4, 63), (5, 1)] { w[x] = sign * value }
+        for (x, value) in [(2, 5), (3, -7), (7, 3), (8, -63), (9, 20), (10, 1)] { w[x] = value }
+        // The other channels: small weights, and a 63 in the last group so that their scales are 1 too.
+        for j in 1..<n {
+            for x in 0..<k { w[j * k + x] = (j * 7 + x * 3) % 11 - 5 }
+            w[j * k + 8 + j % 4] = j % 2 == 0 ? 63 : -63
+        }
+        let weights = w.map(Float.init)
+        let matrix = weights.withUnsafeBufferPointer {
+            MiniLMQuantizedMatrix($0.baseAddress!, outputs: n, inputs: k)
+        }
+        #expect(matrix.exactPairs == (abs(total) <= 128 ? 1 : 0))
+        // Row 0: 255 everywhere but inputs 2 and 3 (the row's 0); the others random, each with a 0 and a 255.
+        var generator = SplitMix64(seed: 19)
+        var a = (0..<(m * k)).map { _ in Float((generator.next() >> 40) % 256) }
+        for x in 0..<k { a[x] = x == 2 || x == 3 ? 0 : 255 }
+        for i in 1..<m {
+            a[i * k + i % k] = 0
+            a[i * k + (i + 5) % k] = 255
+        }
+        let activations = MiniLMInt8Activations()
+        a.withUnsafeBufferPointer { activations.quantize($0.baseAddress!, count: m, width: k, stride: k) }
+        for kernel in MiniLMInt8Kernel.allCases where kernel.isSupported {
+            var c = [Float](repeating: -1, count: m * n)
+            c.withUnsafeMutableBufferPointer {
+                matrix.multiply(activations, rows: m, kernel: kernel, into: $0.baseAddress!, ldc: n, accumulate: false)
+            }
+            for i in 0..<m {
+                for j in 0..<n {
+                    var exact = 0
+                    for x in 0..<k { exact += Int(a[i * k + x]) * w[j * k + x] }
+                    #expect(c[i * n + j] == Float(exact), "\(kernel.rawValue), total \(total), row \(i), channel \(j)")
+                }
+            }
+        }
+    }
+
     /// Quantized activations against the rows they came from, at widths below, at and between the 16-float
     /// vectors the range is found in (so the row's extremes also fall in a tail the vectors do not cover):
     /// the offset is the row's exact minimum, the scale its range / 255, and every value rounds to within

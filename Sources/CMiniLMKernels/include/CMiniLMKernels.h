@@ -50,8 +50,17 @@ int sluice_minilm_int8_kernel_supported(int kernel);
 /// The fastest kernel this CPU runs.
 int sluice_minilm_int8_best_kernel(void);
 
-/// The bytes of packed weights for an n×k matrix.
+/// The bytes of packed weights for an n×k matrix: the blocks, then the AVX2 kernel's plan (n / 16 × k / 8
+/// bytes: which pairs of groups of 4 inputs it may sum in int16 before widening).
 long sluice_minilm_int8_packed_count(int n, int k);
+
+/// Whether two groups of a block (64 packed bytes each: 16 channels × 4 inputs) may have their vpmaddubsw
+/// sums added in int16, exactly for any uint8 activations: in each channel and pair of inputs, the
+/// positive weights of both groups sum to at most 128 and so do the negative ones' magnitudes.
+int sluice_minilm_int8_pair_is_exact(const int8_t *first, const int8_t *second);
+
+/// How many pairs of groups in weights packed by sluice_minilm_int8_pack_weights the AVX2 kernel sums in int16.
+long sluice_minilm_int8_exact_pairs(const int8_t *packed, int n, int k);
 
 /// Quantizes `weights` (n output channels × k inputs, row-major) per channel: `packed` receives
 /// `sluice_minilm_int8_packed_count(n, k)` bytes in blocks of SLUICE_MINILM_INT8_BLOCK channels × groups of

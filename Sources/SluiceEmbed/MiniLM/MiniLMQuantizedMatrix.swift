@@ -1,7 +1,8 @@
 import CMiniLMKernels
 
 /// A dense layer's weights for the int8 path, quantized once at load: per output channel, symmetric, 7 bits
-/// (so that AVX2's `vpmaddubsw` never saturates), packed in the blocks the C kernels read.
+/// (so that AVX2's `vpmaddubsw` never saturates), packed in the blocks the C kernels read, followed by the AVX2
+/// kernel's plan of which pairs of input groups it may sum in int16.
 struct MiniLMQuantizedMatrix: Sendable {
     /// Output channels (rows of the weight matrix) and inputs (its columns).
     let outputs: Int
@@ -26,6 +27,14 @@ struct MiniLMQuantizedMatrix: Sendable {
         self.packed = packed
         self.scales = scales
         self.scaledSums = scaledSums
+    }
+
+    /// The pairs of groups of 4 inputs whose int16 sums the AVX2 kernel adds before widening them, decided
+    /// at packing where no activations can take such a sum out of int16 (`sluice_minilm_int8_pair_is_exact`).
+    var exactPairs: Int {
+        packed.withUnsafeBufferPointer {
+            Int(sluice_minilm_int8_exact_pairs($0.baseAddress!, Int32(outputs), Int32(inputs)))
+        }
     }
 
     /// `c (+)= A · Wᵀ` for `rows` rows of A quantized by ``MiniLMInt8Activations``; adds to `c` when
