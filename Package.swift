@@ -62,7 +62,12 @@ let package = Package(
         .target(name: "CDynamicLibrary", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // A PDF's text layer as pdftotext extracts it, behind a C interface (poppler's text device is C++).
-        .target(name: "CPopplerText", dependencies: ["CPopplerCore"]),
+        // It also inflates FlateDecode streams with zlib in place of poppler's slower built-in decoder
+        // (Sources/CPopplerText/include/PopplerFlateStream.h).
+        .target(
+            name: "CPopplerText", dependencies: ["CPopplerCore", "CZlib"],
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
 
         // The MiniLM encoder's element-wise kernels, in C so that they vectorize (optimized even in debug
         // builds, except in tagged releases: see `optimizeKernelsInDebug`).
@@ -154,7 +159,7 @@ let package = Package(
 
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
-        .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract", "SluiceTesting"]),
+        .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract", "SluiceTesting", "CPopplerText", "CZlib"]),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk", "SluiceTesting"]),
         .testTarget(
             name: "SluiceEmbedTests",
