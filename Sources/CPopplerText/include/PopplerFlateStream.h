@@ -5,7 +5,8 @@
 // a 2^15-entry lookup table for every dynamic Huffman block: `perf` put about 40% of a worker's CPU there when
 // extracting the text of Debian's PDF manuals (`pdftotext` pays the same). PopplerFlateStream.cpp defines
 // poppler's `Stream::makeFilter` (a private member that `Stream::addFilters` calls through the PLT, so a
-// definition in the executable takes its place, as a `malloc` would): FlateDecode without a predictor gets
+// definition in the executable takes its place, as a `malloc` would; ELF only: on Apple platforms two-level
+// namespaces keep poppler's own, and nothing else changes): FlateDecode without a predictor gets
 // `SluiceFlateStream` (zlib), everything else poppler's own filter. Two cases keep poppler's decoder: a
 // predictor (PNG/TIFF rows, cross-reference streams), and inline images, whose compressed bytes are followed
 // by the page's content in the same stream (`EmbedStream`): reading ahead there would swallow the operators
