@@ -65,7 +65,8 @@ let package = Package(
         // It also inflates FlateDecode streams with zlib in place of poppler's slower built-in decoder
         // (Sources/CPopplerText/include/PopplerFlateStream.h).
         .target(
-            name: "CPopplerText", dependencies: ["CPopplerCore", "CZlib"],
+            name: "CPopplerText",
+            dependencies: ["CPopplerCore", "CZlib"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
 
@@ -159,7 +160,10 @@ let package = Package(
 
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
-        .testTarget(name: "SluiceExtractTests", dependencies: ["SluiceExtract", "SluiceTesting", "CPopplerText", "CZlib"]),
+        .testTarget(
+            name: "SluiceExtractTests",
+            dependencies: ["SluiceExtract", "SluiceTesting", "CPopplerText", "CZlib"]
+        ),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk", "SluiceTesting"]),
         .testTarget(
             name: "SluiceEmbedTests",

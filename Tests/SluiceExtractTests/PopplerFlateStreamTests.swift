@@ -67,13 +67,17 @@ import Testing
         let original = Self.text(count: 90_000, seed: 7 &+ UInt64(level))
         let compressed = Self.compress(original, level: level)
         var generator = SplitMix64(seed: 11)
-        let cuts = [0, 1, 2, 3, 10, compressed.count - 4, compressed.count - 1]
+        let cuts =
+            [0, 1, 2, 3, 10, compressed.count - 4, compressed.count - 1]
             + (0..<40).map { _ in Int(generator.next() % UInt64(compressed.count)) }
         for cut in cuts {
             let truncated = Array(compressed.prefix(cut))
             let zlib = Self.decode(truncated, with: SLUICE_PDF_FLATE_ZLIB, byteAtATime: false)
             let poppler = Self.decode(truncated, with: SLUICE_PDF_FLATE_POPPLER, byteAtATime: false)
-            #expect(zlib == poppler, "cut at \(cut) of \(compressed.count): \(zlib.count) against \(poppler.count) bytes")
+            #expect(
+                zlib == poppler,
+                "cut at \(cut) of \(compressed.count): \(zlib.count) against \(poppler.count) bytes"
+            )
             #expect(original.starts(with: zlib))
         }
     }
@@ -134,8 +138,10 @@ import Testing
         content += Array("BI /W 64 /H 64 /CS /G /BPC 8 /F /Fl ID ".utf8) + image + Array("\nEI Q\n".utf8)
         content += Array("BT /F1 12 Tf 72 500 Td (After the image) Tj ET\n".utf8)
         let path = directory.appendingPathComponent("inline.pdf").path
-        try Self.pdf(content: compressedContent ? Self.compress(content, level: 6) : content,
-                     filter: compressedContent).write(to: URL(fileURLWithPath: path))
+        try Self.pdf(
+            content: compressedContent ? Self.compress(content, level: 6) : content,
+            filter: compressedContent
+        ).write(to: URL(fileURLWithPath: path))
         let document = try PDFDocument(path: path)
         let text = try document.text(ofPage: 0)
         #expect(text.contains("Before the image"))
@@ -156,10 +162,16 @@ import Testing
         }
         object(Array("<< /Type /Catalog /Pages 2 0 R >>".utf8))
         object(Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8))
-        object(Array(("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-            + " /Resources << /Font << /F1 5 0 R >> >> >>").utf8))
-        object(Array("<< /Length \(content.count)\(filter ? " /Filter /FlateDecode" : "") >>\nstream\n".utf8)
-            + content + Array("\nendstream".utf8))
+        object(
+            Array(
+                ("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+                    + " /Resources << /Font << /F1 5 0 R >> >> >>").utf8
+            )
+        )
+        object(
+            Array("<< /Length \(content.count)\(filter ? " /Filter /FlateDecode" : "") >>\nstream\n".utf8)
+                + content + Array("\nendstream".utf8)
+        )
         object(Array("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".utf8))
         let xref = out.count
         out += Data("xref\n0 \(offsets.count + 1)\n0000000000 65535 f \n".utf8)
