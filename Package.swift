@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(
             name: "SluiceExtractTests",
-            dependencies: ["SluiceExtract", "SluiceTesting", "CPopplerText", "CZlib"]
+            dependencies: ["SluiceExtract", "SluiceTesting", "CZlib"]
         ),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk", "SluiceTesting"]),
         .testTarget(

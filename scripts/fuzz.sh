@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer + AddressSanitizer, release build: preconditions and bounds checks
-# stay on) of the code that reads untrusted bytes: the JSON,
-# CSV, HTML, DOCX and text extractors, the extract workers' line protocol, the extraction-cache decoder
-# and the local store's record decoder. Not part of the test suite: it runs for a bounded time.
+# stay on) of the code that reads untrusted bytes: the JSON, CSV, HTML, DOCX and text extractors, the
+# extract workers' line protocol, the extraction-cache decoder, the local store's record decoder and the
+# zlib stream that inflates PDF streams. Not part of the test suite: it runs for a bounded time.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 120 s, every target)
 #
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx text worker-protocol extraction-cache local-record)
+[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx text worker-protocol extraction-cache local-record pdf-flate)
 
 SLUICE_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product SluiceFuzz \
   --sanitize=fuzzer --sanitize=address \

@@ -13,6 +13,7 @@ enum FuzzTarget: String, CaseIterable {
     case workerProtocol = "worker-protocol"
     case extractionCache = "extraction-cache"
     case localRecord = "local-record"
+    case pdfFlate = "pdf-flate"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -24,7 +25,19 @@ enum FuzzTarget: String, CaseIterable {
         case .workerProtocol: Self.workerLines(bytes)
         case .extractionCache: Self.extractionCache(bytes)
         case .localRecord: _ = try? LocalSink.decode(id: Array("fuzz".utf8), bytes)
+        case .pdfFlate:
+            Self.flate(bytes)
+            Self.flate([0x78, 0x9C] + bytes)  // behind a valid zlib header, so the fuzzer reaches the blocks
         }
+    }
+
+    /// A PDF's FlateDecode stream through Sluice's zlib stream (PopplerFlateStream.h), in blocks and byte by
+    /// byte, beside poppler's own inflater: zlib's bytes must be a prefix of poppler's (the same on data
+    /// both accept; zlib stops first on data only it rejects).
+    private static func flate(_ bytes: [UInt8]) {
+        let blocks = PDFStreamInflater.zlib.decode(bytes)
+        precondition(PDFStreamInflater.zlib.decode(bytes, byteAtATime: true) == blocks, "blocks and bytes differ")
+        precondition(PDFStreamInflater.poppler.decode(bytes).starts(with: blocks), "not a prefix")
     }
 
     /// As the extract stage does: the extractor is asked whether it takes the bytes, then extracts.

@@ -1,4 +1,3 @@
-import CPopplerText
 import CZlib
 import Foundation
 import SluiceExtract
@@ -10,14 +9,8 @@ import Testing
 /// text after an inline image intact.
 @Suite struct PopplerFlateStreamTests {
     /// Both decoders over the same bytes, in blocks and one character at a time.
-    private static func decode(_ bytes: [UInt8], with decoder: SluicePDFFlateDecoder, byteAtATime: Bool) -> [UInt8] {
-        var length = 0
-        let decoded = bytes.withUnsafeBufferPointer {
-            sluice_pdf_flate_decode($0.baseAddress, $0.count, decoder, byteAtATime ? 1 : 0, &length)
-        }
-        guard let decoded else { return [] }
-        defer { free(decoded) }
-        return Array(UnsafeBufferPointer(start: decoded, count: length))
+    private static func decode(_ bytes: [UInt8], with inflater: PDFStreamInflater, byteAtATime: Bool) -> [UInt8] {
+        inflater.decode(bytes, byteAtATime: byteAtATime)
     }
 
     private static func compress(_ data: [UInt8], level: Int32) -> [UInt8] {
@@ -54,8 +47,8 @@ import Testing
         let original = Self.text(count: size, seed: UInt64(size) &* 31 &+ UInt64(level))
         let compressed = Self.compress(original, level: level)
         for byteAtATime in [false, true] {
-            let zlib = Self.decode(compressed, with: SLUICE_PDF_FLATE_ZLIB, byteAtATime: byteAtATime)
-            let poppler = Self.decode(compressed, with: SLUICE_PDF_FLATE_POPPLER, byteAtATime: byteAtATime)
+            let zlib = Self.decode(compressed, with: .zlib, byteAtATime: byteAtATime)
+            let poppler = Self.decode(compressed, with: .poppler, byteAtATime: byteAtATime)
             #expect(zlib == original, "zlib, size \(size), level \(level)")
             #expect(poppler == original, "poppler, size \(size), level \(level)")
         }
@@ -72,8 +65,8 @@ import Testing
             + (0..<40).map { _ in Int(generator.next() % UInt64(compressed.count)) }
         for cut in cuts {
             let truncated = Array(compressed.prefix(cut))
-            let zlib = Self.decode(truncated, with: SLUICE_PDF_FLATE_ZLIB, byteAtATime: false)
-            let poppler = Self.decode(truncated, with: SLUICE_PDF_FLATE_POPPLER, byteAtATime: false)
+            let zlib = Self.decode(truncated, with: .zlib, byteAtATime: false)
+            let poppler = Self.decode(truncated, with: .poppler, byteAtATime: false)
             #expect(
                 zlib == poppler,
                 "cut at \(cut) of \(compressed.count): \(zlib.count) against \(poppler.count) bytes"
@@ -87,13 +80,13 @@ import Testing
         let original = Self.text(count: 5_000, seed: 3)
         var compressed = Self.compress(original, level: 6)
         compressed[compressed.count - 1] ^= 0xFF
-        #expect(Self.decode(compressed, with: SLUICE_PDF_FLATE_ZLIB, byteAtATime: false) == original)
-        #expect(Self.decode(compressed, with: SLUICE_PDF_FLATE_POPPLER, byteAtATime: false) == original)
+        #expect(Self.decode(compressed, with: .zlib, byteAtATime: false) == original)
+        #expect(Self.decode(compressed, with: .poppler, byteAtATime: false) == original)
         for header: [UInt8] in [[0x78, 0x9D], [0x77, 0x9C], [0x78, 0xBB]] {  // FCHECK, method, FDICT
             var bad = compressed
             bad.replaceSubrange(0..<2, with: header)
-            #expect(Self.decode(bad, with: SLUICE_PDF_FLATE_ZLIB, byteAtATime: false).isEmpty, "\(header)")
-            #expect(Self.decode(bad, with: SLUICE_PDF_FLATE_POPPLER, byteAtATime: false).isEmpty, "\(header)")
+            #expect(Self.decode(bad, with: .zlib, byteAtATime: false).isEmpty, "\(header)")
+            #expect(Self.decode(bad, with: .poppler, byteAtATime: false).isEmpty, "\(header)")
         }
     }
 
@@ -109,8 +102,8 @@ import Testing
                 let at = 2 + Int(generator.next() % UInt64(compressed.count - 2))
                 damaged[at] ^= UInt8(truncatingIfNeeded: 1 | generator.next())
             }
-            let zlib = Self.decode(damaged, with: SLUICE_PDF_FLATE_ZLIB, byteAtATime: false)
-            let poppler = Self.decode(damaged, with: SLUICE_PDF_FLATE_POPPLER, byteAtATime: false)
+            let zlib = Self.decode(damaged, with: .zlib, byteAtATime: false)
+            let poppler = Self.decode(damaged, with: .poppler, byteAtATime: false)
             #expect(poppler.starts(with: zlib), "zlib \(zlib.count) bytes, poppler \(poppler.count)")
         }
     }
@@ -119,10 +112,10 @@ import Testing
     /// ELF symbol interposition, so Linux only; elsewhere poppler keeps its own inflater).
     #if os(Linux)
     @Test func documentsAreInflatedByZlib() throws {
-        let before = sluice_pdf_flate_streams_inflated()
+        let before = PDFStreamInflater.zlibStreamsInflated
         let document = try PDFDocument(path: Self.samples.appendingPathComponent("pdf/zlib-two-column.pdf").path)
         _ = try document.text(ofPage: 0)
-        #expect(sluice_pdf_flate_streams_inflated() > before)
+        #expect(PDFStreamInflater.zlibStreamsInflated > before)
     }
     #endif
 
