@@ -3,7 +3,8 @@
 // poppler-glib's `poppler_page_get_text` builds a new text output device for every page, so colour spaces
 // cached on the device (ICC profiles become lcms transforms, ~0.4 ms each) are rebuilt on every page; on
 // Debian's valgrind manual that is 35% of the CPU. One device per document, as here and in `pdftotext`,
-// builds them once. The text is byte for byte what `pdftotext FILE` prints for the page.
+// builds them once. The text is byte for byte what `pdftotext FILE` prints for the page, although the
+// document's compressed streams are inflated by zlib instead of poppler's own inflater (PopplerFlateStream.h).
 //
 // A handle is not safe to use from two threads at once. Poppler errors are not printed.
 #pragma once
