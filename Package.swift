@@ -162,7 +162,8 @@ let package = Package(
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
         .testTarget(
             name: "SluiceExtractTests",
-            dependencies: ["SluiceExtract", "SluiceTesting", "CZlib"]
+            dependencies: ["SluiceExtract", "SluiceTesting", "CZlib"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "SluiceChunkTests", dependencies: ["SluiceChunk", "SluiceTesting"]),
         .testTarget(

@@ -116,6 +116,44 @@ pandoc --from gfm --to docx -o "$out/docx/xz-lists.docx" <<'MD'
 | .lzma | LZMA_Alone | legacy |
 MD
 
+# Footnotes, in a DOCX made by pandoc from Markdown written here (facts from the xz FAQ and man page); and
+# the same notes as endnotes: the pandoc file with its footnotes part, references and relationship renamed
+# (pandoc writes no endnotes). Test fixtures, not samples: they stay out of the default pipeline's run and
+# of the retrieval benchmark's corpus.
+fixtures="$root/Tests/SluiceExtractTests/Fixtures"
+mkdir -p "$fixtures"
+pandoc --from markdown --to docx -o "$fixtures/xz-footnotes.docx" <<'MD'
+# Compressing with xz
+
+The .xz format supports multiple filters[^filters] and integrity checks.
+Decompression needs little memory compared to compression.[^memory]
+
+## Integrity checks
+
+CRC64 is the default check[^check] of the xz command line tool.
+
+[^filters]: LZMA2 is the default filter; BCJ filters improve compression of executables.
+
+[^memory]: The memory usage of decompression depends on the dictionary size used when compressing.
+
+[^check]: Use --check=sha256 for a cryptographic hash.
+MD
+python3 - "$fixtures/xz-footnotes.docx" "$fixtures/xz-endnotes.docx" <<'PY'
+import sys, zipfile
+source, target = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(source) as z, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
+    for info in z.infolist():
+        data = z.read(info.filename)
+        name = info.filename.replace("footnotes", "endnotes")
+        if name.endswith(".xml") or name.endswith(".rels"):
+            for old, new in [(b"footnotes", b"endnotes"), (b"footnoteReference", b"endnoteReference"),
+                             (b"footnoteRef", b"endnoteRef"), (b"w:footnote", b"w:endnote")]:
+                data = data.replace(old, new)
+        copy = zipfile.ZipInfo(name, date_time=info.date_time)
+        copy.compress_type = zipfile.ZIP_DEFLATED
+        out.writestr(copy, data)
+PY
+
 # A Latin-1 HTML page with boilerplate to drop (script, style, nav, header, footer, aside), text from
 # the xz FAQ and accented words that only decode right as Latin-1.
 {

@@ -10,10 +10,23 @@ struct DOCXBodyWalker {
     private var builder = StructuredTextBuilder()
     /// Next number per (list id, level) for numbered lists.
     private var counters: [String: Int] = [:]
+    /// Footnote and endnote numbers, by first reference.
+    private var notes = DOCXNotes()
 
     init(styles: DOCXStyles) { self.styles = styles }
 
     mutating func finish() -> [TextSection] { builder.finish() }
+
+    /// After the body: the notes of `kind` in their part (its root element), as a section headed "Footnotes"
+    /// or "Endnotes" at the outermost level, a paragraph per note starting with its marker.
+    mutating func visit(notes kind: DOCXNotes.Kind, root: xmlNodePtr) {
+        let found = notes.notes(kind, in: root)
+        let paragraphs = found.map { ($0.marker, StructuredTextBuilder.collapse(text(of: $0.note))) }
+            .filter { !$0.1.isEmpty }
+        guard !paragraphs.isEmpty else { return }
+        builder.heading(kind.heading, level: 1)
+        for (marker, text) in paragraphs { builder.paragraph(marker + " " + text) }
+    }
 
     mutating func visit(body: xmlNodePtr) {
         for node in body.children where node.isElement {
@@ -32,7 +45,7 @@ struct DOCXBodyWalker {
 
     private mutating func paragraph(_ node: xmlNodePtr) {
         let properties = node.child("pPr")
-        let text = Self.text(of: node)
+        let text = text(of: node)
         let styleID = properties?.child("pStyle")?.attribute("val")
         var level = properties?.child("outlineLvl")?.attribute("val").flatMap { Int($0) }.flatMap {
             $0 < 9 ? $0 + 1 : nil
@@ -70,16 +83,16 @@ struct DOCXBodyWalker {
         builder.endBlock()
         for row in node.children where row.isElement && row.localName == "tr" {
             let cells = row.children.filter { $0.isElement && $0.localName == "tc" }
-                .map { StructuredTextBuilder.collapse(Self.text(of: $0)) }
+                .map { StructuredTextBuilder.collapse(text(of: $0)) }
             if cells.contains(where: { !$0.isEmpty }) { builder.line(cells.joined(separator: " | ")) }
         }
         builder.endBlock()
     }
 
-    /// The text of a paragraph (or of a table cell: its paragraphs joined by spaces): runs' `w:t`,
-    /// tabs, breaks; deleted text, field instructions and the fallback copies of alternate content are
-    /// left out.
-    static func text(of node: xmlNodePtr) -> String {
+    /// The text of a paragraph (or of a table cell or a note: its paragraphs joined by spaces): runs' `w:t`,
+    /// tabs, breaks, and a marker for each footnote or endnote reference (``DOCXNotes``); deleted text,
+    /// field instructions and the fallback copies of alternate content are left out.
+    mutating func text(of node: xmlNodePtr) -> String {
         var out = ""
         func walk(_ node: xmlNodePtr, depth: Int) {
             guard depth < 256 else { return }
@@ -96,7 +109,11 @@ struct DOCXBodyWalker {
                 case "p":
                     if !out.isEmpty { out += " " }
                     walk(child, depth: depth + 1)
-                case "del", "delText", "instrText", "Fallback", "pPr", "rPr", "footnoteReference":
+                case "footnoteReference", "endnoteReference":
+                    if let kind = DOCXNotes.Kind(reference: child.localName), let id = child.attribute("id") {
+                        out += notes.marker(kind, id: id)
+                    }
+                case "del", "delText", "instrText", "Fallback", "pPr", "rPr":
                     break
                 default:
                     walk(child, depth: depth + 1)

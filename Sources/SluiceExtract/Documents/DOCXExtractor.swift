@@ -3,8 +3,8 @@ import SluiceCore
 
 /// Word documents (DOCX, Office Open XML): the ZIP container through ``ZIPArchive`` (zlib), its XML parts
 /// through libxml2. Headings (by outline level or `heading N` style) become sections with heading paths
-/// and Markdown heading lines; lists, tables (a row per line) and paragraphs are kept; the title and
-/// author come from `docProps/core.xml`.
+/// and Markdown heading lines; lists, tables (a row per line) and paragraphs are kept; footnotes and
+/// endnotes follow the body (``DOCXNotes``); the title and author come from `docProps/core.xml`.
 ///
 /// Recognised by content: a ZIP archive (`PK\u{3}\u{4}`) holding `word/document.xml`, whatever its name.
 ///
@@ -50,6 +50,12 @@ public struct DOCXExtractor: Extractor {
         }
         var walker = DOCXBodyWalker(styles: DOCXStyles(styles: styles, numbering: numbering))
         walker.visit(body: body)
+        for kind in DOCXNotes.Kind.allCases {
+            guard let part = try archive.part(kind.part) else { continue }
+            let notes = try Self.parse(part, name: kind.part)  // owns the nodes: alive while they are walked
+            if let root = notes.root { walker.visit(notes: kind, root: root) }
+            withExtendedLifetime(notes) {}
+        }
         let sections = walker.finish()
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the DOCX has no text") }
         var metadata = ["format": "docx"]

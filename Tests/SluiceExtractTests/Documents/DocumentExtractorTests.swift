@@ -51,6 +51,48 @@ import Testing
         #expect(formats.text == "## Formats\n\nSuffix | Format | Notes\n.xz | XZ |\n.lzma | LZMA_Alone | legacy")
     }
 
+    /// Footnotes and endnotes (Tests/SluiceExtractTests/Fixtures, made by scripts/make-samples.sh): a marker
+    /// where the body refers to a note, numbered in the order of reference as Word shows them (the note ids
+    /// in the file are 20–22), and the notes after the body under a heading of their own.
+    @Test(arguments: [
+        ("xz-footnotes.docx", "Footnotes", ["1", "2", "3"]), ("xz-endnotes.docx", "Endnotes", ["i", "ii", "iii"]),
+    ])
+    func docxNotesFollowTheBodyWithMarkers(file: String, heading: String, labels: [String]) throws {
+        let url = DocumentSamples.root.deletingLastPathComponent()
+            .appendingPathComponent("Tests/SluiceExtractTests/Fixtures/\(file)")
+        let input = ExtractionInput(key: file, fileURL: url, bytes: Array(try Data(contentsOf: url)))
+        let (extractor, text) = try DocumentSamples.extract(input)
+        #expect(extractor == "docx")
+        let full = text.fullText
+        let (one, two, three) = (labels[0], labels[1], labels[2])
+        #expect(full.contains("supports multiple filters[\(one)] and integrity checks"))
+        #expect(full.contains("compared to compression.[\(two)]"))
+        #expect(full.contains("CRC64 is the default check[\(three)] of the xz command line tool."))
+        let notes = try #require(text.sections.first { $0.headingPath == [heading] })
+        #expect(
+            notes.text == """
+                # \(heading)
+
+                [\(one)] LZMA2 is the default filter; BCJ filters improve compression of executables.
+
+                [\(two)] The memory usage of decompression depends on the dictionary size used when compressing.
+
+                [\(three)] Use \u{2013}check=sha256 for a cryptographic hash.
+                """
+        )
+        #expect(text.sections.last?.headingPath == [heading])  // (pandoc typeset the note's "--" as an en dash)
+        // The separators (notes with a w:type) are not notes.
+        #expect(!notes.text.contains("[4]") && !notes.text.contains("[iv]"))
+    }
+
+    @Test func endnoteNumbersAreRoman() {
+        #expect(
+            [1, 2, 3, 4, 9, 14, 40, 90, 400, 1994, 3999, 4000].map(DOCXNotes.roman) == [
+                "i", "ii", "iii", "iv", "ix", "xiv", "xl", "xc", "cd", "mcmxciv", "mmmcmxcix", "4000",
+            ]
+        )
+    }
+
     @Test func docxIsRecognisedByContentNotName() throws {
         var input = try DocumentSamples.input("docx/pip-dependency-resolution.docx")
         input.fileURL = URL(fileURLWithPath: "/tmp/resolution.bin")
