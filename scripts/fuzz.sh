@@ -37,6 +37,8 @@ for target in "${targets[@]}"; do
   for folder in $(seed "$target"); do
     for f in samples/"$folder"/* samples/bad/*; do [ -f "$f" ] && cp -n "$f" "$corpus/" 2>/dev/null || true; done
   done
+  # DOCX with footnotes and endnotes: test fixtures, not samples.
+  if [ "$target" = docx ]; then cp -n Tests/SluiceExtractTests/Fixtures/*.docx "$corpus/" 2>/dev/null || true; fi
   [ -n "$(ls -A "$corpus")" ] || printf '\n' > "$corpus/empty"
   log=".build-fuzz/$target.log"
   set +e
