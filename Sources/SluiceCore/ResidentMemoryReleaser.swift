@@ -58,6 +58,9 @@ package final class ResidentMemoryReleaser: Sendable {
     private let budgetPages: Int
     /// File-backed resident pages right after the last release (-1: not measured yet).
     private let floorPages = Atomic<Int>(-1)
+    /// Releases so far (for tests).
+    private let releaseCount = Atomic<Int>(0)
+    package var releases: Int { releaseCount.load(ordering: .relaxed) }
     /// `/proc/self/statm`, kept open: re-read with `pread` at offset 0.
     private let statm: Int32
 
@@ -172,10 +175,22 @@ package final class ResidentMemoryReleaser: Sendable {
         #endif
     }
 
-    /// Whether file-backed resident memory is over the budget (or was never measured).
+    /// Whether file-backed resident memory is over the budget (or was never measured). Growth counts from
+    /// the lowest level seen since the last release: when pages leave the resident set meanwhile (another
+    /// environment closed, libraries' pages reclaimed), the level follows them down, so that what they
+    /// freed does not widen the budget of the mappings still growing.
     private func overBudget() -> Bool {
         guard let shared = sharedResidentPages() else { return false }
-        let floor = floorPages.load(ordering: .relaxed)
+        var floor = floorPages.load(ordering: .relaxed)
+        while floor >= 0 && shared < floor {
+            let (exchanged, current) = floorPages.compareExchange(
+                expected: floor,
+                desired: shared,
+                ordering: .relaxed
+            )
+            if exchanged { return false }
+            floor = current
+        }
         return floor < 0 || shared > floor + budgetPages
     }
 
@@ -189,6 +204,7 @@ package final class ResidentMemoryReleaser: Sendable {
             }
         }
         if let shared = sharedResidentPages() { floorPages.store(shared, ordering: .relaxed) }
+        releaseCount.add(1, ordering: .relaxed)
         #endif
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import SluiceCore
+import Synchronization
 import Testing
 
 @Suite struct ResidentMemoryReleaserTests {
@@ -66,6 +67,35 @@ import Testing
         releaser.releaseIfOverBudget()
         #expect(try Self.residentKilobytes(of: file.path) < 512, "over the budget the pages are released")
         #expect(sum > 0)
+    }
+
+    /// Resident pages as a test sets them.
+    private final class Pages: Sendable {
+        let value = Mutex(0)
+    }
+
+    /// The budget is growth since the last release; when other mappings' pages leave the resident set in the
+    /// meantime (an environment closed, pages reclaimed), the growth counts from that lower level, so that
+    /// what they freed does not widen the budget of the mappings still growing.
+    @Test("growth counts from the lowest level since the last release")
+    func budgetCountsFromTheLowestLevel() {
+        let pages = Pages()
+        let budget = 100
+        let releaser = ResidentMemoryReleaser(interval: 3600, budgetBytes: budget * Int(sysconf(Int32(_SC_PAGESIZE)))) {
+            pages.value.withLock { $0 }
+        }
+        pages.value.withLock { $0 = 1_000 }
+        releaser.releaseIfOverBudget()  // the first check releases and sets the level
+        #expect(releaser.releases == 1)
+        pages.value.withLock { $0 = 1_000 + budget }
+        releaser.releaseIfOverBudget()
+        #expect(releaser.releases == 1, "at the budget, nothing is released")
+        pages.value.withLock { $0 = 500 }  // another mapping's pages went away
+        releaser.releaseIfOverBudget()
+        #expect(releaser.releases == 1)
+        pages.value.withLock { $0 = 500 + budget + 1 }
+        releaser.releaseIfOverBudget()
+        #expect(releaser.releases == 2, "past the budget from the lower level, the pages are released")
     }
 
     @Test("a registered file mapping leaves the resident set on release, and reads the same bytes after")
