@@ -198,11 +198,11 @@ MakeFilter popplerMakeFilter()
         void *found = dlsym(RTLD_NEXT, symbol);
         // Not found after this object (e.g. if this code were itself in a library loaded after poppler's):
         // ask the library that holds Stream::addFilters, which is poppler's.
-        Dl_info info;
-        void *addFilters = dlsym(RTLD_DEFAULT, "_ZN6Stream10addFiltersEP4Dicti");
-        if (!found && addFilters && dladdr(addFilters, &info) && info.dli_fname) {
-            if (void *poppler = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) {
-                found = dlsym(poppler, symbol);
+        if (!found) {
+            Dl_info info;
+            void *addFilters = dlsym(RTLD_DEFAULT, "_ZN6Stream10addFiltersEP4Dicti");
+            if (addFilters && dladdr(addFilters, &info) && info.dli_fname) {
+                if (void *poppler = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) found = dlsym(poppler, symbol);
             }
         }
         if (!found) {

@@ -8,13 +8,12 @@ package struct DOCXNotes {
     enum Kind: CaseIterable {
         case footnote, endnote
 
-        /// The part that holds these notes, its root element and each note's element.
+        /// The part that holds these notes, and each note's element in it.
         var part: String { self == .footnote ? "word/footnotes.xml" : "word/endnotes.xml" }
         var element: String { self == .footnote ? "footnote" : "endnote" }
-        /// The body's reference to a note of this kind.
-        var reference: String { self == .footnote ? "footnoteReference" : "endnoteReference" }
         var heading: String { self == .footnote ? "Footnotes" : "Endnotes" }
 
+        /// The kind a body element (`w:footnoteReference`, `w:endnoteReference`) refers to.
         init?(reference: String) {
             switch reference {
             case "footnoteReference": self = .footnote
