@@ -57,6 +57,10 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     /// and the settings it failed under. While the file and this key stay the same, runs skip the document
     /// as a known failure instead of retrying it.
     public var knownFailure: ContentHash?
+    /// The name of the extractor that read the bytes last (`pdf`, `json`, `text`, …): the fingerprints above
+    /// cover the settings that shape chunks which that extractor reads (``ShapingSettings/text(read:)``).
+    /// nil when no extractor was chosen and in records written before 2026-11-27: every such setting.
+    public var extractor: String?
 
     public init(
         key: String,
@@ -98,6 +102,7 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         case updatedAt = "updated"
         case metadataHash = "meta_hash"
         case knownFailure = "known_failure"
+        case extractor
     }
 
     /// Every id this document may have in the sink: committed and pending.

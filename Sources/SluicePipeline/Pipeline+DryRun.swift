@@ -48,13 +48,15 @@ extension Pipeline {
         let rules = DocumentMetadataRules(configuration: configuration)
         try await scanner.walk { entry in
             guard case .success(let file) = entry else { return true }
-            let metadataHash = rules.fingerprint(
-                of: rules.metadata(key: file.key, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
-            )
             guard let previous = try? checkpoint.document(file.key) else {
                 if !options.retryFailed { report.added.append(file.key) }
                 return true
             }
+            // As the scan makes it: under the settings of the extractor that read the bytes last.
+            let metadataHash = rules.fingerprint(
+                of: rules.metadata(key: file.key, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds),
+                read: previous.extractor
+            )
             let sameFile = {
                 previous.size == file.size && previous.mtimeNanoseconds == file.mtimeNanoseconds
                     || (try? file.open().readAll()).map({ ContentHash(of: $0) == previous.failedHash }) == true

@@ -80,10 +80,15 @@ public actor Pipeline {
             return documents > 0 ? previous : nil
         }
         if let previousShaping, previousShaping != shaping {
-            // docs/DESIGN.md §12: never two chunkings in one index. Each document's fingerprint holds these
-            // settings, so every document is processed again; unchanged texts' vectors come from the cache.
+            // docs/DESIGN.md §12: never two chunkings in one index. Each document's fingerprint holds the
+            // settings its extractor reads, so those documents are processed again; unchanged texts' vectors
+            // come from the cache.
+            let which = shaping.extractorsAffected(since: previousShaping).map {
+                "the documents read by the \($0.sorted().joined(separator: ", ")) extractor\($0.count == 1 ? "" : "s")"
+                    + " are processed again"
+            }
             logger.notice(
-                "the settings that shape chunks changed since the last run: every document is processed again (vectors of unchanged texts come from the embedding cache)",
+                "the settings that shape chunks changed since the last run: \(which ?? "every document is processed again") (vectors of unchanged texts come from the embedding cache)",
                 metadata: ["sluice-changes": "\(shaping.changes(from: previousShaping).joined(separator: "; "))"]
             )
         }

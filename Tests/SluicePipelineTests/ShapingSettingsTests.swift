@@ -1,8 +1,10 @@
 import Foundation
 import SluiceCore
+import SluiceState
 import SluiceTesting
 import Testing
 
+@testable import SluiceExtract
 @testable import SluicePipeline
 
 /// docs/DESIGN.md §12: a change of the settings that shape chunks is never ignored for unchanged files;
@@ -39,6 +41,135 @@ import Testing
         #expect(again.documentsSkipped == 8)
     }
 
+    /// The standard extractors (PDF in process) for the harness's current settings.
+    static func extractors(_ configuration: PipelineConfiguration) -> ExtractorRegistry {
+        let extract = configuration.extract
+        return ExtractorRegistry(extractors: [
+            PDFExtractor(pdf: extract.pdf, engines: OCREnginePool(options: extract.ocr)),
+            JSONExtractor(fields: extract.json.fields, maxDepth: extract.json.maxDepth),
+            TextExtractor(),
+        ])
+    }
+
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("samples")
+
+    /// An extraction setting reprocesses the documents whose extractor reads it, and only those (a PDF
+    /// setting not the text files); chunking reprocesses every document; a dry run says the same.
+    @Test func anExtractionSettingProcessesAgainOnlyTheDocumentsItsExtractorReads() async throws {
+        var harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 3, into: harness.source)
+        try FileManager.default.copyItem(
+            at: Self.samples.appendingPathComponent("pdf/xz-utils-faq.pdf"),
+            to: harness.source.appendingPathComponent("faq.pdf")
+        )
+        try #"{"title": "Sluice gates", "body": "A sluice gate holds the water back until the lock is full."}"#
+            .write(to: harness.source.appendingPathComponent("gate.json"), atomically: true, encoding: .utf8)
+        harness.extractors = Self.extractors(harness.configuration)
+        let first = try await harness.run()
+        #expect(first.documentsUpserted == 5)
+
+        func change(_ adjust: (inout PipelineConfiguration) -> Void) async throws -> (RunStats, DryRunReport) {
+            adjust(&harness.configuration)
+            harness.extractors = Self.extractors(harness.configuration)
+            let dry = try await harness.pipeline().dryRun()
+            return (try await harness.run(), dry)
+        }
+
+        // A PDF setting: the PDF alone is read again.
+        var (stats, dry) = try await change { $0.extract.pdf.joinHyphens = false }
+        #expect(stats.documentsUpserted == 1 && stats.documentsSkipped == 4)
+        #expect(dry.metadataChanged == ["faq.pdf"] && dry.unchanged == 4)
+        #expect(try harness.record("faq.pdf")?.extractor == "pdf")
+        // An OCR setting: the PDF again (its pages may be OCR'd), not the text or the JSON.
+        (stats, dry) = try await change { $0.extract.ocr.dpi = 200 }
+        #expect(stats.documentsUpserted == 1 && stats.documentsSkipped == 4)
+        #expect(dry.metadataChanged == ["faq.pdf"])
+        // The JSON fields: the JSON alone, and its records now hold only the body.
+        (stats, dry) = try await change { $0.extract.json.fields = ["body"] }
+        #expect(stats.documentsUpserted == 1 && stats.documentsSkipped == 4)
+        #expect(dry.metadataChanged == ["gate.json"])
+        let gate = harness.sink.records.filter { $0.documentKey == "gate.json" }
+        #expect(!gate.isEmpty && gate.allSatisfy { !$0.text.contains("Sluice gates") })
+        // Chunking shapes every document.
+        (stats, dry) = try await change { $0.chunk.maxTokens = 30 }
+        #expect(stats.documentsUpserted == 5 && stats.documentsSkipped == 0)
+        #expect(dry.metadataChanged.count == 5)
+        #expect(try await harness.run().documentsSkipped == 5)
+    }
+
+    /// A known failure (docs/DESIGN.md §11) is retried when a setting its extractor reads changes, and only then.
+    @Test func aKnownFailureIsRetriedOnlyForItsExtractorsSettings() async throws {
+        var harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 2, into: harness.source)
+        for name in ["encrypted.pdf", "deep.json"] {
+            try FileManager.default.copyItem(
+                at: Self.samples.appendingPathComponent("bad/\(name)"),
+                to: harness.source.appendingPathComponent(name)
+            )
+        }
+        harness.extractors = Self.extractors(harness.configuration)
+        #expect(try await harness.run().documentsFailed == 2)
+        #expect(try harness.record("encrypted.pdf")?.knownFailure != nil)
+        #expect(try harness.record("deep.json")?.knownFailure != nil)
+
+        func change(_ adjust: (inout PipelineConfiguration) -> Void) async throws -> RunStats {
+            adjust(&harness.configuration)
+            harness.extractors = Self.extractors(harness.configuration)
+            return try await harness.run()
+        }
+        // A JSON setting retries the JSON, not the PDF; a PDF setting the PDF, not the JSON.
+        var stats = try await change { $0.extract.json.fields = ["body"] }
+        #expect(stats.documentsFailed == 1 && stats.documentsKnownFailures == 1)
+        #expect(try harness.record("encrypted.pdf")?.attempts == 1)
+        stats = try await change { $0.extract.pdf.joinHyphens = false }
+        #expect(stats.documentsFailed == 1 && stats.documentsKnownFailures == 1)
+        #expect(try harness.record("encrypted.pdf")?.attempts == 2)
+        #expect(try harness.record("deep.json")?.attempts == 2)
+        // Chunking: both.
+        stats = try await change { $0.chunk.maxTokens = 30 }
+        #expect(stats.documentsFailed == 2)
+        #expect(try await harness.run().documentsKnownFailures == 2)
+    }
+
+    /// A state written before records named their extractor: the upgrade processes nothing again (their
+    /// fingerprints cover every setting, as they did), the next change of any such setting processes them
+    /// all once, and from then on only the documents it concerns.
+    @Test func recordsWithoutAnExtractorCoverEverySetting() async throws {
+        var harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 3, into: harness.source)
+        _ = try await harness.run()
+        // What an older Sluice wrote: no extractor, the fingerprint over every setting.
+        let rules = DocumentMetadataRules(configuration: harness.configuration)
+        let state = URL(fileURLWithPath: harness.configuration.state)
+        do {
+            let checkpoint = try CheckpointStore(directory: state)
+            var records: [DocumentRecord] = []
+            try checkpoint.forEachDocument { records.append($0) }
+            #expect(records.count == 3 && records.allSatisfy { $0.extractor == "text" })
+            for index in records.indices {
+                let metadata = rules.metadata(
+                    key: records[index].key,
+                    size: records[index].size,
+                    mtimeNanoseconds: records[index].mtimeNanoseconds
+                )
+                records[index].extractor = nil
+                records[index].metadataHash = rules.fingerprint(of: metadata, read: nil)
+            }
+            try checkpoint.commit(put: records)
+        }
+        #expect(try await harness.run().documentsSkipped == 3)
+
+        harness.configuration.extract.pdf.joinHyphens = false
+        #expect(try await harness.run().documentsUpserted == 3)
+        #expect(try harness.record("group0/doc0.txt")?.extractor == "text")
+        harness.configuration.extract.pdf.joinHyphens = true
+        #expect(try await harness.run().documentsSkipped == 3)
+    }
+
     @Test func changesAreListedByKey() {
         var old = PipelineConfiguration()
         old.chunk.maxTokens = 256
@@ -48,5 +179,32 @@ import Testing
         let changes = ShapingSettings(new).changes(from: ShapingSettings(text: ShapingSettings(old).text))
         #expect(changes == ["chunk.max_tokens 256 → 128", "extract.pdf.join_hyphens true → false"])
         #expect(ShapingSettings(old) == ShapingSettings(text: ShapingSettings(old).text))
+    }
+
+    @Test func aChangeNamesTheExtractorsThatReadIt() {
+        let old = PipelineConfiguration()
+        func affected(_ adjust: (inout PipelineConfiguration) -> Void) -> [String]? {
+            var new = old
+            adjust(&new)
+            return ShapingSettings(new).extractorsAffected(since: ShapingSettings(old))?.sorted()
+        }
+        #expect(affected { $0.extract.ocr.dpi = 200 } == ["pdf"])
+        #expect(affected { $0.extract.ocr.mode = .always } == ["pdf"])
+        #expect(affected { $0.extract.ocr.languages = ["deu"] } == ["image", "pdf"])
+        #expect(affected { $0.extract.json.fields = ["body"] } == ["json"])
+        #expect(
+            affected {
+                $0.extract.pdf.stripHeadersFooters = true
+                $0.extract.json.fields = ["a"]
+            } == ["json", "pdf"]
+        )
+        #expect(affected { $0.chunk.overlapTokens = 0 } == nil)
+        #expect(affected { _ in } == [])
+        // Every setting in the fingerprint is read by some extractor, and a text file reads only chunking's.
+        let text = ShapingSettings(old).text(read: "text")
+        #expect(!text.contains("extract.") && text.contains("chunk.max_tokens="))
+        // The names it knows are the extractors Sluice ships.
+        let shipped = ExtractorRegistry.standard(configuration: old.extract).extractors.map(\.name)
+        #expect(Set(shipped) == Set(ShapingSettings.extractorNames))
     }
 }

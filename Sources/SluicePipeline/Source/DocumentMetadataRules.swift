@@ -12,7 +12,7 @@ package struct DocumentMetadataRules: Sendable {
     package let values: [String: MetadataValue]
     package let frontMatter: Bool
     /// The settings that shape chunks (docs/DESIGN.md §12): part of the fingerprint, so that a change of
-    /// them processes every document again.
+    /// them processes again every document whose extractor reads them.
     package let shaping: ShapingSettings
     private let pattern: String?
     private let regex: RegexBox?
@@ -77,9 +77,10 @@ package struct DocumentMetadataRules: Sendable {
         return metadata
     }
 
-    /// A hash of everything this metadata depends on besides the bytes (and of the rules themselves).
-    package func fingerprint(of metadata: [String: MetadataValue]) -> ContentHash {
-        var text = "front_matter=\(frontMatter)\npattern=\(pattern ?? "")\n\(shaping.text)\n"
+    /// A hash of everything this metadata depends on besides the bytes (and of the rules themselves), for a
+    /// document read by the extractor named `extractor` (nil: not known, every setting that shapes chunks).
+    package func fingerprint(of metadata: [String: MetadataValue], read extractor: String?) -> ContentHash {
+        var text = "front_matter=\(frontMatter)\npattern=\(pattern ?? "")\n\(shaping.text(read: extractor))\n"
         for key in metadata.keys.sorted() where !Self.ofTheBytes.contains(key) {
             let value = metadata[key]!
             text += "\(key)\u{1F}\(String(describing: value.jsonObject))\u{1F}\(Self.kind(value))\n"

@@ -89,7 +89,7 @@ package actor CommitStage {
         let previous = document.previous
         switch document.outcome {
         case .upserted:
-            return DocumentRecord(
+            var record = DocumentRecord(
                 key: document.file.key,
                 status: .indexed,
                 contentHash: document.contentHash,
@@ -102,6 +102,8 @@ package actor CommitStage {
                 updatedAt: now,
                 metadataHash: document.metadataHash
             )
+            record.extractor = document.extractor
+            return record
         case .unchanged, .knownFailure:
             var record = previous!
             record.size = document.file.size
@@ -144,6 +146,8 @@ package actor CommitStage {
             let claimsNothing = record.chunkIDs.isEmpty && record.pendingIDs.isEmpty
             record.knownFailure =
                 error.code.isPermanent && document.contentHash != nil && claimsNothing ? document.knownFailureKey : nil
+            // The scope of the known failure's key (a failed record's metadata fingerprint is not compared).
+            record.extractor = document.extractor
             record.attempts += 1
             record.updatedAt = now
             return record

@@ -39,6 +39,11 @@ package struct DocumentWork: Sendable {
     package var frontMatter = true
     /// The key a permanent failure of this document is recorded under (``DocumentMetadataRules``).
     package var knownFailureKey: ContentHash?
+    /// The extractor whose settings ``metadataHash`` and ``knownFailureKey`` cover (see
+    /// ``DocumentRecord/extractor``): the previous record's until an extractor is chosen for the bytes.
+    package var extractor: String?
+    /// The rules the fingerprints were made with (nil: none were made).
+    package var metadataRules: DocumentMetadataRules?
     /// Skip the document if it is a known failure (false under `--retry-failed`).
     package var skipsKnownFailures = true
     /// The chunker's output, until the hash stage turns it into ``chunks``.
@@ -55,6 +60,16 @@ package struct DocumentWork: Sendable {
     package init(file: SourceFile, previous: DocumentRecord?) {
         self.file = file
         self.previous = previous
+    }
+
+    /// The bytes are read by the extractor named `name`: the fingerprints now cover the settings that
+    /// shape chunks which it reads (docs/DESIGN.md §12), as the record will say.
+    package mutating func read(by name: String) {
+        guard let rules = metadataRules, name != extractor else { return }
+        let hash = rules.fingerprint(of: fileMetadata, read: name)
+        extractor = name
+        metadataHash = hash
+        knownFailureKey = rules.knownFailureKey(metadataHash: hash)
     }
 
     /// Failed because the run was stopped — the provider refused to go on (quota, credentials), or the

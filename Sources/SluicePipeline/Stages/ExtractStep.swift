@@ -84,6 +84,7 @@ package struct ExtractStep: Sendable {
             document.fail(SluiceError(.unsupportedFormat, "no extractor accepts this file"), as: .unsupportedFormat)
             return document
         }
+        document.read(by: extractor.name)
         let shareKey = ExtractionSharing.Key(content: hash, extractor: extractor.name)
         let claim = await sharing.claim(shareKey)
         if case .shared(let text) = claim {

@@ -134,7 +134,8 @@ package actor ScanStage {
                     size: file.size,
                     mtimeNanoseconds: file.mtimeNanoseconds
                 )
-                let metadataHash = metadataRules.fingerprint(of: fileMetadata)
+                // Under the settings of the extractor that read the bytes last: unchanged bytes are read by it again.
+                let metadataHash = metadataRules.fingerprint(of: fileMetadata, read: previous?.extractor)
                 let knownFailureKey = metadataRules.knownFailureKey(metadataHash: metadataHash)
                 if !retryFailed, let previous, previous.status == .failed, previous.knownFailure == knownFailureKey,
                     previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
@@ -164,6 +165,8 @@ package actor ScanStage {
                 document.fileMetadata = fileMetadata
                 document.metadataHash = metadataHash
                 document.knownFailureKey = knownFailureKey
+                document.extractor = previous?.extractor
+                document.metadataRules = metadataRules
                 document.skipsKnownFailures = !retryFailed
                 document.frontMatter = metadataRules.frontMatter
             }
