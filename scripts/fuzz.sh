@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer + AddressSanitizer, release build: preconditions and bounds checks
-# stay on) of the code that reads untrusted bytes: the JSON, CSV, HTML, DOCX and text extractors, the
+# stay on) of the code that reads untrusted bytes: the JSON, CSV, HTML, DOCX, PPTX, XLSX, EPUB and text extractors, the
 # extract workers' line protocol, the extraction-cache decoder, the local store's record decoder and the
 # zlib stream that inflates PDF streams. Not part of the test suite: it runs for a bounded time.
 #
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx text worker-protocol extraction-cache local-record pdf-flate)
+[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx pptx xlsx epub text worker-protocol extraction-cache local-record pdf-flate)
 
 SLUICE_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product SluiceFuzz \
   --sanitize=fuzzer --sanitize=address \
@@ -24,7 +24,7 @@ binary=.build-fuzz/release/SluiceFuzz
 
 seed() {  # target -> sample folders
   case "$1" in
-    json) echo json ;; csv) echo csv ;; html) echo html ;; docx) echo docx ;; text) echo "text markdown" ;;
+    json) echo json ;; csv) echo csv ;; html) echo html ;; docx | pptx | xlsx | epub) echo docx ;; text) echo "text markdown" ;;
     *) echo "" ;;
   esac
 }
@@ -37,8 +37,15 @@ for target in "${targets[@]}"; do
   for folder in $(seed "$target"); do
     for f in samples/"$folder"/* samples/bad/*; do [ -f "$f" ] && cp -n "$f" "$corpus/" 2>/dev/null || true; done
   done
-  # DOCX with footnotes and endnotes: test fixtures, not samples.
-  if [ "$target" = docx ]; then cp -n Tests/SluiceExtractTests/Fixtures/*.docx "$corpus/" 2>/dev/null || true; fi
+  # DOCX with footnotes and endnotes, a PPTX, an XLSX and an EPUB: test fixtures, not samples (each ZIP-based
+  # target reads them all).
+  case "$target" in
+    docx | pptx | xlsx | epub)
+      for f in Tests/SluiceExtractTests/Fixtures/*.docx Tests/SluiceExtractTests/Fixtures/*.pptx \
+        Tests/SluiceExtractTests/Fixtures/*.xlsx Tests/SluiceExtractTests/Fixtures/*.epub; do
+        cp -n "$f" "$corpus/" 2>/dev/null || true
+      done ;;
+  esac
   [ -n "$(ls -A "$corpus")" ] || printf '\n' > "$corpus/empty"
   log=".build-fuzz/$target.log"
   set +e

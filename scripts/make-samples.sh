@@ -154,6 +154,80 @@ with zipfile.ZipFile(source) as z, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFL
         out.writestr(copy, data)
 PY
 
+# A PowerPoint deck made by pandoc from Markdown written here (facts from the xz FAQ and man page): a title
+# slide, bullets with speaker notes, a table, and slides listed in presentation.xml in another order than
+# their part names (the deck's fourth part comes second). A test fixture, like the notes above.
+pandoc --from markdown --to pptx -o "$fixtures/xz-slides.pptx" <<'MD'
+---
+title: XZ Utils in brief
+author: Lasse Collin
+---
+
+# What XZ is
+
+- A general-purpose data compression format
+- The successor of LZMA Utils
+
+::: notes
+The letters XZ mean nothing: they come from the file suffix .xz.
+:::
+
+# Memory at each preset
+
+| Preset | Compression | Decompression |
+|--------|-------------|---------------|
+| -0     | 3 MiB       | 1 MiB         |
+| -9     | 674 MiB     | 65 MiB        |
+
+# Integrity checks
+
+CRC64 is the default check of the xz command line tool.
+MD
+python3 - "$fixtures/xz-slides.pptx" <<'PY'
+import re, sys, zipfile
+path = sys.argv[1]
+with zipfile.ZipFile(path) as z:
+    parts = [(info, z.read(info.filename)) for info in z.infolist()]
+with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
+    for info, data in parts:
+        if info.filename == "ppt/presentation.xml":
+            # Move the last slide's entry to second place: the order is the list's, not the parts' names.
+            ids = re.findall(rb'<p:sldId [^>]*/>', data)
+            data = data.replace(b"".join(ids), b"".join([ids[0], ids[-1]] + ids[1:-1]))
+        copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+        copy.compress_type = zipfile.ZIP_DEFLATED
+        out.writestr(copy, data)
+PY
+
+# An EPUB made by pandoc from Markdown written here (facts from the xz FAQ and README): a title page and two
+# chapters with a section, a numbered list and a table. A test fixture, like the notes above.
+pandoc --from markdown --to epub3 --metadata identifier=urn:uuid:2f1c3a5e-4b7d-4e8a-9c21-5d6f7a8b9c0d \
+  -o "$fixtures/xz-guide.epub" <<'MD'
+---
+title: XZ Utils, a short guide
+author: Lasse Collin
+lang: en
+---
+
+# Introduction
+
+XZ Utils is free general-purpose data compression software with a high compression ratio.
+
+## History
+
+XZ Utils were written for POSIX-like systems, but also work on some not-so-POSIX systems.
+
+# Using xz
+
+1. Compress the file with xz.
+2. Check the result with xz --list.
+
+| Suffix | Format     |
+|--------|------------|
+| .xz    | XZ         |
+| .lzma  | LZMA_Alone |
+MD
+
 # A Latin-1 HTML page with boilerplate to drop (script, style, nav, header, footer, aside), text from
 # the xz FAQ and accented words that only decode right as Latin-1.
 {
@@ -194,6 +268,50 @@ PY
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+# A spreadsheet made by openpyxl (installed into a throwaway virtual environment): two sheets of facts from
+# the xz man page and release history, with numbers, release dates (a date format), a boolean, an empty
+# cell, a sparse row, a formula whose value openpyxl does not compute, and rich text in a shared string.
+# A test fixture, like the notes and the deck above.
+python3 -m venv "$work/xlsx-venv" >/dev/null
+"$work/xlsx-venv/bin/pip" install -q openpyxl==3.1.5
+"$work/xlsx-venv/bin/python" - "$fixtures/xz-facts.xlsx" <<'PY'
+import datetime, re, sys, zipfile
+from openpyxl import Workbook
+from openpyxl.cell.rich_text import CellRichText, TextBlock
+from openpyxl.cell.text import InlineFont
+
+book = Workbook()
+book.properties.title = "XZ Utils facts"
+book.properties.creator = "Lasse Collin"
+fixed = datetime.datetime(2023, 11, 14, 22, 13, 20)
+book.properties.created = book.properties.modified = fixed
+presets = book.active
+presets.title = "Presets"
+presets.append(["Preset", "Compression memory (MiB)", "Decompression memory (MiB)", "Notes"])
+presets.append(["-0", 3, 1, CellRichText(["the ", TextBlock(InlineFont(b=True), "fastest"), " preset"])])
+presets.append(["-6", 94, 9, "the default"])
+presets.append(["-9", 674, 65, None])
+presets["A6"] = "total"
+presets["C6"] = "=SUM(C2:C4)"
+releases = book.create_sheet("Releases")
+releases.append(["Version", "Released", "Stable"])
+for version, day in [("5.0.0", datetime.date(2010, 10, 23)), ("5.2.0", datetime.date(2014, 12, 21)),
+                     ("5.4.0", datetime.date(2022, 12, 13))]:
+    releases.append([version, day, True])
+for row in releases.iter_rows(min_row=2, min_col=2, max_col=2):
+    row[0].number_format = "yyyy-mm-dd"
+book.save(sys.argv[1])
+# Fixed timestamps inside the archive too, so that the file is the same on every run.
+with zipfile.ZipFile(sys.argv[1]) as z:
+    parts = [(info.filename, z.read(info.filename)) for info in z.infolist()]
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as out:
+    for name, data in parts:
+        if name == "docProps/core.xml":  # openpyxl stamps the time of saving
+            data = re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>2023-11-14T22:13:20Z", data)
+        out.writestr(zipfile.ZipInfo(name, date_time=(2023, 11, 14, 22, 13, 20)), data, zipfile.ZIP_DEFLATED)
+PY
+
 
 # ps_to_pdf PS PDF TITLE AUTHOR: ghostscript with a DOCINFO pdfmark so the PDF has a title and author.
 ps_to_pdf() {

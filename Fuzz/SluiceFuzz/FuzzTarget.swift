@@ -9,7 +9,7 @@ import SluiceState
 /// expected (most inputs are malformed); what the fuzzer looks for is a crash, a trap, a memory error
 /// (AddressSanitizer), a hang (`-timeout`) or runaway memory (`-rss_limit_mb`).
 enum FuzzTarget: String, CaseIterable {
-    case json, csv, html, docx, text
+    case json, csv, html, docx, pptx, xlsx, epub, text
     case workerProtocol = "worker-protocol"
     case extractionCache = "extraction-cache"
     case localRecord = "local-record"
@@ -21,6 +21,9 @@ enum FuzzTarget: String, CaseIterable {
         case .csv: Self.extract(bytes, with: CSVExtractor(), key: "fuzz.csv")
         case .html: Self.extract(bytes, with: HTMLExtractor(), key: "fuzz.html")
         case .docx: Self.extract(bytes, with: DOCXExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.docx")
+        case .pptx: Self.extract(bytes, with: PPTXExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.pptx")
+        case .xlsx: Self.extract(bytes, with: XLSXExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.xlsx")
+        case .epub: Self.extract(bytes, with: EPUBExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.epub")
         case .text: Self.extract(bytes, with: TextExtractor(), key: "fuzz.txt")
         case .workerProtocol: Self.workerLines(bytes)
         case .extractionCache: Self.extractionCache(bytes)

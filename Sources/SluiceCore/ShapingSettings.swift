@@ -69,7 +69,7 @@ public struct ShapingSettings: Sendable, Hashable {
     }
 
     /// The extractors Sluice ships, by name (`Extractor.name`).
-    public static let extractorNames = ["pdf", "image", "docx", "html", "json", "csv", "text"]
+    public static let extractorNames = ["pdf", "image", "docx", "pptx", "xlsx", "epub", "html", "json", "csv", "text"]
 
     public init(text: String) {
         var values: [String: String] = [:]

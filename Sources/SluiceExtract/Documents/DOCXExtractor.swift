@@ -25,15 +25,7 @@ public struct DOCXExtractor: Extractor {
 
     public var name: String { "docx" }
 
-    public func accepts(_ input: ExtractionInput) -> Bool {
-        guard input.bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return false }
-        // The part's name sits uncompressed in the central directory at the end of the archive (and in
-        // its local header); the last MiB holds the central directory of any DOCX, so a large archive
-        // is not scanned whole on the caller's thread.
-        let name = Array("word/document.xml".utf8)
-        let tail = Array(input.bytes.suffix(1 << 20))
-        return Self.contains(tail, name) || Self.contains(Array(input.bytes.prefix(1 << 16)), name)
-    }
+    public func accepts(_ input: ExtractionInput) -> Bool { OfficePackage.holds("word/document.xml", in: input.bytes) }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
         var archive = try DOCXArchive(bytes: input.bytes, limits: limits)
@@ -43,7 +35,7 @@ public struct DOCXExtractor: Extractor {
         let document = try Self.parse(documentXML, name: "word/document.xml")
         let styles = try archive.part("word/styles.xml").map { try Self.parse($0, name: "word/styles.xml") }
         let numbering = try archive.part("word/numbering.xml").map { try Self.parse($0, name: "word/numbering.xml") }
-        let core = try archive.part("docProps/core.xml").map { try Self.parse($0, name: "docProps/core.xml") }
+        let core = try OfficePackage.coreProperties(in: &archive)
 
         guard let body = document.root?.child("body") else {
             throw SluiceError(.malformed, "word/document.xml has no w:body")
@@ -56,15 +48,11 @@ public struct DOCXExtractor: Extractor {
             if let root = notes.root { walker.visit(notes: kind, root: root) }
             withExtendedLifetime(notes) {}
         }
+        withExtendedLifetime(document) {}  // owns the body's nodes, walked above
         let sections = walker.finish()
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the DOCX has no text") }
-        var metadata = ["format": "docx"]
-        if let root = core?.root {
-            if let title = root.child("title").map(HTMLWalker.text(of:)), !title.isEmpty { metadata["title"] = title }
-            if let author = root.child("creator").map(HTMLWalker.text(of:)), !author.isEmpty {
-                metadata["author"] = author
-            }
-        }
+        var metadata = core
+        metadata["format"] = "docx"
         if metadata["title"] == nil, let title = walker.title, !title.isEmpty { metadata["title"] = title }
         return ExtractedText(sections: sections, metadata: metadata)
     }

@@ -113,6 +113,23 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
         return nil
     }
 
+    /// The attribute with this local name in the namespace `namespace` (its URI, whatever its prefix):
+    /// `r:id` and `id` are two attributes of one Office element.
+    func attribute(_ name: String, namespace: String) -> String? {
+        var attribute = pointee.properties
+        while let current = attribute {
+            if let attributeName = current.pointee.name, String(cString: attributeName) == name,
+                let href = current.pointee.ns?.pointee.href, String(cString: href) == namespace
+            {
+                guard let value = xmlNodeListGetString(pointee.doc, current.pointee.children, 1) else { return "" }
+                defer { sluice_xml_free(value) }
+                return String(cString: value)
+            }
+            attribute = current.pointee.next
+        }
+        return nil
+    }
+
     /// The first child element with this local name.
     func child(_ name: String) -> xmlNodePtr? { children.first { $0.isElement && $0.localName == name } }
 }

@@ -39,6 +39,18 @@ enum DocumentSamples {
 
     /// The error a failing extraction throws.
     static func failure(
+        _ input: ExtractionInput,
+        configuration: PipelineConfiguration.Extract = .init()
+    ) throws -> SluiceError {
+        do {
+            let result = try extract(input, configuration: configuration)
+            throw TestFailure("\(input.key) was extracted by \(result.extractor) instead of failing")
+        } catch let error as SluiceError {
+            return error
+        }
+    }
+
+    static func failure(
         _ relative: String,
         configuration: PipelineConfiguration.Extract = .init()
     ) throws -> SluiceError {

@@ -1,0 +1,222 @@
+internal import CLibXML2
+import Foundation
+import SluiceCore
+
+/// Excel workbooks (XLSX, Office Open XML), read as ``DOCXExtractor`` reads Word documents: the ZIP
+/// container through ``DOCXArchive`` (with its limits on inflation) and each XML part through libxml2, any
+/// DTD refused before parsing.
+///
+/// Each worksheet, in the workbook's order, as ``CSVExtractor`` lays out a table: its first row with a value
+/// names the columns, and every later row is a line `name: value; name: value` (empty cells left out; a
+/// cell past the named columns is `column N`). Rows are grouped in sections of ``rowsPerSection``, each
+/// starting with the sheet's name as a Markdown heading line, its heading path the sheet's name and its
+/// metadata the sheet and the rows it spans. Cells hold what Excel shows of them, as far as the file says:
+/// shared and inline strings (rich text joined), numbers as stored, booleans as `TRUE`/`FALSE`, errors as
+/// written (`#DIV/0!`), dates and times in ISO 8601 where the cell's number format is a date or time, and a
+/// formula's last computed value (its text, `=SUM(C2:C4)`, when the file holds none). Title and author
+/// come from `docProps/core.xml`.
+///
+/// Recognised by content: a ZIP archive holding `xl/workbook.xml`, whatever its name.
+public struct XLSXExtractor: Extractor {
+    let limits: DOCXArchive.Limits
+    /// Rows per section.
+    let rowsPerSection: Int
+
+    /// - Parameters:
+    ///   - maxInflatedBytes: Most bytes inflated from one workbook in all (`extract.docx.max_inflated_mb`).
+    ///   - maxCompressionRatio: Most inflated bytes per compressed byte of one part
+    ///     (`extract.docx.max_compression_ratio`).
+    public init(maxInflatedBytes: Int = 100 << 20, maxCompressionRatio: Double = 200, rowsPerSection: Int = 100) {
+        limits = DOCXArchive.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
+        self.rowsPerSection = rowsPerSection
+    }
+
+    public var name: String { "xlsx" }
+
+    public func accepts(_ input: ExtractionInput) -> Bool { OfficePackage.holds("xl/workbook.xml", in: input.bytes) }
+
+    public func extract(_ input: ExtractionInput) throws -> ExtractedText {
+        var archive = try DOCXArchive(bytes: input.bytes, limits: limits)
+        let workbookPart = "xl/workbook.xml"
+        guard let workbookXML = try archive.part(workbookPart) else {
+            throw SluiceError(.unsupportedFormat, "a ZIP archive without \(workbookPart) is not an XLSX")
+        }
+        let workbook = try DOCXExtractor.parse(workbookXML, name: workbookPart)
+        let targets = try OfficeRelationships.of(workbookPart, in: &archive)
+        let date1904 = ["1", "true"].contains(workbook.root?.child("workbookPr")?.attribute("date1904") ?? "")
+        var sheets: [(name: String, part: String)] = []
+        for sheet in workbook.root?.child("sheets")?.children ?? XMLChildren(first: nil)
+        where sheet.isElement && sheet.localName == "sheet" {
+            guard let id = sheet.attribute("id", namespace: OfficeRelationships.namespace), let target = targets[id]
+            else {
+                throw SluiceError(.malformed, "\(workbookPart) lists a sheet without a relationship")
+            }
+            // Chart sheets and dialog sheets hold no cells.
+            guard target.type.hasSuffix("/worksheet") else { continue }
+            sheets.append((sheet.attribute("name") ?? "Sheet \(sheets.count + 1)", target.path))
+        }
+        withExtendedLifetime(workbook) {}  // owns the nodes walked above
+
+        var shared: [String] = []
+        if let part = targets.values.first(where: { $0.type.hasSuffix("/sharedStrings") })?.path,
+            let bytes = try archive.part(part)
+        {
+            let tree = try DOCXExtractor.parse(bytes, name: part)
+            for item in tree.root?.children ?? XMLChildren(first: nil) where item.isElement && item.localName == "si" {
+                shared.append(SheetCells.richText(of: item))
+            }
+            withExtendedLifetime(tree) {}
+        }
+        var formats: [SpreadsheetDates.Kind] = []
+        if let part = targets.values.first(where: { $0.type.hasSuffix("/styles") })?.path,
+            let bytes = try archive.part(part)
+        {
+            let tree = try DOCXExtractor.parse(bytes, name: part)
+            if let root = tree.root { formats = SpreadsheetDates.cellFormats(styles: root) }
+            withExtendedLifetime(tree) {}
+        }
+
+        var sections: [TextSection] = []
+        for sheet in sheets {
+            guard let bytes = try archive.part(sheet.part) else {
+                throw SluiceError(.malformed, "\(workbookPart) lists \(sheet.part), which the archive does not hold")
+            }
+            let tree = try DOCXExtractor.parse(bytes, name: sheet.part)
+            var cells = SheetCells(shared: shared, formats: formats, date1904: date1904)
+            if let data = tree.root?.child("sheetData") { cells.read(sheetData: data) }
+            withExtendedLifetime(tree) {}
+            sections += Self.sections(of: cells.rows, sheet: sheet.name, rowsPerSection: rowsPerSection)
+        }
+        guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the XLSX has no values in its sheets") }
+
+        var metadata = try OfficePackage.coreProperties(in: &archive)
+        metadata["format"] = "xlsx"
+        metadata["sheets"] = sheets.map(\.name).joined(separator: ", ")
+        return ExtractedText(sections: sections, metadata: metadata)
+    }
+
+    /// A sheet's rows as sections: the first row names the columns (a sheet of one row is that row).
+    static func sections(of rows: [SheetCells.Row], sheet: String, rowsPerSection: Int) -> [TextSection] {
+        guard let header = rows.first else { return [] }
+        let heading = "# " + sheet
+        guard rows.count > 1 else {
+            let line = header.cells.map(\.value).joined(separator: "; ")
+            return [
+                TextSection(
+                    text: heading + "\n\n" + line,
+                    headingPath: [sheet],
+                    metadata: ["sheet": sheet, "rows": "\(header.number)"]
+                )
+            ]
+        }
+        var names: [Int: String] = [:]
+        for cell in header.cells { names[cell.column] = cell.value }
+        var sections: [TextSection] = []
+        for start in stride(from: 1, to: rows.count, by: rowsPerSection) {
+            let group = rows[start..<min(start + rowsPerSection, rows.count)]
+            let lines = group.map { row in
+                row.cells.map { "\(names[$0.column] ?? "column \($0.column)"): \($0.value)" }.joined(separator: "; ")
+            }
+            sections.append(
+                TextSection(
+                    text: heading + "\n\n" + lines.joined(separator: "\n"),
+                    headingPath: [sheet],
+                    metadata: ["sheet": sheet, "rows": "\(group.first!.number)-\(group.last!.number)"]
+                )
+            )
+        }
+        return sections
+    }
+}
+
+/// The cells of one worksheet with a value, row by row, as Excel shows them.
+struct SheetCells {
+    struct Cell {
+        /// 1 for column A.
+        var column: Int
+        var value: String
+    }
+
+    struct Row {
+        /// The row's number in the sheet (1-based).
+        var number: Int
+        var cells: [Cell]
+    }
+
+    let shared: [String]
+    /// What each cell format (`s`, an index into `cellXfs`) shows a number as.
+    let formats: [SpreadsheetDates.Kind]
+    let date1904: Bool
+    private(set) var rows: [Row] = []
+
+    init(shared: [String], formats: [SpreadsheetDates.Kind], date1904: Bool) {
+        self.shared = shared
+        self.formats = formats
+        self.date1904 = date1904
+    }
+
+    mutating func read(sheetData: xmlNodePtr) {
+        var lastRow = 0
+        for row in sheetData.children where row.isElement && row.localName == "row" {
+            let number = row.attribute("r").flatMap(Int.init) ?? lastRow + 1
+            lastRow = number
+            var cells: [Cell] = []
+            var lastColumn = 0
+            for cell in row.children where cell.isElement && cell.localName == "c" {
+                let column = cell.attribute("r").flatMap(Self.column(of:)) ?? lastColumn + 1
+                lastColumn = column
+                let value = StructuredTextBuilder.collapse(self.value(of: cell))
+                if !value.isEmpty { cells.append(Cell(column: column, value: value)) }
+            }
+            if !cells.isEmpty { rows.append(Row(number: number, cells: cells)) }
+        }
+    }
+
+    /// What a cell shows.
+    func value(of cell: xmlNodePtr) -> String {
+        let stored = cell.child("v").map(Self.text(of:)) ?? ""
+        switch cell.attribute("t") ?? "n" {
+        case "s": return Int(stored).flatMap { shared.indices.contains($0) ? shared[$0] : nil } ?? ""
+        case "inlineStr": return cell.child("is").map(Self.richText(of:)) ?? ""
+        case "b": return stored == "1" ? "TRUE" : stored == "0" ? "FALSE" : stored
+        case "str", "e", "d": return stored
+        default:
+            if stored.isEmpty {
+                // A formula the file holds no value of (written by a program that does not compute).
+                return cell.child("f").map { "=" + Self.text(of: $0) } ?? ""
+            }
+            guard let index = cell.attribute("s").flatMap(Int.init), formats.indices.contains(index),
+                formats[index] != .number, let serial = Double(stored)
+            else { return stored }
+            return SpreadsheetDates.text(serial: serial, kind: formats[index], date1904: date1904) ?? stored
+        }
+    }
+
+    /// The column number of a cell reference: `C5` → 3.
+    static func column(of reference: String) -> Int? {
+        var column = 0
+        for byte in reference.utf8 {
+            guard (0x41...0x5A).contains(byte) else { break }
+            column = column * 26 + Int(byte - 0x40)
+            if column > 16_384 { return nil }  // past Excel's last column, XFD
+        }
+        return column > 0 ? column : nil
+    }
+
+    /// A string item (`si`) or inline string (`is`): its text, rich text runs joined; phonetic guides
+    /// (`rPh`) left out.
+    static func richText(of node: xmlNodePtr) -> String {
+        var text = ""
+        for child in node.children where child.isElement {
+            switch child.localName {
+            case "t": text += Self.text(of: child)
+            case "r": text += child.child("t").map(Self.text(of:)) ?? ""
+            default: continue
+            }
+        }
+        return text
+    }
+
+    /// The text content of an element.
+    static func text(of node: xmlNodePtr) -> String { node.children.filter(\.isText).map(\.content).joined() }
+}
