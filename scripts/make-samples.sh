@@ -2,8 +2,8 @@
 # Regenerates samples/ from Debian's documentation on this machine (samples/README.md lists every file).
 #
 # The outputs are committed: nothing here is needed to build or test Sluice. Running it needs
-#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data groff img2pdf imagemagick
-# and the packages whose /usr/share/doc files it copies (a missing one is reported by name).
+#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data groff img2pdf imagemagick python3-venv
+# (and openpyxl from PyPI, installed into a throwaway virtual environment), and the packages whose /usr/share/doc files it copies (a missing one is reported by name).
 # The generated files come out byte-identical on every run (fixed dates, fixed qpdf ID and AES IV,
 # fixed-key pseudo-random bytes).
 #
