@@ -64,4 +64,37 @@ struct DocumentFormatsCLITests {
         #expect(failures["bad/deep.json"]?.hasPrefix("too-deep:") == true, "\(failures)")
         #expect(failures["bad/bad-line.jsonl"]?.contains("line 3, column 18") == true, "\(failures)")
     }
+
+    @Test("slides, sheets and chapters: pages, headings, sheet rows and chapters reach the exported records")
+    func officeAndEPUBEndToEnd() async throws {
+        let ws = try Workspace("office")
+        defer { ws.cleanUp() }
+        let fixtures = Self.samples.deletingLastPathComponent().appendingPathComponent(
+            "Tests/SluiceExtractTests/Fixtures"
+        )
+        for file in ["xz-slides.pptx", "xz-facts.xlsx", "xz-guide.epub"] {
+            try FileManager.default.copyItem(
+                at: fixtures.appendingPathComponent(file),
+                to: ws.corpus.appendingPathComponent(file)
+            )
+        }
+        let main = ws.target("main")
+        try await ws.run(main, ["--set", "source.include=[\"**/*\"]", "--set", "chunk.strategy=structured"])
+        let records = try Export.records(try await ws.export(main))
+        let slides = records.filter { $0.documentKey == "xz-slides.pptx" }
+        #expect(slides.contains { $0.metadata["page"] == 3 && $0.text.contains("Notes: The letters XZ mean nothing") })
+        #expect(slides.allSatisfy { $0.metadata["format"] == "pptx" && $0.metadata["slides"] == 4 })
+        let sheets = records.filter { $0.documentKey == "xz-facts.xlsx" }
+        #expect(
+            sheets.contains {
+                $0.metadata["sheet"] == "Releases" && $0.metadata["line"] == 2
+                    && $0.metadata["headings"] == .strings(["Releases"]) && $0.text.contains("Released: 2010-10-23")
+            }
+        )
+        let chapters = records.filter { $0.documentKey == "xz-guide.epub" }
+        #expect(
+            chapters.contains { $0.metadata["chapter"] == "EPUB/text/ch002.xhtml" && $0.text.contains("LZMA_Alone") }
+        )
+        #expect(chapters.allSatisfy { $0.metadata["author"] == "Lasse Collin" && $0.metadata["chapters"] == 3 })
+    }
 }

@@ -10,7 +10,7 @@ import SluiceCore
 /// names the columns, and every later row is a line `name: value; name: value` (empty cells left out; a
 /// cell past the named columns is `column N`). Rows are grouped in sections of ``rowsPerSection``, each
 /// starting with the sheet's name as a Markdown heading line, its heading path the sheet's name and its
-/// metadata the sheet and the rows it spans. Cells hold what Excel shows of them, as far as the file says:
+/// metadata the sheet and the rows it spans (`lines`, the sheet's row numbers `first-last`, as CSV's). Cells hold what Excel shows of them, as far as the file says:
 /// shared and inline strings (rich text joined), numbers as stored, booleans as `TRUE`/`FALSE`, errors as
 /// written (`#DIV/0!`), dates and times in ISO 8601 where the cell's number format is a date or time, and a
 /// formula's last computed value (its text, `=SUM(C2:C4)`, when the file holds none). Title and author
@@ -105,7 +105,7 @@ public struct XLSXExtractor: Extractor {
                 TextSection(
                     text: heading + "\n\n" + line,
                     headingPath: [sheet],
-                    metadata: ["sheet": sheet, "rows": "\(header.number)"]
+                    metadata: ["sheet": sheet, "lines": "\(header.number)-\(header.number)"]
                 )
             ]
         }
@@ -121,7 +121,7 @@ public struct XLSXExtractor: Extractor {
                 TextSection(
                     text: heading + "\n\n" + lines.joined(separator: "\n"),
                     headingPath: [sheet],
-                    metadata: ["sheet": sheet, "rows": "\(group.first!.number)-\(group.last!.number)"]
+                    metadata: ["sheet": sheet, "lines": "\(group.first!.number)-\(group.last!.number)"]
                 )
             )
         }

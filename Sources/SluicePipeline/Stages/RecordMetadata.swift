@@ -5,7 +5,9 @@ import SluiceCore
 /// (docs/CONFIGURATION.md, "Record metadata", lists every key).
 enum RecordMetadata {
     /// Keys whose values are whole numbers wherever they come from.
-    static let integerKeys: Set<String> = ["page", "line", "pages", "rows", "ocr_pages", "ocr_confidence"]
+    static let integerKeys: Set<String> = [
+        "page", "line", "pages", "rows", "slides", "chapters", "ocr_pages", "ocr_confidence",
+    ]
 
     static func build(chunk: Chunk, document: DocumentWork) -> [String: MetadataValue] {
         var metadata: [String: MetadataValue] = [:]

@@ -23,7 +23,7 @@ import Testing
         #expect(text.metadata["author"] == "Lasse Collin")
         #expect(text.metadata["sheets"] == "Presets, Releases")
         #expect(text.sections.map(\.headingPath) == [["Presets"], ["Releases"]])
-        #expect(text.sections.map { $0.metadata["rows"] } == ["2-6", "2-4"])
+        #expect(text.sections.map { $0.metadata["lines"] } == ["2-6", "2-4"])
         #expect(
             text.sections.map(\.text) == [
                 """
