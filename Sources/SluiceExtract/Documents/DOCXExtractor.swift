@@ -33,8 +33,16 @@ public struct DOCXExtractor: Extractor {
             throw SluiceError(.unsupportedFormat, "a ZIP archive without word/document.xml is not a DOCX")
         }
         let document = try Self.parse(documentXML, name: "word/document.xml")
-        let styles = try archive.part("word/styles.xml").map { try Self.parse($0, name: "word/styles.xml") }
-        let numbering = try archive.part("word/numbering.xml").map { try Self.parse($0, name: "word/numbering.xml") }
+        // The parts the body relies on, through its relationships (any name a producer chose), else by the
+        // names Word, LibreOffice and pandoc give them.
+        let related = try OfficeRelationships.of("word/document.xml", in: &archive)
+        func part(_ type: String, else name: String) -> String {
+            related.values.first { $0.type.hasSuffix("/" + type) }?.path ?? name
+        }
+        let stylesPart = part("styles", else: "word/styles.xml")
+        let numberingPart = part("numbering", else: "word/numbering.xml")
+        let styles = try archive.part(stylesPart).map { try Self.parse($0, name: stylesPart) }
+        let numbering = try archive.part(numberingPart).map { try Self.parse($0, name: numberingPart) }
         let core = try OfficePackage.coreProperties(in: &archive)
 
         guard let body = document.root?.child("body") else {
@@ -43,8 +51,9 @@ public struct DOCXExtractor: Extractor {
         var walker = DOCXBodyWalker(styles: DOCXStyles(styles: styles, numbering: numbering))
         walker.visit(body: body)
         for kind in DOCXNotes.Kind.allCases {
-            guard let part = try archive.part(kind.part) else { continue }
-            let notes = try Self.parse(part, name: kind.part)  // owns the nodes: alive while they are walked
+            let name = part(kind.relationship, else: kind.part)
+            guard let bytes = try archive.part(name) else { continue }
+            let notes = try Self.parse(bytes, name: name)  // owns the nodes: alive while they are walked
             if let root = notes.root { walker.visit(notes: kind, root: root) }
             withExtendedLifetime(notes) {}
         }

@@ -1,6 +1,7 @@
 internal import CLibXML2
 
-/// A DOCX's footnotes and endnotes (`word/footnotes.xml`, `word/endnotes.xml`): numbered in the order the
+/// A DOCX's footnotes and endnotes (the parts the body's relationships name, usually `word/footnotes.xml`
+/// and `word/endnotes.xml`): numbered in the order the
 /// body first refers to them, as Word shows them (footnotes 1, 2, 3…, endnotes i, ii, iii…). The body's
 /// reference becomes a marker (`[1]`, `[i]`) and the notes follow the body in sections of their own
 /// ("Footnotes", "Endnotes"), each note a paragraph starting with its marker.
@@ -8,8 +9,10 @@ package struct DOCXNotes {
     enum Kind: CaseIterable {
         case footnote, endnote
 
-        /// The part that holds these notes, and each note's element in it.
+        /// The part that holds these notes by its usual name, the type of the body's relationship to it
+        /// (which names it in any document), and each note's element in it.
         var part: String { self == .footnote ? "word/footnotes.xml" : "word/endnotes.xml" }
+        var relationship: String { self == .footnote ? "footnotes" : "endnotes" }
         var element: String { self == .footnote ? "footnote" : "endnote" }
         var heading: String { self == .footnote ? "Footnotes" : "Endnotes" }
 

@@ -85,6 +85,30 @@ import Testing
         #expect(!notes.text.contains("[4]") && !notes.text.contains("[iv]"))
     }
 
+    /// The parts a DOCX's body relies on are found through its relationships (`word/_rels/document.xml.rels`),
+    /// not by their usual names: here the footnotes and styles parts renamed, as other producers may name them.
+    @Test func docxPartsAreFoundThroughTheDocumentsRelationships() throws {
+        let url = DocumentSamples.root.deletingLastPathComponent()
+            .appendingPathComponent("Tests/SluiceExtractTests/Fixtures/xz-footnotes.docx")
+        let renamed = try PPTXExtractorTests.rewriteArchive(Array(try Data(contentsOf: url))) { name, data in
+            let names = ["word/footnotes.xml": "word/notes/at-foot.xml", "word/styles.xml": "word/look.xml"]
+            var data = data
+            if name == "word/_rels/document.xml.rels" {
+                data = Data(
+                    String(decoding: data, as: UTF8.self)
+                        .replacingOccurrences(of: "Target=\"footnotes.xml\"", with: "Target=\"notes/at-foot.xml\"")
+                        .replacingOccurrences(of: "Target=\"styles.xml\"", with: "Target=\"/word/look.xml\"").utf8
+                )
+            }
+            return (names[name] ?? name, data)
+        }
+        let text = try DocumentSamples.extract(ExtractionInput(key: "renamed.docx", fileURL: url, bytes: renamed)).text
+        #expect(text.fullText.contains("supports multiple filters[1] and integrity checks"))
+        #expect(text.sections.contains { $0.headingPath == ["Footnotes"] })
+        // The styles still make headings of the headings.
+        #expect(text.sections.contains { $0.headingPath == ["Compressing with xz", "Integrity checks"] })
+    }
+
     @Test func endnoteNumbersAreRoman() {
         #expect(
             [1, 2, 3, 4, 9, 14, 40, 90, 400, 1994, 3999, 4000].map(DOCXNotes.roman) == [

@@ -108,6 +108,45 @@ import Testing
         return Array(try Data(contentsOf: target))
     }
 
+    /// The archive with every part passed through `change` (name and bytes in, name and bytes out), rezipped by
+    /// Python's zipfile.
+    static func rewriteArchive(_ bytes: [UInt8], _ change: (String, Data) throws -> (String, Data)) throws -> [UInt8] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("in.zip")
+        try Data(bytes).write(to: source)
+        let listing = directory.appendingPathComponent("names.txt")
+        try Self.python([
+            "-c",
+            "import sys, zipfile; open(sys.argv[2], 'w').write('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
+            source.path, listing.path,
+        ])
+        var index = 0
+        for name in try String(contentsOf: listing, encoding: .utf8).split(separator: "\n").map(String.init) {
+            let extracted = directory.appendingPathComponent("part")
+            try Self.python([
+                "-c",
+                "import sys, zipfile; open(sys.argv[3], 'wb').write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))",
+                source.path, name, extracted.path,
+            ])
+            let (newName, data) = try change(name, try Data(contentsOf: extracted))
+            try data.write(to: directory.appendingPathComponent("\(index).bin"))
+            try newName.write(to: directory.appendingPathComponent("\(index).name"), atomically: true, encoding: .utf8)
+            index += 1
+        }
+        let target = directory.appendingPathComponent("out.zip")
+        let script = """
+            import sys, zipfile
+            folder, count, target = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+            with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+                for i in range(count):
+                    out.writestr(open(f"{folder}/{i}.name").read(), open(f"{folder}/{i}.bin", "rb").read())
+            """
+        try Self.python(["-c", script, directory.path, String(index), target.path])
+        return Array(try Data(contentsOf: target))
+    }
+
     static func unzip(_ archive: URL, part: String) throws -> String {
         let out = archive.deletingLastPathComponent().appendingPathComponent("original.xml")
         try Self.python([
