@@ -86,26 +86,29 @@ import Testing
     }
 
     /// The parts a DOCX's body relies on are found through its relationships (`word/_rels/document.xml.rels`),
-    /// not by their usual names: here the footnotes and styles parts renamed, as other producers may name them.
+    /// not by their usual names: here the footnotes and styles parts renamed, as other producers may name them,
+    /// and the heading styles' ids changed, so that only the styles part says they are headings.
     @Test func docxPartsAreFoundThroughTheDocumentsRelationships() throws {
         let url = DocumentSamples.root.deletingLastPathComponent()
             .appendingPathComponent("Tests/SluiceExtractTests/Fixtures/xz-footnotes.docx")
-        let renamed = try PPTXExtractorTests.rewriteArchive(Array(try Data(contentsOf: url))) { name, data in
-            let names = ["word/footnotes.xml": "word/notes/at-foot.xml", "word/styles.xml": "word/look.xml"]
-            var data = data
-            if name == "word/_rels/document.xml.rels" {
-                data = Data(
-                    String(decoding: data, as: UTF8.self)
-                        .replacingOccurrences(of: "Target=\"footnotes.xml\"", with: "Target=\"notes/at-foot.xml\"")
-                        .replacingOccurrences(of: "Target=\"styles.xml\"", with: "Target=\"/word/look.xml\"").utf8
-                )
+        let names = ["word/footnotes.xml": "word/notes/at-foot.xml", "word/styles.xml": "word/look.xml"]
+        let renamed = try ZIPFixture.rewrite(Array(try Data(contentsOf: url))) { name, data in
+            var text = String(decoding: data, as: UTF8.self)
+            switch name {
+            case "word/_rels/document.xml.rels":
+                text = text.replacingOccurrences(of: "Target=\"footnotes.xml\"", with: "Target=\"notes/at-foot.xml\"")
+                    .replacingOccurrences(of: "Target=\"styles.xml\"", with: "Target=\"/word/look.xml\"")
+            case "word/document.xml", "word/styles.xml":
+                text = text.replacingOccurrences(of: "\"Heading1\"", with: "\"Part\"")
+                    .replacingOccurrences(of: "\"Heading2\"", with: "\"Section\"")
+            default: return (names[name] ?? name, data)
             }
-            return (names[name] ?? name, data)
+            return (names[name] ?? name, Data(text.utf8))
         }
         let text = try DocumentSamples.extract(ExtractionInput(key: "renamed.docx", fileURL: url, bytes: renamed)).text
         #expect(text.fullText.contains("supports multiple filters[1] and integrity checks"))
         #expect(text.sections.contains { $0.headingPath == ["Footnotes"] })
-        // The styles still make headings of the headings.
+        // The styles part (by its names `heading 1`, `heading 2`) still makes headings of the headings.
         #expect(text.sections.contains { $0.headingPath == ["Compressing with xz", "Integrity checks"] })
     }
 

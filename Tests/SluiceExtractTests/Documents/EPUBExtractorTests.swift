@@ -71,23 +71,8 @@ import Testing
         #expect(try DocumentSamples.failure(Self.input(bytes), configuration: tight).code == .zipBomb)
     }
 
-    /// The book with a `META-INF/encryption.xml` added (through Python's zipfile).
+    /// The book with a `META-INF/encryption.xml` added.
     static func adding(_ bytes: [UInt8], encryption: String) throws -> [UInt8] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("epub-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let source = directory.appendingPathComponent("in.epub")
-        let target = directory.appendingPathComponent("out.epub")
-        let part = directory.appendingPathComponent("encryption.xml")
-        try Data(bytes).write(to: source)
-        try encryption.write(to: part, atomically: true, encoding: .utf8)
-        let script = """
-            import shutil, sys, zipfile
-            shutil.copy(sys.argv[1], sys.argv[2])
-            with zipfile.ZipFile(sys.argv[2], "a") as out:
-                out.write(sys.argv[3], "META-INF/encryption.xml")
-            """
-        try PPTXExtractorTests.python(["-c", script, source.path, target.path, part.path])
-        return Array(try Data(contentsOf: target))
+        try ZIPFixture.archive(try ZIPFixture.parts(of: bytes) + [("META-INF/encryption.xml", Data(encryption.utf8))])
     }
 }

@@ -132,7 +132,7 @@ import Testing
 
     static let main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 
-    /// A workbook of one worksheet (`rId1`) and a chart sheet (`rId9`), zipped by Python's zipfile.
+    /// A workbook of one worksheet (`rId1`) and a chart sheet (`rId9`).
     static func workbook(
         workbook: String,
         sharedStrings: String? = nil,
@@ -157,22 +157,6 @@ import Testing
         }
         parts["xl/_rels/workbook.xml.rels"] =
             "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\(relationships)</Relationships>"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xlsx-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        for (index, (name, text)) in parts.sorted(by: { $0.key < $1.key }).enumerated() {
-            try name.write(to: directory.appendingPathComponent("\(index).name"), atomically: true, encoding: .utf8)
-            try text.write(to: directory.appendingPathComponent("\(index).xml"), atomically: true, encoding: .utf8)
-        }
-        let target = directory.appendingPathComponent("book.xlsx")
-        let script = """
-            import sys, zipfile
-            folder, count, target = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-            with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
-                for i in range(count):
-                    out.writestr(open(f"{folder}/{i}.name").read(), open(f"{folder}/{i}.xml", "rb").read())
-            """
-        try PPTXExtractorTests.python(["-c", script, directory.path, String(parts.count), target.path])
-        return Array(try Data(contentsOf: target))
+        return try ZIPFixture.archive(parts.sorted { $0.key < $1.key }.map { ($0.key, Data($0.value.utf8)) })
     }
 }
