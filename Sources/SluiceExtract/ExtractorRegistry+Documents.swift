@@ -5,23 +5,14 @@ extension ExtractorRegistry {
     /// are tried. The ZIP-based formats first (a ZIP signature and the part that names the format), then HTML
     /// and JSON (sniffed), then CSV (by extension).
     static func documentExtractors(_ configuration: PipelineConfiguration.Extract) -> [any Extractor] {
-        [
-            DOCXExtractor(
-                maxInflatedBytes: Int(configuration.docx.maxInflatedMB * 1_048_576),
-                maxCompressionRatio: configuration.docx.maxCompressionRatio
-            ),
-            PPTXExtractor(
-                maxInflatedBytes: Int(configuration.docx.maxInflatedMB * 1_048_576),
-                maxCompressionRatio: configuration.docx.maxCompressionRatio
-            ),
-            XLSXExtractor(
-                maxInflatedBytes: Int(configuration.docx.maxInflatedMB * 1_048_576),
-                maxCompressionRatio: configuration.docx.maxCompressionRatio
-            ),
-            EPUBExtractor(
-                maxInflatedBytes: Int(configuration.docx.maxInflatedMB * 1_048_576),
-                maxCompressionRatio: configuration.docx.maxCompressionRatio
-            ),
+        // `extract.docx.*` limits every ZIP-based format's inflation.
+        let inflated = Int(configuration.docx.maxInflatedMB * 1_048_576)
+        let ratio = configuration.docx.maxCompressionRatio
+        return [
+            DOCXExtractor(maxInflatedBytes: inflated, maxCompressionRatio: ratio),
+            PPTXExtractor(maxInflatedBytes: inflated, maxCompressionRatio: ratio),
+            XLSXExtractor(maxInflatedBytes: inflated, maxCompressionRatio: ratio),
+            EPUBExtractor(maxInflatedBytes: inflated, maxCompressionRatio: ratio),
             HTMLExtractor(),
             JSONExtractor(fields: configuration.json.fields, maxDepth: configuration.json.maxDepth),
             CSVExtractor(),
