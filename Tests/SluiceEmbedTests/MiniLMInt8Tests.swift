@@ -38,9 +38,10 @@ import Testing
 
     /// Every kernel this CPU runs (the AVX2 one included on an AVX-512 machine, forced) gives the vectors of
     /// the fastest: the integer sums are exact in all of them, only the float rounding after them differs.
-    @Test(arguments: MiniLMInt8Kernel.allCases)
+    /// Kernels this CPU cannot run are not among the arguments (rather than counted as passed): the test list
+    /// names the kernels that ran.
+    @Test(arguments: MiniLMInt8Kernel.allCases.filter(\.isSupported))
     func everyKernelGivesTheSameVectors(kernel: MiniLMInt8Kernel) async throws {
-        guard kernel.isSupported else { return }
         let long = try #require(try Self.texts().last)
         let texts = [
             "Hello, world!", "Sentence number seven about compressing files with gzip and xz.",

@@ -134,11 +134,12 @@ private func sample(_ relative: String) -> String {
         #expect(try document.text(ofPage: 0).contains("What do the letters XZ mean?"))
     }
 
-    @Test func relativePathIsResolvedAgainstTheCurrentDirectory() throws {
-        // `swift test` runs in the package root; elsewhere there is no relative path to try.
+    /// `swift test` runs in the package root; elsewhere there is no relative path to try, and the test says
+    /// it was skipped.
+    @Test(.enabled(if: sample("pdf/xz-utils-faq.pdf").hasPrefix(FileManager.default.currentDirectoryPath + "/")))
+    func relativePathIsResolvedAgainstTheCurrentDirectory() throws {
         let directory = FileManager.default.currentDirectoryPath + "/"
         let absolute = sample("pdf/xz-utils-faq.pdf")
-        guard absolute.hasPrefix(directory) else { return }
         let document = try PDFDocument(path: String(absolute.dropFirst(directory.count)))
         #expect(document.pageCount == 4)
         #expect(document.path == absolute)
