@@ -41,6 +41,9 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case .providerRefused?: self = .providerRefused
         case .dependencyUnavailable?, .diskFull?: self = .dependencyUnavailable
         case .massDelete?: self = .deletionRefused
+        // A store or a server that could not be reached or answered "unavailable" (connection refused,
+        // a timeout, a 5xx storm), whatever command met it: as `serve` answers 503 for it.
+        case _ where (error as? SluiceError)?.isUnavailability == true: self = .dependencyUnavailable
         default: self = .internalError
         }
     }

@@ -41,6 +41,12 @@ public struct ShapingSettings: Sendable, Hashable {
             .map { "\($0)=\(values[$0]!)" }.joined(separator: "\n")
     }
 
+    /// The lines of ``text(read:)`` that are extraction settings (`extract.…`): what a document's reading
+    /// depends on, before its text is cut (the key of a known failure, docs/DESIGN.md §11).
+    public func extractionText(read extractor: String?) -> String {
+        text(read: extractor).split(separator: "\n").filter { $0.hasPrefix("extract.") }.joined(separator: "\n")
+    }
+
     /// Whether the setting `key` can change the chunks of a document read by the extractor named `extractor`.
     /// The extraction settings are read as the extractors' cache identities say (`PDFExtractor.identity`,
     /// `ImageExtractor.identity`): images are OCR'd at their own resolution, whatever `extract.ocr.mode`

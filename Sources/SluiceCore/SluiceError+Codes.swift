@@ -3,8 +3,10 @@
 /// A code is what a document's failure reason, the stats and the exit code are keyed on, so each is
 /// listed here once, whatever module raises it. A command stopped by an error exits as
 /// ``RunExitCode/init(for:)`` maps its code: 1 for the codes marked "exit 1", 3 for ``lockHeld``, 5 for
-/// ``providerRefused``, 6 for ``dependencyUnavailable``, 7 for ``massDelete``, 70 (a bug) for any other; a document that fails with a code does not stop the run
-/// (the run exits 2).
+/// ``providerRefused``, 6 for ``dependencyUnavailable`` and ``diskFull`` and for any error that says a
+/// dependency is unavailable (``SluiceError/isUnavailability``: ``network``, ``timeout``, ``sinkUnavailable``
+/// in it or its causes), 7 for ``massDelete``, 70 (a bug) for any other; a document that fails with a code
+/// does not stop the run (the run exits 2).
 extension SluiceError.Code {
     // MARK: Commands and runs
 

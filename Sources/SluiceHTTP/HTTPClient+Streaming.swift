@@ -19,7 +19,7 @@ extension HTTPClient {
                 let delivery = TransferDelivery(streamed: continuation)
                 let transfer = CurlTransfer(
                     request: request,
-                    limit: configuration.maxResponseBytes,
+                    limit: request.maxResponseBytes ?? configuration.maxResponseBytes,
                     delivery: delivery
                 )
                 let loop = self.loop

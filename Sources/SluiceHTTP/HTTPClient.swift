@@ -33,8 +33,8 @@ package final class HTTPClient: Sendable {
     /// - Parameter request: The request; its headers may carry secrets and are never echoed.
     /// - Returns: The ``HTTPResponse``.
     /// - Throws: ``SluiceError`` on transport failure: code `timeout` or `network` when retrying may
-    ///   help (``SluiceError/isTransient``), `too-large` for a body over
-    ///   ``Configuration/maxResponseBytes``, `io` otherwise (malformed URL, TLS verification, …);
+    ///   help (``SluiceError/isTransient``), `too-large` for a body over the request's
+    ///   ``HTTPRequest/maxResponseBytes`` or ``Configuration/maxResponseBytes``, `io` otherwise (malformed URL, TLS verification, …);
     ///   `CancellationError` when the task is cancelled (the transfer is abandoned).
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let box = TransferBox()
@@ -42,7 +42,7 @@ package final class HTTPClient: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let transfer = CurlTransfer(
                     request: request,
-                    limit: configuration.maxResponseBytes,
+                    limit: request.maxResponseBytes ?? configuration.maxResponseBytes,
                     delivery: TransferDelivery(whole: continuation)
                 )
                 if box.store(transfer) {

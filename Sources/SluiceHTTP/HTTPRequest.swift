@@ -13,6 +13,10 @@ package struct HTTPRequest: Sendable {
     package var body: [UInt8]
     /// The limit for the whole exchange; nil uses the client's ``HTTPClient/Configuration/timeout``.
     package var timeout: Duration?
+    /// The largest response body accepted (a larger one fails with `too-large`, the transfer stopped
+    /// there); nil uses the client's ``HTTPClient/Configuration/maxResponseBytes``. A streamed answer that
+    /// must stay small (a chat model's) sets its own.
+    package var maxResponseBytes: Int?
 
     package init(
         method: String = "GET",

@@ -62,7 +62,7 @@ extension Pipeline {
                     || (try? file.open().readAll()).map({ ContentHash(of: $0) == previous.failedHash }) == true
             }
             if previous.status == .failed, !options.retryFailed, previous.knownFailure != nil,
-                previous.knownFailure == rules.knownFailureKey(metadataHash: metadataHash),
+                previous.knownFailure == rules.knownFailureKey(read: previous.extractor),
                 previous.pendingIDs.isEmpty, sameFile()
             {
                 report.knownFailures += 1

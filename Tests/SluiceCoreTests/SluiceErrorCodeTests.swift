@@ -12,7 +12,7 @@ import Testing
     }
 
     /// Usage, configuration and a state the user must deal with exit 1; a held lock 3; a refusing
-    /// provider 5; an unavailable dependency or a full disk 6; a refused mass delete 7; anything else that stops a
+    /// provider 5; an unavailable dependency (or a network failure, a timeout) or a full disk 6; a refused mass delete 7; anything else that stops a
     /// command is a bug (70).
     @Test(arguments: SluiceError.Code.registered)
     func eachCodeHasItsExitCode(code: SluiceError.Code) {
@@ -21,7 +21,8 @@ import Testing
         case .configuration, .usage, .embedderMismatch, .stateCorrupt: expected = .usage
         case .lockHeld: expected = .lockHeld
         case .providerRefused: expected = .providerRefused
-        case .dependencyUnavailable, .diskFull: expected = .dependencyUnavailable
+        // Issue 37: unavailability exits 6 whichever command meets it (search, sink info, ask).
+        case .dependencyUnavailable, .diskFull, .network, .timeout, .sinkUnavailable: expected = .dependencyUnavailable
         case .massDelete: expected = .deletionRefused
         default: expected = .internalError
         }
@@ -35,6 +36,8 @@ import Testing
         #expect(SluiceError(.embeddingFailed, "x", cause: SluiceError(.timeout, "t")).isUnavailability)
         #expect(!SluiceError(.sinkFailed, "HTTP 400").isUnavailability)
         #expect(!SluiceError(.providerRefused, "401").isUnavailability)
+        #expect(RunExitCode(for: spent) == .dependencyUnavailable)
+        #expect(RunExitCode(for: SluiceError(.sinkFailed, "HTTP 400")) == .internalError)
         #expect(RunExitCode.dependencyUnavailable.rawValue == 6 && RunExitCode.deletionRefused.rawValue == 7)
     }
 

@@ -54,6 +54,36 @@ import Testing
         #expect(harness.sink.records.contains { $0.documentKey == "blob.txt" })
     }
 
+    /// Issue 37: a change of a setting that cannot change how the bytes fail (how text is cut, the
+    /// pipeline's metadata, another format's extraction settings) leaves the known failures known: the run
+    /// after it does not retry them (and does not exit 2 for them).
+    @Test func settingsAFailureCannotDependOnDoNotRetryIt() async throws {
+        var harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 2, into: harness.source)
+        let binary = harness.source.appendingPathComponent("blob.txt")
+        try Data([0x00, 0x01, 0x02, 0xFF] + Array(repeating: UInt8(0), count: 64)).write(to: binary)
+        try Data().write(to: harness.source.appendingPathComponent("empty.txt"))
+
+        let first = try await harness.run()
+        #expect(first.documentsFailed == 2, "\(first)")
+
+        let changes: [(String, (inout PipelineConfiguration) -> Void)] = [
+            ("chunk.max_tokens", { $0.chunk.maxTokens = 77 }),
+            ("chunk.overlap_tokens", { $0.chunk.overlapTokens = 3 }),
+            ("source.metadata", { $0.source.metadata = ["team": .string("blue")] }),
+            ("extract.pdf.strip_headers", { $0.extract.pdf.stripHeadersFooters.toggle() }),
+            ("extract.ocr.dpi", { $0.extract.ocr.dpi = 150 }),
+        ]
+        for (name, change) in changes {
+            change(&harness.configuration)
+            let after = try await harness.run()
+            #expect(after.documentsFailed == 0, "after a change of \(name) the known failures were retried")
+            #expect(after.documentsKnownFailures == 2, "after a change of \(name): \(after)")
+            #expect(after.exitCode == .success, "after a change of \(name)")
+        }
+    }
+
     @Test func aTransientFailureIsRetriedOnTheNextRun() async throws {
         let harness = try PipelineHarness()
         defer { harness.cleanUp() }

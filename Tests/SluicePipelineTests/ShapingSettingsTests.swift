@@ -128,10 +128,10 @@ import Testing
         #expect(stats.documentsFailed == 1 && stats.documentsKnownFailures == 1)
         #expect(try harness.record("encrypted.pdf")?.attempts == 2)
         #expect(try harness.record("deep.json")?.attempts == 2)
-        // Chunking: both.
+        // Chunking: neither (a failure to read the bytes cannot depend on how text is cut; issue 37).
         stats = try await change { $0.chunk.maxTokens = 30 }
-        #expect(stats.documentsFailed == 2)
-        #expect(try await harness.run().documentsKnownFailures == 2)
+        #expect(stats.documentsFailed == 0 && stats.documentsKnownFailures == 2)
+        #expect(try harness.record("deep.json")?.attempts == 2)
     }
 
     /// A state written before records named their extractor: the upgrade processes nothing again (their

@@ -53,12 +53,18 @@ public struct Answerer: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient?
     ) throws {
+        let counter = try tokenCounter ?? BPETokenizer.named("cl100k_base")
         try self.init(
             configuration: configuration,
             embedder: embedder,
             sink: sink,
-            tokenCounter: tokenCounter,
-            chat: ChatClient(configuration: configuration, environment: environment, client: client)
+            tokenCounter: counter,
+            chat: ChatClient(
+                configuration: configuration,
+                environment: environment,
+                client: client,
+                tokenCounter: counter
+            )
         )
     }
 

@@ -15,12 +15,21 @@ import SluiceHTTP
 /// context) are ``SluiceError/Code/configuration``. Retries spent on an unreachable or failing server are
 /// ``SluiceError/Code/dependencyUnavailable``. The API key travels in a header only and is scrubbed from
 /// every message.
+///
+/// What comes back is bounded (``AnswerBudget``): the text's tokens, the body's bytes, and the time of the
+/// whole answer, reading included. A server that goes past one — writes far more than `max_tokens`, sends
+/// a huge event, streams without end, answers in a content type that is not an event stream — is a
+/// misbehaving dependency: ``SluiceError/Code/dependencyUnavailable``, not retried. The body is read a
+/// chunk at a time, and the reading task yields after each chunk, so that a fast stream cannot hold a
+/// thread of the cooperative pool (a server's `/health` answers while answers stream).
 final class ChatClient: Sendable {
     let configuration: PipelineConfiguration.Answer
     private let apiKey: String?
     private let url: String
     private let client: HTTPClient
     private let backoff: Backoff
+    /// Counts the answer's tokens against ``AnswerBudget/maxTokens``.
+    private let tokenCounter: any TokenCounter
 
     /// What one completed answer reports besides its text.
     struct Summary: Sendable, Hashable {
@@ -30,13 +39,15 @@ final class ChatClient: Sendable {
         var finishReason: String?
     }
 
+    /// - Parameter tokenCounter: Counts the answer's tokens; nil: cl100k_base.
     /// - Throws: ``SluiceError/Code/configuration`` for Azure without `base_url`, or an `api_key_env` naming
     ///   an unset variable.
     init(
         configuration: PipelineConfiguration.Answer,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient? = nil,
-        backoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(8))
+        backoff: Backoff = Backoff(base: .milliseconds(500), cap: .seconds(8)),
+        tokenCounter: (any TokenCounter)? = nil
     ) throws {
         guard let base = configuration.effectiveBaseURL else {
             throw SluiceError(.configuration, "answer.base_url: required for \(configuration.provider.rawValue)")
@@ -55,7 +66,11 @@ final class ChatClient: Sendable {
         http.timeout = .seconds(configuration.timeoutSeconds)
         self.client = client ?? HTTPClient(configuration: http)
         self.backoff = backoff
+        self.tokenCounter = try tokenCounter ?? BPETokenizer.named("cl100k_base")
     }
+
+    /// The timeout of one answer (`answer.timeout_seconds`).
+    var timeout: Duration { .milliseconds(Int64(configuration.timeoutSeconds * 1000)) }
 
     /// The request for `prompt`: the key in a header (`Authorization: Bearer`, Azure: `api-key`).
     func request(for prompt: AnswerPrompt) throws -> HTTPRequest {
@@ -78,7 +93,9 @@ final class ChatClient: Sendable {
             )
         }
         let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
-        return .postJSON(url, body: Array(data), headers: headers, timeout: .seconds(configuration.timeoutSeconds))
+        var request = HTTPRequest.postJSON(url, body: Array(data), headers: headers, timeout: timeout)
+        request.maxResponseBytes = AnswerBudget.maxBytes(answerTokens: configuration.maxAnswerTokens)
+        return request
     }
 
     /// Streams the answer to `prompt`, calling `onText` with each piece of text as it arrives.
@@ -116,6 +133,11 @@ final class ChatClient: Sendable {
 
     /// One request: its answer streamed to `onText`, or why it is worth retrying.
     private func attempt(_ request: HTTPRequest, onText: (String) async throws -> Void) async throws -> Outcome {
+        var budget = AnswerBudget(
+            answerTokens: configuration.maxAnswerTokens,
+            timeout: timeout,
+            start: ContinuousClock.now
+        )
         let response: HTTPStreamingResponse
         do {
             response = try await client.stream(request)
@@ -128,21 +150,45 @@ final class ChatClient: Sendable {
                 whole = try await response.collect()
             } catch let error as SluiceError where error.isTransient {
                 return .retry(error.message, retryAfter: nil)
+            } catch let error as SluiceError where error.code == .tooLarge {
+                throw misbehaving("its error answer (HTTP \(response.status)) is over \(budget.maxBytes) bytes")
             }
             return try judge(whole)
         }
-        if response.headers["content-type"]?.contains("application/json") == true {
-            return try await unstreamed(response, onText: onText)
+        let contentType = response.headers["content-type"]?.lowercased()
+        if contentType?.contains("application/json") == true {
+            return try await unstreamed(response, budget: budget, onText: onText)
+        }
+        // No content type is taken for an event stream (some servers send none); any other is not one.
+        if let contentType, !contentType.contains("text/event-stream") {
+            throw misbehaving(
+                "it answered HTTP \(response.status) in \(contentType.prefix(80)), not text/event-stream (check answer.base_url)"
+            )
         }
         var reader = ChatStreamReader()
+        func take(_ items: [ChatStreamItem]) async throws {
+            for item in items {
+                guard let text = try reader.take(item) else { continue }
+                if let overrun = budget.take(text, counter: tokenCounter) {
+                    throw misbehaving(overrun.message(budget, answerTokens: configuration.maxAnswerTokens))
+                }
+                try await onText(text)
+            }
+        }
         do {
             for try await chunk in response.body {
-                for item in reader.items(from: chunk) { if let text = try reader.take(item) { try await onText(text) } }
+                try await take(reader.items(from: chunk))
                 if reader.isDone { break }
+                if let overrun = budget.check(at: .now) {
+                    guard reader.started else {
+                        return .retry(overrun.message(budget, answerTokens: 0), retryAfter: nil)
+                    }
+                    throw misbehaving(overrun.message(budget, answerTokens: configuration.maxAnswerTokens))
+                }
+                // A body already received is read without suspending: let other tasks have the thread.
+                await Task.yield()
             }
-            if !reader.isDone {
-                for item in reader.finish() { if let text = try reader.take(item) { try await onText(text) } }
-            }
+            if !reader.isDone { try await take(reader.finish()) }
         } catch let error as SluiceError where error.isTransient && !reader.started {
             return .retry(error.message, retryAfter: nil)
         } catch let error as ChatStreamReader.StreamError where !reader.started {
@@ -155,6 +201,8 @@ final class ChatClient: Sendable {
                 "the answer was cut short: \(scrub(error.message))",
                 cause: error
             )
+        } catch let error as SluiceError where error.code == .tooLarge {
+            throw misbehaving("it streamed more than \(budget.maxBytes) bytes for one answer")
         }
         guard reader.started else { return .retry("the stream ended without any text", retryAfter: nil) }
         guard reader.isComplete else {
@@ -166,23 +214,36 @@ final class ChatClient: Sendable {
         return .answered(Summary(model: reader.model, usage: reader.usage, finishReason: reader.finishReason))
     }
 
+    /// The error for a server that went past what an answer may take, or sent what is not an answer:
+    /// a misbehaving dependency (exit 6, HTTP 503), not retried.
+    private func misbehaving(_ what: String) -> SluiceError {
+        SluiceError(.dependencyUnavailable, "the answer model at \(redactedURL(url)) misbehaved: \(scrub(what))")
+    }
+
     /// A server that ignored `"stream": true` and answered with one JSON object.
     private func unstreamed(
         _ response: HTTPStreamingResponse,
+        budget: AnswerBudget,
         onText: (String) async throws -> Void
     ) async throws
         -> Outcome
     {
+        var budget = budget
         let whole: HTTPResponse
         do {
             whole = try await response.collect()
         } catch let error as SluiceError where error.isTransient {
             return .retry(error.message, retryAfter: nil)
+        } catch let error as SluiceError where error.code == .tooLarge {
+            throw misbehaving("its JSON answer is over \(budget.maxBytes) bytes")
         }
         let object = try? JSONSerialization.jsonObject(with: Data(whole.body)) as? [String: Any]
         let choice = (object?["choices"] as? [[String: Any]])?.first
         guard let text = (choice?["message"] as? [String: Any])?["content"] as? String, !text.isEmpty else {
             return .retry("an answer without text: \(providerMessage(whole))", retryAfter: nil)
+        }
+        if let overrun = budget.take(text, counter: tokenCounter) {
+            throw misbehaving(overrun.message(budget, answerTokens: configuration.maxAnswerTokens))
         }
         try await onText(text)
         return .answered(

@@ -90,8 +90,15 @@ package struct DocumentMetadataRules: Sendable {
 
     /// The key a permanent failure is kept under: while a file's stat and this key stay the same, the
     /// failure is known and the document is not retried (docs/DESIGN.md §11).
-    package func knownFailureKey(metadataHash: ContentHash) -> ContentHash {
-        ContentHash(utf8: metadataHash.hex + "\n" + admission)
+    ///
+    /// Only the settings a permanent failure can depend on: the extraction settings the extractor named
+    /// `extractor` reads (nil: not known, every extraction setting), whether front matter is read, and the
+    /// admission limits. Not how text is cut or embedded, nor the metadata the records would get: a
+    /// permanent failure happens before any of them is used (every permanent code is raised while the
+    /// bytes are admitted or read), so a change of one must not retry it (issue 37).
+    package func knownFailureKey(read extractor: String?) -> ContentHash {
+        let extraction = shaping.extractionText(read: extractor)
+        return ContentHash(utf8: "front_matter=\(frontMatter)\n\(extraction)\n\(admission)")
     }
 
     /// Keys that change only with the bytes (as far as the index is concerned).

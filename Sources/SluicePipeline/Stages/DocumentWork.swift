@@ -69,7 +69,7 @@ package struct DocumentWork: Sendable {
         let hash = rules.fingerprint(of: fileMetadata, read: name)
         extractor = name
         metadataHash = hash
-        knownFailureKey = rules.knownFailureKey(metadataHash: hash)
+        knownFailureKey = rules.knownFailureKey(read: name)
     }
 
     /// Failed because the run was stopped — the provider refused to go on (quota, credentials), or the

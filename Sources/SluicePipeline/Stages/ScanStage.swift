@@ -136,7 +136,7 @@ package actor ScanStage {
                 )
                 // Under the settings of the extractor that read the bytes last: unchanged bytes are read by it again.
                 let metadataHash = metadataRules.fingerprint(of: fileMetadata, read: previous?.extractor)
-                let knownFailureKey = metadataRules.knownFailureKey(metadataHash: metadataHash)
+                let knownFailureKey = metadataRules.knownFailureKey(read: previous?.extractor)
                 if !retryFailed, let previous, previous.status == .failed, previous.knownFailure == knownFailureKey,
                     previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
                     previous.pendingIDs.isEmpty

@@ -60,10 +60,10 @@ struct StoreHTTP: Sendable {
             do {
                 response = try await client.send(request)
             } catch let error as SluiceError where error.isTransient {
-                throw SluiceError(.sinkUnavailable, "\(what): \(error.message)", cause: error)
+                throw SluiceError(.sinkUnavailable, scrub("\(what): \(error.message)"), cause: error)
             }
             if response.isSuccess || accepting.contains(response.status) { return response }
-            let message = "\(what): HTTP \(response.status): \(Self.excerpt(response.bodyText))"
+            let message = scrub("\(what): HTTP \(response.status): \(Self.excerpt(response.bodyText))")
             if response.status == 429 || response.status >= 500 {
                 let hint = response.retryAfter(cap: maxRetryAfter).map { RetryAfterHint(delay: $0) }
                 throw SluiceError(.sinkUnavailable, message, cause: hint)
@@ -92,11 +92,24 @@ struct StoreHTTP: Sendable {
         } catch {
             throw SluiceError(
                 .sinkFailed,
-                "\(label) \(method) \(path): unexpected answer: \(Self.excerpt(response.bodyText))",
+                scrub("\(label) \(method) \(path): unexpected answer: \(Self.excerpt(response.bodyText))"),
                 cause: error
             )
         }
     }
+
+    /// `message` without the credentials this store's headers carry, in any form a server may echo them
+    /// (``EnvironmentSecret/redacting(_:in:)-swift.type.method``).
+    func scrub(_ message: String) -> String {
+        let secrets = headers.compactMap { name, value -> String? in
+            guard Self.credentialHeaders.contains(name.lowercased()) else { return nil }
+            return value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : value
+        }
+        return EnvironmentSecret.redacting(secrets, in: message)
+    }
+
+    /// The headers that carry a store's key (Qdrant, Pinecone, Chroma).
+    static let credentialHeaders: Set<String> = ["api-key", "authorization", "x-chroma-token"]
 
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = JSONEncoder()

@@ -33,9 +33,24 @@ Faults (each for the first N requests, counted down; --control may set them agai
                                                   length: the answer reached max_tokens)
   --no-done 1                                     no data: [DONE] after the finish event (a finish reason
                                                   is enough to know the answer is whole)
+
+Hostile answers (--hostile MODE, every request; a 200 after the prompt checks, as a real server would):
+  flood         text events without end, as fast as the client reads (never a finish reason)
+  drip          one text event every --interval seconds, without end
+  keep-alive    ": keep-alive" comments every --interval seconds, never an event
+  huge-event    one data line of --size bytes (valid JSON text once complete)
+  huge-line     --size bytes without a line end
+  huge-delta    one valid text event whose content is --size bytes of words
+  malformed     events whose data is not JSON, then [DONE]
+  html          a 200 text/html page (a proxy's or a portal's)
+  json-huge     a 200 application/json body of --size bytes
+  binary        a text/event-stream of --size random bytes
+  echo-key      a 401 whose message echoes the key it was sent in --echo-form (plain, upper, percent,
+                json, basic: base64 of "user:key"), as a careless server or proxy does
 Prints "PORT <n>" once listening on 127.0.0.1.
 """
-import argparse, json, os, re, socket, struct, sys, threading
+import argparse, base64, json, os, re, socket, struct, sys, threading, time
+from urllib.parse import quote
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse
 
@@ -161,6 +176,17 @@ class Handler(BaseHTTPRequestHandler):
             st.counters["requests"] += 1
             options = dict(st.options)
         key = options["api_key"]
+        if options["hostile"] == "echo-key":
+            given = self.headers.get("api-key") if azure else self.headers.get("Authorization") or ""
+            given = given[len("Bearer "):] if given.startswith("Bearer ") else given
+            form = options["echo_form"]
+            echoed = {"plain": given, "upper": given.upper(), "percent": quote(given, safe=""),
+                      "basic": base64.b64encode(("user:" + given).encode()).decode()}.get(form, given)
+            if form == "json":  # the key as a JSON string inside the message (slashes escaped, as PHP does)
+                echoed = json.dumps(given)[1:-1].replace("/", "\\/")
+            with st.lock:
+                st.counters["unauthorized"] += 1
+            return self.error(401, "Incorrect API key provided: %s" % echoed, "invalid_api_key")
         if key:
             given = self.headers.get("api-key") if azure else self.headers.get("Authorization")
             if given != (key if azure else "Bearer " + key):
@@ -191,11 +217,90 @@ class Handler(BaseHTTPRequestHandler):
                 st.counters["rejected"] += 1
             return self.error(400, "stand-in check failed: " + problem)
         try:
+            if options["hostile"]:
+                return self.hostile(options["hostile"], options)
             self.stream(options, body, seen, empty=self.take_fault("empty_first"))
         except (BrokenPipeError, ConnectionResetError):
             with st.lock:
                 st.counters["broken"] += 1
             self.close_connection = True
+
+    def hostile(self, mode, options):
+        """Answers as a misbehaving server does (see --hostile); counts the bytes written in "hostile_bytes"."""
+        st = self.state
+        size, interval = options["size"], options["interval"]
+        written = [0]
+
+        def write(data):
+            self.wfile.write(data)
+            self.wfile.flush()
+            written[0] += len(data)
+            with st.lock:
+                st.counters["hostile_bytes"] = st.counters.get("hostile_bytes", 0) + len(data)
+
+        def event(text):
+            payload = {"id": "c", "object": "chat.completion.chunk", "model": "m",
+                       "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+            return ("data: " + json.dumps(payload) + "\n\n").encode()
+
+        content_type = {"html": "text/html; charset=utf-8", "json-huge": "application/json"}.get(
+            mode, "text/event-stream")
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Connection", "close")
+        if mode in ("html", "json-huge"):
+            length = 120 if mode == "html" else size
+            self.send_header("Content-Length", str(length))
+        self.end_headers()
+        self.close_connection = True
+        with st.lock:
+            st.counters["hostile"] = st.counters.get("hostile", 0) + 1
+        if mode == "flood":
+            block = b"".join(event("word ") for _ in range(200))
+            while True:
+                write(block)
+        elif mode == "drip":
+            while True:
+                write(event("drip "))
+                time.sleep(interval)
+        elif mode == "keep-alive":
+            while True:
+                write(b": keep-alive\n\n")
+                time.sleep(interval)
+        elif mode == "huge-event":
+            head = b'data: {"choices":[{"index":0,"delta":{"content":"'
+            write(head)
+            block = b"x" * 65536
+            left = size
+            while left > 0:
+                write(block[:min(left, len(block))])
+                left -= len(block)
+            write(b'"},"finish_reason":null}]}\n\ndata: [DONE]\n\n')
+        elif mode == "huge-line":
+            block = b"y" * 65536
+            left = size
+            while left > 0:
+                write(block[:min(left, len(block))])
+                left -= len(block)
+        elif mode == "huge-delta":
+            write(event("many words " * (size // 11)))
+            write(b"data: [DONE]\n\n")
+        elif mode == "malformed":
+            write(b"data: {not json\n\ndata: <html>502</html>\n\ndata: [DONE]\n\n")
+        elif mode == "html":
+            write(b"<html><body>Sign in to the network</body></html>".ljust(120, b" "))
+        elif mode == "json-huge":
+            block = b" " * 65536
+            write(b'{"choices":[{"message":{"content":"a"}}]}')
+            left = size - 41
+            while left > 0:
+                write(block[:min(left, len(block))])
+                left -= len(block)
+        elif mode == "binary":
+            left = size
+            while left > 0:
+                write(os.urandom(min(left, 65536)))
+                left -= 65536
 
     def stream(self, options, body, seen, empty):
         st = self.state
@@ -279,6 +384,10 @@ def main():
     p.add_argument("--cut-after", type=int, default=None)
     p.add_argument("--finish-reason", default="stop")
     p.add_argument("--no-done", type=int, default=0, help="end after the finish event, without data: [DONE]")
+    p.add_argument("--hostile", default="", help="answer as a misbehaving server does (see above)")
+    p.add_argument("--size", type=int, default=8 << 20, help="bytes of the huge hostile answers")
+    p.add_argument("--interval", type=float, default=0.05, help="seconds between drip or keep-alive writes")
+    p.add_argument("--echo-form", default="plain", help="how echo-key echoes the key")
     p.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes (the parent ended)")
     args = p.parse_args()
     if args.exit_on_stdin_eof:
