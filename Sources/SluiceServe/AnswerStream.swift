@@ -5,36 +5,40 @@ import SluicePipeline
 /// `POST /v1/ask` as server-sent events (docs/openapi.json): `event: text` (`{"text": "…"}`, as the model
 /// writes), `event: sources` (`{"sources": [AnswerSource]}`), then `event: done` with the whole answer
 /// object (``AnswerTranscript``, as the JSON answer and `sluice ask --json`); or `event: error` with the
-/// API's error object when the answer fails. Closing the connection cancels the model's request.
+/// API's error object when the answer fails. Closing the connection cancels the model's request. Events
+/// that arrive faster than the connection takes them are written together (``FrameQueue``).
 enum AnswerStream {
     static func response(_ events: AsyncThrowingStream<AnswerEvent, any Error>) -> Response {
-        let frames = AsyncStream<ByteBuffer> { continuation in
-            let task = Task {
-                var transcript = AnswerTranscript()
-                do {
-                    for try await event in events {
-                        transcript.take(event)
-                        switch event {
-                        case .text(let text): continuation.yield(frame("text", ["text": text]))
-                        case .sources(let sources):
-                            continuation.yield(frame("sources", ["sources": sources.map(AnswerTranscript.jsonObject)]))
-                        case .finished, .nothingRelevant: break
-                        }
+        let queue = FrameQueue()
+        let task = Task {
+            var transcript = AnswerTranscript()
+            do {
+                for try await event in events {
+                    transcript.take(event)
+                    switch event {
+                    case .text(let text): queue.append(frame("text", ["text": text]))
+                    case .sources(let sources):
+                        queue.append(frame("sources", ["sources": sources.map(AnswerTranscript.jsonObject)]))
+                    case .finished, .nothingRelevant: break
                     }
-                    continuation.yield(frame("done", transcript.jsonObject))
-                } catch {
-                    let failure = APIError(error)
-                    let body: [String: Any] = ["error": ["code": failure.code, "message": failure.message]]
-                    continuation.yield(frame("error", body))
                 }
-                continuation.finish()
+                queue.append(frame("done", transcript.jsonObject))
+            } catch {
+                let failure = APIError(error)
+                let body: [String: Any] = ["error": ["code": failure.code, "message": failure.message]]
+                queue.append(frame("error", body))
             }
-            continuation.onTermination = { _ in task.cancel() }
+            queue.finish()
         }
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
-            body: ResponseBody(asyncSequence: frames)
+            body: ResponseBody { writer in
+                // A client that goes away (a failed write, the response's task cancelled) stops the answer.
+                defer { task.cancel() }
+                try await queue.batches { try await writer.write($0) }
+                try await writer.finish(nil)
+            }
         )
     }
 
