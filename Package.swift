@@ -129,6 +129,8 @@ let package = Package(
             dependencies: [
                 "SluiceCore", "SluiceState", "SluicePipeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The connection limit (MaximumAvailableConnections); already built for Hummingbird.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

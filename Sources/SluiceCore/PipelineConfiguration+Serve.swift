@@ -15,12 +15,21 @@ extension PipelineConfiguration {
         public var requestTimeoutSeconds: Double = 30
         /// Origins browsers may call from (CORS); empty: no CORS headers.
         public var corsOrigins: [String] = []
+        /// Names a loopback-bound server answers besides its loopback ones (a reverse proxy's public name,
+        /// `name` or `name:port`); other `Host` headers answer 421 (DNS rebinding).
+        public var allowedHosts: [String] = []
+        /// How long a connection may sit with no request, or with a request head or body that has stopped
+        /// arriving, before the server closes it.
+        public var idleTimeoutSeconds: Double = 30
+        /// How long SIGTERM/SIGINT waits for requests in flight before it closes their connections.
+        public var drainTimeoutSeconds: Double = 20
+        /// The most connections open at once (lowered to what the descriptor limit leaves room for).
+        public var maxConnections: Int = 1024
         public init() {}
 
-        /// Whether ``host`` is a loopback address (the only binds allowed without a token).
-        public var bindsLoopback: Bool {
-            host == "localhost" || host == "::1" || host.hasPrefix("127.")
-        }
+        /// Whether ``host`` is a loopback address (the only binds allowed without a token): an IPv4 literal
+        /// in 127/8, `::1`, or the name `localhost`; parsed, so `127.example.com` is a name, not loopback.
+        public var bindsLoopback: Bool { LoopbackAddress.contains(host) }
     }
 }
 
@@ -37,6 +46,10 @@ extension PipelineConfiguration.Serve {
         requestTimeoutSeconds =
             try s.number("request_timeout_seconds", min: 0.001, max: 86_400) ?? requestTimeoutSeconds
         corsOrigins = try s.strings("cors_origins") ?? corsOrigins
+        allowedHosts = try s.strings("allowed_hosts") ?? allowedHosts
+        idleTimeoutSeconds = try s.number("idle_timeout_seconds", min: 0.001, max: 86_400) ?? idleTimeoutSeconds
+        drainTimeoutSeconds = try s.number("drain_timeout_seconds", min: 0, max: 86_400) ?? drainTimeoutSeconds
+        maxConnections = try s.int("max_connections", min: 1, max: 1_000_000) ?? maxConnections
         try s.finish()
     }
 }

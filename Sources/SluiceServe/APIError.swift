@@ -9,10 +9,10 @@ struct APIError: Error, Sendable {
     var status: HTTPResponse.Status
     var code: String
     var message: String
-    /// Extra fields of the error object (the running run's id of a 409).
-    var details: [String: String] = [:]
+    /// Extra fields of the error object (the running run's id of a 409; nil: JSON null).
+    var details: [String: String?] = [:]
 
-    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, details: [String: String] = [:]) {
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, details: [String: String?] = [:]) {
         self.status = status
         self.code = code
         self.message = message
@@ -65,7 +65,7 @@ struct APIError: Error, Sendable {
         struct Detail: Encodable {
             var code: String
             var message: String
-            var details: [String: String]
+            var details: [String: String?]
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: DynamicKey.self)

@@ -7,6 +7,8 @@ import SluiceCore
 /// (never a stack trace, never a secret), and the request counters and latency of `/metrics`.
 struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServeMetrics
+    /// Error messages name no folder of this machine (the log keeps them whole).
+    var redaction = MessageRedaction([])
 
     func handle(
         _ request: Request,
@@ -21,7 +23,8 @@ struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let apiError = APIError(error)
+            var apiError = APIError(error)
+            apiError.message = redaction(apiError.message)
             if apiError.status.code >= 500 {
                 context.logger.error(
                     "request failed",

@@ -14,12 +14,15 @@ struct APIRoutes: Sendable {
     func add(to router: Router<BasicRequestContext>) {
         let documents = DocumentRoutes(checkpoint: server.checkpoint, sink: server.searcher.sink)
         router.get("/health") { _, _ in try JSONResponse.make(["status": "ok"]) }
-        router.get("/ready") { _, _ in
+        router.get("/ready") { request, _ in
             let report = await ReadinessReport.probe(
                 checkpoint: server.checkpoint,
                 searcher: server.searcher,
                 answerModelConfigured: server.answerer != nil,
-                timeout: timeout
+                timeout: timeout,
+                detailed: server.token.map { BearerAuthMiddleware<BasicRequestContext>.authorizes(request, $0) }
+                    ?? false,
+                logger: server.logger
             )
             return try JSONResponse.make(report, status: report.ready ? .ok : .serviceUnavailable)
         }
@@ -68,7 +71,7 @@ struct APIRoutes: Sendable {
             return try await bounded { try await documents.detail(key: key) }
         }
         router.post("/v1/runs") { request, _ in
-            // The body is optional and, for now, has no fields; a body over the limit still answers 413.
+            // The body is optional and, for now, has no fields (RequestBodyPolicyMiddleware checked it).
             _ = try await request.body.collect(upTo: serve.maxBodyBytes)
             return try JSONResponse.make(try server.runs.start(), status: .accepted)
         }

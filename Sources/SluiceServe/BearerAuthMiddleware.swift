@@ -18,12 +18,17 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.method == .options || Self.openPaths.contains(request.uri.path) {
             return try await next(request, context)
         }
-        let header = request.headers[.authorization] ?? ""
-        let prefix = "Bearer "
-        guard header.hasPrefix(prefix), Self.equal(Array(header.dropFirst(prefix.count).utf8), token) else {
+        guard Self.authorizes(request, token) else {
             throw APIError(.unauthorized, "unauthorized", "a valid bearer token is required")
         }
         return try await next(request, context)
+    }
+
+    /// Whether `request` carries `Authorization: Bearer <token>`.
+    static func authorizes(_ request: Request, _ token: [UInt8]) -> Bool {
+        let header = request.headers[.authorization] ?? ""
+        let prefix = "Bearer "
+        return header.hasPrefix(prefix) && equal(Array(header.dropFirst(prefix.count).utf8), token)
     }
 
     /// Equal bytes, in a time that depends on the lengths only.

@@ -74,8 +74,18 @@ struct DocumentRoutes: Sendable {
         }
     }
 
+    /// The statuses `status=` may name; any other value, or a parameter the route does not take, is a 400.
+    static let statuses: Set<String> = [DocumentRecord.Status.indexed.rawValue, DocumentRecord.Status.failed.rawValue]
+    static let parameters: Set<String> = ["status", "cursor", "limit"]
+
     func list(_ request: Request) throws -> Response {
         let query = request.uri.queryParameters
+        for (name, _) in query where !Self.parameters.contains(String(name)) {
+            throw APIError.badRequest("\(name): not a parameter of /v1/documents (status, cursor, limit)")
+        }
+        if let status = query["status"], !Self.statuses.contains(String(status)) {
+            throw APIError.badRequest("status: one of \(Self.statuses.sorted().joined(separator: ", "))")
+        }
         var limit = 100
         if let text = query["limit"] {
             guard let value = Int(String(text)), (1...Self.maxLimit).contains(value) else {

@@ -40,6 +40,26 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -68,6 +88,26 @@ enum OpenAPIDocument {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/Readiness"
+                }
+              }
+            }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
                 }
               }
             }
@@ -142,6 +182,46 @@ enum OpenAPIDocument {
           },
           "503": {
             "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "A body that is not `Content-Type: application/json` (a `text/plain` or form body, as a web page may send without a preflight).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "The body did not arrive within `serve.request_timeout_seconds`.",
             "content": {
               "application/json": {
                 "schema": {
@@ -232,6 +312,46 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "A body that is not `Content-Type: application/json` (a `text/plain` or form body, as a web page may send without a preflight).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "The body did not arrive within `serve.request_timeout_seconds`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -246,9 +366,13 @@ enum OpenAPIDocument {
             "in": "query",
             "required": false,
             "schema": {
-              "type": "string"
+              "type": "string",
+              "enum": [
+                "indexed",
+                "failed"
+              ]
             },
-            "description": "Only documents with this status (`indexed`, `failed`, …)."
+            "description": "Only documents with this status."
           },
           {
             "name": "cursor",
@@ -283,7 +407,7 @@ enum OpenAPIDocument {
             }
           },
           "400": {
-            "description": "A bad limit.",
+            "description": "A bad `limit`, a `status` that is not `indexed` or `failed`, or a parameter the route does not take.",
             "content": {
               "application/json": {
                 "schema": {
@@ -304,6 +428,26 @@ enum OpenAPIDocument {
           },
           "503": {
             "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
             "content": {
               "application/json": {
                 "schema": {
@@ -382,6 +526,26 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -450,6 +614,46 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "A body that is not `Content-Type: application/json` (a `text/plain` or form body, as a web page may send without a preflight).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "The body did not arrive within `serve.request_timeout_seconds`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -498,6 +702,26 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -526,6 +750,26 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -547,6 +791,26 @@ enum OpenAPIDocument {
           },
           "401": {
             "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "421": {
+            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
             "content": {
               "application/json": {
                 "schema": {
@@ -583,17 +847,24 @@ enum OpenAPIDocument {
             "properties": {
               "code": {
                 "type": "string",
-                "description": "`usage`, `not-found`, `unauthorized`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `embedder-mismatch`, … (docs/SERVE.md)."
+                "description": "`usage`, `not-found`, `unauthorized`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `embedder-mismatch`, `host-refused`, `origin-refused`, `unsupported-media-type`, `method-not-allowed`, … (docs/SERVE.md)."
               },
               "message": {
                 "type": "string"
               },
               "run_id": {
-                "type": "string"
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "On `lock-held`: the running run's id (this server's, or the checkpoint's id of another process's run); null when the holder has not recorded one yet."
               }
             },
             "additionalProperties": {
-              "type": "string"
+              "type": [
+                "string",
+                "null"
+              ]
             }
           }
         }
@@ -1092,14 +1363,18 @@ enum OpenAPIDocument {
           },
           "outcome": {
             "type": "string",
-            "description": "`success`, `documents-failed`, `interrupted`, `provider-refused`, or the code of the error that stopped it."
+            "description": "`success`, `documents-failed`, `interrupted`, `provider-refused`, `killed` (a signal killed `sluice run`: see `signal`), or the code of the error that stopped it."
           },
           "exit_code": {
             "type": "integer",
-            "description": "The exit code `sluice run` would have exited with."
+            "description": "The exit code `sluice run` exited with; absent when a signal killed it."
           },
           "error": {
             "type": "string"
+          },
+          "signal": {
+            "type": "integer",
+            "description": "The signal that killed `sluice run` (outcome `killed`), e.g. 9 for SIGKILL."
           }
         }
       },

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SluiceCore
 import SluicePipeline
 import SluiceState
@@ -42,24 +43,36 @@ struct ReadinessReport: Encodable {
     }
 
     /// Asks each dependency, each within `timeout` (a dependency that hangs is reported down, not waited for).
+    ///
+    /// `/ready` is open (probes carry no token), so by default it names the store by its kind (`local`,
+    /// `pgvector`) and a failure by its code: the store's path, a database's host, user and table, and the
+    /// failure's message go to the log, and into the report only when `detailed` (a caller with the token).
     static func probe(
         checkpoint reader: CheckpointReader,
         searcher: Searcher,
         answerModelConfigured: Bool,
-        timeout: Duration
+        timeout: Duration,
+        detailed: Bool = false,
+        logger: Logger? = nil
     ) async
         -> ReadinessReport
     {
         let setting = "serve.request_timeout_seconds"
+        func down(_ what: String, _ error: any Error) -> Dependency {
+            let sluice = error as? SluiceError
+            let message = sluice?.message ?? "\(error)"
+            logger?.warning("not ready: \(what): \(message)")
+            return Dependency(ok: false, detail: detailed ? message : sluice?.code.rawValue ?? "internal")
+        }
         var store = Dependency(ok: true)
         var vectors: Int?
         do {
             let sink = searcher.sink
             let info = try await withDeadline(timeout, what: "the store", setting: setting) { try await sink.info() }
             vectors = info.count
-            store.detail = searcher.sink.name
+            store.detail = detailed ? sink.name : String(sink.name.prefix { $0 != ":" })
         } catch {
-            store = Dependency(ok: false, detail: (error as? SluiceError)?.message ?? "\(error)")
+            store = down("the store", error)
         }
         // The embedder was loaded at start; one that is remote must still answer.
         var embedder = Dependency(ok: true, detail: searcher.embedder.identity.description)
@@ -67,7 +80,7 @@ struct ReadinessReport: Encodable {
             let model = searcher.embedder
             try await withDeadline(timeout, what: "the embedder", setting: setting) { try await model.checkReachable() }
         } catch {
-            embedder = Dependency(ok: false, detail: (error as? SluiceError)?.message ?? "\(error)")
+            embedder = down("the embedder", error)
         }
         var documents: Int?
         var lastRun: LastRun?

@@ -41,6 +41,8 @@ final class RunManager: Service, Sendable {
         var interrupted = false
         var sequence = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The private folder of the progress files (``ScratchFolder``), made at the first run.
+        var scratch: URL?
     }
 
     /// How many runs are remembered.
@@ -52,16 +54,12 @@ final class RunManager: Service, Sendable {
     private let command: Command
     private let metrics: ServeMetrics
     private let logger: Logger
-    private let scratch: URL
 
     init(checkpoint: CheckpointReader, command: Command, metrics: ServeMetrics, logger: Logger) {
         self.checkpoint = checkpoint
         self.command = command
         self.metrics = metrics
         self.logger = logger
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sluice-serve-\(ProcessInfo.processInfo.processIdentifier)"
-        )
     }
 
     /// Whether a run was stopped by the server's shutdown (the process then exits 4, as `run` does).
@@ -84,15 +82,15 @@ final class RunManager: Service, Sendable {
     }
 
     /// Starts a run.
-    /// - Throws: ``APIError`` 409 when a run holds the state lock, 503 while the server stops.
+    /// - Throws: ``APIError`` 409 when a run holds the state lock (with `run_id`: the run's id, or null when
+    ///   the holder has not recorded one yet), 503 while the server stops.
     func start() throws -> RunProgressReport {
-        let id = try state.withLock { state -> String in
+        let (id, scratch) = try state.withLock { state -> (String, URL) in
             if state.stopping { throw APIError(.serviceUnavailable, "stopping", "the server is stopping") }
-            if let current = state.current {
-                throw APIError(.conflict, "lock-held", "a run is going", details: ["run_id": current.id])
-            }
+            if let current = state.current { throw Self.lockHeld(runID: current.id) }
+            if state.scratch == nil { state.scratch = try ScratchFolder.make() }
             state.sequence += 1
-            return "\(Int(Date().timeIntervalSince1970))-\(state.sequence)"
+            return ("\(Int(Date().timeIntervalSince1970))-\(state.sequence)", state.scratch!)
         }
         // A run of another process (cron's `sluice run`): the lock tells, at once. One that takes the lock
         // between this probe and the child's start makes the child exit 3: its report says `lock-held`.
@@ -100,21 +98,23 @@ final class RunManager: Service, Sendable {
             let probe = try StateLock(directory: stateDirectory)
             withExtendedLifetime(probe) {}
         } catch let error as SluiceError where error.code == .lockHeld {
-            var details: [String: String] = [:]
-            if let running = runningRunID() { details["run_id"] = running }
-            throw APIError(.conflict, error.code.rawValue, error.message, details: details)
+            logger.info("run refused: \(error.message)")
+            throw Self.lockHeld(runID: runningRunID(), other: true)
         }
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let progressFile = scratch.appendingPathComponent("\(id).json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command.executable)
         process.arguments = command.arguments + ["--progress-json", progressFile.path]
         let report = RunProgressReport(id: id, state: "running", startedAt: Date().timeIntervalSince1970)
         try state.withLock { state in
-            if let current = state.current {
-                throw APIError(.conflict, "lock-held", "a run is going", details: ["run_id": current.id])
+            if let current = state.current { throw Self.lockHeld(runID: current.id) }
+            process.terminationHandler = { [self] process in
+                finished(
+                    id: id,
+                    status: process.terminationStatus,
+                    signalled: process.terminationReason == .uncaughtSignal
+                )
             }
-            process.terminationHandler = { [self] process in finished(id: id, status: process.terminationStatus) }
             do {
                 try process.run()
             } catch {
@@ -137,15 +137,32 @@ final class RunManager: Service, Sendable {
         return report
     }
 
-    private func finished(id: String, status: Int32) {
+    /// The 409 of a run already going: always with `run_id` (null when another process holds the lock and
+    /// has not recorded its run yet), and never the state folder's path.
+    static func lockHeld(runID: String?, other: Bool = false) -> APIError {
+        APIError(
+            .conflict,
+            SluiceError.Code.lockHeld.rawValue,
+            other ? "another process's run holds the state lock" : "a run of this server is going",
+            details: ["run_id": runID]
+        )
+    }
+
+    /// - Parameter signalled: The child was killed by signal `status` (then it has no exit code).
+    private func finished(id: String, status: Int32, signalled: Bool) {
         let code = RunExitCode(rawValue: status)
-        let outcome = RunProgressReport.outcome(of: code)
+        let outcome = signalled ? RunProgressReport.killed : RunProgressReport.outcome(of: code)
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.reports[id]?.state = "finished"
             state.reports[id]?.endedAt = Date().timeIntervalSince1970
-            state.reports[id]?.exitCode = status
             state.reports[id]?.outcome = outcome
-            if code == .interrupted { state.interrupted = true }
+            if signalled {
+                state.reports[id]?.signal = status
+                state.reports[id]?.error = "`sluice run` was killed by signal \(status)\(Self.signalName(status))"
+            } else {
+                state.reports[id]?.exitCode = status
+            }
+            if !signalled && code == .interrupted { state.interrupted = true }
             state.current = nil
             defer { state.waiters = [] }
             return state.waiters
@@ -153,6 +170,15 @@ final class RunManager: Service, Sendable {
         metrics.recordRunFinished(outcome: outcome)
         logger.info("run finished", metadata: ["sluice-run": "\(id)", "sluice-outcome": "\(outcome)"])
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// ` (SIGKILL)` for the usual signals, else nothing.
+    static func signalName(_ signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT",
+            SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGHUP: "SIGHUP",
+        ]
+        return names[signal].map { " (\($0))" } ?? ""
     }
 
     /// The id of the run the checkpoint says is going (started, not ended), if it can be read.
@@ -177,6 +203,6 @@ final class RunManager: Service, Sendable {
             logger.notice("stopping: the running run finishes its documents in flight, then stops")
             kill(process.processIdentifier, SIGINT)
         }
-        try? FileManager.default.removeItem(at: scratch)
+        if let scratch = state.withLock({ $0.scratch }) { try? FileManager.default.removeItem(at: scratch) }
     }
 }

@@ -16,13 +16,15 @@ struct RunProgressReport: Sendable, Encodable {
     var stats: RunStats?
     /// Once finished: `success`, `documents-failed`, `interrupted`, `provider-refused` or the error's code.
     var outcome: String?
-    /// Once finished: the exit code `sluice run` would have exited with.
+    /// Once finished: the exit code `sluice run` would have exited with (nil when a signal killed it).
     var exitCode: Int32?
+    /// Once finished: the signal that killed the child `sluice run` (outcome `killed`), if one did.
+    var signal: Int32?
     /// Once finished with an error: what stopped it.
     var error: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, state, stats, outcome, error
+        case id, state, stats, outcome, error, signal
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case documentsDone = "documents_done"
@@ -30,6 +32,9 @@ struct RunProgressReport: Sendable, Encodable {
         case elapsedSeconds = "elapsed_s"
         case exitCode = "exit_code"
     }
+
+    /// The outcome of a run killed by a signal.
+    static let killed = "killed"
 
     static func outcome(of code: RunExitCode) -> String {
         switch code {

@@ -1,10 +1,13 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import ServiceLifecycle
 import SluiceCore
 import SluicePipeline
 import SluiceState
+import UnixSignals
 
 /// `sluice serve`: one pipeline's index over HTTP (docs/SERVE.md; the contract is docs/openapi.json).
 ///
@@ -20,6 +23,10 @@ public struct SluiceServer: Sendable {
     let runs: RunManager
     let checkpoint: CheckpointReader
     let token: [UInt8]?
+    /// The port bound (the Host check compares with it).
+    let listening = ListeningPort()
+    /// This machine's folders as error messages name them.
+    let redaction: MessageRedaction
     /// The pipeline file's name (`default` for Pipelines/default.yaml): the `pipeline` label of the run metrics.
     var pipelineName: String {
         configuration.sourceFile.map { $0.deletingPathExtension().lastPathComponent } ?? "pipeline"
@@ -73,6 +80,11 @@ public struct SluiceServer: Sendable {
         self.answerer = answerer
         self.logger = logger
         self.checkpoint = CheckpointReader(directory: configuration.resolve(configuration.state))
+        redaction = MessageRedaction([
+            (configuration.resolve(configuration.state).path, "<state>"),
+            (configuration.resolve(configuration.sink.path).path, "<store>"),
+            (configuration.resolve(configuration.source.path).path, "<source>"),
+        ])
         self.runs = RunManager(
             checkpoint: checkpoint,
             command: .init(executable: runCommand.executable, arguments: runCommand.arguments),
@@ -81,27 +93,82 @@ public struct SluiceServer: Sendable {
         )
     }
 
-    /// Serves until SIGTERM/SIGINT, then drains.
+    /// Serves until SIGTERM/SIGINT, then drains (at most `serve.drain_timeout_seconds`) and stops a running
+    /// run as `sluice run` stops on a signal.
     /// - Parameter onListening: Called with the bound port once the server accepts connections.
     /// - Returns: ``RunExitCode/interrupted`` when a running run was stopped by the shutdown, else success.
+    /// - Throws: ``SluiceError/Code/configuration`` when the address cannot be bound (in use, not this
+    ///   machine's, a name that does not resolve).
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> RunExitCode {
         let serve = configuration.serve
+        let (limit, open) = ConnectionBudget.descriptors()
+        let connections = ConnectionBudget.connections(configured: serve.maxConnections, limit: limit, open: open)
+        if connections < serve.maxConnections {
+            logger.notice(
+                "serving at most \(connections) connections at once: the descriptor limit is \(limit) (LimitNOFILE, ulimit -n)"
+            )
+        }
         let app = Application(
             router: makeRouter(),
-            configuration: .init(address: .hostname(serve.host, port: serve.port), serverName: "sluice"),
-            services: [runs],
-            onServerRunning: { channel in onListening(channel.localAddress?.port ?? serve.port) },
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(serve.idleTimeoutSeconds * 1000)))),
+            configuration: .init(
+                address: .hostname(serve.host, port: serve.port),
+                serverName: "sluice",
+                availableConnectionsDelegate: MaximumAvailableConnections(connections, logger: logger)
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? serve.port
+                listening.set(port)
+                onListening(port)
+            },
             logger: logger
         )
-        try await app.runService()
+        // The HTTP server stops first (its drain bounded), then the run manager stops a running run.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: runs),
+                    .init(
+                        service: DrainDeadlineService(
+                            wrapped: app,
+                            deadline: .milliseconds(Int64(serve.drainTimeoutSeconds * 1000)),
+                            logger: logger
+                        )
+                    ),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        do {
+            try await group.run()
+        } catch  where listening.port == 0 {
+            throw BindFailure.error(error, host: serve.host, port: serve.port)
+        }
         return runs.interruptedRun ? .interrupted : .success
     }
 
     func makeRouter() -> Router<BasicRequestContext> {
+        let serve = configuration.serve
         let router = Router()
-        router.add(middleware: OriginPolicyMiddleware(origins: Set(configuration.serve.corsOrigins)))
-        router.add(middleware: APIMiddleware(metrics: metrics))
+        router.add(middleware: APIMiddleware(metrics: metrics, redaction: redaction))
+        router.add(
+            middleware: BrowserGuardMiddleware(
+                hosts: serve.bindsLoopback ? HostPolicy(allowedHosts: serve.allowedHosts) : nil,
+                listening: listening,
+                checksOrigin: token == nil,
+                origins: Set(serve.corsOrigins)
+            )
+        )
+        router.add(middleware: OriginPolicyMiddleware(origins: Set(serve.corsOrigins)))
+        router.add(middleware: MethodPolicyMiddleware())
         if let token { router.add(middleware: BearerAuthMiddleware(token: token)) }
+        router.add(
+            middleware: RequestBodyPolicyMiddleware(
+                maxBytes: serve.maxBodyBytes,
+                timeout: .milliseconds(Int64(serve.requestTimeoutSeconds * 1000))
+            )
+        )
         let routes = APIRoutes(server: self)
         routes.add(to: router)
         return router

@@ -21,12 +21,19 @@ struct ServeProcess: Sendable {
         _ ws: Workspace,
         _ target: Workspace.Target,
         _ extra: [String] = [],
-        environment: [String: String?] = [:]
+        environment: [String: String?] = [:],
+        launcher: [String] = []
     ) async throws -> ServeProcess {
-        let process = try ws.start(
-            ["serve", ws.pipeline.path] + target.arguments + ["--port", "0"] + extra,
-            environment: environment
-        )
+        // A launcher (`prlimit --nofile=…`) runs the binary itself: it execs it, keeping the process id.
+        let arguments = ["serve", ws.pipeline.path] + target.arguments + ["--port", "0"] + extra
+        let process =
+            try launcher.isEmpty
+            ? ws.start(arguments, environment: environment)
+            : ws.start(
+                Array(launcher.dropFirst()) + [try SluiceExecutable.url().path] + arguments,
+                environment: environment,
+                executable: URL(fileURLWithPath: launcher[0])
+            )
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             let out = (try? String(contentsOf: process.stdoutURL, encoding: .utf8)) ?? ""
@@ -44,6 +51,9 @@ struct ServeProcess: Sendable {
 
     func client(token: String? = nil) -> SluiceClient { SluiceClient(baseURL: baseURL, token: token) }
 
+    /// The bound port.
+    var port: Int { baseURL.port ?? 0 }
+
     /// SIGTERM, then the exit.
     func stop() async throws -> CommandResult {
         process.send(SIGTERM)
@@ -60,6 +70,8 @@ struct ServeProcess: Sendable {
         var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
         request.httpMethod = method
         request.httpBody = body
+        // A body is JSON unless the test says otherwise (the server refuses other types: 415).
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response): (Data, URLResponse?) = try await withCheckedThrowingContinuation { continuation in
             URLSession.shared.dataTask(with: request) { data, response, error in
