@@ -33,12 +33,17 @@ public struct DocumentSummary: Sendable, Hashable, Codable {
     }
 }
 
-/// `GET /v1/documents/{key}`: the record and its chunks in the store.
+/// `GET /v1/documents/{key}`: the record and one page of its chunks in the store, by ordinal.
 public struct DocumentDetail: Sendable, Hashable, Codable {
     public var document: DocumentSummary
-    /// Nil when the store cannot list a document's records (`chunksUnavailable` says why).
+    /// This page of the document's chunks, by ordinal. Nil when the store cannot list a document's records
+    /// (`chunksUnavailable` says why).
     public var chunks: [StoredChunk]?
     public var chunksUnavailable: String?
+    /// Whether more chunks follow this page (`nextCursor` is then set).
+    public var truncated: Bool
+    /// Pass as `chunkCursor` for the next page of chunks; nil on the last.
+    public var nextCursor: String?
 
     public struct StoredChunk: Sendable, Hashable, Codable {
         public var id: String
@@ -48,7 +53,18 @@ public struct DocumentDetail: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case document, chunks
+        case document, chunks, truncated
         case chunksUnavailable = "chunks_unavailable"
+        case nextCursor = "next_cursor"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        document = try container.decode(DocumentSummary.self, forKey: .document)
+        chunks = try container.decodeIfPresent([StoredChunk].self, forKey: .chunks)
+        chunksUnavailable = try container.decodeIfPresent(String.self, forKey: .chunksUnavailable)
+        // A server from before paging sent no `truncated`.
+        truncated = try container.decodeIfPresent(Bool.self, forKey: .truncated) ?? false
+        nextCursor = try container.decodeIfPresent(String.self, forKey: .nextCursor)
     }
 }

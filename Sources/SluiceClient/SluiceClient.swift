@@ -51,9 +51,20 @@ public struct SluiceClient: Sendable {
         return try await send("GET", "v1/documents", query: query)
     }
 
-    /// `GET /v1/documents/{key}`: the key is percent-encoded into one path segment (slashes too).
-    public func document(key: String) async throws -> DocumentDetail {
-        try await send("GET", "v1/documents/" + Self.segment(key))
+    /// `GET /v1/documents/{key}`: the key is percent-encoded into one path segment (slashes too). One page
+    /// of the document's chunks, by ordinal: pass the answer's `nextCursor` as `chunkCursor` for the next
+    /// (`truncated` says whether one follows); `chunkLimit` is 1 to 1,000 (100 when nil).
+    public func document(
+        key: String,
+        chunkCursor: String? = nil,
+        chunkLimit: Int? = nil
+    ) async throws
+        -> DocumentDetail
+    {
+        var query: [URLQueryItem] = []
+        if let chunkCursor { query.append(URLQueryItem(name: "cursor", value: chunkCursor)) }
+        if let chunkLimit { query.append(URLQueryItem(name: "limit", value: String(chunkLimit))) }
+        return try await send("GET", "v1/documents/" + Self.segment(key), query: query)
     }
 
     /// `POST /v1/runs`: starts an incremental run; throws `lock-held` (409) while one is going.

@@ -9,9 +9,18 @@ import Foundation
 ///
 /// Operators: `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$prefix`, `$exists` (true only); `$and` and
 /// `$or` take lists. Several keys in one object are all required. Times are RFC 3339 strings or dates
-/// (`2026-01-01`) under a range operator.
+/// (`2026-01-01`) under a range operator. A filter past ``FilterLimits/standard`` (nesting, conditions) is
+/// refused.
 extension SearchFilter {
     public init(json: Any) throws {
+        self = try SearchFilter(json: json, depth: 1)
+        try check(.standard)
+    }
+
+    private init(json: Any, depth: Int) throws {
+        guard depth <= FilterLimits.standard.maxDepth else {
+            throw SearchFilter.error("nested deeper than \(FilterLimits.standard.maxDepth) levels of $and/$or")
+        }
         guard let object = json as? [String: Any] else { throw SearchFilter.error("a filter must be a JSON object") }
         var parts: [SearchFilter] = []
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
@@ -20,7 +29,7 @@ extension SearchFilter {
                 guard let list = value as? [Any], !list.isEmpty else {
                     throw SearchFilter.error("\(key) needs a non-empty list of filters")
                 }
-                let inner = try list.map(SearchFilter.init(json:))
+                let inner = try list.map { try SearchFilter(json: $0, depth: depth + 1) }
                 parts.append(inner.count == 1 ? inner[0] : (key == "$and" ? .and(inner) : .or(inner)))
             case let field where field.hasPrefix("$"):
                 throw SearchFilter.error("unknown operator \(field) at the top level (use $and or $or)")

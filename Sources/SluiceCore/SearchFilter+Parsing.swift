@@ -9,7 +9,9 @@ import Foundation
 /// Conditions: `=`, `!=`, `<`, `<=`, `>`, `>=`, `in (…)`, `^=` (starts with), `exists`; combined with `and`,
 /// `or` and parentheses (`and` binds tighter). Values: quoted strings, numbers, `true`/`false`, dates
 /// (`2026-01-01` or RFC 3339 times, compared as times) and bare words (strings).
-/// A filter that starts with `{` is read in the JSON form instead (``init(json:)``).
+/// A filter that starts with `{` is read in the JSON form instead (``init(json:)``). A filter past
+/// ``FilterLimits/standard`` (nesting of parentheses, conditions) is refused: the parser's recursion is
+/// bounded by the nesting it accepts.
 extension SearchFilter {
     public init(parsing text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -23,6 +25,7 @@ extension SearchFilter {
         var parser = FilterParser(tokens: try FilterParser.tokenize(trimmed))
         guard !parser.tokens.isEmpty else { throw SearchFilter.error("the filter is empty") }
         let filter = try parser.parseOr()
+        try filter.check(.standard)
         if let extra = parser.peek { throw SearchFilter.error("unexpected \(extra.shown) after \(filter)") }
         self = filter
     }
@@ -67,6 +70,9 @@ struct FilterParser {
 
     var tokens: [Token]
     var position = 0
+    /// Open parentheses around the current token: refused past ``FilterLimits/maxDepth``, so that the
+    /// recursion stays shallow whatever the input.
+    var depth = 0
 
     var peek: Token? { position < tokens.count ? tokens[position] : nil }
 
@@ -150,6 +156,11 @@ struct FilterParser {
     mutating func parseUnary() throws -> SearchFilter {
         if peek == .symbol("(") {
             position += 1
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= FilterLimits.standard.maxDepth else {
+                throw SearchFilter.error("parentheses nested deeper than \(FilterLimits.standard.maxDepth) levels")
+            }
             let inner = try parseOr()
             guard next() == .symbol(")") else { throw SearchFilter.error("a '(' is not closed") }
             return inner

@@ -3,8 +3,13 @@ import Foundation
 /// A condition on a record's metadata, written once (`page >= 3 and format = pdf`) and pushed down to each
 /// store's own filtering (docs/DESIGN.md §10). A store that cannot express a filter refuses it.
 ///
-/// Fields are metadata keys, plus `document_key` (the record's document). On a list field (such as
-/// `headings` or `folders`), `=` and `in` match when any element matches, and `!=` when none does.
+/// Fields are metadata keys, plus `document_key` (the record's document) and `ordinal` (the record's
+/// position in its document). On a list field (such as `headings` or `folders`), `=` and `in` match when
+/// any element matches, and `!=` when none does.
+///
+/// Text compares by its exact bytes (UTF-8), in every store: `é` written as one scalar (NFC) and as `e`
+/// and a combining accent (NFD) are different keys and values, as they are different names in a file
+/// system, LMDB, PostgreSQL and Chroma (Swift's `==` on `String` would call them equal).
 public indirect enum SearchFilter: Sendable, Hashable {
     case compare(String, Comparison, MetadataValue)
     /// The field's value is one of these (`format in (pdf, docx)`).
@@ -30,6 +35,8 @@ public indirect enum SearchFilter: Sendable, Hashable {
 
     /// The field that names the record's document.
     public static let documentKeyField = "document_key"
+    /// The field that holds the record's position in its document (0, 1, …).
+    public static let ordinalField = "ordinal"
 
     /// Every field the filter names.
     public var fields: Set<String> {
@@ -49,8 +56,8 @@ public indirect enum SearchFilter: Sendable, Hashable {
         case .exists(let field): return value(field).map { !$0.isEmpty } ?? false
         case .prefix(let field, let prefix):
             guard let found = value(field) else { return false }
-            if case .strings(let values) = found { return values.contains { $0.hasPrefix(prefix) } }
-            return found.text.hasPrefix(prefix)
+            if case .strings(let values) = found { return values.contains { $0.utf8.starts(with: prefix.utf8) } }
+            return found.text.utf8.starts(with: prefix.utf8)
         case .oneOf(let field, let candidates):
             guard let found = value(field) else { return false }
             return candidates.contains { SearchFilter.equal(found, $0) }
@@ -71,10 +78,14 @@ public indirect enum SearchFilter: Sendable, Hashable {
         }
     }
 
-    /// The record's value of a field: `document_key`, else its metadata.
+    /// The record's value of a field: `document_key`, `ordinal`, else its metadata.
     public func matches(_ record: VectorRecord) -> Bool {
         matches { field in
-            field == SearchFilter.documentKeyField ? .string(record.documentKey) : record.metadata[field]
+            switch field {
+            case SearchFilter.documentKeyField: return .string(record.documentKey)
+            case SearchFilter.ordinalField: return .int(record.ordinal)
+            default: return record.metadata[field]
+            }
         }
     }
 
@@ -87,7 +98,8 @@ public indirect enum SearchFilter: Sendable, Hashable {
         if let left = found.number, let right = expected.number, found.date == nil { return left == right }
         switch (found, expected) {
         case (.bool(let left), .bool(let right)): return left == right
-        case (.string(let left), .string(let right)): return left == right
+        // By bytes, not by Swift's canonical equivalence (NFC and NFD are different texts in every store).
+        case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
         default: return false
         }
     }

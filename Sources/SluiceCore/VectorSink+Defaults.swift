@@ -31,6 +31,8 @@ extension VectorSink {
 
     public var searchModes: Set<SearchMode> { [.vector] }
 
+    public var filterLimits: FilterLimits { .standard }
+
     /// Unfiltered vector search through ``search(_:k:)``; anything else is refused.
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
         guard request.mode == .vector else {

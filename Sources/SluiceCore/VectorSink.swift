@@ -42,6 +42,9 @@ public protocol VectorSink: Sendable {
     /// - Throws: ``SluiceError/Code/usage`` for a filter or mode the store cannot express (never applied
     ///   after the top-k, which would return fewer than k).
     func search(_ request: SearchRequest) async throws -> [SearchHit]
+    /// What the store can hold exactly in a filter (``FilterLimits``): ``Searcher`` and the store refuse
+    /// a filter past it with a usage error rather than search for something else.
+    var filterLimits: FilterLimits { get }
 }
 
 /// What `sluice sink info` prints.

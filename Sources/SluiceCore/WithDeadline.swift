@@ -3,8 +3,9 @@ import Synchronization
 /// Runs `body`, failing with ``SluiceError/Code/timeout`` if it takes longer than `limit`.
 ///
 /// A blocking call cannot be stopped from outside, and a task group would wait for it: instead the caller
-/// is resumed at the deadline, and the call's eventual result is dropped (its thread stays busy until the
-/// call returns).
+/// is resumed at the deadline, `body`'s task is cancelled (work that checks cancellation, such as a
+/// store's scan through ``BlockingExecutor/runCancellable(_:)``, stops there), and the call's eventual
+/// result is dropped (a call that does not check stays busy until it returns).
 ///
 /// If the calling task is cancelled first, the caller is resumed at once with `CancellationError` and
 /// `body`'s task is cancelled (work still queued on a ``BlockingExecutor`` then never runs).
@@ -27,7 +28,10 @@ package func withDeadline<T: Sendable>(
                     try? await Task.sleep(for: limit)
                     if Task.isCancelled { return }
                     let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18
-                    race.finish(.failure(SluiceError(.timeout, "\(what) took longer than \(seconds) s (\(setting))")))
+                    race.finish(
+                        .failure(SluiceError(.timeout, "\(what) took longer than \(seconds) s (\(setting))")),
+                        cancellingWork: true
+                    )
                 },
                 work: Task {
                     let result: Result<T, any Error>

@@ -63,12 +63,15 @@ struct APIRoutes: Sendable {
         router.get("/v1/documents") { request, _ in
             try await bounded { try documents.list(request) }
         }
-        router.get("/v1/documents/{key}") { _, context in
+        router.get("/v1/documents/{key}") { request, context in
             let raw = try context.parameters.require("key")
             guard let key = raw.removingPercentEncoding, !key.isEmpty else {
                 throw APIError.badRequest("key: a percent-encoded document key")
             }
-            return try await bounded { try await documents.detail(key: key) }
+            let (cursor, limit) = (request.uri.queryParameters["cursor"], request.uri.queryParameters["limit"])
+            return try await bounded {
+                try await documents.detail(key: key, cursor: cursor.map(String.init), limit: limit.map(String.init))
+            }
         }
         router.post("/v1/runs") { request, _ in
             // The body is optional and, for now, has no fields (RequestBodyPolicyMiddleware checked it).

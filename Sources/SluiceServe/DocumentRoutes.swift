@@ -4,14 +4,20 @@ import SluiceCore
 import SluicePipeline
 import SluiceState
 
-/// `GET /v1/documents` (paged from the checkpoint) and `GET /v1/documents/{key}` (its record and its
-/// chunks from the store). A key holds slashes: it is percent-encoded into one path segment
-/// (`reports%2F2026%2Fq1.pdf`), as docs/SERVE.md says.
+/// `GET /v1/documents` (paged from the checkpoint) and `GET /v1/documents/{key}` (its record and one
+/// page of its chunks from the store, in order). A key holds slashes: it is percent-encoded into one path
+/// segment (`reports%2F2026%2Fq1.pdf`), as docs/SERVE.md says.
+///
+/// Keys are bytes: `/v1/documents/{key}` finds the document whose key has exactly these bytes (the NFD
+/// spelling of a name is another document than its NFC twin), and pages follow the checkpoint's byte
+/// order, with cursors compared in that order (Swift's `String` order differs for such keys).
 struct DocumentRoutes: Sendable {
     let checkpoint: CheckpointReader
     let sink: any VectorSink
 
     static let maxLimit = 1000
+    /// Chunks on one page of `GET /v1/documents/{key}` when `limit` is not given.
+    static let defaultChunkLimit = 100
 
     struct Page: Encodable {
         var documents: [DocumentSummary]
@@ -64,13 +70,19 @@ struct DocumentRoutes: Sendable {
 
     struct Detail: Encodable {
         var document: DocumentSummary
-        /// The document's records in the store, in order; nil when the store cannot list them by key.
+        /// One page of the document's records in the store, by ordinal; nil when the store cannot list
+        /// them by key.
         var chunks: [StoredChunk]?
         /// Why `chunks` is missing.
         var chunksUnavailable: String?
+        /// Whether chunks follow this page (then `next_cursor` is set): never a silent partial answer.
+        var truncated = false
+        /// Pass as `cursor` for the next page of chunks; absent on the last.
+        var nextCursor: String?
         enum CodingKeys: String, CodingKey {
-            case document, chunks
+            case document, chunks, truncated
             case chunksUnavailable = "chunks_unavailable"
+            case nextCursor = "next_cursor"
         }
     }
 
@@ -99,7 +111,8 @@ struct DocumentRoutes: Sendable {
         var more = false
         try checkpoint.open().forEachDocument { record in
             guard !more else { return }
-            if let cursor, record.key <= cursor { return }
+            // In the checkpoint's (LMDB's) byte order, which the walk follows.
+            if let cursor, !cursor.utf8.lexicographicallyPrecedes(record.key.utf8) { return }
             if let status, record.status.rawValue != status { return }
             if documents.count == limit {
                 more = true
@@ -110,16 +123,41 @@ struct DocumentRoutes: Sendable {
         return try JSONResponse.make(Page(documents: documents, nextCursor: more ? documents.last?.key : nil))
     }
 
-    func detail(key: String) async throws -> Response {
+    /// - Parameters:
+    ///   - cursor: The first ordinal of the page (`next_cursor` of the page before); nil for the first.
+    ///   - limit: Chunks on the page, 1 to ``maxLimit`` (``defaultChunkLimit`` when nil).
+    func detail(key: String, cursor: String? = nil, limit: String? = nil) async throws -> Response {
+        var first = 0
+        if let cursor {
+            guard let value = Int(cursor), value >= 0 else {
+                throw APIError.badRequest("cursor: the next_cursor of the page before")
+            }
+            first = value
+        }
+        var count = Self.defaultChunkLimit
+        if let limit {
+            guard let value = Int(limit), (1...Self.maxLimit).contains(value) else {
+                throw APIError.badRequest("limit: an integer from 1 to \(Self.maxLimit)")
+            }
+            count = value
+        }
+        // LMDB looks the key up by its bytes: an NFD key never finds its NFC twin.
         guard let record = try checkpoint.open().document(key) else {
             throw APIError.notFound("no document \(key) in the checkpoint")
         }
         var detail = Detail(document: DocumentSummary(record))
-        if record.chunkIDs.isEmpty {
+        // Ordinals run from 0 to the number of chunks the checkpoint holds for the document.
+        let total = record.chunkIDs.count
+        if first >= total {
             detail.chunks = []
         } else {
+            let end = first + min(count, total - first)  // never past Int.max, whatever the cursor
             do {
-                detail.chunks = try await chunks(of: key, count: record.chunkIDs.count)
+                detail.chunks = try await chunks(of: key, ordinals: first..<end)
+                if end < total {
+                    detail.truncated = true
+                    detail.nextCursor = String(end)
+                }
             } catch let error as SluiceError where error.code == .usage {
                 detail.chunksUnavailable = error.message
             }
@@ -127,9 +165,9 @@ struct DocumentRoutes: Sendable {
         return try JSONResponse.make(detail)
     }
 
-    /// The store has no fetch by key: a vector search filtered on `document_key`, deep enough for every
-    /// chunk, ordered by ordinal.
-    private func chunks(of key: String, count: Int) async throws -> [StoredChunk] {
+    /// The store has no fetch by key: a vector search filtered on `document_key` (its exact bytes) and the
+    /// page's `ordinal` range, as deep as the page, ordered by ordinal.
+    private func chunks(of key: String, ordinals: Range<Int>) async throws -> [StoredChunk] {
         let dimensions = try await sink.info().dimensions ?? 0
         guard dimensions > 0 else { return [] }
         let probe = [Float](repeating: 1 / Float(dimensions).squareRoot(), count: dimensions)
@@ -137,8 +175,12 @@ struct DocumentRoutes: Sendable {
             SearchRequest(
                 mode: .vector,
                 vector: probe,
-                k: min(count, SearchQuery.maxK),
-                filter: .compare("document_key", .equal, .string(key))
+                k: ordinals.count,
+                filter: .and([
+                    .compare(SearchFilter.documentKeyField, .equal, .string(key)),
+                    .compare(SearchFilter.ordinalField, .greaterOrEqual, .int(ordinals.lowerBound)),
+                    .compare(SearchFilter.ordinalField, .less, .int(ordinals.upperBound)),
+                ])
             )
         )
         return hits.map { StoredChunk($0.record) }.sorted { $0.ordinal < $1.ordinal }

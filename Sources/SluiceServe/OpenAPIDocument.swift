@@ -141,7 +141,7 @@ enum OpenAPIDocument {
             }
           },
           "400": {
-            "description": "Bad input: an empty query, k out of range, a bad filter, a mode the store lacks.",
+            "description": "Bad input: an empty query, k out of range, a bad filter, a mode the store lacks, a filter or query past its limits (docs/USAGE.md), or a filter the store cannot hold exactly (U+0000 on pgvector).",
             "content": {
               "application/json": {
                 "schema": {
@@ -462,7 +462,7 @@ enum OpenAPIDocument {
     "/v1/documents/{key}": {
       "get": {
         "operationId": "getDocument",
-        "summary": "One document's record and its chunks in the store.",
+        "summary": "One document's record and one page of its chunks in the store, by ordinal.",
         "parameters": [
           {
             "name": "key",
@@ -474,6 +474,27 @@ enum OpenAPIDocument {
             },
             "description": "The document key, percent-encoded into one path segment (`reports%2F2026%2Fq1.pdf`).",
             "example": "plain.txt"
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "`next_cursor` of the previous page of chunks (the first ordinal of this page)."
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 100
+            },
+            "description": "Chunks on this page."
           }
         ],
         "responses": {
@@ -488,7 +509,7 @@ enum OpenAPIDocument {
             }
           },
           "400": {
-            "description": "A key that does not decode.",
+            "description": "A key that does not decode, a bad cursor or limit.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1305,7 +1326,8 @@ enum OpenAPIDocument {
       "DocumentDetail": {
         "type": "object",
         "required": [
-          "document"
+          "document",
+          "truncated"
         ],
         "properties": {
           "document": {
@@ -1315,10 +1337,19 @@ enum OpenAPIDocument {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/StoredChunk"
-            }
+            },
+            "description": "This page of the document's chunks in the store, by ordinal; absent when the store cannot list them by key."
           },
           "chunks_unavailable": {
             "type": "string"
+          },
+          "truncated": {
+            "type": "boolean",
+            "description": "Whether chunks follow this page: then `next_cursor` is set."
+          },
+          "next_cursor": {
+            "type": "string",
+            "description": "Pass as `cursor` for the next page of chunks; absent on the last."
           }
         }
       },

@@ -17,7 +17,8 @@ extension LocalSink {
         _ text: String,
         k: Int,
         filter: SearchFilter?,
-        bm25: BM25 = BM25()
+        bm25: BM25 = BM25(),
+        cancellation: CancellationFlag? = nil
     ) throws -> [SearchHit] {
         let terms = Set(KeywordIndex.counts(of: text).terms.keys).sorted()
         guard !terms.isEmpty, k > 0 else { return [] }
@@ -28,8 +29,11 @@ extension LocalSink {
         _ = try? environment.database(KeywordIndex.recordsDatabase)
         return try environment.read { txn in
             var hits: [SearchHit] = []
+            var considered = 0
             // Returns false once k hits are found.
             func consider(_ id: [UInt8], _ score: Double) throws -> Bool {
+                considered += 1
+                if considered % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
                 guard let value = try txn.get(vectors, id) else { return true }
                 let record = try LocalSink.decode(id: id, value)
                 guard filter?.matches(record) ?? true else { return true }
@@ -37,7 +41,8 @@ extension LocalSink {
                 return hits.count < k
             }
             guard try index.isBuilt(txn) else {
-                for (id, score) in try scanRanking(terms, environment: environment, txn, bm25: bm25) {
+                let ranking = try scanRanking(terms, environment: environment, txn, bm25: bm25, cancellation)
+                for (id, score) in ranking {
                     guard try consider(Array(id.utf8), score) else { break }
                 }
                 return hits
@@ -70,11 +75,13 @@ extension LocalSink {
         _ terms: [String],
         environment: LMDBEnvironment,
         _ txn: LMDBTransaction,
-        bm25: BM25
+        bm25: BM25,
+        _ cancellation: CancellationFlag?
     ) throws -> [(id: String, score: Double)] {
         var postings = [[BM25.Posting]](repeating: [], count: terms.count)
         var corpus = BM25.Corpus(documents: 0, terms: 0)
         try txn.forEach(environment.database("vectors")) { key, value in
+            if corpus.documents % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
             let record = try LocalSink.decode(id: Array(key), value)
             let counts = KeywordIndex.counts(of: record.text)
             corpus.documents += 1

@@ -160,42 +160,51 @@ public final class LocalSink: VectorSink {
         guard request.mode != .hybrid else {
             throw SluiceError(.usage, "\(name) ranks vector and keyword searches; hybrid is fused above the store")
         }
+        // A scan checks the caller's cancellation (a deadline, a client gone) as it goes: it stops then.
         if request.mode == .keyword {
-            return try await readers.run {
+            return try await readers.runCancellable { cancellation in
                 try LocalSink.keywordSearch(
                     environment: self.environment,
                     request.text,
                     k: request.k,
-                    filter: request.filter
+                    filter: request.filter,
+                    cancellation: cancellation
                 )
             }
         }
-        return try await readers.run {
+        return try await readers.runCancellable { cancellation in
             // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
             guard let filter = request.filter else { return try self.searchBest(request.vector, k: request.k) }
             return try LocalSink.exactSearch(
                 environment: self.environment,
                 request.vector,
                 k: request.k,
-                filter: filter
+                filter: filter,
+                cancellation: cancellation
             )
         }
     }
 
     /// The best `k` by cosine among the records that match `filter`, by a scan of every vector. The filter
     /// is evaluated only for records whose score would enter the current top k (decoding is the costly part).
+    /// The scan stops with `CancellationError` once `cancellation` is set (checked every
+    /// ``cancellationInterval`` records).
     static func exactSearch(
         environment: LMDBEnvironment,
         _ query: [Float],
         k: Int,
-        filter: SearchFilter?
+        filter: SearchFilter?,
+        cancellation: CancellationFlag? = nil
     ) throws -> [SearchHit] {
         let vectors = try environment.database("vectors")
         let queryNorm = LocalSink.norm(query)
         guard queryNorm > 0, k > 0 else { return [] }
         var best: [SearchHit] = []
+        var scanned = 0
         try environment.read { txn in
             try txn.forEach(vectors) { key, value in
+                scanned += 1
+                if scanned % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
                 let score = LocalSink.cosine(query, queryNorm: queryNorm, encoded: value)
                 guard best.count < k || score > best[best.count - 1].score else { return true }
                 let record = try LocalSink.decode(id: Array(key), value)
@@ -208,6 +217,9 @@ public final class LocalSink: VectorSink {
         }
         return best
     }
+
+    /// How many records a scan reads between two looks at its cancellation flag.
+    static let cancellationInterval = 256
 
     public func info() async throws -> SinkInfo {
         let meta = try environment.database("meta")

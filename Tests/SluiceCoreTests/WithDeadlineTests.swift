@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SluiceCore
@@ -26,6 +27,41 @@ import Testing
         }
         #expect(error?.code == .timeout)
         #expect(error?.message == "extraction (pdf) took longer than 0.02 s (extract.timeout_seconds)")
+    }
+
+    /// A search past its deadline kept scanning after the 503: the work is cancelled at the deadline, so
+    /// that work which checks cancellation stops there.
+    @Test func workThatOverrunsIsCancelledAtTheDeadline() async throws {
+        let workCancelled = BlockingQueue<Void>()
+        await #expect(throws: SluiceError.self) {
+            try await withDeadline(.milliseconds(20), what: "work", setting: "a.setting") {
+                do {
+                    try await Task.sleep(for: .seconds(600))
+                } catch {
+                    workCancelled.append(())
+                    throw error
+                }
+                return 1
+            }
+        }
+        #expect(await Task.detached { workCancelled.take() }.value != nil)
+    }
+
+    @Test func blockingWorkSeesTheCallersCancellationThroughItsFlag() async throws {
+        let executor = BlockingExecutor(label: "sl-test-flag", threads: 1)
+        defer { executor.shutdown() }
+        let started = BlockingQueue<Void>()
+        let caller = Task {
+            try await executor.runCancellable { flag in
+                started.append(())
+                while !flag.isCancelled { usleep(1000) }
+                try flag.check()
+                return 1
+            }
+        }
+        _ = await Task.detached { started.take() }.value
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
     }
 
     @Test func aCancelledCallerIsResumedWithCancellationErrorAndTheWorkIsCancelled() async throws {

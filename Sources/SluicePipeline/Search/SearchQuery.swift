@@ -15,6 +15,11 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// The most results one query may ask for.
     public static let maxK = 1000
+    /// The longest query, in UTF-8 bytes: a question, not a document (docs/USAGE.md).
+    public static let maxBytes = 16_384
+    /// The most distinct words a keyword or hybrid query may rank by (each is a posting list to read, or
+    /// a term of PostgreSQL's `tsquery`).
+    public static let maxKeywordTerms = 256
 
     public init(
         text: String,

@@ -48,6 +48,9 @@ public struct Searcher: Sendable {
                 "\(sink.name) has no \(mode.rawValue) search (it has \(modes.map(\.rawValue).joined(separator: ", ")))"
             )
         }
+        try Self.checkSize(text, mode: mode)
+        // Named by its kind (`pgvector`), without the host or path of its name.
+        try query.filter?.check(sink.filterLimits, store: String(sink.name.prefix { $0 != ":" }))
         // Collapsing copies and fusing need more candidates than k.
         let depth = min(SearchQuery.maxK, max(query.k * 4, mode == .hybrid ? 50 : query.k + 10))
         var vector: [Float] = []
@@ -107,6 +110,25 @@ public struct Searcher: Sendable {
             )
         }
         return results
+    }
+
+    /// Refuses a query past ``SearchQuery/maxBytes``, or, ranked by keywords, past
+    /// ``SearchQuery/maxKeywordTerms`` distinct words.
+    static func checkSize(_ text: String, mode: SearchMode) throws {
+        guard text.utf8.count <= SearchQuery.maxBytes else {
+            throw SluiceError(
+                .usage,
+                "the query is \(text.utf8.count) bytes long; at most \(SearchQuery.maxBytes) are searched (ask a question, not a document)"
+            )
+        }
+        guard mode != .vector else { return }
+        let terms = Set(KeywordTokenizer.terms(of: text)).count
+        guard terms <= SearchQuery.maxKeywordTerms else {
+            throw SluiceError(
+                .usage,
+                "the query holds \(terms) distinct words; a \(mode.rawValue) search ranks by at most \(SearchQuery.maxKeywordTerms) (use --mode vector, or fewer words)"
+            )
+        }
     }
 
     /// The embedder identity the state at `configuration.state` recorded, or nil (no state yet).

@@ -76,7 +76,10 @@ enum ChromaWhere {
     }
 
     static func check(_ field: String) throws {
-        guard !reservedKeys.contains(field), !field.hasPrefix("$"), !field.hasPrefix("#") else {
+        // `ordinal` is the built-in field (the record's position), which the sink writes as a number.
+        guard field == SearchFilter.ordinalField || !reservedKeys.contains(field), !field.hasPrefix("$"),
+            !field.hasPrefix("#")
+        else {
             throw SluiceError.filterRefused(
                 "chroma",
                 "the field \"\(field)\"",

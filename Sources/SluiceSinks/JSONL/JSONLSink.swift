@@ -90,14 +90,16 @@ public final class JSONLSink: VectorSink {
     }
 
     /// The best `k` by cosine among the records that match the filter, by a scan of every record (the
-    /// filter is evaluated as it scans, as the local store does).
+    /// filter is evaluated as it scans, as the local store does). The scan stops once its task is
+    /// cancelled (a request's deadline).
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
         try request.requireVectorMode(name)
         let (vector, k) = (request.vector, request.k)
         let lines = state.withLock { $0.lines }
         let decoder = JSONDecoder()
         var best: [SearchHit] = []
-        for (_, line) in lines {
+        for (scanned, (_, line)) in lines.enumerated() {
+            if scanned % LocalSink.cancellationInterval == 0 { try Task.checkCancellation() }
             let record = try decoder.decode(VectorRecord.self, from: line)
             guard request.filter?.matches(record) ?? true else { continue }
             let hit = SearchHit(score: VectorMath.cosine(vector, record.vector), record: record)

@@ -59,6 +59,13 @@ final class PGConnection {
     /// Runs SQL with text parameters (`$1`, `$2`, …) and returns the rows.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> Rows {
+        // libpq reads a parameter as a C string: a NUL would silently cut it (and `text` cannot hold one).
+        if let index = parameters.firstIndex(where: { $0?.utf8.contains(0) ?? false }) {
+            throw SluiceError(
+                .usage,
+                "PostgreSQL cannot hold U+0000 (NUL) in text: parameter $\(index + 1) holds one, and would be cut there"
+            )
+        }
         try ensureConnected()
         let cParameters = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { for pointer in cParameters { free(pointer) } }

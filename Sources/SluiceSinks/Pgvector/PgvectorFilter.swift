@@ -9,7 +9,13 @@ import SluiceCore
 /// RFC 3339 text Sluice writes (`2026-11-25T12:00:00Z`), which sorts as text in time order; a list
 /// matches when any element does (`?` on text; `?` also matches a plain string equal to it); `!=` needs
 /// the field present; `exists` means present and not empty; `^=` is `starts_with`. Usable in any
-/// statement that reads the table (vector and keyword searches alike).
+/// statement that reads the table (vector and keyword searches alike). `document_key` and `ordinal` are
+/// the table's columns. Text compares by its bytes (`=`, `<>` and `starts_with` under a deterministic
+/// collation), as ``SearchFilter/matches(_:)`` does.
+///
+/// A filter PostgreSQL cannot hold exactly is refused before anything is bound (``PgvectorSink/filterLimits``):
+/// U+0000 in a field or value (libpq would cut the value there), and more bound values than a statement
+/// takes (``maxParameters``).
 struct PgvectorFilter {
     /// The condition, to follow `WHERE` or `AND`.
     private(set) var sql = "TRUE"
@@ -17,10 +23,23 @@ struct PgvectorFilter {
     private(set) var parameters: [String?] = []
     private let first: Int
 
+    /// The most bound values one statement takes: the protocol counts them in 16 bits, and PostgreSQL
+    /// refuses more than 65,535.
+    static let maxParameters = 65_535
+
     /// - Parameter firstParameter: the number of the first placeholder (the statement's own come first).
-    init(_ filter: SearchFilter, firstParameter: Int) {
+    /// - Throws: ``SluiceError/Code/usage`` for a filter past ``PgvectorSink/filterLimits`` or one that
+    ///   would bind more than ``maxParameters`` values.
+    init(_ filter: SearchFilter, firstParameter: Int) throws {
+        try filter.check(PgvectorSink.limits, store: "pgvector")
         first = firstParameter
         sql = condition(filter)
+        guard first + parameters.count - 1 <= Self.maxParameters else {
+            throw SluiceError(
+                .usage,
+                "filter: pgvector binds at most \(Self.maxParameters) values in one statement; this filter needs \(parameters.count)"
+            )
+        }
     }
 
     private mutating func bind(_ value: String, as type: String = "text") -> String {
@@ -37,10 +56,12 @@ struct PgvectorFilter {
         case .or(let parts): return "(" + parts.map { condition($0) }.joined(separator: " OR ") + ")"
         case .exists(let field):
             if field == SearchFilter.documentKeyField { return "(document_key <> '')" }
+            if field == SearchFilter.ordinalField { return "TRUE" }
             let key = bind(field)
             return "(metadata ? \(key) AND metadata->\(key) NOT IN ('\"\"'::jsonb, '[]'::jsonb))"
         case .prefix(let field, let prefix):
             if field == SearchFilter.documentKeyField { return "starts_with(document_key, \(bind(prefix)))" }
+            if field == SearchFilter.ordinalField { return "starts_with(ordinal::text, \(bind(prefix)))" }
             let value = "metadata->\(bind(field))"
             let text = bind(prefix)
             return """
@@ -53,12 +74,14 @@ struct PgvectorFilter {
                 if case .string(let text) = value { return text }
                 return nil
             }
-            if field != SearchFilter.documentKeyField, texts.count == values.count {
+            if ![SearchFilter.documentKeyField, SearchFilter.ordinalField].contains(field), texts.count == values.count
+            {
                 return "COALESCE(metadata->\(bind(field)) ?| \(bind(Self.arrayLiteral(texts), as: "text[]")), FALSE)"
             }
             return condition(.or(values.map { .compare(field, .equal, $0) }))
         case .compare(let field, let comparison, let value):
             if field == SearchFilter.documentKeyField { return documentKey(comparison, value) }
+            if field == SearchFilter.ordinalField { return ordinal(comparison, value) }
             let key = bind(field)
             let json = "metadata->\(key)"
             switch comparison {
@@ -112,6 +135,21 @@ struct PgvectorFilter {
         case .notEqual: return "(document_key <> \(bind(text)))"
         default: return "FALSE"
         }
+    }
+
+    /// The `ordinal` column: an integer, compared with numbers (text matches nothing, and is unequal to
+    /// every ordinal).
+    private mutating func ordinal(_ comparison: SearchFilter.Comparison, _ value: MetadataValue) -> String {
+        let literal: String
+        switch value {
+        case .int(let number): literal = String(number)
+        case .double(let number) where number.isFinite: literal = String(number)
+        // A range against a time reads the ordinal as Unix seconds, as for any number in the metadata.
+        case .time(let date) where comparison.isRange:
+            literal = String(Int64(date.timeIntervalSince1970.rounded(.down)))
+        default: return comparison == .notEqual ? "TRUE" : "FALSE"
+        }
+        return "(ordinal::numeric \(comparison.rawValue) \(bind(literal, as: "numeric")))"
     }
 
     /// A PostgreSQL array literal of texts (`{"a","b\"c"}`).

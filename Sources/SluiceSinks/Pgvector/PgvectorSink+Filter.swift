@@ -13,6 +13,15 @@ extension PgvectorSink {
     /// The largest `hnsw.ef_search` pgvector accepts.
     static let maxEfSearch = 1000
 
+    /// PostgreSQL's `text` cannot hold U+0000: a filter holding one is refused (``PgvectorFilter``).
+    static let limits: FilterLimits = {
+        var limits = FilterLimits.standard
+        limits.holdsNUL = false
+        return limits
+    }()
+
+    public var filterLimits: FilterLimits { Self.limits }
+
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
         if request.mode == .keyword {
             return try await keywordSearch(request.text, k: request.k, filter: request.filter)  // +Keyword.swift
@@ -23,7 +32,7 @@ extension PgvectorSink {
         let metric = settings.metric
         let query = PgvectorCopy.vectorLiteral(request.vector)
         let k = max(0, request.k)
-        let filter = request.filter.map { PgvectorFilter($0, firstParameter: 2) }
+        let filter = try request.filter.map { try PgvectorFilter($0, firstParameter: 2) }
         return try await withConnection("search \(settings.table)") { connection in
             guard let description = try Self.describe(connection, table) else { return [] }
             let sql = Self.searchSQL(table: table, op: op, type: description.type, k: k, filter: filter)

@@ -40,7 +40,10 @@ extension PgvectorSink {
         guard k > 0, !KeywordTokenizer.terms(of: text).isEmpty else { return [] }
         let table = quotedTable
         let configuration = Self.textSearchConfiguration
-        let filter = searchFilter.map { PgvectorFilter($0, firstParameter: 3) }
+        guard !text.utf8.contains(0) else {
+            throw SluiceError(.usage, "pgvector cannot hold U+0000 (NUL) in text: remove it from the query")
+        }
+        let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 3) }
         return try await withConnection("keyword search \(settings.table)") { connection in
             guard try Self.describe(connection, table) != nil else { return [] }
             // A tsvector's text form ('a' 'b') is a valid tsquery once the spaces between lexemes are ORs.

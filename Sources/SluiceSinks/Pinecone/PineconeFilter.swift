@@ -41,7 +41,8 @@ enum PineconeFilter {
     }
 
     static func condition(_ field: String, _ operation: String, _ operand: JSONValue) throws -> JSONValue {
-        guard !reservedKeys.contains(field), !field.hasPrefix("$") else {
+        // `ordinal` is the built-in field (the record's position), which the sink writes as a number.
+        guard field == SearchFilter.ordinalField || !reservedKeys.contains(field), !field.hasPrefix("$") else {
             throw SluiceError.filterRefused(
                 "pinecone",
                 "the field \"\(field)\"",

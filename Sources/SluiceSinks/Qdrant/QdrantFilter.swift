@@ -2,7 +2,7 @@ import SluiceCore
 
 /// A ``SearchFilter`` as Qdrant's filter JSON (`must`/`should`/`must_not` of field conditions).
 ///
-/// The payload holds `document_key` at the top and the chunk's metadata under `metadata`, so a field
+/// The payload holds `document_key` and `ordinal` at the top and the chunk's metadata under `metadata`, so a field
 /// `page` is the key `metadata.page`. Numbers match by a `range` with equal bounds (Qdrant's `match`
 /// takes no floats); times are RFC 3339 text, compared by Qdrant's datetime `range`; a condition on a
 /// list matches when any element does. `!=` and `exists` exclude points whose field is missing or empty
@@ -60,7 +60,7 @@ enum QdrantFilter {
 
     /// The payload key of a field.
     static func key(_ field: String) throws -> String {
-        if field == SearchFilter.documentKeyField { return field }
+        if field == SearchFilter.documentKeyField || field == SearchFilter.ordinalField { return field }
         guard !field.contains(where: { ".[]\"".contains($0) }) else {
             throw SluiceError.filterRefused(
                 "qdrant",
