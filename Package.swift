@@ -186,6 +186,8 @@ let package = Package(
             name: "SluiceServeTests",
             dependencies: [
                 "SluiceServe", "SluiceCore", "SluicePipeline", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient"]),

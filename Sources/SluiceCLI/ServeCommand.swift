@@ -8,10 +8,13 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the pipeline's index over HTTP: search, documents, runs, health, metrics (docs/SERVE.md).",
         discussion: """
-            Binds serve.host:serve.port (default 127.0.0.1:8080); any address but loopback needs a bearer \
-            token (serve.api_key_env). Prints "listening on http://HOST:PORT" once it accepts connections. \
-            SIGTERM/SIGINT: stop taking requests, finish those in flight, let a running run commit and \
-            stop; exit 0, or 4 when a run was interrupted (POST it again to resume).
+            Binds serve.host:serve.port (default 127.0.0.1:8080); any address but loopback (127.0.0.0/8, \
+            ::1, localhost) needs a bearer token (serve.api_key_env). On loopback it answers only its own \
+            Host names and JSON bodies, so web pages cannot use it (docs/SERVE.md, "Browsers"). Prints \
+            "listening on http://HOST:PORT" once it accepts connections; an address it cannot bind exits 1. \
+            SIGTERM/SIGINT: stop taking requests, finish those in flight (at most \
+            serve.drain_timeout_seconds), let a running run commit and stop; exit 0, or 4 when a run was \
+            interrupted (POST it again to resume).
             """
     )
 

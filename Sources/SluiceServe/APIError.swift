@@ -58,8 +58,13 @@ struct APIError: Error, Sendable {
         self.init(status, error.code.rawValue, error.message)
     }
 
-    /// The JSON body.
-    var body: ErrorBody { ErrorBody(error: .init(code: code, message: message, details: details)) }
+    /// The JSON body. Every 409 has `run_id` (null when no run of this state is known to hold it, as with
+    /// `embedder-mismatch`), so a client can always read it.
+    var body: ErrorBody {
+        var details = details
+        if status == .conflict, !details.keys.contains("run_id") { details["run_id"] = .some(nil) }
+        return ErrorBody(error: .init(code: code, message: message, details: details))
+    }
 
     struct ErrorBody: Encodable {
         struct Detail: Encodable {

@@ -42,24 +42,10 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           }
         }
       }
@@ -93,24 +79,10 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           }
         }
       }
@@ -191,44 +163,16 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           },
           "415": {
-            "description": "A body that is not `Content-Type: application/json` (a `text/plain` or form body, as a web page may send without a preflight).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/UnsupportedMediaType"
           },
           "408": {
-            "description": "The body did not arrive within `serve.request_timeout_seconds`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/BodyTimeout"
           }
         }
       }
@@ -314,44 +258,16 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           },
           "415": {
-            "description": "A body that is not `Content-Type: application/json` (a `text/plain` or form body, as a web page may send without a preflight).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/UnsupportedMediaType"
           },
           "408": {
-            "description": "The body did not arrive within `serve.request_timeout_seconds`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/BodyTimeout"
           }
         }
       }
@@ -437,24 +353,10 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           }
         }
       }
@@ -549,24 +451,10 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           }
         }
       }
@@ -637,44 +525,16 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           },
           "415": {
-            "description": "A body that is not `Content-Type: application/json` (a `text/plain` or form body, as a web page may send without a preflight).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/UnsupportedMediaType"
           },
           "408": {
-            "description": "The body did not arrive within `serve.request_timeout_seconds`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/BodyTimeout"
           }
         }
       }
@@ -725,24 +585,10 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           }
         }
       }
@@ -773,24 +619,10 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           }
         }
       }
@@ -821,24 +653,10 @@ enum OpenAPIDocument {
             }
           },
           "421": {
-            "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/OriginRefused"
           }
         }
       }
@@ -1458,6 +1276,48 @@ enum OpenAPIDocument {
           "cited": {
             "type": "boolean",
             "description": "The answer cites it with [n]."
+          }
+        }
+      }
+    },
+    "responses": {
+      "HostRefused": {
+        "description": "The `Host` header is not one of this loopback-bound server's names (its loopback address or `localhost` with its port, or a name of `serve.allowed_hosts`): a web page that rebinds its own name to 127.0.0.1 cannot read or drive the server.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "OriginRefused": {
+        "description": "A server without a token and a request from a web page whose `Origin` is not in `serve.cors_origins`.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "UnsupportedMediaType": {
+        "description": "A body that is not `Content-Type: application/json` (a `text/plain` or form body, as a web page may send without a preflight).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "BodyTimeout": {
+        "description": "The body did not arrive within `serve.request_timeout_seconds`.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
           }
         }
       }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SluiceCore
 import Testing
 
 @testable import SluiceServe
@@ -31,6 +32,15 @@ import Testing
             redaction("cannot open /srv/sluice/state/index/data.mdb or /srv/sluice/state/run.lock")
                 == "cannot open <store>/data.mdb or <state>/run.lock"
         )
+    }
+
+    @Test func everyConflictHasARunID() throws {
+        let mismatch = APIError(SluiceError(.embedderMismatch, "the store holds another embedder's vectors"))
+        #expect(mismatch.status == .conflict)
+        let text = String(decoding: try JSONEncoder().encode(mismatch.body), as: UTF8.self)
+        #expect(text.contains(#""run_id":null"#), "\(text)")
+        let held = RunManager.lockHeld(runID: "1-1")
+        #expect(String(decoding: try JSONEncoder().encode(held.body), as: UTF8.self).contains(#""run_id":"1-1""#))
     }
 
     @Test func requestBodiesAreJSON() {
