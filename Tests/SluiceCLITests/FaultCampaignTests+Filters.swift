@@ -151,6 +151,22 @@ extension FaultCampaignTests {
             }
         }
 
+        // At the limits: searched (pgvector ranks a 256-word OR, which 20,000 words broke).
+        let atLimit = (0..<255).map { "w\($0)" }.joined(separator: " ") + " water"
+        let wideAtLimit = "page in (" + (0..<1_024).map(String.init).joined(separator: ",") + ")"
+        for (storeName, target) in [("local", local), ("pgvector", main)] {
+            for (name, arguments) in [
+                ("a keyword query of 256 distinct words", [atLimit, "--mode", "keyword"]),
+                ("a hybrid query of 256 distinct words", [atLimit, "--mode", "hybrid"]),
+                ("a filter of 1,024 terms", ["water", "--filter", wideAtLimit]),
+            ] {
+                try await FaultCampaign.scenario(.input, "search on \(storeName): \(name)") { scenario in
+                    let result = try await ws.sluice(["search"] + arguments + [ws.pipeline.path] + target.arguments)
+                    scenario.expect(result.exitCode == 0, "exit \(String(describing: result.exitCode)): \(result)")
+                }
+            }
+        }
+
         let server = try await ServeProcess.start(ws, main)
         func json(_ object: Any) throws -> Data { try JSONSerialization.data(withJSONObject: object) }
         var nested: Any = ["format": "md"]
