@@ -42,9 +42,15 @@ struct ServeConnectionsCLITests {
         defer { ws.cleanUp() }
         let target = ws.target("t")
         _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(ws, target, Self.shortTimeouts)
+        // A long idle timeout: one byte each 0.3 s keeps the connection busy even when the feeder is delayed by
+        // other work on the machine (a 1 s idle timeout closed it unanswered in a loaded run), so only the
+        // body deadline ends it.
+        let server = try await ServeProcess.start(
+            ws,
+            target,
+            ["--set", "serve.idle_timeout_seconds=60", "--set", "serve.request_timeout_seconds=2"]
+        )
         let connection = try RawHTTP.openBody(port: server.port, length: 100_000)
-        // One byte each 0.3 s keeps the connection busier than the idle timeout: only the body deadline ends it.
         let feeder = Task {
             for _ in 0..<2000 {
                 guard (try? connection.send(" ")) != nil else { return }
