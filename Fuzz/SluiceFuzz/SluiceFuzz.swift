@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTesting
 
 // The libFuzzer entry point of `sluice-fuzz` (built by scripts/fuzz.sh with -sanitize=fuzzer,address;
 // libFuzzer brings `main`). The target is named by SLUICE_FUZZ_TARGET, read once.
@@ -19,7 +20,7 @@ public func fuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         if let folder = ProcessInfo.processInfo.environment["SLUICE_FUZZ_SEEDS"], !folder.isEmpty {
             for seed in target.seeds {
                 let url = URL(fileURLWithPath: folder).appendingPathComponent("hostile-" + seed.name)
-                FileManager.default.createFile(atPath: url.path, contents: Data(seed.bytes))
+                _ = FileManager.default.createFile(atPath: url.path, contents: Data(seed.bytes))
             }
             exit(0)
         }
