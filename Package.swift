@@ -139,7 +139,7 @@ let package = Package(
         // The Swift client apps add: Foundation (URLSession) only.
         .target(name: "SluiceClient"),
         // Test support: fakes, and the loopback servers the tests start (StandIns/, Python: not compiled).
-        .target(name: "SluiceTesting", dependencies: ["SluiceCore"], exclude: ["StandIns"]),
+        .target(name: "SluiceTesting", dependencies: ["SluiceCore", "CZlib"], exclude: ["StandIns"]),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
@@ -210,7 +210,7 @@ if Context.environment["SLUICE_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
             name: "SluiceFuzz",
-            dependencies: ["SluiceCore", "SluiceExtract", "SluiceSinks", "SluiceState"],
+            dependencies: ["SluiceCore", "SluiceExtract", "SluiceSinks", "SluiceState", "SluiceTesting"],
             path: "Fuzz/SluiceFuzz",
             swiftSettings: strictSettings + [.unsafeFlags(["-parse-as-library"])]
         )

@@ -46,6 +46,10 @@ for target in "${targets[@]}"; do
         cp -n "$f" "$corpus/" 2>/dev/null || true
       done ;;
   esac
+  # Inputs that multiply their text by reference (HostileDocuments): the bound on a document's text is checked
+  # on every input the fuzzer derives from them.
+  printf '\n' > ".build-fuzz/one-input"
+  SLUICE_FUZZ_TARGET="$target" SLUICE_FUZZ_SEEDS="$corpus" "$binary" ".build-fuzz/one-input" >/dev/null 2>&1 || true
   [ -n "$(ls -A "$corpus")" ] || printf '\n' > "$corpus/empty"
   log=".build-fuzz/$target.log"
   set +e

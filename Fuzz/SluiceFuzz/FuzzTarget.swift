@@ -3,6 +3,7 @@ import SluiceCore
 import SluiceExtract
 import SluiceSinks
 import SluiceState
+import SluiceTesting
 
 /// One reader of untrusted bytes, driven by libFuzzer (`scripts/fuzz.sh`). Each target feeds the input to
 /// the same code the pipeline runs on a document, a worker's answer or a stored entry. Errors are
@@ -43,13 +44,42 @@ enum FuzzTarget: String, CaseIterable {
         precondition(PDFStreamInflater.poppler.decode(bytes).starts(with: blocks), "not a prefix")
     }
 
+    /// The bound on a document's text here (`extract.max_text_mb`): small, so that inputs that multiply
+    /// their text (the hostile seeds, ``seeds``) reach it.
+    static let maxTextBytes = 1 << 20
+
     /// As the extract stage does: the extractor is asked whether it takes the bytes, then extracts.
     private static func extract(_ bytes: [UInt8], with extractor: some Extractor, key: String) {
-        let input = ExtractionInput(key: key, fileURL: URL(fileURLWithPath: "/nonexistent/\(key)"), bytes: bytes)
+        let input = ExtractionInput(
+            key: key,
+            fileURL: URL(fileURLWithPath: "/nonexistent/\(key)"),
+            bytes: bytes,
+            maxTextBytes: maxTextBytes
+        )
         _ = extractor.accepts(input)
         if let text = try? extractor.extract(input) {
-            // What the chunker reads next must be well-formed.
+            // What the chunker reads next must be well-formed, and within the bound (charged as it is made,
+            // without the separators between lines: twice the bound is far past any honest count).
             for section in text.sections { precondition(section.text.utf8.count >= 0) }
+            precondition(text.utf8Count <= 2 * maxTextBytes, "\(text.utf8Count) bytes of text past the bound")
+        }
+    }
+
+    /// Inputs that multiply their text by reference or repetition (``HostileDocuments``), small enough for
+    /// `-max_len`, for the corpus of this target (`scripts/fuzz.sh` writes them with `SLUICE_FUZZ_SEEDS`).
+    var seeds: [HostileDocuments.Document] {
+        switch self {
+        case .xlsx:
+            [
+                HostileDocuments.xlsxSharedString(stringBytes: 4_096, cells: 512),
+                HostileDocuments.xlsxRepeatedHeader(headerBytes: 4_096, rows: 512),
+            ]
+        case .pptx: [HostileDocuments.pptxRepeatedSlide(slideBytes: 4_096, times: 512)]
+        case .docx: [HostileDocuments.docxRepeatedRuns(paragraphBytes: 1_024, paragraphs: 2_048)]
+        case .epub: [HostileDocuments.epubRepeatedChapter(chapterBytes: 4_096, times: 512)]
+        case .csv: [HostileDocuments.csvRepeatedHeader(headerBytes: 4_096, rows: 512)]
+        case .json: [HostileDocuments.jsonRepeatedKey(keyBytes: 4_096, values: 512)]
+        default: []
         }
     }
 

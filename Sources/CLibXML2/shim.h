@@ -7,6 +7,7 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+#include <libxml/xmlreader.h>
 
 // xmlFree is a global function pointer, which Swift 6's strict concurrency refuses to touch.
 static inline void sluice_xml_free(void *pointer) { xmlFree(pointer); }

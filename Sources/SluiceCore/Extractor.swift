@@ -10,20 +10,29 @@ public struct ExtractionInput: Sendable {
     public var fileIdentity: FileIdentity?
     /// Whether `fileURL` is a symbolic link that may be followed (`source.follow_symlinks`).
     public var followsSymlink: Bool
+    /// Most UTF-8 bytes of text the extraction may produce (`extract.max_text_mb`): an extractor charges
+    /// what it produces to ``textBudget()`` as it goes, and stops with
+    /// ``SluiceError/Code/textTooLarge`` once past it.
+    public var maxTextBytes: Int
 
     public init(
         key: String,
         fileURL: URL,
         bytes: [UInt8],
         fileIdentity: FileIdentity? = nil,
-        followsSymlink: Bool = false
+        followsSymlink: Bool = false,
+        maxTextBytes: Int = TextBudget.bytes(megabytes: TextBudget.defaultMegabytes)
     ) {
         self.key = key
         self.fileURL = fileURL
         self.bytes = bytes
         self.fileIdentity = fileIdentity
         self.followsSymlink = followsSymlink
+        self.maxTextBytes = maxTextBytes
     }
+
+    /// A budget of ``maxTextBytes`` for this document's text, nothing spent.
+    public func textBudget() -> TextBudget { TextBudget(limit: maxTextBytes) }
 
     /// Opens `fileURL` again as the bytes were read (see ``DocumentFile``).
     public func openFile() throws -> DocumentFile {

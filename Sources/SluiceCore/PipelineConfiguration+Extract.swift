@@ -5,6 +5,9 @@ import Foundation
 extension PipelineConfiguration {
     public struct Extract: Sendable, Hashable {
         public var maxFileMB: Double = 200
+        /// Most megabytes of text one document's extraction may produce, counted as its extractor produces
+        /// it (``TextBudget``): past it the document fails with ``SluiceError/Code/textTooLarge``.
+        public var maxTextMB: Double = TextBudget.defaultMegabytes
         public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
         /// Per-document time limit.
         public var timeoutSeconds: Double = 120
@@ -21,6 +24,9 @@ extension PipelineConfiguration {
         /// the cache off (and empties it at the end of the next run).
         public var cacheMB: Double = 512
         public init() {}
+
+        /// ``maxTextMB`` in bytes.
+        public var maxTextBytes: Int { TextBudget.bytes(megabytes: maxTextMB) }
     }
 }
 
@@ -30,6 +36,7 @@ extension PipelineConfiguration.Extract {
         self.init()
         var s = section
         maxFileMB = try s.number("max_file_mb", min: 0.000001) ?? maxFileMB
+        maxTextMB = try s.number("max_text_mb", min: 0.000001) ?? maxTextMB
         parallelism = try s.int("parallelism", min: 1) ?? parallelism
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         if let d = try s.section("docx") { docx = try DOCX(section: d) }

@@ -64,6 +64,9 @@ extension SluiceError.Code {
     public static let zipBomb = SluiceError.Code("zip-bomb")
     /// An XML part declares a DTD or entities, which could expand without bound (billion laughs).
     public static let xmlEntities = SluiceError.Code("xml-entities")
+    /// The document's text passes `extract.max_text_mb` (counted as its extractor produces it: one shared
+    /// string named by a thousand cells counts a thousand times), so its extraction stopped there.
+    public static let textTooLarge = SluiceError.Code("text-too-large")
 
     // MARK: Embedding
 
@@ -107,7 +110,7 @@ extension SluiceError.Code {
     /// §11): such a document is not retried until one of them changes (or `run --retry-failed`).
     package static let permanent: Set<SluiceError.Code> = [
         .emptyDocument, .invalidEncoding, .binaryContent, .unsupportedFormat, .tooLarge, .encrypted, .malformed,
-        .tooDeep, .zipBomb, .xmlEntities,
+        .tooDeep, .zipBomb, .xmlEntities, .textTooLarge,
     ]
 
     /// Whether a failure with this code is permanent for the same bytes and settings (``permanent``).
@@ -119,7 +122,7 @@ extension SluiceError.Code {
         .state, .stateCorrupt, .io,
         .unreadable, .emptyDocument, .invalidEncoding, .binaryContent, .unsupportedFormat, .tooLarge, .timeout,
         .extractionFailed, .encrypted, .extractorCrashed, .malformed, .tooDeep, .zipBomb, .xmlEntities,
-        .embeddingFailed, .providerRefused,
+        .textTooLarge, .embeddingFailed, .providerRefused,
         .sinkFailed, .sinkUnavailable, .network, .dependencyUnavailable, .diskFull,
     ]
 }

@@ -58,12 +58,19 @@ package enum ExtractWorker {
                         let count = min(request.count ?? 0, info.pageCount)
                         let until = request.budgetMilliseconds.map { received + .milliseconds($0) }
                         if count > 0 {
-                            response.pages = try firstPages(of: document, count: count, until: until, with: pdf)
+                            response.pages = try firstPages(
+                                of: document,
+                                count: count,
+                                until: until,
+                                with: pdf,
+                                maxTextBytes: request.maxTextBytes ?? .max
+                            )
                         }
                     } else {
                         let first = request.first ?? 0
                         let count = request.count ?? 0
-                        response.pages = try pdf.pages(of: document, range: first..<(first + count))
+                        var budget = TextBudget(limit: request.maxTextBytes ?? .max)
+                        response.pages = try pdf.pages(of: document, range: first..<(first + count), budget: &budget)
                     }
                 case .image:
                     let bytes = try request.openFile().readAll()
@@ -81,17 +88,20 @@ package enum ExtractWorker {
         return .success
     }
 
-    /// Pages `0..<count`, one at a time, stopping after the first page that ends past `until`.
+    /// Pages `0..<count`, one at a time, stopping after the first page that ends past `until`; their
+    /// text held to `maxTextBytes`.
     static func firstPages(
         of document: PDFDocument,
         count: Int,
         until: ContinuousClock.Instant?,
-        with pdf: PDFExtractor
+        with pdf: PDFExtractor,
+        maxTextBytes: Int = .max
     ) throws -> [PDFPage] {
-        guard let until else { return try pdf.pages(of: document, range: 0..<count) }
+        var budget = TextBudget(limit: maxTextBytes)
+        guard let until else { return try pdf.pages(of: document, range: 0..<count, budget: &budget) }
         var pages: [PDFPage] = []
         for index in 0..<count {
-            pages += try pdf.pages(of: document, range: index..<(index + 1))
+            pages += try pdf.pages(of: document, range: index..<(index + 1), budget: &budget)
             if ContinuousClock.now >= until { break }
         }
         return pages

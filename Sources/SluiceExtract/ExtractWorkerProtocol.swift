@@ -64,6 +64,9 @@ package enum ExtractWorkerProtocol {
         package var identity: FileIdentity?
         /// Whether `path` is a symbolic link the scanner followed (else a link there is not opened).
         package var followSymlink: Bool?
+        /// Most bytes of text the request's pages may make (the document's `extract.max_text_mb`): past
+        /// it the worker stops and answers `text-too-large`, so no answer is larger. Nil: no bound.
+        package var maxTextBytes: Int?
 
         /// Opens `path` as the parent read it (see ``DocumentFile``).
         func openFile() throws -> DocumentFile {

@@ -52,9 +52,14 @@ public struct IsolatedExtractor: Extractor {
                 throw SluiceError(.extractionFailed, "the worker returned no PDF information")
             }
             let first = opened.pages ?? []
+            // Each worker stops its range at the document's bound (its answer is never larger); the
+            // document's pages are held to it here, as they come in.
+            var budget = input.textBudget()
+            for page in first { try budget.charge(page.text) }
             let ranges = Self.pageRanges(pageCount: info.pageCount - first.count, workers: pool.size)
             let requests = ranges.map { request(.pdfPages, input, first: first.count + $0.lowerBound, count: $0.count) }
             let rest = try pool.run(requests, deadline: deadline).flatMap { $0.pages ?? [] }
+            for page in rest { try budget.charge(page.text) }
             return try assembler.assemble(info: info, pages: first + rest)
         }
     }
@@ -74,7 +79,8 @@ public struct IsolatedExtractor: Extractor {
             first: first,
             count: count,
             identity: input.fileIdentity,
-            followSymlink: input.followsSymlink
+            followSymlink: input.followsSymlink,
+            maxTextBytes: input.maxTextBytes
         )
     }
 

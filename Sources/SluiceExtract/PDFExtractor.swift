@@ -32,7 +32,8 @@ public struct PDFExtractor: Extractor {
         DebugPause.at("REOPEN", path: input.fileURL.path)
         let document = try open(file: input.openFile())
         let info = Self.info(of: document)
-        let pages = try self.pages(of: document, range: 0..<info.pageCount)
+        var budget = input.textBudget()
+        let pages = try self.pages(of: document, range: 0..<info.pageCount, budget: &budget)
         return try assemble(info: info, pages: pages)
     }
 
@@ -81,22 +82,39 @@ public struct PDFExtractor: Extractor {
 
     /// The text of the pages in `range` (zero-based indices), OCR'd where `extract.ocr` says so.
     public func pages(of document: PDFDocument, range: Range<Int>) throws -> [PDFPage] {
-        try range.map { index in
-            let layer = try document.text(ofPage: index)
-            guard ocr.mode != .never else { return PDFPage(number: index + 1, text: layer) }
-            let visible = Self.visibleCharacters(layer, upTo: ocr.mode == .auto ? ocr.minTextCharacters : 0)
-            guard ocr.mode == .always || visible < ocr.minTextCharacters else {
-                return PDFPage(number: index + 1, text: layer)
-            }
-            let image = try document.renderGray(page: index, dpi: ocr.dpi)
-            let result = try engines.withEngine {
-                try $0.recognize(gray: image.pixels, width: image.width, height: image.height, resolution: image.dpi)
-            }
-            let recognized = Self.visibleCharacters(result.text, upTo: visible + 1)
-            // In auto mode a sparse text layer (a page number over a scan) loses to what OCR reads.
-            if ocr.mode == .auto && recognized <= visible { return PDFPage(number: index + 1, text: layer) }
-            return PDFPage(number: index + 1, text: result.text, ocrConfidence: result.confidence)
+        var budget = TextBudget(limit: .max)
+        return try pages(of: document, range: range, budget: &budget)
+    }
+
+    /// The pages in `range`, each charged to `budget` as it is read: a page that passes it stops the
+    /// reading (a form drawn a thousand times on a page, pages of repeated text).
+    /// - Throws: ``SluiceError/Code/textTooLarge`` past the budget; what reading a page throws.
+    public func pages(of document: PDFDocument, range: Range<Int>, budget: inout TextBudget) throws -> [PDFPage] {
+        var pages: [PDFPage] = []
+        for index in range {
+            let page = try self.page(of: document, index: index)
+            try budget.charge(page.text)
+            pages.append(page)
         }
+        return pages
+    }
+
+    /// One page's text (zero-based index), OCR'd where `extract.ocr` says so.
+    private func page(of document: PDFDocument, index: Int) throws -> PDFPage {
+        let layer = try document.text(ofPage: index)
+        guard ocr.mode != .never else { return PDFPage(number: index + 1, text: layer) }
+        let visible = Self.visibleCharacters(layer, upTo: ocr.mode == .auto ? ocr.minTextCharacters : 0)
+        guard ocr.mode == .always || visible < ocr.minTextCharacters else {
+            return PDFPage(number: index + 1, text: layer)
+        }
+        let image = try document.renderGray(page: index, dpi: ocr.dpi)
+        let result = try engines.withEngine {
+            try $0.recognize(gray: image.pixels, width: image.width, height: image.height, resolution: image.dpi)
+        }
+        let recognized = Self.visibleCharacters(result.text, upTo: visible + 1)
+        // In auto mode a sparse text layer (a page number over a scan) loses to what OCR reads.
+        if ocr.mode == .auto && recognized <= visible { return PDFPage(number: index + 1, text: layer) }
+        return PDFPage(number: index + 1, text: result.text, ocrConfidence: result.confidence)
     }
 
     /// Non-white-space Unicode scalars in `text`, counting no further than `limit`.

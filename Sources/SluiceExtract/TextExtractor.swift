@@ -43,6 +43,9 @@ public struct TextExtractor: Extractor {
                 "the content is a \(FormatSniffer.describe(format)), not text, and no extractor for it is enabled"
             )
         }
+        // The text is at most the bytes: a file past the bound is refused before it is decoded.
+        var budget = input.textBudget()
+        try budget.charge(bytes.count)
         try Self.rejectBinary(bytes)
         // CR LF joined on the bytes, then one validating decode; an error's offset is the original bytes'.
         var text = try Self.decodeUTF8(
@@ -65,6 +68,8 @@ public struct TextExtractor: Extractor {
             }
         }
         let sections = isMarkdown ? Self.markdownSections(text) : [TextSection(text: text)]
+        // Every section repeats the headings above it: `# <a megabyte>` over many `##` sections multiplies.
+        for section in sections where !section.headingPath.isEmpty { try budget.charge(labelsOf: section) }
         if Self.sourceExtensions.contains(ext) {
             return ExtractedText(sections: sections, metadata: ["format": "source", "language": ext])
         }

@@ -121,6 +121,7 @@ extension Pipeline {
                     registry: components.extractors,
                     executor: extractExecutor,
                     maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),
+                    maxTextBytes: configuration.extract.maxTextBytes,
                     timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)),
                     tally: tally,
                     sharing: ExtractionSharing(budgetBytes: 16 << 20),
@@ -135,7 +136,10 @@ extension Pipeline {
             chunk: TransformStage(
                 name: "chunk",
                 workers: chunkWorkers,
-                transform: ChunkStep(chunker: components.chunker).callAsFunction
+                transform: ChunkStep(
+                    chunker: components.chunker,
+                    maxTextBytes: configuration.extract.maxTextBytes
+                ).callAsFunction
             ),
             hash: TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction),
             embed: EmbedStage(

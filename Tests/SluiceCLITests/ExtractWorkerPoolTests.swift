@@ -11,6 +11,22 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("samples")
 
+    /// Two workers of the built binary, and the PDF extractor that uses them (reading the first pages for
+    /// `budgetMilliseconds` before splitting the rest, when given).
+    static func isolatedPDF(
+        _ configuration: PipelineConfiguration.Extract,
+        budgetMilliseconds: Int?
+    ) throws -> (ExtractWorkerPool, IsolatedExtractor) {
+        let pool = ExtractWorkerPool(
+            command: .init(executable: try SluiceExecutable.url().path, arguments: ["extract-worker"]),
+            options: .init(ocr: configuration.ocr, pdf: configuration.pdf),
+            size: 2
+        )
+        var isolated = IsolatedExtractor(kind: .pdf, configuration: configuration, pool: pool)
+        if let budgetMilliseconds { isolated.firstRequestBudget = .milliseconds(budgetMilliseconds) }
+        return (pool, isolated)
+    }
+
     /// With the default budget a short PDF is read whole by the worker that opens it; with none, it is
     /// read one page there and the rest in ranges on both workers, which keep two documents open.
     @Test(
@@ -20,17 +36,11 @@ import Testing
     func sameTextAsInProcess(budgetMilliseconds: Int?) throws {
         var configuration = PipelineConfiguration.Extract()
         configuration.ocr.mode = .auto
-        let pool = ExtractWorkerPool(
-            command: .init(executable: try SluiceExecutable.url().path, arguments: ["extract-worker"]),
-            options: .init(ocr: configuration.ocr, pdf: configuration.pdf),
-            size: 2
-        )
+        let (pool, isolated) = try Self.isolatedPDF(configuration, budgetMilliseconds: budgetMilliseconds)
         defer {
             pool.shutdown()
             pool.waitUntilStopped()
         }
-        var isolated = IsolatedExtractor(kind: .pdf, configuration: configuration, pool: pool)
-        if let budgetMilliseconds { isolated.firstRequestBudget = .milliseconds(budgetMilliseconds) }
         let inProcess = PDFExtractor(pdf: configuration.pdf, engines: OCREnginePool(options: configuration.ocr))
         let paths = [
             "pdf/fontconfig-user.pdf", "pdf/shared-mime-info-spec.pdf", "pdf/mixed-text-and-scan.pdf",
@@ -44,6 +54,32 @@ import Testing
             #expect(actual == expected, "\(path)")
             #expect(actual.sections.compactMap(\.page) == expected.sections.compactMap(\.page), "\(path)")
         }
+    }
+
+    /// `extract.max_text_mb` holds in the workers: the worker that reads a range stops at the first page
+    /// past the document's bound and answers `text-too-large`, rather than send every page of its range.
+    @Test("a worker stops at the document's text bound and answers text-too-large", arguments: [nil, 0])
+    func workersStopAtTheTextBound(budgetMilliseconds: Int?) throws {
+        let configuration = PipelineConfiguration.Extract()
+        let (pool, isolated) = try Self.isolatedPDF(configuration, budgetMilliseconds: budgetMilliseconds)
+        defer {
+            pool.shutdown()
+            pool.waitUntilStopped()
+        }
+        let path = "pdf/fontconfig-user.pdf"
+        let url = Self.samples.appendingPathComponent(path)
+        var input = ExtractionInput(key: path, fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+        let whole = try isolated.extract(input).utf8Count
+        #expect(whole > 24 << 10, "the sample is too short for this test: \(whole) bytes")
+        input.maxTextBytes = 4 << 10
+        let error = #expect(throws: SluiceError.self) { try isolated.extract(input) }
+        #expect(error?.code == .textTooLarge, "\(String(describing: error))")
+        // Stopped within a page of the bound (a page of this manual is a few KB), not after a range (all
+        // of its 32 KB: the first request asks for up to 32 pages).
+        let message = error?.message ?? ""
+        let after = message.range(of: "stopped after ").map { message[$0.upperBound...] } ?? ""
+        let kilobytes = Int(after.prefix { $0.isNumber }) ?? .max
+        #expect(after.hasPrefix("\(kilobytes) KB") && kilobytes < 16, "\(message)")
     }
 }
 

@@ -34,6 +34,17 @@ import Testing
         #expect(text.sections[0].text.contains("What do the letters XZ mean?"))
     }
 
+    @Test func pagesAreHeldToTheTextBoundAsTheyAreRead() throws {
+        let url = Samples.url("pdf/fontconfig-user.pdf")
+        var input = ExtractionInput(key: "manual.pdf", fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+        let whole = try Self.extractor().extract(input).utf8Count
+        #expect(whole > 24 << 10)
+        input.maxTextBytes = 4 << 10
+        let error = #expect(throws: SluiceError.self) { try Self.extractor().extract(input) }
+        #expect(error?.code == .textTooLarge)
+        #expect(error?.message.contains("extract.max_text_mb (4 KB)") == true, "\(String(describing: error))")
+    }
+
     @Test func twoColumnPagesReadColumnByColumn() throws {
         let text = try Self.extract("pdf/zlib-two-column.pdf")
         #expect(text.metadata["title"] == "zlib: the compression algorithm")

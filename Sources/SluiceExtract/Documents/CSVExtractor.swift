@@ -36,11 +36,16 @@ public struct CSVExtractor: Extractor {
         var firstLine = 0
         var lastLine = 0
         var rowCount = 0
-        func flush() {
+        // Each row is charged as it is made: the header's names are written before every value.
+        var budget = input.textBudget()
+        func flush() throws {
             guard !rows.isEmpty else { return }
-            sections.append(
-                TextSection(text: rows.joined(separator: "\n"), metadata: ["lines": "\(firstLine)-\(lastLine)"])
+            let section = TextSection(
+                text: rows.joined(separator: "\n"),
+                metadata: ["lines": "\(firstLine)-\(lastLine)"]
             )
+            try budget.charge(labelsOf: section)
+            sections.append(section)
             rows = []
         }
         do {
@@ -61,16 +66,18 @@ public struct CSVExtractor: Extractor {
                     parts.append("\(index < names.count ? names[index] : "column \(index + 1)"): \(trimmed)")
                 }
                 guard !parts.isEmpty else { return }
+                let row = parts.joined(separator: "; ")
+                try budget.charge(row.utf8.count + 1)
                 if rows.isEmpty { firstLine = line }
                 lastLine = line
-                rows.append(parts.joined(separator: "; "))
+                rows.append(row)
                 rowCount += 1
-                if rows.count == rowsPerSection { flush() }
+                if rows.count == rowsPerSection { try flush() }
             }
         } catch let failure as CSVReader.Failure {
             throw SluiceError(.malformed, "invalid CSV: \(failure.message)")
         }
-        flush()
+        try flush()
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the table has a header but no rows") }
         return ExtractedText(
             sections: sections,

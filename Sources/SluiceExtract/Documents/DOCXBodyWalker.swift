@@ -7,15 +7,20 @@ import SluiceCore
 struct DOCXBodyWalker {
     let styles: DOCXStyles
     private(set) var title: String?
-    private var builder = StructuredTextBuilder()
+    private var builder: StructuredTextBuilder
     /// Next number per (list id, level) for numbered lists.
     private var counters: [String: Int] = [:]
     /// Footnote and endnote numbers, by first reference.
     private var notes = DOCXNotes()
 
-    init(styles: DOCXStyles) { self.styles = styles }
+    /// - Parameter budget: What the text may spend (`extract.max_text_mb`).
+    init(styles: DOCXStyles, budget: TextBudget = TextBudget(limit: .max)) {
+        self.styles = styles
+        builder = StructuredTextBuilder(budget: budget)
+    }
 
-    mutating func finish() -> [TextSection] { builder.finish() }
+    /// - Throws: ``SluiceError/Code/textTooLarge`` when the text passed the budget.
+    mutating func finish() throws -> [TextSection] { try builder.finish() }
 
     /// After the body: the notes of `kind` in their part (its root element), as a section headed "Footnotes"
     /// or "Endnotes" at the outermost level, a paragraph per note starting with its marker.
@@ -30,6 +35,7 @@ struct DOCXBodyWalker {
 
     mutating func visit(body: xmlNodePtr) {
         for node in body.children where node.isElement {
+            guard builder.exceeded == nil else { return }  // past the budget: nothing more is taken
             switch node.localName {
             case "p": paragraph(node)
             case "tbl": table(node)

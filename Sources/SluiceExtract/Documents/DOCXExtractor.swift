@@ -48,7 +48,10 @@ public struct DOCXExtractor: Extractor {
         guard let body = document.root?.child("body") else {
             throw SluiceError(.malformed, "word/document.xml has no w:body")
         }
-        var walker = DOCXBodyWalker(styles: DOCXStyles(styles: styles, numbering: numbering))
+        var walker = DOCXBodyWalker(
+            styles: DOCXStyles(styles: styles, numbering: numbering),
+            budget: input.textBudget()
+        )
         walker.visit(body: body)
         for kind in DOCXNotes.Kind.allCases {
             let name = part(kind.relationship, else: kind.part)
@@ -58,7 +61,7 @@ public struct DOCXExtractor: Extractor {
             withExtendedLifetime(notes) {}
         }
         withExtendedLifetime(document) {}  // owns the body's nodes, walked above
-        let sections = walker.finish()
+        let sections = try walker.finish()
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the DOCX has no text") }
         var metadata = core
         metadata["format"] = "docx"
@@ -68,6 +71,14 @@ public struct DOCXExtractor: Extractor {
 
     /// Parses an XML part, refusing any DTD before libxml2 sees it.
     static func parse(_ bytes: [UInt8], name: String) throws -> XMLTree {
+        try refuseDTD(bytes, name: name)
+        let tree = try XMLTree.xml(bytes, name: name)
+        if tree.hasDTD { throw SluiceError(.xmlEntities, "\(name) declares a DTD; entity expansion is refused") }
+        return tree
+    }
+
+    /// Refuses an XML part that is UTF-16 or declares a DTD (where entities would be declared).
+    static func refuseDTD(_ bytes: [UInt8], name: String) throws {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             throw SluiceError(.unsupportedFormat, "\(name) is UTF-16; DOCX parts are UTF-8")
         }
@@ -79,9 +90,6 @@ public struct DOCXExtractor: Extractor {
                 )
             }
         }
-        let tree = try XMLTree.xml(bytes, name: name)
-        if tree.hasDTD { throw SluiceError(.xmlEntities, "\(name) declares a DTD; entity expansion is refused") }
-        return tree
     }
 
     static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool { firstIndex(of: needle, in: bytes) != nil }

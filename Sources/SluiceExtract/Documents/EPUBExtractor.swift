@@ -79,15 +79,20 @@ public struct EPUBExtractor: Extractor {
             throw SluiceError(.encrypted, "the EPUB is DRM-protected: \(locked) is encrypted (META-INF/encryption.xml)")
         }
         var sections: [TextSection] = []
+        // One budget across the chapters: a spine may list one chapter again and again.
+        var budget = input.textBudget()
         for chapter in chapters {
             guard let bytes = try archive.part(chapter) else {
                 throw SluiceError(.malformed, "\(packagePath) lists \(chapter), which the archive does not hold")
             }
             let tree = try XMLTree.html(bytes, encoding: HTMLSniffer.encoding(of: bytes))
-            var walker = HTMLWalker()
+            var walker = HTMLWalker(budget: budget)
             if let root = tree.root { walker.visit(root, depth: 0) }
             withExtendedLifetime(tree) {}
-            for var section in walker.finish() {
+            let found = try walker.finish()
+            budget = walker.budget
+            try budget.charge(found.count * (chapter.utf8.count + 7))  // each section's `chapter`
+            for var section in found {
                 section.metadata["chapter"] = chapter
                 sections.append(section)
             }

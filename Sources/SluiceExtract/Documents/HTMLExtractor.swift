@@ -28,9 +28,9 @@ public struct HTMLExtractor: Extractor {
         let encoding = HTMLSniffer.encoding(of: input.bytes)
         let tree = try XMLTree.html(input.bytes, encoding: encoding)
         guard let root = tree.root else { throw SluiceError(.emptyDocument, "the HTML has no elements") }
-        var walker = HTMLWalker()
+        var walker = HTMLWalker(budget: input.textBudget())
         walker.visit(root, depth: 0)
-        let sections = walker.finish()
+        let sections = try walker.finish()
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the HTML has no visible text") }
         var metadata = ["format": "html", "charset": encoding]
         if let title = walker.title, !title.isEmpty { metadata["title"] = title }

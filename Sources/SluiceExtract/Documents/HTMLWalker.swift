@@ -5,7 +5,7 @@ import SluiceCore
 /// Walks an HTML tree in document order and feeds a ``StructuredTextBuilder``.
 struct HTMLWalker {
     private(set) var title: String?
-    private var builder = StructuredTextBuilder()
+    private var builder: StructuredTextBuilder
     /// Inline text of the block being read.
     private var inline = ""
     /// The enclosing lists: whether each is ordered, and its next item number.
@@ -26,12 +26,20 @@ struct HTMLWalker {
         "details", "summary", "dl", "dt", "dd", "hr", "center", "fieldset", "legend", "caption", "body", "html",
     ]
 
-    mutating func finish() -> [TextSection] {
+    /// - Parameter budget: What the text may still spend (`extract.max_text_mb`).
+    init(budget: TextBudget = TextBudget(limit: .max)) { builder = StructuredTextBuilder(budget: budget) }
+
+    /// What has been spent of the budget, the text so far included.
+    var budget: TextBudget { builder.budget }
+
+    /// - Throws: ``SluiceError/Code/textTooLarge`` when the text passed the budget.
+    mutating func finish() throws -> [TextSection] {
         endBlock()
-        return builder.finish()
+        return try builder.finish()
     }
 
     mutating func visit(_ node: xmlNodePtr, depth: Int) {
+        guard builder.exceeded == nil else { return }  // past the budget: nothing more is taken
         if node.isText {
             appendText(node.content)
             return

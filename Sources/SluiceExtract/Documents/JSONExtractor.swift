@@ -65,36 +65,47 @@ public struct JSONExtractor: Extractor {
         }
         let scanner = JSONScanner(bytes: bytes, maxDepth: maxDepth)
         let ext = input.fileURL.pathExtension.lowercased()
-        if Self.linesExtensions.contains(ext) { return try lines(scanner) }
+        if Self.linesExtensions.contains(ext) { return try lines(scanner, budget: input.textBudget()) }
         do {
-            return try document(scanner)
+            return try document(scanner, budget: input.textBudget())
         } catch let failure as JSONScanner.Failure {
             // A first line that is a whole value, followed by more: JSON Lines without the extension.
             if !failure.tooDeep, failure.message.hasPrefix("unexpected"),
                 failure.message.hasSuffix("after the end of the JSON value"),
                 let firstNewline = bytes.firstIndex(of: 0x0A), failure.offset > firstNewline
             {
-                return try lines(scanner)
+                return try lines(scanner, budget: input.textBudget())
             }
             throw error(failure, in: bytes, line: nil)
         }
     }
 
-    private func document(_ scanner: JSONScanner) throws -> ExtractedText {
+    /// Each value's line is charged to `budget` as it is made: its path (a huge key above many values
+    /// multiplies) and its text; past the budget, no more lines are kept.
+    private func document(_ scanner: JSONScanner, budget: TextBudget) throws -> ExtractedText {
+        var budget = budget
+        var exceeded: (any Error)?
         var entries: [(path: [JSONScanner.Step], line: String)] = []
         try scanner.scan(0..<scanner.bytes.count) { path, value in
-            guard selects(path), value.contains(where: { !$0.isWhitespace }) else { return }
-            entries.append((path, "\(JSONScanner.render(path)): \(value)"))
+            guard exceeded == nil, selects(path), value.contains(where: { !$0.isWhitespace }) else { return }
+            let line = "\(JSONScanner.render(path)): \(value)"
+            do { try budget.charge(line) } catch { exceeded = error }
+            if exceeded == nil { entries.append((path, line)) }
         }
+        if let exceeded { throw exceeded }
         guard !entries.isEmpty else { throw SluiceError(.emptyDocument, emptyReason) }
-        return ExtractedText(sections: Self.records(entries), metadata: ["format": "json"])
+        return ExtractedText(sections: try Self.records(entries, budget: &budget), metadata: ["format": "json"])
     }
 
     /// Groups the lines by record: the children of the outermost container that has more than one
     /// (`{"4217": [...]}` gives a section per element of the array). A section's heading path is the
     /// container's path, then the record's (`$["4217"]`, `$["4217"][3]`), so the structured chunker
-    /// merges small neighbouring records under their container.
-    static func records(_ entries: [(path: [JSONScanner.Step], line: String)]) -> [TextSection] {
+    /// merges small neighbouring records under their container. Each section's heading path is charged to
+    /// `budget` before it is made (a huge key is in the path of every record under it).
+    static func records(
+        _ entries: [(path: [JSONScanner.Step], line: String)],
+        budget: inout TextBudget
+    ) throws -> [TextSection] {
         var depth = 1
         while entries.allSatisfy({ $0.path.count > depth }), Set(entries.map { $0.path[depth - 1] }).count == 1 {
             depth += 1
@@ -102,9 +113,10 @@ public struct JSONExtractor: Extractor {
         var sections: [TextSection] = []
         var current: [String] = []
         var currentKey: ArraySlice<JSONScanner.Step>?
-        func flush() {
+        func flush() throws {
             guard let key = currentKey, !current.isEmpty else { return }
             let container = JSONScanner.render(Array(key.dropLast()))
+            if !key.isEmpty { try budget.charge(2 * container.utf8.count) }
             let heading = key.isEmpty ? [] : [container, JSONScanner.render(Array(key))]
             sections.append(TextSection(text: current.joined(separator: "\n"), headingPath: heading))
             current = []
@@ -112,16 +124,18 @@ public struct JSONExtractor: Extractor {
         for entry in entries {
             let key = entry.path.prefix(depth)
             if key != currentKey {
-                flush()
+                try flush()
                 currentKey = key
             }
             current.append(entry.line)
         }
-        flush()
+        try flush()
         return sections
     }
 
-    private func lines(_ scanner: JSONScanner) throws -> ExtractedText {
+    private func lines(_ scanner: JSONScanner, budget: TextBudget) throws -> ExtractedText {
+        var budget = budget
+        var exceeded: (any Error)?
         var sections: [TextSection] = []
         var lineStart = 0
         var lineNumber = 0
@@ -134,12 +148,15 @@ public struct JSONExtractor: Extractor {
             var text: [String] = []
             do {
                 try scanner.scan(lineStart..<lineEnd) { path, value in
-                    guard selects(path), value.contains(where: { !$0.isWhitespace }) else { return }
-                    text.append("\(JSONScanner.render(path)): \(value)")
+                    guard exceeded == nil, selects(path), value.contains(where: { !$0.isWhitespace }) else { return }
+                    let line = "\(JSONScanner.render(path)): \(value)"
+                    do { try budget.charge(line) } catch { exceeded = error }
+                    if exceeded == nil { text.append(line) }
                 }
             } catch {
                 throw self.error(error, in: bytes, line: (lineNumber, lineStart))
             }
+            if let exceeded { throw exceeded }
             if !text.isEmpty {
                 sections.append(TextSection(text: text.joined(separator: "\n"), metadata: ["line": String(lineNumber)]))
             }

@@ -53,6 +53,8 @@ public struct PPTXExtractor: Extractor {
 
         var sections: [TextSection] = []
         var firstTitle: String?
+        // One budget across the slides: a presentation may list one slide again and again.
+        var budget = input.textBudget()
         for (index, part) in slideParts.enumerated() {
             guard let bytes = try archive.part(part) else {
                 throw SluiceError(.malformed, "\(presentationPart) lists \(part), which the archive does not hold")
@@ -70,6 +72,7 @@ public struct PPTXExtractor: Extractor {
             }
             if firstTitle == nil, let title = text.title { firstTitle = title }
             guard let section = text.section(page: index + 1) else { continue }
+            try budget.charge(section)
             sections.append(section)
         }
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the PPTX has no text on its slides") }

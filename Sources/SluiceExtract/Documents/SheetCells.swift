@@ -1,7 +1,8 @@
 internal import CLibXML2
 import Foundation
 
-/// The cells of one worksheet with a value, row by row, as Excel shows them.
+/// The cells of a worksheet's rows with a value, as Excel shows them, one row at a time (``XMLStream``
+/// hands the rows out).
 struct SheetCells {
     struct Cell {
         /// 1 for column A.
@@ -19,7 +20,8 @@ struct SheetCells {
     /// What each cell format (`s`, an index into `cellXfs`) shows a number as.
     let formats: [SpreadsheetDates.Kind]
     let date1904: Bool
-    private(set) var rows: [Row] = []
+    /// The number of the last row read (a row without `r` follows it).
+    private var lastRow = 0
 
     init(shared: [String], formats: [SpreadsheetDates.Kind], date1904: Bool) {
         self.shared = shared
@@ -27,21 +29,19 @@ struct SheetCells {
         self.date1904 = date1904
     }
 
-    mutating func read(sheetData: xmlNodePtr) {
-        var lastRow = 0
-        for row in sheetData.children where row.isElement && row.localName == "row" {
-            let number = row.attribute("r").flatMap(Int.init) ?? lastRow + 1
-            lastRow = number
-            var cells: [Cell] = []
-            var lastColumn = 0
-            for cell in row.children where cell.isElement && cell.localName == "c" {
-                let column = cell.attribute("r").flatMap(Self.column(of:)) ?? lastColumn + 1
-                lastColumn = column
-                let value = StructuredTextBuilder.collapse(self.value(of: cell))
-                if !value.isEmpty { cells.append(Cell(column: column, value: value)) }
-            }
-            if !cells.isEmpty { rows.append(Row(number: number, cells: cells)) }
+    /// A `row` element's cells with a value; nil when it has none.
+    mutating func row(of row: xmlNodePtr) -> Row? {
+        let number = row.attribute("r").flatMap(Int.init) ?? lastRow + 1
+        lastRow = number
+        var cells: [Cell] = []
+        var lastColumn = 0
+        for cell in row.children where cell.isElement && cell.localName == "c" {
+            let column = cell.attribute("r").flatMap(Self.column(of:)) ?? lastColumn + 1
+            lastColumn = column
+            let value = StructuredTextBuilder.collapse(self.value(of: cell))
+            if !value.isEmpty { cells.append(Cell(column: column, value: value)) }
         }
+        return cells.isEmpty ? nil : Row(number: number, cells: cells)
     }
 
     /// What a cell shows.

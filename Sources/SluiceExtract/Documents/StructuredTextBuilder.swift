@@ -5,7 +5,14 @@ import SluiceCore
 /// starting with the heading as a Markdown line (`## Title`) and carrying the heading path; blocks
 /// (paragraphs, lists, tables) separated by blank lines, the lines of one block (list items, table rows)
 /// by single line breaks. The chunker then splits at headings first and paragraphs next.
+///
+/// Everything taken is charged to a ``TextBudget`` (`extract.max_text_mb`): once past it, nothing more is
+/// taken (``exceeded`` says why, and ``finish()`` throws it), so the walker feeding the builder can stop.
 struct StructuredTextBuilder {
+    /// What has been charged: the text taken, and each section's heading path and metadata.
+    private(set) var budget: TextBudget
+    /// Set once the budget is spent: the builder takes nothing more.
+    private(set) var exceeded: SluiceError?
     private var sections: [TextSection] = []
     private var path: [(level: Int, title: String)] = []
     private var blocks: [String] = []
@@ -13,13 +20,27 @@ struct StructuredTextBuilder {
     /// How many of `blocks` are heading lines (they come first).
     private var headingBlocks = 0
 
+    init(budget: TextBudget = TextBudget(limit: .max)) { self.budget = budget }
+
+    /// Charges `count` bytes; false (and nothing more is taken) once past the budget.
+    private mutating func take(_ count: Int) -> Bool {
+        guard exceeded == nil else { return false }
+        do {
+            try budget.charge(count)
+            return true
+        } catch {
+            exceeded = SluiceError.wrap(error, as: .textTooLarge)
+            return false
+        }
+    }
+
     /// Starts a section under a heading of `level` (1 = outermost).
     ///
     /// A heading with no text of its own before the next heading stays as a line at the top of the
     /// next section, so its words are still indexed.
     mutating func heading(_ title: String, level: Int) {
         let title = Self.collapse(title)
-        guard !title.isEmpty else { return }
+        guard !title.isEmpty, take(title.utf8.count + level + 1) else { return }
         endBlock()
         let carried = blocks.count == headingBlocks ? blocks : []
         flushSection(unlessOnlyHeadings: true)
@@ -33,14 +54,14 @@ struct StructuredTextBuilder {
     mutating func paragraph(_ text: String) {
         endBlock()
         let text = Self.trimLines(text)
-        if !text.isEmpty { blocks.append(text) }
+        if !text.isEmpty, take(text.utf8.count) { blocks.append(text) }
     }
 
     /// Adds a line to the current block (a list item, a table row); leading indentation is kept.
     mutating func line(_ text: String) {
         var text = Substring(text)
         while let last = text.last, last.isWhitespace { text.removeLast() }
-        if !text.isEmpty { lines.append(String(text)) }
+        if !text.isEmpty, take(text.utf8.count) { lines.append(String(text)) }
     }
 
     /// Closes the current block of lines.
@@ -50,15 +71,17 @@ struct StructuredTextBuilder {
     }
 
     /// The sections collected, in order.
-    mutating func finish() -> [TextSection] {
+    /// - Throws: ``SluiceError/Code/textTooLarge`` when the budget was passed.
+    mutating func finish() throws -> [TextSection] {
         flushSection()
+        if let exceeded { throw exceeded }
         return sections
     }
 
     private mutating func flushSection(unlessOnlyHeadings: Bool = false) {
         endBlock()
         let onlyHeadings = blocks.count == headingBlocks
-        if !blocks.isEmpty && !(unlessOnlyHeadings && onlyHeadings) {
+        if !blocks.isEmpty && !(unlessOnlyHeadings && onlyHeadings), take(path.reduce(0) { $0 + $1.title.utf8.count }) {
             sections.append(TextSection(text: blocks.joined(separator: "\n\n"), headingPath: path.map(\.title)))
         }
         blocks = []

@@ -57,15 +57,13 @@ public struct XLSXExtractor: Extractor {
         }
         withExtendedLifetime(workbook) {}  // owns the nodes walked above
 
+        // The parts that may be large (the shared strings, the sheets) are read an element at a time
+        // (XMLStream): memory follows the text kept, not the size of a tree of the part.
         var shared: [String] = []
         if let part = targets.values.first(where: { $0.type.hasSuffix("/sharedStrings") })?.path,
             let bytes = try archive.part(part)
         {
-            let tree = try DOCXExtractor.parse(bytes, name: part)
-            for item in tree.root?.children ?? XMLChildren(first: nil) where item.isElement && item.localName == "si" {
-                shared.append(SheetCells.richText(of: item))
-            }
-            withExtendedLifetime(tree) {}
+            try XMLStream.elements("si", depth: 1, in: bytes, name: part) { shared.append(SheetCells.richText(of: $0)) }
         }
         var formats: [SpreadsheetDates.Kind] = []
         if let part = targets.values.first(where: { $0.type.hasSuffix("/styles") })?.path,
@@ -76,16 +74,19 @@ public struct XLSXExtractor: Extractor {
             withExtendedLifetime(tree) {}
         }
 
+        // One budget across the sheets: a cell's text counts each time a cell names it.
+        var budget = input.textBudget()
         var sections: [TextSection] = []
         for sheet in sheets {
             guard let bytes = try archive.part(sheet.part) else {
                 throw SluiceError(.malformed, "\(workbookPart) lists \(sheet.part), which the archive does not hold")
             }
-            let tree = try DOCXExtractor.parse(bytes, name: sheet.part)
             var cells = SheetCells(shared: shared, formats: formats, date1904: date1904)
-            if let data = tree.root?.child("sheetData") { cells.read(sheetData: data) }
-            withExtendedLifetime(tree) {}
-            sections += Self.sections(of: cells.rows, sheet: sheet.name, rowsPerSection: rowsPerSection)
+            var layout = SheetSections(sheet: sheet.name, rowsPerSection: rowsPerSection)
+            try XMLStream.elements("row", depth: 2, parent: "sheetData", in: bytes, name: sheet.part) { node in
+                if let row = cells.row(of: node) { try layout.add(row, budget: &budget) }
+            }
+            sections += try layout.finish(budget: &budget)
         }
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the XLSX has no values in its sheets") }
 
@@ -93,38 +94,5 @@ public struct XLSXExtractor: Extractor {
         metadata["format"] = "xlsx"
         metadata["sheets"] = sheets.map(\.name).joined(separator: ", ")
         return ExtractedText(sections: sections, metadata: metadata)
-    }
-
-    /// A sheet's rows as sections: the first row names the columns (a sheet of one row is that row).
-    static func sections(of rows: [SheetCells.Row], sheet: String, rowsPerSection: Int) -> [TextSection] {
-        guard let header = rows.first else { return [] }
-        let heading = "# " + sheet
-        guard rows.count > 1 else {
-            let line = header.cells.map(\.value).joined(separator: "; ")
-            return [
-                TextSection(
-                    text: heading + "\n\n" + line,
-                    headingPath: [sheet],
-                    metadata: ["sheet": sheet, "lines": "\(header.number)-\(header.number)"]
-                )
-            ]
-        }
-        var names: [Int: String] = [:]
-        for cell in header.cells { names[cell.column] = cell.value }
-        var sections: [TextSection] = []
-        for start in stride(from: 1, to: rows.count, by: rowsPerSection) {
-            let group = rows[start..<min(start + rowsPerSection, rows.count)]
-            let lines = group.map { row in
-                row.cells.map { "\(names[$0.column] ?? "column \($0.column)"): \($0.value)" }.joined(separator: "; ")
-            }
-            sections.append(
-                TextSection(
-                    text: heading + "\n\n" + lines.joined(separator: "\n"),
-                    headingPath: [sheet],
-                    metadata: ["sheet": sheet, "lines": "\(group.first!.number)-\(group.last!.number)"]
-                )
-            )
-        }
-        return sections
     }
 }

@@ -15,7 +15,7 @@ final class XMLTree {
     deinit { xmlFreeDoc(document) }
 
     /// libxml2 must be initialised once before threads use it.
-    private static let initialised: Bool = {
+    static let initialised: Bool = {
         xmlInitParser()
         return true
     }()
@@ -78,7 +78,7 @@ final class XMLTree {
     /// Whether the document carries a DTD (an internal subset, where entities would be declared).
     var hasDTD: Bool { document.pointee.intSubset != nil }
 
-    private static func lastError() -> String {
+    static func lastError() -> String {
         guard let error = xmlGetLastError(), let message = error.pointee.message else { return "unknown error" }
         let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
         return error.pointee.line > 0 ? "line \(error.pointee.line): \(text)" : text

@@ -34,6 +34,7 @@ package struct DocumentMetadataRules: Sendable {
         let admission = [
             "version=\(SluiceVersion.current)",
             "extract.max_file_mb=\(extract.maxFileMB)",
+            "extract.max_text_mb=\(extract.maxTextMB)",
             "extract.json.max_depth=\(extract.json.maxDepth)",
             "extract.docx.max_inflated_mb=\(extract.docx.maxInflatedMB)",
             "extract.docx.max_compression_ratio=\(extract.docx.maxCompressionRatio)",

@@ -3,6 +3,8 @@ import SluiceCore
 /// Splits a document's text into chunks sized by the embedder's token counter.
 package struct ChunkStep: Sendable {
     package let chunker: any Chunker
+    /// Most bytes the chunks may come to with what each repeats (`extract.max_text_mb`, ``TextBudget``).
+    package var maxTextBytes = Int.max
 
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
         var document = document
@@ -12,6 +14,14 @@ package struct ChunkStep: Sendable {
         document.text = nil
         guard !chunks.isEmpty else {
             document.fail(SluiceError(.emptyDocument, "no text to index after extraction"), as: .emptyDocument)
+            return document
+        }
+        // Each chunk repeats its section's heading path and the document's metadata (in memory they are
+        // shared, in the stored records they are not).
+        do {
+            try WorkCPU.measure { try TextBudget(limit: maxTextBytes).check(chunks, documentMetadata: text.metadata) }
+        } catch {
+            document.fail(error, as: .textTooLarge)
             return document
         }
         document.chunked = chunks

@@ -18,6 +18,8 @@ package struct ExtractStep: Sendable {
     package let registry: ExtractorRegistry
     package let executor: BlockingExecutor
     package let maxBytes: Int
+    /// Most bytes of text one document may produce (`extract.max_text_mb`, ``TextBudget``).
+    package var maxTextBytes = Int.max
     package let timeout: Duration
     package let tally: RunTally
     /// Documents with identical bytes share one extraction.
@@ -77,7 +79,8 @@ package struct ExtractStep: Sendable {
             fileURL: url,
             bytes: bytes,
             fileIdentity: document.file.identity,
-            followsSymlink: document.file.followsSymlink
+            followsSymlink: document.file.followsSymlink,
+            maxTextBytes: maxTextBytes
         )
         // Sniffing (every extractor's `accepts`) is the stage's work too.
         guard let extractor = WorkCPU.measure({ registry.extractor(for: input) }) else {
@@ -90,6 +93,7 @@ package struct ExtractStep: Sendable {
         if case .shared(let text) = claim {
             document.text = text
             tally.update { $0.extractionsShared = ($0.extractionsShared ?? 0) + 1 }
+            checkTextSize(&document)
             return document
         }
         let identity = persistent == nil ? nil : extractor.cacheIdentity
@@ -97,6 +101,7 @@ package struct ExtractStep: Sendable {
             document.text = text
             tally.update { $0.extractionsCached = ($0.extractionsCached ?? 0) + 1 }
             if case .extract = claim { await sharing.finish(shareKey, with: text) }
+            checkTextSize(&document)  // kept under another run's extract.max_text_mb
             return document
         }
         var extracted: ExtractedText?
@@ -114,6 +119,8 @@ package struct ExtractStep: Sendable {
                     try await executor.run { try extractor.extract(input) }
                 }
             }
+            // Every extractor charges its text as it goes; this holds one that does not to the same limit.
+            try WorkCPU.measure { try TextBudget(limit: maxTextBytes).check(text) }
             document.text = text
             extracted = text
         } catch {
@@ -127,6 +134,16 @@ package struct ExtractStep: Sendable {
             await persistent.store(extracted, content: hash, identity: identity)
         }
         return document
+    }
+
+    /// Fails the document if its text, from the sharing or the extraction cache, is over ``maxTextBytes``.
+    private func checkTextSize(_ document: inout DocumentWork) {
+        guard let text = document.text else { return }
+        do {
+            try TextBudget(limit: maxTextBytes).check(text)
+        } catch {
+            document.fail(error, as: .textTooLarge)
+        }
     }
 
     /// Whether the file still has the size (of the bytes read) and modification time it was scanned with.
