@@ -56,6 +56,19 @@ final class PGConnection {
         try connect()
     }
 
+    /// libpq's cancel object for this connection's backend (``PGQueryCanceller``); nil when not connected.
+    /// The caller frees it with `PQfreeCancel`.
+    func makeCancel() -> OpaquePointer? {
+        handle.flatMap { PQgetCancel($0) }
+    }
+
+    /// Ends a transaction a failed or cancelled call left open (a no-op outside one, where a `ROLLBACK`
+    /// would print PostgreSQL's warning).
+    func rollBackOpenTransaction() {
+        guard let handle, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        PQclear(PQexec(handle, "ROLLBACK"))
+    }
+
     /// Runs SQL with text parameters (`$1`, `$2`, …) and returns the rows.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> Rows {

@@ -33,7 +33,7 @@ extension PgvectorSink {
         let query = PgvectorCopy.vectorLiteral(request.vector)
         let k = max(0, request.k)
         let filter = try request.filter.map { try PgvectorFilter($0, firstParameter: 2) }
-        return try await withConnection("search \(settings.table)") { connection in
+        return try await withCancellableConnection("search \(settings.table)") { connection in
             guard let description = try Self.describe(connection, table) else { return [] }
             let sql = Self.searchSQL(table: table, op: op, type: description.type, k: k, filter: filter)
             let parameters = [query] + (filter?.parameters ?? [])

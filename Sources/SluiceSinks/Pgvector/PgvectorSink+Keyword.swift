@@ -44,7 +44,7 @@ extension PgvectorSink {
             throw SluiceError(.usage, "pgvector cannot hold U+0000 (NUL) in text: remove it from the query")
         }
         let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 3) }
-        return try await withConnection("keyword search \(settings.table)") { connection in
+        return try await withCancellableConnection("keyword search \(settings.table)") { connection in
             guard try Self.describe(connection, table) != nil else { return [] }
             // A tsvector's text form ('a' 'b') is a valid tsquery once the spaces between lexemes are ORs.
             let rows = try connection.query(

@@ -101,6 +101,24 @@ public final class PgvectorSink: VectorSink {
         }
     }
 
+    /// As ``withConnection(_:_:)``, for read-only statements that a cancelled caller stops on the server
+    /// (``PGQueryCanceller``): the searches, which a request's deadline cancels.
+    func withCancellableConnection<T: Sendable>(
+        _ what: String,
+        _ body: @escaping @Sendable (PGConnection) throws -> T
+    ) async throws -> T {
+        try await withSinkRetries(attempts: settings.retries, what: what) {
+            let canceller = PGQueryCanceller()
+            return try await withTaskCancellationHandler {
+                try await executor.run { [pool] in
+                    try pool.with { connection in try canceller.running(connection) { try body(connection) } }
+                }
+            } onCancel: {
+                canceller.cancel()
+            }
+        }
+    }
+
     var operatorClass: String {
         let type = runState.withLock { $0.columnType }
         switch settings.metric {
