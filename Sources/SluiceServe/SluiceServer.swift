@@ -17,7 +17,7 @@ import UnixSignals
 public struct SluiceServer: Sendable {
     public let configuration: PipelineConfiguration
     let searcher: Searcher
-    /// `POST /v1/ask`'s answerer; nil when the pipeline's `answer` section cannot be used (404).
+    /// `POST /v1/ask`'s answerer; nil when the pipeline has no `answer` section (404).
     let answerer: Answerer?
     let metrics = ServeMetrics()
     let runs: RunManager
@@ -67,10 +67,12 @@ public struct SluiceServer: Sendable {
         var searcher = Searcher(embedder: components.embedder, sink: components.sink)
         searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
         self.searcher = searcher
+        // An `answer` section that cannot be used stops the start with its reason, as a broken `embed` or
+        // `sink` section does: answering every ask "no answer model configured" would hide it.
         var answerer =
             !configuration.answer.isConfigured
             ? nil
-            : try? Answerer(
+            : try Answerer(
                 configuration: configuration.answer,
                 embedder: components.embedder,
                 sink: components.sink,

@@ -90,4 +90,30 @@ struct ServeAskCLITests {
         #expect(result.exitCode == 0, "\(result)")
         #expect(!result.stdout.contains(key) && !result.stderr.contains(key))
     }
+
+    /// An `answer` section that cannot be used stops `serve` at start-up with its reason (issue 30): before,
+    /// the server started and answered every ask 404 "no answer model configured".
+    @Test("serve with an unusable answer section exits 1 at start-up, naming what is wrong")
+    func unusableAnswerSectionStopsTheStart() async throws {
+        let ws = try Workspace("serve-ask-broken")
+        defer { ws.cleanUp() }
+        let target = ws.target("t")
+        try "Gates are painted green every spring.\n".write(
+            to: ws.corpus.appendingPathComponent("gates.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try await ws.run(target, expecting: 0)
+        let unset = "SLUICE_TEST_UNSET_CHAT_KEY"
+        let result = try await ws.sluice(
+            ["serve", ws.pipeline.path] + target.arguments
+                + [
+                    "--port", "0", "--set", "answer.base_url=http://127.0.0.1:9/v1", "--set", "answer.model=m",
+                    "--set", "answer.api_key_env=\(unset)",
+                ],
+            timeout: .seconds(120)
+        )
+        #expect(result.exitCode == 1, "\(result)")
+        #expect(result.stderr.contains(unset), "\(result)")
+    }
 }
