@@ -90,8 +90,16 @@ import Testing
     static func otherBuildWorker(hello: String, in folder: URL) throws -> String {
         let script = folder.appendingPathComponent("sluice-extract-worker")
         let sluice = try SluiceExecutable.url().path
-        try Data("#!/bin/sh\nSLUICE_DEBUG_WORKER_HELLO='\(hello)' exec '\(sluice)' extract-worker \"$@\"\n".utf8)
-            .write(to: script)
+        let text = "#!/bin/sh\nSLUICE_DEBUG_WORKER_HELLO='\(hello)' exec '\(sluice)' extract-worker \"$@\"\n"
+        // Written through a descriptor closed on exec: a process another test starts meanwhile would
+        // otherwise inherit it open for writing, and starting the script then fails with ETXTBSY ("Text file
+        // busy", seen once in a fresh-clone CI run).
+        let descriptor = open(script.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
         chmod(script.path, 0o755)
         return script.path
     }
