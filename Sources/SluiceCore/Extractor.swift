@@ -10,8 +10,9 @@ public struct ExtractionInput: Sendable {
     public var fileIdentity: FileIdentity?
     /// Whether `fileURL` is a symbolic link that may be followed (`source.follow_symlinks`).
     public var followsSymlink: Bool
-    /// Most UTF-8 bytes of text the extraction may produce (`extract.max_text_mb`): an extractor charges
-    /// what it produces to ``textBudget()`` as it goes, and stops with
+    /// Most UTF-8 bytes of text the extraction may produce (`extract.max_text_mb`, or four times the file's
+    /// size where that is larger: ``TextBudget/init(setting:fileSize:)``, which the extract stage applies):
+    /// an extractor charges what it produces to ``textBudget()`` as it goes, and stops with
     /// ``SluiceError/Code/textTooLarge`` once past it.
     public var maxTextBytes: Int
 

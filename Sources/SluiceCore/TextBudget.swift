@@ -8,11 +8,21 @@
 /// here, a row, a page or a part at a time, before it produces more, and stops at the first charge past
 /// the limit: memory stays near the limit whatever the file says. The extract stage checks the whole text
 /// once more (``check(_:)``), for extractors that do not charge as they go.
+///
+/// The bound is on what a file multiplies into, not on its size (`extract.max_file_mb` bounds that): a
+/// document may always produce ``fileSizeMultiple`` times its own bytes (``init(setting:fileSize:)``), so a
+/// large plain-text, CSV or JSON Lines file is read whole while a small file that names the same text a
+/// million times stops at the setting.
 public struct TextBudget: Sendable, Hashable {
     /// Most UTF-8 bytes of text.
     public let limit: Int
     /// UTF-8 bytes charged so far.
     public private(set) var spent = 0
+
+    /// How many times its own size a file may always produce: a CSV or spreadsheet row's header names repeat
+    /// before each value (two to three times the row's bytes in ordinary tables), a JSON value carries its
+    /// key path, and a compressed Office part inflates; a file past this multiplies by reference.
+    public static let fileSizeMultiple = 4
 
     /// `extract.max_text_mb`'s default: 32 MB, some eight million tokens, over 30,000 chunks of 256 tokens
     /// and more than seven times the King James Bible. A document past it is, in practice, generated or
@@ -20,6 +30,13 @@ public struct TextBudget: Sendable, Hashable {
     public static let defaultMegabytes: Double = 32
 
     public init(limit: Int) { self.limit = max(0, limit) }
+
+    /// The bound of one document: `setting` (`extract.max_text_mb` in bytes), or ``fileSizeMultiple`` times
+    /// the file's size when that is larger.
+    public init(setting: Int, fileSize: Int) {
+        let (multiple, overflow) = max(0, fileSize).multipliedReportingOverflow(by: Self.fileSizeMultiple)
+        self.init(limit: max(setting, overflow ? Int.max : multiple))
+    }
 
     /// `megabytes` (MiB, as every `_mb` setting) in bytes.
     public static func bytes(megabytes: Double) -> Int {
@@ -75,7 +92,7 @@ public struct TextBudget: Sendable, Hashable {
             if total > limit {
                 throw SluiceError(
                     .textTooLarge,
-                    "the document's \(chunks.count) chunks, with the heading path and metadata each repeats, pass extract.max_text_mb (\(Self.size(limit))): a huge heading or title over many chunks multiplies. Raise extract.max_text_mb if the document is that large"
+                    "the document's \(chunks.count) chunks, with the heading path and metadata each repeats, pass \(boundName): a huge heading or title over many chunks multiplies. Raise extract.max_text_mb if the document is that large"
                 )
             }
         }
@@ -85,8 +102,13 @@ public struct TextBudget: Sendable, Hashable {
     func exceeded() -> SluiceError {
         SluiceError(
             .textTooLarge,
-            "the document's text passes extract.max_text_mb (\(Self.size(limit))): extraction stopped after \(Self.size(spent)); a file that repeats text by reference (a shared string named by many cells, a header before every value) multiplies what it holds. Raise extract.max_text_mb if the document is that large"
+            "the document's text passes \(boundName): extraction stopped after \(Self.size(spent)); a file that repeats text by reference (a shared string named by many cells, a header before every value) multiplies what it holds. Raise extract.max_text_mb if the document is that large"
         )
+    }
+
+    /// The bound as the errors name it: its size and where it comes from.
+    private var boundName: String {
+        "its bound of \(Self.size(limit)) (extract.max_text_mb, or \(Self.fileSizeMultiple) times the file's size where that is larger)"
     }
 
     /// `12 KB` under a megabyte, else `1.5 MB` (MiB, as the setting).

@@ -26,6 +26,19 @@ import Testing
         try TextBudget(limit: 200).check(text)
     }
 
+    @Test func aFileMayAlwaysMakeFourTimesItsSize() throws {
+        #expect(TextBudget(setting: 1_000, fileSize: 100).limit == 1_000)
+        #expect(TextBudget(setting: 1_000, fileSize: 400).limit == 1_600)
+        #expect(TextBudget(setting: 1_000, fileSize: .max / 2).limit == .max)
+        #expect(TextBudget(setting: .max, fileSize: 10).limit == .max)
+        var budget = TextBudget(setting: 1_000, fileSize: 400)
+        let error = #expect(throws: SluiceError.self) { try budget.charge(1_601) }
+        #expect(
+            error?.message.contains("its bound of 1 KB (extract.max_text_mb, or 4 times the file's size") == true,
+            "\(String(describing: error))"
+        )
+    }
+
     @Test func theSettingIsReadAndDefaultsTo32MB() throws {
         #expect(PipelineConfiguration.Extract().maxTextMB == 32)
         #expect(PipelineConfiguration.Extract().maxTextBytes == 32 << 20)

@@ -42,7 +42,10 @@ import Testing
         input.maxTextBytes = 4 << 10
         let error = #expect(throws: SluiceError.self) { try Self.extractor().extract(input) }
         #expect(error?.code == .textTooLarge)
-        #expect(error?.message.contains("extract.max_text_mb (4 KB)") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("its bound of 4 KB (extract.max_text_mb") == true,
+            "\(String(describing: error))"
+        )
     }
 
     @Test func twoColumnPagesReadColumnByColumn() throws {

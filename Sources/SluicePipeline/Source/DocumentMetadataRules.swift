@@ -34,7 +34,9 @@ package struct DocumentMetadataRules: Sendable {
         let admission = [
             "version=\(SluiceVersion.current)",
             "extract.max_file_mb=\(extract.maxFileMB)",
-            "extract.max_text_mb=\(extract.maxTextMB)",
+            // With the rule that a file may make text of a multiple of its size: a file that failed under the
+            // setting alone is tried once more.
+            "extract.max_text_mb=\(extract.maxTextMB),file_size_multiple=\(TextBudget.fileSizeMultiple)",
             "extract.json.max_depth=\(extract.json.maxDepth)",
             "extract.docx.max_inflated_mb=\(extract.docx.maxInflatedMB)",
             "extract.docx.max_compression_ratio=\(extract.docx.maxCompressionRatio)",

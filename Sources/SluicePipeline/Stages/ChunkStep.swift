@@ -3,7 +3,8 @@ import SluiceCore
 /// Splits a document's text into chunks sized by the embedder's token counter.
 package struct ChunkStep: Sendable {
     package let chunker: any Chunker
-    /// Most bytes the chunks may come to with what each repeats (`extract.max_text_mb`, ``TextBudget``).
+    /// `extract.max_text_mb` in bytes: the chunks, with what each repeats, may come to that much, or four times
+    /// the file's size where that is larger (``TextBudget/init(setting:fileSize:)``).
     package var maxTextBytes = Int.max
 
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
@@ -19,7 +20,12 @@ package struct ChunkStep: Sendable {
         // Each chunk repeats its section's heading path and the document's metadata (in memory they are
         // shared, in the stored records they are not).
         do {
-            try WorkCPU.measure { try TextBudget(limit: maxTextBytes).check(chunks, documentMetadata: text.metadata) }
+            try WorkCPU.measure {
+                try TextBudget(setting: maxTextBytes, fileSize: document.file.size).check(
+                    chunks,
+                    documentMetadata: text.metadata
+                )
+            }
         } catch {
             document.fail(error, as: .textTooLarge)
             return document

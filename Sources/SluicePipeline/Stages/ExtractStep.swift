@@ -18,7 +18,8 @@ package struct ExtractStep: Sendable {
     package let registry: ExtractorRegistry
     package let executor: BlockingExecutor
     package let maxBytes: Int
-    /// Most bytes of text one document may produce (`extract.max_text_mb`, ``TextBudget``).
+    /// `extract.max_text_mb` in bytes: a document may produce that much text, or four times its file's size
+    /// where that is larger (``TextBudget/init(setting:fileSize:)``).
     package var maxTextBytes = Int.max
     package let timeout: Duration
     package let tally: RunTally
@@ -55,6 +56,7 @@ package struct ExtractStep: Sendable {
         let hash = WorkCPU.measure { ContentHash(of: bytes) }
         document.contentHash = hash
         document.file.size = bytes.count
+        let textLimit = TextBudget(setting: maxTextBytes, fileSize: bytes.count).limit
         // Unchanged bytes are skipped, unless a crashed attempt left pending ids: it may have overwritten
         // records whose ids this version shares (same key, ordinal and text) with another version's
         // metadata, so the document is written again (its vectors come from the embedding cache).
@@ -80,7 +82,7 @@ package struct ExtractStep: Sendable {
             bytes: bytes,
             fileIdentity: document.file.identity,
             followsSymlink: document.file.followsSymlink,
-            maxTextBytes: maxTextBytes
+            maxTextBytes: textLimit
         )
         // Sniffing (every extractor's `accepts`) is the stage's work too.
         guard let extractor = WorkCPU.measure({ registry.extractor(for: input) }) else {
@@ -120,7 +122,7 @@ package struct ExtractStep: Sendable {
                 }
             }
             // Every extractor charges its text as it goes; this holds one that does not to the same limit.
-            try WorkCPU.measure { try TextBudget(limit: maxTextBytes).check(text) }
+            try WorkCPU.measure { try TextBudget(limit: textLimit).check(text) }
             document.text = text
             extracted = text
         } catch {
@@ -136,11 +138,11 @@ package struct ExtractStep: Sendable {
         return document
     }
 
-    /// Fails the document if its text, from the sharing or the extraction cache, is over ``maxTextBytes``.
+    /// Fails the document if its text, from the sharing or the extraction cache, is over its bound.
     private func checkTextSize(_ document: inout DocumentWork) {
         guard let text = document.text else { return }
         do {
-            try TextBudget(limit: maxTextBytes).check(text)
+            try TextBudget(setting: maxTextBytes, fileSize: document.file.size).check(text)
         } catch {
             document.fail(error, as: .textTooLarge)
         }
