@@ -76,10 +76,19 @@ def min_max(ranking):
     return {r["id"]: (r["score"] - low) / (high - low) if high > low else 1.0 for r in ranking}
 
 
-def convex(alpha):
-    """alpha × the vector score + (1 − alpha) × the keyword score, each min-max normalized in its ranking."""
+def by_max(ranking):
+    """Scores over the ranking's first (BM25 is never negative): its last hit stays above a record it lacks."""
+    if not ranking:
+        return {}
+    high = max(r["score"] for r in ranking)
+    return {r["id"]: r["score"] / high if high > 0 else 0.0 for r in ranking}
+
+
+def convex(alpha, keyword_norm=min_max):
+    """alpha × the vector score + (1 − alpha) × the keyword score, the vector score min-max normalized in its
+    ranking, the keyword score by `keyword_norm`."""
     def fuse(vector, keyword):
-        nv, nk = min_max(vector), min_max(keyword)
+        nv, nk = min_max(vector), keyword_norm(keyword)
         records = {r["id"]: r for r in keyword}
         records.update({r["id"]: r for r in vector})
         order = [r["id"] for r in vector] + [r["id"] for r in keyword if r["id"] not in nv]
@@ -89,7 +98,7 @@ def convex(alpha):
     return fuse
 
 
-def confident(cos_low, cos_high, alpha_max, drop_low, drop_high):
+def confident(cos_low, cos_high, alpha_max, drop_low, drop_high, keyword_norm=min_max):
     """`convex`, with alpha per query: alpha_max scaled by how far the vector ranking's top cosine is between
     cos_low and cos_high, and by how flat the keyword ranking is (its tenth score over its first, between
     drop_low and drop_high: a steep keyword ranking is a confident one)."""
@@ -98,7 +107,7 @@ def confident(cos_low, cos_high, alpha_max, drop_low, drop_high):
         vector_confidence = min(1, max(0, (top - cos_low) / (cos_high - cos_low)))
         flat = keyword[9]["score"] / keyword[0]["score"] if len(keyword) >= 10 else (0.0 if keyword else 1.0)
         keyword_doubt = min(1, max(0, (flat - drop_low) / (drop_high - drop_low)))
-        return convex(alpha_max * vector_confidence * keyword_doubt)(vector, keyword)
+        return convex(alpha_max * vector_confidence * keyword_doubt, keyword_norm)(vector, keyword)
     return fuse
 
 
@@ -124,6 +133,7 @@ def replay(options):
         ("convex 0.3", convex(0.3)),
         ("convex 0.6", convex(0.6)),
         ("confident 0.3-0.8 0.5 0.2-0.6", confident(0.3, 0.8, 0.5, 0.2, 0.6)),
+        ("confident, keyword by max", confident(0.3, 0.8, 0.5, 0.1, 1.0, by_max)),
     ]
     print(f"nDCG@10 per kind, {len(queries)} queries ({os.path.relpath(options.queries, ROOT)})")
     print(f"{'rule':32}" + "".join(f"{kind:>12}" for kind in KINDS))
