@@ -10,18 +10,9 @@ import Testing
 @Suite(.serialized)
 struct PgvectorCancellationTests {
     @Test func aCancelledSearchStopsItsStatementOnTheServer() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
-        )
-        defer { TemporaryDirectory.remove(folder) }
-        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
-        defer { server.stop() }
-        var settings = PgvectorSink.Settings(
-            url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres",
-            password: "pw",
-            table: "cancelled"
-        )
-        settings.connections = 1
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let settings = postgres.settings(table: "cancelled")
         let sink = try PgvectorSink(settings: settings)
         let observer = Observer(url: settings.url)
         defer { observer.executor.shutdown() }

@@ -23,18 +23,9 @@ struct PgvectorKeywordTests {
 
     @Test("keyword search finds the rare term first, follows replace and delete, and is added to an older table")
     func keywordSearch() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
-        )
-        defer { TemporaryDirectory.remove(folder) }
-        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
-        defer { server.stop() }
-        var settings = PgvectorSink.Settings(
-            url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres",
-            password: "pw",
-            table: "Keyword_Chunks"
-        )
-        settings.connections = 1
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let settings = postgres.settings(table: "Keyword_Chunks")
         let sink = try PgvectorSink(settings: settings)
         #expect(sink.searchModes == [.vector, .keyword])
         let identity = EmbedderIdentity(provider: "test", model: "kw", dimensions: 3)

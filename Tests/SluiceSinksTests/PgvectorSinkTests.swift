@@ -14,18 +14,9 @@ struct PgvectorSinkTests {
         "over 2,000 dimensions the column is halfvec; re-sent batches take the staging path; a dimension change is refused"
     )
     func halfvecAndIdempotence() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
-        )
-        defer { TemporaryDirectory.remove(folder) }
-        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
-        defer { server.stop() }
-        var settings = PgvectorSink.Settings(
-            url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres",
-            password: "pw",
-            table: "wide"
-        )
-        settings.connections = 1
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let settings = postgres.settings(table: "wide")
         let sink = try PgvectorSink(settings: settings)
         let identity = EmbedderIdentity(provider: "test", model: "wide", dimensions: 2100)
         try await sink.prepare(embedder: identity)
@@ -68,17 +59,10 @@ struct PgvectorSinkTests {
         "an upper-case sink.table is one case-sensitive table everywhere: info, export, ids, re-embed clearing and drop see it; its folded twin stays apart"
     )
     func mixedCaseTableName() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sluice-pg-\(UInt32.random(in: 0...UInt32.max))"
-        )
-        defer { TemporaryDirectory.remove(folder) }
-        let server = try await StandInServer.launch(script: "pgvector_server.py", arguments: [folder.path, "pw"])
-        defer { server.stop() }
-        let url = "postgresql://postgres@127.0.0.1:\(server.port)/postgres"
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
         func sink(_ table: String) throws -> PgvectorSink {
-            var settings = PgvectorSink.Settings(url: url, password: "pw", table: table)
-            settings.connections = 1
-            return try PgvectorSink(settings: settings)
+            try PgvectorSink(settings: postgres.settings(table: table))
         }
         let identity = EmbedderIdentity(provider: "test", model: "m", dimensions: 4)
         func records(_ count: Int, key: String) -> [VectorRecord] {
