@@ -108,7 +108,7 @@ package struct ExtractStep: Sendable {
         }
         var extracted: ExtractedText?
         do {
-            let text: ExtractedText
+            var text: ExtractedText
             if extractor.extractsInline {
                 // Plain text: on this thread (see `Extractor.extractsInline`); it cannot hang, so no deadline.
                 text = try WorkCPU.measure { try extractor.extract(input) }
@@ -122,7 +122,10 @@ package struct ExtractStep: Sendable {
                 }
             }
             // Every extractor charges its text as it goes; this holds one that does not to the same limit.
-            try WorkCPU.measure { try TextBudget(limit: textLimit).check(text) }
+            try WorkCPU.measure {
+                try TextBudget(limit: textLimit).check(text)
+                text.removeNUL()
+            }
             document.text = text
             extracted = text
         } catch {
