@@ -7,15 +7,23 @@ extension SinkDescriptor {
     public static let standard: [SinkDescriptor] = [local, jsonl, pgvector, chroma, qdrant, pinecone]
 
     /// LMDB in a folder, with an exact scan or an HNSW graph.
-    public static let local = SinkDescriptor(kind: .local, keys: ["path", "local_index", "hnsw"]) {
-        configuration,
-        readOnly in
-        try LocalSink(
-            directory: configuration.resolve(configuration.sink.path),
-            readOnly: readOnly,
-            index: .init(section: configuration.sink)
-        )
-    }
+    public static let local = SinkDescriptor(
+        kind: .local,
+        keys: ["path", "local_index", "hnsw"],
+        createIfMissing: { configuration in
+            let directory = configuration.resolve(configuration.sink.path)
+            if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
+                _ = try LocalSink(directory: directory)
+            }
+        },
+        make: { configuration, readOnly in
+            try LocalSink(
+                directory: configuration.resolve(configuration.sink.path),
+                readOnly: readOnly,
+                index: .init(section: configuration.sink)
+            )
+        }
+    )
 
     /// One JSON Lines file, or a folder of shards.
     public static let jsonl = SinkDescriptor(kind: .jsonl, keys: ["path", "shards"]) { configuration, readOnly in

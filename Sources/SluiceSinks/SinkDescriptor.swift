@@ -19,21 +19,28 @@ public struct SinkDescriptor: Sendable {
     public var validate: @Sendable (PipelineConfiguration.Sink) throws -> Void
     /// Builds the store (`readOnly`: for commands that only read it, as `search` and `export`).
     public var make: @Sendable (_ configuration: PipelineConfiguration, _ readOnly: Bool) throws -> any VectorSink
+    /// Creates the store empty when it does not exist yet, for a reader that starts before the first run
+    /// (`sluice serve` on a new deployment); nil for stores that need nothing (a server's collection is
+    /// created by the first run, and reading it before answers "nothing stored yet").
+    public var createIfMissing: (@Sendable (_ configuration: PipelineConfiguration) throws -> Void)?
 
     /// - Parameters:
     ///   - kind: The name in `sink.kind`.
     ///   - keys: The `sink` keys the store reads besides ``commonKeys``.
     ///   - validate: Checks the `sink` section without building anything; by default nothing is checked.
+    ///   - createIfMissing: Creates the store empty for a reader that starts before the first run.
     ///   - make: Builds the store.
     public init(
         kind: PipelineConfiguration.Sink.Kind,
         keys: Set<String>,
         validate: @escaping @Sendable (PipelineConfiguration.Sink) throws -> Void = { _ in },
+        createIfMissing: (@Sendable (_ configuration: PipelineConfiguration) throws -> Void)? = nil,
         make: @escaping @Sendable (_ configuration: PipelineConfiguration, _ readOnly: Bool) throws -> any VectorSink
     ) {
         self.kind = kind
         self.keys = keys
         self.validate = validate
+        self.createIfMissing = createIfMissing
         self.make = make
     }
 

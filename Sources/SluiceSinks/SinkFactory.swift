@@ -52,6 +52,14 @@ public enum SinkFactory {
         return try descriptor.make(configuration, readOnly)
     }
 
+    /// Creates the pipeline's store empty if its kind needs that before a reader starts (the local store:
+    /// `sluice serve` on a new deployment serves before its first run).
+    /// - Throws: ``SluiceError/Code/configuration`` for an unknown kind; the store's error if it cannot be
+    ///   created.
+    public static func createIfMissing(_ configuration: PipelineConfiguration) throws {
+        try descriptor(of: configuration).createIfMissing?(configuration)
+    }
+
     /// The keys set in the pipeline's `sink` section that its store does not read (sorted, as `sink.KEY`):
     /// a key meant for another store, which would otherwise be ignored without a word.
     public static func unreadKeys(_ configuration: PipelineConfiguration) -> [String] {

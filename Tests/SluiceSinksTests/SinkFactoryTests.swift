@@ -1,4 +1,6 @@
+import Foundation
 import SluiceCore
+import SluiceTesting
 import Testing
 
 @testable import SluiceSinks
@@ -56,5 +58,18 @@ import Testing
         let pgvector = try Self.configuration(["sink.kind=pgvector", "sink.table=t", "sink.metric=dot"])
         #expect(SinkFactory.unreadKeys(pgvector).isEmpty)
         #expect(SinkFactory.unreadKeys(try Self.configuration([])).isEmpty)
+    }
+
+    /// A reader that starts before the first run (serve on a new deployment) finds the local store, created
+    /// empty by its descriptor; a store that exists apart from Sluice is left alone.
+    @Test func theLocalStoreIsCreatedEmptyForAReaderBeforeTheFirstRun() async throws {
+        let root = try TemporaryDirectory.make("sink-factory")
+        defer { TemporaryDirectory.remove(root) }
+        var configuration = PipelineConfiguration()
+        configuration.baseDirectory = root
+        #expect(throws: SluiceError.self) { try SinkFactory.make(configuration, readOnly: true) }
+        try SinkFactory.createIfMissing(configuration)
+        #expect(try await SinkFactory.make(configuration, readOnly: true).count() == 0)
+        #expect(SinkFactory.descriptor(for: .qdrant)?.createIfMissing == nil)
     }
 }
