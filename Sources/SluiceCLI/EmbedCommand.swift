@@ -28,7 +28,7 @@ struct EmbedCommand: AsyncParsableCommand {
         try await withExitMapping {
             guard batch > 0 else { throw SluiceError(.usage, "--batch must be positive") }
             var settings = PipelineConfiguration.Embed()
-            guard let provider = PipelineConfiguration.Embed.Provider(rawValue: provider) else {
+            guard let provider = PipelineConfiguration.Embed.Provider.named(provider) else {
                 throw SluiceError(.configuration, "embed.provider: '\(provider)' is not supported")
             }
             settings.provider = provider

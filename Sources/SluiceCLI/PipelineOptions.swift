@@ -60,6 +60,10 @@ struct PipelineOptions: ParsableArguments {
             )
         }
         var configuration = try PipelineConfiguration.load(file: file, overrides: overrides)
+        if !configuration.notes.deprecations.isEmpty {
+            let logger = makeLogger()
+            for notice in configuration.notes.deprecations { logger.warning("\(notice)") }
+        }
         let cwd = FileManager.default.currentDirectoryPath
         if let state { configuration.state = Self.absolute(state, cwd) }
         if let source { configuration.source.path = Self.absolute(source, cwd) }

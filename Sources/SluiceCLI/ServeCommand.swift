@@ -37,13 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
             // Searches use the store read-only, with the embedder loaded once; a run is a child `sluice run`
             // of the same pipeline file, state and overrides (docs/SERVE.md, "Runs").
-            if configuration.sink.kind == .local {
-                // A new deployment serves before its first run: create the local store empty (as `check` does).
-                let directory = configuration.resolve(configuration.sink.path)
-                if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
-                    _ = try LocalSink(directory: directory)
-                }
-            }
+            // A new deployment serves before its first run: the store's descriptor creates it empty where it
+            // must exist to be read (the local store, as `check` does).
+            try SinkFactory.createIfMissing(configuration)
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             var runArguments = ["run", options.pipeline, "--quiet", "--log-format", options.logFormat.rawValue]
             runArguments += ["--state", configuration.resolve(configuration.state).path]

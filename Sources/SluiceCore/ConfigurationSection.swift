@@ -1,8 +1,13 @@
 import Foundation
 
-/// The keys a decoding read, with their full paths (for ``PipelineConfiguration/decodableKeys``).
+/// The keys a decoding read, with their full paths (for ``PipelineConfiguration/decodableKeys``), the keys
+/// the file set, and the notices it gave (deprecated keys).
 final class KeyLog {
     var keys: Set<String> = []
+    /// The keys present in the file and its overrides (sections too), with their full paths.
+    var present: Set<String> = []
+    /// One line per deprecated key used, naming the key to use instead.
+    var notices: [String] = []
 }
 
 /// A mapping of a pipeline file being read (one section, or the whole file): typed accessors with the key path in every error, and unknown-key detection.
@@ -12,7 +17,7 @@ struct ConfigurationSection {
     var seen: Set<String> = []
     let log: KeyLog?
 
-    init(_ values: [String: Any], path: String, log: KeyLog?) {
+    init(_ values: [String: Any], path: String, log: KeyLog? = nil) {
         self.values = values
         self.path = path
         self.log = log
@@ -140,8 +145,16 @@ struct ConfigurationSection {
         return value
     }
 
+    /// Records that the key `old` of this section, which the file used, is deprecated in favour of `new` (a
+    /// full dotted key): one notice for the user (stderr, `sluice check`), and the value is read as before.
+    func deprecated(_ old: String, use new: String) {
+        guard values[old] != nil else { return }
+        log?.notices.append("\(name(old)) is deprecated: use \(new) (it means the same; the old key still works)")
+    }
+
     func finish() throws {
         log?.keys.formUnion(seen.map { name($0) })
+        log?.present.formUnion(values.keys.map { name($0) })
         let unknown = Set(values.keys).subtracting(seen).sorted()
         if !unknown.isEmpty {
             let known = seen.sorted().map { name($0) }.joined(separator: ", ")

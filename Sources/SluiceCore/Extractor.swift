@@ -64,9 +64,15 @@ public protocol Extractor: Sendable {
     /// runs, because handing a few kilobytes of plain text to an executor thread and back costs more
     /// CPU than extracting them. False (the default) for everything else.
     var extractsInline: Bool { get }
+    /// The pipeline settings that can change the text this extractor produces, as dotted keys of the
+    /// pipeline file and their values (`extract.pdf.join_hyphens`: `true`). They join the settings that
+    /// shape chunks (``ShapingSettings``): a change of one processes again the documents this extractor
+    /// read, and no other. Empty (the default) for an extractor no setting changes.
+    var shapingSettings: [String: String] { get }
 }
 
 extension Extractor {
     public var cacheIdentity: ExtractorIdentity? { nil }
     public var extractsInline: Bool { false }
+    public var shapingSettings: [String: String] { [:] }
 }

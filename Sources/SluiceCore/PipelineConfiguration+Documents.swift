@@ -1,6 +1,8 @@
 extension PipelineConfiguration.Extract {
-    /// Limits for DOCX (a ZIP of XML parts), checked while inflating.
-    public struct DOCX: Sendable, Hashable {
+    /// `extract.zip`: limits on the ZIP container of DOCX, PPTX, XLSX and EPUB documents (and of any
+    /// format in a ZIP), checked while inflating. Named after the container rather than a format: the
+    /// limits are the container's (how much it inflates, and how fast), whatever the parts inside mean.
+    public struct ZIP: Sendable, Hashable {
         /// Most megabytes inflated from one document in all.
         public var maxInflatedMB: Double = 100
         /// Most inflated bytes per compressed byte of one part (ordinary parts stay below 30).
@@ -19,8 +21,21 @@ extension PipelineConfiguration.Extract {
     }
 }
 
-extension PipelineConfiguration.Extract.DOCX {
-    /// Reads `extract.docx.*` over the defaults.
+extension PipelineConfiguration.Extract {
+    /// The limits of `extract.zip`, under their former name.
+    @available(*, deprecated, renamed: "ZIP")
+    public typealias DOCX = ZIP
+
+    /// ``zip``, under its former name.
+    @available(*, deprecated, renamed: "zip")
+    public var docx: ZIP {
+        get { zip }
+        set { zip = newValue }
+    }
+}
+
+extension PipelineConfiguration.Extract.ZIP {
+    /// Reads `extract.zip.*` (or the deprecated `extract.docx.*`) over the defaults.
     init(section: ConfigurationSection) throws {
         self.init()
         var d = section

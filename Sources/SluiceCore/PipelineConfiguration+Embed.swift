@@ -1,37 +1,6 @@
 /// `embed`: the embedder, local or remote.
 extension PipelineConfiguration {
     public struct Embed: Sendable, Hashable {
-        /// Who computes the vectors.
-        public enum Provider: String, Sendable, Hashable, CaseIterable {
-            /// A deterministic feature-hashing embedder, for tests.
-            case hash
-            /// all-MiniLM-L6-v2, run locally.
-            case minilm
-            case openai
-            case azureOpenAI = "azure-openai"
-            case ollama
-            /// Hugging Face's text-embeddings-inference.
-            case tei
-
-            /// Served over HTTP (`RemoteEmbedder`), with the keys under "Remote providers".
-            public var isRemote: Bool { ![.hash, .minilm].contains(self) }
-
-            /// Requests (batches) in flight at once when `embed.parallelism` is not set.
-            /// - Hosted APIs (`openai`, `azure-openai`): 256. What bounds them is the account's rate limit,
-            ///   which the rate budget paces to (configured or learned from the answers' headers), and the
-            ///   adaptive limit halves on 429s and timeouts; a lower bound only adds latency rounds. On the
-            ///   latency-bound benchmark (docs/BENCHMARKS.md, 2026-11-27) 16 in flight took 2.2× and 64
-            ///   1.3× the wall time of 256.
-            /// - Local models and servers that usually run beside Sluice (`hash`, `minilm`, `ollama`,
-            ///   `tei`): 2, one batch per core; more in flight would only wait in the server's queue.
-            public var defaultParallelism: Int {
-                switch self {
-                case .openai, .azureOpenAI: 256
-                case .hash, .minilm, .ollama, .tei: 2
-                }
-            }
-        }
-
         /// The arithmetic of a local model's dense layers.
         public enum Precision: String, Sendable, Hashable, CaseIterable {
             /// Single precision throughout: the model's own computation (the default).
@@ -109,7 +78,7 @@ extension PipelineConfiguration.Embed {
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
-        provider = try s.choice("provider") ?? provider
+        provider = try s.string("provider", oneOf: Provider.known.map(\.rawValue)).flatMap(Provider.named) ?? provider
         model = try s.string("model") ?? model
         dimensions = try s.int("dimensions", min: 2) ?? dimensions
         precision = try s.choice("precision") ?? precision

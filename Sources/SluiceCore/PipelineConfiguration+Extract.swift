@@ -1,6 +1,6 @@
 import Foundation
 
-/// `extract`: reading documents (its DOCX and JSON parts are in `PipelineConfiguration+Documents.swift`,
+/// `extract`: reading documents (its ZIP and JSON parts are in `PipelineConfiguration+Documents.swift`,
 /// OCR and PDF in `PipelineConfiguration+Media.swift`).
 extension PipelineConfiguration {
     public struct Extract: Sendable, Hashable {
@@ -11,8 +11,8 @@ extension PipelineConfiguration {
         public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
         /// Per-document time limit.
         public var timeoutSeconds: Double = 120
-        /// DOCX limits and JSON fields (`PipelineConfiguration+Documents.swift`).
-        public var docx = DOCX()
+        /// Limits on ZIP-based documents and JSON fields (`PipelineConfiguration+Documents.swift`).
+        public var zip = ZIP()
         public var json = JSON()
         // PDF and OCR (see PipelineConfiguration+Media.swift).
         public var ocr = OCR()
@@ -31,7 +31,7 @@ extension PipelineConfiguration {
 }
 
 extension PipelineConfiguration.Extract {
-    /// Reads `extract.*` over the defaults, with its `docx`, `json`, `ocr` and `pdf` sections.
+    /// Reads `extract.*` over the defaults, with its `zip` (formerly `docx`), `json`, `ocr` and `pdf` sections.
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
@@ -39,7 +39,21 @@ extension PipelineConfiguration.Extract {
         maxTextMB = try s.number("max_text_mb", min: 0.000001) ?? maxTextMB
         parallelism = try s.int("parallelism", min: 1) ?? parallelism
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
-        if let d = try s.section("docx") { docx = try DOCX(section: d) }
+        // `extract.docx` was the ZIP limits' first name (they limit PPTX, XLSX and EPUB too): still read,
+        // with a notice naming the new key.
+        if let d = try s.section("docx") {
+            for key in d.values.keys.sorted() { d.deprecated(key, use: "extract.zip.\(key)") }
+            zip = try ZIP(section: d)
+        }
+        if let z = try s.section("zip") {
+            if s.values["docx"] != nil {
+                throw SluiceError(
+                    .configuration,
+                    "extract.docx and extract.zip: set only extract.zip (extract.docx is its deprecated name)"
+                )
+            }
+            zip = try ZIP(section: z)
+        }
         if let j = try s.section("json") { json = try JSON(section: j) }
         // PDF and OCR.
         isolate = try s.bool("isolate") ?? isolate

@@ -2,11 +2,6 @@
 /// that apply to it from here (`SinkFactory`), and restates none.
 extension PipelineConfiguration {
     public struct Sink: Sendable, Hashable {
-        /// The store.
-        public enum Kind: String, Sendable, Hashable, CaseIterable {
-            case local, jsonl, pgvector, chroma, qdrant, pinecone
-        }
-
         /// The distance of a new table, collection or index.
         public enum Metric: String, Sendable, Hashable, CaseIterable {
             case cosine, l2, dot
@@ -81,7 +76,8 @@ extension PipelineConfiguration.Sink {
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
-        kind = try s.choice("kind") ?? kind
+        kind = try s.string("kind").map { Kind(rawValue: $0) } ?? kind
+        guard !kind.rawValue.isEmpty else { throw SluiceError(.configuration, "sink.kind: must not be empty") }
         path = try s.string("path") ?? path
         batch = try s.int("batch", min: 1) ?? batch
         maxBatchBytes = try s.int("max_batch_bytes", min: 1024) ?? maxBatchBytes

@@ -21,6 +21,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var baseDirectory: URL? = nil
     /// The pipeline file itself, if any (its name labels metrics).
     public var sourceFile: URL? = nil
+    /// Deprecated keys used and the keys set (``ConfigurationNotes``), never part of equality.
+    public var notes = ConfigurationNotes()
 
     public init() {}
 

@@ -5,27 +5,38 @@
 public struct ShapingSettings: Sendable, Hashable {
     /// Dotted keys of the pipeline file and their values.
     public var values: [String: String]
+    /// The extractors that read each extraction setting, by name, as they declare it
+    /// (``Extractor/shapingSettings``); a key none declares shapes every document. Not part of equality:
+    /// settings read back from a checkpoint (``init(text:)``) have none.
+    public private(set) var readers: [String: Set<String>] = [:]
+    /// The extractors of the pipeline, by name (``Extractor/name``): the registry's own list.
+    public private(set) var extractorNames: [String] = []
 
-    public init(_ configuration: PipelineConfiguration) {
+    /// The settings of `configuration` that shape chunks: chunking's, the tokenizer of a remote embedder,
+    /// and those each of `extractors` declares it reads (``Extractor/shapingSettings``), so that adding a
+    /// format or a setting of one is said once, by its extractor.
+    public init(_ configuration: PipelineConfiguration, extractors: [any Extractor]) {
         let chunk = configuration.chunk
-        let extract = configuration.extract
         values = [
             "chunk.strategy": chunk.strategy.rawValue,
             "chunk.max_tokens": String(chunk.maxTokens),
             "chunk.overlap_tokens": String(chunk.overlapTokens),
-            "extract.json.fields": extract.json.fields.joined(separator: ","),
-            "extract.ocr.mode": extract.ocr.mode.description,
-            "extract.ocr.languages": extract.ocr.languages.joined(separator: "+"),
-            "extract.ocr.psm": String(extract.ocr.pageSegmentationMode),
-            "extract.ocr.dpi": String(extract.ocr.dpi),
-            "extract.ocr.min_text_chars": String(extract.ocr.minTextCharacters),
-            "extract.pdf.strip_headers": String(extract.pdf.stripHeadersFooters),
-            "extract.pdf.join_hyphens": String(extract.pdf.joinHyphens),
         ]
         if configuration.embed.provider.isRemote {
             values["embed.tokenizer"] = configuration.embed.tokenizer.rawValue
         }
+        for extractor in extractors {
+            extractorNames.append(extractor.name)
+            for (key, value) in extractor.shapingSettings {
+                values[key] = value
+                readers[key, default: []].insert(extractor.name)
+            }
+        }
     }
+
+    public static func == (lhs: ShapingSettings, rhs: ShapingSettings) -> Bool { lhs.values == rhs.values }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(values) }
 
     public init(values: [String: String]) { self.values = values }
 
@@ -37,7 +48,7 @@ public struct ShapingSettings: Sendable, Hashable {
     /// extractor reads (``isRead(_:by:)``). A document's fingerprint hashes these, so that a change of a PDF
     /// setting processes the PDFs again and not the text files. nil: every setting.
     public func text(read extractor: String?) -> String {
-        values.keys.sorted().filter { key in extractor.map { Self.isRead(key, by: $0) } ?? true }
+        values.keys.sorted().filter { key in extractor.map { isRead(key, by: $0) } ?? true }
             .map { "\($0)=\(values[$0]!)" }.joined(separator: "\n")
     }
 
@@ -47,18 +58,12 @@ public struct ShapingSettings: Sendable, Hashable {
         text(read: extractor).split(separator: "\n").filter { $0.hasPrefix("extract.") }.joined(separator: "\n")
     }
 
-    /// Whether the setting `key` can change the chunks of a document read by the extractor named `extractor`.
-    /// The extraction settings are read as the extractors' cache identities say (`PDFExtractor.identity`,
-    /// `ImageExtractor.identity`): images are OCR'd at their own resolution, whatever `extract.ocr.mode`
-    /// says; every other key, and any key not known here, shapes every document.
-    public static func isRead(_ key: String, by extractor: String) -> Bool {
-        if key.hasPrefix("extract.pdf.") { return extractor == "pdf" }
-        if key == "extract.ocr.languages" || key == "extract.ocr.psm" {
-            return extractor == "pdf" || extractor == "image"
-        }
-        if key.hasPrefix("extract.ocr.") { return extractor == "pdf" }
-        if key.hasPrefix("extract.json.") { return extractor == "json" }
-        return true
+    /// Whether the setting `key` can change the chunks of a document read by the extractor named `extractor`:
+    /// the extraction settings are read by the extractors that declare them (``readers``; images, say, are
+    /// OCR'd at their own resolution, whatever `extract.ocr.dpi` says); every other key, and any key no
+    /// extractor declares, shapes every document.
+    public func isRead(_ key: String, by extractor: String) -> Bool {
+        readers[key].map { $0.contains(extractor) } ?? true
     }
 
     /// The extractors whose documents a change from `old` to these settings processes again, by name; nil
@@ -67,15 +72,11 @@ public struct ShapingSettings: Sendable, Hashable {
         let changed = Set(values.keys).union(old.values.keys).filter { values[$0] != old.values[$0] }
         var names: Set<String> = []
         for key in changed {
-            let readers = Self.extractorNames.filter { Self.isRead(key, by: $0) }
-            guard readers.count < Self.extractorNames.count else { return nil }
+            guard let readers = readers[key], readers.count < Set(extractorNames).count else { return nil }
             names.formUnion(readers)
         }
         return names
     }
-
-    /// The extractors Sluice ships, by name (`Extractor.name`).
-    public static let extractorNames = ["pdf", "image", "docx", "pptx", "xlsx", "epub", "html", "json", "csv", "text"]
 
     public init(text: String) {
         var values: [String: String] = [:]

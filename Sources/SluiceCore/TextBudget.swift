@@ -1,7 +1,7 @@
 /// The most text one document's extraction may produce (`extract.max_text_mb`), spent as the extractor
 /// produces it.
 ///
-/// The limits on a file's size and on inflation (`extract.max_file_mb`, `extract.docx.*`) count the bytes
+/// The limits on a file's size and on inflation (`extract.max_file_mb`, `extract.zip.*`) count the bytes
 /// read, not the text made of them, and a reader multiplies: one shared string of an XLSX named by a
 /// thousand cells, a header repeated before every value (XLSX, CSV), a JSON key in the path of every value
 /// under it, a slide or chapter listed again and again. So every extractor charges the text it produces

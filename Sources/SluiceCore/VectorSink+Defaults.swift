@@ -33,6 +33,12 @@ extension VectorSink {
 
     public var filterLimits: FilterLimits { .standard }
 
+    public var isRemote: Bool { true }
+
+    public func checkAvailability() async throws {
+        if isRemote { _ = try await info() }
+    }
+
     /// Unfiltered vector search through ``search(_:k:)``; anything else is refused.
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
         guard request.mode == .vector else {

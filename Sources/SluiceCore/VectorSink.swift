@@ -45,6 +45,18 @@ public protocol VectorSink: Sendable {
     /// What the store can hold exactly in a filter (``FilterLimits``): ``Searcher`` and the store refuse
     /// a filter past it with a usage error rather than search for something else.
     var filterLimits: FilterLimits { get }
+
+    /// Whether the store lives behind a network connection, where a collection's dimensions and metric are
+    /// set when it is created: `sluice check` compares them with the pipeline's even while it is empty.
+    /// True by default: a store the pipeline knows nothing about is checked as a remote one.
+    var isRemote: Bool { get }
+    /// The cheap check a run makes before it takes any document (and `sluice check` before the rest).
+    /// - Throws: an error for which ``SluiceError/isUnavailability`` holds when the store cannot be reached
+    ///   now: the run stops with ``SluiceError/Code/dependencyUnavailable`` (exit 6) before anything is
+    ///   marked failed. Other errors are left to ``prepare(embedder:)``, which reports them with its
+    ///   context. The default asks a remote store for its ``info()``; a store in local files, opened when it
+    ///   was built, has nothing to check.
+    func checkAvailability() async throws
 }
 
 /// What `sluice sink info` prints.

@@ -5,9 +5,9 @@ extension ExtractorRegistry {
     /// are tried. The ZIP-based formats first (a ZIP signature and the part that names the format), then HTML
     /// and JSON (sniffed), then CSV (by extension).
     static func documentExtractors(_ configuration: PipelineConfiguration.Extract) -> [any Extractor] {
-        // `extract.docx.*` limits every ZIP-based format's inflation.
-        let inflated = Int(configuration.docx.maxInflatedMB * 1_048_576)
-        let ratio = configuration.docx.maxCompressionRatio
+        // `extract.zip.*` limits every ZIP-based format's inflation.
+        let inflated = Int(configuration.zip.maxInflatedMB * 1_048_576)
+        let ratio = configuration.zip.maxCompressionRatio
         return [
             DOCXExtractor(maxInflatedBytes: inflated, maxCompressionRatio: ratio),
             PPTXExtractor(maxInflatedBytes: inflated, maxCompressionRatio: ratio),

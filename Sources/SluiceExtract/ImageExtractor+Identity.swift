@@ -21,4 +21,15 @@ extension ImageExtractor {
     }
 
     public var cacheIdentity: ExtractorIdentity? { Self.identity(ocr: engines.options) }
+
+    /// The settings that shape an image's chunks (``Extractor/shapingSettings``): the languages and page
+    /// segmentation mode (images are read at their own resolution, whatever `extract.ocr.dpi` says).
+    public static func shapingSettings(ocr: PipelineConfiguration.Extract.OCR) -> [String: String] {
+        [
+            "extract.ocr.languages": ocr.languages.joined(separator: "+"),
+            "extract.ocr.psm": String(ocr.pageSegmentationMode),
+        ]
+    }
+
+    public var shapingSettings: [String: String] { Self.shapingSettings(ocr: engines.options) }
 }

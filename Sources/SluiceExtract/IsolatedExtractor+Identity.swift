@@ -9,4 +9,12 @@ extension IsolatedExtractor {
         case .image: ImageExtractor.identity(ocr: assembler.ocr)
         }
     }
+
+    /// The settings the in-process extractor declares: the same code reads them in the worker.
+    public var shapingSettings: [String: String] {
+        switch kind {
+        case .pdf: PDFExtractor.shapingSettings(ocr: assembler.ocr, pdf: assembler.pdf)
+        case .image: ImageExtractor.shapingSettings(ocr: assembler.ocr)
+        }
+    }
 }

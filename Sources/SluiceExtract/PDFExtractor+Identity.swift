@@ -32,4 +32,22 @@ extension PDFExtractor {
     package static var popplerVersion: String { String(cString: sluice_pdf_text_poppler_version()) }
 
     public var cacheIdentity: ExtractorIdentity? { Self.identity(ocr: ocr, pdf: pdf) }
+
+    /// The settings that shape a PDF's chunks (``Extractor/shapingSettings``): OCR's, as an image's, plus
+    /// when pages are OCR'd and how their text is cleaned up. Not the password's variable (it decides
+    /// whether a document opens, not its text).
+    public static func shapingSettings(
+        ocr: PipelineConfiguration.Extract.OCR,
+        pdf: PipelineConfiguration.Extract.PDF
+    ) -> [String: String] {
+        var settings = ImageExtractor.shapingSettings(ocr: ocr)
+        settings["extract.ocr.mode"] = ocr.mode.description
+        settings["extract.ocr.dpi"] = String(ocr.dpi)
+        settings["extract.ocr.min_text_chars"] = String(ocr.minTextCharacters)
+        settings["extract.pdf.strip_headers"] = String(pdf.stripHeadersFooters)
+        settings["extract.pdf.join_hyphens"] = String(pdf.joinHyphens)
+        return settings
+    }
+
+    public var shapingSettings: [String: String] { Self.shapingSettings(ocr: ocr, pdf: pdf) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceSinks
 import SluiceState
 
 /// One line of `sluice check`: what was checked, how it went, and what to do about it.
@@ -37,27 +38,45 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
 }
 
 extension Pipeline {
-    /// Stores that live behind a network connection (the local store and JSONL files are not checked
-    /// before a run: their `info` reads them).
-    var sinkIsRemote: Bool {
-        [.pgvector, .qdrant, .chroma, .pinecone].contains(configuration.sink.kind)
-    }
+    /// Whether the store lives behind a network connection, as the store itself says
+    /// (``VectorSink/isRemote``): a sink a library user supplies answers for itself, as the built-in ones do.
+    var sinkIsRemote: Bool { components.sink.isRemote }
 
-    /// The cheap checks a run makes before it takes any document: the store answers (network stores) and
-    /// the embedder's endpoint answers (remote embedders). A dependency that cannot be reached stops the
-    /// run here with ``SluiceError/Code/dependencyUnavailable`` (exit 6), before anything is marked
-    /// failed. Other errors are left to the steps that follow (`prepare` reports them with its context).
+    /// The cheap checks a run makes before it takes any document: the store answers
+    /// (``VectorSink/checkAvailability()``, whatever store it is) and the embedder's endpoint answers
+    /// (``Embedder/checkReachable()``). A dependency that cannot be reached stops the run here with
+    /// ``SluiceError/Code/dependencyUnavailable`` (exit 6), before anything is marked failed. Other errors
+    /// are left to the steps that follow (`prepare` reports them with its context).
     func checkDependencies() async throws {
-        if sinkIsRemote {
-            do {
-                _ = try await components.sink.info()
-            } catch let error as SluiceError where error.isUnavailability {
-                throw Self.storeUnavailable(components.sink.name, error)
-            } catch {
-                // Refusals and odd answers are reported by `prepare`, as before.
-            }
+        do {
+            try await components.sink.checkAvailability()
+        } catch let error as SluiceError where error.isUnavailability {
+            throw Self.storeUnavailable(components.sink.name, error)
+        } catch {
+            // Refusals and odd answers are reported by `prepare`, as before.
         }
         try await components.embedder.checkReachable()
+    }
+
+    /// Lines of `sluice check` about how the pipeline file is written: deprecated keys (with the key to
+    /// use), and `sink` keys the chosen store does not read (as its descriptor says).
+    static func settingsNotices(_ configuration: PipelineConfiguration) -> [DependencyCheck] {
+        var checks = configuration.notes.deprecations.map {
+            DependencyCheck("pipeline", .ok, $0, fix: "rename the key in the pipeline file")
+        }
+        let unread = SinkFactory.unreadKeys(configuration)
+        if !unread.isEmpty {
+            checks.append(
+                DependencyCheck(
+                    "pipeline",
+                    .ok,
+                    "\(unread.joined(separator: ", ")) not read by sink.kind \(configuration.sink.kind)",
+                    fix:
+                        "remove \(unread.count == 1 ? "it" : "them"), or set the sink.kind \(unread.count == 1 ? "it is" : "they are") for"
+                )
+            )
+        }
+        return checks
     }
 
     static func storeUnavailable(_ name: String, _ error: SluiceError) -> SluiceError {
@@ -84,6 +103,7 @@ extension Pipeline {
                 DependencyCheck("pipeline", .ok, adjustment, fix: "lower chunk.max_tokens to the limit to silence this")
             )
         }
+        checks += Self.settingsNotices(configuration)
         return checks
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceExtract
 import SluiceState
 
 /// What a run would do, without extracting, embedding or writing anything.
@@ -45,7 +46,7 @@ extension Pipeline {
         }
         try guardShard(checkpoint: checkpoint)
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
-        let rules = DocumentMetadataRules(configuration: configuration)
+        let rules = DocumentMetadataRules(configuration: configuration, extractors: components.extractors.extractors)
         try await scanner.walk { entry in
             guard case .success(let file) = entry else { return true }
             guard let previous = try? checkpoint.document(file.key) else {

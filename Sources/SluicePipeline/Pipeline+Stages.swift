@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SluiceCore
+import SluiceExtract
 import SluiceState
 
 /// The stages of one run and the channels between them, as the flow reads:
@@ -112,7 +113,10 @@ extension Pipeline {
                 retryFailed: options.retryFailed,
                 tally: tally,
                 stops: [shutdown, providerStop],
-                metadataRules: DocumentMetadataRules(configuration: configuration)
+                metadataRules: DocumentMetadataRules(
+                    configuration: configuration,
+                    extractors: components.extractors.extractors
+                )
             ),
             extract: TransformStage(
                 name: "extract",

@@ -70,7 +70,7 @@ public actor Pipeline {
             throw Self.storeUnavailable(components.sink.name, error)
         }
         let shard = options.shard
-        let shaping = ShapingSettings(configuration)
+        let shaping = ShapingSettings(configuration, extractors: components.extractors.extractors)
         let previousShaping = try await stateExecutor.run {
             let previous = try checkpoint.metadata("shaping").map(ShapingSettings.init(text:))
             let documents = try checkpoint.documentCount()

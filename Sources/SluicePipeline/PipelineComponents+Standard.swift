@@ -53,17 +53,7 @@ extension PipelineComponents {
                 counter: embedder.tokenCounter
             )
         }
-        let sink: any VectorSink
-        switch configuration.sink.kind {
-        case .local:
-            sink = try LocalSink(
-                directory: configuration.resolve(configuration.sink.path),
-                readOnly: readOnlySink,
-                index: .init(section: configuration.sink)
-            )
-        default:
-            sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
-        }
+        let sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
         let workers = extractWorker.flatMap { command in
             configuration.extract.isolate
                 ? ExtractWorkerPool(
@@ -109,6 +99,14 @@ extension PipelineComponents {
             return HashEmbedder(dimensions: configuration.dimensions, tokenCounter: WordTokenCounter())
         case .minilm:
             return try makeMiniLMEmbedder(configuration)
+        default:
+            guard let make = EmbedderFactory.builder(for: configuration.provider) else {
+                throw SluiceError(
+                    .configuration,
+                    "embed.provider: '\(configuration.provider)' has no embedder registered (EmbedderFactory.register)"
+                )
+            }
+            return try make(configuration, requireCredentials)
         }
     }
 }

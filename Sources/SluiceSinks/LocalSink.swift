@@ -21,6 +21,11 @@ public final class LocalSink: VectorSink {
 
     public var name: String { "local:\(directory.path)" }
 
+    /// Files on this machine, opened when the sink was built: nothing to check before a run.
+    public var isRemote: Bool { false }
+
+    public func checkAvailability() async throws {}
+
     /// Opens (creating) the store at `directory`.
     /// - Parameters:
     ///   - mapSize: the most the data file may grow to (tests make it small to fill it).

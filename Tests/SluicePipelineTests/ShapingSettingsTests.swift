@@ -140,10 +140,15 @@ import Testing
     @Test func recordsWithoutAnExtractorCoverEverySetting() async throws {
         var harness = try PipelineHarness()
         defer { harness.cleanUp() }
+        // Extractors that declare the PDF settings this test changes (and read the text files).
+        harness.extractors = Self.extractors(harness.configuration)
         try TestCorpus.writeTextDocuments(count: 3, into: harness.source)
         _ = try await harness.run()
         // What an older Sluice wrote: no extractor, the fingerprint over every setting.
-        let rules = DocumentMetadataRules(configuration: harness.configuration)
+        let rules = DocumentMetadataRules(
+            configuration: harness.configuration,
+            extractors: harness.extractors.extractors
+        )
         let state = URL(fileURLWithPath: harness.configuration.state)
         do {
             let checkpoint = try CheckpointStore(directory: state)
@@ -164,9 +169,11 @@ import Testing
         #expect(try await harness.run().documentsSkipped == 3)
 
         harness.configuration.extract.pdf.joinHyphens = false
+        harness.extractors = Self.extractors(harness.configuration)
         #expect(try await harness.run().documentsUpserted == 3)
         #expect(try harness.record("group0/doc0.txt")?.extractor == "text")
         harness.configuration.extract.pdf.joinHyphens = true
+        harness.extractors = Self.extractors(harness.configuration)
         #expect(try await harness.run().documentsSkipped == 3)
     }
 
@@ -176,9 +183,9 @@ import Testing
         var new = old
         new.chunk.maxTokens = 128
         new.extract.pdf.joinHyphens = false
-        let changes = ShapingSettings(new).changes(from: ShapingSettings(text: ShapingSettings(old).text))
+        let changes = Self.shaping(new).changes(from: ShapingSettings(text: Self.shaping(old).text))
         #expect(changes == ["chunk.max_tokens 256 → 128", "extract.pdf.join_hyphens true → false"])
-        #expect(ShapingSettings(old) == ShapingSettings(text: ShapingSettings(old).text))
+        #expect(Self.shaping(old) == ShapingSettings(text: Self.shaping(old).text))
     }
 
     @Test func aChangeNamesTheExtractorsThatReadIt() {
@@ -186,7 +193,7 @@ import Testing
         func affected(_ adjust: (inout PipelineConfiguration) -> Void) -> [String]? {
             var new = old
             adjust(&new)
-            return ShapingSettings(new).extractorsAffected(since: ShapingSettings(old))?.sorted()
+            return Self.shaping(new).extractorsAffected(since: Self.shaping(old))?.sorted()
         }
         #expect(affected { $0.extract.ocr.dpi = 200 } == ["pdf"])
         #expect(affected { $0.extract.ocr.mode = .always } == ["pdf"])
@@ -201,10 +208,61 @@ import Testing
         #expect(affected { $0.chunk.overlapTokens = 0 } == nil)
         #expect(affected { _ in } == [])
         // Every setting in the fingerprint is read by some extractor, and a text file reads only chunking's.
-        let text = ShapingSettings(old).text(read: "text")
+        let text = Self.shaping(old).text(read: "text")
         #expect(!text.contains("extract.") && text.contains("chunk.max_tokens="))
-        // The names it knows are the extractors Sluice ships.
+        // The names it knows are the registry's, in its order: no other list of extractors.
         let shipped = ExtractorRegistry.standard(configuration: old.extract).extractors.map(\.name)
-        #expect(Set(shipped) == Set(ShapingSettings.extractorNames))
+        #expect(Self.shaping(old).extractorNames == shipped)
+    }
+
+    /// The extractors Sluice ships, which declare the settings they read.
+    static func standardExtractors(_ configuration: PipelineConfiguration) -> [any Extractor] {
+        ExtractorRegistry.standard(configuration: configuration.extract).extractors
+    }
+
+    static func shaping(_ configuration: PipelineConfiguration) -> ShapingSettings {
+        ShapingSettings(configuration, extractors: standardExtractors(configuration))
+    }
+
+    /// The settings an extractor declares are what the fingerprint holds: the values of the shipped
+    /// extractors' settings are the ones states were written with (a changed text would process every
+    /// document again after an upgrade).
+    @Test func theDeclaredSettingsAreTheOnesStatesHold() {
+        let text = Self.shaping(PipelineConfiguration()).text
+        #expect(
+            text == """
+                chunk.max_tokens=256
+                chunk.overlap_tokens=32
+                chunk.strategy=recursive
+                extract.json.fields=
+                extract.ocr.dpi=300
+                extract.ocr.languages=eng
+                extract.ocr.min_text_chars=16
+                extract.ocr.mode=auto
+                extract.ocr.psm=3
+                extract.pdf.join_hyphens=true
+                extract.pdf.strip_headers=false
+                """
+        )
+    }
+
+    /// A format added from outside Sluice declares its own setting, and a change of it processes again
+    /// its documents alone, with no list of extractors or settings edited anywhere.
+    @Test func anExtractorAddedFromOutsideDeclaresTheSettingsItReads() {
+        struct Outline: Extractor {
+            var depth: Int
+            var name: String { "outline" }
+            func accepts(_ input: ExtractionInput) -> Bool { input.key.hasSuffix(".opml") }
+            func extract(_ input: ExtractionInput) throws -> ExtractedText { ExtractedText(sections: []) }
+            var shapingSettings: [String: String] { ["extract.outline.depth": String(depth)] }
+        }
+        let configuration = PipelineConfiguration()
+        func shaping(depth: Int) -> ShapingSettings {
+            ShapingSettings(configuration, extractors: [Outline(depth: depth)] + Self.standardExtractors(configuration))
+        }
+        #expect(shaping(depth: 3).extractorsAffected(since: shaping(depth: 2)) == ["outline"])
+        #expect(shaping(depth: 3).text(read: "outline").contains("extract.outline.depth=3"))
+        #expect(!shaping(depth: 3).text(read: "pdf").contains("extract.outline"))
+        #expect(shaping(depth: 3).extractorNames.first == "outline")
     }
 }

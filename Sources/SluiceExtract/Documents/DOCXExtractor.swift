@@ -9,18 +9,18 @@ import SluiceCore
 /// Recognised by content: a ZIP archive (`PK\u{3}\u{4}`) holding `word/document.xml`, whatever its name.
 ///
 /// Limits, each failing the document alone with a precise reason: inflation is metered while it runs
-/// (``DOCXArchive/Limits``: total size and compression ratio, ``SluiceError/Code/zipBomb``); an XML
+/// (``ZIPContainer/Limits``: total size and compression ratio, ``SluiceError/Code/zipBomb``); an XML
 /// part that declares a DTD (`<!DOCTYPE`, where entities live) is refused before parsing
 /// (``SluiceError/Code/xmlEntities``) — OOXML parts never have one, so no entity is ever expanded,
 /// and libxml2 runs without network access, DTD loading or entity substitution.
 public struct DOCXExtractor: Extractor {
-    let limits: DOCXArchive.Limits
+    let limits: ZIPContainer.Limits
 
     /// - Parameters:
     ///   - maxInflatedBytes: Most bytes inflated from one document in all.
     ///   - maxCompressionRatio: Most inflated bytes per compressed byte of one part.
     public init(maxInflatedBytes: Int = 100 << 20, maxCompressionRatio: Double = 200) {
-        limits = DOCXArchive.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
+        limits = ZIPContainer.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
     }
 
     public var name: String { "docx" }
@@ -28,11 +28,11 @@ public struct DOCXExtractor: Extractor {
     public func accepts(_ input: ExtractionInput) -> Bool { OfficePackage.holds("word/document.xml", in: input.bytes) }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
-        var archive = try DOCXArchive(bytes: input.bytes, limits: limits)
+        var archive = try ZIPContainer(bytes: input.bytes, limits: limits)
         guard let documentXML = try archive.part("word/document.xml") else {
             throw SluiceError(.unsupportedFormat, "a ZIP archive without word/document.xml is not a DOCX")
         }
-        let document = try Self.parse(documentXML, name: "word/document.xml")
+        let document = try ContainerXML.parse(documentXML, name: "word/document.xml")
         // The parts the body relies on, through its relationships (any name a producer chose), else by the
         // names Word, LibreOffice and pandoc give them.
         let related = try OfficeRelationships.of("word/document.xml", in: &archive)
@@ -41,8 +41,8 @@ public struct DOCXExtractor: Extractor {
         }
         let stylesPart = part("styles", else: "word/styles.xml")
         let numberingPart = part("numbering", else: "word/numbering.xml")
-        let styles = try archive.part(stylesPart).map { try Self.parse($0, name: stylesPart) }
-        let numbering = try archive.part(numberingPart).map { try Self.parse($0, name: numberingPart) }
+        let styles = try archive.part(stylesPart).map { try ContainerXML.parse($0, name: stylesPart) }
+        let numbering = try archive.part(numberingPart).map { try ContainerXML.parse($0, name: numberingPart) }
         let core = try OfficePackage.coreProperties(in: &archive)
 
         guard let body = document.root?.child("body") else {
@@ -56,7 +56,7 @@ public struct DOCXExtractor: Extractor {
         for kind in DOCXNotes.Kind.allCases {
             let name = part(kind.relationship, else: kind.part)
             guard let bytes = try archive.part(name) else { continue }
-            let notes = try Self.parse(bytes, name: name)  // owns the nodes: alive while they are walked
+            let notes = try ContainerXML.parse(bytes, name: name)  // owns the nodes: alive while they are walked
             if let root = notes.root { walker.visit(notes: kind, root: root) }
             withExtendedLifetime(notes) {}
         }
@@ -67,46 +67,5 @@ public struct DOCXExtractor: Extractor {
         metadata["format"] = "docx"
         if metadata["title"] == nil, let title = walker.title, !title.isEmpty { metadata["title"] = title }
         return ExtractedText(sections: sections, metadata: metadata)
-    }
-
-    /// Parses an XML part, refusing any DTD before libxml2 sees it.
-    static func parse(_ bytes: [UInt8], name: String) throws -> XMLTree {
-        try refuseDTD(bytes, name: name)
-        let tree = try XMLTree.xml(bytes, name: name)
-        if tree.hasDTD { throw SluiceError(.xmlEntities, "\(name) declares a DTD; entity expansion is refused") }
-        return tree
-    }
-
-    /// Refuses an XML part that is UTF-16 or declares a DTD (where entities would be declared).
-    static func refuseDTD(_ bytes: [UInt8], name: String) throws {
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            throw SluiceError(.unsupportedFormat, "\(name) is UTF-16; DOCX parts are UTF-8")
-        }
-        for marker in ["<!DOCTYPE", "<!ENTITY"] {
-            if let offset = firstIndex(of: Array(marker.utf8), in: bytes) {
-                throw SluiceError(
-                    .xmlEntities,
-                    "\(name) declares a DTD (\(marker) at byte \(offset)); DOCX parts never do, and entity expansion is refused (billion-laughs protection)"
-                )
-            }
-        }
-    }
-
-    static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool { firstIndex(of: needle, in: bytes) != nil }
-
-    /// The offset of the first occurrence of `needle` in `bytes`.
-    static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard let first = needle.first, bytes.count >= needle.count else { return nil }
-        return bytes.withUnsafeBufferPointer { haystack in
-            let last = haystack.count - needle.count
-            var index = 0
-            while index <= last {
-                if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) {
-                    return index
-                }
-                index += 1
-            }
-            return nil
-        }
     }
 }

@@ -2,7 +2,7 @@ internal import CLibXML2
 import Foundation
 import SluiceCore
 
-/// E-books (EPUB 2 and 3): the ZIP container through ``DOCXArchive`` (with its limits on inflation), the
+/// E-books (EPUB 2 and 3): the ZIP container through ``ZIPContainer`` (with its limits on inflation), the
 /// package document it names (`META-INF/container.xml` → the `.opf`) for the reading order, and each
 /// content document of the spine, in that order, as ``HTMLExtractor`` reads HTML (headings become
 /// sections with heading paths; lists, tables and image alt text are kept). Each section's metadata names
@@ -15,14 +15,14 @@ import SluiceCore
 /// Recognised by content: a ZIP archive whose `mimetype` entry says `application/epub+zip`, or that holds
 /// `META-INF/container.xml`, whatever its name.
 public struct EPUBExtractor: Extractor {
-    let limits: DOCXArchive.Limits
+    let limits: ZIPContainer.Limits
 
     /// - Parameters:
-    ///   - maxInflatedBytes: Most bytes inflated from one book in all (`extract.docx.max_inflated_mb`).
+    ///   - maxInflatedBytes: Most bytes inflated from one book in all (`extract.zip.max_inflated_mb`).
     ///   - maxCompressionRatio: Most inflated bytes per compressed byte of one part
-    ///     (`extract.docx.max_compression_ratio`).
+    ///     (`extract.zip.max_compression_ratio`).
     public init(maxInflatedBytes: Int = 100 << 20, maxCompressionRatio: Double = 200) {
-        limits = DOCXArchive.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
+        limits = ZIPContainer.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
     }
 
     public var name: String { "epub" }
@@ -30,25 +30,25 @@ public struct EPUBExtractor: Extractor {
     public func accepts(_ input: ExtractionInput) -> Bool {
         guard input.bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return false }
         // The `mimetype` entry comes first, stored: its content sits right after its local header.
-        if DOCXExtractor.contains(Array(input.bytes.prefix(128)), Array("application/epub+zip".utf8)) { return true }
+        if ByteSearch.contains(Array(input.bytes.prefix(128)), Array("application/epub+zip".utf8)) { return true }
         return OfficePackage.holds(Self.containerPart, in: input.bytes)
     }
 
     static let containerPart = "META-INF/container.xml"
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
-        var archive = try DOCXArchive(bytes: input.bytes, limits: limits)
+        var archive = try ZIPContainer(bytes: input.bytes, limits: limits)
         guard let containerXML = try archive.part(Self.containerPart) else {
             throw SluiceError(.unsupportedFormat, "a ZIP archive without \(Self.containerPart) is not an EPUB")
         }
-        let container = try DOCXExtractor.parse(containerXML, name: Self.containerPart)
+        let container = try ContainerXML.parse(containerXML, name: Self.containerPart)
         let packagePath = container.root?.child("rootfiles")?.children
             .first { $0.isElement && $0.localName == "rootfile" }?.attribute("full-path")
         withExtendedLifetime(container) {}
         guard let packagePath, let packageXML = try archive.part(packagePath) else {
             throw SluiceError(.malformed, "\(Self.containerPart) names no package document the archive holds")
         }
-        let package = try DOCXExtractor.parse(packageXML, name: packagePath)
+        let package = try ContainerXML.parse(packageXML, name: packagePath)
         let folder = Array(packagePath.split(separator: "/", omittingEmptySubsequences: false).dropLast())
         var manifest: [String: (path: String, type: String)] = [:]
         for item in package.root?.child("manifest")?.children ?? XMLChildren(first: nil)
@@ -104,10 +104,10 @@ public struct EPUBExtractor: Extractor {
 
     /// The parts `META-INF/encryption.xml` says are encrypted, except fonts obfuscated by the IDPF or Adobe
     /// algorithms (which readers undo without a key).
-    static func encryptedParts(in archive: inout DOCXArchive) throws -> Set<String> {
+    static func encryptedParts(in archive: inout ZIPContainer) throws -> Set<String> {
         let part = "META-INF/encryption.xml"
         guard let bytes = try archive.part(part) else { return [] }
-        let tree = try DOCXExtractor.parse(bytes, name: part)
+        let tree = try ContainerXML.parse(bytes, name: part)
         defer { withExtendedLifetime(tree) {} }
         let obfuscations: Set<String> = ["http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"]
         var parts: Set<String> = []

@@ -26,6 +26,10 @@ public struct JSONExtractor: Extractor {
 
     public var name: String { "json" }
 
+    /// Which values are indexed shapes the chunks (``Extractor/shapingSettings``); the depth limit only
+    /// decides whether a document fails.
+    public var shapingSettings: [String: String] { ["extract.json.fields": fields.joined(separator: ",")] }
+
     static let jsonExtensions: Set<String> = ["json", "geojson", "jsonld", "webmanifest"]
     static let linesExtensions: Set<String> = ["jsonl", "ndjson", "jsonlines"]
 

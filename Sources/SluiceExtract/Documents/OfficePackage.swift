@@ -11,15 +11,15 @@ enum OfficePackage {
     static func holds(_ part: String, in bytes: [UInt8]) -> Bool {
         guard bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return false }
         let name = Array(part.utf8)
-        return DOCXExtractor.contains(Array(bytes.suffix(1 << 20)), name)
-            || DOCXExtractor.contains(Array(bytes.prefix(1 << 16)), name)
+        return ByteSearch.contains(Array(bytes.suffix(1 << 20)), name)
+            || ByteSearch.contains(Array(bytes.prefix(1 << 16)), name)
     }
 
     /// `title` and `author` from an Office document's core properties (`docProps/core.xml`), where set.
-    static func coreProperties(in archive: inout DOCXArchive) throws -> [String: String] {
+    static func coreProperties(in archive: inout ZIPContainer) throws -> [String: String] {
         let part = "docProps/core.xml"
         guard let bytes = try archive.part(part) else { return [:] }
-        let tree = try DOCXExtractor.parse(bytes, name: part)
+        let tree = try ContainerXML.parse(bytes, name: part)
         defer { withExtendedLifetime(tree) {} }  // owns the nodes read below
         var properties: [String: String] = [:]
         for (element, key) in [("title", "title"), ("creator", "author")] {

@@ -16,12 +16,12 @@ enum OfficeRelationships {
 
     /// The relationships of `part` (`ppt/_rels/presentation.xml.rels` for `ppt/presentation.xml`) by id;
     /// external targets are left out. None when the part has no relationships part.
-    static func of(_ part: String, in archive: inout DOCXArchive) throws -> [String: Target] {
+    static func of(_ part: String, in archive: inout ZIPContainer) throws -> [String: Target] {
         let folder = part.split(separator: "/", omittingEmptySubsequences: false).dropLast()
         let name = part.split(separator: "/").last.map(String.init) ?? part
         let relationshipsPart = (folder + ["_rels", Substring(name + ".rels")]).joined(separator: "/")
         guard let bytes = try archive.part(relationshipsPart) else { return [:] }
-        let tree = try DOCXExtractor.parse(bytes, name: relationshipsPart)
+        let tree = try ContainerXML.parse(bytes, name: relationshipsPart)
         var targets: [String: Target] = [:]
         for relationship in tree.root?.children ?? XMLChildren(first: nil)
         where relationship.isElement && relationship.localName == "Relationship" {

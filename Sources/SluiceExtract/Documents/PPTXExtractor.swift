@@ -3,7 +3,7 @@ import Foundation
 import SluiceCore
 
 /// PowerPoint presentations (PPTX, Office Open XML), read as ``DOCXExtractor`` reads Word documents: the
-/// ZIP container through ``DOCXArchive`` (with its limits on inflation) and each XML part through libxml2,
+/// ZIP container through ``ZIPContainer`` (with its limits on inflation) and each XML part through libxml2,
 /// any DTD refused before parsing.
 ///
 /// One section per slide, in the order the presentation lists them (`ppt/presentation.xml`, resolved
@@ -16,14 +16,14 @@ import SluiceCore
 ///
 /// Recognised by content: a ZIP archive holding `ppt/presentation.xml`, whatever its name.
 public struct PPTXExtractor: Extractor {
-    let limits: DOCXArchive.Limits
+    let limits: ZIPContainer.Limits
 
     /// - Parameters:
-    ///   - maxInflatedBytes: Most bytes inflated from one presentation in all (`extract.docx.max_inflated_mb`).
+    ///   - maxInflatedBytes: Most bytes inflated from one presentation in all (`extract.zip.max_inflated_mb`).
     ///   - maxCompressionRatio: Most inflated bytes per compressed byte of one part
-    ///     (`extract.docx.max_compression_ratio`).
+    ///     (`extract.zip.max_compression_ratio`).
     public init(maxInflatedBytes: Int = 100 << 20, maxCompressionRatio: Double = 200) {
-        limits = DOCXArchive.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
+        limits = ZIPContainer.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
     }
 
     public var name: String { "pptx" }
@@ -33,12 +33,12 @@ public struct PPTXExtractor: Extractor {
     }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
-        var archive = try DOCXArchive(bytes: input.bytes, limits: limits)
+        var archive = try ZIPContainer(bytes: input.bytes, limits: limits)
         let presentationPart = "ppt/presentation.xml"
         guard let presentationXML = try archive.part(presentationPart) else {
             throw SluiceError(.unsupportedFormat, "a ZIP archive without \(presentationPart) is not a PPTX")
         }
-        let presentation = try DOCXExtractor.parse(presentationXML, name: presentationPart)
+        let presentation = try ContainerXML.parse(presentationXML, name: presentationPart)
         let targets = try OfficeRelationships.of(presentationPart, in: &archive)
         var slideParts: [String] = []
         for entry in presentation.root?.child("sldIdLst")?.children ?? XMLChildren(first: nil)
@@ -59,14 +59,14 @@ public struct PPTXExtractor: Extractor {
             guard let bytes = try archive.part(part) else {
                 throw SluiceError(.malformed, "\(presentationPart) lists \(part), which the archive does not hold")
             }
-            let slide = try DOCXExtractor.parse(bytes, name: part)
+            let slide = try ContainerXML.parse(bytes, name: part)
             var text = SlideText()
             if let tree = slide.root?.child("cSld")?.child("spTree") { text.visit(tree: tree, notes: false) }
             withExtendedLifetime(slide) {}
             let notesPart = try OfficeRelationships.of(part, in: &archive).values
                 .first { $0.type.hasSuffix("/notesSlide") }?.path
             if let notesPart, let notesBytes = try archive.part(notesPart) {
-                let notes = try DOCXExtractor.parse(notesBytes, name: notesPart)
+                let notes = try ContainerXML.parse(notesBytes, name: notesPart)
                 if let tree = notes.root?.child("cSld")?.child("spTree") { text.visit(tree: tree, notes: true) }
                 withExtendedLifetime(notes) {}
             }

@@ -3,7 +3,7 @@ import Foundation
 import SluiceCore
 
 /// Excel workbooks (XLSX, Office Open XML), read as ``DOCXExtractor`` reads Word documents: the ZIP
-/// container through ``DOCXArchive`` (with its limits on inflation) and each XML part through libxml2, any
+/// container through ``ZIPContainer`` (with its limits on inflation) and each XML part through libxml2, any
 /// DTD refused before parsing.
 ///
 /// Each worksheet, in the workbook's order, as ``CSVExtractor`` lays out a table: its first row with a value
@@ -18,16 +18,16 @@ import SluiceCore
 ///
 /// Recognised by content: a ZIP archive holding `xl/workbook.xml`, whatever its name.
 public struct XLSXExtractor: Extractor {
-    let limits: DOCXArchive.Limits
+    let limits: ZIPContainer.Limits
     /// Rows per section.
     let rowsPerSection: Int
 
     /// - Parameters:
-    ///   - maxInflatedBytes: Most bytes inflated from one workbook in all (`extract.docx.max_inflated_mb`).
+    ///   - maxInflatedBytes: Most bytes inflated from one workbook in all (`extract.zip.max_inflated_mb`).
     ///   - maxCompressionRatio: Most inflated bytes per compressed byte of one part
-    ///     (`extract.docx.max_compression_ratio`).
+    ///     (`extract.zip.max_compression_ratio`).
     public init(maxInflatedBytes: Int = 100 << 20, maxCompressionRatio: Double = 200, rowsPerSection: Int = 100) {
-        limits = DOCXArchive.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
+        limits = ZIPContainer.Limits(maxInflatedBytes: maxInflatedBytes, maxCompressionRatio: maxCompressionRatio)
         self.rowsPerSection = rowsPerSection
     }
 
@@ -36,12 +36,12 @@ public struct XLSXExtractor: Extractor {
     public func accepts(_ input: ExtractionInput) -> Bool { OfficePackage.holds("xl/workbook.xml", in: input.bytes) }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
-        var archive = try DOCXArchive(bytes: input.bytes, limits: limits)
+        var archive = try ZIPContainer(bytes: input.bytes, limits: limits)
         let workbookPart = "xl/workbook.xml"
         guard let workbookXML = try archive.part(workbookPart) else {
             throw SluiceError(.unsupportedFormat, "a ZIP archive without \(workbookPart) is not an XLSX")
         }
-        let workbook = try DOCXExtractor.parse(workbookXML, name: workbookPart)
+        let workbook = try ContainerXML.parse(workbookXML, name: workbookPart)
         let targets = try OfficeRelationships.of(workbookPart, in: &archive)
         let date1904 = ["1", "true"].contains(workbook.root?.child("workbookPr")?.attribute("date1904") ?? "")
         var sheets: [(name: String, part: String)] = []
@@ -69,7 +69,7 @@ public struct XLSXExtractor: Extractor {
         if let part = targets.values.first(where: { $0.type.hasSuffix("/styles") })?.path,
             let bytes = try archive.part(part)
         {
-            let tree = try DOCXExtractor.parse(bytes, name: part)
+            let tree = try ContainerXML.parse(bytes, name: part)
             if let root = tree.root { formats = SpreadsheetDates.cellFormats(styles: root) }
             withExtendedLifetime(tree) {}
         }

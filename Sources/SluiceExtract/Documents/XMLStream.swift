@@ -7,7 +7,7 @@ import SluiceCore
 /// worksheet of a million rows then costs the memory of one row, where a whole tree of it (``XMLTree``)
 /// took a gigabyte for an 11.5 MB workbook (issue 37).
 ///
-/// The part is held to what ``DOCXExtractor/parse(_:name:)`` requires (UTF-8, no DTD: no entity is ever
+/// The part is held to what ``ContainerXML/parse(_:name:)`` requires (UTF-8, no DTD: no entity is ever
 /// expanded) and read with the same options: no network, no DTD loading, no entity substitution.
 enum XMLStream {
     /// Calls `body` with every element named `element` (local name) at `depth` (the root is at 0), in
@@ -23,7 +23,7 @@ enum XMLStream {
         name: String,
         _ body: (xmlNodePtr) throws -> Void
     ) throws {
-        try DOCXExtractor.refuseDTD(bytes, name: name)
+        try ContainerXML.refuseDTD(bytes, name: name)
         guard !bytes.isEmpty else { throw SluiceError(.malformed, "\(name) is empty") }
         _ = XMLTree.initialised
         sluice_xml_silence_errors()

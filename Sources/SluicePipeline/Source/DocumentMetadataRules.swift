@@ -28,7 +28,9 @@ package struct DocumentMetadataRules: Sendable {
     /// password (whether its variable is set, never its value) and Sluice's version.
     private let admission: String
 
-    package init(configuration: PipelineConfiguration) {
+    /// - Parameter extractors: The pipeline's extractors, which declare the settings they read
+    ///   (``Extractor/shapingSettings``).
+    package init(configuration: PipelineConfiguration, extractors: [any Extractor]) {
         let extract = configuration.extract
         let password = extract.pdf.passwordEnvironmentVariable
         let admission = [
@@ -38,14 +40,15 @@ package struct DocumentMetadataRules: Sendable {
             // setting alone is tried once more.
             "extract.max_text_mb=\(extract.maxTextMB),file_size_multiple=\(TextBudget.fileSizeMultiple)",
             "extract.json.max_depth=\(extract.json.maxDepth)",
-            "extract.docx.max_inflated_mb=\(extract.docx.maxInflatedMB)",
-            "extract.docx.max_compression_ratio=\(extract.docx.maxCompressionRatio)",
+            // Under the limits' first name (now extract.zip): the text keys known failures kept in states.
+            "extract.docx.max_inflated_mb=\(extract.zip.maxInflatedMB)",
+            "extract.docx.max_compression_ratio=\(extract.zip.maxCompressionRatio)",
             "extract.pdf.password_env=\(password ?? "")",
             "password_set=\(password.map { !(ProcessInfo.processInfo.environment[$0] ?? "").isEmpty } ?? false)",
         ]
         self.init(
             source: configuration.source,
-            shaping: ShapingSettings(configuration),
+            shaping: ShapingSettings(configuration, extractors: extractors),
             admission: admission.joined(separator: "\n")
         )
     }

@@ -29,6 +29,11 @@ public final class JSONLSink: VectorSink {
 
     public var name: String { "jsonl:\(layout.root.path)" }
 
+    /// Files on this machine, opened when the sink was built: nothing to check before a run.
+    public var isRemote: Bool { false }
+
+    public func checkAvailability() async throws {}
+
     /// Opens the store at `path` (created on first write), replaying a journal left by a crashed run.
     public init(path: URL, shards: Int, readOnly: Bool = false) throws {
         layout = Layout(path: path, shards: shards)

@@ -309,11 +309,11 @@ import Testing
         #expect(error.code == .zipBomb)
         #expect(error.message.contains("word/document.xml inflates more than 200 times its compressed size"))
         var configuration = PipelineConfiguration.Extract()
-        configuration.docx.maxCompressionRatio = 10_000
-        configuration.docx.maxInflatedMB = 8
+        configuration.zip.maxCompressionRatio = 10_000
+        configuration.zip.maxInflatedMB = 8
         let bySize = try DocumentSamples.failure("bad/zip-bomb.docx", configuration: configuration)
         #expect(bySize.code == .zipBomb)
-        #expect(bySize.message.contains("inflates past extract.docx.max_inflated_mb (8 MB)"))
+        #expect(bySize.message.contains("inflates past extract.zip.max_inflated_mb (8 MB)"))
     }
 
     @Test func entityBombIsRefusedBeforeParsing() throws {

@@ -67,7 +67,7 @@ import Testing
         )
         #expect(try DocumentSamples.extract(Self.input(fonts)).extractor == "epub")
         var tight = PipelineConfiguration.Extract()
-        tight.docx.maxInflatedMB = 0.002
+        tight.zip.maxInflatedMB = 0.002
         #expect(try DocumentSamples.failure(Self.input(bytes), configuration: tight).code == .zipBomb)
     }
 

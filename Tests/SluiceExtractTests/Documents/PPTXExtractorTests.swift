@@ -70,7 +70,7 @@ import Testing
         #expect([.malformed, .unsupportedFormat].contains(truncated.code), "\(truncated)")
         // A limit on inflation below the deck's size.
         var tight = PipelineConfiguration.Extract()
-        tight.docx.maxInflatedMB = 0.01
+        tight.zip.maxInflatedMB = 0.01
         let bomb = try DocumentSamples.failure(try Self.input(), configuration: tight)
         #expect(bomb.code == .zipBomb)
         // A slide part that declares a DTD is refused before parsing.

@@ -110,7 +110,7 @@ import Testing
     @Test func badWorkbooksFailWithAReason() throws {
         let bytes = Array(try Data(contentsOf: Self.fixture))
         var tight = PipelineConfiguration.Extract()
-        tight.docx.maxInflatedMB = 0.005
+        tight.zip.maxInflatedMB = 0.005
         #expect(try DocumentSamples.failure(Self.input(bytes), configuration: tight).code == .zipBomb)
         let empty = try Self.workbook(
             workbook: """

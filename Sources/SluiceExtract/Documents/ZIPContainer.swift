@@ -1,15 +1,16 @@
 import Foundation
 import SluiceCore
 
-/// The parts of a DOCX (a ZIP archive) read with limits that hold while inflating: the total inflated
-/// size, and the ratio of inflated to compressed bytes of each part. A zip bomb fails at the first
-/// buffer past a limit, without ever being inflated whole.
-struct DOCXArchive {
+/// The parts of a ZIP-based document (DOCX, PPTX, XLSX, EPUB: every format whose container is a ZIP
+/// archive) read with limits that hold while inflating (`extract.zip.*`): the total inflated size, and the
+/// ratio of inflated to compressed bytes of each part. A zip bomb fails at the first buffer past a limit,
+/// without ever being inflated whole.
+struct ZIPContainer {
     /// Limits on inflation.
     struct Limits: Sendable, Hashable {
         /// Most bytes inflated from the archive in all.
         var maxInflatedBytes: Int
-        /// Most inflated bytes per compressed byte of a part (ordinary DOCX parts are below 30).
+        /// Most inflated bytes per compressed byte of a part (ordinary Office and EPUB parts are below 30).
         var maxCompressionRatio: Double
         /// Parts smaller than this are not held to the ratio (tiny parts of white space compress well).
         var ratioGraceBytes = 1 << 20
@@ -42,14 +43,14 @@ struct DOCXArchive {
             if total > limits.maxInflatedBytes {
                 throw SluiceError(
                     .zipBomb,
-                    "\(path) inflates past extract.docx.max_inflated_mb (\(limits.maxInflatedBytes / 1_048_576) MB) from \(entry.compressedSize) compressed bytes; refused as a zip bomb"
+                    "\(path) inflates past extract.zip.max_inflated_mb (\(limits.maxInflatedBytes / 1_048_576) MB) from \(entry.compressedSize) compressed bytes; refused as a zip bomb"
                 )
             }
             let ratio = Double(bytes.count) / Double(compressed)
             if bytes.count > limits.ratioGraceBytes && ratio > limits.maxCompressionRatio {
                 throw SluiceError(
                     .zipBomb,
-                    "\(path) inflates more than \(Int(limits.maxCompressionRatio)) times its compressed size (\(entry.compressedSize) bytes → over \(bytes.count) bytes), over extract.docx.max_compression_ratio; refused as a zip bomb"
+                    "\(path) inflates more than \(Int(limits.maxCompressionRatio)) times its compressed size (\(entry.compressedSize) bytes → over \(bytes.count) bytes), over extract.zip.max_compression_ratio; refused as a zip bomb"
                 )
             }
         }

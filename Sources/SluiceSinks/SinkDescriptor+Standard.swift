@@ -1,0 +1,113 @@
+import Foundation
+import SluiceCore
+
+extension SinkDescriptor {
+    /// The stores Sluice ships, each described once: adding a store is adding its descriptor here (and
+    /// its static member of ``PipelineConfiguration/Sink/Kind``), nothing else.
+    public static let standard: [SinkDescriptor] = [local, jsonl, pgvector, chroma, qdrant, pinecone]
+
+    /// LMDB in a folder, with an exact scan or an HNSW graph.
+    public static let local = SinkDescriptor(
+        kind: .local,
+        keys: ["path", "local_index", "hnsw"],
+        createIfMissing: { configuration in
+            let directory = configuration.resolve(configuration.sink.path)
+            if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
+                _ = try LocalSink(directory: directory)
+            }
+        },
+        make: { configuration, readOnly in
+            try LocalSink(
+                directory: configuration.resolve(configuration.sink.path),
+                readOnly: readOnly,
+                index: .init(section: configuration.sink)
+            )
+        }
+    )
+
+    /// One JSON Lines file, or a folder of shards.
+    public static let jsonl = SinkDescriptor(kind: .jsonl, keys: ["path", "shards"]) { configuration, readOnly in
+        try JSONLSink(
+            path: configuration.resolve(configuration.sink.path),
+            shards: configuration.sink.shards,
+            readOnly: readOnly
+        )
+    }
+
+    /// A PostgreSQL table with the pgvector extension.
+    public static let pgvector = SinkDescriptor(
+        kind: .pgvector,
+        keys: ["url", "password_env", "table", "retries"],
+        validate: { sink in
+            // libpq takes a postgres:// or postgresql:// URL, or a key=value connection string.
+            if let url = sink.url, let scheme = url.range(of: "://"),
+                !["postgres", "postgresql"].contains(url[..<scheme.lowerBound].lowercased())
+            {
+                throw SluiceError(
+                    .configuration,
+                    "sink.url: must be a postgresql:// URL or a key=value connection string"
+                )
+            }
+        },
+        make: { configuration, _ in
+            let sink = configuration.sink
+            return try PgvectorSink(
+                settings: .init(
+                    section: sink,
+                    url: try SinkFactory.required(sink.url, key: "sink.url", kind: sink.kind),
+                    password: try SinkFactory.secret(sink.passwordEnv, key: "sink.password_env", need: .ifNamed),
+                    connections: configuration.run.upsertParallelism
+                )
+            )
+        }
+    )
+
+    /// A Chroma server.
+    public static let chroma = optionalKeyStore(.chroma, keys: ["collection", "tenant", "database"]) { sink, key in
+        ChromaSink(settings: .init(section: sink, apiKey: key))
+    }
+
+    /// A Qdrant server.
+    public static let qdrant = optionalKeyStore(.qdrant, keys: ["collection"]) { sink, key in
+        QdrantSink(settings: .init(section: sink, apiKey: key))
+    }
+
+    /// An HTTP store whose API key is optional: a local Chroma or Qdrant needs none, and a variable named by
+    /// `sink.api_key_env` that is unset or empty sends none (the store answers 401/403 if it wanted one:
+    /// exit 5, "check the key").
+    static func optionalKeyStore(
+        _ kind: PipelineConfiguration.Sink.Kind,
+        keys: Set<String>,
+        build: @escaping @Sendable (PipelineConfiguration.Sink, String?) -> any VectorSink
+    ) -> SinkDescriptor {
+        SinkDescriptor(kind: kind, keys: httpKeys.union(keys), validate: validateHTTP) { configuration, _ in
+            let sink = configuration.sink
+            return build(sink, try SinkFactory.secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional))
+        }
+    }
+
+    /// A Pinecone serverless index.
+    public static let pinecone = SinkDescriptor(
+        kind: .pinecone,
+        keys: httpKeys.union(["index", "namespace", "metadata_text_bytes"]),
+        validate: validateHTTP,
+        make: { configuration, _ in
+            let sink = configuration.sink
+            return PineconeSink(
+                settings: .init(
+                    section: sink,
+                    apiKey: try SinkFactory.secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .required)!,
+                    index: try SinkFactory.required(sink.index, key: "sink.index", kind: sink.kind)
+                )
+            )
+        }
+    )
+
+    /// The keys every store behind an HTTP API reads.
+    static let httpKeys: Set<String> = ["url", "api_key_env", "retries", "timeout_seconds"]
+
+    /// `sink.url`, when set, is an http(s) URL with a host.
+    @Sendable static func validateHTTP(_ sink: PipelineConfiguration.Sink) throws {
+        if let url = sink.url { try PipelineConfiguration.checkHTTPURL(url, key: "sink.url") }
+    }
+}
