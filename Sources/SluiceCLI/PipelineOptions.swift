@@ -60,6 +60,9 @@ struct PipelineOptions: ParsableArguments {
             )
         }
         var configuration = try PipelineConfiguration.load(file: file, overrides: overrides)
+        for notice in configuration.deprecationNotices {
+            FileHandle.standardError.write(Data("sluice: \(notice)\n".utf8))
+        }
         let cwd = FileManager.default.currentDirectoryPath
         if let state { configuration.state = Self.absolute(state, cwd) }
         if let source { configuration.source.path = Self.absolute(source, cwd) }

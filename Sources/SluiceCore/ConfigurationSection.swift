@@ -5,17 +5,24 @@ final class KeyLog {
     var keys: Set<String> = []
 }
 
+/// The deprecation notices of one decoding, in the order the keys were read.
+final class DeprecationLog {
+    var notices: [String] = []
+}
+
 /// A mapping of a pipeline file being read (one section, or the whole file): typed accessors with the key path in every error, and unknown-key detection.
 struct ConfigurationSection {
     var values: [String: Any]
     var path: String
     var seen: Set<String> = []
     let log: KeyLog?
+    let deprecations: DeprecationLog
 
-    init(_ values: [String: Any], path: String, log: KeyLog?) {
+    init(_ values: [String: Any], path: String, log: KeyLog?, deprecations: DeprecationLog = DeprecationLog()) {
         self.values = values
         self.path = path
         self.log = log
+        self.deprecations = deprecations
     }
 
     private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
@@ -31,7 +38,7 @@ struct ConfigurationSection {
         guard let dict = value as? [String: Any] else {
             throw SluiceError(.configuration, "\(name(key)): expected a mapping")
         }
-        return ConfigurationSection(dict, path: name(key), log: log)
+        return ConfigurationSection(dict, path: name(key), log: log, deprecations: deprecations)
     }
 
     mutating func string(_ key: String, oneOf allowed: [String]? = nil) throws -> String? {
@@ -92,6 +99,23 @@ struct ConfigurationSection {
             }
             return typed
         }
+    }
+
+    /// A deprecated whole-number key, still read: when it is set, one notice names `replacement` and how
+    /// the old value maps to it (`meaning`), and `convert` turns the old value into the new key's.
+    mutating func deprecatedInt(
+        _ key: String,
+        min: Int,
+        max: Int? = nil,
+        replacement: String,
+        meaning: String,
+        convert: (Int) -> Int
+    ) throws -> Int? {
+        guard let value = try int(key, min: min, max: max) else { return nil }
+        deprecations.notices.append(
+            "\(name(key)) is deprecated: use \(replacement) (\(meaning)); \(name(key)): \(value) reads as \(replacement): \(convert(value))"
+        )
+        return convert(value)
     }
 
     mutating func bool(_ key: String) throws -> Bool? {

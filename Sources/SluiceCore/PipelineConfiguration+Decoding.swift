@@ -94,7 +94,8 @@ extension PipelineConfiguration {
     /// defaults (`init(section:)` beside its type), in file order.
     static func decode(_ tree: [String: Any], log: KeyLog? = nil) throws -> PipelineConfiguration {
         var c = PipelineConfiguration()
-        var root = ConfigurationSection(tree, path: "", log: log)
+        let deprecations = DeprecationLog()
+        var root = ConfigurationSection(tree, path: "", log: log, deprecations: deprecations)
         if let s = try root.section("source") { c.source = try Source(section: s) }
         if let s = try root.section("extract") { c.extract = try Extract(section: s) }
         if let s = try root.section("chunk") { c.chunk = try Chunk(section: s) }
@@ -105,6 +106,7 @@ extension PipelineConfiguration {
         if let s = try root.section("serve") { c.serve = try Serve(section: s) }
         c.state = try root.string("state") ?? c.state
         try root.finish()
+        c.deprecationNotices = deprecations.notices
         // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.
         if let url = c.embed.baseURL, ![.hash, .minilm].contains(c.embed.provider) {
             try checkHTTPURL(url, key: "embed.base_url")

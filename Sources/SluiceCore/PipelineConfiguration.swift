@@ -21,6 +21,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var baseDirectory: URL? = nil
     /// The pipeline file itself, if any (its name labels metrics).
     public var sourceFile: URL? = nil
+    /// One line per deprecated key the file (or an override) used, naming the key that replaces it; the
+    /// CLI prints them on stderr. The old keys keep working.
+    public var deprecationNotices: [String] = []
 
     public init() {}
 

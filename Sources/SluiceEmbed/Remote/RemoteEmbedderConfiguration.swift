@@ -1,3 +1,4 @@
+import SluiceCore
 import SluiceHTTP
 
 /// Settings of a ``RemoteEmbedder``: where the provider is, how it is spoken to and how hard it may be
@@ -50,6 +51,20 @@ public struct RemoteEmbedderConfiguration: Sendable, CustomStringConvertible {
     /// Everything but the key.
     public var description: String {
         "RemoteEmbedderConfiguration(provider: \(provider), baseURL: \(baseURL), model: \(model), dimensions: \(dimensions), apiKey: \(apiKey == nil ? "none" : "<redacted>"))"
+    }
+}
+
+extension RemoteEmbedderConfiguration {
+    /// The one retry policy (``RetryPolicy``) with this embedder's numbers: rate limits pause the budget
+    /// every request shares.
+    package var retryPolicy: RetryPolicy {
+        RetryPolicy(
+            maxRetries: maxRetries,
+            maxRateLimitRetries: maxRateLimitRetries,
+            backoff: Backoff(base: backoffBase, cap: backoffCap),
+            maxRetryAfter: maxRetryAfter,
+            sharesBudget: true
+        )
     }
 }
 
