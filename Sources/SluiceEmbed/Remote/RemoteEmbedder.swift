@@ -75,13 +75,7 @@ public final class RemoteEmbedder: Embedder {
             model: configuration.model,
             dimensions: configuration.dimensions
         )
-        let l = configuration.limits
-        self.limits = EmbedderLimits(
-            maxBatchSize: l.maxInputs,
-            maxTokensPerInput: l.maxTokensPerInput,
-            maxTokensPerRequest: l.maxTokensPerRequest,
-            maxRequestBytes: l.maxRequestBytes
-        )
+        self.limits = configuration.limits
         self.tokenCounter = try tokenCounter ?? BPETokenizer.named(configuration.tokenizer)
         self.client = client ?? HTTPClient(configuration: configuration.http)
         self.budget = RateBudget(
@@ -112,7 +106,7 @@ public final class RemoteEmbedder: Embedder {
         if let refused = refusal.withLock({ $0 }) { throw refused }
         let total = tokens.reduce(0, +)
         let l = configuration.limits
-        if texts.count > 1, texts.count > l.maxInputs || total > l.maxTokensPerRequest {
+        if texts.count > 1, texts.count > l.maxBatchSize || total > l.maxTokensPerRequest {
             return try await split(texts, tokens: tokens)
         }
         if texts.count > 1, !sizeLimit.withLock({ $0.admits(inputs: texts.count, tokens: total) }) {
