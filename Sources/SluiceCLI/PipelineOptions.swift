@@ -70,9 +70,9 @@ struct PipelineOptions: ParsableArguments {
         return configuration
     }
 
+    /// A command-line path, resolved by the one rule of ``PipelineConfiguration/resolve(_:against:)``
+    /// against the working directory.
     static func absolute(_ path: String, _ cwd: String) -> String {
-        let expanded = (path as NSString).expandingTildeInPath
-        return expanded.hasPrefix("/")
-            ? expanded : URL(fileURLWithPath: cwd).appendingPathComponent(expanded).standardizedFileURL.path
+        PipelineConfiguration.resolve(path, against: URL(fileURLWithPath: cwd)).path
     }
 }

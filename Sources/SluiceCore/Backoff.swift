@@ -2,9 +2,11 @@
 /// in [0, min(cap, base · 2ⁿ)] (AWS's "full jitter"), so clients that failed together do not retry
 /// together.
 ///
-/// The one backoff of Sluice: the remote embedders (`RemoteEmbedderConfiguration.backoffBase`) and the
-/// stores' retried writes (`SinkRetryStateMachine`) both draw their delays from it. The caller supplies the random draw, so the
-/// delays are testable without a clock or a random source.
+/// The one backoff of Sluice: ``RetryStateMachine`` draws from it the delays of every client that retries
+/// (the remote embedders, the stores, the answer model) when the server names no wait. As in
+/// async-http-client's connection-pool backoff, the ceiling is capped before anything is converted, so no
+/// attempt count overflows. The caller supplies the random draw, so the delays are testable without a
+/// clock or a random source.
 package struct Backoff: Sendable, Hashable {
     /// The ceiling of the first retry's delay.
     package var base: Duration

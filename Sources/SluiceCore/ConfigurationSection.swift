@@ -99,6 +99,23 @@ struct ConfigurationSection {
         }
     }
 
+    /// A deprecated whole-number key, still read: when it is set, one notice names `replacement` and how
+    /// the old value maps to it (`meaning`), and `convert` turns the old value into the new key's.
+    mutating func deprecatedInt(
+        _ key: String,
+        min: Int,
+        max: Int? = nil,
+        replacement: String,
+        meaning: String,
+        convert: (Int) -> Int
+    ) throws -> Int? {
+        guard let value = try int(key, min: min, max: max) else { return nil }
+        log?.notices.append(
+            "\(name(key)) is deprecated: use \(replacement) (\(meaning)); \(name(key)): \(value) reads as \(replacement): \(convert(value))"
+        )
+        return convert(value)
+    }
+
     mutating func bool(_ key: String) throws -> Bool? {
         guard let value = take(key) else { return nil }
         if let b = value as? Bool { return b }

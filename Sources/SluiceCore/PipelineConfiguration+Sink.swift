@@ -55,8 +55,9 @@ extension PipelineConfiguration {
         public var tenant: String = "default_tenant"
         public var database: String = "default_database"
         public var metric: Metric = .cosine
-        /// Attempts per write on transient failures (with exponential backoff and full jitter).
-        public var retries: Int = 5
+        /// Retries of a write after its first attempt, on transient failures (with exponential backoff and
+        /// full jitter; a store's `Retry-After` replaces the backoff). Replaces `retries`, which counted attempts.
+        public var maxRetries: Int = 4
         /// JSONL: number of shard files when `path` is a folder.
         public var shards: Int = 1
         /// HTTP stores: limit for one request.
@@ -91,7 +92,21 @@ extension PipelineConfiguration.Sink {
         tenant = try s.string("tenant") ?? tenant
         database = try s.string("database") ?? database
         metric = try s.choice("metric") ?? metric
-        retries = try s.int("retries", min: 1) ?? retries
+        if s.values["retries"] != nil, s.values["max_retries"] != nil {
+            throw SluiceError(
+                .configuration,
+                "sink.retries and sink.max_retries are both set: keep sink.max_retries (sink.retries is its deprecated name, counting attempts)"
+            )
+        }
+        maxRetries =
+            try s.deprecatedInt(
+                "retries",
+                min: 1,
+                replacement: "sink.max_retries",
+                meaning: "retries after the first attempt, as embed.max_retries and answer.max_retries count",
+                convert: { $0 - 1 }
+            ) ?? maxRetries
+        maxRetries = try s.int("max_retries", min: 0, max: 100) ?? maxRetries
         shards = try s.int("shards", min: 1) ?? shards
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         metadataTextBytes = try s.int("metadata_text_bytes", min: 0) ?? metadataTextBytes

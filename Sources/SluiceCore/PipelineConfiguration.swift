@@ -29,9 +29,15 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// Resolves a configured path: absolute paths as they are, relative ones against the pipeline file's
     /// folder (or the working directory when there is no file).
     public func resolve(_ path: String) -> URL {
+        Self.resolve(path, against: baseDirectory)
+    }
+
+    /// The one rule for a configured or command-line path: `~` expanded, absolute paths as they are,
+    /// relative ones against `base` (nil: the working directory), standardized (`..` and `.` removed).
+    public static func resolve(_ path: String, against base: URL?) -> URL {
         let expanded = (path as NSString).expandingTildeInPath
         if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
-        let base = baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let base = base ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return base.appendingPathComponent(expanded).standardizedFileURL
     }
 }

@@ -68,8 +68,8 @@ public final class ShutdownSignal: Sendable {
         }
     }
 
-    /// Returns once the signal is requested, or the task is cancelled.
-    private func requested() async {
+    /// Returns once the signal is requested (at once if it already was), or the task is cancelled.
+    package func requested() async {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter

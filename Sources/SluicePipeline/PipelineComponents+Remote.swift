@@ -12,7 +12,7 @@ extension PipelineComponents {
     /// - Throws: ``SluiceError/Code/configuration`` for a missing key, model or URL.
     public static func makeRemoteEmbedder(
         _ embed: PipelineConfiguration.Embed,
-        resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
+        resolve: (String) -> URL = { PipelineConfiguration.resolve($0, against: nil) },
         requireCredentials: Bool = true,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> RemoteEmbedder {
@@ -60,7 +60,7 @@ extension PipelineComponents {
         configuration.maxRetries = embed.maxRetries
         configuration.maxRetryAfter = .milliseconds(Int64(embed.maxRetryAfterSeconds * 1000))
         configuration.tokenizer = embed.tokenizer.rawValue
-        configuration.limits.maxInputs = min(2048, embed.batch)
+        // `embed.batch` is the batcher's (EmbedStage), not a limit of the provider's requests.
         configuration.limits.maxTokensPerRequest = embed.maxBatchTokens
         configuration.limits.maxTokensPerInput = embed.maxInputTokens
         configuration.limits.maxRequestBytes = embed.maxRequestBytes

@@ -77,7 +77,7 @@ extension PipelineComponents {
     /// The embedder a pipeline file names.
     public static func makeEmbedder(
         _ configuration: PipelineConfiguration.Embed,
-        resolve: (String) -> URL = { URL(fileURLWithPath: $0) },
+        resolve: (String) -> URL = { PipelineConfiguration.resolve($0, against: nil) },
         requireCredentials: Bool = true
     ) throws -> any Embedder {
         if configuration.precision != .fp32 && configuration.provider != .minilm {

@@ -78,7 +78,7 @@ struct DependencyCheckCLITests {
         let qdrant = try await StandInServer.launch(script: "qdrant_standin.py")
         defer { qdrant.stop() }
         var target = ws.target("main")
-        let store = ["--set", "sink.kind=qdrant", "--set", "sink.collection=c", "--set", "sink.retries=2"]
+        let store = ["--set", "sink.kind=qdrant", "--set", "sink.collection=c", "--set", "sink.max_retries=1"]
         target.sink = store + ["--set", "sink.url=\(Self.deadURL)"]
 
         let check = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + ["--source", ws.corpus.path])

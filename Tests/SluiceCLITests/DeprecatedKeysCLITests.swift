@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTesting
 import Testing
 
 /// Deprecated settings keys keep working and say so once, naming the new key: on stderr for every command
@@ -33,5 +34,23 @@ import Testing
         #expect(run.stderr.contains(notice), "\(run)")
         let plain = try await ws.run(target, ["--set", "extract.zip.max_inflated_mb=50"])
         #expect(plain.exitCode == 0 && !plain.stderr.contains("is deprecated"), "\(plain)")
+    }
+
+    @Test func theOldAttemptsKeyWorksWithOneNoticeNamingTheNewKey() async throws {
+        let ws = try Workspace("deprecated-sink-retries")
+        defer { ws.cleanUp() }
+        try Corpus.write(count: 2, into: ws.corpus, seed: 0x5EED_3001, maxBytes: 2_000)
+        var target = ws.target("main")
+        target.sink = ["--set", "sink.retries=3"]
+        let run = try await ws.run(target)
+        #expect(run.exitCode == 0, "\(run)")
+        let notices = run.stderr.split(separator: "\n").filter { $0.contains("sink.retries is deprecated") }
+        #expect(notices.count == 1, "\(run)")
+        #expect(notices.first?.contains("use sink.max_retries") == true, "\(run)")
+
+        target.sink = ["--set", "sink.max_retries=2"]
+        let quiet = try await ws.run(target)
+        #expect(quiet.exitCode == 0, "\(quiet)")
+        #expect(!quiet.stderr.contains("is deprecated"), "\(quiet)")
     }
 }

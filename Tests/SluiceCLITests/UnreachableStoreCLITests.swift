@@ -30,7 +30,7 @@ import Testing
         let ws = try Workspace("dead-store-\(store.0)")
         defer { ws.cleanUp() }
         var target = ws.target("main")
-        target.sink = (store.1 + ["sink.retries=1"]).flatMap { ["--set", $0] }
+        target.sink = (store.1 + ["sink.max_retries=0"]).flatMap { ["--set", $0] }
         for (name, arguments) in Self.commands {
             let result = try await ws.sluice(
                 Array(arguments.prefix(2)) + [ws.pipeline.path] + target.arguments

@@ -33,11 +33,11 @@ import Testing
     @Test func rateLimitWithoutHeadersPausesEverythingAndEmptiesTheBuckets() {
         var budget = budget(rpm: 600, tpm: 60_000)
         let first = budget.reserve(tokens: 1, now: 10).ticket!
-        budget.rateLimited(first, headers: RateLimitSnapshot(), retryAfter: 2, fallback: 9, now: 10)
+        budget.rateLimited(first, headers: RateLimitSnapshot(), pause: 2, now: 10)
         #expect(budget.reserve(tokens: 1, now: 11) == .wait(until: 12))
         #expect(budget.tokens!.level <= 0)
         let second = budget.reserve(tokens: 1, now: 20).ticket!
-        budget.rateLimited(second, headers: RateLimitSnapshot(), retryAfter: nil, fallback: 0.5, now: 20)
+        budget.rateLimited(second, headers: RateLimitSnapshot(), pause: 0.5, now: 20)
         #expect(budget.pausedUntil == 20.5)
     }
 
@@ -116,8 +116,7 @@ import Testing
         budget.rateLimited(
             probe,
             headers: RateLimitSnapshot(limitTokens: 60_000, remainingTokens: 0),
-            retryAfter: 1,
-            fallback: 5,
+            pause: 1,
             now: 0.25
         )
         // The retry goes when the provider has its 1,000 tokens, and only then.

@@ -43,6 +43,17 @@ import Testing
         #expect(c.embed.caBundle == "/etc/ssl/ca.pem")
     }
 
+    /// `embed.batch` is the batcher's setting: it does not travel into the embedder's provider limits.
+    @Test func theBatchSettingStaysWithTheBatcher() throws {
+        var embed = PipelineConfiguration.Embed()
+        embed.provider = .ollama
+        embed.model = "m"
+        embed.batch = 10
+        let embedder = try PipelineComponents.makeRemoteEmbedder(embed, environment: [:])
+        #expect(embedder.limits.maxBatchSize == RemoteEmbedderConfiguration.maxInputsPerRequest)
+        #expect(embedder.configuration.maxRetries == embed.maxRetries)
+    }
+
     @Test func unknownProviderAndFormatAreConfigurationErrors() {
         #expect(throws: SluiceError.self) { try Self.configuration("embed: { provider: cohere }") }
         #expect(throws: SluiceError.self) {

@@ -313,7 +313,7 @@ extension FilterPushdownTests {
         let qdrantHTTP = StoreHTTP(
             baseURL: try #require(qdrant.server).baseURL,
             headers: [],
-            retries: 1,
+            maxRetries: 0,
             timeout: .seconds(10),
             label: "qdrant"
         )
@@ -342,7 +342,7 @@ extension FilterPushdownTests {
         let pineconeHTTP = StoreHTTP(
             baseURL: try #require(pinecone.server).baseURL + "/index/filters",
             headers: [("Api-Key", "k"), ("X-Pinecone-Api-Version", PineconeSink.apiVersion)],
-            retries: 1,
+            maxRetries: 0,
             timeout: .seconds(10),
             label: "pinecone"
         )

@@ -81,7 +81,13 @@ struct HTTPStoreSinkTests {
     }
 
     static func stats(_ server: StandInServer) async throws -> [String: Int] {
-        let client = StoreHTTP(baseURL: server.baseURL, headers: [], retries: 1, timeout: .seconds(10), label: "stats")
+        let client = StoreHTTP(
+            baseURL: server.baseURL,
+            headers: [],
+            maxRetries: 0,
+            timeout: .seconds(10),
+            label: "stats"
+        )
         let stats = try await client.decode([String: Int?].self, "GET", "/_standin/stats")
         return stats.compactMapValues { $0 }
     }

@@ -8,21 +8,29 @@ import Testing
 /// The pure parts shared by the sinks: backoff, batch splitting, PostgreSQL COPY text, Pinecone
 /// metadata limits, JSONL journal replay.
 struct SinkPartsTests {
-    @Test("backoff: delays grow, stay under the cap, honour Retry-After, and give up after the attempts")
-    func backoff() {
-        var retry = SinkRetryStateMachine(attempts: 4, base: .milliseconds(100), cap: .milliseconds(250))
-        #expect(retry.failed(random: 1) == .retry(after: .milliseconds(100)))
-        #expect(retry.failed(random: 1) == .retry(after: .milliseconds(200)))
-        #expect(retry.failed(retryAfter: .seconds(2), random: 0.5) == .retry(after: .seconds(2)))
-        #expect(retry.failed(random: 1) == .giveUp)
-        var jittered = SinkRetryStateMachine(attempts: 10)
-        for _ in 0..<9 {
-            guard case .retry(let delay) = jittered.failed(random: 0) else {
-                Issue.record("gave up early")
-                return
-            }
-            #expect(delay == .zero)
+    @Test(
+        "stores retry under the one policy: backoff from 100 ms to 10 s, Retry-After replaces it, max_retries counts retries"
+    )
+    func storePolicy() {
+        var retry = RetryStateMachine(policy: .store(maxRetries: 3))
+        #expect(retry.failed(.transient(reason: "503"), unit: 1) == .retry(after: .milliseconds(100)))
+        #expect(retry.failed(.transient(reason: "reset"), unit: 1) == .retry(after: .milliseconds(200)))
+        // A server's wait shorter than the backoff is honoured as it is: not a floor.
+        #expect(
+            retry.failed(.rateLimited(reason: "429", serverWait: .milliseconds(5)), unit: 1)
+                == .retry(after: .milliseconds(5))
+        )
+        #expect(retry.failed(.transient(reason: "timeout"), unit: 1) == .retry(after: .milliseconds(400)))
+        guard case .giveUp(let giveUp) = retry.failed(.transient(reason: "503"), unit: 1) else {
+            Issue.record("expected to give up after 3 retries")
+            return
         }
+        #expect(giveUp.attempts == 5)
+        var jittered = RetryStateMachine(policy: .store(maxRetries: 9))
+        for _ in 0..<9 {
+            #expect(jittered.failed(.transient(reason: "x"), unit: 0) == .retry(after: .zero))
+        }
+        #expect(RetryPolicy.store(maxRetries: 1).backoff.delay(attempt: 20, unit: 1) == .seconds(10))
     }
 
     @Test(

@@ -9,7 +9,7 @@ import Testing
     static var section: PipelineConfiguration.Sink {
         var sink = PipelineConfiguration.Sink()
         sink.metric = .dot
-        sink.retries = 9
+        sink.maxRetries = 9
         sink.timeoutSeconds = 1.5
         sink.batch = 100
         sink.collection = "c"
@@ -20,29 +20,29 @@ import Testing
     @Test func theDefaultsAreTheSections() {
         let defaults = PipelineConfiguration.Sink()
         let chroma = ChromaSink.Settings(url: "http://h", apiKey: nil)
-        #expect(chroma.retries == defaults.retries && chroma.metric == defaults.metric.rawValue)
+        #expect(chroma.maxRetries == defaults.maxRetries && chroma.metric == defaults.metric.rawValue)
         #expect(
             chroma.tenant == defaults.tenant && chroma.database == defaults.database
                 && chroma.collection == defaults.collection
         )
         #expect(chroma.timeout == .seconds(defaults.timeoutSeconds))
         let qdrant = QdrantSink.Settings(url: "http://h", apiKey: nil)
-        #expect(qdrant.retries == defaults.retries && qdrant.batch == defaults.batch)
+        #expect(qdrant.maxRetries == defaults.maxRetries && qdrant.batch == defaults.batch)
         let pinecone = PineconeSink.Settings(apiKey: "k", index: "i")
         #expect(pinecone.controlURL == PineconeSink.Settings.defaultControlURL)
         #expect(pinecone.metadataTextBytes == defaults.metadataTextBytes && pinecone.namespace == defaults.namespace)
         let pgvector = PgvectorSink.Settings(url: "postgresql://h/db", password: nil, table: "t")
-        #expect(pgvector.retries == defaults.retries && pgvector.maxBatchBytes == defaults.maxBatchBytes)
+        #expect(pgvector.maxRetries == defaults.maxRetries && pgvector.maxBatchBytes == defaults.maxBatchBytes)
         #expect(pgvector.connections == PipelineConfiguration.Run().upsertParallelism)
     }
 
     @Test func aSectionReachesEveryStore() {
         let chroma = ChromaSink.Settings(section: Self.section, apiKey: "k")
         #expect(chroma.url == ChromaSink.Settings.defaultURL)
-        #expect(chroma.metric == "dot" && chroma.retries == 9 && chroma.batch == 100 && chroma.collection == "c")
+        #expect(chroma.metric == "dot" && chroma.maxRetries == 9 && chroma.batch == 100 && chroma.collection == "c")
         #expect(chroma.timeout == .milliseconds(1500))
         let qdrant = QdrantSink.Settings(section: Self.section, apiKey: nil)
-        #expect(qdrant.url == QdrantSink.Settings.defaultURL && qdrant.collection == "c" && qdrant.retries == 9)
+        #expect(qdrant.url == QdrantSink.Settings.defaultURL && qdrant.collection == "c" && qdrant.maxRetries == 9)
         let pinecone = PineconeSink.Settings(section: Self.section, apiKey: "k", index: "i")
         #expect(pinecone.namespace == "ns" && pinecone.metric == "dot" && pinecone.batch == 100)
         let pgvector = PgvectorSink.Settings(
@@ -52,7 +52,7 @@ import Testing
             connections: 4
         )
         #expect(
-            pgvector.metric == "dot" && pgvector.retries == 9 && pgvector.connections == 4
+            pgvector.metric == "dot" && pgvector.maxRetries == 9 && pgvector.connections == 4
                 && pgvector.table == "sluice_chunks"
         )
     }

@@ -18,7 +18,7 @@ import Testing
         let http = StoreHTTP(
             baseURL: server.baseURL,
             headers: [header],
-            retries: 1,
+            maxRetries: 0,
             timeout: .seconds(30),
             label: "test"
         )

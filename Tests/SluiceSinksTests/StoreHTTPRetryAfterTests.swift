@@ -14,7 +14,7 @@ import Testing
         let http = StoreHTTP(
             baseURL: server.baseURL,
             headers: [],
-            retries: 2,
+            maxRetries: 1,
             timeout: .seconds(30),
             label: "test",
             maxRetryAfter: .milliseconds(300)

@@ -112,18 +112,17 @@ struct RateBudgetStateMachine: Sendable {
         settle(ticket, headers: headers, counted: counted, now: now)
     }
 
-    /// A 429 for `ticket`: not counted by the provider; nothing starts before `retryAfter` (or `fallback`
-    /// when the provider gave none). A bucket the headers did not report on is taken as empty — the
-    /// provider's is, whatever ours said.
+    /// A 429 for `ticket`: not counted by the provider; nothing starts for `pause` seconds (what the
+    /// ``RetryStateMachine`` decided: the server's `Retry-After`, else the backoff). A bucket the headers did
+    /// not report on is taken as empty — the provider's is, whatever ours said.
     mutating func rateLimited(
         _ ticket: Ticket,
         headers: RateLimitSnapshot,
-        retryAfter: Double?,
-        fallback: Double,
+        pause: Double,
         now: Double
     ) {
         let reported = settle(ticket, headers: headers, counted: false, now: now)
-        pausedUntil = max(pausedUntil, now + (retryAfter ?? fallback))
+        pausedUntil = max(pausedUntil, now + max(0, pause))
         if !reported.requests, requests != nil { requests!.level = min(requests!.level, 0) }
         if !reported.tokens, tokens != nil { tokens!.level = min(tokens!.level, 0) }
     }

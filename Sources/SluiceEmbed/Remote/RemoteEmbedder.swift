@@ -13,7 +13,7 @@ import Synchronization
 ///   later batches are cut before they are sent; a single input that is too large fails at once;
 /// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (at most
 ///   `maxRetryAfter`; else an exponential backoff with full jitter), concurrency halves, the batch is
-///   retried;
+///   retried (``RetryPolicy``, as every client that retries);
 /// - 429 insufficient_quota, 401, 403: ``SluiceError/Code/providerRefused``; from then on every call fails
 ///   the same way at once, without a request (the pipeline stops and exits 5);
 /// - 408/409/5xx, resets, timeouts: retried with backoff up to `maxRetries`, then the batch fails with
@@ -29,9 +29,10 @@ public final class RemoteEmbedder: Embedder {
 
     private let dialect: any EmbeddingDialect
     private let client: HTTPClient
-    private let budget: RateBudget
+    private let budget: RateBudget<ContinuousClock>
     private let concurrency: AdaptiveConcurrency
-    private let backoff: Backoff
+    /// `maxRetries` transient retries, `maxRateLimitRetries` rate-limited ones, pauses of the shared budget.
+    private let policy: RetryPolicy
     private let counters = Mutex(EmbedderRequestStats())
     private let refusal = Mutex<SluiceError?>(nil)
     private let sizeLimit = Mutex(RequestSizeLimit())
@@ -74,13 +75,7 @@ public final class RemoteEmbedder: Embedder {
             model: configuration.model,
             dimensions: configuration.dimensions
         )
-        let l = configuration.limits
-        self.limits = EmbedderLimits(
-            maxBatchSize: l.maxInputs,
-            maxTokensPerInput: l.maxTokensPerInput,
-            maxTokensPerRequest: l.maxTokensPerRequest,
-            maxRequestBytes: l.maxRequestBytes
-        )
+        self.limits = configuration.limits
         self.tokenCounter = try tokenCounter ?? BPETokenizer.named(configuration.tokenizer)
         self.client = client ?? HTTPClient(configuration: configuration.http)
         self.budget = RateBudget(
@@ -91,7 +86,7 @@ public final class RemoteEmbedder: Embedder {
             maximum: configuration.maxConcurrency,
             initial: max(1, configuration.maxConcurrency / 2)
         )
-        self.backoff = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
+        self.policy = configuration.retryPolicy
     }
 
     public var requestStats: EmbedderRequestStats? { counters.withLock { $0 } }
@@ -111,7 +106,7 @@ public final class RemoteEmbedder: Embedder {
         if let refused = refusal.withLock({ $0 }) { throw refused }
         let total = tokens.reduce(0, +)
         let l = configuration.limits
-        if texts.count > 1, texts.count > l.maxInputs || total > l.maxTokensPerRequest {
+        if texts.count > 1, texts.count > l.maxBatchSize || total > l.maxTokensPerRequest {
             return try await split(texts, tokens: tokens)
         }
         if texts.count > 1, !sizeLimit.withLock({ $0.admits(inputs: texts.count, tokens: total) }) {
@@ -124,15 +119,14 @@ public final class RemoteEmbedder: Embedder {
             return try await split(texts, tokens: tokens)
         }
 
-        var failures = 0
-        var rateLimits = 0
+        var retry = RetryStateMachine(policy: policy)
         while true {
             try Task.checkCancellation()
             if let refused = refusal.withLock({ $0 }) { throw refused }
             // The slot first, then the budget: a ticket's time is when its request leaves, which is what
             // the budget replays the provider's headers from.
             await concurrency.acquire()
-            let ticket: RateBudget.Ticket
+            let ticket: RateBudgetStateMachine.Ticket
             do {
                 ticket = try await budget.acquire(tokens: total)
             } catch {
@@ -147,8 +141,8 @@ public final class RemoteEmbedder: Embedder {
                 // A reset or refused connection never reached the provider's count; a timeout may have.
                 budget.failed(ticket, counted: error.code == .timeout)
                 concurrency.release(error.code == .timeout ? .overloaded : .neutral)
-                failures += 1
-                try await retryOrGiveUp(failures: failures, reason: error.description, batch: texts.count)
+                let action = retry.failed(.transient(reason: error.description), unit: Double.random(in: 0..<1))
+                try await carryOut(action, batch: texts.count)
                 continue
             } catch {
                 budget.failed(ticket, counted: true)
@@ -174,23 +168,20 @@ public final class RemoteEmbedder: Embedder {
                 return try await split(texts, tokens: tokens)
             case .rateLimited(let reason):
                 concurrency.release(.overloaded)
-                rateLimits += 1
-                counters.withLock {
-                    $0.rateLimited += 1
-                    $0.retries += 1
-                }
-                let fallback = backoff.delay(attempt: rateLimits - 1, unit: Double.random(in: 0..<1))
-                budget.rateLimited(
-                    ticket,
-                    headers: headers,
-                    retryAfter: response.retryAfter(cap: configuration.maxRetryAfter),
-                    fallback: fallback
+                counters.withLock { $0.rateLimited += 1 }
+                let failure = RetryStateMachine.Failure.rateLimited(
+                    reason: reason,
+                    serverWait: response.retryAfter(cap: configuration.maxRetryAfter)
                 )
-                guard rateLimits <= configuration.maxRateLimitRetries else {
-                    throw SluiceError(
-                        .embeddingFailed,
-                        "gave up after \(rateLimits) rate-limited attempts: \(scrub(reason))"
-                    )
+                let action = retry.failed(failure, unit: Double.random(in: 0..<1))
+                switch action {
+                case .pauseBudget(let pause), .retry(let pause):
+                    // The wait is the budget's: the next `acquire` holds this request and every other.
+                    budget.rateLimited(ticket, headers: headers, pause: pause)
+                    counters.withLock { $0.retries += 1 }
+                case .giveUp:
+                    budget.rateLimited(ticket, headers: headers, pause: .zero)
+                    try await carryOut(action, batch: texts.count)
                 }
             case .refused(let reason):
                 budget.answered(ticket, headers: headers, counted: false)
@@ -205,8 +196,11 @@ public final class RemoteEmbedder: Embedder {
                 // A 5xx is not counted against the limits: the retry does not pay twice.
                 budget.answered(ticket, headers: headers, counted: false)
                 concurrency.release(.neutral)
-                failures += 1
-                try await retryOrGiveUp(failures: failures, reason: reason, batch: texts.count)
+                let failure = RetryStateMachine.Failure.transient(
+                    reason: reason,
+                    serverWait: response.retryAfter(cap: configuration.maxRetryAfter)
+                )
+                try await carryOut(retry.failed(failure, unit: Double.random(in: 0..<1)), batch: texts.count)
             case .invalid(let reason):
                 budget.answered(ticket, headers: headers, counted: false)
                 concurrency.release(.neutral)
@@ -215,16 +209,19 @@ public final class RemoteEmbedder: Embedder {
         }
     }
 
-    /// Waits before retry number `failures`, or throws when the retries are spent.
-    private func retryOrGiveUp(failures: Int, reason: String, batch: Int) async throws {
-        guard failures <= configuration.maxRetries else {
+    /// Waits as a ``RetryStateMachine`` action says before this request's next attempt, or throws when the
+    /// retries are spent.
+    private func carryOut(_ action: RetryStateMachine.Action, batch: Int) async throws {
+        switch action {
+        case .retry(let delay), .pauseBudget(let delay):
+            counters.withLock { $0.retries += 1 }
+            try await ShutdownSignal.pause(for: delay)
+        case .giveUp(let giveUp):
             throw SluiceError(
                 .embeddingFailed,
-                "gave up after \(failures) attempts for a batch of \(batch): \(scrub(reason))"
+                "gave up after \(giveUp.attempts) attempts\(giveUp.rateLimited ? " (rate limited)" : "") for a batch of \(batch): \(scrub(giveUp.reason))"
             )
         }
-        counters.withLock { $0.retries += 1 }
-        try await ShutdownSignal.pause(for: backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1)))
     }
 
     /// Whether the endpoint answers at all: a `GET` of the base URL, where any HTTP status (a 404, a 401)

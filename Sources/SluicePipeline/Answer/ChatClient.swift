@@ -6,9 +6,10 @@ import SluiceHTTP
 /// An OpenAI-compatible chat completions endpoint (OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp's server),
 /// asked for a streamed answer (`"stream": true`, server-sent events).
 ///
-/// Failures before the first token are retried, up to `answer.max_retries`: a 429 after its `Retry-After`
-/// (capped at `answer.max_retry_after_seconds`; else the shared ``Backoff``), 408/409/5xx, resets and
-/// timeouts, an error event or a stream that ends before any text. After the first token nothing is retried
+/// Failures before the first token are retried under the one ``RetryPolicy``, up to `answer.max_retries`
+/// (429s counted with the others): 429, 408/409/5xx, resets and timeouts, an error event or a stream that
+/// ends before any text; a server's `Retry-After` replaces the backoff (capped at
+/// `answer.max_retry_after_seconds`). After the first token nothing is retried
 /// (the words already shown cannot be taken back): a failure ends the answer with
 /// ``SluiceError/Code/dependencyUnavailable``. 401, 403 and an exhausted quota are
 /// ``SluiceError/Code/providerRefused``; other 4xx (a model the server does not have, a prompt over its
@@ -27,7 +28,8 @@ final class ChatClient: Sendable {
     private let apiKey: String?
     private let url: String
     private let client: HTTPClient
-    private let backoff: Backoff
+    /// `answer.max_retries` retries (429s counted with them), `answer.max_retry_after_seconds`.
+    let policy: RetryPolicy
     /// Counts the answer's tokens against ``AnswerBudget/maxTokens``.
     private let tokenCounter: any TokenCounter
 
@@ -65,7 +67,11 @@ final class ChatClient: Sendable {
         var http = HTTPClient.Configuration()
         http.timeout = .seconds(configuration.timeoutSeconds)
         self.client = client ?? HTTPClient(configuration: http)
-        self.backoff = backoff
+        self.policy = RetryPolicy(
+            maxRetries: configuration.maxRetries,
+            backoff: backoff,
+            maxRetryAfter: .milliseconds(Int64(configuration.maxRetryAfterSeconds * 1000))
+        )
         self.tokenCounter = try tokenCounter ?? BPETokenizer.named("cl100k_base")
     }
 
@@ -104,31 +110,31 @@ final class ChatClient: Sendable {
     /// - Throws: ``SluiceError`` as described on the type; `CancellationError` when the task is cancelled.
     func complete(_ prompt: AnswerPrompt, onText: (String) async throws -> Void) async throws -> Summary {
         let request = try request(for: prompt)
-        var failures = 0
+        var retry = RetryStateMachine(policy: policy)
         while true {
             try Task.checkCancellation()
-            let reason: String
             switch try await attempt(request, onText: onText) {
             case .answered(let summary): return summary
-            case .retry(let why, let retryAfter):
-                reason = why
-                failures += 1
-                guard failures <= configuration.maxRetries else {
+            case .retry(let failure):
+                switch retry.failed(failure, unit: Double.random(in: 0..<1)) {
+                case .retry(let delay), .pauseBudget(let delay):
+                    try await ShutdownSignal.pause(for: delay)
+                case .giveUp(let giveUp):
                     throw SluiceError(
                         .dependencyUnavailable,
-                        "the answer model at \(redactedURL(url)) failed \(failures) times: \(scrub(reason))"
+                        "the answer model at \(redactedURL(url)) failed \(giveUp.attempts) times: \(scrub(giveUp.reason))"
                     )
                 }
-                let fallback = backoff.delay(attempt: failures - 1, unit: Double.random(in: 0..<1))
-                try await ShutdownSignal.pause(for: retryAfter ?? fallback)
             }
         }
     }
 
     private enum Outcome {
         case answered(Summary)
-        /// Failed before the first token: worth another attempt after `retryAfter` (nil: the backoff).
-        case retry(String, retryAfter: Duration?)
+        /// Failed before the first token: worth another attempt, as the ``RetryPolicy`` says.
+        case retry(RetryStateMachine.Failure)
+
+        static func transient(_ reason: String) -> Outcome { .retry(.transient(reason: reason)) }
     }
 
     /// One request: its answer streamed to `onText`, or why it is worth retrying.
@@ -142,14 +148,14 @@ final class ChatClient: Sendable {
         do {
             response = try await client.stream(request)
         } catch let error as SluiceError where error.isTransient {
-            return .retry(error.message, retryAfter: nil)
+            return .transient(error.message)
         }
         guard (200..<300).contains(response.status) else {
             let whole: HTTPResponse
             do {
                 whole = try await response.collect()
             } catch let error as SluiceError where error.isTransient {
-                return .retry(error.message, retryAfter: nil)
+                return .transient(error.message)
             } catch let error as SluiceError where error.code == .tooLarge {
                 throw misbehaving("its error answer (HTTP \(response.status)) is over \(budget.maxBytes) bytes")
             }
@@ -181,7 +187,7 @@ final class ChatClient: Sendable {
                 if reader.isDone { break }
                 if let overrun = budget.check(at: .now) {
                     guard reader.started else {
-                        return .retry(overrun.message(budget, answerTokens: 0), retryAfter: nil)
+                        return .transient(overrun.message(budget, answerTokens: 0))
                     }
                     throw misbehaving(overrun.message(budget, answerTokens: configuration.maxAnswerTokens))
                 }
@@ -190,9 +196,9 @@ final class ChatClient: Sendable {
             }
             if !reader.isDone { try await take(reader.finish()) }
         } catch let error as SluiceError where error.isTransient && !reader.started {
-            return .retry(error.message, retryAfter: nil)
+            return .transient(error.message)
         } catch let error as ChatStreamReader.StreamError where !reader.started {
-            return .retry(error.message, retryAfter: nil)
+            return .transient(error.message)
         } catch let error as ChatStreamReader.StreamError {
             throw SluiceError(.dependencyUnavailable, "the answer was cut short: \(scrub(error.message))")
         } catch let error as SluiceError where error.isTransient {
@@ -204,7 +210,7 @@ final class ChatClient: Sendable {
         } catch let error as SluiceError where error.code == .tooLarge {
             throw misbehaving("it streamed more than \(budget.maxBytes) bytes for one answer")
         }
-        guard reader.started else { return .retry("the stream ended without any text", retryAfter: nil) }
+        guard reader.started else { return .transient("the stream ended without any text") }
         guard reader.isComplete else {
             throw SluiceError(
                 .dependencyUnavailable,
@@ -233,14 +239,14 @@ final class ChatClient: Sendable {
         do {
             whole = try await response.collect()
         } catch let error as SluiceError where error.isTransient {
-            return .retry(error.message, retryAfter: nil)
+            return .transient(error.message)
         } catch let error as SluiceError where error.code == .tooLarge {
             throw misbehaving("its JSON answer is over \(budget.maxBytes) bytes")
         }
         let object = try? JSONSerialization.jsonObject(with: Data(whole.body)) as? [String: Any]
         let choice = (object?["choices"] as? [[String: Any]])?.first
         guard let text = (choice?["message"] as? [String: Any])?["content"] as? String, !text.isEmpty else {
-            return .retry("an answer without text: \(providerMessage(whole))", retryAfter: nil)
+            return .transient("an answer without text: \(providerMessage(whole))")
         }
         if let overrun = budget.take(text, counter: tokenCounter) {
             throw misbehaving(overrun.message(budget, answerTokens: configuration.maxAnswerTokens))
@@ -259,12 +265,11 @@ final class ChatClient: Sendable {
     private func judge(_ response: HTTPResponse) throws -> Outcome {
         switch ProviderAnswer(response, batchSize: 1) {
         case .success:
-            return .retry("HTTP \(response.status)", retryAfter: nil)
+            return .transient("HTTP \(response.status)")
         case .rateLimited(let reason):
-            let cap = Duration.seconds(configuration.maxRetryAfterSeconds)
-            return .retry(reason, retryAfter: response.retryAfter(cap: cap))
+            return .retry(.rateLimited(reason: reason, serverWait: response.retryAfter(cap: policy.maxRetryAfter)))
         case .transient(let reason):
-            return .retry(reason, retryAfter: nil)
+            return .retry(.transient(reason: reason, serverWait: response.retryAfter(cap: policy.maxRetryAfter)))
         case .refused(let reason):
             throw SluiceError(.providerRefused, "the answer model refused: \(scrub(reason))")
         case .tooLarge(let reason), .invalid(let reason):

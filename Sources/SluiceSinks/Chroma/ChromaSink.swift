@@ -25,7 +25,8 @@ public final class ChromaSink: VectorSink {
         public var metric: String
         public var batch: Int
         public var maxBatchBytes: Int
-        public var retries: Int
+        /// Retries after the first attempt of a write (`sink.max_retries`).
+        public var maxRetries: Int
         public var timeout: Duration
 
         /// The store at `url`, everything else at the pipeline file's defaults.
@@ -36,7 +37,7 @@ public final class ChromaSink: VectorSink {
         }
 
         /// What a pipeline file's `sink` section says of a Chroma store (`url`, `tenant`, `database`,
-        /// `collection`, `metric`, `batch`, `max_batch_bytes`, `retries`, `timeout_seconds`).
+        /// `collection`, `metric`, `batch`, `max_batch_bytes`, `max_retries`, `timeout_seconds`).
         /// - Parameter apiKey: the value of the variable `sink.api_key_env` names.
         public init(section sink: PipelineConfiguration.Sink, apiKey: String?) {
             url = sink.url ?? Self.defaultURL
@@ -47,7 +48,7 @@ public final class ChromaSink: VectorSink {
             metric = sink.metric.rawValue
             batch = sink.batch
             maxBatchBytes = sink.maxBatchBytes
-            retries = sink.retries
+            maxRetries = sink.maxRetries
             timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
         }
     }
@@ -64,7 +65,7 @@ public final class ChromaSink: VectorSink {
         http = StoreHTTP(
             baseURL: settings.url,
             headers: settings.apiKey.map { [("x-chroma-token", $0)] } ?? [],
-            retries: settings.retries,
+            maxRetries: settings.maxRetries,
             timeout: settings.timeout,
             label: "chroma"
         )

@@ -4,14 +4,16 @@ import SluiceHTTP
 
 /// JSON over HTTP for the HTTP stores (Chroma, Qdrant, Pinecone), on the shared ``HTTPClient``.
 ///
-/// Every call is retried with ``SinkRetryStateMachine`` on transient failures (timeouts, network errors, 429 and
-/// 5xx; a `Retry-After` header is honoured, up to `maxRetryAfter`); other 4xx are errors at once, with the server's message.
+/// Every call is retried under ``RetryPolicy/store(maxRetries:maxRetryAfter:)`` on transient failures (timeouts,
+/// network errors, 429 and 5xx; a `Retry-After` replaces the backoff, up to `maxRetryAfter`); other 4xx are errors at
+/// once, with the server's message.
 /// Header values (API keys) never appear in an error.
 struct StoreHTTP: Sendable {
     let client: HTTPClient
     let baseURL: String
     let headers: [(String, String)]
-    let retries: Int
+    /// Retries after the first attempt (`sink.max_retries`).
+    let maxRetries: Int
     let timeout: Duration
     /// `chroma`, `qdrant`, `pinecone`: names the store in messages.
     let label: String
@@ -22,7 +24,7 @@ struct StoreHTTP: Sendable {
         client: HTTPClient = .shared,
         baseURL: String,
         headers: [(String, String)],
-        retries: Int,
+        maxRetries: Int,
         timeout: Duration,
         label: String,
         maxRetryAfter: Duration = HTTPResponse.defaultRetryAfterCap
@@ -30,7 +32,7 @@ struct StoreHTTP: Sendable {
         self.client = client
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.headers = headers
-        self.retries = retries
+        self.maxRetries = maxRetries
         self.timeout = timeout
         self.label = label
         self.maxRetryAfter = maxRetryAfter
@@ -55,7 +57,10 @@ struct StoreHTTP: Sendable {
             timeout: timeout
         )
         let what = "\(label) \(method) \(path.split(separator: "?").first ?? "")"
-        return try await withSinkRetries(attempts: retries, what: what) {
+        return try await withSinkRetries(
+            policy: .store(maxRetries: maxRetries, maxRetryAfter: maxRetryAfter),
+            what: what
+        ) {
             let response: HTTPResponse
             do {
                 response = try await client.send(request)
@@ -65,7 +70,10 @@ struct StoreHTTP: Sendable {
             if response.isSuccess || accepting.contains(response.status) { return response }
             let message = scrub("\(what): HTTP \(response.status): \(Self.excerpt(response.bodyText))")
             if response.status == 429 || response.status >= 500 {
-                let hint = response.retryAfter(cap: maxRetryAfter).map { RetryAfterHint(delay: $0) }
+                let hint = ServerRetryHint(
+                    wait: response.retryAfter(cap: maxRetryAfter),
+                    rateLimited: response.status == 429
+                )
                 throw SluiceError(.sinkUnavailable, message, cause: hint)
             }
             if response.status == 401 || response.status == 403 {

@@ -25,7 +25,8 @@ public final class PgvectorSink: VectorSink {
         public var metric: String
         /// Connections (and threads), one per concurrent writer.
         public var connections: Int
-        public var retries: Int
+        /// Retries after the first attempt of a write (`sink.max_retries`).
+        public var maxRetries: Int
         public var maxBatchBytes: Int
 
         /// The table `table` at `url`, everything else at the pipeline file's defaults.
@@ -40,7 +41,7 @@ public final class PgvectorSink: VectorSink {
             )
         }
 
-        /// What a pipeline file's `sink` section says of a pgvector table (`table`, `metric`, `retries`,
+        /// What a pipeline file's `sink` section says of a pgvector table (`table`, `metric`, `max_retries`,
         /// `max_batch_bytes`).
         /// - Parameters:
         ///   - url: `sink.url`, which pgvector requires.
@@ -52,7 +53,7 @@ public final class PgvectorSink: VectorSink {
             table = sink.table
             metric = sink.metric.rawValue
             self.connections = connections
-            retries = sink.retries
+            maxRetries = sink.maxRetries
             maxBatchBytes = sink.maxBatchBytes
         }
     }
@@ -96,7 +97,7 @@ public final class PgvectorSink: VectorSink {
         _ what: String,
         _ body: @escaping @Sendable (PGConnection) throws -> T
     ) async throws -> T {
-        try await withSinkRetries(attempts: settings.retries, what: what) {
+        try await withSinkRetries(policy: .store(maxRetries: settings.maxRetries), what: what) {
             try await executor.run { [pool] in try pool.with(body) }
         }
     }
@@ -107,7 +108,7 @@ public final class PgvectorSink: VectorSink {
         _ what: String,
         _ body: @escaping @Sendable (PGConnection) throws -> T
     ) async throws -> T {
-        try await withSinkRetries(attempts: settings.retries, what: what) {
+        try await withSinkRetries(policy: .store(maxRetries: settings.maxRetries), what: what) {
             let canceller = PGQueryCanceller()
             return try await withTaskCancellationHandler {
                 try await executor.run { [pool] in

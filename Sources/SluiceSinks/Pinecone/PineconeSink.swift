@@ -32,7 +32,8 @@ public final class PineconeSink: VectorSink {
         public var batch: Int
         public var maxBatchBytes: Int
         public var metadataTextBytes: Int
-        public var retries: Int
+        /// Retries after the first attempt of a write (`sink.max_retries`).
+        public var maxRetries: Int
         public var timeout: Duration
 
         /// The index `index`, everything else at the pipeline file's defaults.
@@ -43,7 +44,7 @@ public final class PineconeSink: VectorSink {
         }
 
         /// What a pipeline file's `sink` section says of a Pinecone index (`url`, `namespace`, `metric`,
-        /// `batch`, `max_batch_bytes`, `metadata_text_bytes`, `retries`, `timeout_seconds`).
+        /// `batch`, `max_batch_bytes`, `metadata_text_bytes`, `max_retries`, `timeout_seconds`).
         /// - Parameters:
         ///   - apiKey: the value of the variable `sink.api_key_env` names.
         ///   - index: `sink.index`, which Pinecone requires.
@@ -56,7 +57,7 @@ public final class PineconeSink: VectorSink {
             batch = sink.batch
             maxBatchBytes = sink.maxBatchBytes
             metadataTextBytes = sink.metadataTextBytes
-            retries = sink.retries
+            maxRetries = sink.maxRetries
             timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
         }
     }
@@ -82,7 +83,7 @@ public final class PineconeSink: VectorSink {
         control = StoreHTTP(
             baseURL: settings.controlURL,
             headers: Self.headers(settings),
-            retries: settings.retries,
+            maxRetries: settings.maxRetries,
             timeout: settings.timeout,
             label: "pinecone"
         )
@@ -137,7 +138,7 @@ public final class PineconeSink: VectorSink {
         return StoreHTTP(
             baseURL: base,
             headers: Self.headers(settings),
-            retries: settings.retries,
+            maxRetries: settings.maxRetries,
             timeout: settings.timeout,
             label: "pinecone"
         )

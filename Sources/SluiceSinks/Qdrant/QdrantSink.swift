@@ -24,7 +24,8 @@ public final class QdrantSink: VectorSink {
         /// Points per write, clamped to 64–256.
         public var batch: Int
         public var maxBatchBytes: Int
-        public var retries: Int
+        /// Retries after the first attempt of a write (`sink.max_retries`).
+        public var maxRetries: Int
         public var timeout: Duration
 
         /// The store at `url`, everything else at the pipeline file's defaults.
@@ -35,7 +36,7 @@ public final class QdrantSink: VectorSink {
         }
 
         /// What a pipeline file's `sink` section says of a Qdrant store (`url`, `collection`, `metric`,
-        /// `batch`, `max_batch_bytes`, `retries`, `timeout_seconds`).
+        /// `batch`, `max_batch_bytes`, `max_retries`, `timeout_seconds`).
         /// - Parameter apiKey: the value of the variable `sink.api_key_env` names.
         public init(section sink: PipelineConfiguration.Sink, apiKey: String?) {
             url = sink.url ?? Self.defaultURL
@@ -44,7 +45,7 @@ public final class QdrantSink: VectorSink {
             metric = sink.metric.rawValue
             batch = sink.batch
             maxBatchBytes = sink.maxBatchBytes
-            retries = sink.retries
+            maxRetries = sink.maxRetries
             timeout = .milliseconds(Int64(sink.timeoutSeconds * 1000))
         }
     }
@@ -62,7 +63,7 @@ public final class QdrantSink: VectorSink {
         http = StoreHTTP(
             baseURL: settings.url,
             headers: settings.apiKey.map { [("api-key", $0)] } ?? [],
-            retries: settings.retries,
+            maxRetries: settings.maxRetries,
             timeout: settings.timeout,
             label: "qdrant"
         )
