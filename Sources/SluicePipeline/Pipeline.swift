@@ -261,9 +261,8 @@ public actor Pipeline {
         (error as? SluiceError)?.description ?? "\(error)"
     }
 
-    private var configurationHash: String {
-        ContentHash(utf8: String(describing: configuration)).hex
-    }
+    /// The settings' fingerprint: an explicit, versioned encoding (``PipelineConfiguration/fingerprint``).
+    private var configurationHash: String { configuration.fingerprint }
 
     private static func makeRunID() -> String {
         let formatter = DateFormatter()
