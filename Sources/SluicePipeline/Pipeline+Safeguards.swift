@@ -48,6 +48,12 @@ extension Pipeline {
             )
             return
         }
+        try refuseEmbedderChange(identity, stored: stored, checkpoint: checkpoint)
+    }
+
+    /// Refuses an embedder other than the one the state's documents were embedded with (`stored`): what a
+    /// run refuses without `--reembed`, and a dry run with it.
+    func refuseEmbedderChange(_ identity: EmbedderIdentity, stored: String?, checkpoint: CheckpointStore) throws {
         if let stored, stored != identity.description, try checkpoint.documentCount() > 0 {
             throw SluiceError(
                 .embedderMismatch,
