@@ -221,6 +221,9 @@ public actor Pipeline {
                 metadata: ["sluice-left-out": "\(scanner.leftOut.files)"]
             )
         }
+        if !(options.prune ?? configuration.run.prune) && !options.retryFailed && !stats.interrupted {
+            noteVanishedDocuments(scanner: scanner, checkpoint: checkpoint, reached: stats)
+        }
         logger.info(
             "run finished",
             metadata: [
