@@ -15,7 +15,8 @@ struct CheckCommand: AsyncParsableCommand {
             is listed; the state's lock is tried and its checkpoint read. Nothing is written but the lock file \
             and, with the local store, an empty store where there is none yet. Exit codes: \
             0 every check passed · 1 a configuration error (the pipeline file, a key, a mismatch) · \
-            6 a dependency is unavailable (retry later).
+            3 a run holds the state's lock (as `run` exits then) · 6 a dependency is unavailable (retry later). \
+            With --json the answer is JSON whatever happens, a pipeline file that does not read included.
             """
     )
 
@@ -33,7 +34,21 @@ struct CheckCommand: AsyncParsableCommand {
     func run() async throws {
         try await withExitMapping {
             let logger = options.makeLogger()
-            let configuration = try options.loadConfiguration(source: source)
+            let configuration: PipelineConfiguration
+            do {
+                configuration = try options.loadConfiguration(source: source)
+            } catch let error where json {
+                // The pipeline file itself does not read: still one JSON document, for programs.
+                let check = DependencyCheck(
+                    "pipeline",
+                    .failed,
+                    "\((error as? SluiceError)?.description ?? "\(error)")",
+                    fix: "correct the pipeline file (every key is in docs/CONFIGURATION.md)"
+                )
+                let code = RunExitCode(for: error)
+                try Self.printJSON([check], code: code)
+                throw ExitCode(code)
+            }
             var runOptions = RunOptions()
             if let shard { runOptions.shard = try Shard(parsing: shard) }
             let components: PipelineComponents

@@ -64,7 +64,11 @@ struct SearchCommand: AsyncParsableCommand {
                     if !result.headings.isEmpty {
                         place += " · " + DisplayEscaping.escaped(result.headings.joined(separator: " > "))
                     }
-                    print(String(format: "%.4f", result.score) + "  " + place)
+                    // Hybrid ranks by a fused score: the cosine `--min-score` compares is shown beside it.
+                    let cosine = result.vectorScore.flatMap {
+                        $0 == result.score ? nil : "  cosine " + String(format: "%.4f", $0)
+                    }
+                    print(String(format: "%.4f", result.score) + (cosine ?? "") + "  " + place)
                     print("        " + DisplayEscaping.escaped(result.snippet))
                     if !result.duplicates.isEmpty {
                         let others = result.duplicates.prefix(3).map { DisplayEscaping.escaped($0.documentKey) }
@@ -73,7 +77,23 @@ struct SearchCommand: AsyncParsableCommand {
                     }
                 }
             }
-            if results.isEmpty && !json { print("no results (is the store empty? run `sluice run` first)") }
+            if results.isEmpty && !json { print(Self.emptyAnswer(filter: filter, minScore: minScore)) }
+        }
+    }
+
+    /// Why a search found nothing: what the query left out, or (with nothing left out) an empty store.
+    static func emptyAnswer(filter: String?, minScore: Double?) -> String {
+        let score = minScore.map { "a score at or above --min-score \($0)" }
+        switch (filter, score) {
+        case (_?, let score?):
+            return "no results: no record matches --filter with \(score)"
+        case (_?, nil):
+            return
+                "no results: no record matches --filter (`sluice export` shows the records' metadata; `format` is the reader's name: markdown, text, pdf, …)"
+        case (nil, let score?):
+            return "no results with \(score) (hybrid and vector results show their cosine)"
+        case (nil, nil):
+            return "no results (is the store empty? run `sluice run` first)"
         }
     }
 }

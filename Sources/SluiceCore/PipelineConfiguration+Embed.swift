@@ -22,7 +22,9 @@ extension PipelineConfiguration {
             case o200k = "o200k_base"
         }
 
-        public var provider: Provider = .hash
+        /// The default is the real local model (the one the README's first command uses): a file without an
+        /// `embed` section never indexes silently with the ``Provider/hash`` test embedder, which must be named.
+        public var provider: Provider = .minilm
         public var model: String? = nil
         public var dimensions: Int = 384
         /// The local model's arithmetic (`minilm` only).

@@ -12,6 +12,8 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
         case unavailable
         /// Reached, but wrong for this pipeline (a setting, a key, another embedder's vectors) (exit 1).
         case failed
+        /// The state's lock is held by a run in progress: wait for it (exit 3, as `run` exits then).
+        case locked
     }
 
     /// `pipeline`, `embedder`, `store`, `source` or `state`.
@@ -28,10 +30,11 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
         self.fix = fix
     }
 
-    /// The exit code of a list of checks: 1 when any failed (a setting to fix), else 6 when any dependency
-    /// was unavailable, else 0.
+    /// The exit code of a list of checks: 1 when any failed (a setting to fix), else 3 when a run holds the
+    /// state's lock, else 6 when any dependency was unavailable, else 0.
     public static func exitCode(of checks: [DependencyCheck]) -> RunExitCode {
         if checks.contains(where: { $0.outcome == .failed }) { return .usage }
+        if checks.contains(where: { $0.outcome == .locked }) { return .lockHeld }
         if checks.contains(where: { $0.outcome == .unavailable }) { return .dependencyUnavailable }
         return .success
     }
@@ -279,7 +282,7 @@ extension Pipeline {
             let lock = try StateLock(directory: directory)
             withExtendedLifetime(lock) {}
         } catch let error as SluiceError where error.code == .lockHeld {
-            return DependencyCheck("state", .unavailable, error.message, fix: "wait for the run in progress to end")
+            return DependencyCheck("state", .locked, error.message, fix: "wait for the run in progress to end")
         } catch {
             return DependencyCheck(
                 "state",

@@ -45,6 +45,14 @@ extension Pipeline {
             return report
         }
         try guardShard(checkpoint: checkpoint)
+        // What the run would refuse, the dry run refuses (with --reembed everything is embedded again).
+        if !options.reembed {
+            try refuseEmbedderChange(
+                components.embedder.identity,
+                stored: try checkpoint.metadata("embedder"),
+                checkpoint: checkpoint
+            )
+        }
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         let rules = DocumentMetadataRules(configuration: configuration, extractors: components.extractors.extractors)
         try await scanner.walk { entry in

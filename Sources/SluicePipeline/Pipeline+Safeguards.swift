@@ -48,6 +48,12 @@ extension Pipeline {
             )
             return
         }
+        try refuseEmbedderChange(identity, stored: stored, checkpoint: checkpoint)
+    }
+
+    /// Refuses an embedder other than the one the state's documents were embedded with (`stored`): what a
+    /// run refuses without `--reembed`, and a dry run with it.
+    func refuseEmbedderChange(_ identity: EmbedderIdentity, stored: String?, checkpoint: CheckpointStore) throws {
         if let stored, stored != identity.description, try checkpoint.documentCount() > 0 {
             throw SluiceError(
                 .embedderMismatch,
@@ -105,6 +111,22 @@ extension Pipeline {
             }
         }
         return (keys, ids, documentKeys, known)
+    }
+
+    /// After a run without prune: documents the state knows that are no longer in the source keep their
+    /// vectors (search still finds them); say so, and how `--prune` removes them. Looked for only when the
+    /// state tracks more documents than the run reached (a count, then a stat per tracked document).
+    func noteVanishedDocuments(scanner: SourceScanner, checkpoint: CheckpointStore, reached stats: RunStats) {
+        let reached = stats.documentsUpserted + stats.documentsSkipped + stats.documentsFailed
+        guard let tracked = try? checkpoint.documentCount(), tracked > reached,
+            let plan = try? planPrune(scanner: scanner, checkpoint: checkpoint), !plan.keys.isEmpty
+        else { return }
+        let count = plan.keys.count
+        let examples = plan.keys.prefix(3).map(DisplayEscaping.escaped).joined(separator: ", ")
+        logger.notice(
+            "\(count) document\(count == 1 ? " is" : "s are") no longer in the source (e.g. \(examples)); their \(plan.ids.count) vectors stay in the store and search still finds them: `sluice run --prune` removes them",
+            metadata: ["sluice-vanished": "\(count)"]
+        )
     }
 
     func checkMassDelete(deleting: Int, documents: Int, stored: Int) throws {

@@ -221,6 +221,9 @@ public actor Pipeline {
                 metadata: ["sluice-left-out": "\(scanner.leftOut.files)"]
             )
         }
+        if !(options.prune ?? configuration.run.prune) && !options.retryFailed && !stats.interrupted {
+            noteVanishedDocuments(scanner: scanner, checkpoint: checkpoint, reached: stats)
+        }
         logger.info(
             "run finished",
             metadata: [
@@ -261,9 +264,8 @@ public actor Pipeline {
         (error as? SluiceError)?.description ?? "\(error)"
     }
 
-    private var configurationHash: String {
-        ContentHash(utf8: String(describing: configuration)).hex
-    }
+    /// The settings' fingerprint: an explicit, versioned encoding (``PipelineConfiguration/fingerprint``).
+    private var configurationHash: String { configuration.fingerprint }
 
     private static func makeRunID() -> String {
         let formatter = DateFormatter()

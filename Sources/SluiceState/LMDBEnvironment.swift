@@ -120,6 +120,15 @@ package final class LMDBEnvironment: @unchecked Sendable {
         Self.openLock.unlock()
         if rc != 0 {
             mdb_env_close(handle)
+            // Another user's folder is the user's to sort out (exit 1), not a bug: LMDB writes its lock file
+            // even to read, so a read-only command needs write access too.
+            if rc == EACCES || rc == EPERM {
+                throw SluiceError(
+                    .usage,
+                    (errors.owner.map { "\($0): " } ?? "")
+                        + "permission denied: this user (uid \(getuid())) cannot write \(path.path), and LMDB writes its lock file there even to read. Run as the user that owns the folder (the one that runs the pipeline), or give this user write access"
+                )
+            }
             throw errors.error("cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
         }
         self.env = handle

@@ -50,14 +50,14 @@ struct DependencyCheckCLITests {
         #expect(after.stdout.contains("5 files match"), "\(after)")
         #expect(after.stdout.contains("5 documents"), "\(after)")
 
-        // A run in progress (its lock held, here by this process): the state is busy, retry later.
+        // A run in progress (its lock held, here by this process): exit 3, as `run` exits then.
         let descriptor = open(main.state.appendingPathComponent("run.lock").path, O_RDWR)
         try #require(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
         let busy = try await ws.sluice(["check", ws.pipeline.path] + main.arguments + ["--source", ws.corpus.path])
         flock(descriptor, LOCK_UN)
         close(descriptor)
-        #expect(busy.exitCode == 6, "\(busy)")
-        #expect(Self.subjects(busy.stdout, "unavailable") == ["state"], "\(busy)")
+        #expect(busy.exitCode == 3, "\(busy)")
+        #expect(Self.subjects(busy.stdout, "locked") == ["state"], "\(busy)")
 
         // Another embedder than the state's: a configuration error, with its fix.
         let mismatch = try await ws.sluice(

@@ -22,8 +22,21 @@ import Testing
     @Test func defaultsApplyToAnEmptyFile() throws {
         let configuration = try load("")
         #expect(configuration.chunk.maxTokens == 256)
-        #expect(configuration.embed.provider == .hash)
+        #expect(configuration.embed.provider == .minilm)
         #expect(configuration.sink.kind == .local)
+    }
+
+    /// A file without `embed:` (or with one that names no provider) indexes with the real local model, the
+    /// one the README's first command uses, never silently with the hash test embedder.
+    @Test func withoutAProviderTheEmbedderIsMiniLM() throws {
+        let sections = ["source: { path: ./corpus }", "embed: { dimensions: 384, batch: 8 }"]
+        for yaml in sections {
+            let embed = try load(yaml).embed
+            #expect(embed.provider == .minilm, "\(yaml)")
+            #expect(embed.dimensions == 384)
+        }
+        #expect(PipelineConfiguration().embed.provider == .minilm)
+        #expect(try load("embed: { provider: hash }").embed.provider == .hash)
     }
 
     @Test func readsKeysAndResolvesPathsAgainstTheFile() throws {

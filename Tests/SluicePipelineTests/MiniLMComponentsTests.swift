@@ -72,6 +72,7 @@ import Testing
         #expect((int8.embedder as? MiniLMEmbedder)?.precision == .int8)
         #expect(try components(in: folder).embedder.identity.description == "minilm/all-MiniLM-L6-v2@384")
         var hash = PipelineConfiguration.Embed()
+        hash.provider = .hash
         hash.precision = .int8
         let refused = #expect(throws: SluiceError.self) { try PipelineComponents.makeEmbedder(hash) }
         #expect(refused?.code == .configuration)

@@ -33,6 +33,23 @@ import Testing
         #expect(indexed == 10)
     }
 
+    /// The fingerprint of the settings is an explicit encoding of them (sorted keys, a version), not the
+    /// compiler's description of the configuration, which can change with Swift (issue 30).
+    @Test("the run record keeps the explicit, versioned fingerprint of the configuration")
+    func configurationFingerprintIsExplicit() async throws {
+        let harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 2, into: harness.source)
+        _ = try await harness.run()
+        let checkpoint = try CheckpointStore(
+            directory: URL(fileURLWithPath: harness.configuration.state),
+            readOnly: true
+        )
+        let run = try #require(try checkpoint.recentRuns(limit: 1).first)
+        #expect(run.configurationHash.hasPrefix("c1:"), "\(run.configurationHash)")
+        #expect(run.configurationHash != ContentHash(utf8: String(describing: harness.configuration)).hex)
+    }
+
     @Test("an error's exit code is the same for the process and for the run record")
     func exitCodesOfErrors() {
         #expect(RunExitCode(for: SluiceError(.state, "disk full")) == RunExitCode(rawValue: 70))

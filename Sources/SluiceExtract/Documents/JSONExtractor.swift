@@ -73,10 +73,10 @@ public struct JSONExtractor: Extractor {
         do {
             return try document(scanner, budget: input.textBudget())
         } catch let failure as JSONScanner.Failure {
-            // A first line that is a whole value, followed by more: JSON Lines without the extension.
-            if !failure.tooDeep, failure.message.hasPrefix("unexpected"),
-                failure.message.hasSuffix("after the end of the JSON value"),
-                let firstNewline = bytes.firstIndex(of: 0x0A), failure.offset > firstNewline
+            // A first line that is a whole value, followed by more on the lines after it: JSON Lines without
+            // the extension. Decided by where the value ends and the rest starts, never by the message.
+            if case .trailingContent(let valueEnd) = failure.kind, let firstNewline = bytes.firstIndex(of: 0x0A),
+                valueEnd <= firstNewline, failure.offset > firstNewline
             {
                 return try lines(scanner, budget: input.textBudget())
             }

@@ -13,9 +13,20 @@ struct JSONScanner {
 
     /// A syntax error or a limit, at a byte offset.
     struct Failure: Error {
+        /// What went wrong, as far as a caller decides on it.
+        enum Kind: Equatable {
+            case syntax
+            /// Nesting deeper than the limit.
+            case tooDeep
+            /// A whole value, ending at byte `valueEnd`, followed by more than white space (at `offset`).
+            case trailingContent(valueEnd: Int)
+        }
+
         var offset: Int
         var message: String
-        var tooDeep = false
+        var kind = Kind.syntax
+
+        var tooDeep: Bool { kind == .tooDeep }
     }
 
     private enum Container {
@@ -45,6 +56,8 @@ struct JSONScanner {
 
         // Expecting a value at `index`.
         var expectValue = true
+        // Where the last value (scalar or container) ended.
+        var valueEnd = index
         while true {
             skipSpace()
             if expectValue {
@@ -52,13 +65,14 @@ struct JSONScanner {
                 switch bytes[index] {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     guard stack.count < maxDepth else {
-                        throw Failure(offset: index, message: "nesting deeper than \(maxDepth) levels", tooDeep: true)
+                        throw Failure(offset: index, message: "nesting deeper than \(maxDepth) levels", kind: .tooDeep)
                     }
                     let isObject = bytes[index] == UInt8(ascii: "{")
                     index += 1
                     skipSpace()
                     if index < end, bytes[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         index += 1
+                        valueEnd = index
                         expectValue = false
                     } else if isObject {
                         stack.append(.object(key: nil))
@@ -72,16 +86,24 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     let value = try readString(&index, end: end)
                     onString(path, value)
+                    valueEnd = index
                     expectValue = false
                 default:
                     try skipLiteral(&index, end: end)
+                    valueEnd = index
                     expectValue = false
                 }
             }
             // After a value: a separator, a closing bracket, or the end.
             skipSpace()
             guard let top = stack.last else {
-                guard index == end else { throw fail("unexpected \(describe(index)) after the end of the JSON value") }
+                guard index == end else {
+                    throw Failure(
+                        offset: index,
+                        message: "unexpected \(describe(index)) after the end of the JSON value",
+                        kind: .trailingContent(valueEnd: valueEnd)
+                    )
+                }
                 return
             }
             guard index < end else {
@@ -97,6 +119,7 @@ struct JSONScanner {
                     expectValue = true
                 } else if byte == UInt8(ascii: "}") {
                     index += 1
+                    valueEnd = index
                     stack.removeLast()
                     path.removeLast()
                 } else {
@@ -110,6 +133,7 @@ struct JSONScanner {
                     expectValue = true
                 } else if byte == UInt8(ascii: "]") {
                     index += 1
+                    valueEnd = index
                     stack.removeLast()
                     path.removeLast()
                 } else {

@@ -89,7 +89,7 @@ package struct DocumentMetadataRules: Sendable {
         var text = "front_matter=\(frontMatter)\npattern=\(pattern ?? "")\n\(shaping.text(read: extractor))\n"
         for key in metadata.keys.sorted() where !Self.ofTheBytes.contains(key) {
             let value = metadata[key]!
-            text += "\(key)\u{1F}\(String(describing: value.jsonObject))\u{1F}\(Self.kind(value))\n"
+            text += "\(key)\u{1F}\(value.fingerprintText)\u{1F}\(value.fingerprintKind)\n"
         }
         return ContentHash(utf8: text)
     }
@@ -110,14 +110,4 @@ package struct DocumentMetadataRules: Sendable {
     /// Keys that change only with the bytes (as far as the index is concerned).
     static let ofTheBytes: Set<String> = ["size", "mtime"]
 
-    private static func kind(_ value: MetadataValue) -> String {
-        switch value {
-        case .string: return "s"
-        case .int: return "i"
-        case .double: return "d"
-        case .bool: return "b"
-        case .time: return "t"
-        case .strings: return "l"
-        }
-    }
 }

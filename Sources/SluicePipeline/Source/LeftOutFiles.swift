@@ -3,11 +3,27 @@ import Synchronization
 /// The files a walk passed over because include/exclude did not select them, and a few of their keys:
 /// what a run and `sluice check` report, so that a pattern that leaves files out never does so silently.
 /// Folders excluded whole (`…/**`) are not walked; they are counted as folders.
+///
+/// Files that `source.include` did not select (rather than `exclude` left out) are sniffed
+/// (``ReadableContent``): those Sluice could read are counted, with the include patterns that would take
+/// them in (`"**/*.Debian"`), so that the report says how to take them in.
 package final class LeftOutFiles: Sendable {
-    private let state = Mutex((files: 0, folders: 0, examples: [String]()))
+    private struct State {
+        var files = 0
+        var folders = 0
+        var examples: [String] = []
+        var sniffed = 0
+        var readable = 0
+        /// The patterns that take the readable ones in, in the order met (at most ``LeftOutFiles/examples``).
+        var patterns: [String] = []
+    }
 
-    /// How many example keys are kept.
+    private let state = Mutex(State())
+
+    /// How many example keys (and patterns) are kept.
     package static let examples = 5
+    /// How many left-out files a walk sniffs at most (the first 4 KiB of each).
+    package static let sniffLimit = 1000
 
     package init() {}
 
@@ -17,6 +33,36 @@ package final class LeftOutFiles: Sendable {
             if $0.examples.count < Self.examples { $0.examples.append(key) }
         }
     }
+
+    /// Whether a file `include` did not select should be sniffed (under ``sniffLimit``); counts it as sniffed.
+    func takesSniff() -> Bool {
+        state.withLock {
+            guard $0.sniffed < Self.sniffLimit else { return false }
+            $0.sniffed += 1
+            return true
+        }
+    }
+
+    /// A left-out file Sluice could read: counted, with the include pattern that takes it in.
+    func readable(_ key: String) {
+        let pattern = Self.pattern(for: key)
+        state.withLock {
+            $0.readable += 1
+            if !$0.patterns.contains(pattern), $0.patterns.count < Self.examples { $0.patterns.append(pattern) }
+        }
+    }
+
+    /// `**/*.Debian` for `doc/README.Debian`; `**/!(*.*)` for a name without an extension; the name itself
+    /// for a dot file.
+    static func pattern(for key: String) -> String {
+        let name = key.split(separator: "/").last.map(String.init) ?? key
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
+            return name.hasPrefix(".") ? "**/\(name)" : "**/!(*.*)"
+        }
+        return "**/*" + name[dot...]
+    }
+
+    package var readableFiles: Int { state.withLock { $0.readable } }
 
     func folder(_ key: String) {
         state.withLock {
@@ -29,13 +75,21 @@ package final class LeftOutFiles: Sendable {
     package var folders: Int { state.withLock { $0.folders } }
     package var exampleKeys: [String] { state.withLock { $0.examples } }
 
-    /// `3 files and 1 folder (e.g. README, Makefile, .git/)`, or nil when nothing was left out.
+    /// `3 files and 1 folder (e.g. README, Makefile, .git/)`, then, when some of them could be read, `; 2 of
+    /// them look readable (text, PDF or images): add "**/*.Debian", "**/*.changelog" to source.include to
+    /// take them in`; nil when nothing was left out.
     package var summary: String? {
-        let (files, folders, examples) = state.withLock { ($0.files, $0.folders, $0.examples) }
-        guard files + folders > 0 else { return nil }
+        let current = state.withLock { $0 }
+        guard current.files + current.folders > 0 else { return nil }
         var parts: [String] = []
-        if files > 0 { parts.append("\(files) file\(files == 1 ? "" : "s")") }
-        if folders > 0 { parts.append("\(folders) folder\(folders == 1 ? "" : "s")") }
-        return parts.joined(separator: " and ") + " (e.g. " + examples.joined(separator: ", ") + ")"
+        if current.files > 0 { parts.append("\(current.files) file\(current.files == 1 ? "" : "s")") }
+        if current.folders > 0 { parts.append("\(current.folders) folder\(current.folders == 1 ? "" : "s")") }
+        var summary = parts.joined(separator: " and ") + " (e.g. " + current.examples.joined(separator: ", ") + ")"
+        if current.readable > 0 {
+            let patterns = current.patterns.map { "\"\($0)\"" }.joined(separator: ", ")
+            summary +=
+                "; \(current.readable) of them look readable (text, PDF or images): add \(patterns) to source.include to take them in"
+        }
+        return summary
     }
 }

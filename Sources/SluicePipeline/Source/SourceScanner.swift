@@ -148,7 +148,15 @@ package struct SourceScanner: Sendable {
             }
             guard kind == S_IFREG else { continue }
             guard selects(key) else {
-                if shard.owns(key) { leftOut.file(key) }
+                if shard.owns(key) {
+                    leftOut.file(key)
+                    // Not selected by include (rather than excluded): could Sluice read it? For the hint.
+                    if !include.contains(where: { $0.matches(key) }), leftOut.takesSniff(),
+                        ReadableContent.looksReadable(url)
+                    {
+                        leftOut.readable(key)
+                    }
+                }
                 continue
             }
             let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)

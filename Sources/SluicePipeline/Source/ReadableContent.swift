@@ -1,0 +1,29 @@
+import Foundation
+import SluiceExtract
+
+/// Whether a file's first bytes are something the extractors read whatever its name: UTF-8 text (no NUL),
+/// a PDF or an image. What a walk tells of the files `source.include` passed over (``LeftOutFiles``).
+///
+/// Compressed files (`changelog.Debian.gz`) are not: no extractor decompresses, so they are left out
+/// without a hint (decompress them into the source to index them). Office and EPUB containers are ZIP
+/// files, which only their extension tells apart: they are not suggested either.
+enum ReadableContent {
+    /// How many bytes are read.
+    static let prefixBytes = 4096
+
+    static func looksReadable(_ url: URL) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: prefixBytes), !data.isEmpty else { return false }
+        return looksReadable(Array(data))
+    }
+
+    static func looksReadable(_ bytes: [UInt8]) -> Bool {
+        let format = FormatSniffer.sniff(bytes)
+        if format == .pdf || format.isImage { return true }
+        guard format == .text, !bytes.contains(0) else { return false }
+        // Valid UTF-8, but for a character the prefix cut (up to 3 bytes of it).
+        let cut = bytes.count == prefixBytes ? 3 : 0
+        return (0...cut).contains { String(bytes: bytes.dropLast($0), encoding: .utf8) != nil }
+    }
+}
