@@ -86,7 +86,9 @@ let package = Package(
             name: "SluiceCore",
             dependencies: ["CXXHash", "CMalloc", .product(name: "Yams", package: "Yams")]
         ),
-        .target(name: "SluiceState", dependencies: ["SluiceCore", "CLMDB"]),
+        // LMDB (environments, transactions, the data-file check): used by the checkpoint and the local store.
+        .target(name: "SluiceLMDB", dependencies: ["SluiceCore", "CLMDB"]),
+        .target(name: "SluiceState", dependencies: ["SluiceCore", "SluiceLMDB"]),
         .target(
             name: "SluiceExtract",
             dependencies: [
@@ -108,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "SluiceSinks",
-            dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ", "CHNSW"]
+            dependencies: ["SluiceCore", "SluiceLMDB", "SluiceHTTP", "CLibPQ", "CHNSW"]
         ),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
@@ -182,6 +184,7 @@ let package = Package(
 
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
+        .testTarget(name: "SluiceLMDBTests", dependencies: ["SluiceLMDB", "SluiceState"]),
         .testTarget(
             name: "SluiceExtractTests",
             dependencies: ["SluiceExtract", "SluiceTesting", "CZlib"],
@@ -193,12 +196,13 @@ let package = Package(
             dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks", "SluiceTesting"]),
+        .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks", "SluiceLMDB", "SluiceTesting"]),
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
             dependencies: [
-                "SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed",
+                "SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceLMDB",
+                "SluiceEmbed",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
