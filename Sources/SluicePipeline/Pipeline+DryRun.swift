@@ -31,11 +31,9 @@ extension Pipeline {
     public func dryRun() async throws -> DryRunReport {
         try await checkDependencies()
         var report = DryRunReport()
-        let checkpoint: CheckpointStore
-        do {
-            checkpoint = try CheckpointStore(directory: stateDirectory, readOnly: true)
-        } catch {
-            // No state yet: everything is new.
+        // No state yet: everything is new. A state that is there but cannot be opened (damaged, locked
+        // out) is the run's error too, never taken for none.
+        guard FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path) else {
             let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
             try await scanner.walk { entry in
                 if case .success(let file) = entry { report.added.append(file.key) }
@@ -43,12 +41,26 @@ extension Pipeline {
             }
             return report
         }
+        let checkpoint = try CheckpointStore(directory: stateDirectory, readOnly: true)
         try guardShard(checkpoint: checkpoint)
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         let rules = DocumentMetadataRules(configuration: configuration)
+        // Records are read as the run's scan reads them: one that cannot be read stops the walk with the
+        // checkpoint's error (state-corrupt), as it stops the run.
+        var damage: SluiceError?
         try await scanner.walk { entry in
             guard case .success(let file) = entry else { return true }
-            guard let previous = try? checkpoint.document(file.key) else {
+            let recorded: DocumentRecord?
+            switch RecordRead(file.key, in: checkpoint) {
+            case .found(let record): recorded = record
+            case .damaged(let error):
+                damage = error
+                return false
+            case .failed(let error):
+                damage = SluiceError.wrap(error, as: .state)
+                return false
+            }
+            guard let previous = recorded else {
                 if !options.retryFailed { report.added.append(file.key) }
                 return true
             }
@@ -87,6 +99,7 @@ extension Pipeline {
             }
             return true
         }
+        if let damage { throw damage }
         if options.prune ?? configuration.run.prune {
             let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
             report.deleted = plan.keys
