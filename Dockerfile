@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # Sluice as a container image: `docker build -t sluice .`
 #
-# Stage 1 builds `sluice` with the Swift toolchain on Debian 12 (bookworm), with the Swift runtime and
-# Foundation linked statically, and fetches the model files. Stage 2 is a slim bookworm with only the
+# Stage 1 builds `sluice`, `sluice-extract-worker` and `sluice-serve` (which `sluice serve` runs) with the
+# Swift toolchain on Debian 12 (bookworm), with the Swift runtime and Foundation linked statically, and
+# fetches the model files. Stage 2 is a slim bookworm with only the
 # runtime libraries (deploy/runtime-packages.txt), the binary and the model files.
 # scripts/check-runtime-image.sh proves stage 2's package list without a Docker engine (debootstrap +
 # chroot), since none runs on the machines this project is developed on.
@@ -15,9 +16,11 @@ COPY . .
 RUN SLUICE_CACHE_DIR=/opt/sluice ./scripts/setup.sh run \
  && swift build -c release --product sluice --static-swift-stdlib \
  && swift build -c release --product sluice-extract-worker --static-swift-stdlib \
+ && swift build -c release --product sluice-serve --static-swift-stdlib \
  && install -D -m 0755 "$(swift build -c release --show-bin-path)/sluice" /out/usr/local/bin/sluice \
  && install -D -m 0755 "$(swift build -c release --show-bin-path)/sluice-extract-worker" \
       /out/usr/local/bin/sluice-extract-worker \
+ && install -D -m 0755 "$(swift build -c release --show-bin-path)/sluice-serve" /out/usr/local/bin/sluice-serve \
  && mkdir -p /out/usr/share/sluice \
  && cp -r /opt/sluice/models /opt/sluice/tiktoken /out/usr/share/sluice/
 

@@ -22,6 +22,9 @@ let package = Package(
         // For apps (iOS, macOS, Linux): Foundation only, no other Sluice module, no C library.
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
+        // The HTTP service, which `sluice serve` runs when it is installed beside `sluice`: on its own so that
+        // `sluice` (the README's first command) builds without swift-nio and Hummingbird (docs/INSTALL.md).
+        .executable(name: "sluice-serve", targets: ["SluiceServeCLI"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         // The extract worker process alone, linked without what only `sluice` needs (it starts in half the
         // CPU); `sluice run` uses it when it is installed beside `sluice` (docs/EXTRACTORS.md).
@@ -31,7 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        // `sluice serve` (docs/SERVE.md says why Hummingbird and what it costs in build time).
+        // `sluice-serve` only (docs/SERVE.md says why Hummingbird and what it costs in build time).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         // Already in Hummingbird's graph; named for the bound port (NIOCore) and the run service.
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
@@ -83,7 +86,9 @@ let package = Package(
             name: "SluiceCore",
             dependencies: ["CXXHash", "CMalloc", .product(name: "Yams", package: "Yams")]
         ),
-        .target(name: "SluiceState", dependencies: ["SluiceCore", "CLMDB"]),
+        // LMDB (environments, transactions, the data-file check): used by the checkpoint and the local store.
+        .target(name: "SluiceLMDB", dependencies: ["SluiceCore", "CLMDB"]),
+        .target(name: "SluiceState", dependencies: ["SluiceCore", "SluiceLMDB"]),
         .target(
             name: "SluiceExtract",
             dependencies: [
@@ -105,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "SluiceSinks",
-            dependencies: ["SluiceCore", "SluiceState", "SluiceHTTP", "CLibPQ", "CHNSW"]
+            dependencies: ["SluiceCore", "SluiceLMDB", "SluiceHTTP", "CLibPQ", "CHNSW"]
         ),
         .target(name: "SluiceHTTP", dependencies: ["SluiceCore", "CCurl"]),
         .target(
@@ -140,12 +145,29 @@ let package = Package(
         .target(name: "SluiceClient"),
         // Test support: fakes, and the loopback servers the tests start (StandIns/, Python: not compiled).
         .target(name: "SluiceTesting", dependencies: ["SluiceCore", "CZlib"], exclude: ["StandIns"]),
+        // What the two command-line executables share: the pipeline options, logging, exit mapping.
+        .target(
+            name: "SluiceCommandLine",
+            dependencies: [
+                "Sluice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `sluice`: never the server's dependency graph (see the `sluice-serve` product).
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
-                "Sluice", "SluiceServe",
+                "Sluice", "SluiceCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "SluiceServeCLI",
+            dependencies: [
+                "Sluice", "SluiceCommandLine", "SluiceServe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "SluiceExtractWorker", dependencies: ["SluiceCore", "SluiceExtract"]),
@@ -162,6 +184,7 @@ let package = Package(
 
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
         .testTarget(name: "SluiceStateTests", dependencies: ["SluiceState"]),
+        .testTarget(name: "SluiceLMDBTests", dependencies: ["SluiceLMDB", "SluiceState"]),
         .testTarget(
             name: "SluiceExtractTests",
             dependencies: ["SluiceExtract", "SluiceTesting", "CZlib"],
@@ -173,12 +196,13 @@ let package = Package(
             dependencies: ["SluiceEmbed", "SluiceHTTP", "SluiceTesting"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks", "SluiceTesting"]),
+        .testTarget(name: "SluiceSinksTests", dependencies: ["SluiceSinks", "SluiceLMDB", "SluiceTesting"]),
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTesting"]),
         .testTarget(
             name: "SluicePipelineTests",
             dependencies: [
-                "SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceEmbed",
+                "SluicePipeline", "SluiceTesting", "SluiceChunk", "SluiceExtract", "SluiceState", "SluiceLMDB",
+                "SluiceEmbed",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

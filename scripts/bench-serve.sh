@@ -9,7 +9,7 @@
 # where the store has keyword search).
 #
 # Run it once alone and once while `curl -X POST $URL/v1/runs` is going; the server's peak RSS is
-# `grep VmHWM /proc/$(pgrep -f "sluice serve")/status` afterwards. Set SLUICE_TOKEN if the server needs one.
+# `grep VmHWM /proc/$(pgrep -f sluice-serve)/status` afterwards. Set SLUICE_TOKEN if the server needs one.
 set -euo pipefail
 url="${1:?usage: scripts/bench-serve.sh URL [SECONDS] [CONNECTIONS] [MODE]}"
 seconds="${2:-30}"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 /// `sluice ask "question"`: the answer streamed to standard output, then its numbered sources.
 struct AskCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 /// What `sluice ask` prints: the answer's text as it arrives and the sources after it, or (`--json`) one
 /// JSON object at the end with the fields of `search --json` for each source.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 /// `sluice check [PIPELINE]`: validates the pipeline file, then talks to every dependency and prints one
 /// line per check, with its fix.

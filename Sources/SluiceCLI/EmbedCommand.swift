@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 /// `sluice embed`: JSON lines `{"text": …}` in, `{"embedding": […]}` out, in the same order.
 struct EmbedCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 /// `status --json` and `verify --json`: one JSON document each, keys in snake_case and sorted, every
 /// key always present (`null` when there is nothing to say), named as in `--stats-json` (a run's `stats`

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import Foundation
 import Sluice
-import SluiceServe
+import SluiceCommandLine
 import Synchronization
 
 /// `sluice run --progress-json FILE` (hidden; `sluice serve` starts its runs with it): the run's progress

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Sluice
+import SluiceCommandLine
 import Synchronization
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Sluice
+import SluiceCommandLine
 
 #if canImport(Glibc)
 import Glibc
@@ -210,18 +211,4 @@ final class SignalHandlers {
     deinit {
         for source in sources { source.cancel() }
     }
-}
-
-func makeLogger(level: String) -> Logger {
-    LoggingBootstrap.once()
-    var logger = Logger(label: "sluice")
-    logger.logLevel = Logger.Level(rawValue: level.lowercased()) ?? .info
-    return logger
-}
-
-enum LoggingBootstrap {
-    private static let done: Void = {
-        LoggingSystem.bootstrap { EscapingLogHandler(label: $0) }
-    }()
-    static func once() { _ = done }
 }

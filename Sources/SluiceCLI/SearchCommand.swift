@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

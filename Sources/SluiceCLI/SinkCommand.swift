@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 /// `sluice sink info|drop`: the configured store itself.
 struct SinkCommand: AsyncParsableCommand {

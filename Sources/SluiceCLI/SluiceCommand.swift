@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 import SluiceCore
 
 /// `sluice`: load document corpora into vector search.

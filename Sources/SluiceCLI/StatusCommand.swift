@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceCommandLine
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -32,11 +32,9 @@ extension Pipeline {
     public func dryRun() async throws -> DryRunReport {
         try await checkDependencies()
         var report = DryRunReport()
-        let checkpoint: CheckpointStore
-        do {
-            checkpoint = try CheckpointStore(directory: stateDirectory, readOnly: true)
-        } catch {
-            // No state yet: everything is new.
+        // No state yet: everything is new. A state that is there but cannot be opened (damaged, locked
+        // out) is the run's error too, never taken for none.
+        guard FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path) else {
             let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
             try await scanner.walk { entry in
                 if case .success(let file) = entry { report.added.append(file.key) }
@@ -44,6 +42,7 @@ extension Pipeline {
             }
             return report
         }
+        let checkpoint = try CheckpointStore(directory: stateDirectory, readOnly: true)
         try guardShard(checkpoint: checkpoint)
         // What the run would refuse, the dry run refuses (with --reembed everything is embedded again).
         if !options.reembed {
@@ -55,9 +54,22 @@ extension Pipeline {
         }
         let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         let rules = DocumentMetadataRules(configuration: configuration, extractors: components.extractors.extractors)
+        // Records are read as the run's scan reads them: one that cannot be read stops the walk with the
+        // checkpoint's error (state-corrupt), as it stops the run.
+        var damage: SluiceError?
         try await scanner.walk { entry in
             guard case .success(let file) = entry else { return true }
-            guard let previous = try? checkpoint.document(file.key) else {
+            let recorded: DocumentRecord?
+            switch RecordRead(file.key, in: checkpoint) {
+            case .found(let record): recorded = record
+            case .damaged(let error):
+                damage = error
+                return false
+            case .failed(let error):
+                damage = SluiceError.wrap(error, as: .state)
+                return false
+            }
+            guard let previous = recorded else {
                 if !options.retryFailed { report.added.append(file.key) }
                 return true
             }
@@ -96,6 +108,7 @@ extension Pipeline {
             }
             return true
         }
+        if let damage { throw damage }
         if options.prune ?? configuration.run.prune {
             let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
             report.deleted = plan.keys

@@ -4,12 +4,12 @@ import SluiceCore
 /// A run's figures in the Prometheus text format, for node-exporter's textfile collector
 /// (`sluice run --metrics-file`): gauges of the last run, labelled with the pipeline, so that an alert can
 /// ask "did the last run succeed, and when did one last succeed?".
-public enum RunMetrics {
+package enum RunMetrics {
     /// The exposition of one finished (or failed) run. `stats` is nil when the run stopped before its
     /// documents (a configuration error, an unavailable store): only the outcome is written then.
     /// - Parameters:
     ///   - lastSuccess: When a run of this pipeline last exited 0 (kept across runs from the previous file).
-    public static func text(
+    package static func text(
         pipeline: String,
         exitCode: RunExitCode,
         stats: RunStats?,
@@ -80,7 +80,7 @@ public enum RunMetrics {
     }
 
     /// The last `sluice_run_last_success_timestamp_seconds` in a previous file, if any.
-    public static func lastSuccess(in text: String) -> Date? {
+    package static func lastSuccess(in text: String) -> Date? {
         for line in text.split(separator: "\n") where line.hasPrefix("sluice_run_last_success_timestamp_seconds{") {
             if let value = line.split(separator: " ").last.flatMap({ Double($0) }) {
                 return Date(timeIntervalSince1970: value)

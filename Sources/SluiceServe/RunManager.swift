@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import SluiceCore
+import SluicePipeline
 import SluiceState
 import Synchronization
 

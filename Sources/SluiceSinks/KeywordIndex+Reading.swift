@@ -1,5 +1,5 @@
 import Foundation
-import SluiceState
+import SluiceLMDB
 
 /// Reading the keyword index for a search (a read transaction).
 extension KeywordIndex {

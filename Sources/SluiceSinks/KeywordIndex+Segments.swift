@@ -1,5 +1,5 @@
 import Foundation
-import SluiceState
+import SluiceLMDB
 
 /// Writing segments: one per write transaction, and merges of them (``KeywordMergePolicy``), all inside
 /// the caller's write transaction.

@@ -1,6 +1,6 @@
 import Foundation
 import SluiceCore
-import SluiceState
+import SluiceLMDB
 
 /// The local store's keyword index, kept in the store's own LMDB environment and written in the same
 /// write transactions as the vectors, so that a crash at any point leaves both as they were after the last

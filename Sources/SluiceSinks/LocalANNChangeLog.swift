@@ -1,4 +1,4 @@
-import SluiceState
+import SluiceLMDB
 
 /// The local store's change log: which graph labels each generation touched, so that a process holding
 /// a graph of an older generation (`sluice serve`, `sluice search` while a run writes) can still use it.

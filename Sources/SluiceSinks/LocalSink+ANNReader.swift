@@ -1,6 +1,6 @@
 import Foundation
 import SluiceCore
-import SluiceState
+import SluiceLMDB
 
 /// Searching with the graph while another process writes: a reader (`sluice serve`, `sluice search`)
 /// holds a graph of some generation, and the store moves on with every write transaction of the writer

@@ -1,6 +1,6 @@
 import Foundation
 import SluiceCore
-import SluiceState
+import SluiceLMDB
 
 /// Keyword search over the local store: BM25 over ``KeywordIndex``, which upserts and deletes maintain in
 /// their own write transactions.

@@ -1,6 +1,6 @@
 import Foundation
 import SluiceCore
-import SluiceState
+import SluiceLMDB
 
 /// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by cosine
 /// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.

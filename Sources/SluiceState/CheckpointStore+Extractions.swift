@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceLMDB
 
 /// The extraction cache: the text of expensive extractions (PDF, OCR) kept across runs, keyed by the
 /// document's content hash and the extractor's identity, so that a copy of an indexed file under a new

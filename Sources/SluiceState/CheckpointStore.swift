@@ -1,6 +1,6 @@
-import CLMDB
 import Foundation
 import SluiceCore
+import SluiceLMDB
 
 /// The run state of one pipeline, in LMDB: documents, the embedding cache, the extraction cache
 /// (`CheckpointStore+Extractions.swift`), runs and metadata.
@@ -9,12 +9,12 @@ import SluiceCore
 /// the pipeline calls them from a ``BlockingExecutor``.
 package final class CheckpointStore: Sendable {
     let environment: LMDBEnvironment
-    private let documents: MDB_dbi
-    private let cache: MDB_dbi
-    private let runs: MDB_dbi
-    private let meta: MDB_dbi
+    private let documents: LMDBDatabase
+    private let cache: LMDBDatabase
+    private let runs: LMDBDatabase
+    private let meta: LMDBDatabase
     /// Nil only in a read-only state written before the extraction cache existed.
-    let extractions: MDB_dbi?
+    let extractions: LMDBDatabase?
     private static let decoder = JSONDecoder()
 
     /// Opens (creating) the state at `directory`.

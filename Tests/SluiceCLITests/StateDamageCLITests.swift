@@ -44,15 +44,22 @@ struct StateDamageCLITests {
     }
 
     @Test(
-        "status, run and verify refuse a damaged state with exit 1 and say how to recover",
+        "status, run, run --dry-run and verify refuse a damaged state with exit 1 and say how to recover",
         arguments: Damage.allCases
     )
     func damagedStateIsRefused(_ damage: Damage) async throws {
         let ws = try Workspace("state-\(damage.rawValue)")
         defer { ws.cleanUp() }
         let main = try await Self.damagedState(ws, damage)
-        for command in ["status", "run", "verify"] {
-            let arguments = command == "run" ? ws.runArguments(main) : [command, ws.pipeline.path] + main.arguments
+        // A dry run reads the records as the run does (issue 30: it took a damaged state for none, and a
+        // damaged record for a new document).
+        for command in ["status", "run", "dry-run", "verify"] {
+            let arguments =
+                switch command {
+                case "run": ws.runArguments(main)
+                case "dry-run": ws.runArguments(main, ["--dry-run"])
+                default: [command, ws.pipeline.path] + main.arguments
+                }
             let result = try await ws.sluice(arguments)
             #expect(result.exitCode == 1, "\(command) on a \(damage.rawValue) state: \(result)")
             #expect(result.stderr.contains("damaged"), "\(command): the message says the state is damaged: \(result)")

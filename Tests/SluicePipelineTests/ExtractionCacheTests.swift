@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceExtract
+import SluiceLMDB
 import SluiceTesting
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import SluiceCore
-import SluiceState
+import SluiceLMDB
 import SluiceTesting
 import Testing
 

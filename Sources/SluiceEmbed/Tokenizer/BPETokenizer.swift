@@ -12,19 +12,19 @@ import Glibc
 /// Used as the ``TokenCounter`` of OpenAI embedders, so the chunker sizes chunks in the model's own
 /// tokens and batches respect the provider's token limits exactly. The rank file comes from the cache
 /// (`scripts/fetch/20-tiktoken.sh`), loaded once per process.
-public struct BPETokenizer: AdditiveTokenCounter {
+package struct BPETokenizer: AdditiveTokenCounter {
     /// The encoding's name, such as `cl100k_base`.
-    public let name: String
+    package let name: String
     private let ranks: BPERanks
     private let isO200k: Bool
 
     /// The encodings this tokenizer implements.
-    public static let supportedEncodings = ["cl100k_base", "o200k_base"]
+    package static let supportedEncodings = ["cl100k_base", "o200k_base"]
 
     /// The tokenizer for an encoding, loading its rank file from `SLUICE_CACHE_DIR/tiktoken` (default
     /// `~/.cache/sluice/tiktoken`) the first time.
     /// - Throws: ``SluiceError/Code/configuration`` if the encoding is unknown or its file is missing.
-    public static func named(_ name: String) throws -> BPETokenizer {
+    package static func named(_ name: String) throws -> BPETokenizer {
         guard supportedEncodings.contains(name) else {
             throw SluiceError(
                 .configuration,
@@ -42,7 +42,7 @@ public struct BPETokenizer: AdditiveTokenCounter {
     private static let loaded = Mutex<[String: BPETokenizer]>([:])
 
     /// Where the rank file of an encoding is expected.
-    public static func rankFile(_ name: String) -> URL {
+    package static func rankFile(_ name: String) -> URL {
         let environment = ProcessInfo.processInfo.environment
         let cache =
             environment["SLUICE_CACHE_DIR"].map { URL(fileURLWithPath: $0) }
@@ -57,7 +57,7 @@ public struct BPETokenizer: AdditiveTokenCounter {
     }
 
     /// The token ids of `text`.
-    public func encode(_ text: Substring) -> [Int] {
+    package func encode(_ text: Substring) -> [Int] {
         UTF8Decoding.withBytes(of: text) { bytes in
             var ids: [Int] = []
             ids.reserveCapacity(bytes.count / 3)
@@ -74,7 +74,7 @@ public struct BPETokenizer: AdditiveTokenCounter {
     }
 
     /// The number of tokens of `text`.
-    public func count(_ text: Substring) -> Int {
+    package func count(_ text: Substring) -> Int {
         UTF8Decoding.withBytes(of: text) { bytes in
             var total = 0
             forEachPiece(bytes) { start, length, readable in total += tokens(start, length, readable: readable) }
@@ -85,7 +85,7 @@ public struct BPETokenizer: AdditiveTokenCounter {
     /// The number of tokens of `text`, reporting the cuts where counts add up (see ``AdditiveTokenCounter``):
     /// white space after a scalar that is not, unless the scalar is punctuation and the white space a line
     /// break (tiktoken's pieces of punctuation take the line breaks after them).
-    public func count(_ text: Substring, cuts cut: (_ offset: Int, _ tokensBefore: Int) -> Void) -> Int {
+    package func count(_ text: Substring, cuts cut: (_ offset: Int, _ tokensBefore: Int) -> Void) -> Int {
         UTF8Decoding.withBytes(of: text) { bytes in
             var total = 0
             forEachPiece(bytes) { start, length, readable in

@@ -98,7 +98,14 @@ package actor ScanStage {
                 outcome.interrupted = true
                 if case .success(let file) = entry {
                     if retryFailed {
-                        if (try? checkpoint.document(file.key))??.status != .failed { return true }
+                        // Only failed documents count as not reached here.
+                        switch RecordRead(file.key, in: checkpoint) {
+                        case .found(let previous): if previous?.status != .failed { return true }
+                        case .damaged(let error):
+                            stateDamage = error
+                            return false
+                        case .failed: break
+                        }
                     }
                     outcome.notReached += 1
                 }
@@ -106,7 +113,7 @@ package actor ScanStage {
             }
             let scanStart = clock.now
             var document: DocumentWork
-            switch entry {
+            read: switch entry {
             case .failure(let problem):
                 let file = SourceFile(
                     key: problem.key,
@@ -114,19 +121,28 @@ package actor ScanStage {
                     size: 0,
                     mtimeNanoseconds: 0
                 )
-                document = DocumentWork(file: file, previous: try? checkpoint.document(problem.key))
+                // Its record lists the vectors of the version indexed before, which the failure keeps.
+                var previous: DocumentRecord?
+                switch RecordRead(problem.key, in: checkpoint) {
+                case .found(let record): previous = record
+                case .damaged(let error):
+                    stateDamage = error
+                    return false
+                case .failed: previous = nil
+                }
+                document = DocumentWork(file: file, previous: previous)
                 document.outcome = .failed(SluiceError(problem.error, problem.message))
             case .success(let file):
                 let previous: DocumentRecord?
-                do {
-                    previous = try checkpoint.document(file.key)
-                } catch let error as SluiceError where error.code == .stateCorrupt {
+                switch RecordRead(file.key, in: checkpoint) {
+                case .found(let record): previous = record
+                case .damaged(let error):
                     stateDamage = error
                     return false
-                } catch {
+                case .failed(let error):
                     document = DocumentWork(file: file, previous: nil)
                     document.fail(error, as: .state)
-                    break
+                    break read  // the document goes on, failed
                 }
                 if retryFailed && previous?.status != .failed { return true }
                 let fileMetadata = metadataRules.metadata(

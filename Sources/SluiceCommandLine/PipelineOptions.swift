@@ -4,14 +4,16 @@ import Logging
 import Sluice
 
 /// Options every command shares: the pipeline file, the state folder and `--set` overrides.
-struct PipelineOptions: ParsableArguments {
-    static let defaultPipeline = "Pipelines/default.yaml"
+package struct PipelineOptions: ParsableArguments {
+    package static let defaultPipeline = "Pipelines/default.yaml"
+
+    package init() {}
 
     @Argument(help: "The pipeline file (YAML).")
-    var pipeline: String = PipelineOptions.defaultPipeline
+    package var pipeline: String = PipelineOptions.defaultPipeline
 
     @Option(name: .long, help: ArgumentHelp("Checkpoint folder (overrides the pipeline's `state`).", valueName: "dir"))
-    var state: String?
+    package var state: String?
 
     @Option(
         name: .customLong("set"),
@@ -20,7 +22,7 @@ struct PipelineOptions: ParsableArguments {
             valueName: "key=value"
         )
     )
-    var overrides: [String] = []
+    package var overrides: [String] = []
 
     @Option(
         name: .long,
@@ -29,7 +31,7 @@ struct PipelineOptions: ParsableArguments {
             valueName: "level"
         )
     )
-    var logLevel: String?
+    package var logLevel: String?
 
     @Option(
         name: .long,
@@ -38,18 +40,18 @@ struct PipelineOptions: ParsableArguments {
             valueName: "format"
         )
     )
-    var logFormat: LogFormat = .text
+    package var logFormat: LogFormat = .text
 
     /// The command's logger, in the chosen format. `quiet` (run --quiet) raises the default level to
     /// notice, so that only notices, warnings and errors are printed; an explicit `--log-level` wins.
-    func makeLogger(quiet: Bool = false) -> Logger {
+    package func makeLogger(quiet: Bool = false) -> Logger {
         LogOutput.configure(format: logFormat)
-        return SluiceCLI.makeLogger(level: logLevel ?? (quiet ? "notice" : "info"))
+        return SluiceCommandLine.makeLogger(level: logLevel ?? (quiet ? "notice" : "info"))
     }
 
     /// The configuration with overrides applied. Paths given on the command line are relative to the
     /// working directory.
-    func loadConfiguration(source: String? = nil) throws -> PipelineConfiguration {
+    package func loadConfiguration(source: String? = nil) throws -> PipelineConfiguration {
         // Whatever logs while the configuration and the components are built uses the chosen format.
         LogOutput.configure(format: logFormat)
         let file = URL(fileURLWithPath: pipeline)
@@ -72,7 +74,7 @@ struct PipelineOptions: ParsableArguments {
 
     /// A command-line path, resolved by the one rule of ``PipelineConfiguration/resolve(_:against:)``
     /// against the working directory.
-    static func absolute(_ path: String, _ cwd: String) -> String {
+    package static func absolute(_ path: String, _ cwd: String) -> String {
         PipelineConfiguration.resolve(path, against: URL(fileURLWithPath: cwd)).path
     }
 }

@@ -1,16 +1,15 @@
 import Foundation
 import SluiceCore
-import SluicePipeline
 
 /// How a run started by the server tells it its progress: the child `sluice run --progress-json FILE`
 /// replaces FILE (atomically) with this as it goes and once more when it ends; `GET /v1/runs/{id}` reads it.
-public struct RunProgressFile: Sendable, Codable {
-    public var elapsedSeconds: Double
-    public var documentsDone: Int
-    public var documentsTotal: Int?
-    public var stats: RunStats
+package struct RunProgressFile: Sendable, Codable {
+    package var elapsedSeconds: Double
+    package var documentsDone: Int
+    package var documentsTotal: Int?
+    package var stats: RunStats
     /// Whether the run has ended (the last write).
-    public var finished: Bool
+    package var finished: Bool
 
     enum CodingKeys: String, CodingKey {
         case stats, finished
@@ -19,7 +18,7 @@ public struct RunProgressFile: Sendable, Codable {
         case documentsTotal = "documents_total"
     }
 
-    public init(progress: RunProgress, finished: Bool = false) {
+    package init(progress: RunProgress, finished: Bool = false) {
         elapsedSeconds = progress.elapsedSeconds
         stats = progress.stats
         documentsDone = stats.documentsUpserted + stats.documentsSkipped + stats.documentsFailed
@@ -27,7 +26,7 @@ public struct RunProgressFile: Sendable, Codable {
         self.finished = finished
     }
 
-    public init(finished stats: RunStats) {
+    package init(finished stats: RunStats) {
         elapsedSeconds = stats.wallSeconds
         self.stats = stats
         documentsDone = stats.documentsUpserted + stats.documentsSkipped + stats.documentsFailed
@@ -35,13 +34,13 @@ public struct RunProgressFile: Sendable, Codable {
         finished = true
     }
 
-    public func write(to url: URL) throws {
+    package func write(to url: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try encoder.encode(self).write(to: url, options: .atomic)
     }
 
-    static func read(_ url: URL) -> RunProgressFile? {
+    package static func read(_ url: URL) -> RunProgressFile? {
         guard let data = try? Data(contentsOf: url) else { return nil }
         return try? JSONDecoder().decode(RunProgressFile.self, from: data)
     }

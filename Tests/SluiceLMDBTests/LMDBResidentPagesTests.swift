@@ -4,6 +4,7 @@ import Glibc
 import SluiceCore
 import Testing
 
+@testable import SluiceLMDB
 @testable import SluiceState
 
 @Suite struct LMDBResidentPagesTests {

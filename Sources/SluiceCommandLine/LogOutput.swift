@@ -5,7 +5,7 @@ import Sluice
 import Synchronization
 
 /// `--log-format`: how log lines are written to standard error.
-enum LogFormat: String, ExpressibleByArgument, Sendable {
+package enum LogFormat: String, ExpressibleByArgument, Sendable {
     /// swift-log's stream format, with control characters escaped (``DisplayEscaping``).
     case text
     /// One JSON object per line (see ``JSONLogLine``).
@@ -14,12 +14,12 @@ enum LogFormat: String, ExpressibleByArgument, Sendable {
 
 /// The format every log handler of the process writes in. Set from the command line before the first
 /// log line (swift-log's bootstrap happens once per process, so the handler reads it per line).
-enum LogOutput {
+package enum LogOutput {
     private static let current = Mutex(LogFormat.text)
 
-    static var format: LogFormat { current.withLock { $0 } }
+    package static var format: LogFormat { current.withLock { $0 } }
 
-    static func configure(format: LogFormat) {
+    package static func configure(format: LogFormat) {
         current.withLock { $0 = format }
         LoggingBootstrap.once()
     }
@@ -28,11 +28,11 @@ enum LogOutput {
 /// The live progress line on a terminal, shared by the progress reporter and the log handler: a log
 /// line first clears a drawn progress line (the next report draws it again below), so the two are never
 /// glued together. One lock orders the terminal writes.
-enum LiveLine {
+package enum LiveLine {
     private static let drawn = Mutex(false)
 
     /// Draws `line` over the current one.
-    static func draw(_ line: String) {
+    package static func draw(_ line: String) {
         drawn.withLock { drawn in
             FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
             drawn = true
@@ -40,7 +40,7 @@ enum LiveLine {
     }
 
     /// Draws `line` a last time and ends it with a line break.
-    static func end(_ line: String) {
+    package static func end(_ line: String) {
         drawn.withLock { drawn in
             FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)\n".utf8))
             drawn = false

@@ -2,6 +2,9 @@ import CLMDB
 import Foundation
 import SluiceCore
 
+/// A named database of an environment (LMDB's `MDB_dbi`), for the modules that do not import `CLMDB`.
+package typealias LMDBDatabase = MDB_dbi
+
 /// One LMDB environment (a folder with `data.mdb` and `lock.mdb`) and its named databases.
 ///
 /// Opened with `MDB_NOTLS`, so read transactions are not tied to a thread. Every transaction is run
@@ -144,7 +147,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     }
 
     /// The handle of a named database, created on first use (unless the environment is read-only).
-    package func database(_ name: String) throws -> MDB_dbi {
+    package func database(_ name: String) throws -> LMDBDatabase {
         guard let dbi = try existingDatabase(name) else {
             throw errors.error("database '\(name)' does not exist in \(path.path)")
         }
@@ -153,7 +156,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     /// The handle of a named database, or nil when a read-only environment has none (a store written by an
     /// older version, before that database existed). A writable environment creates it.
-    package func existingDatabase(_ name: String) throws -> MDB_dbi? {
+    package func existingDatabase(_ name: String) throws -> LMDBDatabase? {
         databaseLock.lock()
         defer { databaseLock.unlock() }
         if let dbi = databases[name] { return dbi }
@@ -233,7 +236,7 @@ package struct LMDBTransaction {
         }
     }
 
-    package func get(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> [UInt8]? {
+    package func get(_ dbi: LMDBDatabase, _ key: [UInt8]) throws -> [UInt8]? {
         meter.tick()
         var result: [UInt8]?
         try key.withUnsafeBytes { keyBytes in
@@ -247,7 +250,7 @@ package struct LMDBTransaction {
         return result
     }
 
-    package func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8]) throws {
+    package func put(_ dbi: LMDBDatabase, _ key: [UInt8], _ value: [UInt8]) throws {
         meter.tick()
         try key.withUnsafeBytes { keyBytes in
             try value.withUnsafeBytes { valueBytes in
@@ -266,7 +269,7 @@ package struct LMDBTransaction {
 
     /// Deletes a key; returns whether it existed.
     @discardableResult
-    package func delete(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> Bool {
+    package func delete(_ dbi: LMDBDatabase, _ key: [UInt8]) throws -> Bool {
         meter.tick()
         return try key.withUnsafeBytes { keyBytes in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
@@ -280,7 +283,7 @@ package struct LMDBTransaction {
     /// Deletes every key in `[from, before)` (byte order); returns how many. One cursor walks the range,
     /// so a contiguous run of keys costs a walk, not a descent per key.
     @discardableResult
-    package func deleteRange(_ dbi: MDB_dbi, from: [UInt8], before: [UInt8]) throws -> Int {
+    package func deleteRange(_ dbi: LMDBDatabase, from: [UInt8], before: [UInt8]) throws -> Int {
         var cursor: OpaquePointer?
         try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
         defer { mdb_cursor_close(cursor) }
@@ -305,28 +308,28 @@ package struct LMDBTransaction {
     }
 
     /// Number of entries in a database.
-    package func count(_ dbi: MDB_dbi) throws -> Int {
+    package func count(_ dbi: LMDBDatabase) throws -> Int {
         var stat = MDB_stat()
         try errors.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
         return Int(stat.ms_entries)
     }
 
     /// Bytes of the pages a database occupies (branch, leaf and overflow pages).
-    package func size(_ dbi: MDB_dbi) throws -> Int {
+    package func size(_ dbi: LMDBDatabase) throws -> Int {
         var stat = MDB_stat()
         try errors.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
         return Int(stat.ms_psize) * (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages)
     }
 
     /// Empties a database.
-    package func drop(_ dbi: MDB_dbi) throws {
+    package func drop(_ dbi: LMDBDatabase) throws {
         try errors.check(mdb_drop(txn, dbi, 0), "mdb_drop")
     }
 
     /// Visits entries in key order, starting at the first key ≥ `from` (all when nil); `body` returns
     /// false to stop. The buffers are valid only during the call.
     package func forEach(
-        _ dbi: MDB_dbi,
+        _ dbi: LMDBDatabase,
         from: [UInt8]? = nil,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
