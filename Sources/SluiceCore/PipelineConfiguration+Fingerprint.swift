@@ -26,10 +26,23 @@ extension PipelineConfiguration {
     /// The encoding itself: `sluice-configuration 1`, then one `path=value` line per setting, sorted.
     package var fingerprintText: String {
         var lines: [String] = []
-        FingerprintEncoder.lines(of: self, path: "", into: &lines)
+        // `notes` say how the file was written (deprecated keys, keys set), not what it configures.
+        var settings = self
+        settings.notes = ConfigurationNotes()
+        FingerprintEncoder.lines(of: settings, path: "", into: &lines)
+        lines.removeAll { $0.hasPrefix("notes.") }
         return (["sluice-configuration \(Self.fingerprintVersion)"] + lines.sorted()).joined(separator: "\n") + "\n"
     }
 }
+
+/// An open-ended choice named in the pipeline file (a struct with static members, as `embed.provider` and
+/// `extract.ocr.mode`): written by its name, as an enumeration's raw value is.
+package protocol NamedSetting {
+    var rawValue: String { get }
+}
+
+extension PipelineConfiguration.Embed.Provider: NamedSetting {}
+extension PipelineConfiguration.Extract.OCR.Mode: NamedSetting {}
 
 /// Writes a value's settings as `path=value` lines (see ``PipelineConfiguration/fingerprint``).
 package enum FingerprintEncoder {
@@ -94,6 +107,7 @@ package enum FingerprintEncoder {
         case let url as URL: return quoted(url.path)
         case let metadata as MetadataValue: return metadata.fingerprintKind + quoted(metadata.fingerprintText)
         case let raw as any RawRepresentable: return encode(raw.rawValue)
+        case let named as any NamedSetting: return quoted(named.rawValue)
         default: return nil
         }
     }

@@ -23,6 +23,17 @@ import Testing
         #expect(configuration.fingerprint == "c1:" + ContentHash(utf8: configuration.fingerprintText).hex)
     }
 
+    /// How a file was written (its deprecated keys, which keys it set) is not a setting: two files that
+    /// configure the same thing have one fingerprint.
+    @Test func theNotesOfADecodingAreNotPartOfIt() throws {
+        let old = try PipelineConfiguration.load(file: nil, overrides: ["extract.docx.max_inflated_mb=50"])
+        let new = try PipelineConfiguration.load(file: nil, overrides: ["extract.zip.max_inflated_mb=50"])
+        #expect(!old.notes.deprecations.isEmpty)
+        #expect(old.fingerprint == new.fingerprint)
+        #expect(!old.fingerprintText.contains("notes."), "\(old.fingerprintText)")
+        #expect(old.fingerprintText.contains("extract.ocr.mode=\"auto\""), "\(old.fingerprintText)")
+    }
+
     /// Every setting has an explicit form: none falls back to a description.
     @Test func noSettingIsLeftToADescription() throws {
         let configuration = try PipelineConfiguration.load(
