@@ -17,16 +17,16 @@ struct DiskFullCLITests {
         process.arguments = ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path]
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        let exit = ProcessExit.wait(for: process)  // not waitUntilExit: see ProcessExit
+        return !exit.signaled && exit.status == 0
     }
 
     static func unmount(_ path: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/umount")
         process.arguments = [path]
-        try? process.run()
-        process.waitUntilExit()
+        guard (try? process.run()) != nil else { return }
+        ProcessExit.wait(for: process)
     }
 
     static let canMount: Bool = {

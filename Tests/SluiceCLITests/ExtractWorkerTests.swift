@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceExtract
+import SluiceTesting
 import Testing
 
 /// One `sluice extract-worker` process, spoken to over its pipes as the pool does.
@@ -139,7 +140,8 @@ import Testing
 
         func stop() {
             try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+            // Not waitUntilExit: it can spin forever on a child that has ended (ProcessExit says why).
+            ProcessExit.wait(for: process)
         }
 
         func ask(_ request: String) throws -> ExtractWorkerProtocol.Response {
@@ -175,8 +177,8 @@ import Testing
         process.arguments = ["{not json"]
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == RunExitCode.usage.rawValue)
+        let exit = ProcessExit.wait(for: process)
+        #expect(!exit.signaled && exit.status == RunExitCode.usage.rawValue)
     }
 }
 

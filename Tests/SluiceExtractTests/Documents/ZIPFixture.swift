@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTesting
 import Testing
 
 /// Reads and writes ZIP archives for tests of the ZIP-based extractors (a fixture with one part changed,
@@ -80,9 +81,9 @@ enum ZIPFixture {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script] + arguments
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw DocumentSamples.TestFailure("python3 exited \(process.terminationStatus) making a ZIP fixture")
+        let exit = ProcessExit.wait(for: process)  // not waitUntilExit: see ProcessExit
+        guard !exit.signaled, exit.status == 0 else {
+            throw DocumentSamples.TestFailure("python3 exited \(exit.status) making a ZIP fixture")
         }
     }
 }
