@@ -41,19 +41,6 @@ extension SluiceCommand {
         if CommandLine.arguments.dropFirst().first != ExtractWorkerCommand.configuration.commandName {
             ResidentMemoryReleaser.useFixedMmapThreshold()
         }
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(RunExitCode.usage.rawValue)
-            }
-            exit(withError: error)
-        }
+        await parseAndRun()
     }
 }

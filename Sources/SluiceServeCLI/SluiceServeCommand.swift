@@ -82,19 +82,6 @@ extension SluiceServeCommand {
     /// Parses and runs, mapping argument errors to exit code 1 (docs/DESIGN.md §7), as `sluice` does.
     static func main() async {
         ResidentMemoryReleaser.useFixedMmapThreshold()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(RunExitCode.usage.rawValue)
-            }
-            exit(withError: error)
-        }
+        await parseAndRun()
     }
 }
