@@ -99,7 +99,8 @@ package struct ExtractStep: Sendable {
             return document
         }
         let identity = persistent == nil ? nil : extractor.cacheIdentity
-        if let persistent, let identity, let text = await persistent.lookup(hash, identity: identity, on: executor) {
+        if let persistent, let identity, var text = await persistent.lookup(hash, identity: identity, on: executor) {
+            text.removeNUL()  // an entry written before NUL was removed at extraction
             document.text = text
             tally.update { $0.extractionsCached = ($0.extractionsCached ?? 0) + 1 }
             if case .extract = claim { await sharing.finish(shareKey, with: text) }
