@@ -40,12 +40,40 @@ public struct AskSource: Sendable, Hashable, Codable {
     }
 }
 
+/// What an answer's citations hold up to (`AskCheck`), checked against the passages it was given.
+public struct AskCheck: Sendable, Hashable, Codable {
+    /// The passages the answer cites, in the order it first cites them.
+    public var cited: [Int]
+    /// Numbers in the answer's `[n]` markers that name no passage: made up.
+    public var unknownCitations: [Int]
+    /// Quotations (three words or more in double quotes) in none of the passages they cite.
+    public var unsupportedQuotes: [Quote]
+
+    public struct Quote: Sendable, Hashable, Codable {
+        public var text: String
+        /// The passages the answer cites for it (empty: none; no passage holds it).
+        public var cited: [Int]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case cited
+        case unknownCitations = "unknown_citations"
+        case unsupportedQuotes = "unsupported_quotes"
+    }
+}
+
 /// The answer (`AskResponse`), as `sluice ask --json` prints it.
 public struct AskResponse: Sendable, Hashable, Codable {
-    /// Nil when nothing relevant was retrieved (``reason`` says why; the model was not asked).
+    /// Nil when nothing relevant was retrieved, or when the model's answer cited none of its passages ("not
+    /// in the sources"); ``reason`` says which.
     public var answer: String?
     public var reason: String?
+    /// The passages, in the order the answer used them (the cited ones first).
     public var sources: [AskSource]
+    /// Nil when the model was not asked.
+    public var check: AskCheck?
+    /// The model's text when it cited no passage and the server's `answer.require_citations` held it back.
+    public var withheldAnswer: String?
     public var model: String?
     public var usage: Usage?
     /// `stop`, or `length` when the answer reached the server's `answer.max_answer_tokens`.
@@ -64,15 +92,17 @@ public struct AskResponse: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case answer, reason, sources, model, usage
+        case answer, reason, sources, check, model, usage
+        case withheldAnswer = "withheld_answer"
         case finishReason = "finish_reason"
     }
 }
 
-/// What ``SluiceClient/askStream(_:)`` yields: the answer's text as the model writes it, the sources,
-/// then the whole answer.
+/// What ``SluiceClient/askStream(_:)`` yields: the answer's text as the model writes it (none when it cites
+/// no passage), the check of its citations, the sources, then the whole answer.
 public enum AskEvent: Sendable, Hashable {
     case text(String)
+    case check(AskCheck)
     case sources([AskSource])
     case done(AskResponse)
 }
@@ -114,6 +144,7 @@ extension SluiceClient {
         case "text":
             struct Text: Decodable { var text: String }
             return .text(try JSONDecoder().decode(Text.self, from: data).text)
+        case "check": return .check(try JSONDecoder().decode(AskCheck.self, from: data))
         case "sources":
             struct Sources: Decodable { var sources: [AskSource] }
             return .sources(try JSONDecoder().decode(Sources.self, from: data).sources)

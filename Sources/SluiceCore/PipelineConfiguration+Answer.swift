@@ -59,6 +59,9 @@ extension PipelineConfiguration {
         public var maxRetryAfterSeconds: Double = 30
         /// Replaces the built-in instructions (cite with [n], say when the passages do not hold the answer).
         public var systemPrompt: String? = nil
+        /// An answer that cites none of its passages is "not in the sources": its text is held back (kept in
+        /// the answer's check) instead of being passed off as an answer. False: it is streamed and marked.
+        public var requireCitations: Bool = true
 
         public init() {}
 
@@ -88,6 +91,7 @@ extension PipelineConfiguration.Answer {
         maxRetries = try s.int("max_retries", min: 0, max: 100) ?? maxRetries
         maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0, max: 86_400) ?? maxRetryAfterSeconds
         systemPrompt = try s.string("system_prompt") ?? systemPrompt
+        requireCitations = try s.bool("require_citations") ?? requireCitations
         try s.finish()
         if model?.isEmpty == true { throw SluiceError(.configuration, "answer.model: must not be empty") }
     }

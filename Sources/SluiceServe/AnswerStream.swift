@@ -3,7 +3,8 @@ import Hummingbird
 import SluicePipeline
 
 /// `POST /v1/ask` as server-sent events (docs/openapi.json): `event: text` (`{"text": "…"}`, as the model
-/// writes), `event: sources` (`{"sources": [AnswerSource]}`), then `event: done` with the whole answer
+/// writes; none when the answer cites no passage: it is "not in the sources"), `event: check` (the
+/// ``AnswerCheck`` object), `event: sources` (`{"sources": [AnswerSource]}`), then `event: done` with the whole answer
 /// object (``AnswerTranscript``, as the JSON answer and `sluice ask --json`); or `event: error` with the
 /// API's error object when the answer fails. Closing the connection cancels the model's request. Events
 /// that arrive faster than the connection takes them are written together (``FrameQueue``).
@@ -17,6 +18,7 @@ enum AnswerStream {
                     transcript.take(event)
                     switch event {
                     case .text(let text): queue.append(frame("text", ["text": text]))
+                    case .checked(let check): queue.append(frame("check", AnswerTranscript.jsonObject(check)))
                     case .sources(let sources):
                         queue.append(frame("sources", ["sources": sources.map(AnswerTranscript.jsonObject)]))
                     case .finished, .nothingRelevant: break

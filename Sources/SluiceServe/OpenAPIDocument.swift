@@ -193,7 +193,7 @@ enum OpenAPIDocument {
         },
         "responses": {
           "200": {
-            "description": "The answer as one object (`AskResponse`, what `sluice ask --json` prints), or its events (SSE): `event: text` (data: `{\"text\": \"…\"}`, repeated, as the model writes), `event: sources` (data: `{\"sources\": [AskSource]}`), then `event: done` (data: `AskResponse`), or `event: error` (data: `Error`) when the answer fails after the stream began.",
+            "description": "The answer as one object (`AskResponse`, what `sluice ask --json` prints), or its events (SSE): `event: text` (data: `{\"text\": \"…\"}`, repeated, as the model writes; none when the answer cites no passage and is held back), `event: check` (data: `AskCheck`), `event: sources` (data: `{\"sources\": [AskSource]}`), then `event: done` (data: `AskResponse`), or `event: error` (data: `Error`) when the answer fails after the stream began.",
             "content": {
               "application/json": {
                 "schema": {
@@ -984,6 +984,8 @@ enum OpenAPIDocument {
           "answer",
           "reason",
           "sources",
+          "check",
+          "withheld_answer",
           "model",
           "usage",
           "finish_reason"
@@ -994,20 +996,39 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "Null when nothing relevant was retrieved (the model was not asked)."
+            "description": "Null when nothing relevant was retrieved (the model was not asked), or when the model's answer cited none of its passages and `answer.require_citations` (the default) held it back: \"not in the sources\"."
           },
           "reason": {
             "type": [
               "string",
               "null"
             ],
-            "description": "Why the model was not asked."
+            "description": "Why there is no answer: nothing relevant retrieved, or not in the sources."
           },
           "sources": {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/AskSource"
-            }
+            },
+            "description": "The passages of the prompt, in the order the answer used them: the cited ones in the order of their first citation, then the others by number."
+          },
+          "check": {
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/AskCheck"
+              }
+            ],
+            "description": "What the answer's citations hold up to; null when the model was not asked."
+          },
+          "withheld_answer": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The model's text when it cited none of its passages and was held back; null otherwise."
           },
           "model": {
             "type": [
@@ -1046,6 +1067,53 @@ enum OpenAPIDocument {
               "string",
               "null"
             ]
+          }
+        }
+      },
+      "AskCheck": {
+        "type": "object",
+        "required": [
+          "cited",
+          "unknown_citations",
+          "unsupported_quotes"
+        ],
+        "properties": {
+          "cited": {
+            "type": "array",
+            "items": {
+              "type": "integer"
+            },
+            "description": "The numbers of the passages the answer cites, in the order it first cites them."
+          },
+          "unknown_citations": {
+            "type": "array",
+            "items": {
+              "type": "integer"
+            },
+            "description": "Numbers in the answer's `[n]` markers that name no passage (0, or above the passages sent; numbers of 1000 and more are not citations): made up."
+          },
+          "unsupported_quotes": {
+            "type": "array",
+            "description": "Quotations (three words or more in double quotes) found in none of the passages they cite (case, white space, typographic quotes and dashes aside; an ellipsis stands for words left out).",
+            "items": {
+              "type": "object",
+              "required": [
+                "text",
+                "cited"
+              ],
+              "properties": {
+                "text": {
+                  "type": "string"
+                },
+                "cited": {
+                  "type": "array",
+                  "items": {
+                    "type": "integer"
+                  },
+                  "description": "The passages the answer cites for it; empty: none, and no passage holds it."
+                }
+              }
+            }
           }
         }
       },

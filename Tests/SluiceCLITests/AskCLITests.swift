@@ -123,7 +123,14 @@ struct AskCLITests {
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
             "\(result)"
         )
-        #expect(Set(object.keys) == ["answer", "reason", "sources", "model", "usage", "finish_reason"])
+        #expect(
+            Set(object.keys) == [
+                "answer", "reason", "sources", "check", "withheld_answer", "model", "usage", "finish_reason",
+            ]
+        )
+        let check = try #require(object["check"] as? [String: Any])
+        #expect(check["cited"] as? [Int] == [1])
+        #expect(object["withheld_answer"] is NSNull)
         #expect(object["finish_reason"] as? String == "stop")
         #expect(object["answer"] as? String == "The passages say so [1].")
         #expect(object["reason"] is NSNull)
@@ -223,36 +230,72 @@ struct AskCLITests {
         #expect(try await Self.stats(server)["requests"] as? Int == 3)
     }
 
-    @Test func anErrorMidStreamKeepsTheTextAndExits6() async throws {
+    /// Text shown stays; text held back (no citation yet) is never shown.
+    @Test func anErrorMidStreamKeepsTheTextShownAndExits6() async throws {
         let (ws, target) = try await indexed("ask-midstream")
         defer { ws.cleanUp() }
-        let server = try await server(["--error-after", "2"])
+        let server = try await server(["--error-after", "2", "--answer", "[1] The passages say so."])
         let result = try await ask(ws, target, server)
         #expect(result.exitCode == 6, "\(result)")
-        #expect(result.stdout == "The pass\n")
+        #expect(result.stdout == "[1] The \n")
         #expect(result.stderr.contains("cut short"))
         #expect(try await Self.stats(server)["requests"] as? Int == 1)
+
+        let held = try await self.server(["--error-after", "2"])
+        let uncited = try await ask(ws, target, held)
+        #expect(uncited.exitCode == 6, "\(uncited)")
+        #expect(uncited.stdout.isEmpty, "text before the first citation is held back")
     }
 
-    /// The stand-in holds its answer after two pieces: they must be on standard output while it holds.
+    /// An answer citing none of its passages is "not in the sources": its text is not shown as an answer.
+    @Test func anUncitedAnswerIsNotInTheSources() async throws {
+        let (ws, target) = try await indexed("ask-uncited")
+        defer { ws.cleanUp() }
+        let server = try await server(["--answer", "It opens at noon, I think."])
+        let result = try await ask(ws, target, server)
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("Not in the sources: "), "\(result)")
+        #expect(!result.stdout.contains("noon"))
+        #expect(result.stdout.contains("not cited)"))
+        let json = try await ask(ws, target, server, ["--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["answer"] is NSNull)
+        #expect(object["withheld_answer"] as? String == "It opens at noon, I think.")
+        let shown = try await ask(ws, target, server, ["--set", "answer.require_citations=false"])
+        #expect(shown.stdout.hasPrefix("It opens at noon, I think.\n\nSources:\n"), "\(shown)")
+    }
+
+    /// A made-up number and a quotation not in its passage are marked under the sources.
+    @Test func madeUpCitationsAndQuotesAreMarked() async throws {
+        let (ws, target) = try await indexed("ask-marks")
+        defer { ws.cleanUp() }
+        let server = try await server(["--answer", #"It says "the valve opens at noon" [1], see [9]."#])
+        let result = try await ask(ws, target, server)
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(result.stdout.contains("! [9] names no passage"), "\(result)")
+        #expect(result.stdout.contains("! the quotation “the valve opens at noon” is not in [1]"), "\(result)")
+    }
+
+    /// The stand-in holds its answer after two pieces: they must be on standard output while it holds (the
+    /// answer cites a passage in its first piece, so nothing is held back).
     @Test func theAnswerStreams() async throws {
         let (ws, target) = try await indexed("ask-stream")
         defer { ws.cleanUp() }
-        let server = try await server(["--hold-after", "2"])
+        let server = try await server(["--hold-after", "2", "--answer", "[1] The passages say so."])
         let process = try ws.start(askArguments(ws, target, server, []), environment: [Self.keyVariable: key])
         var shown = ""
         let deadline = ContinuousClock.now + .seconds(120)
-        while !shown.hasPrefix("The pass"), process.isRunning, ContinuousClock.now < deadline {
+        while !shown.hasPrefix("[1] The "), process.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
             shown = (try? String(contentsOf: process.stdoutURL, encoding: .utf8)) ?? ""
         }
-        #expect(shown == "The pass", "\(process.stderrSoFar)")
+        #expect(shown == "[1] The ", "\(process.stderrSoFar)")
         #expect(process.isRunning)
         _ = try await HTTPClient.shared.send(
             .postJSON(server.baseURL + "/control", body: Array(#"{"release": true}"#.utf8))
         )
         let result = try await process.wait(timeout: .seconds(120))
         #expect(result.exitCode == 0, "\(result)")
-        #expect(result.stdout.hasPrefix("The passages say so [1].\n\nSources:\n"))
+        #expect(result.stdout.hasPrefix("[1] The passages say so.\n\nSources:\n"))
     }
 }

@@ -67,7 +67,7 @@ struct ServeAskCLITests {
         #expect(streamed.headers.first { $0.key.lowercased() == "content-type" }?.value == "text/event-stream")
         let text = String(decoding: streamed.body, as: UTF8.self)
         let events = text.split(separator: "\n").filter { $0.hasPrefix("event: ") }.map { $0.dropFirst(7) }
-        #expect(events.first == "text" && events.suffix(2) == ["sources", "done"], "\(events)")
+        #expect(events.first == "text" && events.suffix(3) == ["check", "sources", "done"], "\(events)")
         #expect(!text.contains(key), "the key never leaves the server")
 
         // The Swift client: the same answer, and its events.
@@ -78,11 +78,12 @@ struct ServeAskCLITests {
         for try await event in client.askStream(AskRequest(question: "When does the sluice valve open?")) {
             switch event {
             case .text: if kinds.last != "text" { kinds.append("text") }
+            case .check(let check): kinds.append(check.cited.isEmpty ? "check-uncited" : "check")
             case .sources: kinds.append("sources")
             case .done(let done): kinds.append(done.answer == nil ? "done-empty" : "done")
             }
         }
-        #expect(kinds == ["text", "sources", "done"])
+        #expect(kinds == ["text", "check", "sources", "done"])
 
         let bad = try await server.exchange("POST", "/v1/ask", body: Data(#"{"question": " "}"#.utf8))
         #expect(bad.status == 400 && ServeProcess.errorCode(bad.body) == "usage")

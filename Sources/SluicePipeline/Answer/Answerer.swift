@@ -134,16 +134,19 @@ public struct Answerer: Sendable {
             return try await emit(.nothingRelevant(reason))
         }
         var text = ""
+        var gate = CitationGate(sources: prompt.sources.count, holding: configuration.requireCitations)
         let summary = try await chat.complete(prompt) { piece in
             text += piece
-            try await emit(.text(piece))
+            if let release = gate.take(piece) { try await emit(.text(release)) }
         }
-        let cited = AnswerCitations.numbers(in: text, sources: prompt.sources.count)
+        var check = AnswerCheck(answer: text, sources: prompt.sources)
+        if gate.isHolding { check.withheldAnswer = text }
+        try await emit(.checked(check))
         try await emit(
             .sources(
-                prompt.sources.map { source in
+                check.ordered(prompt.sources).map { source in
                     var source = source
-                    source.cited = cited.contains(source.number)
+                    source.cited = check.cited.contains(source.number)
                     return source
                 }
             )

@@ -12,6 +12,8 @@ import Testing
         ("No markers, [a], [], [0] or [1.5].", []),
         ("Out of range [9] is dropped.", []),
         ("Spaces [ 2 ] count.", [2]),
+        ("An open bracket [see [3] hides nothing.", [3]),
+        ("A year [1871] is no citation, [1] is.", [1]),
     ])
     func markersAreRead(text: String, cited: [Int]) {
         #expect(AnswerCitations.numbers(in: text, sources: 6) == Set(cited))

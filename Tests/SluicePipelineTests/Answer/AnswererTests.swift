@@ -50,18 +50,21 @@ import Testing
         return events
     }
 
-    @Test func textThenSourcesThenTheSummary() async throws {
+    @Test func textThenTheCheckThenSourcesThenTheSummary() async throws {
         let chat = try await ChatStandIn()
         let sink = try await Self.index([
             "valves.md": "The sluice valve opens at dawn and closes at dusk.",
             "weather.md": "Rain is expected in the afternoon.",
         ])
         let events = try await Self.events(try Self.answerer(chat, sink: sink), "When does the sluice valve open?")
-        guard case .finished(let summary) = events.last, case .sources(let sources) = events.dropLast().last else {
-            Issue.record("expected text, then sources, then the summary: \(events)")
+        guard case .finished(let summary) = events.last, case .sources(let sources) = events.dropLast().last,
+            case .checked(let check) = events.dropLast(2).last
+        else {
+            Issue.record("expected text, then the check, then sources, then the summary: \(events)")
             return
         }
-        let text = events.dropLast(2).map { event -> String in
+        #expect(check == AnswerCheck(cited: [1], unknownCitations: [], unsupportedQuotes: []))
+        let text = events.dropLast(3).map { event -> String in
             guard case .text(let piece) = event else { return "<\(event)>" }
             return piece
         }.joined()
