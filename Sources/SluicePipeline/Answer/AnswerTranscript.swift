@@ -2,7 +2,7 @@ import Foundation
 
 /// An answer's events gathered into the one JSON object that `sluice ask --json` prints and `POST /v1/ask`
 /// answers (and sends last as its `done` event): `answer` (null when nothing relevant was retrieved),
-/// `reason`, `sources` (with `search --json`'s field names), `model`, `usage`, `finish_reason`.
+/// `reason`, `sources` (with `search --json`'s field names), `model`, `usage`, `finish_reason`, `rerank`.
 public struct AnswerTranscript: Sendable {
     public private(set) var answer = ""
     public private(set) var sources: [AnswerSource] = []
@@ -37,7 +37,13 @@ public struct AnswerTranscript: Sendable {
             "model": summary?.model ?? NSNull(),
             "usage": usage,
             "finish_reason": summary?.finishReason ?? NSNull(),
+            "rerank": summary?.rerank.map(Self.jsonObject) ?? NSNull(),
         ]
+    }
+
+    /// `{model, applied, reason}`, as `search --json` and `POST /v1/search` give it.
+    public static func jsonObject(_ status: RerankStatus) -> [String: Any] {
+        ["model": status.model, "applied": status.applied, "reason": status.reason ?? NSNull()]
     }
 
     /// One source with `search --json`'s field names, and `number`, `truncated`, `cited`.
@@ -45,7 +51,8 @@ public struct AnswerTranscript: Sendable {
         [
             "number": source.number, "id": source.id, "document_key": source.documentKey,
             "page": source.page ?? NSNull(), "headings": source.headings, "score": source.score,
-            "text": source.text, "truncated": source.truncated, "cited": source.cited,
+            "rerank_score": source.rerankScore ?? NSNull(), "text": source.text, "truncated": source.truncated,
+            "cited": source.cited,
         ]
     }
 }
