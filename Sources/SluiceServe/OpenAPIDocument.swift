@@ -1098,7 +1098,7 @@ enum OpenAPIDocument {
                 "$ref": "#/components/schemas/Rerank"
               }
             ],
-            "description": "Null when the pipeline has no reranker."
+            "description": "Null when the pipeline has no reranker, or the request skipped it (`\"rerank\": false`)."
           }
         }
       },
