@@ -29,6 +29,9 @@ struct AskCommand: AsyncParsableCommand {
     @Option(help: "vector, keyword or hybrid (as for search; default: hybrid where the store has keyword search).")
     var mode: SearchMode?
 
+    @Flag(name: .customLong("no-rerank"), help: "Skip the reranker (search.rerank): the first stage's passages.")
+    var noRerank = false
+
     @Flag(help: "Print one JSON object at the end instead of streaming text.")
     var json = false
 
@@ -48,6 +51,7 @@ struct AskCommand: AsyncParsableCommand {
                 sink: components.sink
             )
             answerer.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
+            if !noRerank { answerer.reranking = try SearchReranking(configuration: configuration) }
             var output = AskOutput(json: json)
             do {
                 try await answerer.answer(question, filter: filter, mode: mode) { event in output.take(event) }

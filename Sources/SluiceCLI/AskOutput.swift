@@ -28,15 +28,19 @@ struct AskOutput {
             guard !json else { return }
             write(answer.hasSuffix("\n") ? "\nSources:\n" : "\n\nSources:\n")
             for source in list {
+                let rerank = source.rerankScore.map { ", rerank " + String(format: "%.4f", $0) } ?? ""
                 write(
                     "[\(source.number)] \(DisplayEscaping.escaped(source.location))  (score "
-                        + String(format: "%.4f", source.score) + (source.cited ? ")\n" : ", not cited)\n")
+                        + String(format: "%.4f", source.score) + rerank + (source.cited ? ")\n" : ", not cited)\n")
                 )
             }
             if let check { write(Self.marks(check, sources: list.count)) }
         case .finished(let finished):
             if !json, finished.finishReason == "length" {
                 write("(the answer stopped at answer.max_answer_tokens: raise it for a longer one)\n")
+            }
+            if !json, let rerank = finished.rerank, !rerank.applied {
+                write("(" + SearchCommand.rerankLine(rerank) + ")\n")
             }
         case .nothingRelevant(let why):
             if !json { write(DisplayEscaping.escaped(why) + "\n") }

@@ -10,7 +10,9 @@ struct SearchCommand: AsyncParsableCommand {
         discussion: """
             Filters (--filter) are applied by the store itself: format = pdf and page >= 3,
             document_key ^= "reports/", tags in (a, b), mtime >= 2026-01-01, title exists; or the JSON form
-            {"page": {"$gte": 3}}. A filter the store cannot express is refused. See docs/USAGE.md.
+            {"page": {"$gte": 3}}. A filter the store cannot express is refused. With a reranker
+            (search.rerank) the first stage's best top_n results are re-scored, within its deadline; past it
+            the first stage's order is printed and said so. See docs/USAGE.md.
             """
     )
 
@@ -37,7 +39,10 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-collapse"), help: "List every copy of a text instead of collapsing them.")
     var noCollapse = false
 
-    @Flag(help: "Print results as JSON lines.")
+    @Flag(name: .customLong("no-rerank"), help: "Skip the reranker (search.rerank): the first stage's order.")
+    var noRerank = false
+
+    @Flag(help: "Print results as JSON lines (with a reranker, each line has `rerank`: model, applied, reason).")
     var json = false
 
     func run() async throws {
@@ -54,10 +59,13 @@ struct SearchCommand: AsyncParsableCommand {
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             var searcher = Searcher(embedder: components.embedder, sink: components.sink)
             searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
-            let results = try await searcher.search(query)
+            if !noRerank { searcher.reranking = try SearchReranking(configuration: configuration) }
+            let outcome = try await searcher.searchOutcome(query)
+            let results = outcome.results
+            if !json, let rerank = outcome.rerank { print(Self.rerankLine(rerank)) }
             for result in results {
                 if json {
-                    print(try MachineReadable.jsonLine(result))
+                    print(try MachineReadable.jsonLine(SearchLine(result: result, rerank: outcome.rerank)))
                 } else {
                     var place = DisplayEscaping.escaped(result.documentKey)
                     if let page = result.page { place += " p.\(page)" }
@@ -69,7 +77,11 @@ struct SearchCommand: AsyncParsableCommand {
                     let cosine = result.vectorScore.flatMap {
                         $0 == result.score ? nil : "  cosine " + String(format: "%.4f", $0)
                     }
-                    print(String(format: "%.4f", result.score) + (cosine ?? "") + "  " + place)
+                    // Reranked: the reranker's score first, the first stage's beside it.
+                    let rerank = result.rerankScore.map {
+                        String(format: "%.4f", $0) + "  first " + String(format: "%.4f", result.score)
+                    }
+                    print((rerank ?? String(format: "%.4f", result.score)) + (cosine ?? "") + "  " + place)
                     print("        " + DisplayEscaping.escaped(result.snippet))
                     if !result.duplicates.isEmpty {
                         let others = result.duplicates.prefix(3).map { DisplayEscaping.escaped($0.documentKey) }
@@ -79,6 +91,28 @@ struct SearchCommand: AsyncParsableCommand {
                 }
             }
             if results.isEmpty && !json { print(Self.emptyAnswer(filter: filter, minScore: minScore)) }
+        }
+    }
+
+    /// The line above the results that says whether the reranker ordered them.
+    static func rerankLine(_ status: RerankStatus) -> String {
+        let model = DisplayEscaping.escaped(status.model)
+        guard !status.applied else { return "reranked by \(model)" }
+        return "not reranked (\(model)): " + DisplayEscaping.escaped(status.reason ?? "")
+    }
+
+    /// One line of `--json`: the result's fields, and `rerank` when the pipeline has a reranker.
+    struct SearchLine: Encodable {
+        var result: SearchResult
+        var rerank: RerankStatus?
+
+        enum CodingKeys: String, CodingKey { case rerank }
+
+        func encode(to encoder: any Encoder) throws {
+            try result.encode(to: encoder)
+            guard let rerank else { return }
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(rerank, forKey: .rerank)
         }
     }
 

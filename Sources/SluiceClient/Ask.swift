@@ -13,12 +13,21 @@ public struct AskRequest: Sendable, Hashable, Codable {
     public var filter: JSONValue?
     /// `vector`, `keyword` or `hybrid`; nil: the server's default for its store.
     public var mode: String?
+    /// false: the server's reranker (`search.rerank`) is skipped for this question; nil: it is used.
+    public var rerank: Bool?
 
-    public init(question: String, k: Int? = nil, filter: JSONValue? = nil, mode: String? = nil) {
+    public init(
+        question: String,
+        k: Int? = nil,
+        filter: JSONValue? = nil,
+        mode: String? = nil,
+        rerank: Bool? = nil
+    ) {
         self.question = question
         self.k = k
         self.filter = filter
         self.mode = mode
+        self.rerank = rerank
     }
 }
 
@@ -29,7 +38,10 @@ public struct AskSource: Sendable, Hashable, Codable {
     public var documentKey: String
     public var page: Int?
     public var headings: [String]
+    /// The first stage's score.
     public var score: Double
+    /// The reranker's score when it ordered the passages.
+    public var rerankScore: Double?
     public var text: String
     public var truncated: Bool
     public var cited: Bool
@@ -37,6 +49,7 @@ public struct AskSource: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case number, id, page, headings, score, text, truncated, cited
         case documentKey = "document_key"
+        case rerankScore = "rerank_score"
     }
 }
 
@@ -78,6 +91,8 @@ public struct AskResponse: Sendable, Hashable, Codable {
     public var usage: Usage?
     /// `stop`, or `length` when the answer reached the server's `answer.max_answer_tokens`.
     public var finishReason: String?
+    /// Whether the server's reranker ordered the passages; nil: it has none, or the request skipped it.
+    public var rerank: RerankInfo?
 
     public struct Usage: Sendable, Hashable, Codable {
         public var promptTokens: Int
@@ -92,7 +107,7 @@ public struct AskResponse: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case answer, reason, sources, check, model, usage
+        case answer, reason, sources, check, model, usage, rerank
         case withheldAnswer = "withheld_answer"
         case finishReason = "finish_reason"
     }

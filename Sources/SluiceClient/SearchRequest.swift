@@ -9,6 +9,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
     public var minScore: Double?
     /// Collapse copies of one text into one result (default true).
     public var collapse: Bool?
+    /// false: the server's reranker (`search.rerank`) is skipped (the first stage's order); nil: it is used.
+    public var rerank: Bool?
 
     public init(
         query: String,
@@ -16,7 +18,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
         filter: JSONValue? = nil,
         mode: String? = nil,
         minScore: Double? = nil,
-        collapse: Bool? = nil
+        collapse: Bool? = nil,
+        rerank: Bool? = nil
     ) {
         self.query = query
         self.k = k
@@ -24,10 +27,11 @@ public struct SearchRequest: Sendable, Hashable, Codable {
         self.mode = mode
         self.minScore = minScore
         self.collapse = collapse
+        self.rerank = rerank
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, k, filter, mode, collapse
+        case query, k, filter, mode, collapse, rerank
         case minScore = "min_score"
     }
 }

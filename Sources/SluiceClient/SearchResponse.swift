@@ -1,15 +1,30 @@
-/// `POST /v1/search`'s answer: the results, best first, and the mode that ranked them.
+/// `POST /v1/search`'s answer: the results, best first, the mode that ranked them, and what the
+/// reranker did.
 public struct SearchResponse: Sendable, Hashable, Codable {
     public var results: [SearchResult]
     public var mode: String
+    /// Present when the server's pipeline has a reranker (`search.rerank`).
+    public var rerank: RerankInfo?
+}
+
+/// Whether the server's reranker ordered the results (docs/openapi.json, `Rerank`): when ``applied`` is
+/// false they are in the first stage's order and ``reason`` says why (its deadline passed, it failed, the
+/// request skipped it).
+public struct RerankInfo: Sendable, Hashable, Codable {
+    public var model: String
+    public var applied: Bool
+    public var reason: String?
 }
 
 /// One result (docs/openapi.json, `SearchResult`; the CLI's `search --json` has the same fields).
 public struct SearchResult: Sendable, Hashable, Codable {
     public var id: String
+    /// The first stage's score.
     public var score: Double
     public var vectorScore: Double?
     public var keywordScore: Double?
+    /// The reranker's score, when it ordered the results.
+    public var rerankScore: Double?
     public var documentKey: String
     public var ordinal: Int
     public var page: Int?
@@ -37,5 +52,6 @@ public struct SearchResult: Sendable, Hashable, Codable {
         case vectorScore = "vector_score"
         case keywordScore = "keyword_score"
         case documentKey = "document_key"
+        case rerankScore = "rerank_score"
     }
 }

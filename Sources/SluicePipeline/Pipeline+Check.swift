@@ -16,7 +16,7 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
         case locked
     }
 
-    /// `pipeline`, `embedder`, `store`, `source` or `state`.
+    /// `pipeline`, `embedder`, `reranker`, `store`, `source` or `state`.
     public var subject: String
     public var outcome: Outcome
     public var detail: String
@@ -98,6 +98,7 @@ extension Pipeline {
     public func check() async -> [DependencyCheck] {
         var checks: [DependencyCheck] = []
         checks.append(await checkEmbedder())
+        if let reranker = await checkReranker() { checks.append(reranker) }
         checks.append(await checkStore())
         checks.append(await checkSource())
         checks.append(checkState())

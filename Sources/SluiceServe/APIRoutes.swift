@@ -32,19 +32,26 @@ struct APIRoutes: Sendable {
                 maxK: serve.maxK
             )
             let searcher = server.searcher
-            let results = try await bounded { try await searcher.search(body.query) }
+            let outcome = try await bounded { try await searcher.searchOutcome(body.query) }
             return try JSONResponse.make(
-                SearchAnswer(results: results, mode: body.query.mode ?? searcher.defaultMode)
+                SearchAnswer(
+                    results: outcome.results,
+                    mode: body.query.mode ?? searcher.defaultMode,
+                    rerank: outcome.rerank
+                )
             )
         }
         router.post("/v1/ask") { request, _ in
-            guard let answerer = server.answerer else {
+            guard let configured = server.answerer else {
                 throw APIError.notFound("this server has no answer model: configure the pipeline's answer section")
             }
             let body = try AskBody(
                 try await JSONResponse.object(request, limit: serve.maxBodyBytes),
                 maxK: serve.maxK
             )
+            var chosen = configured
+            if !body.rerank { chosen.reranking = nil }
+            let answerer = chosen
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
             if body.stream || accepts {
                 return AnswerStream.response(
@@ -119,6 +126,8 @@ struct APIRoutes: Sendable {
     struct SearchAnswer: Encodable {
         var results: [SearchResult]
         var mode: SearchMode
+        /// Present when the pipeline has a reranker (`search.rerank`).
+        var rerank: RerankStatus?
     }
 
     /// Runs a request's work under `serve.request_timeout_seconds` (then 503 `timeout`).

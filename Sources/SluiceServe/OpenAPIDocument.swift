@@ -829,6 +829,11 @@ enum OpenAPIDocument {
           "collapse": {
             "type": "boolean",
             "default": true
+          },
+          "rerank": {
+            "type": "boolean",
+            "default": true,
+            "description": "With a reranker (`search.rerank`): false skips it for this query (the first stage's order; the answer's `rerank.applied` is false)."
           }
         }
       },
@@ -887,13 +892,18 @@ enum OpenAPIDocument {
             "type": "string"
           },
           "score": {
-            "type": "number"
+            "type": "number",
+            "description": "The first stage's score: cosine (vector), BM25 (keyword) or the fused rank score (hybrid)."
           },
           "vector_score": {
             "type": "number"
           },
           "keyword_score": {
             "type": "number"
+          },
+          "rerank_score": {
+            "type": "number",
+            "description": "The reranker's score, when it ordered the results (`rerank.applied`)."
           },
           "document_key": {
             "type": "string"
@@ -933,6 +943,29 @@ enum OpenAPIDocument {
           }
         }
       },
+      "Rerank": {
+        "type": "object",
+        "required": [
+          "model",
+          "applied",
+          "reason"
+        ],
+        "description": "Whether the reranker (`search.rerank`) ordered the results; absent when the pipeline has none. When `applied` is false (its deadline passed, it failed, the request skipped it) the results are in the first stage's order and `reason` says why.",
+        "properties": {
+          "model": {
+            "type": "string"
+          },
+          "applied": {
+            "type": "boolean"
+          },
+          "reason": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
       "SearchResponse": {
         "type": "object",
         "required": [
@@ -948,6 +981,9 @@ enum OpenAPIDocument {
           },
           "mode": {
             "$ref": "#/components/schemas/SearchMode"
+          },
+          "rerank": {
+            "$ref": "#/components/schemas/Rerank"
           }
         }
       },
@@ -975,6 +1011,11 @@ enum OpenAPIDocument {
           "stream": {
             "type": "boolean",
             "default": false
+          },
+          "rerank": {
+            "type": "boolean",
+            "default": true,
+            "description": "As for search: false skips the reranker for this question."
           }
         }
       },
@@ -988,7 +1029,8 @@ enum OpenAPIDocument {
           "withheld_answer",
           "model",
           "usage",
-          "finish_reason"
+          "finish_reason",
+          "rerank"
         ],
         "properties": {
           "answer": {
@@ -1067,6 +1109,17 @@ enum OpenAPIDocument {
               "string",
               "null"
             ]
+          },
+          "rerank": {
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/Rerank"
+              }
+            ],
+            "description": "Null when the pipeline has no reranker, or the request skipped it (`\"rerank\": false`)."
           }
         }
       },
@@ -1303,6 +1356,7 @@ enum OpenAPIDocument {
           "document_key",
           "headings",
           "score",
+          "rerank_score",
           "text",
           "truncated",
           "cited"
@@ -1333,6 +1387,13 @@ enum OpenAPIDocument {
           },
           "score": {
             "type": "number"
+          },
+          "rerank_score": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The reranker's score when it ordered the passages (`search.rerank`)."
           },
           "text": {
             "type": "string"

@@ -2,14 +2,14 @@ import Foundation
 import SluiceCore
 import SluicePipeline
 
-/// `POST /v1/search`'s body: `{query, k, filter, mode, min_score, collapse}` (docs/openapi.json,
+/// `POST /v1/search`'s body: `{query, k, filter, mode, min_score, collapse, rerank}` (docs/openapi.json,
 /// `SearchRequest`). Read by hand, not with `Decodable`: the filter is free-form JSON, and every mistake
 /// must answer 400 naming the field.
 struct SearchBody {
     var query: SearchQuery
 
     init(_ object: [String: Any], maxK: Int) throws {
-        let known: Set<String> = ["query", "k", "filter", "mode", "min_score", "collapse"]
+        let known: Set<String> = ["query", "k", "filter", "mode", "min_score", "collapse", "rerank"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw APIError.badRequest("unknown field \(unknown)")
         }
@@ -48,6 +48,12 @@ struct SearchBody {
                 throw APIError.badRequest("collapse: true or false")
             }
             query.collapseDuplicates = number.boolValue
+        }
+        if let rerank = object["rerank"], !(rerank is NSNull) {
+            guard let number = rerank as? NSNumber, Self.isBool(number) else {
+                throw APIError.badRequest("rerank: true or false")
+            }
+            query.rerank = number.boolValue
         }
         self.query = query
     }

@@ -125,12 +125,13 @@ struct AskCLITests {
         )
         #expect(
             Set(object.keys) == [
-                "answer", "reason", "sources", "check", "withheld_answer", "model", "usage", "finish_reason",
+                "answer", "reason", "sources", "check", "withheld_answer", "model", "usage", "finish_reason", "rerank",
             ]
         )
         let check = try #require(object["check"] as? [String: Any])
         #expect(check["cited"] as? [Int] == [1])
         #expect(object["withheld_answer"] is NSNull)
+        #expect(object["rerank"] is NSNull, "no reranker in this pipeline")
         #expect(object["finish_reason"] as? String == "stop")
         #expect(object["answer"] as? String == "The passages say so [1].")
         #expect(object["reason"] is NSNull)
@@ -142,7 +143,8 @@ struct AskCLITests {
         let first = try #require(sources.first)
         #expect(
             Set(first.keys) == [
-                "number", "id", "document_key", "page", "headings", "score", "text", "truncated", "cited",
+                "number", "id", "document_key", "page", "headings", "score", "rerank_score", "text", "truncated",
+                "cited",
             ]
         )
         #expect(first["document_key"] as? String == "valves.md")

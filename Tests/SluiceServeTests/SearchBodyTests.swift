@@ -20,6 +20,15 @@ import Testing
         #expect(query.text == "gate" && query.k == 7 && query.mode == .vector && query.minScore == 0.5)
         #expect(!query.collapseDuplicates)
         #expect(query.filter != nil)
+        #expect(query.rerank, "a reranker is used unless the body says otherwise")
+        #expect(try !parse(#"{"query": "gate", "rerank": false}"#).rerank)
+    }
+
+    @Test func anAskBodyCanSkipTheReranker() throws {
+        let object = try JSONSerialization.jsonObject(with: Data(#"{"question": "why", "rerank": false}"#.utf8))
+        #expect(try !AskBody(object as! [String: Any], maxK: 100).rerank)
+        let bad = try JSONSerialization.jsonObject(with: Data(#"{"question": "why", "rerank": "no"}"#.utf8))
+        #expect(throws: APIError.self) { _ = try AskBody(bad as! [String: Any], maxK: 100) }
     }
 
     @Test(arguments: [
@@ -27,7 +36,8 @@ import Testing
         #"{"query": "x", "k": 101}"#, #"{"query": "x", "k": 2.5}"#, #"{"query": "x", "k": true}"#,
         #"{"query": "x", "k": "3"}"#, #"{"query": "x", "mode": "fuzzy"}"#, #"{"query": "x", "filter": []}"#,
         #"{"query": "x", "filter": {"$nope": 1}}"#, #"{"query": "x", "min_score": "high"}"#,
-        #"{"query": "x", "collapse": 1}"#, #"{"query": "x", "extra": 1}"#,
+        #"{"query": "x", "collapse": 1}"#, #"{"query": "x", "extra": 1}"#, #"{"query": "x", "rerank": 0}"#,
+        #"{"query": "x", "rerank": "false"}"#,
     ])
     func badInputIsA400(_ json: String) {
         do {

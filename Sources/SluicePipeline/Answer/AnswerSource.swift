@@ -13,7 +13,10 @@ public struct AnswerSource: Sendable, Hashable, Codable {
     public var page: Int?
     /// The heading path the passage sits under, outermost first.
     public var headings: [String]
+    /// The first stage's score (as `search`'s `score`).
     public var score: Double
+    /// The reranker's score when it ordered the passages (`search.rerank`), else nil.
+    public var rerankScore: Double? = nil
     /// The passage's text (cut at the end when it was the last to fit the budget).
     public var text: String
     /// True when ``text`` was cut to fit `answer.max_context_tokens`.
@@ -52,11 +55,13 @@ public struct AnswerSource: Sendable, Hashable, Codable {
             score: result.score,
             text: result.text
         )
+        rerankScore = result.rerankScore
     }
 
     enum CodingKeys: String, CodingKey {
         case number, id, page, headings, score, text, truncated, cited
         case documentKey = "document_key"
+        case rerankScore = "rerank_score"
     }
 
     /// Every field, `page` as `null` when unknown (a program reads one shape).
@@ -68,6 +73,7 @@ public struct AnswerSource: Sendable, Hashable, Codable {
         try container.encode(page, forKey: .page)
         try container.encode(headings, forKey: .headings)
         try container.encode(score, forKey: .score)
+        try container.encode(rerankScore, forKey: .rerankScore)
         try container.encode(text, forKey: .text)
         try container.encode(truncated, forKey: .truncated)
         try container.encode(cited, forKey: .cited)

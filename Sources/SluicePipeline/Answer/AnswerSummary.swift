@@ -6,6 +6,8 @@ public struct AnswerSummary: Sendable, Hashable {
     /// Why the model stopped, when the server said: `stop`, or `length` when the answer reached
     /// `answer.max_answer_tokens` (it is then cut).
     public var finishReason: String?
+    /// Whether a reranker (`search.rerank`) ordered the passages; nil: the pipeline has none.
+    public var rerank: RerankStatus? = nil
 
     public init(model: String?, usage: AnswerUsage?, finishReason: String? = nil) {
         self.model = model

@@ -4,7 +4,7 @@ import Foundation
 /// answers (and sends last as its `done` event): `answer` (null when nothing relevant was retrieved, or
 /// when the answer cited none of its passages: "not in the sources"), `reason`, `sources` (with `search
 /// --json`'s field names, in the order the answer used them), `check` (``AnswerCheck``: `cited`,
-/// `unknown_citations`, `unsupported_quotes`), `withheld_answer`, `model`, `usage`, `finish_reason`.
+/// `unknown_citations`, `unsupported_quotes`), `withheld_answer`, `model`, `usage`, `finish_reason`, `rerank`.
 public struct AnswerTranscript: Sendable {
     public private(set) var answer = ""
     public private(set) var sources: [AnswerSource] = []
@@ -49,6 +49,7 @@ public struct AnswerTranscript: Sendable {
             "model": summary?.model ?? NSNull(),
             "usage": usage,
             "finish_reason": summary?.finishReason ?? NSNull(),
+            "rerank": summary?.rerank.map(Self.jsonObject) ?? NSNull(),
         ]
     }
 
@@ -60,12 +61,18 @@ public struct AnswerTranscript: Sendable {
         ]
     }
 
+    /// `{model, applied, reason}`, as `search --json` and `POST /v1/search` give it.
+    public static func jsonObject(_ status: RerankStatus) -> [String: Any] {
+        ["model": status.model, "applied": status.applied, "reason": status.reason ?? NSNull()]
+    }
+
     /// One source with `search --json`'s field names, and `number`, `truncated`, `cited`.
     public static func jsonObject(_ source: AnswerSource) -> [String: Any] {
         [
             "number": source.number, "id": source.id, "document_key": source.documentKey,
             "page": source.page ?? NSNull(), "headings": source.headings, "score": source.score,
-            "text": source.text, "truncated": source.truncated, "cited": source.cited,
+            "rerank_score": source.rerankScore ?? NSNull(), "text": source.text, "truncated": source.truncated,
+            "cited": source.cited,
         ]
     }
 }

@@ -18,6 +18,9 @@ public struct Answerer: Sendable {
 
     /// The embedder identity the state recorded for the index (``Searcher/indexEmbedder``).
     public var indexEmbedder: String?
+    /// The second stage of the retrieval (`search.rerank`, ``Searcher/reranking``): the passages are the
+    /// reranker's best, each source with its `rerank_score`, and the summary says whether it applied.
+    public var reranking: SearchReranking?
 
     /// - Parameters:
     ///   - configuration: The pipeline's `answer` section.
@@ -117,7 +120,8 @@ public struct Answerer: Sendable {
         mode: SearchMode? = nil,
         emit: (AnswerEvent) async throws -> Void
     ) async throws {
-        let results = try await retrieve(question: question, k: k ?? configuration.k, filter: filter, mode: mode)
+        let outcome = try await retrieve(question: question, k: k ?? configuration.k, filter: filter, mode: mode)
+        let results = outcome.results
         let prompt = AnswerPrompt(
             question: question,
             hits: results,
@@ -152,17 +156,20 @@ public struct Answerer: Sendable {
             )
         )
         let model = summary.model ?? configuration.effectiveModel
-        try await emit(.finished(AnswerSummary(model: model, usage: summary.usage, finishReason: summary.finishReason)))
+        var finished = AnswerSummary(model: model, usage: summary.usage, finishReason: summary.finishReason)
+        finished.rerank = outcome.rerank
+        try await emit(.finished(finished))
     }
 
     /// The passages for a question, best first, at least `answer.min_score` similar (as `search
     /// --min-score` judges it): the one place retrieval happens, through the ``Searcher`` that `search`
     /// uses (identical texts collapsed, the index's embedder checked).
-    func retrieve(question: String, k: Int, filter: SearchFilter?, mode: SearchMode?) async throws -> [SearchResult] {
+    func retrieve(question: String, k: Int, filter: SearchFilter?, mode: SearchMode?) async throws -> SearchOutcome {
         let query = SearchQuery(text: question, k: k, filter: filter, mode: mode, minScore: configuration.minScore)
         var searcher = Searcher(embedder: embedder, sink: sink)
         searcher.indexEmbedder = indexEmbedder
-        return try await searcher.search(query)
+        searcher.reranking = reranking
+        return try await searcher.searchOutcome(query)
     }
 
     /// Why no passage went to the model.

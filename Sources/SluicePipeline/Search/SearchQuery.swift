@@ -12,6 +12,9 @@ public struct SearchQuery: Sendable, Hashable {
     public var minScore: Double?
     /// Collapse records with the same text into one result.
     public var collapseDuplicates: Bool
+    /// Whether a searcher with a reranker (`search.rerank`) re-scores the results; false: the first
+    /// stage's order (`--no-rerank`, `"rerank": false`).
+    public var rerank = true
 
     /// The most results one query may ask for.
     public static let maxK = 1000

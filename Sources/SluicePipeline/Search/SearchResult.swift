@@ -4,7 +4,8 @@ import SluiceCore
 /// HTTP API (docs/USAGE.md, "Search results").
 public struct SearchResult: Sendable, Hashable, Codable {
     public var id: VectorID
-    /// The ranking's score: cosine similarity (vector), BM25 (keyword) or the fused rank score (hybrid).
+    /// The first stage's score: cosine similarity (vector), BM25 (keyword) or the fused rank score
+    /// (hybrid); a reranker's is ``rerankScore``.
     public var score: Double
     /// Cosine similarity to the query, when a vector ranking saw the record.
     public var vectorScore: Double?
@@ -22,6 +23,9 @@ public struct SearchResult: Sendable, Hashable, Codable {
     public var metadata: [String: MetadataValue]
     /// Other records that hold the same text (copies of one passage collapse into one result).
     public var duplicates: [Location]
+    /// The reranker's score (`search.rerank`), when it re-scored the result: the results are then in its
+    /// order. Scores are the server's (a cross-encoder's relevance, comparable within one query).
+    public var rerankScore: Double? = nil
 
     /// Where else a collapsed text is stored.
     public struct Location: Sendable, Hashable, Codable {
@@ -40,5 +44,6 @@ public struct SearchResult: Sendable, Hashable, Codable {
         case vectorScore = "vector_score"
         case keywordScore = "keyword_score"
         case documentKey = "document_key"
+        case rerankScore = "rerank_score"
     }
 }

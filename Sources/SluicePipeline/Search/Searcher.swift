@@ -16,6 +16,8 @@ public struct Searcher: Sendable {
     /// (``recordedEmbedder(configuration:)``): checked as well as the store's own record, which some
     /// stores (Qdrant, Pinecone) do not keep.
     public var indexEmbedder: String?
+    /// The second stage (`search.rerank`), applied by ``searchOutcome(_:)``; ``search(_:)`` is the first.
+    public var reranking: SearchReranking?
 
     public init(embedder: any Embedder, sink: any VectorSink) {
         self.embedder = embedder
