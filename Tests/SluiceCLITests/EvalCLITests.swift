@@ -192,6 +192,32 @@ struct EvalCLITests {
         #expect(result.exitCode == 6, "\(result)")
     }
 
+    /// `--generate` with an answer model that cannot be reached exits 6, with a key it refuses 5; the file
+    /// is not written.
+    @Test func generateExitsAsAskDoesWhenTheModelFails() async throws {
+        let (ws, target) = try await indexed("eval-generate-fails")
+        defer { ws.cleanUp() }
+        let server = try await StandInServer.launch(
+            script: "chat_standin.py",
+            arguments: ["--api-key", "sk-right", "--model", "test-model"]
+        )
+        let out = ws.file("generated.jsonl")
+        for (url, code) in [("http://127.0.0.1:1/v1", Int32(6)), ("\(server.baseURL)/v1", Int32(5))] {
+            let result = try await ws.sluice(
+                ["eval", ws.pipeline.path] + target.arguments + [
+                    "--generate", "2", "--out", out.path, "--set", "answer.base_url=\(url)",
+                    "--set", "answer.model=test-model", "--set", "answer.api_key_env=SLUICE_TEST_EVAL_KEY",
+                    "--set", "answer.max_retries=0",
+                ],
+                environment: ["SLUICE_TEST_EVAL_KEY": "sk-wrong"],
+                timeout: .seconds(120)
+            )
+            #expect(result.exitCode == code, "\(result)")
+            #expect(!result.stderr.contains("sk-wrong"))
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+    }
+
     /// `--generate`: questions from the answer model (the stand-in writes one from each passage's first
     /// words), one relevant document each with a phrase of its chunk; the same seed gives the same file, and
     /// the file scores through `sluice eval`.
