@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
-"""Scores `sluice search` on the judged query set: recall@5, recall@10 and nDCG@10, per kind and overall.
+"""Scores `sluice search` on the judged query set: a thin wrapper over `sluice eval`, and the reference scoring.
 
   Benchmarks/retrieval/evaluate.py [--sluice PATH] [--pipeline FILE] [--mode MODE ...] [--json]
 
-Runs `sluice run PIPELINE` first (a no-op when the index is current), then `sluice search QUERY -k 10
---json PIPELINE` for every query of queries.jsonl (with `--mode MODE` when modes are given; each mode is
-scored on its own). Standard library only.
+Runs `sluice run PIPELINE` first (a no-op when the index is current), then `sluice eval PIPELINE --queries
+queries.jsonl [--mode MODE ...] [--json]`, which prints recall@5, recall@10, MRR and nDCG@10 per mode and
+kind (docs/USAGE.md, "Retrieval quality"). Standard library only.
 
-A retrieved chunk hits a relevant entry when its document key is the entry's key, its page is the entry's
-page (when the entry gives one), and its text contains the entry's phrase (runs of whitespace compared as
-one space). Each relevant entry counts once: recall@k is the share of a query's entries hit within the
-first k results; nDCG@10 uses binary gains (a result that hits an entry not hit before gains 1) over the
-ideal ranking of min(entries, 10) hits. Scores are means over queries.
+The functions below are the scoring rules in Python, which `sluice eval` reproduces (EvalCLITests checks
+that both give the same figures over `sluice search --json`); replay.py scores its replayed rankings with
+them. A retrieved chunk hits a relevant entry when its document key is the entry's key, its page is the
+entry's page (when the entry gives one), and its text contains the entry's phrase (runs of whitespace
+compared as one space). Each relevant entry counts once: recall@k is the share of a query's entries hit
+within the first k results; nDCG@10 uses binary gains (a result that hits an entry not hit before gains 1)
+over the ideal ranking of min(entries, 10) hits. Scores are means over queries.
 """
-import argparse, json, math, os, platform, re, subprocess, sys
-from collections import defaultdict
+import argparse, json, math, os, re, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -27,20 +28,6 @@ def squash(text):
 def load_queries(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-def search(sluice, pipeline, query, k, mode):
-    command = [sluice, "search", "-k", str(k), "--json"] + (["--mode", mode] if mode else [])
-    command += ["--", query, pipeline]  # a query may begin with "-" (an option name it asks about)
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"evaluate: {' '.join(command[:3])}… exited {done.returncode}: {done.stderr.strip()[-500:]}")
-    results = []
-    for line in done.stdout.splitlines():
-        line = line.strip()
-        if line:
-            results.append(json.loads(line))
-    return results
 
 
 def field(result, *names):
@@ -64,7 +51,7 @@ def hits(result, relevant):
                 continue
             if "page" in entry and str(entry["page"]) != str(page):
                 continue
-            if squash(entry["contains"]) in text:
+            if squash(entry.get("contains", "")) in text:  # no phrase: any chunk of the document (page)
                 found.append(index)
                 break
     return found
@@ -97,30 +84,9 @@ def main():
     run = subprocess.run([options.sluice, "run", options.pipeline, "--quiet"], capture_output=True, text=True)
     if run.returncode not in (0, 2):
         sys.exit(f"evaluate: sluice run exited {run.returncode}: {run.stderr.strip()[-500:]}")
-    queries = load_queries(options.queries)
-    report = {}
-    for mode in options.mode or [None]:
-        per_kind = defaultdict(list)
-        for q in queries:
-            results = search(options.sluice, options.pipeline, q["query"], 10, mode)
-            s = score(results, q["relevant"])
-            per_kind[q["kind"]].append(s)
-            per_kind["all"].append(s)
-        report[mode or "default"] = {
-            kind: {"queries": len(v), "recall@5": sum(x[0] for x in v) / len(v), "recall@10": sum(x[1] for x in v) / len(v),
-                   "ndcg@10": sum(x[2] for x in v) / len(v)}
-            for kind, v in per_kind.items()
-        }
-    if options.json:
-        print(json.dumps(report, indent=2, sort_keys=True))
-        return
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.machine())
-    print(f"retrieval on {len(queries)} queries ({os.path.relpath(options.queries, ROOT)}), {cpu}")
-    print(f"{'mode':10} {'kind':12} {'queries':>7} {'recall@5':>9} {'recall@10':>9} {'nDCG@10':>8}")
-    for mode, kinds in report.items():
-        for kind in ["all"] + sorted(k for k in kinds if k != "all"):
-            v = kinds[kind]
-            print(f"{mode:10} {kind:12} {v['queries']:7d} {v['recall@5']:9.3f} {v['recall@10']:9.3f} {v['ndcg@10']:8.3f}")
+    command = [options.sluice, "eval", options.pipeline, "--queries", options.queries]
+    command += [a for mode in options.mode for a in ("--mode", mode)] + (["--json"] if options.json else [])
+    sys.exit(subprocess.run(command).returncode)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ struct SluiceCommand: AsyncParsableCommand {
         version: SluiceVersion.current,
         subcommands: [
             RunCommand.self, CheckCommand.self, StatusCommand.self, SearchCommand.self, AskCommand.self,
+            EvalCommand.self,
             ServeCommand.self,
             ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,

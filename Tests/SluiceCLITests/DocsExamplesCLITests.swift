@@ -21,6 +21,7 @@ import Testing
         "ask": "needs a chat model: AskCLITests run it against a stand-in server",
         "sink drop": "removes the store: SinkCLITests run it",
         "embed": "reads its input from a pipe: EmbedCommandCLITests run it",
+        "eval": "needs the judged queries of samples/ indexed with MiniLM (or a chat model): EvalCLITests run it",
     ]
 
     /// The documents whose examples run.

@@ -21,6 +21,11 @@ It streams --answer as server-sent events, --piece characters per event, each ev
 `\\r\\n` line ends under --crlf; then a usage event when asked for (stream_options.include_usage) and
 `data: [DONE]`.
 
+Question requests (`sluice eval --generate`): a system message that begins "You write test questions" and a
+user message with "Passage:\n…" are answered with a question built from the passage, the same for the same
+passage: "Which passage mentions W1 W2 W3 W4 W5 W6?" over its first six words (lower-cased, letters and
+digits only). The model, stream and max_tokens are checked as for answers; "questions" counts them.
+
 Faults (each for the first N requests, counted down; --control may set them again):
   --status-first N --status S [--retry-after V]   answer S (429: with Retry-After: V) instead
   --reset-first N                                 close the connection with a reset, no answer
@@ -111,6 +116,32 @@ def check_prompt(body, options):
     if options["max_context_tokens"] and tokens > options["max_context_tokens"]:
         return "passages take %d tokens, over the budget of %d" % (tokens, options["max_context_tokens"]), seen
     return None, seen
+
+
+QUESTION_INSTRUCTIONS = "You write test questions"
+
+
+def check_question(body, options):
+    """For a question request: the problem (a string) or None, what was read, and the question to answer."""
+    seen = {}
+    if options["model"] and body.get("model") != options["model"]:
+        return "model: expected %r, got %r" % (options["model"], body.get("model")), seen, None
+    if body.get("stream") is not True:
+        return "stream: expected true", seen, None
+    if options["max_tokens"] and body.get("max_tokens") != options["max_tokens"]:
+        return "max_tokens: expected %r, got %r" % (options["max_tokens"], body.get("max_tokens")), seen, None
+    messages = body.get("messages") or []
+    user = messages[1].get("content") or "" if len(messages) == 2 else ""
+    marker = user.find("Passage:\n")
+    if marker < 0:
+        return "the question request has no 'Passage:'", seen, None
+    passage = user[marker + len("Passage:\n"):]
+    words = [w for w in (re.sub(r"[^0-9a-z]", "", w.lower()) for w in passage.split()) if w][:6]
+    if not words:
+        return "the passage is empty", seen, None
+    seen = {"model": body.get("model"), "user": user, "system": messages[0].get("content"), "passage": passage,
+            "max_tokens": body.get("max_tokens"), "include_usage": False}
+    return None, seen, "Which passage mentions %s?" % " ".join(words)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -209,7 +240,15 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except ValueError:
             return self.error(400, "the body is not JSON")
-        problem, seen = check_prompt(body, options)
+        messages = body.get("messages") or []
+        question = None
+        if messages and (messages[0].get("content") or "").startswith(QUESTION_INSTRUCTIONS):
+            problem, seen, question = check_question(body, options)
+            if question:
+                with st.lock:
+                    st.counters["questions"] = st.counters.get("questions", 0) + 1
+        else:
+            problem, seen = check_prompt(body, options)
         with st.lock:
             st.last = seen
         if problem:
@@ -219,7 +258,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if options["hostile"]:
                 return self.hostile(options["hostile"], options)
-            self.stream(options, body, seen, empty=self.take_fault("empty_first"))
+            self.stream(options, body, seen, empty=self.take_fault("empty_first"), answer=question)
         except (BrokenPipeError, ConnectionResetError):
             with st.lock:
                 st.counters["broken"] += 1
@@ -302,7 +341,7 @@ class Handler(BaseHTTPRequestHandler):
                 write(os.urandom(min(left, 65536)))
                 left -= 65536
 
-    def stream(self, options, body, seen, empty):
+    def stream(self, options, body, seen, empty, answer=None):
         st = self.state
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -325,7 +364,7 @@ class Handler(BaseHTTPRequestHandler):
             send("data: " + json.dumps(payload) + end + end)
 
         send(": keep-alive" + end + end)
-        answer = "" if empty else options["answer"]
+        answer = "" if empty else answer or options["answer"]
         piece = max(1, options["piece"])
         pieces = [answer[i:i + piece] for i in range(0, len(answer), piece)]
         event({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model,
