@@ -25,7 +25,6 @@ let package = Package(
         // The HTTP service, which `sluice serve` runs when it is installed beside `sluice`: on its own so that
         // `sluice` (the README's first command) builds without swift-nio and Hummingbird (docs/INSTALL.md).
         .executable(name: "sluice-serve", targets: ["SluiceServeCLI"]),
-        .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         // The extract worker process alone, linked without what only `sluice` needs (it starts in half the
         // CPU); `sluice run` uses it when it is installed beside `sluice` (docs/EXTRACTORS.md).
         .executable(name: "sluice-extract-worker", targets: ["SluiceExtractWorker"]),
@@ -171,8 +170,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "SluiceExtractWorker", dependencies: ["SluiceCore", "SluiceExtract"]),
+        // The benchmarks (`sluice-bench`): no product, so that users of the package never get it; SwiftPM makes
+        // an executable of it in this repository alone (`swift build --product sluice-bench`).
         .executableTarget(
-            name: "SluiceBench",
+            name: "sluice-bench",
             dependencies: [
                 "SluiceCore", "SluiceEmbed", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
                 "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly

@@ -27,7 +27,7 @@ import SluiceCore
 /// The chunker only talks to its ``TokenCounter``. With an ``AdditiveTokenCounter`` that prefers counting
 /// once (the BPE and WordPiece tokenizers) each section is counted once: the counter reports the cuts where counts add up, and the
 /// count of any piece or merged chunk is then the difference of the counts at the cuts inside it plus a
-/// count of the word at each end (``TokenCountIndex``) — exact, and no merged text is tokenized again.
+/// count of the word at each end (`TokenCountIndex`) — exact, and no merged text is tokenized again.
 /// With any other counter (and the word counter, cheaper than that bookkeeping) each piece is counted as the splitting reaches it, and every chunk once more. The chunks are the same.
 /// Merging decides on the sum of the pieces' counts; a chunk whose own count comes out larger (white
 /// space between pieces can count) is shrunk until it fits. Work is linear in the size of the text: each

@@ -1,34 +1,7 @@
-/// `answer`: the chat model `sluice ask` calls, and how passages are chosen for it.
 extension PipelineConfiguration {
+    /// `answer`: the chat model `sluice ask` calls, and how passages are chosen for it.
     public struct Answer: Sendable, Hashable {
-        /// Who writes the answer: an OpenAI-compatible chat completions endpoint.
-        public enum Provider: String, Sendable, Hashable, CaseIterable {
-            /// OpenAI, and every server that copies its API (vLLM, llama.cpp's server, LM Studio, LiteLLM).
-            case openai
-            /// An Azure OpenAI deployment (`base_url` is the deployment URL; `api-key` header).
-            case azureOpenAI = "azure-openai"
-            /// Ollama's OpenAI-compatible `/v1`.
-            case ollama
-
-            /// The address used when `answer.base_url` is not set (Azure has none: it is required).
-            public var defaultBaseURL: String? {
-                switch self {
-                case .openai: "https://api.openai.com/v1"
-                case .ollama: "http://127.0.0.1:11434/v1"
-                case .azureOpenAI: nil
-                }
-            }
-
-            /// The model used when `answer.model` is not set (Azure: the deployment decides).
-            public var defaultModel: String? {
-                switch self {
-                case .openai: "gpt-4o-mini"
-                case .ollama: "llama3.2"
-                case .azureOpenAI: nil
-                }
-            }
-        }
-
+        /// Who writes the answer (``Provider``).
         public var provider: Provider = .openai
         /// The API's base URL; nil: ``Provider/defaultBaseURL``.
         public var baseURL: String? = nil
@@ -77,7 +50,7 @@ extension PipelineConfiguration.Answer {
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
-        provider = try s.choice("provider") ?? provider
+        provider = try s.string("provider", oneOf: Provider.known.map(\.rawValue)).flatMap(Provider.named) ?? provider
         baseURL = try s.string("base_url") ?? baseURL
         model = try s.string("model") ?? model
         apiKeyEnv = try s.string("api_key_env") ?? apiKeyEnv

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `chunk`: how extracted text is cut into the pieces that are embedded.
 extension PipelineConfiguration {
+    /// `chunk`: how extracted text is cut into the pieces that are embedded.
     public struct Chunk: Sendable, Hashable {
         /// How text is split into chunks.
         public enum Strategy: String, Sendable, Hashable, CaseIterable {

@@ -1,5 +1,5 @@
-/// `embed`: the embedder, local or remote.
 extension PipelineConfiguration {
+    /// `embed`: the embedder, local or remote.
     public struct Embed: Sendable, Hashable {
         /// The arithmetic of a local model's dense layers.
         public enum Precision: String, Sendable, Hashable, CaseIterable {

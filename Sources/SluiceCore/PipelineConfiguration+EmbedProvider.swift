@@ -1,5 +1,3 @@
-import Synchronization
-
 extension PipelineConfiguration.Embed {
     /// Who computes the vectors (`embed.provider`), and what the pipeline needs to know of it before it
     /// has an embedder: whether it is served over HTTP, and how many requests to keep in flight.
@@ -49,24 +47,16 @@ extension PipelineConfiguration.Embed {
         /// Hugging Face's text-embeddings-inference.
         public static let tei = Provider("tei", isRemote: true, defaultParallelism: 2)
 
-        private static let registry = Mutex([hash, minilm, openai, azureOpenAI, ollama, tei])
+        private static let registry = NamedSettingRegistry([hash, minilm, openai, azureOpenAI, ollama, tei])
 
         /// The providers a pipeline file may name, in the order they were added: Sluice's own, then those
         /// registered.
-        public static var known: [Provider] { registry.withLock { $0 } }
+        public static var known: [Provider] { registry.all }
 
         /// The known provider called `name`.
-        public static func named(_ name: String) -> Provider? { known.first { $0.rawValue == name } }
+        public static func named(_ name: String) -> Provider? { registry.named(name) }
 
         /// Makes `provider` a name a pipeline file may use (replacing a provider of the same name).
-        public static func register(_ provider: Provider) {
-            registry.withLock { providers in
-                if let index = providers.firstIndex(of: provider) {
-                    providers[index] = provider
-                } else {
-                    providers.append(provider)
-                }
-            }
-        }
+        public static func register(_ provider: Provider) { registry.register(provider) }
     }
 }

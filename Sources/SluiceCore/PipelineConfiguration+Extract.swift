@@ -1,8 +1,8 @@
 import Foundation
 
-/// `extract`: reading documents (its ZIP and JSON parts are in `PipelineConfiguration+Documents.swift`,
-/// OCR and PDF in `PipelineConfiguration+Media.swift`).
 extension PipelineConfiguration {
+    /// `extract`: reading documents (its ZIP and JSON parts are in `PipelineConfiguration+Documents.swift`,
+    /// OCR and PDF in `PipelineConfiguration+Media.swift`).
     public struct Extract: Sendable, Hashable {
         public var maxFileMB: Double = 200
         /// Most megabytes of text one document's extraction may produce, counted as its extractor produces

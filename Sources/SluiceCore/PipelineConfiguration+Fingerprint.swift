@@ -18,7 +18,7 @@ extension PipelineConfiguration {
     /// The version of the encoding ``fingerprint`` hashes.
     public static let fingerprintVersion = 1
 
-    /// `c1:` and the XXH3-128 of ``fingerprintText``, in hex.
+    /// `c1:` and the XXH3-128 of `fingerprintText`, in hex.
     public var fingerprint: String {
         "c\(Self.fingerprintVersion):" + ContentHash(utf8: fingerprintText).hex
     }
@@ -35,13 +35,14 @@ extension PipelineConfiguration {
     }
 }
 
-/// An open-ended choice named in the pipeline file (a struct with static members, as `embed.provider` and
-/// `extract.ocr.mode`): written by its name, as an enumeration's raw value is.
+/// An open-ended choice named in the pipeline file (a struct with static members, as `embed.provider`,
+/// `answer.provider` and `extract.ocr.mode`): written by its name, as an enumeration's raw value is.
 package protocol NamedSetting {
     var rawValue: String { get }
 }
 
 extension PipelineConfiguration.Embed.Provider: NamedSetting {}
+extension PipelineConfiguration.Answer.Provider: NamedSetting {}
 extension PipelineConfiguration.Extract.OCR.Mode: NamedSetting {}
 
 /// Writes a value's settings as `path=value` lines (see ``PipelineConfiguration/fingerprint``).

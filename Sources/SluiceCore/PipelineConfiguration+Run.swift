@@ -1,5 +1,5 @@
-/// `run`: how a run behaves as a whole.
 extension PipelineConfiguration {
+    /// `run`: how a run behaves as a whole.
     public struct Run: Sendable, Hashable {
         /// Delete the vectors of documents that vanished from the source (full sync).
         public var prune: Bool = false

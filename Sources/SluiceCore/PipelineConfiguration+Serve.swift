@@ -1,5 +1,5 @@
-/// `serve`: the HTTP service (`sluice serve`, docs/SERVE.md).
 extension PipelineConfiguration {
+    /// `serve`: the HTTP service (`sluice serve`, docs/SERVE.md).
     public struct Serve: Sendable, Hashable {
         /// The address to bind; anything but loopback requires ``apiKeyEnvironment``.
         public var host: String = "127.0.0.1"

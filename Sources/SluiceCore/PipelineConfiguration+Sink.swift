@@ -1,6 +1,6 @@
-/// `sink`: the vector store. These are the defaults of every store's settings: each store maps the keys
-/// that apply to it from here (`SinkFactory`), and restates none.
 extension PipelineConfiguration {
+    /// `sink`: the vector store. These are the defaults of every store's settings: each store maps the keys
+    /// that apply to it from here (`SinkFactory`), and restates none.
     public struct Sink: Sendable, Hashable {
         /// The distance of a new table, collection or index.
         public enum Metric: String, Sendable, Hashable, CaseIterable {

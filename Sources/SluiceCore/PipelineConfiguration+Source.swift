@@ -1,5 +1,5 @@
-/// `source`: where the documents are.
 extension PipelineConfiguration {
+    /// `source`: where the documents are.
     public struct Source: Sendable, Hashable {
         /// Root folder of the corpus; document keys are paths relative to it.
         public var path: String = "./samples"

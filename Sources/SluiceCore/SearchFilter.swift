@@ -21,6 +21,7 @@ public indirect enum SearchFilter: Sendable, Hashable {
     case and([SearchFilter])
     case or([SearchFilter])
 
+    /// How a field is compared with a value (`<`, `<=`, `>`, `>=`).
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
         case equal = "="
         case notEqual = "!="

@@ -23,7 +23,7 @@ public final class ExtractWorkerPool: Sendable {
         /// The worker's whole environment (the pool sets it: see `WorkerProcess.workerEnvironment`).
         var environment: [String: String] = [:]
         /// What to start instead once `executable` proves to be from another build of Sluice (its hello
-        /// reports another ``ExtractWorkerProtocol/compatibility``), or nil to fail its jobs then.
+        /// reports another `ExtractWorkerProtocol/compatibility`), or nil to fail its jobs then.
         public var fallback: Fallback?
 
         /// A worker program known to be of this build (`sluice`'s own subcommand).

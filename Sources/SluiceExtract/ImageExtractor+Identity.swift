@@ -2,7 +2,7 @@ import SluiceCore
 
 extension ImageExtractor {
     /// The version of this extractor's output: bump it with any change to ``ImageExtractor`` or
-    /// ``OCREngine`` that can change the text or metadata it produces.
+    /// `OCREngine` that can change the text or metadata it produces.
     public static let outputVersion = 1
 
     /// The identity of an image's OCR with these settings: languages, page segmentation mode and

@@ -4,9 +4,15 @@ import SluiceCore
 /// Scanned pages and photos of text (PNG, JPEG, TIFF, BMP, GIF, WebP as leptonica reads them), read with
 /// Tesseract. The mean word confidence goes into the document's metadata (`ocr_confidence`).
 public struct ImageExtractor: Extractor {
-    public let engines: OCREnginePool
+    /// The Tesseract engines images are recognized with (shared with the PDF extractor by
+    /// ``ExtractorRegistry``).
+    package let engines: OCREnginePool
 
-    public init(engines: OCREnginePool) { self.engines = engines }
+    /// An extractor recognizing images as `extract.ocr` says (languages, page segmentation).
+    public init(ocr: PipelineConfiguration.Extract.OCR) { self.init(engines: OCREnginePool(options: ocr)) }
+
+    /// An extractor that borrows engines from `engines` (shared with other extractors).
+    package init(engines: OCREnginePool) { self.engines = engines }
 
     public var name: String { "image" }
 
@@ -21,7 +27,7 @@ public struct ImageExtractor: Extractor {
     }
 
     /// Decodes and recognizes an image held in memory.
-    public func recognize(_ bytes: [UInt8], format: DocumentFormat) throws -> (text: String, confidence: Int) {
+    package func recognize(_ bytes: [UInt8], format: DocumentFormat) throws -> (text: String, confidence: Int) {
         do {
             return try engines.withEngine { try $0.recognize(imageData: bytes) }
         } catch let error as SluiceError where error.code == .unreadable {
@@ -35,7 +41,7 @@ public struct ImageExtractor: Extractor {
 
     /// The extracted text of an image from its OCR result.
     /// - Throws: ``SluiceError/Code/emptyDocument`` when OCR found no text.
-    public static func assemble(text: String, confidence: Int, format: DocumentFormat) throws -> ExtractedText {
+    package static func assemble(text: String, confidence: Int, format: DocumentFormat) throws -> ExtractedText {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
             throw SluiceError(.emptyDocument, "OCR found no text in the \(FormatSniffer.describe(format))")

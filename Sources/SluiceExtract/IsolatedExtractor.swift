@@ -8,6 +8,7 @@ import SluiceCore
 /// for up to ``defaultFirstRequestBudget``; the remaining pages are then split into ranges that run on all
 /// free workers at once, and the parent assembles them in order.
 public struct IsolatedExtractor: Extractor {
+    /// Which documents the worker processes read: PDFs (page ranges) or images (whole files).
     public enum Kind: Sendable { case pdf, image }
 
     public let kind: Kind
@@ -88,7 +89,7 @@ public struct IsolatedExtractor: Extractor {
     static let minimumRange = 4
     static let maximumRange = 32
 
-    /// How long the worker that opens a PDF goes on reading its first pages (up to ``maximumRange``)
+    /// How long the worker that opens a PDF goes on reading its first pages (up to `maximumRange`)
     /// before the rest is split among the workers. Every worker that takes a range opens the document
     /// again, so a short PDF is best read whole by one; but a long scan (a second of OCR per page) must
     /// not run on one worker alone. Measured with `sluice-bench extract` on two cores (bulk corpus,

@@ -10,18 +10,18 @@ import SluiceCore
 ///
 /// - Important: Debian's libtesseract uses OpenMP. Start the process with `OMP_THREAD_LIMIT=1`
 ///   (setting it at run time is too late), or OCR costs several times the CPU.
-public final class OCREngine: @unchecked Sendable {
+package final class OCREngine: @unchecked Sendable {
     /// The `TessBaseAPI *`; owned, released with `TessBaseAPIDelete` in `deinit`.
     private let handle: OpaquePointer
     private let lock = NSLock()
 
     /// The languages loaded, such as `["eng"]`.
-    public let languages: [String]
+    package let languages: [String]
     /// The `tessdata` folder the language files were read from.
-    public let dataPath: String
+    package let dataPath: String
 
     /// The default `tessdata` folder: `TESSDATA_PREFIX` if set, else Debian's tesseract 5 location.
-    public static var defaultDataPath: String {
+    package static var defaultDataPath: String {
         if let prefix = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"], !prefix.isEmpty {
             return prefix
         }
@@ -37,7 +37,7 @@ public final class OCREngine: @unchecked Sendable {
     ///   refuses to load it.
     ///   - pageSegmentationMode: Tesseract's page segmentation mode, 0–13 as the CLI's `--psm`
     ///     (default 3, fully automatic).
-    public init(
+    package init(
         languages: [String] = ["eng"],
         dataPath: String = OCREngine.defaultDataPath,
         pageSegmentationMode: Int = 3
@@ -68,7 +68,7 @@ public final class OCREngine: @unchecked Sendable {
     /// - Returns: The UTF-8 text and Tesseract's mean word confidence, 0–100.
     /// - Throws: ``SluiceError`` with code `unreadable` for an image that cannot be decoded, or
     ///   `extractionFailed` when recognition fails.
-    public func recognize(imageAt path: String, resolution: Int = 300) throws -> (text: String, confidence: Int) {
+    package func recognize(imageAt path: String, resolution: Int = 300) throws -> (text: String, confidence: Int) {
         guard let pix = sluice_pix_read(path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot decode image" : "no such file"
             throw SluiceError(.unreadable, "\(reason): \(path)")
@@ -79,7 +79,7 @@ public final class OCREngine: @unchecked Sendable {
     /// Recognizes the text in an encoded image held in memory (PNG, JPEG, TIFF, BMP, GIF, WebP, as
     /// leptonica was built to read).
     /// - Throws: ``SluiceError`` with code `unreadable` when leptonica cannot decode the bytes.
-    public func recognize(imageData: [UInt8], resolution: Int = 300) throws -> (text: String, confidence: Int) {
+    package func recognize(imageData: [UInt8], resolution: Int = 300) throws -> (text: String, confidence: Int) {
         let decoded = imageData.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             guard let base = buffer.baseAddress else { return nil }
             return sluice_pix_read_mem(base, buffer.count)
@@ -92,7 +92,7 @@ public final class OCREngine: @unchecked Sendable {
 
     /// Recognizes 8-bit gray pixels (0 black … 255 white), row by row without padding, such as a
     /// rendered PDF page.
-    public func recognize(
+    package func recognize(
         gray pixels: [UInt8],
         width: Int,
         height: Int,
@@ -195,7 +195,7 @@ public final class OCREngine: @unchecked Sendable {
 
     /// Tesseract's version ("5.3.0"), loading the library; "unavailable" when it cannot be loaded (OCR then
     /// fails with the reason).
-    public static var tesseractVersion: String {
+    package static var tesseractVersion: String {
         sluice_tess_version().map { String(cString: $0) } ?? "unavailable"
     }
 }

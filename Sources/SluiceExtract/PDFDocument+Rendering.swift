@@ -4,11 +4,11 @@ import SluiceCore
 
 extension PDFDocument {
     /// A page rendered to 8-bit gray pixels, row by row (0 black … 255 white).
-    public struct GrayImage: Sendable {
-        public var pixels: [UInt8]
-        public var width: Int
-        public var height: Int
-        public var dpi: Int
+    package struct GrayImage: Sendable {
+        package var pixels: [UInt8]
+        package var width: Int
+        package var height: Int
+        package var dpi: Int
     }
 
     /// Renders one page for OCR through poppler-glib and cairo: white background, poppler's printing path
@@ -21,7 +21,7 @@ extension PDFDocument {
     ///     resolution are rendered at a lower one rather than exhaust memory.
     /// - Throws: ``SluiceError`` with code `extractionFailed` when the page cannot be loaded or cairo
     ///   cannot allocate the surface, and `configuration` when poppler-glib cannot be loaded.
-    public func renderGray(page index: Int, dpi: Int) throws -> GrayImage {
+    package func renderGray(page index: Int, dpi: Int) throws -> GrayImage {
         try lock.withLock {
             guard let page = sluice_poppler_document_get_page(try rendererLocked(), Int32(index)) else {
                 throw SluiceError(.extractionFailed, "cannot load page \(index + 1) of \(path) for rendering")

@@ -14,7 +14,7 @@ import SluiceCore
 /// The handles are freed in `deinit` only. Poppler documents are not safe to use from two threads at once,
 /// so every call into poppler takes the instance's lock; share one instance across tasks only for light use
 /// and give each worker its own instance for throughput.
-public final class PDFDocument: @unchecked Sendable {
+package final class PDFDocument: @unchecked Sendable {
     /// The `SluicePDFTextLayer *`; owned, closed in `deinit`.
     let textLayer: OpaquePointer
     /// The `PopplerDocument *` for rendering, opened on first use; owned, released in `deinit`.
@@ -27,7 +27,7 @@ public final class PDFDocument: @unchecked Sendable {
     private let file: DocumentFile?
 
     /// The file the document was opened from.
-    public let path: String
+    package let path: String
 
     /// Opens the PDF at `path`.
     ///
@@ -36,7 +36,7 @@ public final class PDFDocument: @unchecked Sendable {
     ///   - password: The user or owner password of an encrypted document.
     /// - Throws: ``SluiceError`` with code `extractionFailed` when the file is missing, unreadable or
     ///   damaged, and `encrypted` when it is encrypted and the password is missing or wrong.
-    public init(path: String, password: String? = nil) throws {
+    package init(path: String, password: String? = nil) throws {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         // Open before any stored property is set: a throw here leaves no half-built instance whose
         // deinit would run.
@@ -51,7 +51,7 @@ public final class PDFDocument: @unchecked Sendable {
     /// layer now, for rendering later), so both see that very file, whatever is at its path by then.
     ///
     /// - Throws: as ``init(path:password:)``.
-    public init(file: DocumentFile, password: String? = nil) throws {
+    package init(file: DocumentFile, password: String? = nil) throws {
         let absolute = URL(fileURLWithPath: file.path).standardizedFileURL.path
         self.textLayer = try Self.openTextLayer(absolutePath: file.procPath, shownAs: absolute, password: password)
         self.path = absolute
@@ -66,17 +66,17 @@ public final class PDFDocument: @unchecked Sendable {
     }
 
     /// The number of pages.
-    public var pageCount: Int {
+    package var pageCount: Int {
         lock.withLock { Int(sluice_pdf_text_page_count(textLayer)) }
     }
 
     /// The title from the document's information dictionary, if it has a non-empty one.
-    public var title: String? {
+    package var title: String? {
         lock.withLock { Self.takeString(sluice_pdf_text_info(textLayer, "Title")) }
     }
 
     /// The author from the document's information dictionary, if it has a non-empty one.
-    public var author: String? {
+    package var author: String? {
         lock.withLock { Self.takeString(sluice_pdf_text_info(textLayer, "Author")) }
     }
 
@@ -85,7 +85,7 @@ public final class PDFDocument: @unchecked Sendable {
     /// - Parameter index: A zero-based page index, `0..<pageCount`.
     /// - Returns: The page text; empty for a page without text (for example a scanned image).
     /// - Throws: ``SluiceError`` with code `extractionFailed` when the page cannot be loaded.
-    public func text(ofPage index: Int) throws -> String {
+    package func text(ofPage index: Int) throws -> String {
         try lock.withLock {
             let count = Int(sluice_pdf_text_page_count(textLayer))
             guard index >= 0, index < count else {

@@ -3,7 +3,7 @@ import SluiceCore
 
 extension PDFExtractor {
     /// The version of this extractor's output: bump it with any change to ``PDFExtractor``,
-    /// ``PDFTextCleanup`` or the page rendering that can change the text or metadata it produces (the
+    /// `PDFTextCleanup` or the page rendering that can change the text or metadata it produces (the
     /// persistent extraction cache then extracts every PDF again). 2: streams inflated by zlib
     /// (PopplerFlateStream.h), the same text on valid streams, possibly less of a damaged one.
     public static let outputVersion = 2

@@ -14,9 +14,20 @@ import SluiceCore
 public struct PDFExtractor: Extractor {
     public let ocr: PipelineConfiguration.Extract.OCR
     public let pdf: PipelineConfiguration.Extract.PDF
-    public let engines: OCREnginePool
+    /// The Tesseract engines the OCR'd pages are recognized with (shared with the image extractor by
+    /// ``ExtractorRegistry``).
+    package let engines: OCREnginePool
 
-    public init(pdf: PipelineConfiguration.Extract.PDF, engines: OCREnginePool) {
+    /// An extractor reading PDFs as `extract.pdf` says, OCR'ing pages as `extract.ocr` says.
+    /// - Parameters:
+    ///   - pdf: the text clean-up and the password variable (`extract.pdf`).
+    ///   - ocr: when pages are OCR'd, in which languages and at which resolution (`extract.ocr`).
+    public init(pdf: PipelineConfiguration.Extract.PDF, ocr: PipelineConfiguration.Extract.OCR) {
+        self.init(pdf: pdf, engines: OCREnginePool(options: ocr))
+    }
+
+    /// An extractor whose OCR borrows engines from `engines` (shared with other extractors).
+    package init(pdf: PipelineConfiguration.Extract.PDF, engines: OCREnginePool) {
         self.ocr = engines.options
         self.pdf = pdf
         self.engines = engines
@@ -40,13 +51,13 @@ public struct PDFExtractor: Extractor {
     /// Opens a PDF with the password from `extract.pdf.password_env`, if one is configured.
     /// - Throws: ``SluiceError`` with code `encrypted` (saying how to configure a password) or
     ///   `extractionFailed` (damaged, truncated or not a PDF).
-    public func open(path: String) throws -> PDFDocument {
+    package func open(path: String) throws -> PDFDocument {
         try open(path: path) { try PDFDocument(path: path, password: $0) }
     }
 
     /// Opens the PDF of an open ``DocumentFile`` (the file checked to be the one scanned), as
     /// ``open(path:)`` does.
-    public func open(file: DocumentFile) throws -> PDFDocument {
+    package func open(file: DocumentFile) throws -> PDFDocument {
         try open(path: file.path) { try PDFDocument(file: file, password: $0) }
     }
 
@@ -76,12 +87,12 @@ public struct PDFExtractor: Extractor {
     }
 
     /// Page count, title and author.
-    public static func info(of document: PDFDocument) -> PDFInfo {
+    package static func info(of document: PDFDocument) -> PDFInfo {
         PDFInfo(pageCount: document.pageCount, title: document.title, author: document.author)
     }
 
     /// The text of the pages in `range` (zero-based indices), OCR'd where `extract.ocr` says so.
-    public func pages(of document: PDFDocument, range: Range<Int>) throws -> [PDFPage] {
+    package func pages(of document: PDFDocument, range: Range<Int>) throws -> [PDFPage] {
         var budget = TextBudget(limit: .max)
         return try pages(of: document, range: range, budget: &budget)
     }
@@ -89,7 +100,7 @@ public struct PDFExtractor: Extractor {
     /// The pages in `range`, each charged to `budget` as it is read: a page that passes it stops the
     /// reading (a form drawn a thousand times on a page, pages of repeated text).
     /// - Throws: ``SluiceError/Code/textTooLarge`` past the budget; what reading a page throws.
-    public func pages(of document: PDFDocument, range: Range<Int>, budget: inout TextBudget) throws -> [PDFPage] {
+    package func pages(of document: PDFDocument, range: Range<Int>, budget: inout TextBudget) throws -> [PDFPage] {
         var pages: [PDFPage] = []
         for index in range {
             let page = try self.page(of: document, index: index)
@@ -130,7 +141,7 @@ public struct PDFExtractor: Extractor {
     /// The document's text from its pages: clean-up, one section per non-empty page, and metadata
     /// (`format`, `pages`, `title`, `author`, and for OCR'd pages `ocr_pages` and `ocr_confidence`).
     /// - Throws: ``SluiceError/Code/emptyDocument`` when no page has text, saying whether OCR was off.
-    public func assemble(info: PDFInfo, pages: [PDFPage]) throws -> ExtractedText {
+    package func assemble(info: PDFInfo, pages: [PDFPage]) throws -> ExtractedText {
         var texts = pages.map(\.text)
         if pdf.joinHyphens { texts = texts.map(PDFTextCleanup.joinHyphenatedLines) }
         if pdf.stripHeadersFooters { texts = PDFTextCleanup.stripRepeatedEdges(texts) }

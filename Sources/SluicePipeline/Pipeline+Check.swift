@@ -5,6 +5,7 @@ import SluiceState
 
 /// One line of `sluice check`: what was checked, how it went, and what to do about it.
 public struct DependencyCheck: Sendable, Hashable, Codable {
+    /// How a check went; its exit code is ``DependencyCheck/exitCode(of:)``'s.
     public enum Outcome: String, Sendable, Hashable, Codable {
         /// Works as the pipeline needs it.
         case ok
@@ -14,6 +15,9 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
         case failed
         /// The state's lock is held by a run in progress: wait for it (exit 3, as `run` exits then).
         case locked
+        /// Works, but likely not as meant: files Sluice could read are left out by `source.include`. The fix
+        /// says how to take them in; alone it exits 0, as `ok` does.
+        case warning
     }
 
     /// `pipeline`, `embedder`, `reranker`, `store`, `source` or `state`.
@@ -31,7 +35,7 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
     }
 
     /// The exit code of a list of checks: 1 when any failed (a setting to fix), else 3 when a run holds the
-    /// state's lock, else 6 when any dependency was unavailable, else 0.
+    /// state's lock, else 6 when any dependency was unavailable, else 0 (warnings included).
     public static func exitCode(of checks: [DependencyCheck]) -> RunExitCode {
         if checks.contains(where: { $0.outcome == .failed }) { return .usage }
         if checks.contains(where: { $0.outcome == .locked }) { return .lockHeld }
@@ -266,11 +270,23 @@ extension Pipeline {
         let shard = options.shard == .whole ? "" : " of shard \(options.shard)"
         let unreadable = problems > 0 ? ", \(problems) could not be listed (see `sluice run`)" : ""
         let hint = matching == 0 ? " (check source.include and source.exclude)" : ""
-        let leftOut = scanner.leftOut.summary.map { "; left out: \($0)" } ?? ""
+        let leftOut = scanner.leftOut
+        let detail = "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)"
+        guard leftOut.readableFiles > 0 else {
+            return DependencyCheck("source", .ok, detail + (leftOut.summary.map { "; left out: \($0)" } ?? ""))
+        }
+        // Files Sluice could read that the include list passes over: not `ok` (issue 30). Those only
+        // `exclude` names were left out on purpose and are not counted here.
+        let readable = leftOut.readableFiles
         return DependencyCheck(
             "source",
-            .ok,
-            "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)\(leftOut)"
+            .warning,
+            detail
+                + "; \(readable) readable file\(readable == 1 ? " is" : "s are") left out by source.include (e.g. "
+                + leftOut.readableExampleKeys.joined(separator: ", ") + ")"
+                + (leftOut.overview.map { "; left out in all: \($0)" } ?? ""),
+            fix:
+                "add \(leftOut.quotedPatterns) to source.include to take them in (or to source.exclude to leave them out on purpose)"
         )
     }
 

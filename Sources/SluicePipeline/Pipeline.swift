@@ -7,7 +7,7 @@ import SluiceState
 /// One pipeline run: scan → extract → chunk → hash → (dedupe) embed → upsert → commit.
 ///
 /// The pipeline owns the state lock, the checkpoint and the stages; stages are joined by bounded
-/// ``StageChannel``s, so a slow stage suspends the ones before it and memory stays flat.
+/// `StageChannel`s, so a slow stage suspends the ones before it and memory stays flat.
 public actor Pipeline {
     public let configuration: PipelineConfiguration
     public let components: PipelineComponents

@@ -137,9 +137,17 @@ struct MachineReadableCLITests {
         #expect(document["exit_code"] as? Int == 0)
         let checks = try #require(document["checks"] as? [[String: Any]])
         #expect(checks.map { $0["subject"] as? String } == ["pipeline", "embedder", "store", "source", "state"])
-        #expect(checks.allSatisfy { $0["outcome"] as? String == "ok" && $0["detail"] is String && $0["fix"] is NSNull })
+        let others = checks.filter { $0["subject"] as? String != "source" }
+        #expect(others.allSatisfy { $0["outcome"] as? String == "ok" && $0["detail"] is String && $0["fix"] is NSNull })
+        // A readable file the include list leaves out: a warning with its fix, and still exit 0.
         let source = try #require(checks.first { $0["subject"] as? String == "source" })
-        #expect((source["detail"] as? String)?.contains("left out: 1 file (e.g. notes.odd)") == true, "\(source)")
+        #expect(source["outcome"] as? String == "warning", "\(source)")
+        #expect(
+            (source["detail"] as? String)?.contains("1 readable file is left out by source.include (e.g. notes.odd)")
+                == true,
+            "\(source)"
+        )
+        #expect((source["fix"] as? String)?.contains(#"add "**/*.odd" to source.include"#) == true, "\(source)")
 
         let broken = try await ws.sluice(
             ["check", ws.pipeline.path, "--json", "--set", "sink.kind=qdrant", "--set", "sink.url=http://127.0.0.1:9"]

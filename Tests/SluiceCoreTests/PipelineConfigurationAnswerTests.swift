@@ -47,6 +47,20 @@ import Testing
         #expect(answer.systemPrompt == "Be brief.")
     }
 
+    /// The built-in providers declare their facts where they are declared; the fingerprint names the
+    /// provider by its name, as the pipeline file does.
+    @Test func theBuiltInProvidersDeclareTheirDialect() throws {
+        typealias Provider = PipelineConfiguration.Answer.Provider
+        #expect(Provider.known.prefix(3).map(\.rawValue) == ["openai", "azure-openai", "ollama"])
+        #expect(Provider.named("azure-openai") == .azureOpenAI)
+        #expect(Provider.azureOpenAI.sendsKeyInAPIKeyHeader && Provider.azureOpenAI.sendsAPIVersion)
+        #expect(Provider.azureOpenAI.defaultBaseURL == nil)
+        #expect(Provider.openai.asksForStreamUsage && !Provider.ollama.asksForStreamUsage)
+        #expect(!Provider.openai.sendsKeyInAPIKeyHeader && !Provider.ollama.sendsAPIVersion)
+        let configuration = try PipelineConfiguration.load(file: nil, overrides: ["answer.provider=ollama"])
+        #expect(configuration.fingerprintText.contains("\nanswer.provider=\"ollama\"\n"))
+    }
+
     @Test(arguments: [
         ("answer.provider=anthropic", "answer.provider"),
         ("answer.k=0", "answer.k"),

@@ -58,4 +58,43 @@ import Testing
         try await everything.walk { _ in true }
         #expect(everything.leftOut.summary == nil)
     }
+
+    /// `sluice check` does not call the source `ok` while readable files are left out by the include list:
+    /// a warning (exit 0) with the count, a few of them and the include patterns that take them in. Files
+    /// only `exclude` names are a choice made on purpose, not a warning.
+    @Test func checkWarnsOfReadableFilesTheIncludeListLeavesOut() async throws {
+        var harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        for (key, text) in [
+            ("a.md", "# A\n\nSelected."), ("doc/README.Debian", "Notes for Debian."),
+            ("doc/NEWS.changelog", "1.0: first."), ("doc/more.changelog", "0.9: before."),
+            ("skip/b.txt", "Excluded on purpose."), ("doc/debug.log", "Excluded on purpose too."),
+        ] {
+            let url = harness.source.appendingPathComponent(key)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try Data(text.utf8).write(to: url)
+        }
+        harness.configuration.source.include = ["**/*.md"]
+        harness.configuration.source.exclude = ["skip/**", "**/*.log"]
+        let checks = await harness.pipeline().check()
+        let source = try #require(checks.first { $0.subject == "source" })
+        #expect(source.outcome == .warning, "\(source)")
+        #expect(source.detail.contains("3 readable files"), "\(source)")
+        #expect(source.detail.contains("doc/README.Debian"), "\(source)")
+        let fix = try #require(source.fix)
+        // In the order the walk met them, which is the file system's.
+        #expect(fix.contains("\"**/*.Debian\"") && fix.contains("\"**/*.changelog\""), "\(fix)")
+        #expect(!fix.contains("*.log"), "\(fix)")
+        #expect(fix.contains("source.include"), "\(fix)")
+        #expect(DependencyCheck.exitCode(of: checks) == .success, "a warning alone exits 0: \(checks)")
+
+        // Left out by `exclude` only: nothing to warn of.
+        harness.configuration.source.include = ["**/*"]
+        let excludedOnly = await harness.pipeline().check()
+        let quiet = try #require(excludedOnly.first { $0.subject == "source" })
+        #expect(quiet.outcome == .ok, "\(quiet)")
+    }
 }

@@ -5,11 +5,12 @@ import COpenBLAS
 #endif
 
 /// The one BLAS routine the encoder needs, `cblas_sgemm` (row-major), from OpenBLAS on Linux and from
-/// Accelerate on Apple platforms.
-enum BLAS {
+/// Accelerate on Apple platforms. `package` for the MiniLM benchmark (`Benchmarks/SluiceBench`), which
+/// measures the machine's sgemm peak with the same call.
+package enum BLAS {
     /// Makes BLAS single-threaded: parallelism comes from the embedder's own workers, so BLAS threads
     /// never spin against them (or against OCR and PDF work).
-    static func useOneThread() {
+    package static func useOneThread() {
         #if !canImport(Accelerate)
         openblas_set_num_threads(1)
         #endif
@@ -18,7 +19,7 @@ enum BLAS {
     /// `C = A · Bᵀ + beta · C` (row-major): A is m×k (row stride `lda`), B is n×k (row stride `ldb`),
     /// C is m×n (row stride `ldc`).
     @inline(__always)
-    static func multiplyTransposed(
+    package static func multiplyTransposed(
         m: Int,
         n: Int,
         k: Int,

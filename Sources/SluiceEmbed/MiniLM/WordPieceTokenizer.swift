@@ -1,7 +1,7 @@
 import SluiceCore
 
 /// BERT's uncased WordPiece tokenizer, identical in its token ids to the Hugging Face fast tokenizer
-/// that sentence-transformers runs for all-MiniLM-L6-v2 (see ``BertNormalization`` for the text
+/// that sentence-transformers runs for all-MiniLM-L6-v2 (see `BertNormalization` for the text
 /// normalization).
 ///
 /// - Special tokens written in the text (`[CLS]`, `[SEP]`, `[PAD]`, `[MASK]`, `[UNK]`, case-sensitive)

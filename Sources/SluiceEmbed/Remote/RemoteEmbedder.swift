@@ -5,15 +5,15 @@ import Synchronization
 
 /// An embedder behind an HTTP API: OpenAI and compatible servers, Azure OpenAI, Ollama, TEI.
 ///
-/// Every request goes through one ``RateBudget`` (requests/minute, tokens/minute, kept in step with the
-/// provider's headers; a request the provider did not count gives its share back) and one ``AdaptiveConcurrency`` limit (AIMD within `embed.parallelism`), shared
-/// by all batches in flight. Answers are handled as ``ProviderAnswer``s:
+/// Every request goes through one `RateBudget` (requests/minute, tokens/minute, kept in step with the
+/// provider's headers; a request the provider did not count gives its share back) and one `AdaptiveConcurrency` limit (AIMD within `embed.parallelism`), shared
+/// by all batches in flight. Answers are handled as `ProviderAnswer`s:
 /// - too large (400/413, and OpenAI's 429 "Request too large … per min"): the batch is split in two
-///   halves, each retried on its own, and the smaller size is remembered (``RequestSizeLimit``) so that
+///   halves, each retried on its own, and the smaller size is remembered (`RequestSizeLimit`) so that
 ///   later batches are cut before they are sent; a single input that is too large fails at once;
 /// - 429 rate limit: the whole budget pauses for `retry-after-ms`/`Retry-After` (at most
 ///   `maxRetryAfter`; else an exponential backoff with full jitter), concurrency halves, the batch is
-///   retried (``RetryPolicy``, as every client that retries);
+///   retried (`RetryPolicy`, as every client that retries);
 /// - 429 insufficient_quota, 401, 403: ``SluiceError/Code/providerRefused``; from then on every call fails
 ///   the same way at once, without a request (the pipeline stops and exits 5);
 /// - 408/409/5xx, resets, timeouts: retried with backoff up to `maxRetries`, then the batch fails with

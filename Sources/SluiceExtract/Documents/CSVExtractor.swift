@@ -4,7 +4,7 @@ import SluiceCore
 /// CSV and TSV: a line per row with the header's names, `name: value; name: value` (empty values are
 /// left out; line breaks inside a quoted value become spaces). The first record is the header; a
 /// blank header cell is named `column N`. The section metadata records the file lines each section
-/// spans, and rows are grouped in sections of ``rowsPerSection`` so that chunks start at row
+/// spans, and rows are grouped in sections of `rowsPerSection` so that chunks start at row
 /// boundaries.
 ///
 /// Recognised by extension (`.csv`; `.tsv`, `.tab` for tabs): CSV has no signature. The delimiter of a

@@ -1,15 +1,15 @@
 import Foundation
 import SluiceCore
 
-/// Word documents (DOCX, Office Open XML): the ZIP container through ``ZIPArchive`` (zlib), its XML parts
+/// Word documents (DOCX, Office Open XML): the ZIP container through `ZIPArchive` (zlib), its XML parts
 /// through libxml2. Headings (by outline level or `heading N` style) become sections with heading paths
 /// and Markdown heading lines; lists, tables (a row per line) and paragraphs are kept; footnotes and
-/// endnotes follow the body (``DOCXNotes``); the title and author come from `docProps/core.xml`.
+/// endnotes follow the body (`DOCXNotes`); the title and author come from `docProps/core.xml`.
 ///
 /// Recognised by content: a ZIP archive (`PK\u{3}\u{4}`) holding `word/document.xml`, whatever its name.
 ///
 /// Limits, each failing the document alone with a precise reason: inflation is metered while it runs
-/// (``ZIPContainer/Limits``: total size and compression ratio, ``SluiceError/Code/zipBomb``); an XML
+/// (`ZIPContainer/Limits`: total size and compression ratio, ``SluiceError/Code/zipBomb``); an XML
 /// part that declares a DTD (`<!DOCTYPE`, where entities live) is refused before parsing
 /// (``SluiceError/Code/xmlEntities``) — OOXML parts never have one, so no entity is ever expanded,
 /// and libxml2 runs without network access, DTD loading or entity substitution.

@@ -2,7 +2,7 @@ internal import CLibXML2
 import Foundation
 import SluiceCore
 
-/// E-books (EPUB 2 and 3): the ZIP container through ``ZIPContainer`` (with its limits on inflation), the
+/// E-books (EPUB 2 and 3): the ZIP container through `ZIPContainer` (with its limits on inflation), the
 /// package document it names (`META-INF/container.xml` → the `.opf`) for the reading order, and each
 /// content document of the spine, in that order, as ``HTMLExtractor`` reads HTML (headings become
 /// sections with heading paths; lists, tables and image alt text are kept). Each section's metadata names

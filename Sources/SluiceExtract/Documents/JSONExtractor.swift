@@ -10,7 +10,7 @@ import SluiceCore
 /// - JSON Lines (`.jsonl`, `.ndjson`, or any file whose first line is a whole JSON value followed by
 ///   more): a section per line, with the line number in the section's metadata (`line`). A bad line
 ///   fails the document, naming the line and column.
-/// - ``fields`` limits what is indexed (see ``JSONFieldPattern``); empty means every string.
+/// - ``fields`` limits what is indexed (see `JSONFieldPattern`); empty means every string.
 /// - Nesting deeper than ``maxDepth`` fails with ``SluiceError/Code/tooDeep``; the reader keeps its
 ///   own stack, so no depth can overflow the thread's.
 public struct JSONExtractor: Extractor {

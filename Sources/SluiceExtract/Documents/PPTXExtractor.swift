@@ -3,7 +3,7 @@ import Foundation
 import SluiceCore
 
 /// PowerPoint presentations (PPTX, Office Open XML), read as ``DOCXExtractor`` reads Word documents: the
-/// ZIP container through ``ZIPContainer`` (with its limits on inflation) and each XML part through libxml2,
+/// ZIP container through `ZIPContainer` (with its limits on inflation) and each XML part through libxml2,
 /// any DTD refused before parsing.
 ///
 /// One section per slide, in the order the presentation lists them (`ppt/presentation.xml`, resolved

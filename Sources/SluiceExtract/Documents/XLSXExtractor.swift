@@ -3,12 +3,12 @@ import Foundation
 import SluiceCore
 
 /// Excel workbooks (XLSX, Office Open XML), read as ``DOCXExtractor`` reads Word documents: the ZIP
-/// container through ``ZIPContainer`` (with its limits on inflation) and each XML part through libxml2, any
+/// container through `ZIPContainer` (with its limits on inflation) and each XML part through libxml2, any
 /// DTD refused before parsing.
 ///
 /// Each worksheet, in the workbook's order, as ``CSVExtractor`` lays out a table: its first row with a value
 /// names the columns, and every later row is a line `name: value; name: value` (empty cells left out; a
-/// cell past the named columns is `column N`). Rows are grouped in sections of ``rowsPerSection``, each
+/// cell past the named columns is `column N`). Rows are grouped in sections of `rowsPerSection`, each
 /// starting with the sheet's name as a Markdown heading line, its heading path the sheet's name and its
 /// metadata the sheet and the rows it spans (`lines`, the sheet's row numbers `first-last`, as CSV's). Cells hold what Excel shows of them, as far as the file says:
 /// shared and inline strings (rich text joined), numbers as stored, booleans as `TRUE`/`FALSE`, errors as

@@ -1,6 +1,6 @@
-/// What ``Answerer/answer(_:)`` reports, in order: text as the model writes it, then the check of its
-/// citations, then the sources its `[n]` markers refer to, then the summary. When nothing relevant was
-/// retrieved the only event is ``nothingRelevant(_:)``: the model was not called.
+/// What ``Answerer/answer(_:k:filter:mode:)`` reports, in order: text as the model writes it, then the check
+/// of its citations, then the sources its `[n]` markers refer to, then the summary. When nothing relevant
+/// was retrieved the only event is ``nothingRelevant(_:)``: the model was not called.
 public enum AnswerEvent: Sendable, Hashable {
     /// A piece of the answer's text.
     case text(String)

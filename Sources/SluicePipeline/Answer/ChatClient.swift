@@ -62,7 +62,7 @@ final class ChatClient: Sendable {
             environment: environment
         )
         var url = joinURL(base, "chat/completions")
-        if configuration.provider == .azureOpenAI { url += "?api-version=\(configuration.apiVersion)" }
+        if configuration.provider.sendsAPIVersion { url += "?api-version=\(configuration.apiVersion)" }
         self.url = url
         var http = HTTPClient.Configuration()
         http.timeout = .seconds(configuration.timeoutSeconds)
@@ -91,11 +91,12 @@ final class ChatClient: Sendable {
         ]
         if let model = configuration.effectiveModel { body["model"] = model }
         // OpenAI sends token usage in a last event only when asked; Azure and Ollama may refuse the field.
-        if configuration.provider == .openai { body["stream_options"] = ["include_usage": true] }
+        if configuration.provider.asksForStreamUsage { body["stream_options"] = ["include_usage": true] }
         var headers: [(String, String)] = [("Accept", "text/event-stream")]
         if let apiKey {
             headers.append(
-                configuration.provider == .azureOpenAI ? ("api-key", apiKey) : ("Authorization", "Bearer \(apiKey)")
+                configuration.provider.sendsKeyInAPIKeyHeader
+                    ? ("api-key", apiKey) : ("Authorization", "Bearer \(apiKey)")
             )
         }
         let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])

@@ -14,6 +14,8 @@ package final class LeftOutFiles: Sendable {
         var examples: [String] = []
         var sniffed = 0
         var readable = 0
+        /// A few of the readable ones' keys (at most ``LeftOutFiles/examples``).
+        var readableExamples: [String] = []
         /// The patterns that take the readable ones in, in the order met (at most ``LeftOutFiles/examples``).
         var patterns: [String] = []
     }
@@ -48,6 +50,7 @@ package final class LeftOutFiles: Sendable {
         let pattern = Self.pattern(for: key)
         state.withLock {
             $0.readable += 1
+            if $0.readableExamples.count < Self.examples { $0.readableExamples.append(key) }
             if !$0.patterns.contains(pattern), $0.patterns.count < Self.examples { $0.patterns.append(pattern) }
         }
     }
@@ -63,6 +66,10 @@ package final class LeftOutFiles: Sendable {
     }
 
     package var readableFiles: Int { state.withLock { $0.readable } }
+    /// A few of the readable left-out files' keys.
+    package var readableExampleKeys: [String] { state.withLock { $0.readableExamples } }
+    /// The include patterns that take the readable left-out files in (`"**/*.Debian"`), in the order met.
+    package var includePatterns: [String] { state.withLock { $0.patterns } }
 
     func folder(_ key: String) {
         state.withLock {
@@ -79,17 +86,26 @@ package final class LeftOutFiles: Sendable {
     /// them look readable (text, PDF or images): add "**/*.Debian", "**/*.changelog" to source.include to
     /// take them in`; nil when nothing was left out.
     package var summary: String? {
+        guard var summary = overview else { return nil }
+        let current = state.withLock { $0 }
+        if current.readable > 0 {
+            summary +=
+                "; \(current.readable) of them look readable (text, PDF or images): add \(quotedPatterns) to source.include to take them in"
+        }
+        return summary
+    }
+
+    /// `3 files and 1 folder (e.g. README, Makefile, .git/)`: the count and a few keys, without the hint;
+    /// nil when nothing was left out.
+    package var overview: String? {
         let current = state.withLock { $0 }
         guard current.files + current.folders > 0 else { return nil }
         var parts: [String] = []
         if current.files > 0 { parts.append("\(current.files) file\(current.files == 1 ? "" : "s")") }
         if current.folders > 0 { parts.append("\(current.folders) folder\(current.folders == 1 ? "" : "s")") }
-        var summary = parts.joined(separator: " and ") + " (e.g. " + current.examples.joined(separator: ", ") + ")"
-        if current.readable > 0 {
-            let patterns = current.patterns.map { "\"\($0)\"" }.joined(separator: ", ")
-            summary +=
-                "; \(current.readable) of them look readable (text, PDF or images): add \(patterns) to source.include to take them in"
-        }
-        return summary
+        return parts.joined(separator: " and ") + " (e.g. " + current.examples.joined(separator: ", ") + ")"
     }
+
+    /// `"**/*.Debian", "**/*.changelog"`.
+    package var quotedPatterns: String { includePatterns.map { "\"\($0)\"" }.joined(separator: ", ") }
 }

@@ -150,8 +150,10 @@ package struct SourceScanner: Sendable {
             guard selects(key) else {
                 if shard.owns(key) {
                     leftOut.file(key)
-                    // Not selected by include (rather than excluded): could Sluice read it? For the hint.
-                    if !include.contains(where: { $0.matches(key) }), leftOut.takesSniff(),
+                    // Not selected by include, and not named by exclude (left out on purpose): could Sluice
+                    // read it? For the hint, and `check`'s warning.
+                    if !include.contains(where: { $0.matches(key) }), !exclude.contains(where: { $0.matches(key) }),
+                        leftOut.takesSniff(),
                         ReadableContent.looksReadable(url)
                     {
                         leftOut.readable(key)

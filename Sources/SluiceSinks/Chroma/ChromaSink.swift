@@ -12,6 +12,7 @@ import Synchronization
 /// `sink.max_batch_bytes`. Each record's metadata holds the chunk's metadata plus `document_key` and
 /// `ordinal`; the chunk text is the record's document.
 public final class ChromaSink: VectorSink {
+    /// What the Chroma store reads of `sink.*` (``SinkFactory`` maps the pipeline file's keys to it).
     public struct Settings: Sendable {
         /// Where Chroma listens when `sink.url` is not set.
         public static let defaultURL = "http://127.0.0.1:8000"

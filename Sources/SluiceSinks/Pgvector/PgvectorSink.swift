@@ -15,6 +15,7 @@ import Synchronization
 ///
 /// libpq calls block: every one runs on the sink's own threads.
 public final class PgvectorSink: VectorSink {
+    /// What the pgvector store reads of `sink.*` (``SinkFactory`` maps the pipeline file's keys to it).
     public struct Settings: Sendable {
         public var url: String
         public var password: String?

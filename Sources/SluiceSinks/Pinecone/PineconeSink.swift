@@ -18,6 +18,7 @@ import Synchronization
 /// stays in the source document. No metadata value is ever null. A 429 is retried with backoff,
 /// honouring `Retry-After`.
 public final class PineconeSink: VectorSink {
+    /// What the Pinecone store reads of `sink.*` (``SinkFactory`` maps the pipeline file's keys to it).
     public struct Settings: Sendable {
         /// Pinecone's control plane, unless `sink.url` says otherwise.
         public static let defaultControlURL = "https://api.pinecone.io"

@@ -6,12 +6,13 @@ import SluiceHTTP
 ///
 /// The collection is created on first use with the vector size and distance (`Cosine` by default).
 /// Qdrant accepts only unsigned integers and UUIDs as point ids, so a point's id is the UUID form of the
-/// vector id (``SluiceCore/VectorID/uuidString``, deterministic) and the original id is kept in the payload
+/// vector id (``VectorID/uuidString``, deterministic) and the original id is kept in the payload
 /// (`sluice_id`) with `document_key`, `ordinal`, `text` and the chunk's `metadata`. Writes are
 /// `PUT /collections/{c}/points?wait=true` in batches of 64–256 points (`sink.batch`, clamped) and
 /// `sink.max_batch_bytes`; deletes go by point ids, or by a `document_key` filter for a whole document.
 /// The `api-key` header carries the key from `sink.api_key_env`.
 public final class QdrantSink: VectorSink {
+    /// What the Qdrant store reads of `sink.*` (``SinkFactory`` maps the pipeline file's keys to it).
     public struct Settings: Sendable {
         /// Where Qdrant listens when `sink.url` is not set.
         public static let defaultURL = "http://127.0.0.1:6333"

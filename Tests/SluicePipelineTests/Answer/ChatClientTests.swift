@@ -143,6 +143,32 @@ import Testing
         #expect(result.error == nil, "\(result.message)")
     }
 
+    /// A provider registered from outside is a name the pipeline file may use, and the dialect it declares
+    /// is the one spoken: its default address and model, its key header, no `api-version` it did not ask for.
+    @Test func aProviderRegisteredFromOutsideSpeaksTheDialectItDeclares() async throws {
+        let chat = try await ChatStandIn()
+        let name = "test-chat-\(UUID().uuidString.prefix(8))"
+        let provider = PipelineConfiguration.Answer.Provider(
+            name,
+            defaultBaseURL: chat.server.baseURL + "/v1",
+            defaultModel: "registered-model",
+            sendsKeyInAPIKeyHeader: true
+        )
+        PipelineConfiguration.Answer.Provider.register(provider)
+        var configuration = try PipelineConfiguration.load(file: nil, overrides: ["answer.provider=\(name)"]).answer
+        #expect(configuration.provider == provider)
+        #expect(configuration.isConfigured)
+        configuration.apiKeyEnv = chat.configuration().apiKeyEnv
+        let client = try chat.client(configuration)
+        let request = try client.request(for: Self.prompt)
+        #expect(request.url == chat.server.baseURL + "/v1/chat/completions")
+        #expect(request.headers.contains { $0.0 == "api-key" && $0.1 == chat.key })
+        #expect(!request.headers.contains { $0.0 == "Authorization" })
+        let body = String(decoding: request.body, as: UTF8.self)
+        #expect(body.contains("\"model\":\"registered-model\""), "\(body)")
+        #expect(!body.contains("stream_options"), "\(body)")
+    }
+
     @Test func azureWithoutABaseURLAndAnUnsetKeyVariableAreConfigurationErrors() throws {
         var configuration = PipelineConfiguration.Answer()
         configuration.provider = .azureOpenAI

@@ -1,9 +1,12 @@
 import Foundation
+import SluiceEmbed
 
+/// What the MiniLM benchmark (`sluice-bench minilm`) measures beside the embedder: kept here, in the
+/// benchmarks' executable, so that the library does not ship it.
 extension MiniLMEmbedder {
     /// Floating-point operations of one forward pass over a sequence of `tokens` tokens: the dense
     /// products (Q, K, V, attention output, the two feed-forward layers) and attention's two products.
-    package static func forwardFLOPs(tokens n: Int) -> Double {
+    static func forwardFLOPs(tokens n: Int) -> Double {
         let h = 384.0
         let wide = 1536.0
         let layers = 6.0
@@ -14,13 +17,13 @@ extension MiniLMEmbedder {
     }
 
     /// The number of ids the model sees for each text (`[CLS]` and `[SEP]` included, after truncation).
-    package func sequenceLengths(_ texts: [String]) -> [Int] {
+    func sequenceLengths(_ texts: [String]) -> [Int] {
         texts.map { tokenizer.encode($0).count }
     }
 
     /// The sgemm rate, in GFLOP/s, of `threads` threads each multiplying matrices of the feed-forward
     /// layer's shape (2048 tokens × 384 → 1536) with single-threaded BLAS, as the embedder's workers do.
-    package static func measureSGEMMPeak(threads: Int, seconds: Double = 2) -> Double {
+    static func measureSGEMMPeak(threads: Int, seconds: Double = 2) -> Double {
         BLAS.useOneThread()
         let m = 2048
         let n = 1536
