@@ -6,9 +6,14 @@ import SluiceState
 
 /// One pipeline run: scan → extract → chunk → hash → (dedupe) embed → upsert → commit.
 ///
-/// The pipeline owns the state lock, the checkpoint and the stages; stages are joined by bounded
-/// ``StageChannel``s, so a slow stage suspends the ones before it and memory stays flat.
-public actor Pipeline {
+/// Each call (``run(shutdown:progress:)``, ``verify(repair:shutdown:)``, ``dryRun()``, …) owns the state lock,
+/// the checkpoint and the stages for as long as it lasts; stages are joined by bounded ``StageChannel``s, so a
+/// slow stage suspends the ones before it and memory stays flat.
+///
+/// A value: the pipeline holds only its settings and components, and nothing of a run outlives the call.
+/// Two runs on one state folder are kept apart by the state lock, in one process as across processes (an actor
+/// never did that: a call that suspends lets the next one in).
+public struct Pipeline: Sendable {
     public let configuration: PipelineConfiguration
     public let components: PipelineComponents
     public let options: RunOptions
@@ -250,7 +255,7 @@ public actor Pipeline {
     /// buffer sizes and worker counts: six buffers, one document per extract/chunk/hash worker, what
     /// upsert and commit take per batch (at most one buffer's worth plus one), and in the embed stage the
     /// documents of the forming batch, of the batches in flight and of the completions being forwarded.
-    public nonisolated var inFlightBound: Int {
+    public var inFlightBound: Int {
         let run = configuration.run
         let buffers = 6 * run.buffer
         let workers = configuration.extract.parallelism + 2 * configuration.chunk.parallelism
