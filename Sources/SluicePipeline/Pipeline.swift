@@ -198,11 +198,11 @@ public struct Pipeline: Sendable {
         stats.runID = runID
         stats.startedAt = started.timeIntervalSince1970
         stats.wallSeconds = startInstant.duration(to: clock.now).seconds
-        // Interrupted: the scanner stopped taking documents, or (the scan was over) a signal cut the waits
-        // of documents in flight, which were left for the next run.
+        // Interrupted: a signal came while the run ran, as docs/OPERATIONS.md says (exit 4, run again). It
+        // stopped the scanner's intake, or cut the waits of documents in flight (left for the next run), or
+        // found the scan over and every document in flight (they finished; the next run has nothing to do).
         stats.interrupted =
-            (ended.scan.interrupted || (shutdown.isRequested && stats.documentsNotReached > 0))
-            && stats.providerRefusal == nil && stats.diskFull == nil
+            (ended.scan.interrupted || shutdown.isRequested) && stats.providerRefusal == nil && stats.diskFull == nil
         stats.documentsNotReached += ended.scan.notReached
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum
