@@ -129,6 +129,7 @@ public struct Pipeline: Sendable {
         let extractExecutor = BlockingExecutor(label: "sl-extract", threads: configuration.extract.parallelism)
         defer { extractExecutor.shutdown() }
         let auditLog = try openAuditLog()
+        let stateDamage = StateDamage()
         let stages = makeStages(
             scanner: scanner,
             checkpoint: checkpoint,
@@ -136,7 +137,8 @@ public struct Pipeline: Sendable {
             extractExecutor: extractExecutor,
             tally: tally,
             auditLog: auditLog,
-            shutdown: shutdown
+            shutdown: shutdown,
+            stateDamage: stateDamage
         )
 
         // Run them to the end of the source.
@@ -167,7 +169,7 @@ public struct Pipeline: Sendable {
         auditLog.map { try? $0.close() }
 
         // Finish: deferred store work, then the extraction cache's upkeep.
-        var failure: (any Error)? = ended.commitError
+        var failure: (any Error)? = stateDamage.error ?? ended.commitError
         // Deferred store work (index builds, file compaction) once every write of the run is acknowledged.
         do {
             try await components.sink.finish()
