@@ -35,8 +35,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         // `sluice-serve` only (docs/SERVE.md says why Hummingbird and what it costs in build time).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
-        // Already in Hummingbird's graph; named for the bound port (NIOCore) and the run service.
+        // Already in Hummingbird's graph; named for the bound port (NIOCore).
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // The lifecycle of `sluice serve` and of `sluice run` (signals, graceful shutdown).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
@@ -153,13 +154,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `sluice`: never the server's dependency graph (see the `sluice-serve` product).
+        // `sluice`: never the server's dependency graph (see the `sluice-serve` product). `run` and `verify`
+        // run under swift-service-lifecycle, as the server does (it brings swift-async-algorithms, not NIO).
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
                 "Sluice", "SluiceCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

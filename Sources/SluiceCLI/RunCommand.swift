@@ -135,18 +135,19 @@ struct RunCommand: AsyncParsableCommand {
                 return
             }
 
-            let shutdown = ShutdownSignal()
-            let signals = SignalHandlers(shutdown: shutdown, logger: logger)
-            defer { withExtendedLifetime(signals) {} }
             let progress = ProgressReporter(quiet: quiet, logger: logger)
             let progressFile = progressJson.map(ProgressFileWriter.init(path:))
-            let stats = try await pipeline.run(
-                shutdown: shutdown,
-                progress: {
-                    progress.report($0)
-                    progressFile?.report($0)
-                }
-            )
+            // Under swift-service-lifecycle, as `sluice serve`: the first SIGINT/SIGTERM stops intake, what is in
+            // flight finishes and is committed; a second exits 4 at once (BatchJob).
+            let stats = try await BatchJob.run(logger: logger) { shutdown in
+                try await pipeline.run(
+                    shutdown: shutdown,
+                    progress: {
+                        progress.report($0)
+                        progressFile?.report($0)
+                    }
+                )
+            }
             progress.finish(with: stats)
             finished(stats)
             progressFile?.finish(with: stats)
@@ -177,38 +178,5 @@ struct RunCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(stats)
         try OutputFile.open(path).write(contentsOf: path == "-" ? data + Data("\n".utf8) : data)
-    }
-}
-
-/// First SIGINT/SIGTERM: stop taking documents, finish what is in flight, commit, exit 4.
-/// Second: exit 4 at once (the checkpoint is only ever written transactionally).
-final class SignalHandlers {
-    private let sources: [any DispatchSourceSignal]
-
-    init(shutdown: ShutdownSignal, logger: Logger) {
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                if shutdown.isRequested {
-                    FileHandle.standardError.write(
-                        Data("\nsluice: second signal, stopping now; run again to resume\n".utf8)
-                    )
-                    _exit(RunExitCode.interrupted.rawValue)
-                }
-                shutdown.request()
-                logger.notice(
-                    "signal received: finishing documents in flight, then stopping (send again to stop at once)"
-                )
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
     }
 }

@@ -37,10 +37,9 @@ struct VerifyCommand: AsyncParsableCommand {
                 options: runOptions,
                 logger: logger
             )
-            let shutdown = ShutdownSignal()
-            let signals = SignalHandlers(shutdown: shutdown, logger: logger)
-            defer { withExtendedLifetime(signals) {} }
-            let report = try await pipeline.verify(repair: repair, shutdown: shutdown)
+            let report = try await BatchJob.run(logger: logger) { shutdown in
+                try await pipeline.verify(repair: repair, shutdown: shutdown)
+            }
             if json {
                 try MachineReadable.print(MachineReadable.verify(report, sink: components.sink.name, repair: repair))
                 if repair {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Asks a running pipeline to stop taking new documents; what is in flight finishes and is committed.
 ///
 /// Waits that only pass time — retry backoff, rate-limit pauses — do not hold a stopping run up: they go
@@ -7,15 +5,8 @@ import Synchronization
 /// the pipeline for every task of the run, as ServiceLifecycle binds its graceful-shutdown manager) is
 /// requested.
 public final class ShutdownSignal: Sendable {
-    private struct State {
-        var requested = false
-        var nextWaiter: UInt64 = 0
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        /// Waiters cancelled before they were registered.
-        var cancelled: Set<UInt64> = []
-    }
-
-    private let state = Mutex(State())
+    /// Whether the stop was requested, and the tasks waiting for it.
+    private let flag = CancellableWaiters(false)
 
     public init() {}
 
@@ -24,15 +15,10 @@ public final class ShutdownSignal: Sendable {
 
     /// Requests the stop; every wait in ``pause(for:)`` ends.
     public func request() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.requested = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
+        flag.change { $0 = true }
     }
 
-    public var isRequested: Bool { state.withLock { $0.requested } }
+    public var isRequested: Bool { flag.withLock { $0 } }
 
     /// Sleeps for `duration`, unless the current run's signal is requested first (or already was).
     ///
@@ -70,28 +56,6 @@ public final class ShutdownSignal: Sendable {
 
     /// Returns once the signal is requested (at once if it already was), or the task is cancelled.
     package func requested() async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.requested || state.cancelled.remove(id) != nil { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let waiter = state.waiters.removeValue(forKey: id) else {
-                    if !state.requested { state.cancelled.insert(id) }
-                    return nil
-                }
-                return waiter
-            }
-            waiter?.resume()
-        }
+        await flag.wait(unless: { $0 })
     }
 }

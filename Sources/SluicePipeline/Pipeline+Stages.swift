@@ -96,7 +96,8 @@ extension Pipeline {
         extractExecutor: BlockingExecutor,
         tally: RunTally,
         auditLog: FileHandle?,
-        shutdown: ShutdownSignal
+        shutdown: ShutdownSignal,
+        stateDamage: StateDamage
     ) -> RunStages {
         let buffer = configuration.run.buffer
         let extractWorkers = configuration.extract.parallelism
@@ -178,6 +179,14 @@ extension Pipeline {
                     providerStop.request()
                     logger.error(
                         "a disk is full: stopping intake; documents in flight are left for the next run",
+                        metadata: ["sluice-reason": "\(error.message)"]
+                    )
+                },
+                onStateDamage: { error in
+                    stateDamage.record(error)
+                    providerStop.request()
+                    logger.error(
+                        "the checkpoint cannot be read: stopping intake",
                         metadata: ["sluice-reason": "\(error.message)"]
                     )
                 }

@@ -6,9 +6,14 @@ import SluiceState
 
 /// One pipeline run: scan → extract → chunk → hash → (dedupe) embed → upsert → commit.
 ///
-/// The pipeline owns the state lock, the checkpoint and the stages; stages are joined by bounded
-/// `StageChannel`s, so a slow stage suspends the ones before it and memory stays flat.
-public actor Pipeline {
+/// Each call (``run(shutdown:progress:)``, ``verify(repair:shutdown:)``, ``dryRun()``, …) owns the state lock,
+/// the checkpoint and the stages for as long as it lasts; stages are joined by bounded `StageChannel`s, so a
+/// slow stage suspends the ones before it and memory stays flat.
+///
+/// A value: the pipeline holds only its settings and components, and nothing of a run outlives the call.
+/// Two runs on one state folder are kept apart by the state lock, in one process as across processes (an actor
+/// never did that: a call that suspends lets the next one in).
+public struct Pipeline: Sendable {
     public let configuration: PipelineConfiguration
     public let components: PipelineComponents
     public let options: RunOptions
@@ -124,6 +129,7 @@ public actor Pipeline {
         let extractExecutor = BlockingExecutor(label: "sl-extract", threads: configuration.extract.parallelism)
         defer { extractExecutor.shutdown() }
         let auditLog = try openAuditLog()
+        let stateDamage = StateDamage()
         let stages = makeStages(
             scanner: scanner,
             checkpoint: checkpoint,
@@ -131,7 +137,8 @@ public actor Pipeline {
             extractExecutor: extractExecutor,
             tally: tally,
             auditLog: auditLog,
-            shutdown: shutdown
+            shutdown: shutdown,
+            stateDamage: stateDamage
         )
 
         // Run them to the end of the source.
@@ -162,7 +169,7 @@ public actor Pipeline {
         auditLog.map { try? $0.close() }
 
         // Finish: deferred store work, then the extraction cache's upkeep.
-        var failure: (any Error)? = ended.commitError
+        var failure: (any Error)? = stateDamage.error ?? ended.commitError
         // Deferred store work (index builds, file compaction) once every write of the run is acknowledged.
         do {
             try await components.sink.finish()
@@ -193,11 +200,11 @@ public actor Pipeline {
         stats.runID = runID
         stats.startedAt = started.timeIntervalSince1970
         stats.wallSeconds = startInstant.duration(to: clock.now).seconds
-        // Interrupted: the scanner stopped taking documents, or (the scan was over) a signal cut the waits
-        // of documents in flight, which were left for the next run.
+        // Interrupted: a signal came while the run ran, as docs/OPERATIONS.md says (exit 4, run again). It
+        // stopped the scanner's intake, or cut the waits of documents in flight (left for the next run), or
+        // found the scan over and every document in flight (they finished; the next run has nothing to do).
         stats.interrupted =
-            (ended.scan.interrupted || (shutdown.isRequested && stats.documentsNotReached > 0))
-            && stats.providerRefusal == nil && stats.diskFull == nil
+            (ended.scan.interrupted || shutdown.isRequested) && stats.providerRefusal == nil && stats.diskFull == nil
         stats.documentsNotReached += ended.scan.notReached
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum
@@ -250,7 +257,7 @@ public actor Pipeline {
     /// buffer sizes and worker counts: six buffers, one document per extract/chunk/hash worker, what
     /// upsert and commit take per batch (at most one buffer's worth plus one), and in the embed stage the
     /// documents of the forming batch, of the batches in flight and of the completions being forwarded.
-    public nonisolated var inFlightBound: Int {
+    public var inFlightBound: Int {
         let run = configuration.run
         let buffers = 6 * run.buffer
         let workers = configuration.extract.parallelism + 2 * configuration.chunk.parallelism

@@ -1,5 +1,7 @@
 import Foundation
 import SluiceCore
+import SluiceHTTP
+import SluiceTesting
 import Testing
 
 #if canImport(Glibc)
@@ -98,5 +100,63 @@ extension RemoteEmbedderCLITests {
         let resumed = try await run(ws, target, settings(good))
         #expect(resumed.exitCode == 0, "\(resumed)")
         #expect(try await ws.status(target).documents == ["indexed": keys.count])
+    }
+
+    @Test("SIGINT with every document in flight (the scan over, no wait to cut): exit 4, and a re-run converges")
+    func signalWithEveryDocumentInFlightExitsFour() async throws {
+        let ws = try Workspace("remote-sigint-in-flight")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 6, into: ws.corpus, seed: 0x5EED_050A, maxBytes: 3_000)
+        let server = try await server()
+        // Every chunk in one or a few requests, all sent at once, none timed out while held.
+        let extra =
+            settings(server, batch: 256, parallelism: 8) + [
+                "--set", "embed.timeout_seconds=600", "--set", "embed.linger_ms=200",
+            ]
+        let reference = ws.target("reference")
+        let first = try await run(ws, reference, extra)
+        try #require(first.exitCode == 0, "\(first)")
+        let expected = try await ws.export(reference)
+        let inputs = try #require(try await Self.serverStats(server)["inputs_ok"])
+
+        try await control(server, #"{"hold": true, "reset_counters": true}"#)
+        let target = ws.target("main")
+        let statsURL = ws.file("interrupted.stats.json")
+        let process = try ws.start(
+            ws.runArguments(target, extra + ["--stats-json", statsURL.path]),
+            environment: [Self.keyVariable: key]
+        )
+        // Every document's chunks are at the provider, unanswered: the scan is over and nothing is committed.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while (try await Self.serverStats(server)["held_inputs"] ?? 0) < inputs, process.isRunning,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(process.isRunning, "the run ended before the signal: \(process.stderrSoFar)")
+        #expect(try await Self.serverStats(server)["held_inputs"] == inputs)
+        process.send(SIGINT)
+        let seen = await process.waitForStderr(containing: "signal received", timeout: .seconds(60))
+        try #require(seen, "\(process.stderrSoFar)")
+        try await control(server, #"{"hold": false}"#)
+        let result = try await process.wait(timeout: .seconds(120))
+        #expect(result.exitCode == 4, "\(result)")
+        let stats = try ws.stats(statsURL)
+        #expect(stats.decoded.interrupted)
+        // What was in flight finished and was committed.
+        #expect(stats["documents_upserted"] == keys.count)
+        #expect(stats["documents_failed"] == 0)
+
+        let resumed = try await run(ws, target, extra)
+        #expect(resumed.exitCode == 0, "\(resumed)")
+        expectSameExport(try await ws.export(target), expected, "re-run after SIGINT with every document in flight")
+        #expect(try await ws.status(target).documents == ["indexed": keys.count])
+    }
+
+    private func control(_ server: StandInServer, _ body: String) async throws {
+        let response = try await HTTPClient.shared.send(
+            .postJSON(server.baseURL + "/control", body: Array(body.utf8))
+        )
+        #expect(response.status == 200, "\(response)")
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import SluiceCore
-import SluiceState
+import SluiceLMDB
 import SluiceTesting
 import Testing
 
 @testable import SluicePipeline
+@testable import SluiceState
 
 /// docs/DESIGN.md §4, none stale: a document whose bytes changed and whose new version fails loses the vectors of
 /// its old version; one whose bytes could not be read keeps them.
@@ -105,5 +106,32 @@ import Testing
         #expect(allowed.vectorsDeleted == before.chunkIDs.count)
         #expect(try harness.record(key)?.removedVectors == before.chunkIDs.count)
         #expect(!harness.sink.records.contains { $0.documentKey == key })
+    }
+
+    @Test func anUnreadableRecordStopsTheCountOfTrackedVectorsWithTheStateError() async throws {
+        let harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        try TestCorpus.writeTextDocuments(count: 10, into: harness.source)
+        _ = try await harness.run()
+        let key = "group1/doc1.txt"
+        var keys: [String] = []
+        try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state), readOnly: true)
+            .forEachDocument { keys.append($0.key) }
+        // A document gone from the source (the scan never reads its record), whose record is damaged.
+        let gone = try #require(keys.first { $0 != key })
+        try FileManager.default.removeItem(at: harness.source.appendingPathComponent(gone))
+        do {
+            let state = try CheckpointStore(directory: URL(fileURLWithPath: harness.configuration.state))
+            let documents = try state.environment.database("documents")
+            try state.environment.write { txn in try txn.put(documents, Array(gone.utf8), Array("{torn".utf8)) }
+        }
+        // A changed document that fails: removing its old vectors needs the count of tracked vectors (the
+        // mass-delete share), which walks every record.
+        try Data([0x00, 0xFF, 0x00, 0x13, 0x37] + Array(repeating: UInt8(0), count: 64)).write(
+            to: harness.source.appendingPathComponent(key)
+        )
+        let error = await #expect(throws: SluiceError.self) { try await harness.run() }
+        #expect(error?.code == .stateCorrupt, "\(String(describing: error))")
+        #expect(error?.message.contains(gone) == true, "\(String(describing: error))")
     }
 }

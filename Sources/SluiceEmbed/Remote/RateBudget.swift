@@ -1,6 +1,5 @@
 import SluiceCore
 import SluiceHTTP
-import Synchronization
 
 /// The owner of a ``RateBudgetStateMachine``: one per embedder, shared by all its concurrent requests.
 /// Every ticket that ``acquire(tokens:)`` hands out is settled once: ``answered(_:headers:counted:)``,
@@ -13,27 +12,22 @@ import Synchronization
 final class RateBudget<C: Clock>: Sendable where C.Duration == Duration {
     typealias Ticket = RateBudgetStateMachine.Ticket
 
-    private struct State {
+    private struct Budget: Sendable {
         var machine: RateBudgetStateMachine
         /// Counts the changes that may let a waiting request go; a waiter sleeps only while it holds.
         var generation: UInt64 = 0
-        var nextWaiter: UInt64 = 0
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        /// Waiters that have an id but no continuation yet.
-        var pending: Set<UInt64> = []
-        /// Waiters cancelled before they registered.
-        var cancelled: Set<UInt64> = []
     }
 
-    private let state: Mutex<State>
+    /// The budget, and the requests waiting for it to change.
+    private let state: CancellableWaiters<Budget>
     private let clock: C
     private let origin: C.Instant
 
     init(requestsPerMinute: Int?, tokensPerMinute: Int?, clock: C) {
         self.clock = clock
         origin = clock.now
-        state = Mutex(
-            State(
+        state = CancellableWaiters(
+            Budget(
                 machine: RateBudgetStateMachine(
                     requestsPerMinute: requestsPerMinute,
                     tokensPerMinute: tokensPerMinute,
@@ -82,17 +76,14 @@ final class RateBudget<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// How many requests are suspended now (for tests).
-    var waiting: Int { state.withLock { $0.waiters.count } }
+    var waiting: Int { state.waiting }
 
     /// Applies a change to the machine and wakes every waiter to ask again.
     private func change(_ body: (inout RateBudgetStateMachine) -> Void) {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            body(&state.machine)
-            state.generation &+= 1
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+        state.change { budget in
+            body(&budget.machine)
+            budget.generation &+= 1
         }
-        for waiter in woken { waiter.resume() }
     }
 
     /// Returns when the budget changed since `generation`, at `until` (seconds on the budget's clock), or
@@ -127,31 +118,7 @@ final class RateBudget<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Returns once a change follows `generation` (at once if one already did), or the task is cancelled.
     private func changed(after generation: UInt64) async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiter &+= 1
-            state.pending.insert(state.nextWaiter)
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    state.pending.remove(id)
-                    if state.generation != generation || state.cancelled.remove(id) != nil { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let waiter = state.waiters.removeValue(forKey: id) else {
-                    if state.pending.remove(id) != nil { state.cancelled.insert(id) }
-                    return nil
-                }
-                return waiter
-            }
-            waiter?.resume()
-        }
+        await state.wait(unless: { $0.generation != generation })
     }
 }
 

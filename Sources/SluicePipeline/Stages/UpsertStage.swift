@@ -27,6 +27,8 @@ package actor UpsertStage {
     private let staleBudget: StaleDeletionBudget
     /// Called when a write finds the disk full (the local store's or the state's): the run stops intake.
     private let onDiskFull: @Sendable (SluiceError) -> Void
+    /// Called when the checkpoint cannot be read (``StateDamage``): the run stops intake and fails with it.
+    private let onStateDamage: @Sendable (SluiceError) -> Void
     private var state = State.initial
 
     package init(
@@ -37,9 +39,11 @@ package actor UpsertStage {
         recordsPerWrite: Int,
         tally: RunTally,
         staleBudget: StaleDeletionBudget,
-        onDiskFull: @escaping @Sendable (SluiceError) -> Void = { _ in }
+        onDiskFull: @escaping @Sendable (SluiceError) -> Void = { _ in },
+        onStateDamage: @escaping @Sendable (SluiceError) -> Void = { _ in }
     ) {
         self.onDiskFull = onDiskFull
+        self.onStateDamage = onStateDamage
         self.staleBudget = staleBudget
         self.sink = sink
         self.checkpoint = checkpoint
@@ -61,7 +65,8 @@ package actor UpsertStage {
             recordsPerWrite: recordsPerWrite,
             tally: tally,
             staleBudget: staleBudget,
-            onDiskFull: onDiskFull
+            onDiskFull: onDiskFull,
+            onStateDamage: onStateDamage
         )
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers {
@@ -100,6 +105,7 @@ package actor UpsertStage {
         let tally: RunTally
         let staleBudget: StaleDeletionBudget
         let onDiskFull: @Sendable (SluiceError) -> Void
+        let onStateDamage: @Sendable (SluiceError) -> Void
 
         func write(_ documents: [DocumentWork]) async -> [DocumentWork] {
             var documents = documents
@@ -163,12 +169,28 @@ package actor UpsertStage {
             let failed = documents.indices.filter { documents[$0].hasKnownStaleVectors }
             guard !failed.isEmpty else { return }
             if staleBudget.needsBase {
-                let tracked = try? await stateExecutor.run { [checkpoint] in
-                    var count = 0
-                    try checkpoint.forEachDocument { count += $0.knownIDs.count }
-                    return count
+                do {
+                    let tracked = try await stateExecutor.run { [checkpoint] in
+                        var count = 0
+                        try checkpoint.forEachDocument { count += $0.knownIDs.count }
+                        return count
+                    }
+                    staleBudget.start(tracked: tracked)
+                } catch {
+                    // An unreadable record stops the walk: the share cannot be known, so nothing is deleted,
+                    // and the run stops with the error (as the scan does for a record it cannot read).
+                    let reason = SluiceError.wrap(
+                        error,
+                        as: .state,
+                        "counting the vectors the checkpoint tracks failed"
+                    )
+                    onStateDamage(reason)
+                    for index in failed {
+                        documents[index].staleVectorsKept =
+                            "its old vectors were kept: the checkpoint could not be read (\(reason.code.rawValue))"
+                    }
+                    return
                 }
-                staleBudget.start(tracked: tracked ?? 0)
             }
             var ids: [VectorID] = []
             var keys: [VectorID: String] = [:]

@@ -17,6 +17,8 @@ tokens per input, and answers with real-shaped 429s and x-ratelimit-* headers (G
 Prints "PORT <n>" once listening on 127.0.0.1.
 
 Faults for tests, beyond errors, resets, slowness, storms and quota:
+  --hold                    every embedding request waits, unanswered, until POST /control {"hold": false}
+                            (or true again, to hold the next ones); /stats counts the inputs held in held_inputs
   --request-tpm-limit N     429 "Request too large for … on tokens per min (TPM): Limit N, Requested T" for a
                             request over N tokens (OpenAI's answer to a request larger than the account may
                             ever send in a minute: retrying it unchanged never succeeds)
@@ -113,7 +115,7 @@ class State:
         self.counters = {"requests": 0, "ok": 0, "rate_limited": 0, "quota": 0, "server_errors": 0, "resets": 0,
                          "slow": 0, "too_large": 0, "unauthorized": 0, "tokens_ok": 0, "inputs_ok": 0,
                          "request_too_large": 0, "poisoned": 0, "bad_answers": 0,
-                         "active": 0, "max_active": 0,
+                         "active": 0, "max_active": 0, "held_inputs": 0,
                          # For a benchmark's "attainable tokens": the token bucket's level when the first
                          # embedding request arrived, and the times (ms since the server started) of that request
                          # and of the last admission of a request that succeeded (-1: none yet).
@@ -127,8 +129,10 @@ class State:
                        "fail_text": args.fail_text, "request_tpm_limit": args.request_tpm_limit,
                        "retry_after": args.retry_after, "retry_after_ms": args.retry_after_ms,
                        "poison_text": args.poison_text, "poison_value": args.poison_value,
-                       "bad_answer": args.bad_answer, "bad_answer_every": args.bad_answer_every}
+                       "bad_answer": args.bad_answer, "bad_answer_every": args.bad_answer_every,
+                       "hold": args.hold}
         self.answers = 0  # requests that reached the answer (for --bad-answer-every)
+        self.released = threading.Condition(self.lock)  # notified when "hold" is turned off
 
 
 def vector(text, dims):
@@ -191,6 +195,7 @@ class Handler(BaseHTTPRequestHandler):
                             self.state.counters[name] = 0
                     else:
                         self.state.faults[key] = value
+                self.state.released.notify_all()
             self.send_json(200, {"ok": True})
             return
         dialect = None
@@ -253,6 +258,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.openai_error(400, "'input' must be a string or a list of strings", "invalid_request_error", None)
 
         faults = st.faults
+        with st.lock:
+            if faults["hold"]:
+                # Held until POST /control {"hold": false}: the test decides when the answers come.
+                st.counters["held_inputs"] += len(inputs)
+                while faults["hold"]:
+                    st.released.wait()
         rng_value = None
         with st.lock:
             rng_value = st.rng.random()
@@ -496,6 +507,8 @@ def main():
     p.add_argument("--poison-value", default="nan", help="the value put in a poisoned embedding: nan, inf, 1e39, …")
     p.add_argument("--bad-answer", default="", help="answer with a broken 200 of this kind (see above)")
     p.add_argument("--bad-answer-every", type=int, default=1, help="the broken answer goes to every Nth request")
+    p.add_argument("--hold", action="store_true",
+                   help="hold every embedding request until POST /control {\"hold\": false} (counter held_inputs)")
     p.add_argument("--shuffle", type=int, default=1, help="return data in a shuffled order (clients must use index)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when standard input closes (the parent ended)")
