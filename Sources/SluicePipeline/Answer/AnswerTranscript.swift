@@ -40,9 +40,10 @@ public struct AnswerTranscript: Sendable {
             ]
         }
         let withheld = check?.withheldAnswer
+        let why: String? = reason ?? (withheld == nil ? nil : Self.notInTheSources)
         return [
             "answer": reason == nil && withheld == nil ? answer : NSNull(),
-            "reason": reason ?? (withheld == nil ? nil : Self.notInTheSources) ?? NSNull(),
+            "reason": why ?? NSNull(),
             "sources": sources.map(Self.jsonObject),
             "check": check.map(Self.jsonObject) ?? NSNull(),
             "withheld_answer": withheld ?? NSNull(),
