@@ -9,7 +9,7 @@ struct AskCommand: AsyncParsableCommand {
         commandName: "ask",
         abstract: "Answer a question from the index with a chat model, citing the passages it used.",
         discussion: """
-            Retrieves answer.k passages as search does (--filter, --mode), fits them into answer.max_context_tokens, streams the answer of the \
+            Retrieves answer.k passages as search does (--filter, --mode, --fusion), fits them into answer.max_context_tokens, streams the answer of the \
             chat model (answer.provider, answer.model) and lists the sources its [n] markers refer to. \
             When nothing relevant is retrieved it says so without calling the model (exit 0).
             """
@@ -29,11 +29,20 @@ struct AskCommand: AsyncParsableCommand {
     @Option(help: "vector, keyword or hybrid (as for search; default: hybrid where the store has keyword search).")
     var mode: SearchMode?
 
+    @Option(
+        help: ArgumentHelp("How hybrid merges its rankings: score or rrf (as for search).", valueName: "rule")
+    )
+    var fusion: String?
+
     @Flag(help: "Print one JSON object at the end instead of streaming text.")
     var json = false
 
     func validate() throws {
         if let k, k < 1 { throw ValidationError("-k must be at least 1") }
+        if let fusion, SearchFusion(name: fusion) == nil {
+            let names = SearchFusion.names.joined(separator: ", ")
+            throw ValidationError("--fusion must be one of \(names), not \(fusion)")
+        }
     }
 
     func run() async throws {
@@ -48,6 +57,7 @@ struct AskCommand: AsyncParsableCommand {
                 sink: components.sink
             )
             answerer.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
+            answerer.fusion = fusion.flatMap(configuration.search.fusion(named:)) ?? configuration.search.fusion
             var output = AskOutput(json: json)
             do {
                 try await answerer.answer(question, filter: filter, mode: mode) { event in output.take(event) }

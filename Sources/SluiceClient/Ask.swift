@@ -13,12 +13,21 @@ public struct AskRequest: Sendable, Hashable, Codable {
     public var filter: JSONValue?
     /// `vector`, `keyword` or `hybrid`; nil: the server's default for its store.
     public var mode: String?
+    /// How hybrid merges its rankings: `score` or `rrf`; nil: the server's `search.fusion`.
+    public var fusion: String?
 
-    public init(question: String, k: Int? = nil, filter: JSONValue? = nil, mode: String? = nil) {
+    public init(
+        question: String,
+        k: Int? = nil,
+        filter: JSONValue? = nil,
+        mode: String? = nil,
+        fusion: String? = nil
+    ) {
         self.question = question
         self.k = k
         self.filter = filter
         self.mode = mode
+        self.fusion = fusion
     }
 }
 

@@ -6,6 +6,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
     public var filter: JSONValue?
     /// `vector`, `keyword` or `hybrid`; nil: the server's default for its store.
     public var mode: String?
+    /// How hybrid merges its rankings: `score` or `rrf`; nil: the server's `search.fusion`.
+    public var fusion: String?
     public var minScore: Double?
     /// Collapse copies of one text into one result (default true).
     public var collapse: Bool?
@@ -16,7 +18,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
         filter: JSONValue? = nil,
         mode: String? = nil,
         minScore: Double? = nil,
-        collapse: Bool? = nil
+        collapse: Bool? = nil,
+        fusion: String? = nil
     ) {
         self.query = query
         self.k = k
@@ -24,10 +27,11 @@ public struct SearchRequest: Sendable, Hashable, Codable {
         self.mode = mode
         self.minScore = minScore
         self.collapse = collapse
+        self.fusion = fusion
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, k, filter, mode, collapse
+        case query, k, filter, mode, fusion, collapse
         case minScore = "min_score"
     }
 }

@@ -81,7 +81,7 @@ extension PipelineConfiguration {
         let skeleton: [String: Any] = [
             "source": [String: Any](), "chunk": [String: Any](), "embed": [String: Any](),
             "sink": ["hnsw": [String: Any]()], "run": [String: Any](), "answer": [String: Any](),
-            "serve": [String: Any](),
+            "serve": [String: Any](), "search": [String: Any](),
             "extract": [
                 "zip": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
             ],
@@ -105,6 +105,7 @@ extension PipelineConfiguration {
         if let s = try root.section("run") { c.run = try Run(section: s) }
         if let s = try root.section("answer") { c.answer = try Answer(section: s) }
         if let s = try root.section("serve") { c.serve = try Serve(section: s) }
+        if let s = try root.section("search") { c.search = try Search(section: s) }
         c.state = try root.string("state") ?? c.state
         try root.finish()
         // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.

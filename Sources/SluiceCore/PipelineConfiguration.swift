@@ -3,7 +3,8 @@ import Foundation
 /// Everything a run needs, as read from a pipeline file.
 ///
 /// Each section is a nested type in its own file with its decoding beside it
-/// (`PipelineConfiguration+Source.swift`, `+Extract`, `+Chunk`, `+Embed`, `+Sink`, `+Run`, `+Answer`, `+Serve`); loading a
+/// (`PipelineConfiguration+Source.swift`, `+Extract`, `+Chunk`, `+Embed`, `+Sink`, `+Run`, `+Answer`, `+Serve`,
+/// `+Search`); loading a
 /// file is in `PipelineConfiguration+Decoding.swift`, and every key is in docs/CONFIGURATION.md.
 public struct PipelineConfiguration: Sendable, Hashable {
     public var source = Source()
@@ -15,6 +16,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// What `sluice ask` calls (not used by `run`).
     public var answer = Answer()
     public var serve = Serve()
+    /// How queries are answered beyond the store's ranking (`search.fusion`).
+    public var search = Search()
     /// Folder of the LMDB checkpoint.
     public var state: String = ".sluice/state"
     /// The file the configuration came from, if any (relative paths resolve against its folder).

@@ -29,7 +29,8 @@ struct APIRoutes: Sendable {
         router.post("/v1/search") { request, _ in
             let body = try SearchBody(
                 try await JSONResponse.object(request, limit: serve.maxBodyBytes),
-                maxK: serve.maxK
+                maxK: serve.maxK,
+                search: server.configuration.search
             )
             let searcher = server.searcher
             let results = try await bounded { try await searcher.search(body.query) }
@@ -38,13 +39,16 @@ struct APIRoutes: Sendable {
             )
         }
         router.post("/v1/ask") { request, _ in
-            guard let answerer = server.answerer else {
+            guard var configured = server.answerer else {
                 throw APIError.notFound("this server has no answer model: configure the pipeline's answer section")
             }
             let body = try AskBody(
                 try await JSONResponse.object(request, limit: serve.maxBodyBytes),
-                maxK: serve.maxK
+                maxK: serve.maxK,
+                search: server.configuration.search
             )
+            if let fusion = body.fusion { configured.fusion = fusion }
+            let answerer = configured
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
             if body.stream || accepts {
                 return AnswerStream.response(

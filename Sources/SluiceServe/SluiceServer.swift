@@ -66,6 +66,7 @@ public struct SluiceServer: Sendable {
         self.configuration = configuration
         var searcher = Searcher(embedder: components.embedder, sink: components.sink)
         searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
+        searcher.fusion = configuration.search.fusion
         self.searcher = searcher
         // An `answer` section that cannot be used stops the start with its reason, as a broken `embed` or
         // `sink` section does: answering every ask "no answer model configured" would hide it.
@@ -79,6 +80,7 @@ public struct SluiceServer: Sendable {
                 environment: environment
             )
         answerer?.indexEmbedder = searcher.indexEmbedder
+        answerer?.fusion = searcher.fusion
         self.answerer = answerer
         self.logger = logger
         self.checkpoint = CheckpointReader(directory: configuration.resolve(configuration.state))

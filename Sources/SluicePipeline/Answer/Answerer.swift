@@ -18,6 +18,8 @@ public struct Answerer: Sendable {
 
     /// The embedder identity the state recorded for the index (``Searcher/indexEmbedder``).
     public var indexEmbedder: String?
+    /// How hybrid retrieval merges its rankings (`search.fusion`, `ask --fusion`).
+    public var fusion: SearchFusion = .default
 
     /// - Parameters:
     ///   - configuration: The pipeline's `answer` section.
@@ -159,6 +161,7 @@ public struct Answerer: Sendable {
         let query = SearchQuery(text: question, k: k, filter: filter, mode: mode, minScore: configuration.minScore)
         var searcher = Searcher(embedder: embedder, sink: sink)
         searcher.indexEmbedder = indexEmbedder
+        searcher.fusion = fusion
         return try await searcher.search(query)
     }
 

@@ -12,6 +12,8 @@ public struct SearchQuery: Sendable, Hashable {
     public var minScore: Double?
     /// Collapse records with the same text into one result.
     public var collapseDuplicates: Bool
+    /// How a hybrid search merges its rankings; nil: the searcher's (`search.fusion`).
+    public var fusion: SearchFusion?
 
     /// The most results one query may ask for.
     public static let maxK = 1000
@@ -27,7 +29,8 @@ public struct SearchQuery: Sendable, Hashable {
         filter: SearchFilter? = nil,
         mode: SearchMode? = nil,
         minScore: Double? = nil,
-        collapseDuplicates: Bool = true
+        collapseDuplicates: Bool = true,
+        fusion: SearchFusion? = nil
     ) {
         self.text = text
         self.k = k
@@ -35,5 +38,6 @@ public struct SearchQuery: Sendable, Hashable {
         self.mode = mode
         self.minScore = minScore
         self.collapseDuplicates = collapseDuplicates
+        self.fusion = fusion
     }
 }
