@@ -2,6 +2,7 @@
 """Check Benchmarks/retrieval/queries.jsonl against the sample corpus (samples/).
 
 Usage:  python3 Benchmarks/retrieval/check_queries.py [--queries FILE] [--samples DIR] [--ocr]
+        python3 Benchmarks/retrieval/check_queries.py --heldout [--queries FILE] [--against FILE]
 
 Python 3 standard library only, plus the `pdftotext` command (poppler-utils). Exits 0 when every check
 passes, 1 on any problem (each printed as `ERROR qNNN: ...`), 2 on bad usage.
@@ -19,6 +20,9 @@ What it checks
     error (a copy nobody listed would be scored as a miss when a system finds it);
   * the mix: totals per kind (MIX below), and that each kind's answers come from matching sources
     (pdf-page: a PDF page; scan: OCR'd text; table-row: a CSV/TSV; json-record: JSON/JSONL);
+  * with --heldout (the held-out set, heldout.jsonl by default): the mix is HELDOUT_MIX (every kind, at
+    least HELDOUT_MIN_TOTAL queries), and the set is disjoint from the tuning set (--against,
+    queries.jsonl): no id, query text or (document, phrase) pair of that set appears again;
   * natural queries do not copy their answer: the query is not a substring of any listed passage's
     document text.
 
@@ -65,6 +69,11 @@ MIX = {"natural": 22, "exact": 12, "pdf-page": 6, "scan": 3, "table-row": 5, "js
 MAX_NATURAL = 30
 MIN_TOTAL = 60
 MIN_PHRASE, MAX_PHRASE = 10, 80
+# The held-out set (heldout.jsonl): smaller, but every kind, so a rule chosen on queries.jsonl is judged on
+# queries it was not fitted to.
+HELDOUT_MIX = {"natural": 12, "exact": 8, "pdf-page": 5, "scan": 3, "table-row": 4, "json-record": 4,
+               "heading": 3}
+HELDOUT_MIN_TOTAL = 40
 
 INCLUDED_EXT = {".txt", ".md", ".markdown", ".rst", ".text", ".docx", ".html", ".htm", ".json", ".jsonl",
                 ".ndjson", ".csv", ".tsv", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif",
@@ -260,7 +269,13 @@ def source_kind(key):
     return os.path.splitext(key)[1].lower().lstrip(".")
 
 
-def check(queries_path, samples, run_ocr):
+def load_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def check(queries_path, samples, run_ocr, against=None):
+    """Checks `queries_path`; with `against` (the tuning set's path) as the held-out set."""
     errors, warnings = [], []
     corpus = Corpus(samples)
     errors += ["corpus: " + p for p in corpus.problems]
@@ -391,9 +406,12 @@ def check(queries_path, samples, run_ocr):
             err("kind %s but no relevant entry is of that source" % kind)
 
     total = len(queries)
-    if total < MIN_TOTAL:
-        errors.append("mix: %d queries, need at least %d" % (total, MIN_TOTAL))
-    for kind, least in MIX.items():
+    least_total, mix = (HELDOUT_MIN_TOTAL, HELDOUT_MIX) if against else (MIN_TOTAL, MIX)
+    if total < least_total:
+        errors.append("mix: %d queries, need at least %d" % (total, least_total))
+    if against:
+        errors += disjoint([q for _, q in queries], load_lines(against), os.path.basename(against))
+    for kind, least in mix.items():
         if kinds[kind] < least:
             errors.append("mix: %d %s queries, need at least %d" % (kinds[kind], kind, least))
     if kinds["natural"] > MAX_NATURAL:
@@ -417,6 +435,24 @@ def check(queries_path, samples, run_ocr):
     return 1 if errors else 0
 
 
+def disjoint(queries, tuning, name):
+    """Problems where the held-out `queries` repeat an id, a query text or a judged passage of `tuning`."""
+    ids = {q.get("id") for q in tuning}
+    texts = {norm(q.get("query", "")).lower() for q in tuning}
+    passages = {(r.get("key"), norm(r.get("contains", ""))) for q in tuning for r in q.get("relevant") or []}
+    out = []
+    for q in queries:
+        qid = q.get("id")
+        if qid in ids:
+            out.append("%s: id also used in %s" % (qid, name))
+        if norm(str(q.get("query", ""))).lower() in texts:
+            out.append("%s: query also in %s" % (qid, name))
+        for r in q.get("relevant") or []:
+            if isinstance(r, dict) and (r.get("key"), norm(str(r.get("contains", "")))) in passages:
+                out.append("%s: passage %r of %s also judged in %s" % (qid, r.get("contains"), r.get("key"), name))
+    return out
+
+
 def ocr_warnings(queries, samples):
     if not shutil.which("tesseract"):
         return ["--ocr: tesseract is not installed; OCR output not checked"]
@@ -438,14 +474,19 @@ def ocr_warnings(queries, samples):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--queries", default=os.path.join(here, "queries.jsonl"))
+    ap.add_argument("--queries", help="the query file (queries.jsonl, or heldout.jsonl with --heldout)")
+    ap.add_argument("--heldout", action="store_true",
+                    help="check a held-out set: its own mix, and disjoint from --against")
+    ap.add_argument("--against", default=os.path.join(here, "queries.jsonl"),
+                    help="with --heldout: the tuning set it must not repeat (default queries.jsonl)")
     ap.add_argument("--samples", default=os.path.normpath(os.path.join(here, "..", "..", "samples")))
     ap.add_argument("--ocr", action="store_true", help="also OCR the images with tesseract (warnings only)")
     args = ap.parse_args()
     if not shutil.which("pdftotext"):
         print("ERROR pdftotext is not installed (poppler-utils)")
         return 1
-    return check(args.queries, args.samples, args.ocr)
+    queries = args.queries or os.path.join(here, "heldout.jsonl" if args.heldout else "queries.jsonl")
+    return check(queries, args.samples, args.ocr, args.against if args.heldout else None)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Replays fusion rules on the judged query set without rebuilding Sluice.
 
-  Benchmarks/retrieval/replay.py fetch [--sluice PATH] [--pipeline FILE] [--out rankings.json]
-  Benchmarks/retrieval/replay.py score [--rankings rankings.json]
+  Benchmarks/retrieval/replay.py fetch [--sluice PATH] [--pipeline FILE] [--queries FILE] [--out rankings.json]
+  Benchmarks/retrieval/replay.py score [--rankings rankings.json] [--queries FILE]
 
 `fetch` asks `sluice search --no-collapse -k 100 --json` for each query's vector and keyword rankings (with
 their scores) once. `score` fuses the first 50 of each (the depth `sluice search` fuses at k = 10), collapses
@@ -10,7 +10,8 @@ identical texts as `sluice search` does, and scores the top 10 with evaluate.py'
 for each rule below: reciprocal rank fusion as `Searcher` does it (its replay reproduces the measured
 figures), a convex combination of min-max normalized scores, and that combination weighted per query by
 how confident each ranking is (the vector ranking's top cosine, the keyword ranking's drop from its first to
-its tenth score). Standard library only; evaluate.py's scoring is imported, so both count hits alike.
+its tenth score), and `sluice search`'s score fusion (the default: the vector weight from the keyword
+ranking's flatness alone). `--queries heldout.jsonl` replays the held-out set. Standard library only; evaluate.py's scoring is imported, so both count hits alike.
 """
 import argparse, json, os, subprocess, sys
 from collections import defaultdict
@@ -111,6 +112,21 @@ def confident(cos_low, cos_high, alpha_max, drop_low, drop_high, keyword_norm=mi
     return fuse
 
 
+def keyword_flat(alpha_max=0.2, drop_low=0.2, drop_high=0.8):
+    """`sluice search --fusion score` (ScoreFusion.swift): `convex` with keyword scores over the first and
+    alpha = alpha_max × how flat the keyword ranking is (its tenth score over its first, from drop_low to
+    drop_high; fewer than ten hits: 0; none: 1)."""
+    def fuse(vector, keyword):
+        if not keyword:
+            doubt = 1.0
+        elif len(keyword) < 10 or keyword[0]["score"] <= 0:
+            doubt = 0.0
+        else:
+            doubt = min(1, max(0, (keyword[9]["score"] / keyword[0]["score"] - drop_low) / (drop_high - drop_low)))
+        return convex(alpha_max * doubt, by_max)(vector, keyword)
+    return fuse
+
+
 def score(rankings, queries, fuse):
     per_kind = defaultdict(list)
     for q in queries:
@@ -134,6 +150,7 @@ def replay(options):
         ("convex 0.6", convex(0.6)),
         ("confident 0.3-0.8 0.5 0.2-0.6", confident(0.3, 0.8, 0.5, 0.2, 0.6)),
         ("confident, keyword by max", confident(0.3, 0.8, 0.5, 0.1, 1.0, by_max)),
+        ("score (sluice's default)", keyword_flat()),
     ]
     print(f"nDCG@10 per kind, {len(queries)} queries ({os.path.relpath(options.queries, ROOT)})")
     print(f"{'rule':32}" + "".join(f"{kind:>12}" for kind in KINDS))

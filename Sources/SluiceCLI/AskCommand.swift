@@ -9,7 +9,7 @@ struct AskCommand: AsyncParsableCommand {
         commandName: "ask",
         abstract: "Answer a question from the index with a chat model, citing the passages it used.",
         discussion: """
-            Retrieves answer.k passages as search does (--filter, --mode), fits them into answer.max_context_tokens, streams the answer of the \
+            Retrieves answer.k passages as search does (--filter, --mode, --fusion), fits them into answer.max_context_tokens, streams the answer of the \
             chat model (answer.provider, answer.model) and lists the sources its [n] markers refer to. \
             When nothing relevant is retrieved it says so without calling the model (exit 0).
             """
@@ -32,11 +32,20 @@ struct AskCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-rerank"), help: "Skip the reranker (search.rerank): the first stage's passages.")
     var noRerank = false
 
+    @Option(
+        help: ArgumentHelp("How hybrid merges its rankings: score or rrf (as for search).", valueName: "rule")
+    )
+    var fusion: String?
+
     @Flag(help: "Print one JSON object at the end instead of streaming text.")
     var json = false
 
     func validate() throws {
         if let k, k < 1 { throw ValidationError("-k must be at least 1") }
+        if let fusion, SearchFusion(name: fusion) == nil {
+            let names = SearchFusion.names.joined(separator: ", ")
+            throw ValidationError("--fusion must be one of \(names), not \(fusion)")
+        }
     }
 
     func run() async throws {
@@ -52,6 +61,7 @@ struct AskCommand: AsyncParsableCommand {
             )
             answerer.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
             if !noRerank { answerer.reranking = try SearchReranking(configuration: configuration) }
+            answerer.fusion = fusion.flatMap(configuration.search.fusion(named:)) ?? configuration.search.fusion
             var output = AskOutput(json: json)
             do {
                 try await answerer.answer(question, filter: filter, mode: mode) { event in output.take(event) }

@@ -31,6 +31,14 @@ struct SearchCommand: AsyncParsableCommand {
     var mode: SearchMode?
 
     @Option(
+        help: ArgumentHelp(
+            "How hybrid merges the vector and keyword rankings: score or rrf (default: search.fusion, score).",
+            valueName: "rule"
+        )
+    )
+    var fusion: String?
+
+    @Option(
         name: .customLong("min-score"),
         help: "Leave out results less similar than this (cosine; the keyword score in keyword mode)."
     )
@@ -45,9 +53,16 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(help: "Print results as JSON lines (with a reranker, each line has `rerank`: model, applied, reason).")
     var json = false
 
+    func validate() throws {
+        if let fusion, SearchFusion(name: fusion) == nil {
+            let names = SearchFusion.names.joined(separator: ", ")
+            throw ValidationError("--fusion must be one of \(names), not \(fusion)")
+        }
+    }
+
     func run() async throws {
         try await withExitMapping {
-            let query = SearchQuery(
+            var query = SearchQuery(
                 text: query,
                 k: k,
                 filter: try filter.map(SearchFilter.init(parsing:)),
@@ -56,9 +71,11 @@ struct SearchCommand: AsyncParsableCommand {
                 collapseDuplicates: !noCollapse
             )
             let configuration = try options.loadConfiguration()
+            query.fusion = fusion.flatMap(configuration.search.fusion(named:))
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             var searcher = Searcher(embedder: components.embedder, sink: components.sink)
             searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
+            searcher.fusion = configuration.search.fusion
             if !noRerank { searcher.reranking = try SearchReranking(configuration: configuration) }
             let outcome = try await searcher.searchOutcome(query)
             let results = outcome.results

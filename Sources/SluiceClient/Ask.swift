@@ -15,19 +15,23 @@ public struct AskRequest: Sendable, Hashable, Codable {
     public var mode: String?
     /// false: the server's reranker (`search.rerank`) is skipped for this question; nil: it is used.
     public var rerank: Bool?
+    /// How hybrid merges its rankings: `score` or `rrf`; nil: the server's `search.fusion`.
+    public var fusion: String?
 
     public init(
         question: String,
         k: Int? = nil,
         filter: JSONValue? = nil,
         mode: String? = nil,
-        rerank: Bool? = nil
+        rerank: Bool? = nil,
+        fusion: String? = nil
     ) {
         self.question = question
         self.k = k
         self.filter = filter
         self.mode = mode
         self.rerank = rerank
+        self.fusion = fusion
     }
 }
 

@@ -6,6 +6,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
     public var filter: JSONValue?
     /// `vector`, `keyword` or `hybrid`; nil: the server's default for its store.
     public var mode: String?
+    /// How hybrid merges its rankings: `score` or `rrf`; nil: the server's `search.fusion`.
+    public var fusion: String?
     public var minScore: Double?
     /// Collapse copies of one text into one result (default true).
     public var collapse: Bool?
@@ -19,7 +21,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
         mode: String? = nil,
         minScore: Double? = nil,
         collapse: Bool? = nil,
-        rerank: Bool? = nil
+        rerank: Bool? = nil,
+        fusion: String? = nil
     ) {
         self.query = query
         self.k = k
@@ -28,10 +31,11 @@ public struct SearchRequest: Sendable, Hashable, Codable {
         self.minScore = minScore
         self.collapse = collapse
         self.rerank = rerank
+        self.fusion = fusion
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, k, filter, mode, collapse, rerank
+        case query, k, filter, mode, fusion, collapse, rerank
         case minScore = "min_score"
     }
 }

@@ -16,7 +16,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// What `sluice ask` calls (not used by `run`).
     public var answer = Answer()
     public var serve = Serve()
-    /// How queries are answered beyond the store's ranking (`search.rerank`).
+    /// How queries are answered beyond the store's ranking (`search.fusion`, `search.rerank`).
     public var search = Search()
     /// What `sluice eval` reads (not used by `run`).
     public var eval = Eval()

@@ -4,7 +4,7 @@ public enum SearchMode: String, Sendable, Hashable, CaseIterable, Codable {
     case vector
     /// Keyword ranking (BM25 or the store's full-text ranking) of the query's words.
     case keyword
-    /// Vector and keyword rankings fused by reciprocal rank.
+    /// Vector and keyword rankings fused into one (``SearchFusion``: by their scores, or by reciprocal rank).
     case hybrid
 }
 

@@ -29,7 +29,8 @@ struct APIRoutes: Sendable {
         router.post("/v1/search") { request, _ in
             let body = try SearchBody(
                 try await JSONResponse.object(request, limit: serve.maxBodyBytes),
-                maxK: serve.maxK
+                maxK: serve.maxK,
+                search: server.configuration.search
             )
             let searcher = server.searcher
             let outcome = try await bounded { try await searcher.searchOutcome(body.query) }
@@ -47,10 +48,12 @@ struct APIRoutes: Sendable {
             }
             let body = try AskBody(
                 try await JSONResponse.object(request, limit: serve.maxBodyBytes),
-                maxK: serve.maxK
+                maxK: serve.maxK,
+                search: server.configuration.search
             )
             var chosen = configured
             if !body.rerank { chosen.reranking = nil }
+            if let fusion = body.fusion { chosen.fusion = fusion }
             let answerer = chosen
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
             if body.stream || accepts {

@@ -795,6 +795,14 @@ enum OpenAPIDocument {
           "hybrid"
         ]
       },
+      "SearchFusion": {
+        "type": "string",
+        "enum": [
+          "score",
+          "rrf"
+        ],
+        "description": "How `hybrid` merges the vector and keyword rankings: `score` (scores normalized per query, weighted by each ranking's confidence) or `rrf` (reciprocal rank fusion). Omitted: the pipeline's `search.fusion` (default `score`); the pipeline's `search.vector_weight` or `search.rrf_k` apply to the rule of that name."
+      },
       "Filter": {
         "type": "object",
         "description": "The JSON filter form (docs/USAGE.md): `{\"format\": \"pdf\", \"page\": {\"$gte\": 3}}`, `$and`/`$or` lists; operators `$eq $ne $lt $lte $gt $gte $in $prefix $exists`."
@@ -822,6 +830,9 @@ enum OpenAPIDocument {
           },
           "mode": {
             "$ref": "#/components/schemas/SearchMode"
+          },
+          "fusion": {
+            "$ref": "#/components/schemas/SearchFusion"
           },
           "min_score": {
             "type": "number"
@@ -1007,6 +1018,9 @@ enum OpenAPIDocument {
           },
           "mode": {
             "$ref": "#/components/schemas/SearchMode"
+          },
+          "fusion": {
+            "$ref": "#/components/schemas/SearchFusion"
           },
           "stream": {
             "type": "boolean",

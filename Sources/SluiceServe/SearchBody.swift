@@ -2,14 +2,16 @@ import Foundation
 import SluiceCore
 import SluicePipeline
 
-/// `POST /v1/search`'s body: `{query, k, filter, mode, min_score, collapse, rerank}` (docs/openapi.json,
+/// `POST /v1/search`'s body: `{query, k, filter, mode, fusion, min_score, collapse, rerank}` (docs/openapi.json,
 /// `SearchRequest`). Read by hand, not with `Decodable`: the filter is free-form JSON, and every mistake
 /// must answer 400 naming the field.
 struct SearchBody {
     var query: SearchQuery
 
-    init(_ object: [String: Any], maxK: Int) throws {
-        let known: Set<String> = ["query", "k", "filter", "mode", "min_score", "collapse", "rerank"]
+    /// - Parameter search: The pipeline's `search` section, whose parameters (`search.rrf_k`,
+    ///   `search.vector_weight`) the rule a `fusion` names takes.
+    init(_ object: [String: Any], maxK: Int, search: PipelineConfiguration.Search = .init()) throws {
+        let known: Set<String> = ["query", "k", "filter", "mode", "fusion", "min_score", "collapse", "rerank"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw APIError.badRequest("unknown field \(unknown)")
         }
@@ -36,6 +38,12 @@ struct SearchBody {
                 throw APIError.badRequest("mode: one of vector, keyword, hybrid")
             }
             query.mode = parsed
+        }
+        if let value = object["fusion"], !(value is NSNull) {
+            guard let name = value as? String, let named = search.fusion(named: name) else {
+                throw APIError.badRequest("fusion: one of \(SearchFusion.names.joined(separator: ", "))")
+            }
+            query.fusion = named
         }
         if let minScore = object["min_score"], !(minScore is NSNull) {
             guard let number = minScore as? NSNumber, !Self.isBool(number), number.doubleValue.isFinite else {

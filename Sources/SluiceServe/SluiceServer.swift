@@ -67,6 +67,7 @@ public struct SluiceServer: Sendable {
         var searcher = Searcher(embedder: components.embedder, sink: components.sink)
         searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
         searcher.reranking = try SearchReranking(configuration: configuration, environment: environment)
+        searcher.fusion = configuration.search.fusion
         self.searcher = searcher
         // An `answer` section that cannot be used stops the start with its reason, as a broken `embed` or
         // `sink` section does: answering every ask "no answer model configured" would hide it.
@@ -81,6 +82,7 @@ public struct SluiceServer: Sendable {
             )
         answerer?.indexEmbedder = searcher.indexEmbedder
         answerer?.reranking = searcher.reranking
+        answerer?.fusion = searcher.fusion
         self.answerer = answerer
         self.logger = logger
         self.checkpoint = CheckpointReader(directory: configuration.resolve(configuration.state))

@@ -90,6 +90,45 @@ struct SearchModesCLITests {
         try await expectModes(ws, target, "pgvector")
     }
 
+    @Test("--fusion score|rrf through the CLI: a rare code first, RRF's scores rank sums, search.fusion the default")
+    func fusion() async throws {
+        let ws = try Workspace("search-fusion")
+        defer { ws.cleanUp() }
+        try Self.writeCorpus(ws)
+        let target = ws.target("local")
+        try await ws.run(target, expecting: 0)
+        let query = "contract code QX-7731"
+        let score = try await search(ws, target, query, ["--fusion", "score"])
+        #expect(score.exitCode == 0, "\(score)")
+        let scored = try Self.results(score.stdout)
+        #expect(scored.first?["document_key"] as? String == "billing/fees.txt", "\(score.stdout)")
+        let scores = scored.compactMap { $0["score"] as? Double }
+        #expect(scores.count == 5 && scores.allSatisfy { (0...1).contains($0) } && scores == scores.sorted(by: >))
+        // The default is score fusion.
+        let byDefault = try await search(ws, target, query, [])
+        #expect(try Self.results(byDefault.stdout).map { $0["id"] as? String } == scored.map { $0["id"] as? String })
+
+        let rrf = try await search(ws, target, query, ["--fusion", "rrf"])
+        #expect(rrf.exitCode == 0, "\(rrf)")
+        let ranked = try Self.results(rrf.stdout)
+        // Σ 1/(10 + rank) over two rankings: at most 2/11.
+        #expect(ranked.compactMap { $0["score"] as? Double }.allSatisfy { $0 <= 2.0 / 11 + 1e-9 }, "\(rrf.stdout)")
+        // The pipeline's search.fusion (and its parameter) is what a query naming no rule gets.
+        let configured = try await search(
+            ws,
+            target,
+            query,
+            ["--set", "search.fusion=rrf", "--set", "search.rrf_k=10"]
+        )
+        #expect(configured.stdout == rrf.stdout)
+        let sixty = try await search(ws, target, query, ["--set", "search.rrf_k=60", "--fusion", "rrf"])
+        let sixtyScores = try Self.results(sixty.stdout).compactMap { $0["score"] as? Double }
+        #expect(!sixtyScores.isEmpty && sixtyScores.allSatisfy { $0 <= 2.0 / 61 + 1e-9 })
+
+        let unknown = try await search(ws, target, query, ["--fusion", "rank"])
+        #expect(unknown.exitCode == 1 && unknown.stderr.contains("--fusion must be one of score, rrf"), "\(unknown)")
+    }
+
     /// The crash point sits inside the local store's write transaction, after a record's postings were
     /// written and before its vector is: the kill -9 leaves an uncommitted transaction, which LMDB drops.
     /// Checked against a mutant that commits the postings in a transaction of their own before the vectors'

@@ -111,6 +111,26 @@ import Testing
         #expect(Snippet.make(text: "short  text\n", query: "x") == "short text")
     }
 
+    @Test("hybrid fuses by the query's rule, else the searcher's; the rare term is first with score fusion")
+    func fusionRules() async throws {
+        try await store(
+            (0..<30).map { ("doc\($0).txt", "general text about payments number \($0)", [:]) }
+                + [("rates.json", "currency code XOF rate 655.957", [:])]
+        )
+        var searcher = Searcher(embedder: embedder, sink: sink)
+        #expect(searcher.fusion == .score())
+        let scored = try await searcher.search(SearchQuery(text: "XOF payments", k: 5))
+        #expect(scored.first?.documentKey == "rates.json")
+        #expect(scored.allSatisfy { (0...1).contains($0.score) })
+        let ranked = try await searcher.search(SearchQuery(text: "XOF payments", k: 5, fusion: .rrf(k: 10)))
+        #expect(ranked.allSatisfy { $0.score <= 2.0 / 11 })
+        searcher.fusion = .rrf(k: 10)
+        #expect(try await searcher.search(SearchQuery(text: "XOF payments", k: 5)) == ranked)
+        await #expect(throws: SluiceError.self) {
+            try await searcher.search(SearchQuery(text: "XOF", k: 5, fusion: .score(vectorWeight: 1.5)))
+        }
+    }
+
     @Test func reciprocalRankFusionRewardsAgreement() {
         func hit(_ id: String) -> SearchHit {
             SearchHit(

@@ -31,6 +31,18 @@ import Testing
         #expect(throws: APIError.self) { _ = try AskBody(bad as! [String: Any], maxK: 100) }
     }
 
+    @Test("fusion names a rule, with the pipeline's parameter for it; null or absent: the server's")
+    func fusion() throws {
+        #expect(try parse(#"{"query": "x", "fusion": "rrf"}"#).fusion == .rrf(k: 10))
+        #expect(try parse(#"{"query": "x", "fusion": null}"#).fusion == nil)
+        #expect(try parse(#"{"query": "x"}"#).fusion == nil)
+        var search = PipelineConfiguration.Search()
+        search.vectorWeight = 0.25
+        let object = try JSONSerialization.jsonObject(with: Data(#"{"question": "x", "fusion": "score"}"#.utf8))
+        let ask = try AskBody(object as! [String: Any], maxK: 100, search: search)
+        #expect(ask.fusion == .score(vectorWeight: 0.25))
+    }
+
     @Test(arguments: [
         #"{"k": 3}"#, #"{"query": ""}"#, #"{"query": " \n"}"#, #"{"query": 1}"#, #"{"query": "x", "k": 0}"#,
         #"{"query": "x", "k": 101}"#, #"{"query": "x", "k": 2.5}"#, #"{"query": "x", "k": true}"#,
@@ -38,6 +50,8 @@ import Testing
         #"{"query": "x", "filter": {"$nope": 1}}"#, #"{"query": "x", "min_score": "high"}"#,
         #"{"query": "x", "collapse": 1}"#, #"{"query": "x", "extra": 1}"#, #"{"query": "x", "rerank": 0}"#,
         #"{"query": "x", "rerank": "false"}"#,
+        #"{"query": "x", "collapse": 1}"#, #"{"query": "x", "extra": 1}"#, #"{"query": "x", "fusion": "rank"}"#,
+        #"{"query": "x", "fusion": 1}"#,
     ])
     func badInputIsA400(_ json: String) {
         do {

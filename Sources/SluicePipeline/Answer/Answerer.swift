@@ -21,6 +21,8 @@ public struct Answerer: Sendable {
     /// The second stage of the retrieval (`search.rerank`, ``Searcher/reranking``): the passages are the
     /// reranker's best, each source with its `rerank_score`, and the summary says whether it applied.
     public var reranking: SearchReranking?
+    /// How hybrid retrieval merges its rankings (`search.fusion`, `ask --fusion`).
+    public var fusion: SearchFusion = .default
 
     /// - Parameters:
     ///   - configuration: The pipeline's `answer` section.
@@ -169,6 +171,7 @@ public struct Answerer: Sendable {
         var searcher = Searcher(embedder: embedder, sink: sink)
         searcher.indexEmbedder = indexEmbedder
         searcher.reranking = reranking
+        searcher.fusion = fusion
         return try await searcher.searchOutcome(query)
     }
 

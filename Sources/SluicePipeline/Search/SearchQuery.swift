@@ -15,6 +15,8 @@ public struct SearchQuery: Sendable, Hashable {
     /// Whether a searcher with a reranker (`search.rerank`) re-scores the results; false: the first
     /// stage's order (`--no-rerank`, `"rerank": false`).
     public var rerank = true
+    /// How a hybrid search merges its rankings; nil: the searcher's (`search.fusion`).
+    public var fusion: SearchFusion?
 
     /// The most results one query may ask for.
     public static let maxK = 1000
@@ -30,7 +32,8 @@ public struct SearchQuery: Sendable, Hashable {
         filter: SearchFilter? = nil,
         mode: SearchMode? = nil,
         minScore: Double? = nil,
-        collapseDuplicates: Bool = true
+        collapseDuplicates: Bool = true,
+        fusion: SearchFusion? = nil
     ) {
         self.text = text
         self.k = k
@@ -38,5 +41,6 @@ public struct SearchQuery: Sendable, Hashable {
         self.mode = mode
         self.minScore = minScore
         self.collapseDuplicates = collapseDuplicates
+        self.fusion = fusion
     }
 }

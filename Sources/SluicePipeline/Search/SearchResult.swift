@@ -4,8 +4,8 @@ import SluiceCore
 /// HTTP API (docs/USAGE.md, "Search results").
 public struct SearchResult: Sendable, Hashable, Codable {
     public var id: VectorID
-    /// The first stage's score: cosine similarity (vector), BM25 (keyword) or the fused rank score
-    /// (hybrid); a reranker's is ``rerankScore``.
+    /// The first stage's score: cosine similarity (vector), BM25 (keyword) or the fused score (hybrid: 0…1
+    /// with `score` fusion, Σ 1/(k + rank) with `rrf`; ``SearchFusion``); a reranker's is ``rerankScore``.
     public var score: Double
     /// Cosine similarity to the query, when a vector ranking saw the record.
     public var vectorScore: Double?

@@ -9,9 +9,9 @@ import SluiceState
 public struct Searcher: Sendable {
     public let embedder: any Embedder
     public let sink: any VectorSink
-    /// k = 10, not the usual 60: measured on Benchmarks/retrieval (README), with two rankings of 50 candidates
-    /// the top of either ranking should count; 60 flattened a keyword rank 1 into the vector ranking's noise.
-    public var fusion = ReciprocalRankFusion(k: 10)
+    /// How hybrid merges the two rankings when the query names no rule (`search.fusion`; score fusion
+    /// unless the pipeline says otherwise, measured on Benchmarks/retrieval, README "Fusion").
+    public var fusion: SearchFusion = .default
     /// The embedder identity the pipeline's state recorded when it built the index
     /// (``recordedEmbedder(configuration:)``): checked as well as the store's own record, which some
     /// stores (Qdrant, Pinecone) do not keep.
@@ -44,6 +44,8 @@ public struct Searcher: Sendable {
             throw SluiceError(.usage, "the minimum score must be a number")
         }
         let mode = query.mode ?? defaultMode
+        let fusion = query.fusion ?? self.fusion
+        if let problem = fusion.problem { throw SluiceError(.usage, "fusion \(fusion.name): \(problem)") }
         guard modes.contains(mode) else {
             throw SluiceError(
                 .usage,
@@ -75,7 +77,7 @@ public struct Searcher: Sendable {
         switch mode {
         case .vector: ranked = vectorHits.map { ($0.record, Double($0.score)) }
         case .keyword: ranked = keywordHits.map { ($0.record, Double($0.score)) }
-        case .hybrid: ranked = fusion.fuse([vectorHits, keywordHits])
+        case .hybrid: ranked = fusion.fuse(vector: vectorHits, keyword: keywordHits)
         }
         var results: [SearchResult] = []
         var byText: [ContentHash: Int] = [:]

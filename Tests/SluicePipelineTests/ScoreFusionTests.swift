@@ -1,0 +1,152 @@
+import SluiceCore
+import Testing
+
+@testable import SluicePipeline
+
+@Suite struct ScoreFusionTests {
+    static func hits(_ scored: [(String, Float)]) -> [SearchHit] {
+        scored.map { id, score in
+            SearchHit(
+                score: score,
+                record: VectorRecord(id: VectorID(rawValue: id), documentKey: id, ordinal: 0, text: id, vector: [1])
+            )
+        }
+    }
+
+    /// A vector ranking of 50 cosines falling from 0.8 to ~0.3, `ids` first and then fillers, `late` at `at`.
+    static func vector(_ ids: [String], late: String? = nil, at: Int = 0) -> [SearchHit] {
+        var all = ids + (ids.count..<50).map { "v\($0)" }
+        if let late { all[at] = late }
+        return hits(all.enumerated().map { ($1, $0 == 0 ? 0.8 : 0.5 - Float($0) * 0.004) })
+    }
+
+    static func ids(_ fused: [(record: VectorRecord, score: Double)]) -> [String] {
+        fused.map(\.record.id.rawValue)
+    }
+
+    let fusion = ScoreFusion(vectorWeight: SearchFusion.defaultVectorWeight)
+
+    @Test("a keyword match 2.6 times the next (DEVRANDOM_WAIT) stays first although the vector ranking has it fifth")
+    func keywordFarAhead() {
+        let vector = Self.vector(["a", "b", "c"], late: "code", at: 29)
+        let keyword = Self.hits([("code", 13.0), ("a", 5.0)] + (2..<20).map { ("k\($0)", 5.0 - Float($0) * 0.05) })
+        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        #expect(Self.ids(fused).first == "code")
+        // Reciprocal rank fusion, which drops the scores, does not keep it first.
+        let rrf = SearchFusion.rrf().fuse(vector: vector, keyword: keyword)
+        #expect(Self.ids(rrf).first != "code")
+    }
+
+    @Test("a flat keyword ranking (common words) lets a confident vector ranking lead")
+    func flatKeywordConfidentVector() {
+        let vector = Self.vector(["answer", "b", "c"])
+        let keyword = Self.hits((0..<30).map { ("k\($0)", 4.0 - Float($0) * 0.02) } + [("answer", 3.3)])
+        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        #expect(Self.ids(fused).first == "answer")
+        #expect(fusion.keywordDoubt(keyword) == 1)
+    }
+
+    @Test("one side empty: the other side's order, scores within 0…1")
+    func oneSideEmpty() {
+        let vector = Self.hits([("a", 0.9), ("b", 0.7), ("c", 0.2)])
+        let keyword = Self.hits([("x", 7), ("y", 3), ("z", 1)])
+        let onlyVector = fusion.fuse(vector: vector, keyword: [])
+        #expect(Self.ids(onlyVector) == ["a", "b", "c"])
+        let onlyKeyword = fusion.fuse(vector: [], keyword: keyword)
+        #expect(Self.ids(onlyKeyword) == ["x", "y", "z"])
+        #expect(onlyKeyword.map(\.score) == [1, 3.0 / 7, 1.0 / 7])
+        #expect(fusion.fuse(vector: [], keyword: []).isEmpty)
+        for fused in [onlyVector, onlyKeyword] { #expect(fused.allSatisfy { (0...1).contains($0.score) }) }
+    }
+
+    @Test("ties keep the vector ranking's order, then the keyword ranking's")
+    func ties() {
+        // Weight 0: the keyword scores alone; x and y tie, a and b (vector only) tie at 0.
+        let fused = ScoreFusion(vectorWeight: 0).fuse(
+            vector: Self.hits([("a", 0.9), ("y", 0.8), ("b", 0.7)]),
+            keyword: Self.hits([("x", 2), ("y", 2)])
+        )
+        #expect(Self.ids(fused) == ["y", "x", "a", "b"])
+        let equal = fusion.fuse(vector: Self.hits([("p", 0.5), ("q", 0.5)]), keyword: [])
+        #expect(Self.ids(equal) == ["p", "q"])
+    }
+
+    @Test("a filter that leaves fewer hits than k: every hit once, keyword hits first (few hits: a confident ranking)")
+    func fewerThanK() {
+        let vector = Self.hits([("a", 0.6), ("b", 0.5), ("c", 0.4)])
+        let keyword = Self.hits([("c", 2.0), ("d", 1.0)])
+        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        #expect(Self.ids(fused) == ["c", "d", "a", "b"])
+        #expect(fusion.keywordDoubt(keyword) == 0)
+    }
+
+    @Test("negative and zero scores: min-max for the vector side, no division by zero on the keyword side")
+    func negativeAndZeroScores() {
+        let vector = Self.hits([("a", -0.1), ("b", -0.3), ("c", -0.5)])
+        let zeros = Self.hits([("x", 0), ("y", 0)])
+        let fused = fusion.fuse(vector: vector, keyword: zeros)
+        #expect(fused.allSatisfy { $0.score.isFinite && (0...1).contains($0.score) })
+        #expect(Self.ids(fused).prefix(1) == ["a"] || Self.ids(fused).prefix(2).contains("x"))
+        let negativeKeyword = Self.hits([("x", -1), ("y", -2), ("z", -4)])
+        #expect(Self.ids(fusion.fuse(vector: [], keyword: negativeKeyword)) == ["x", "y", "z"])
+        let notANumber = Self.hits([("n", .nan), ("m", 0.5), ("o", 0.1)])
+        let withNaN = fusion.fuse(vector: notANumber, keyword: [])
+        #expect(withNaN.allSatisfy { $0.score.isFinite })
+        #expect(Self.ids(withNaN).first == "m")
+    }
+
+    @Test("a single candidate on each side, the same record: one result, score 1")
+    func singleCandidate() {
+        let fused = fusion.fuse(vector: Self.hits([("a", 0.4)]), keyword: Self.hits([("a", 1.5)]))
+        #expect(Self.ids(fused) == ["a"])
+        #expect(fused[0].score == 1)
+    }
+
+    @Test("a record in both rankings, or twice in one, appears once at its best place")
+    func duplicates() {
+        let vector = Self.hits([("a", 0.9), ("b", 0.8), ("a", 0.1), ("c", 0.5)])
+        let keyword = Self.hits([("b", 3), ("c", 2), ("b", 1)])
+        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        #expect(Self.ids(fused).sorted() == ["a", "b", "c"])
+        #expect(Self.ids(fused).first == "b")
+    }
+
+    @Test("the vector weight follows the keyword ranking's flatness: the ramp's ends, no hits, a steep drop")
+    func keywordDoubt() {
+        #expect(ScoreFusion.ramp(0, over: 1...2) == 0)
+        #expect(ScoreFusion.ramp(1.5, over: 1...2) == 0.5)
+        #expect(ScoreFusion.ramp(9, over: 1...2) == 1)
+        #expect(ScoreFusion.ramp(.nan, over: 1...2) == 0)
+        #expect(fusion.keywordDoubt([]) == 1)
+        let flat = Self.hits((0..<12).map { ("f\($0)", 2.0 - Float($0) * 0.01) })
+        #expect(fusion.keywordDoubt(flat) == 1)
+        let steep = Self.hits([("s", 10)] + (1..<12).map { ("f\($0)", 1.0) })
+        #expect(fusion.keywordDoubt(steep) == 0)
+        let between = Self.hits([("s", 2)] + (1..<12).map { ("f\($0)", 1.0) })
+        #expect(abs(fusion.keywordDoubt(between) - 0.5) < 1e-9)
+    }
+
+    @Test("SearchFusion: names, the pipeline's parameters for a named rule, problems")
+    func searchFusion() throws {
+        #expect(SearchFusion.default == .score())
+        #expect(SearchFusion(name: "rrf") == .rrf(k: 10))
+        #expect(SearchFusion(name: "hybrid") == nil)
+        let configured = try PipelineConfiguration.load(
+            file: nil,
+            overrides: ["search.fusion=rrf", "search.rrf_k=60", "search.vector_weight=0.3"]
+        ).search
+        #expect(configured.fusion == .rrf(k: 60))
+        #expect(configured.fusion(named: "score") == .score(vectorWeight: 0.3))
+        #expect(configured.fusion(named: "bm25") == nil)
+        #expect(try PipelineConfiguration.load(file: nil, overrides: []).search.fusion == .score(vectorWeight: 0.2))
+        #expect(throws: SluiceError.self) {
+            try PipelineConfiguration.load(file: nil, overrides: ["search.fusion=rank"])
+        }
+        #expect(throws: SluiceError.self) {
+            try PipelineConfiguration.load(file: nil, overrides: ["search.vector_weight=1.5"])
+        }
+        #expect(SearchFusion.score(vectorWeight: 2).problem != nil)
+        #expect(SearchFusion.rrf(k: -1).problem != nil)
+        #expect(SearchFusion.rrf(k: 0).problem == nil)
+    }
+}
