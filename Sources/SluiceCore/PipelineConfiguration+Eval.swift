@@ -1,5 +1,5 @@
-/// `eval`: what `sluice eval` scores retrieval with (docs/USAGE.md, "Retrieval quality").
 extension PipelineConfiguration {
+    /// `eval`: what `sluice eval` scores retrieval with (docs/USAGE.md, "Retrieval quality").
     public struct Eval: Sendable, Hashable {
         /// The judged query file `sluice eval` reads when `--queries` is not given (relative to the
         /// pipeline file's folder); nil: `--queries` is required.

@@ -45,6 +45,16 @@ extension PipelineConfiguration.Embed.Provider: NamedSetting {}
 extension PipelineConfiguration.Answer.Provider: NamedSetting {}
 extension PipelineConfiguration.Extract.OCR.Mode: NamedSetting {}
 
+/// `rrf(k=10.0)` or `score(vector_weight=0.2)`: the rule and its parameter, in one stable token.
+extension SearchFusion: NamedSetting {
+    package var rawValue: String {
+        switch rule {
+        case .reciprocalRank(let k): "rrf(k=\(k))"
+        case .score(let weight): "score(vector_weight=\(weight))"
+        }
+    }
+}
+
 /// Writes a value's settings as `path=value` lines (see ``PipelineConfiguration/fingerprint``).
 package enum FingerprintEncoder {
     /// Marks a value the encoder has no explicit form for (a test keeps every setting out of it).

@@ -1,5 +1,5 @@
-/// `search.rerank`: the optional second stage of a search, a cross-encoder behind a `/rerank` API.
 extension PipelineConfiguration.Search {
+    /// `search.rerank`: the optional second stage of a search, a cross-encoder behind a `/rerank` API.
     public struct Rerank: Sendable, Hashable {
         /// The API's dialect (`search.rerank.kind`).
         public var kind: Kind = .cohere

@@ -1,5 +1,5 @@
-/// `search`: how queries are answered (`sluice search`, `ask`, `sluice serve`), beyond what the store does.
 extension PipelineConfiguration {
+    /// `search`: how queries are answered (`sluice search`, `ask`, `sluice serve`), beyond what the store does.
     public struct Search: Sendable, Hashable {
         /// The optional second stage: a reranker that re-scores the first stage's best results.
         public var rerank = Rerank()

@@ -6,9 +6,9 @@ import Synchronization
 /// A cross-encoder behind a `/rerank` API: Hugging Face TEI, Cohere, Jina, vLLM
 /// (``PipelineConfiguration/Search/Rerank/Kind``).
 ///
-/// It goes through the machinery of the remote embedders: one ``RateBudget`` (requests per minute, paused
-/// as a whole by a 429's `Retry-After`), one ``AdaptiveConcurrency`` limit, the one ``RetryPolicy`` carried
-/// out by a ``RetryStateMachine`` per request, the libcurl client. The documents of one call are cut to
+/// It goes through the machinery of the remote embedders: one `RateBudget` (requests per minute, paused
+/// as a whole by a 429's `Retry-After`), one `AdaptiveConcurrency` limit, the one `RetryPolicy` carried
+/// out by a `RetryStateMachine` per request, the libcurl client. The documents of one call are cut to
 /// `maxDocumentCharacters` characters and sent `maxDocumentsPerRequest` at a time, the requests in
 /// parallel; a server that answers "too large" (413, a 400 about size) has the batch split in halves, and
 /// the smaller size is kept for later calls. 401/403 refuse every later call at once, without a request.

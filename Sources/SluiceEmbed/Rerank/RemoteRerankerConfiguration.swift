@@ -45,7 +45,7 @@ public struct RemoteRerankerConfiguration: Sendable, CustomStringConvertible {
         "RemoteRerankerConfiguration(kind: \(kind), url: \(redactedURL(url)), model: \(model ?? "none"), apiKey: \(apiKey == nil ? "none" : "<redacted>"))"
     }
 
-    /// The one retry policy (``RetryPolicy``): a 429 pauses the budget every request of the reranker shares.
+    /// The one retry policy (`RetryPolicy`): a 429 pauses the budget every request of the reranker shares.
     package var retryPolicy: RetryPolicy {
         RetryPolicy(
             maxRetries: maxRetries,
