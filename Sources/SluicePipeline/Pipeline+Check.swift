@@ -138,27 +138,36 @@ extension Pipeline {
                 )
             }
             return DependencyCheck("embedder", .ok, "\(identity): embedded one text (\(vector.count) dimensions)")
-        } catch let error as SluiceError where error.code == .providerRefused {
-            return DependencyCheck(
-                "embedder",
-                .failed,
-                "\(identity): \(error.message)",
-                fix: "check the key in the variable embed.api_key_env names, and the account's quota"
-            )
-        } catch let error as SluiceError where error.isUnavailability {
-            return DependencyCheck(
-                "embedder",
-                .unavailable,
-                "\(identity): \(error.message)",
-                fix: "start the embedding service or correct embed.base_url, then run again"
-            )
         } catch {
-            return DependencyCheck(
+            return Self.failedCheck(
                 "embedder",
-                .failed,
-                "\(identity): \(Self.failureDescription(error))",
-                fix: "check the embed section of the pipeline file"
+                "\(identity)",
+                error,
+                refused: "check the key in the variable embed.api_key_env names, and the account's quota",
+                unavailable: "start the embedding service or correct embed.base_url, then run again",
+                otherwise: "check the embed section of the pipeline file"
             )
+        }
+    }
+
+    /// The line for a dependency whose call failed: a refused key fails (exit 1), a service that cannot be
+    /// reached is unavailable (exit 6), anything else fails; each with the fix given for it.
+    static func failedCheck(
+        _ name: String,
+        _ subject: String,
+        _ error: any Error,
+        refused: String,
+        unavailable: String,
+        otherwise: String,
+        unreachable: String = ""
+    ) -> DependencyCheck {
+        switch error {
+        case let error as SluiceError where error.code == .providerRefused:
+            DependencyCheck(name, .failed, "\(subject): \(error.message)", fix: refused)
+        case let error as SluiceError where error.isUnavailability:
+            DependencyCheck(name, .unavailable, "\(subject): \(unreachable)\(error.message)", fix: unavailable)
+        default:
+            DependencyCheck(name, .failed, "\(subject): \(failureDescription(error))", fix: otherwise)
         }
     }
 
@@ -168,26 +177,15 @@ extension Pipeline {
         let info: SinkInfo
         do {
             info = try await sink.info()
-        } catch let error as SluiceError where error.code == .providerRefused {
-            return DependencyCheck(
-                "store",
-                .failed,
-                "\(sink.name): \(error.message)",
-                fix: "check the key in the variable sink.api_key_env names"
-            )
-        } catch let error as SluiceError where error.isUnavailability {
-            return DependencyCheck(
-                "store",
-                .unavailable,
-                "\(sink.name): cannot be reached: \(error.message)",
-                fix: "start the store or correct sink.url, then run again"
-            )
         } catch {
-            return DependencyCheck(
+            return Self.failedCheck(
                 "store",
-                .failed,
-                "\(sink.name): \(Self.failureDescription(error))",
-                fix: "check the sink section of the pipeline file"
+                sink.name,
+                error,
+                refused: "check the key in the variable sink.api_key_env names",
+                unavailable: "start the store or correct sink.url, then run again",
+                otherwise: "check the sink section of the pipeline file",
+                unreachable: "cannot be reached: "
             )
         }
         guard info.exists else {

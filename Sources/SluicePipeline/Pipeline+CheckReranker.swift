@@ -38,26 +38,14 @@ extension Pipeline {
                 )
             }
             return DependencyCheck("reranker", .ok, "\(model), \(place): scored two passages")
-        } catch let error as SluiceError where error.code == .providerRefused {
-            return DependencyCheck(
-                "reranker",
-                .failed,
-                "\(model), \(place): \(error.message)",
-                fix: "check the key in the variable search.rerank.api_key_env names"
-            )
-        } catch let error as SluiceError where error.isUnavailability {
-            return DependencyCheck(
-                "reranker",
-                .unavailable,
-                "\(model), \(place): \(error.message)",
-                fix: "start the reranking service or correct search.rerank.url, then run again"
-            )
         } catch {
-            return DependencyCheck(
+            return Self.failedCheck(
                 "reranker",
-                .failed,
-                "\(model), \(place): \(Self.failureDescription(error))",
-                fix: "check search.rerank.kind, url and model"
+                "\(model), \(place)",
+                error,
+                refused: "check the key in the variable search.rerank.api_key_env names",
+                unavailable: "start the reranking service or correct search.rerank.url, then run again",
+                otherwise: "check search.rerank.kind, url and model"
             )
         }
     }
