@@ -12,20 +12,7 @@ import Testing
     let sink = InMemorySink()
 
     private func store(_ entries: [(key: String, text: String, metadata: [String: MetadataValue])]) async throws {
-        try await sink.prepare(embedder: embedder.identity)
-        let vectors = try await embedder.embed(entries.map(\.text))
-        try await sink.upsert(
-            zip(entries, vectors).enumerated().map { ordinal, pair in
-                VectorRecord(
-                    id: VectorID(rawValue: "\(pair.0.key)#\(ordinal)"),
-                    documentKey: pair.0.key,
-                    ordinal: ordinal,
-                    text: pair.0.text,
-                    vector: pair.1,
-                    metadata: pair.0.metadata
-                )
-            }
-        )
+        try await sink.store(entries, embedder: embedder)
     }
 
     private var searcher: Searcher { Searcher(embedder: embedder, sink: sink) }

@@ -12,19 +12,7 @@ import Testing
     let sink = InMemorySink()
 
     private func store(_ entries: [(key: String, text: String)]) async throws {
-        try await sink.prepare(embedder: embedder.identity)
-        let vectors = try await embedder.embed(entries.map(\.text))
-        try await sink.upsert(
-            zip(entries, vectors).enumerated().map { ordinal, pair in
-                VectorRecord(
-                    id: VectorID(rawValue: "\(pair.0.key)#\(ordinal)"),
-                    documentKey: pair.0.key,
-                    ordinal: ordinal,
-                    text: pair.0.text,
-                    vector: pair.1
-                )
-            }
-        )
+        try await sink.store(entries.map { ($0.key, $0.text, [:]) }, embedder: embedder)
     }
 
     static let queries = [
