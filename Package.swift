@@ -7,6 +7,13 @@ import PackageDescription
 // The same switch as swift-testing's manifest.
 let optimizeKernelsInDebug = Context.gitInformation?.currentTag == nil
 
+// The README's first command (scripts/run-default.sh) builds `sluice` and its extract worker, never the server: it
+// sets SLUICE_WITHOUT_SERVER=1, and the manifest then declares neither the server (`sluice-serve`) nor
+// Hummingbird and swift-nio. SwiftPM resolves and checks out every dependency a manifest declares, whichever
+// product is built: 26 packages (189 MB, 34 CPU-seconds from a warm cache) with them, 6 without
+// (docs/notes/2026-11.md). Every other build, the tests and CI have the server.
+let withServer = Context.environment["SLUICE_WITHOUT_SERVER"] != "1"
+
 // Strict settings, once, for every Swift target (the loop follows swift-log's Package.swift).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -22,9 +29,6 @@ let package = Package(
         // For apps (iOS, macOS, Linux): Foundation only, no other Sluice module, no C library.
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
-        // The HTTP service, which `sluice serve` runs when it is installed beside `sluice`: on its own so that
-        // `sluice` (the README's first command) builds without swift-nio and Hummingbird (docs/INSTALL.md).
-        .executable(name: "sluice-serve", targets: ["SluiceServeCLI"]),
         // The extract worker process alone, linked without what only `sluice` needs (it starts in half the
         // CPU); `sluice run` uses it when it is installed beside `sluice` (docs/EXTRACTORS.md).
         .executable(name: "sluice-extract-worker", targets: ["SluiceExtractWorker"]),
@@ -33,10 +37,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        // `sluice-serve` only (docs/SERVE.md says why Hummingbird and what it costs in build time).
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
-        // Already in Hummingbird's graph; named for the bound port (NIOCore).
-        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         // The lifecycle of `sluice serve` and of `sluice run` (signals, graceful shutdown).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
@@ -128,19 +128,6 @@ let package = Package(
                 "SluiceHTTP", "SluicePipeline",
             ]
         ),
-        // `sluice serve`: the HTTP service over one pipeline's index (routes, OpenAPI document, metrics).
-        .target(
-            name: "SluiceServe",
-            dependencies: [
-                "SluiceCore", "SluiceState", "SluicePipeline",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                // The connection limit (MaximumAvailableConnections); already built for Hummingbird.
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         // The Swift client apps add: Foundation (URLSession) only.
         .target(name: "SluiceClient"),
         // Test support: fakes, and the loopback servers the tests start (StandIns/, Python: not compiled).
@@ -164,13 +151,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ]
-        ),
-        .executableTarget(
-            name: "SluiceServeCLI",
-            dependencies: [
-                "Sluice", "SluiceCommandLine", "SluiceServe",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "SluiceExtractWorker", dependencies: ["SluiceCore", "SluiceExtract"]),
@@ -211,14 +191,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(
-            name: "SluiceServeTests",
-            dependencies: [
-                "SluiceServe", "SluiceCore", "SluicePipeline", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient"]),
         .testTarget(
             name: "SluiceCLITests",
@@ -227,6 +199,48 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx17  // poppler's headers
 )
+
+if withServer {
+    // The HTTP service, which `sluice serve` runs when it is installed beside `sluice`: on its own so that
+    // `sluice` (the README's first command) builds without swift-nio and Hummingbird (docs/INSTALL.md).
+    package.products.append(.executable(name: "sluice-serve", targets: ["SluiceServeCLI"]))
+    package.dependencies += [
+        // `sluice-serve` only (docs/SERVE.md says why Hummingbird and what it costs in build time).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Already in Hummingbird's graph; named for the bound port (NIOCore).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    ]
+    package.targets += [
+        // `sluice serve`: the HTTP service over one pipeline's index (routes, OpenAPI document, metrics).
+        .target(
+            name: "SluiceServe",
+            dependencies: [
+                "SluiceCore", "SluiceState", "SluicePipeline",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // The connection limit (MaximumAvailableConnections); already built for Hummingbird.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "SluiceServeCLI",
+            dependencies: [
+                "Sluice", "SluiceCommandLine", "SluiceServe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "SluiceServeTests",
+            dependencies: [
+                "SluiceServe", "SluiceCore", "SluicePipeline", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ]
+}
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings

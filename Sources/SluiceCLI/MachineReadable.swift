@@ -82,6 +82,7 @@ enum MachineReadable {
             "unknown_vectors": report.listable ? report.unknown.count : NSNull(),
             "unknown": report.listable ? report.unknown.map(\.description) : NSNull(),
             "forgotten_records": report.forgottenRecords,
+            "forgotten_runs": report.forgottenRuns,
             "consistent": report.isConsistent,
             "repair": NSNull(),
         ]

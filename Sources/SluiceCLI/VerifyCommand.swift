@@ -57,6 +57,9 @@ struct VerifyCommand: AsyncParsableCommand {
                 print("unreadable document records forgotten: \(report.forgottenRecords.count) (processed again)")
                 for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(DisplayEscaping.escaped(key))") }
             }
+            if !report.forgottenRuns.isEmpty {
+                print("unreadable run records forgotten: \(report.forgottenRuns.count) (the run history only)")
+            }
             print("missing from the store: \(report.missingCount) vectors in \(report.missing.count) documents")
             for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) {
                 print("  missing  \(DisplayEscaping.escaped(key))  (\(count))")

@@ -26,6 +26,17 @@ public struct Readiness: Sendable, Hashable, Codable {
         }
     }
 
+    /// The checkpoint (the state folder), as `GET /ready` finds it.
+    public struct State: Sendable, Hashable, Codable {
+        /// `ok`; `absent` (no run yet: a fresh index, still ready); `damaged` (its file is truncated or
+        /// damaged: not ready, `sluice run` refuses it too) or `unreadable` (it cannot be opened or read
+        /// otherwise: not ready).
+        public var status: String
+        /// For `damaged` and `unreadable`: the failure's code, or, to a caller with the token, what happened
+        /// and how to recover.
+        public var detail: String?
+    }
+
     public var ready: Bool
     public var store: Dependency
     public var embedder: Dependency
@@ -33,9 +44,11 @@ public struct Readiness: Sendable, Hashable, Codable {
     public var documents: Int?
     public var vectors: Int?
     public var lastRun: LastRun?
+    /// Nil from a server that does not report it (before the state entry was added).
+    public var state: State?
 
     enum CodingKeys: String, CodingKey {
-        case ready, store, embedder, documents, vectors
+        case ready, store, embedder, documents, vectors, state
         case answerModelConfigured = "answer_model_configured"
         case lastRun = "last_run"
     }

@@ -118,6 +118,8 @@ extension Pipeline {
     /// state tracks more documents than the run reached (a count, then a stat per tracked document).
     func noteVanishedDocuments(scanner: SourceScanner, checkpoint: CheckpointStore, reached stats: RunStats) {
         let reached = stats.documentsUpserted + stats.documentsSkipped + stats.documentsFailed
+        // A hint after the run, not a read the run depends on: the run's own reads of the checkpoint stop it on
+        // damage (``RecordRead``), so a read that fails here only leaves the hint out.
         guard let tracked = try? checkpoint.documentCount(), tracked > reached,
             let plan = try? planPrune(scanner: scanner, checkpoint: checkpoint), !plan.keys.isEmpty
         else { return }

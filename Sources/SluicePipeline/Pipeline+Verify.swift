@@ -22,6 +22,8 @@ public struct VerifyReport: Sendable {
     public var repairRun: RunStats?
     /// With repair: documents whose records could not be read, forgotten so that they are processed again.
     public var forgottenRecords: [String] = []
+    /// With repair: ids of run records that could not be read, forgotten (the run history only).
+    public var forgottenRuns: [String] = []
 
     public var missingCount: Int { missing.values.reduce(0, +) }
     public var isConsistent: Bool { missing.isEmpty && unknown.isEmpty && forgottenRecords.isEmpty }
@@ -50,6 +52,13 @@ extension Pipeline {
                     logger.warning(
                         "verify: forgot document records that could not be read",
                         metadata: ["sluice-documents": "\(report.forgottenRecords.count)"]
+                    )
+                }
+                report.forgottenRuns = try checkpoint.removeUndecodableRuns()
+                if !report.forgottenRuns.isEmpty {
+                    logger.warning(
+                        "verify: forgot run records that could not be read",
+                        metadata: ["sluice-runs": "\(report.forgottenRuns.count)"]
                     )
                 }
             }

@@ -163,6 +163,7 @@ public struct Pipeline: Sendable {
             record.endedAt = Date().timeIntervalSince1970
             record.exitCode = RunExitCode(for: error).rawValue
             record.failure = Self.failureDescription(error)
+            // A write on the way out with the run's own error: that error is the one to report, not this one.
             try? await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
             throw error
         }

@@ -51,6 +51,8 @@ struct APIError: Error, Sendable {
         switch error.code {
         case .usage, .configuration: status = .badRequest
         case .lockHeld, .embedderMismatch: status = .conflict
+        // The server cannot answer from a damaged state until it is restored or repaired (the message says how).
+        case .stateCorrupt: status = .serviceUnavailable
         case _ where error.isUnavailability: status = .serviceUnavailable
         case .providerRefused: status = .serviceUnavailable
         default: status = .internalServerError

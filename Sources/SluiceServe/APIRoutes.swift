@@ -96,7 +96,9 @@ struct APIRoutes: Sendable {
         router.get("/metrics") { _, _ in
             let (documents, vectors) = await storeSize()
             var text = server.metrics.exposition(documents: documents, vectors: vectors)
-            // The last finished run's figures, with the names `sluice run --metrics-file` writes.
+            // The last finished run's figures, with the names `sluice run --metrics-file` writes. A scrape answers
+            // whatever the state's condition (failing it would hide every other figure): with no state, or
+            // one that cannot be read, these lines are left out, and `/ready` reports the state as damaged.
             if let checkpoint = try? server.checkpoint.open(),
                 let runs = try? checkpoint.recentRuns(limit: 20),
                 let last = runs.first(where: { $0.exitCode != nil }), let code = last.exitCode
@@ -139,6 +141,7 @@ struct APIRoutes: Sendable {
     }
 
     private func storeSize() async -> (Int?, Int?) {
+        // As the run figures above: a gauge left out when the state cannot be read (`/ready` says why).
         let documents = try? server.checkpoint.open().documentCount()
         let sink = server.searcher.sink
         let vectors = try? await bounded { try await sink.count() }  // a hung store leaves the gauge out

@@ -69,7 +69,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "Not ready: a dependency is down (see which).",
+            "description": "Not ready: a dependency is down, or the state is damaged or unreadable (see which).",
             "content": {
               "application/json": {
                 "schema": {
@@ -515,7 +515,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
+            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, the server is stopping, or the state is damaged (`state-corrupt`, with how to recover: no run is started, since it would refuse the state).",
             "content": {
               "application/json": {
                 "schema": {
@@ -686,7 +686,7 @@ enum OpenAPIDocument {
             "properties": {
               "code": {
                 "type": "string",
-                "description": "`usage`, `not-found`, `unauthorized`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `embedder-mismatch`, `host-refused`, `origin-refused`, `unsupported-media-type`, `method-not-allowed`, … (docs/SERVE.md)."
+                "description": "`usage`, `not-found`, `unauthorized`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `state-corrupt`, `embedder-mismatch`, `host-refused`, `origin-refused`, `unsupported-media-type`, `method-not-allowed`, … (docs/SERVE.md)."
               },
               "message": {
                 "type": "string"
@@ -739,7 +739,8 @@ enum OpenAPIDocument {
           "ready",
           "store",
           "embedder",
-          "answer_model_configured"
+          "answer_model_configured",
+          "state"
         ],
         "properties": {
           "ready": {
@@ -782,6 +783,28 @@ enum OpenAPIDocument {
               },
               "outcome": {
                 "type": "string"
+              }
+            }
+          },
+          "state": {
+            "type": "object",
+            "description": "The checkpoint (the state folder). `ok`; `absent`: no run has written it yet (a fresh index, still ready); `damaged`: its file is truncated or damaged, or its last run records do not decode (`state-corrupt`: not ready, `sluice run` refuses it too); `unreadable`: it cannot be opened or read otherwise (not ready). Document records are not all read here (`sluice verify` does).",
+            "required": [
+              "status"
+            ],
+            "properties": {
+              "status": {
+                "type": "string",
+                "enum": [
+                  "ok",
+                  "absent",
+                  "damaged",
+                  "unreadable"
+                ]
+              },
+              "detail": {
+                "type": "string",
+                "description": "For `damaged` and `unreadable`: the failure's code (`state-corrupt`, `dependency-unavailable`), or, to a caller with the token, what was found and how to recover."
               }
             }
           }

@@ -5,7 +5,7 @@ import SluicePipeline
 import SluiceState
 
 /// `GET /ready`: each dependency, as an orchestrator's readiness probe reads it (200 when the store and the
-/// embedder answer, else 503).
+/// embedder answer and the state is readable or not there yet, else 503).
 struct ReadinessReport: Encodable {
     struct Dependency: Encodable {
         var ok: Bool
@@ -27,6 +27,14 @@ struct ReadinessReport: Encodable {
         }
     }
 
+    /// The checkpoint: `ok`; `absent` (no run yet: a fresh index, still ready); `damaged` (`state-corrupt`:
+    /// not ready, as `sluice run` refuses it) or `unreadable` (it cannot be opened or read otherwise: not ready).
+    struct StateCondition: Encodable {
+        var status: String
+        /// The failure's code, or (to a caller with the token) what happened and how to recover.
+        var detail: String?
+    }
+
     var ready: Bool
     var store: Dependency
     var embedder: Dependency
@@ -35,9 +43,10 @@ struct ReadinessReport: Encodable {
     var documents: Int?
     var vectors: Int?
     var lastRun: LastRun?
+    var state: StateCondition
 
     enum CodingKeys: String, CodingKey {
-        case ready, store, embedder, documents, vectors
+        case ready, store, embedder, documents, vectors, state
         case answerModelConfigured = "answer_model_configured"
         case lastRun = "last_run"
     }
@@ -82,31 +91,47 @@ struct ReadinessReport: Encodable {
         } catch {
             embedder = down("the embedder", error)
         }
+        // The state: its file, its document count and its last run record, each read for real (a damaged file
+        // or run record is not "no state"); not every document record (`sluice verify` reads those).
         var documents: Int?
         var lastRun: LastRun?
-        if let checkpoint = try? reader.open() {
-            documents = try? checkpoint.documentCount()
-            if let run = try? checkpoint.recentRuns(limit: 1).first {
-                let outcome =
-                    run.exitCode.map { RunProgressReport.outcome(of: RunExitCode(rawValue: $0)) }
-                    ?? (run.endedAt == nil ? "running" : "unknown")
-                lastRun = LastRun(
-                    runID: run.runID,
-                    startedAt: run.startedAt,
-                    endedAt: run.endedAt,
-                    exitCode: run.exitCode,
-                    outcome: outcome
-                )
+        var state = StateCondition(status: "ok")
+        do {
+            if let checkpoint = try reader.openIfPresent() {
+                documents = try checkpoint.documentCount()
+                if let run = try checkpoint.recentRuns(limit: 1).first {
+                    let outcome =
+                        run.exitCode.map { RunProgressReport.outcome(of: RunExitCode(rawValue: $0)) }
+                        ?? (run.endedAt == nil ? "running" : "unknown")
+                    lastRun = LastRun(
+                        runID: run.runID,
+                        startedAt: run.startedAt,
+                        endedAt: run.endedAt,
+                        exitCode: run.exitCode,
+                        outcome: outcome
+                    )
+                }
+            } else {
+                state.status = "absent"
             }
+        } catch {
+            let failure = (error as? SluiceError).map(CheckpointReader.apiError) ?? APIError(error)
+            let damaged = failure.code == SluiceError.Code.stateCorrupt.rawValue
+            logger?.warning("not ready: the state: \(failure.message)")
+            state = StateCondition(
+                status: damaged ? "damaged" : "unreadable",
+                detail: detailed ? failure.message : failure.code
+            )
         }
         return ReadinessReport(
-            ready: store.ok && embedder.ok,
+            ready: store.ok && embedder.ok && (state.status == "ok" || state.status == "absent"),
             store: store,
             embedder: embedder,
             answerModelConfigured: answerModelConfigured,
             documents: documents,
             vectors: vectors,
-            lastRun: lastRun
+            lastRun: lastRun,
+            state: state
         )
     }
 }

@@ -84,8 +84,10 @@ final class RunManager: Service, Sendable {
 
     /// Starts a run.
     /// - Throws: ``APIError`` 409 when a run holds the state lock (with `run_id`: the run's id, or null when
-    ///   the holder has not recorded one yet), 503 while the server stops.
+    ///   the holder has not recorded one yet), 503 while the server stops, 503 `state-corrupt` (with how to
+    ///   recover) when the state is damaged: the run would refuse it (exit 1), so none is started.
     func start() throws -> RunProgressReport {
+        _ = try checkpoint.openIfPresent()
         let (id, scratch) = try state.withLock { state -> (String, URL) in
             if state.stopping { throw APIError(.serviceUnavailable, "stopping", "the server is stopping") }
             if let current = state.current { throw Self.lockHeld(runID: current.id) }
@@ -183,10 +185,20 @@ final class RunManager: Service, Sendable {
     }
 
     /// The id of the run the checkpoint says is going (started, not ended), if it can be read.
+    ///
+    /// Only the 409 of a run that holds the lock asks: the lock, not this record, says a run is going, so a
+    /// state that cannot be read leaves the answer a 409 with `run_id` null ("not recorded"), and the
+    /// failure goes to the log (`/ready` reports it as the state's condition).
     private func runningRunID() -> String? {
-        guard let latest = try? checkpoint.open().recentRuns(limit: 1).first, latest.endedAt == nil
-        else { return nil }
-        return latest.runID
+        do {
+            guard let latest = try checkpoint.openIfPresent()?.recentRuns(limit: 1).first, latest.endedAt == nil
+            else { return nil }
+            return latest.runID
+        } catch {
+            let message = (error as? APIError)?.message ?? (error as? SluiceError)?.message ?? "\(error)"
+            logger.warning("the running run's id is unknown: the state cannot be read: \(message)")
+            return nil
+        }
     }
 
     /// Waits for the server's graceful shutdown, then stops the running run as `sluice run` stops on a

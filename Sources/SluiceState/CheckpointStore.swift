@@ -38,7 +38,8 @@ package final class CheckpointStore: Sendable {
         cache = try environment.database("embeddings")
         runs = try environment.database("runs")
         meta = try environment.database("meta")
-        extractions = readOnly ? try? environment.database("extractions") : try environment.database("extractions")
+        extractions =
+            readOnly ? try environment.existingDatabase("extractions") : try environment.database("extractions")
     }
 
     /// What to do about a state file LMDB cannot use.
@@ -56,12 +57,28 @@ package final class CheckpointStore: Sendable {
         loaded again)
         """
 
+    /// What to do about run records that cannot be read.
+    static let damagedRunAdvice = """
+        Nothing was changed. `sluice verify --repair` forgets the run records it cannot read (the run history \
+        only: documents and vectors are kept); or move the state folder aside and start a new state (every \
+        document is loaded again)
+        """
+
     /// The error for a document record that does not decode.
     private func damagedRecord(_ key: String, _ error: any Error) -> SluiceError {
+        damaged("the record of document '\(key)'", error, advice: Self.damagedRecordAdvice)
+    }
+
+    /// The error for a run record that does not decode.
+    private func damagedRun(_ runID: String, _ error: any Error) -> SluiceError {
+        damaged("the record of run '\(runID)'", error, advice: Self.damagedRunAdvice)
+    }
+
+    private func damaged(_ what: String, _ error: any Error, advice: String) -> SluiceError {
         let reason = (error as? DecodingError).map(Self.reason) ?? "\(error)"
         return SluiceError(
             .stateCorrupt,
-            "the state at \(environment.path.path) is damaged: the record of document '\(key)' cannot be read (\(reason)). \(Self.damagedRecordAdvice)",
+            "the state at \(environment.path.path) is damaged: \(what) cannot be read (\(reason)). \(advice)",
             cause: error
         )
     }
@@ -202,6 +219,7 @@ package final class CheckpointStore: Sendable {
         try environment.write { txn in
             var damaged: [[UInt8]] = []
             try txn.forEach(documents) { key, value in
+                // `try?` is the question here: does the record decode?
                 if (try? Self.decoder.decode(DocumentRecord.self, from: Data(value))) == nil {
                     damaged.append(Array(key))
                 }
@@ -259,15 +277,40 @@ package final class CheckpointStore: Sendable {
     }
 
     /// The most recent runs, newest first.
+    ///
+    /// A record that does not decode is damage, not an old format: every field added to ``RunRecord`` and
+    /// its ``RunStats`` since the first checkpoint is optional (or decoded if present), so each record any
+    /// version wrote reads back (RunRecordFormatTests keeps the first version's), and JSON's unknown keys
+    /// are ignored, so a newer version's do too.
+    /// - Throws: ``SluiceError/Code/stateCorrupt`` (with how to recover) for a run record that does not decode.
     package func recentRuns(limit: Int) throws -> [RunRecord] {
         var all: [RunRecord] = []
         try environment.read { txn in
-            try txn.forEach(runs) { _, value in
-                if let run = try? Self.decoder.decode(RunRecord.self, from: Data(value)) { all.append(run) }
+            try txn.forEach(runs) { key, value in
+                do {
+                    all.append(try Self.decoder.decode(RunRecord.self, from: Data(value)))
+                } catch {
+                    throw damagedRun(String(decoding: key, as: UTF8.self), error)
+                }
                 return true
             }
         }
         return Array(all.sorted { $0.startedAt > $1.startedAt }.prefix(limit))
+    }
+
+    /// Forgets the run records that cannot be decoded (`sluice verify --repair`): the run history only.
+    /// - Returns: the ids of the runs forgotten.
+    package func removeUndecodableRuns() throws -> [String] {
+        try environment.write { txn in
+            var damaged: [[UInt8]] = []
+            try txn.forEach(runs) { key, value in
+                // `try?` is the question here: does the record decode?
+                if (try? Self.decoder.decode(RunRecord.self, from: Data(value))) == nil { damaged.append(Array(key)) }
+                return true
+            }
+            for key in damaged { try txn.delete(runs, key) }
+            return damaged.map { String(decoding: $0, as: UTF8.self) }
+        }
     }
 
     package func metadata(_ key: String) throws -> String? {

@@ -38,6 +38,7 @@ package final class StateLock: Sendable {
             throw SluiceError(.configuration, "cannot open the state lock \(url.path): \(reason)")
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            // Only the message's "(pid …)": the lock itself, not this text, says the state is held.
             let holder =
                 (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             close(fd)

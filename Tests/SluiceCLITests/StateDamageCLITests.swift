@@ -28,19 +28,28 @@ struct StateDamageCLITests {
         case .zeroLength:
             bytes = Data()
         case .recordBytes:
-            // Every copy of one document's record (LMDB keeps old pages around): its JSON no longer parses.
-            let marker = Data(#""status":"indexed""#.utf8)
-            var start = bytes.startIndex
-            var damaged = 0
-            while let range = bytes.range(of: marker, in: start..<bytes.endIndex) {
-                bytes.replaceSubrange(range, with: Data(repeating: 0x7F, count: marker.count))
-                start = range.upperBound
-                damaged += 1
-            }
-            try #require(damaged > 0, "no document record found in data.mdb")
+            try #require(try overwrite(#""status":"indexed""#, in: data) > 0, "no document record found in data.mdb")
+            return main
         }
         try bytes.write(to: data)
         return main
+    }
+
+    /// Overwrites every copy of `marker` in `file` (LMDB keeps old pages around) with bytes that are not
+    /// JSON, so that the records holding it no longer parse.
+    /// - Returns: how many copies were overwritten.
+    static func overwrite(_ marker: String, in file: URL) throws -> Int {
+        var bytes = try Data(contentsOf: file)
+        let marker = Data(marker.utf8)
+        var start = bytes.startIndex
+        var damaged = 0
+        while let range = bytes.range(of: marker, in: start..<bytes.endIndex) {
+            bytes.replaceSubrange(range, with: Data(repeating: 0x7F, count: marker.count))
+            start = range.upperBound
+            damaged += 1
+        }
+        try bytes.write(to: file)
+        return damaged
     }
 
     @Test(

@@ -141,6 +141,9 @@ public struct Searcher: Sendable {
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
             return nil
         }
+        // A state that cannot be read gives no embedder to compare: the store's own record is still checked
+        // (`embedQuery`), and the damage is reported where the state itself is read (`sluice status`, `run`,
+        // `/ready`), so a search from an intact store goes on.
         return try? CheckpointStore(directory: directory, readOnly: true).metadata("embedder")
     }
 

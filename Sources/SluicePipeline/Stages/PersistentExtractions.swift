@@ -28,12 +28,16 @@ package struct PersistentExtractions: Sendable {
         identity: ExtractorIdentity,
         on executor: BlockingExecutor
     ) async -> ExtractedText? {
+        // A cache, not the checkpoint's record of the document: an entry that cannot be read costs one
+        // extraction again (which `store` then rewrites); the document's own record is read through
+        // ``RecordRead``, which stops the run on damage.
         try? await executor.run { [checkpoint] in try checkpoint.cachedExtraction(content: content, identity: identity)
         } ?? nil
     }
 
     func store(_ text: ExtractedText, content: ContentHash, identity: ExtractorIdentity) async {
         let capBytes = capBytes
+        // A cache write that fails loses only the saving of an extraction next time.
         _ = try? await stateExecutor.run { [checkpoint] in
             try checkpoint.cacheExtraction(text, content: content, identity: identity, capBytes: capBytes)
         }
