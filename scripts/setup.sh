@@ -69,6 +69,7 @@ PYTHON_TOOLS=()
   "tokenizers==0.23.3"      # MiniLM: reference token ids (scripts/reference/wordpiece_fixture.py)
   "numpy==2.4.6"            # MiniLM: the NumPy reference forward pass (scripts/reference/minilm_reference.py)
   "schemathesis==4.32.5"    # the API contract: fuzzes `sluice serve` against docs/openapi.json (scripts/api-contract.sh)
+  "moto[server]==5.2.5"     # a real S3 implementation on loopback for the S3 source's tests (StandIns/s3_server.py)
 )
 if ((${#PYTHON_TOOLS[@]})); then
   venv="$SLUICE_CACHE_DIR/venv"

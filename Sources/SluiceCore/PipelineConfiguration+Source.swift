@@ -1,6 +1,8 @@
 extension PipelineConfiguration {
     /// `source`: where the documents are.
     public struct Source: Sendable, Hashable {
+        /// Where the documents are read from: a folder (the default) or an S3-compatible bucket.
+        public var kind: Kind = .folder
         /// Root folder of the corpus; document keys are paths relative to it.
         public var path: String = "./samples"
         public var include: [String] = ["**/*"]
@@ -14,15 +16,22 @@ extension PipelineConfiguration {
         public var metadataFromPath: String? = nil
         /// Markdown front matter (a YAML block between `---` lines at the top) becomes metadata.
         public var frontMatter: Bool = true
+        /// `source.s3`: the bucket, with `kind: s3`.
+        public var s3 = S3()
         public init() {}
     }
 }
 
 extension PipelineConfiguration.Source {
-    /// Reads `source.path`, `include`, `exclude` and `follow_symlinks` over the defaults.
+    /// Reads `source.kind`, `path`, `include`, `exclude`, `follow_symlinks`, … and `source.s3` over the defaults.
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
+        kind = try s.string("kind", oneOf: Kind.known.map(\.rawValue)).map(Kind.init(rawValue:)) ?? kind
+        if let section = try s.section("s3") { s3 = try S3(section: section) }
+        if kind == .s3, s3.bucket?.isEmpty ?? true {
+            throw SluiceError(.configuration, "source.kind is s3: source.s3.bucket is required")
+        }
         path = try s.string("path") ?? path
         include = try s.strings("include") ?? include
         exclude = try s.strings("exclude") ?? exclude

@@ -66,6 +66,10 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         if let ca = configuration.caBundlePath { try set(CURLOPT_CAINFO, string: ca) }
+        if let signing = request.awsSigning {
+            try set(CURLOPT_AWS_SIGV4, string: signing.provider)
+            try set(CURLOPT_USERPWD, string: signing.userPassword)
+        }
         // Waiting for a connection to multiplex on beats opening a second one.
         try set(CURLOPT_PIPEWAIT, 1)
         try set(CURLOPT_TCP_KEEPALIVE, 1)

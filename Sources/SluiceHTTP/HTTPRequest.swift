@@ -17,6 +17,8 @@ package struct HTTPRequest: Sendable {
     /// there); nil uses the client's ``HTTPClient/Configuration/maxResponseBytes``. A streamed answer that
     /// must stay small (a chat model's) sets its own.
     package var maxResponseBytes: Int?
+    /// Sign the request with AWS Signature Version 4 (libcurl's `CURLOPT_AWS_SIGV4`); nil: unsigned.
+    package var awsSigning: AWSSigning?
 
     package init(
         method: String = "GET",

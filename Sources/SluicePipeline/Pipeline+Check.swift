@@ -228,64 +228,18 @@ extension Pipeline {
     }
 
     private func checkSource() async -> DependencyCheck {
-        let root = sourceRoot
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return DependencyCheck(
-                "source",
-                .failed,
-                "\(root.path) does not exist or is not a folder",
-                fix: "correct source.path (or pass --source), or mount the folder"
-            )
-        }
-        guard FileManager.default.isReadableFile(atPath: root.path) else {
-            return DependencyCheck(
-                "source",
-                .failed,
-                "\(root.path) is not readable",
-                fix: "give the user running sluice read access"
-            )
-        }
-        let scanner = SourceScanner(configuration: configuration.source, root: root, shard: options.shard)
-        var matching = 0
-        var problems = 0
+        let source: any DocumentSource
         do {
-            try await scanner.walk { entry in
-                switch entry {
-                case .success: matching += 1
-                case .failure: problems += 1
-                }
-                return true
-            }
+            source = try makeSource()
         } catch {
             return DependencyCheck(
                 "source",
                 .failed,
-                "\(root.path): \(Self.failureDescription(error))",
-                fix: "check the folder's permissions"
+                Self.failureDescription(error),
+                fix: "correct the source settings"
             )
         }
-        let shard = options.shard == .whole ? "" : " of shard \(options.shard)"
-        let unreadable = problems > 0 ? ", \(problems) could not be listed (see `sluice run`)" : ""
-        let hint = matching == 0 ? " (check source.include and source.exclude)" : ""
-        let leftOut = scanner.leftOut
-        let detail = "\(root.path): \(matching) files match include/exclude\(shard)\(unreadable)\(hint)"
-        guard leftOut.readableFiles > 0 else {
-            return DependencyCheck("source", .ok, detail + (leftOut.summary.map { "; left out: \($0)" } ?? ""))
-        }
-        // Files Sluice could read that the include list passes over: not `ok` (issue 30). Those only
-        // `exclude` names were left out on purpose and are not counted here.
-        let readable = leftOut.readableFiles
-        return DependencyCheck(
-            "source",
-            .warning,
-            detail
-                + "; \(readable) readable file\(readable == 1 ? " is" : "s are") left out by source.include (e.g. "
-                + leftOut.readableExampleKeys.joined(separator: ", ") + ")"
-                + (leftOut.overview.map { "; left out in all: \($0)" } ?? ""),
-            fix:
-                "add \(leftOut.quotedPatterns) to source.include to take them in (or to source.exclude to leave them out on purpose)"
-        )
+        return await source.check(shard: options.shard)
     }
 
     private func checkState() -> DependencyCheck {

@@ -26,7 +26,9 @@ public struct DryRunReport: Sendable, Hashable, Codable {
 
 extension Pipeline {
     /// Compares the source with the checkpoint: new, changed (bytes differ), previously failed, unchanged,
-    /// and (with prune) vanished documents. Reads files only when size or mtime differ.
+    /// and (with prune) vanished documents. Reads files only when size or mtime differ, and only from a
+    /// folder: a remote source's entry whose size or change token (ETag) differs is reported changed, since
+    /// telling a touched object from a changed one would cost a download.
     /// Makes the same cheap dependency checks as ``run(shutdown:progress:)`` first (exit 6 when the store or
     /// the embedder cannot be reached).
     public func dryRun() async throws -> DryRunReport {
@@ -35,8 +37,9 @@ extension Pipeline {
         // No state yet: everything is new. A state that is there but cannot be opened (damaged, locked
         // out) is the run's error too, never taken for none.
         guard FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path) else {
-            let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
-            try await scanner.walk { entry in
+            let source = try makeSource()
+            try source.prepare()
+            try await source.walk { entry in
                 if case .success(let file) = entry { report.added.append(file.key) }
                 return true
             }
@@ -52,12 +55,14 @@ extension Pipeline {
                 checkpoint: checkpoint
             )
         }
-        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
+        let source = try makeSource()
+        try source.prepare()
+        let readsLocally = source.readsLocally
         let rules = DocumentMetadataRules(configuration: configuration, extractors: components.extractors.extractors)
         // Records are read as the run's scan reads them: one that cannot be read stops the walk with the
         // checkpoint's error (state-corrupt), as it stops the run.
         var damage: SluiceError?
-        try await scanner.walk { entry in
+        try await source.walk { entry in
             guard case .success(let file) = entry else { return true }
             let recorded: DocumentRecord?
             switch RecordRead(file.key, in: checkpoint) {
@@ -75,12 +80,17 @@ extension Pipeline {
             }
             // As the scan makes it: under the settings of the extractor that read the bytes last.
             let metadataHash = rules.fingerprint(
-                of: rules.metadata(key: file.key, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds),
+                of: rules.metadata(
+                    key: file.key,
+                    size: file.size,
+                    mtimeNanoseconds: file.modifiedNanoseconds ?? file.mtimeNanoseconds
+                ),
                 read: previous.extractor
             )
             let sameFile = {
                 previous.size == file.size && previous.mtimeNanoseconds == file.mtimeNanoseconds
-                    || (try? file.open().readAll()).map({ ContentHash(of: $0) == previous.failedHash }) == true
+                    || (readsLocally
+                        && (try? file.open().readAll()).map({ ContentHash(of: $0) == previous.failedHash }) == true)
             }
             if previous.status == .failed, !options.retryFailed, previous.knownFailure != nil,
                 previous.knownFailure == rules.knownFailureKey(read: previous.extractor),
@@ -95,7 +105,7 @@ extension Pipeline {
                 previous.pendingIDs.isEmpty, previous.metadataHash == metadataHash
             {
                 report.unchanged += 1
-            } else if previous.pendingIDs.isEmpty, let bytes = try? file.open().readAll(),
+            } else if previous.pendingIDs.isEmpty, readsLocally, let bytes = try? file.open().readAll(),
                 ContentHash(of: bytes) == previous.contentHash
             {
                 if previous.metadataHash == metadataHash {
@@ -110,7 +120,7 @@ extension Pipeline {
         }
         if let damage { throw damage }
         if options.prune ?? configuration.run.prune {
-            let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
+            let plan = try planPrune(listing: try await source.completeListing(), checkpoint: checkpoint)
             report.deleted = plan.keys
             report.vectorsToDelete = plan.ids.count
             report.storedVectors = plan.known

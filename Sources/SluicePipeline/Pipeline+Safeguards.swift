@@ -65,13 +65,17 @@ extension Pipeline {
     /// Full sync: deletes the vectors of documents that vanished from the source (or no longer match
     /// include/exclude). Stops before deleting anything if that is more than `run.max_delete_fraction`
     /// of the store, unless `--allow-mass-delete`.
+    ///
+    /// The source's listing must go to its end first (``DocumentSource/completeListing()``): one that fails
+    /// halfway throws here, before anything is deleted.
     func prune(
-        scanner: SourceScanner,
+        source: any DocumentSource,
         checkpoint: CheckpointStore,
         stateExecutor: BlockingExecutor,
         tally: RunTally
     ) async throws {
-        let plan = try planPrune(scanner: scanner, checkpoint: checkpoint)
+        let listing = try await source.completeListing()
+        let plan = try planPrune(listing: listing, checkpoint: checkpoint)
         guard !plan.keys.isEmpty else { return }
         try checkMassDelete(deleting: plan.ids.count, documents: plan.keys.count, stored: plan.known)
         let keys = plan.keys
@@ -95,7 +99,7 @@ extension Pipeline {
     /// vectors this state tracks in all (the base of the mass-delete share: the sink may hold other shards'
     /// or other pipelines' vectors, which are not this run's to count).
     func planPrune(
-        scanner: SourceScanner,
+        listing: SourceListing,
         checkpoint: CheckpointStore
     ) throws -> (keys: [String], ids: [VectorID], documentKeys: [VectorID: String], known: Int) {
         var keys: [String] = []
@@ -104,7 +108,7 @@ extension Pipeline {
         var known = 0
         try checkpoint.forEachDocument { record in
             known += record.knownIDs.count
-            if !scanner.lists(record.key) {
+            if !listing.lists(record.key) {
                 keys.append(record.key)
                 ids += record.knownIDs.sorted()
                 for id in record.knownIDs { documentKeys[id] = record.key }
@@ -116,12 +120,17 @@ extension Pipeline {
     /// After a run without prune: documents the state knows that are no longer in the source keep their
     /// vectors (search still finds them); say so, and how `--prune` removes them. Looked for only when the
     /// state tracks more documents than the run reached (a count, then a stat per tracked document).
-    func noteVanishedDocuments(scanner: SourceScanner, checkpoint: CheckpointStore, reached stats: RunStats) {
+    func noteVanishedDocuments(
+        source: any DocumentSource,
+        checkpoint: CheckpointStore,
+        reached stats: RunStats
+    ) async {
         let reached = stats.documentsUpserted + stats.documentsSkipped + stats.documentsFailed
         // A hint after the run, not a read the run depends on: the run's own reads of the checkpoint stop it on
         // damage (``RecordRead``), so a read that fails here only leaves the hint out.
         guard let tracked = try? checkpoint.documentCount(), tracked > reached,
-            let plan = try? planPrune(scanner: scanner, checkpoint: checkpoint), !plan.keys.isEmpty
+            let listing = try? await source.completeListing(),
+            let plan = try? planPrune(listing: listing, checkpoint: checkpoint), !plan.keys.isEmpty
         else { return }
         let count = plan.keys.count
         let examples = plan.keys.prefix(3).map(DisplayEscaping.escaped).joined(separator: ", ")

@@ -90,7 +90,7 @@ struct RunStages: Sendable {
 extension Pipeline {
     /// Builds the stages of a run and their channels from the configuration.
     func makeStages(
-        scanner: SourceScanner,
+        source: any DocumentSource,
         checkpoint: CheckpointStore,
         stateExecutor: BlockingExecutor,
         extractExecutor: BlockingExecutor,
@@ -109,7 +109,7 @@ extension Pipeline {
         let logger = self.logger
         return RunStages(
             scan: ScanStage(
-                scanner: scanner,
+                source: source,
                 checkpoint: checkpoint,
                 retryFailed: options.retryFailed,
                 tally: tally,
@@ -123,6 +123,7 @@ extension Pipeline {
                 name: "extract",
                 workers: extractWorkers,
                 transform: ExtractStep(
+                    source: source,
                     registry: components.extractors,
                     executor: extractExecutor,
                     maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),

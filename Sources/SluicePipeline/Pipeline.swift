@@ -43,13 +43,11 @@ public struct Pipeline: Sendable {
         progress: (@Sendable (RunProgress) -> Void)? = nil
     ) async throws -> RunStats {
         // Set up: the source, the state lock, the checkpoint and the executor of its writes.
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: sourceRoot.path, isDirectory: &isDirectory), isDirectory.boolValue
-        else {
-            throw SluiceError(.configuration, "source folder \(sourceRoot.path) does not exist or is not a folder")
-        }
+        let source = try makeSource()
+        try source.prepare()
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
+        source.removeLeftovers()
         let checkpoint = try CheckpointStore(directory: stateDirectory)
         // LMDB write transactions block (writer lock, fsync): every one runs on the state executor.
         let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
@@ -106,7 +104,7 @@ public struct Pipeline: Sendable {
         logger.info(
             "run started",
             metadata: [
-                "sluice-run": "\(runID)", "sluice-source": "\(sourceRoot.path)",
+                "sluice-run": "\(runID)", "sluice-source": "\(source.name)",
                 "sluice-sink": "\(components.sink.name)", "sluice-embedder": "\(identity)",
                 "sluice-shard": "\(options.shard)",
             ]
@@ -114,9 +112,8 @@ public struct Pipeline: Sendable {
 
         for adjustment in components.adjustments { logger.warning("\(adjustment)") }
 
-        let scanner = SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
         if options.prune ?? configuration.run.prune, !options.retryFailed {
-            try await prune(scanner: scanner, checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally)
+            try await prune(source: source, checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally)
         }
         var record = RunRecord(
             runID: runID,
@@ -131,7 +128,7 @@ public struct Pipeline: Sendable {
         let auditLog = try openAuditLog()
         let stateDamage = StateDamage()
         let stages = makeStages(
-            scanner: scanner,
+            source: source,
             checkpoint: checkpoint,
             stateExecutor: stateExecutor,
             extractExecutor: extractExecutor,
@@ -209,7 +206,7 @@ public struct Pipeline: Sendable {
         stats.documentsNotReached += ended.scan.notReached
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum
-        stats.filesLeftOut = scanner.leftOut.files > 0 ? scanner.leftOut.files : nil
+        stats.filesLeftOut = source.leftOut.files > 0 ? source.leftOut.files : nil
         record.endedAt = Date().timeIntervalSince1970
         // The code the process exits with: an error that stops the run after its documents settled (a
         // failed commit, a failed index build) decides it, not the documents' outcomes.
@@ -222,21 +219,22 @@ public struct Pipeline: Sendable {
             throw failure ?? error
         }
         if let failure { throw failure }
-        if let leftOut = scanner.leftOut.summary {
+        if let leftOut = source.leftOut.summary {
             // Never silent: a pattern that leaves files out says how many and which (issue 18).
             logger.notice(
                 "source.include/exclude left out \(leftOut)",
-                metadata: ["sluice-left-out": "\(scanner.leftOut.files)"]
+                metadata: ["sluice-left-out": "\(source.leftOut.files)"]
             )
         }
         if !(options.prune ?? configuration.run.prune) && !options.retryFailed && !stats.interrupted {
-            noteVanishedDocuments(scanner: scanner, checkpoint: checkpoint, reached: stats)
+            await noteVanishedDocuments(source: source, checkpoint: checkpoint, reached: stats)
         }
         logger.info(
             "run finished",
             metadata: [
                 "sluice-run": "\(runID)", "sluice-upserted": "\(stats.documentsUpserted)",
                 "sluice-skipped": "\(stats.documentsSkipped)", "sluice-failed": "\(stats.documentsFailed)",
+                "sluice-source-requests": "\(source.requestSummary ?? "none")",
             ]
         )
         return stats

@@ -20,11 +20,7 @@ package struct SourceScanner: Sendable {
     package var leftOut = LeftOutFiles()
 
     /// A file that could not be listed (unreadable folder, dangling or escaping link), reported per key.
-    package struct Problem: Error, Sendable, Hashable {
-        package var key: String
-        package var error: SluiceError.Code
-        package var message: String
-    }
+    package typealias Problem = SourceProblem
 
     package init(configuration: PipelineConfiguration.Source, root: URL, shard: Shard = .whole) {
         self.root = root.standardizedFileURL.resolvingSymlinksInPath()

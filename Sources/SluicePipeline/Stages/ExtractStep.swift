@@ -15,6 +15,9 @@ import Glibc
 /// state's extraction cache (``persistent``, for extractors with a ``Extractor/cacheIdentity``), and
 /// only then the extractor.
 package struct ExtractStep: Sendable {
+    /// Where the bytes come from: a folder's file is read where it is, a remote object is fetched first
+    /// (``DocumentSource/materialize(_:maxBytes:)``) into a temporary file deleted once extracted.
+    package let source: any DocumentSource
     package let registry: ExtractorRegistry
     package let executor: BlockingExecutor
     package let maxBytes: Int
@@ -40,11 +43,25 @@ package struct ExtractStep: Sendable {
             )
             return document
         }
-        let url = document.file.url
+        let local: MaterializedFile
+        do {
+            local = try await source.materialize(document.file, maxBytes: maxBytes)
+        } catch {
+            document.fail(error, as: .unreadable)
+            return document
+        }
+        defer { local.discard() }
+        return await extract(document, from: local.file)
+    }
+
+    /// Reads the bytes from `file` (the document's own, or its fetched copy), and extracts them.
+    private func extract(_ document: DocumentWork, from file: SourceFile) async -> DocumentWork {
+        var document = document
+        let url = file.url
         let key = document.file.key
         let bytes: [UInt8]
         do {
-            bytes = try await executor.run { [file = document.file] in
+            bytes = try await executor.run { [file] in
                 DebugPause.at("READ", path: url.path)
                 return try file.open().readAll()
             }
@@ -80,8 +97,8 @@ package struct ExtractStep: Sendable {
             key: key,
             fileURL: url,
             bytes: bytes,
-            fileIdentity: document.file.identity,
-            followsSymlink: document.file.followsSymlink,
+            fileIdentity: file.identity,
+            followsSymlink: file.followsSymlink,
             maxTextBytes: textLimit
         )
         // Sniffing (every extractor's `accepts`) is the stage's work too.
@@ -135,7 +152,7 @@ package struct ExtractStep: Sendable {
         if case .extract = claim { await sharing.finish(shareKey, with: extracted) }
         // Kept only if the file still is what was hashed: worker processes read it again by path.
         if let persistent, let identity, let extracted,
-            (try? await executor.run({ [file = document.file] in Self.unchangedSinceScan(file) })) == true
+            (try? await executor.run({ [file] in Self.unchangedSinceScan(file) })) == true
         {
             await persistent.store(extracted, content: hash, identity: identity)
         }

@@ -3,11 +3,11 @@ import SluiceCore
 import SluiceState
 import Synchronization
 
-/// The first stage: walks the source (``SourceScanner``) and sends each document to be processed into
+/// The first stage: lists the source (``DocumentSource``: a folder, a bucket) and sends each document to be processed into
 /// the first channel.
 ///
 /// - The stat-only fast path: a document whose size and modification time match its indexed record is
-///   skipped here, without reading a byte.
+///   skipped here, without reading a byte (a bucket's object: its size and ETag, from the listing alone).
 /// - With `retryFailed`, only documents whose record says failed are taken.
 /// - Once a stop is requested (a signal, or the provider refusing to go on), no document is taken any
 ///   more; the walk goes on, stat only, to count the documents not reached.
@@ -26,7 +26,7 @@ package actor ScanStage {
     package nonisolated let meter = StageMeter(name: "scan", workers: 1)
     /// Documents looked at so far (for progress and the scan phase's figures).
     package nonisolated let scanned = ScanCounter()
-    private let scanner: SourceScanner
+    private let source: any DocumentSource
     private let checkpoint: CheckpointStore
     private let retryFailed: Bool
     private let metadataRules: DocumentMetadataRules
@@ -36,7 +36,7 @@ package actor ScanStage {
 
     /// - Parameter stops: Signals that stop intake once any is requested.
     package init(
-        scanner: SourceScanner,
+        source: any DocumentSource,
         checkpoint: CheckpointStore,
         retryFailed: Bool,
         tally: RunTally,
@@ -44,7 +44,7 @@ package actor ScanStage {
         metadataRules: DocumentMetadataRules = .none
     ) {
         self.metadataRules = metadataRules
-        self.scanner = scanner
+        self.source = source
         self.checkpoint = checkpoint
         self.retryFailed = retryFailed
         self.tally = tally
@@ -67,16 +67,11 @@ package actor ScanStage {
         // this walk, held back by the stage buffers, reaches the end. Not with --retry-failed (only the
         // failed documents count there, which takes the checkpoint): its total comes with the end of the walk.
         let counter = scanned
-        // A report of its own: the run's left-out count is the real walk's, not twice over.
-        let countingScanner = {
-            var counting = self.scanner
-            counting.leftOut = LeftOutFiles()
-            return counting
-        }()
-        let counting: Task<Void, Never>? =
-            retryFailed
-            ? nil
-            : Task.detached(priority: .utility) {
+        // A report of its own: the run's left-out count is the real walk's, not twice over. Not for a source
+        // whose listing costs requests (a bucket): its total comes with the end of the walk.
+        let countingSource = retryFailed ? nil : source.countingCopy()
+        let counting: Task<Void, Never>? = countingSource.map { countingScanner in
+            Task.detached(priority: .utility) {
                 var count = 0
                 do {
                     try await countingScanner.walk { _ in
@@ -88,11 +83,12 @@ package actor ScanStage {
                 }
                 if !Task.isCancelled { counter.counted(count) }
             }
+        }
         defer { counting?.cancel() }
         let clock = ContinuousClock()
         var outcome = Outcome()
         var stateDamage: SluiceError?
-        try await scanner.walk { entry in
+        try await source.walk { entry in
             if stops.contains(where: \.isRequested) {
                 // Stop taking documents; keep walking (stat only) to count what was not reached.
                 outcome.interrupted = true
@@ -117,7 +113,7 @@ package actor ScanStage {
             case .failure(let problem):
                 let file = SourceFile(
                     key: problem.key,
-                    url: scanner.root.appendingPathComponent(problem.key),
+                    url: source.location(of: problem.key),
                     size: 0,
                     mtimeNanoseconds: 0
                 )
@@ -148,7 +144,7 @@ package actor ScanStage {
                 let fileMetadata = metadataRules.metadata(
                     key: file.key,
                     size: file.size,
-                    mtimeNanoseconds: file.mtimeNanoseconds
+                    mtimeNanoseconds: file.modifiedNanoseconds ?? file.mtimeNanoseconds
                 )
                 // Under the settings of the extractor that read the bytes last: unchanged bytes are read by it again.
                 let metadataHash = metadataRules.fingerprint(of: fileMetadata, read: previous?.extractor)

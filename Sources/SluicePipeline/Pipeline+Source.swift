@@ -1,0 +1,24 @@
+import Foundation
+import SluiceCore
+
+extension Pipeline {
+    /// The run's source (`source.kind`), seeing only this run's shard.
+    /// - Throws: ``SluiceError/Code/configuration`` for a kind Sluice cannot read.
+    func makeSource() throws -> any DocumentSource {
+        switch configuration.source.kind {
+        case .folder:
+            return SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
+        case .s3:
+            return try S3Source(
+                configuration: configuration.source,
+                shard: options.shard,
+                fetchDirectory: stateDirectory.appendingPathComponent("fetch")
+            )
+        default:
+            throw SluiceError(
+                .configuration,
+                "source.kind \(configuration.source.kind) is not a source Sluice can read"
+            )
+        }
+    }
+}

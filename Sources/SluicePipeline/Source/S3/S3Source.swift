@@ -1,0 +1,190 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `source.kind: s3`: the objects of a bucket under a prefix.
+///
+/// - Keys: the object key below the prefix (`manuals/a.pdf` under `manuals/` is `a.pdf`); include/exclude
+///   and `--shard` apply to it, as to a folder's relative path. Keys ending in `/` (folder markers) are not
+///   documents.
+/// - Change detection from the listing alone: the record keeps the size and the ETag (hashed,
+///   ``S3Object/changeToken``); an object whose both are unchanged is skipped without a GET. A changed one
+///   is downloaded, hashed, and processed only if its bytes differ from what is indexed.
+/// - Reading: a streaming GET into a private temporary file (mode 0600, under the state folder's `fetch/`),
+///   stopped at `extract.max_file_mb`, deleted once extracted; at most `source.s3.concurrency` at a time.
+/// - Prune: only after a listing that went to its last page (``completeListing()``); a page that fails after
+///   its retries throws, and nothing is deleted.
+struct S3Source: DocumentSource {
+    let client: S3Client
+    /// The prefix as a folder: empty, or ending in `/`.
+    let prefix: String
+    let include: [GlobPattern]
+    let exclude: [GlobPattern]
+    let shard: Shard
+    let leftOut = LeftOutFiles()
+    /// Where downloads are written while they are extracted (created 0700 on first use).
+    let fetchDirectory: URL
+    let slots: DownloadSlots
+    /// Writes of downloaded bytes (blocking calls, off the cooperative pool).
+    let writer: BlockingExecutor
+
+    init(
+        configuration: PipelineConfiguration.Source,
+        shard: Shard,
+        fetchDirectory: URL,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        http: HTTPClient = .shared
+    ) throws {
+        let settings = configuration.s3
+        let credentials = try S3Credentials.resolve(settings, environment: environment)
+        client = S3Client(settings: settings, credentials: credentials, http: http)
+        let prefix = settings.prefix.hasPrefix("/") ? String(settings.prefix.dropFirst()) : settings.prefix
+        self.prefix = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
+        include = configuration.include.map(GlobPattern.init)
+        exclude = configuration.exclude.map(GlobPattern.init)
+        self.shard = shard
+        self.fetchDirectory = fetchDirectory
+        slots = DownloadSlots(settings.concurrency)
+        writer = BlockingExecutor(label: "sl-fetch", threads: 1)
+    }
+
+    var name: String { "s3://\(client.bucket)/\(prefix)" }
+    var readsLocally: Bool { false }
+
+    /// Requests made so far.
+    var requests: S3RequestCounter { client.requests }
+
+    func countingCopy() -> (any DocumentSource)? { nil }
+
+    func location(of key: String) -> URL {
+        URL(string: "s3://\(client.bucket)/\(S3Client.encode(prefix + key, keepSlash: true))")
+            ?? URL(fileURLWithPath: "/").appendingPathComponent(key)
+    }
+
+    /// The credentials were found when the source was made; nothing else can be known without a request.
+    func prepare() throws {}
+
+    func selects(_ key: String) -> Bool {
+        include.contains { $0.matches(key) } && !exclude.contains { $0.matches(key) } && shard.owns(key)
+    }
+
+    nonisolated(nonsending) func walk(_ body: (Result<SourceFile, SourceProblem>) async -> Bool) async throws {
+        var token: String?
+        repeat {
+            let page = try await client.listPage(
+                prefix: prefix,
+                continuationToken: token,
+                maxKeys: client.settings.listPageSize
+            )
+            for object in page.objects {
+                guard object.key.hasPrefix(prefix) else { continue }
+                let key = String(object.key.dropFirst(prefix.count))
+                if key.isEmpty || key.hasSuffix("/") { continue }
+                guard selects(key) else {
+                    if shard.owns(key) { leftOut.file(key) }
+                    continue
+                }
+                var file = SourceFile(
+                    key: key,
+                    url: location(of: key),
+                    size: object.size,
+                    mtimeNanoseconds: object.changeToken
+                )
+                file.modifiedNanoseconds = object.lastModifiedNanoseconds
+                if await !body(.success(file)) { return }
+            }
+            token = page.isTruncated ? page.nextContinuationToken : nil
+        } while token != nil
+    }
+
+    func completeListing() async throws -> SourceListing {
+        var keys: Set<String> = []
+        try await walk { entry in
+            if case .success(let file) = entry { keys.insert(file.key) }
+            return true
+        }
+        let listed = keys
+        return SourceListing { listed.contains($0) }
+    }
+
+    func materialize(_ file: SourceFile, maxBytes: Int) async throws -> MaterializedFile {
+        let directory = fetchDirectory
+        try await writer.run {
+            try FileManager.default.createDirectory(
+                at: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        }
+        // The key's last component keeps the file's name and extension, for extractors that look at it.
+        let base = file.key.split(separator: "/").last.map(String.init) ?? "object"
+        let safe = String(base.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" }.suffix(80))
+        let path = directory.appendingPathComponent("\(UInt64.random(in: 0...UInt64.max))-\(safe)").path
+        await slots.acquire()
+        let written: Int
+        do {
+            written = try await client.download(key: prefix + file.key, to: path, maxBytes: maxBytes, writer: writer)
+            await slots.release()
+        } catch {
+            await slots.release()
+            unlink(path)
+            throw error
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SluiceError(.io, "the download of \(file.key) is gone from \(directory.path)")
+        }
+        var local = SourceFile(
+            key: file.key,
+            url: URL(fileURLWithPath: path),
+            size: written,
+            mtimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        )
+        local.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return MaterializedFile(file: local) { unlink(path) }
+    }
+
+    /// Downloads a killed run left behind.
+    func removeLeftovers() {
+        try? FileManager.default.removeItem(at: fetchDirectory)
+    }
+
+    var requestSummary: String? {
+        "\(requests.listRequests) LIST, \(requests.getRequests) GET, \(requests.retriedRequests) retried"
+    }
+
+    func check(shard: Shard) async -> DependencyCheck {
+        var matching = 0
+        do {
+            try await walk { entry in
+                if case .success = entry { matching += 1 }
+                return true
+            }
+        } catch let error as SluiceError {
+            let unavailable = error.isUnavailability || error.code == .dependencyUnavailable
+            return DependencyCheck(
+                "source",
+                unavailable ? .unavailable : .failed,
+                "\(name): \(error.message) (\(client.credentials))",
+                fix: unavailable
+                    ? "check source.s3.endpoint and the network, then run again"
+                    : "check source.s3.bucket, the region and the credentials"
+            )
+        } catch {
+            return DependencyCheck("source", .failed, "\(name): \(error)")
+        }
+        let pages = client.requests.listRequests
+        let shardText = shard == .whole ? "" : " of shard \(shard)"
+        let hint = matching == 0 ? " (check source.s3.prefix, source.include and source.exclude)" : ""
+        return DependencyCheck(
+            "source",
+            .ok,
+            "\(name): \(matching) objects match include/exclude\(shardText)\(hint); listed in \(pages) request\(pages == 1 ? "" : "s"), \(client.credentials)"
+                + (leftOut.summary.map { "; left out: \($0)" } ?? "")
+        )
+    }
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""A real S3 implementation on loopback: moto's server (PyPI moto[server], in the tools venv), in process,
+behind a small control and fault layer.
+
+  s3_server.py [--exit-on-stdin-eof] --bucket NAME
+
+Serves moto's S3 API on 127.0.0.1 (a free port) with bucket NAME created, prints "PORT <n>", and stops
+when its parent goes away. Besides the S3 API:
+  PUT    /_standin/object/<key>   body: the object's bytes (written through boto3, as a client would)
+  DELETE /_standin/object/<key>   deletes the object
+  GET    /_standin/stats          {"list": LIST requests, "get": GET object requests, "faults": answers injected}
+  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N
+         fail_continued_lists: every ListObjectsV2 request with a continuation token (the second page and
+         later) answers 500 InternalError: a listing that fails halfway. slowdown_every: every Nth S3
+         request answers 503 SlowDown, as S3 throttles (0: never).
+"""
+import argparse, json, os, sys, threading, urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import server_child  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description="moto's S3 on loopback")
+    server_child.add_lifeline_option(parser)
+    parser.add_argument("--bucket", required=True)
+    options = parser.parse_args()
+    try:
+        import boto3
+        from botocore.config import Config
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from werkzeug.serving import make_server
+    except ImportError as error:
+        server_child.fail(f"moto[server] is not installed in the tools venv (run scripts/setup.sh): {error}")
+
+    lock = threading.Lock()
+    state = {"list": 0, "get": 0, "faults": 0, "requests": 0, "fail_continued_lists": False, "slowdown_every": 0}
+    moto = DomainDispatcherApplication(create_backend_app)
+    port = server_child.free_port()
+    client = boto3.client(
+        "s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+        aws_access_key_id="standin", aws_secret_access_key="standin",
+        config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+
+    def answer(start_response, status, body, content_type="application/json", headers=()):
+        data = body if isinstance(body, bytes) else body.encode()
+        start_response(status, [("Content-Type", content_type), ("Content-Length", str(len(data)))] + list(headers))
+        return [data]
+
+    def s3_error(start_response, status, code, message):
+        body = f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code><Message>{message}</Message></Error>'
+        return answer(start_response, status, body, "application/xml")
+
+    def app(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
+        method = environ["REQUEST_METHOD"]
+        if path.startswith("/_standin/"):
+            if path == "/_standin/stats":
+                with lock:
+                    counts = {k: state[k] for k in ("list", "get", "faults")}
+                return answer(start_response, "200 OK", json.dumps(counts))
+            if path == "/_standin/faults" and method == "POST":
+                with lock:
+                    state["fail_continued_lists"] = query.get("fail_continued_lists", ["0"])[0] == "1"
+                    state["slowdown_every"] = int(query.get("slowdown_every", ["0"])[0])
+                    state["requests"] = 0
+                return answer(start_response, "200 OK", "{}")
+            if path.startswith("/_standin/object/"):
+                key = urllib.parse.unquote(path[len("/_standin/object/"):])
+                if method == "PUT":
+                    length = int(environ.get("CONTENT_LENGTH") or 0)
+                    body = environ["wsgi.input"].read(length) if length else b""
+                    client.put_object(Bucket=options.bucket, Key=key, Body=body)
+                    return answer(start_response, "200 OK", "{}")
+                if method == "DELETE":
+                    client.delete_object(Bucket=options.bucket, Key=key)
+                    return answer(start_response, "200 OK", "{}")
+            return answer(start_response, "404 Not Found", "{}")
+        # The S3 API, as a client sees it. Requests from the control layer's own boto3 client carry its key.
+        own = "Credential=standin/" in environ.get("HTTP_AUTHORIZATION", "")
+        if not own:
+            is_list = method == "GET" and "list-type" in query
+            with lock:
+                state["requests"] += 1
+                if is_list:
+                    state["list"] += 1
+                elif method == "GET":
+                    state["get"] += 1
+                every = state["slowdown_every"]
+                slowdown = every > 0 and state["requests"] % every == 0
+                fail = is_list and "continuation-token" in query and state["fail_continued_lists"]
+                if slowdown or fail:
+                    state["faults"] += 1
+            if slowdown:
+                return s3_error(start_response, "503 Slow Down", "SlowDown", "Please reduce your request rate.")
+            if fail:
+                return s3_error(start_response, "500 Internal Server Error", "InternalError", "injected: the listing fails here")
+        return moto(environ, start_response)
+
+    server = make_server("127.0.0.1", port, app, threaded=True, request_handler=MotoRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    client.create_bucket(Bucket=options.bucket)
+    print(f"PORT {port}", flush=True)
+    # Stop with the parent (the test process).
+    parent = os.getppid()
+    while os.getppid() == parent:
+        threading.Event().wait(1)
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
