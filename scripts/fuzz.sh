@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx pptx xlsx epub text worker-protocol extraction-cache local-record pdf-flate)
+[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx pptx xlsx epub odt ods odp rtf text worker-protocol extraction-cache local-record pdf-flate)
 
 SLUICE_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product SluiceFuzz \
   --sanitize=fuzzer --sanitize=address \
@@ -25,6 +25,7 @@ binary=.build-fuzz/release/SluiceFuzz
 seed() {  # target -> sample folders
   case "$1" in
     json) echo json ;; csv) echo csv ;; html) echo html ;; docx | pptx | xlsx | epub) echo docx ;; text) echo "text markdown" ;;
+    odt | ods | odp) echo "odt docx" ;; rtf) echo rtf ;;
     *) echo "" ;;
   esac
 }
@@ -40,11 +41,14 @@ for target in "${targets[@]}"; do
   # DOCX with footnotes and endnotes, a PPTX, an XLSX and an EPUB: test fixtures, not samples (each ZIP-based
   # target reads them all).
   case "$target" in
-    docx | pptx | xlsx | epub)
+    docx | pptx | xlsx | epub | odt | ods | odp)
       for f in Tests/SluiceExtractTests/Fixtures/*.docx Tests/SluiceExtractTests/Fixtures/*.pptx \
-        Tests/SluiceExtractTests/Fixtures/*.xlsx Tests/SluiceExtractTests/Fixtures/*.epub; do
+        Tests/SluiceExtractTests/Fixtures/*.xlsx Tests/SluiceExtractTests/Fixtures/*.epub \
+        Tests/SluiceExtractTests/Fixtures/*.od[tsp]; do
         cp -n "$f" "$corpus/" 2>/dev/null || true
       done ;;
+    rtf)
+      for f in Tests/SluiceExtractTests/Fixtures/*.rtf; do cp -n "$f" "$corpus/" 2>/dev/null || true; done ;;
   esac
   # Inputs that multiply their text by reference (HostileDocuments): the bound on a document's text is checked
   # on every input the fuzzer derives from them.

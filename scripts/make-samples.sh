@@ -3,6 +3,7 @@
 #
 # The outputs are committed: nothing here is needed to build or test Sluice. Running it needs
 #   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data groff img2pdf imagemagick python3-venv
+#   apt-get install -y --no-install-recommends libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
 # (and openpyxl from PyPI, installed into a throwaway virtual environment), and the packages whose /usr/share/doc files it copies (a missing one is reported by name).
 # The generated files come out byte-identical on every run (fixed dates, fixed qpdf ID and AES IV,
 # fixed-key pseudo-random bytes).
@@ -18,7 +19,7 @@ doc=/usr/share/doc
 generated_only=false
 [[ "${1:-}" == "--generated-only" ]] && generated_only=true
 
-for tool in enscript gs qpdf pdftoppm openssl pandoc python3 iconv groff img2pdf convert; do
+for tool in enscript gs qpdf pdftoppm openssl pandoc python3 iconv groff img2pdf convert soffice; do
     command -v "$tool" >/dev/null || { echo "missing tool: $tool (see the header of $0)" >&2; exit 1; }
 done
 
@@ -26,7 +27,7 @@ done
 export SOURCE_DATE_EPOCH=1700000000
 export TZ=UTC LC_ALL=C
 
-mkdir -p "$out"/{text,markdown,pdf,images,bad,docx,html,json,csv}
+mkdir -p "$out"/{text,markdown,pdf,images,bad,docx,odt,rtf,html,json,csv}
 
 # copy SRC DEST: copies a file from /usr/share/doc, decompressing *.gz.
 copy() {
@@ -312,6 +313,38 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as out:
         out.writestr(zipfile.ZipInfo(name, date_time=(2023, 11, 14, 22, 13, 20)), data, zipfile.ZIP_DEFLATED)
 PY
 
+
+# OpenDocument and RTF, converted by LibreOffice (headless) from the DOCX, XLSX and PPTX above: the list
+# sample as ODT and RTF (samples), the workbook and the deck as ODS and ODP, and a pandoc DOCX with a title,
+# an author, a footnote and four scripts as ODT and RTF (test fixtures). LibreOffice stamps the time of
+# conversion into ZIP entries: these files are the same in content, not in bytes, from run to run.
+# convert FORMAT SOURCE FOLDER: soffice writes FOLDER/<source name>.FORMAT.
+convert() {
+    soffice --headless -env:UserInstallation="file://$work/lo-profile" --convert-to "$1" --outdir "$3" "$2" >/dev/null
+}
+convert odt "$out/docx/xz-lists.docx" "$out/odt"
+convert rtf "$out/docx/xz-lists.docx" "$out/rtf"
+convert ods "$fixtures/xz-facts.xlsx" "$fixtures"
+convert odp "$fixtures/xz-slides.pptx" "$fixtures"
+pandoc --from markdown --to docx -o "$work/xz-notes.docx" <<'MD'
+---
+title: XZ Utils notes
+author: Lasse Collin
+---
+
+# Compressing with xz
+
+The .xz format supports multiple filters[^filters] and integrity checks. Its authors write “naïve” café-style prose — with ‘quotes’ — and test in Ελληνικά, Русский and 日本語.
+
+## Presets
+
+1. Pick a preset from -0 to -9.
+2. Add -e for the extreme variant.
+
+[^filters]: LZMA2 is the default filter; BCJ filters improve compression of executables.
+MD
+convert odt "$work/xz-notes.docx" "$fixtures"
+convert rtf "$work/xz-notes.docx" "$fixtures"
 
 # ps_to_pdf PS PDF TITLE AUTHOR: ghostscript with a DOCINFO pdfmark so the PDF has a title and author.
 ps_to_pdf() {

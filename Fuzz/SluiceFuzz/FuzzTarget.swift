@@ -10,7 +10,7 @@ import SluiceTesting
 /// expected (most inputs are malformed); what the fuzzer looks for is a crash, a trap, a memory error
 /// (AddressSanitizer), a hang (`-timeout`) or runaway memory (`-rss_limit_mb`).
 enum FuzzTarget: String, CaseIterable {
-    case json, csv, html, docx, pptx, xlsx, epub, text
+    case json, csv, html, docx, pptx, xlsx, epub, odt, ods, odp, rtf, text
     case workerProtocol = "worker-protocol"
     case extractionCache = "extraction-cache"
     case localRecord = "local-record"
@@ -25,6 +25,10 @@ enum FuzzTarget: String, CaseIterable {
         case .pptx: Self.extract(bytes, with: PPTXExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.pptx")
         case .xlsx: Self.extract(bytes, with: XLSXExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.xlsx")
         case .epub: Self.extract(bytes, with: EPUBExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.epub")
+        case .odt: Self.extract(bytes, with: ODTExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.odt")
+        case .ods: Self.extract(bytes, with: ODSExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.ods")
+        case .odp: Self.extract(bytes, with: ODPExtractor(maxInflatedBytes: 16 << 20), key: "fuzz.odp")
+        case .rtf: Self.extract(bytes, with: RTFExtractor(), key: "fuzz.rtf")
         case .text: Self.extract(bytes, with: TextExtractor(), key: "fuzz.txt")
         case .workerProtocol: Self.workerLines(bytes)
         case .extractionCache: Self.extractionCache(bytes)

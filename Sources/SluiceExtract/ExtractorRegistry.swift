@@ -15,8 +15,8 @@ public struct ExtractorRegistry: Sendable {
         configuration: PipelineConfiguration.Extract,
         workers: ExtractWorkerPool? = nil
     ) -> ExtractorRegistry {
-        // PDF and images first (unambiguous magic bytes), then DOCX, HTML, JSON, CSV
-        // (ExtractorRegistry+Documents.swift), then text.
+        // PDF and images first (unambiguous magic bytes), then the Office, OpenDocument and EPUB containers,
+        // RTF, HTML, JSON, CSV (ExtractorRegistry+Documents.swift), then text.
         var extractors: [any Extractor] = []
         // PDF and images: in worker processes when isolation is on, else in process.
         if configuration.isolate, let workers {

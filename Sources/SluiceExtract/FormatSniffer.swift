@@ -13,6 +13,8 @@ public struct DocumentFormat: Hashable, Sendable, CustomStringConvertible {
     public static let gif = DocumentFormat("gif")
     public static let webp = DocumentFormat("webp")
     public static let zip = DocumentFormat("zip")
+    /// Rich Text Format: `{\rtf` at the start.
+    public static let rtf = DocumentFormat("rtf")
     /// Other known binary containers that Sluice does not extract (gzip, ELF, …): named for the reason.
     public static let otherBinary = DocumentFormat("binary")
     /// Anything else: the text extractor decides (and rejects binary data and invalid UTF-8 precisely).
@@ -52,6 +54,7 @@ public enum FormatSniffer {
         if starts(Magic.riff) && starts(Magic.webp, at: 8) { return .webp }
         if starts(Magic.bmp) && b.count >= 26 && bmpHeaderLooksValid(b) { return .bmp }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return .zip }
+        if starts(Magic.rtf) { return .rtf }
         if starts([0x1F, 0x8B]) || starts([0x7F, 0x45, 0x4C, 0x46]) || starts([0x28, 0xB5, 0x2F, 0xFD])
             || starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00])
             || starts(Magic.bzip2) && b.count > 3 && b[3] >= 0x31 && b[3] <= 0x39
@@ -70,6 +73,13 @@ public enum FormatSniffer {
         static let webp = Array("WEBP".utf8)
         static let bmp = Array("BM".utf8)
         static let bzip2 = Array("BZh".utf8)
+        static let rtf = Array("{\\rtf".utf8)
+    }
+
+    /// The OpenDocument format (`odt`, `ods`, `odp`) of a ZIP archive whose first entry, `mimetype`, names
+    /// one; nil for anything else. The entry is stored at the start, so the first bytes tell.
+    package static func openDocumentFormat(_ bytes: [UInt8]) -> String? {
+        OpenDocumentPackage.kind(of: bytes)?.format
     }
 
     /// A human name for failure messages ("PNG image", "ZIP archive", …).
@@ -77,6 +87,7 @@ public enum FormatSniffer {
         switch format {
         case .pdf: "PDF document"
         case .zip: "ZIP archive"
+        case .rtf: "RTF document"
         case .otherBinary: "compressed or executable binary data"
         case .empty: "empty file"
         case .text: "text"

@@ -97,4 +97,72 @@ struct DocumentFormatsCLITests {
         )
         #expect(chapters.allSatisfy { $0.metadata["author"] == "Lasse Collin" && $0.metadata["chapters"] == 3 })
     }
+
+    @Test("OpenDocument and RTF: headings, sheets, slides and metadata reach the records; bad ones fail alone")
+    func openDocumentAndRTFEndToEnd() async throws {
+        let ws = try Workspace("opendocument")
+        defer { ws.cleanUp() }
+        let fixtures = Self.samples.deletingLastPathComponent().appendingPathComponent(
+            "Tests/SluiceExtractTests/Fixtures"
+        )
+        for (source, name) in [
+            (Self.samples.appendingPathComponent("odt/xz-lists.odt"), "xz-lists.odt"),
+            (Self.samples.appendingPathComponent("rtf/xz-lists.rtf"), "xz-lists.rtf"),
+            (fixtures.appendingPathComponent("xz-facts.ods"), "xz-facts.ods"),
+            (fixtures.appendingPathComponent("xz-slides.odp"), "xz-slides.odp"),
+            (fixtures.appendingPathComponent("xz-notes.rtf"), "xz-notes.rtf"),
+        ] {
+            try FileManager.default.copyItem(at: source, to: ws.corpus.appendingPathComponent(name))
+        }
+        try FileManager.default.createDirectory(
+            at: ws.corpus.appendingPathComponent("bad"),
+            withIntermediateDirectories: true
+        )
+        let odt = try Data(contentsOf: Self.samples.appendingPathComponent("odt/xz-lists.odt"))
+        try odt.prefix(odt.count / 2).write(to: ws.corpus.appendingPathComponent("bad/truncated.odt"))
+        let deep = "{\\rtf1\\ansi " + String(repeating: "{", count: 5_000) + "x" + String(repeating: "}", count: 5_001)
+        try Data(deep.utf8).write(to: ws.corpus.appendingPathComponent("bad/deep.rtf"))
+        try Data(#"{\rtf1\ansi{\*\shppict{\pict\pngblip 89504e47}}\par}"#.utf8)
+            .write(to: ws.corpus.appendingPathComponent("bad/picture.rtf"))
+
+        let main = ws.target("main")
+        try await ws.run(
+            main,
+            ["--set", "source.include=[\"**/*\"]", "--set", "chunk.strategy=structured"],
+            expecting: 2
+        )
+        let records = try Export.records(try await ws.export(main))
+        #expect(
+            Set(records.map(\.documentKey))
+                == ["xz-lists.odt", "xz-lists.rtf", "xz-facts.ods", "xz-slides.odp", "xz-notes.rtf"]
+        )
+        for key in ["xz-lists.odt", "xz-lists.rtf"] {
+            let format = String(key.split(separator: ".").last!)
+            #expect(
+                records.contains {
+                    $0.documentKey == key && $0.metadata["headings"]?.text.hasPrefix("Using xz") == true
+                        && $0.text.contains(".lzma | LZMA_Alone | legacy")
+                },
+                "\(key)"
+            )
+            #expect(records.filter { $0.documentKey == key }.allSatisfy { $0.metadata["format"] == .string(format) })
+        }
+        #expect(
+            records.contains {
+                $0.documentKey == "xz-facts.ods" && $0.metadata["sheet"] == "Releases"
+                    && $0.text.contains("Released: 2010-10-23")
+            }
+        )
+        #expect(records.contains { $0.documentKey == "xz-slides.odp" && $0.metadata["page"] == 3 })
+        #expect(
+            records.filter { $0.documentKey == "xz-notes.rtf" }.allSatisfy {
+                $0.metadata["title"] == "XZ Utils notes" && $0.metadata["author"] == "Lasse Collin"
+            }
+        )
+        let failures = try await ws.status(main).failures
+        #expect(Set(failures.keys) == ["bad/truncated.odt", "bad/deep.rtf", "bad/picture.rtf"], "\(failures)")
+        #expect(failures["bad/truncated.odt"]?.hasPrefix("malformed:") == true, "\(failures)")
+        #expect(failures["bad/deep.rtf"]?.hasPrefix("too-deep:") == true, "\(failures)")
+        #expect(failures["bad/picture.rtf"]?.contains("no text") == true, "\(failures)")
+    }
 }

@@ -17,6 +17,8 @@ import Testing
             Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0] + [UInt8](repeating: 0, count: 12), .bmp
         ),
         ("zip", [0x50, 0x4B, 0x03, 0x04, 20, 0], .zip),
+        ("rtf", Array("{\\rtf1\\ansi\\ansicpg1252 Hello}".utf8), .rtf),
+        ("text mentioning RTF", Array("Save it as {\\rtf1 in WordPad.".utf8), .text),
         ("gzip", [0x1F, 0x8B, 0x08, 0x00], .otherBinary),
         ("ELF", [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1], .otherBinary),
         ("text", Array("Hello, world\n".utf8), .text),
@@ -39,6 +41,7 @@ import Testing
             ("pdf/xz-utils-faq.pdf", .pdf), ("pdf/xz-faq-scanned.pdf", .pdf), ("images/xz-faq-page.png", .png),
             ("images/xz-faq-page.jpg", .jpeg), ("images/xz-faq-page.tiff", .tiff), ("bad/png-named.pdf", .png),
             ("bad/binary.txt", .text), ("text/zlib-faq.txt", .text), ("bad/zero-byte.txt", .empty),
+            ("rtf/xz-lists.rtf", .rtf), ("odt/xz-lists.odt", .zip),
         ]
         for (path, format) in expectations {
             let bytes = [UInt8](try Data(contentsOf: Samples.url(path)))
@@ -60,6 +63,8 @@ import Testing
         #expect(try extractorName("bad/png-named.pdf") == "image")
         #expect(try extractorName("images/xz-faq-page.tiff") == "image")
         #expect(try extractorName("bad/binary.txt") == "text")
+        #expect(try extractorName("rtf/xz-lists.rtf") == "rtf")
+        #expect(try extractorName("odt/xz-lists.odt") == "odt")
     }
 
     @Test func textExtractorNamesAnUnhandledBinaryFormat() {
@@ -71,5 +76,13 @@ import Testing
         }
         #expect(error?.code == .unsupportedFormat)
         #expect(error?.message.contains("ZIP archive") == true, "\(error?.message ?? "")")
+        // RTF is recognised as such, not read as text with its control words.
+        let rtf = Array("{\\rtf1\\ansi Hello}".utf8)
+        let rtfError = #expect(throws: SluiceError.self) {
+            try TextExtractor().extract(
+                ExtractionInput(key: "a.txt", fileURL: URL(fileURLWithPath: "/a.txt"), bytes: rtf)
+            )
+        }
+        #expect(rtfError?.message.contains("RTF document") == true, "\(rtfError?.message ?? "")")
     }
 }

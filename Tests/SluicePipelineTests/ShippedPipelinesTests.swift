@@ -56,7 +56,8 @@ import Testing
             root: Self.root.appendingPathComponent("samples")
         )
         for key in [
-            "pdf/xz-utils-faq.pdf", "docx/xz-lists.docx", "csv/packages.csv", "json/nodejs-path.json",
+            "pdf/xz-utils-faq.pdf", "docx/xz-lists.docx", "odt/xz-lists.odt", "rtf/xz-lists.rtf", "csv/packages.csv",
+            "json/nodejs-path.json",
             "html/nodejs-path.html", "markdown/git-README.md", "text/grep-README.txt", "images/xz-faq-page.png",
             "README",
         ] {

@@ -75,7 +75,7 @@ struct DOCXStyles {
     }
 
     /// `heading 2`, `Heading2` → 2.
-    private static func level(inName name: String) -> Int? {
+    static func level(inName name: String) -> Int? {
         let lower = name.lowercased()
         guard lower.hasPrefix("heading") else { return nil }
         let digits = lower.dropFirst("heading".count).drop { $0 == " " }

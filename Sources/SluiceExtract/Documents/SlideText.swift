@@ -58,7 +58,11 @@ struct SlideText {
     }
 
     /// The slide as a section, or nil when it has no text.
-    func section(page: Int) -> TextSection? {
+    func section(page: Int) -> TextSection? { Self.section(title: title, blocks: blocks, notes: notes, page: page) }
+
+    /// A slide as a section (PPTX's and ODP's layout): the title as a Markdown heading line, the blocks, then
+    /// the notes after "Notes: "; nil when it has no text.
+    static func section(title: String?, blocks: [String], notes: [String], page: Int) -> TextSection? {
         var parts = blocks
         if !notes.isEmpty { parts.append("Notes: " + notes.joined(separator: "\n")) }
         if let title { parts.insert("# " + title, at: 0) }

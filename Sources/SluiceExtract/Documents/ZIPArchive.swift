@@ -157,7 +157,7 @@ struct ZIPArchive {
     }
 
     private static func malformed(_ message: String) -> SluiceError {
-        SluiceError(.malformed, "not a readable ZIP archive (corrupt or truncated DOCX): \(message)")
+        SluiceError(.malformed, "not a readable ZIP archive (corrupt or truncated): \(message)")
     }
 }
 

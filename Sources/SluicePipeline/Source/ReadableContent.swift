@@ -2,11 +2,12 @@ import Foundation
 import SluiceExtract
 
 /// Whether a file's first bytes are something the extractors read whatever its name: UTF-8 text (no NUL),
-/// a PDF or an image. What a walk tells of the files `source.include` passed over (``LeftOutFiles``).
+/// a PDF, an image, an RTF document or an OpenDocument package (whose `mimetype` entry comes first). What a
+/// walk tells of the files `source.include` passed over (``LeftOutFiles``).
 ///
 /// Compressed files (`changelog.Debian.gz`) are not: no extractor decompresses, so they are left out
-/// without a hint (decompress them into the source to index them). Office and EPUB containers are ZIP
-/// files, which only their extension tells apart: they are not suggested either.
+/// without a hint (decompress them into the source to index them). Office Open XML and EPUB containers are
+/// ZIP files whose first bytes do not say which: they are not suggested either.
 enum ReadableContent {
     /// How many bytes are read.
     static let prefixBytes = 4096
@@ -20,7 +21,8 @@ enum ReadableContent {
 
     static func looksReadable(_ bytes: [UInt8]) -> Bool {
         let format = FormatSniffer.sniff(bytes)
-        if format == .pdf || format.isImage { return true }
+        if format == .pdf || format == .rtf || format.isImage { return true }
+        if format == .zip { return FormatSniffer.openDocumentFormat(bytes) != nil }
         guard format == .text, !bytes.contains(0) else { return false }
         // Valid UTF-8, but for a character the prefix cut (up to 3 bytes of it).
         let cut = bytes.count == prefixBytes ? 3 : 0

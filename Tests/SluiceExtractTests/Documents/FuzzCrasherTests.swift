@@ -12,7 +12,8 @@ import Testing
 
     static let extractors: [String: any Extractor] = [
         "docx": DOCXExtractor(), "json": JSONExtractor(), "csv": CSVExtractor(), "html": HTMLExtractor(),
-        "text": TextExtractor(),
+        "text": TextExtractor(), "odt": ODTExtractor(), "ods": ODSExtractor(), "odp": ODPExtractor(),
+        "rtf": RTFExtractor(),
     ]
 
     static var cases: [String] {
