@@ -23,6 +23,8 @@ What it checks
   * with --heldout (the held-out set, heldout.jsonl by default): the mix is HELDOUT_MIX (every kind, at
     least HELDOUT_MIN_TOTAL queries), and the set is disjoint from the tuning set (--against,
     queries.jsonl): no id, query text or (document, phrase) pair of that set appears again;
+  * coverage: every format the samples hold (the extension of an indexed file) is judged by at least
+    FORMAT_MIN queries of the set; a new kind of sample needs its queries;
   * natural queries do not copy their answer: the query is not a substring of any listed passage's
     document text.
 
@@ -74,6 +76,8 @@ MIN_PHRASE, MAX_PHRASE = 10, 80
 HELDOUT_MIX = {"natural": 12, "exact": 8, "pdf-page": 5, "scan": 3, "table-row": 4, "json-record": 4,
                "heading": 3}
 HELDOUT_MIN_TOTAL = 40
+# Queries (in each set) that must judge a document of every format the samples hold (by extension).
+FORMAT_MIN = 1
 
 INCLUDED_EXT = {".txt", ".md", ".markdown", ".rst", ".text", ".docx", ".html", ".htm", ".json", ".jsonl",
                 ".ndjson", ".csv", ".tsv", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif",
@@ -416,6 +420,17 @@ def check(queries_path, samples, run_ocr, against=None):
             errors.append("mix: %d %s queries, need at least %d" % (kinds[kind], kind, least))
     if kinds["natural"] > MAX_NATURAL:
         errors.append("mix: %d natural queries, want about 25 (at most %d)" % (kinds["natural"], MAX_NATURAL))
+    # Every format the samples hold (by extension) is judged by at least one query of each set.
+    formats = collections.Counter()
+    for _, q in queries:
+        rel = q.get("relevant") if isinstance(q.get("relevant"), list) else []
+        for ext in {source_kind(r["key"]) for r in rel if isinstance(r, dict) and isinstance(r.get("key"), str)}:
+            formats[ext] += 1
+    held = collections.Counter(source_kind(key) for key, _ in corpus.texts)
+    for ext in sorted(held):
+        if formats[ext] < FORMAT_MIN:
+            errors.append("coverage: %d queries judge a .%s document (samples/ holds %d), need %d" % (
+                formats[ext], ext, held[ext], FORMAT_MIN))
     copies = sum(1 for _, q in queries if isinstance(q.get("relevant"), list)
                  and len({r.get("key") for r in q["relevant"] if isinstance(r, dict)}) > 1)
     if copies < 3:
@@ -427,6 +442,7 @@ def check(queries_path, samples, run_ocr, against=None):
     print("queries: %d, relevant entries: %d, queries with several documents: %d" % (total, entries, copies))
     print("per kind:   " + ", ".join("%s %d" % (k, kinds[k]) for k in KINDS))
     print("per source: " + ", ".join("%s %d" % kv for kv in sorted(sources.items())))
+    print("per format: " + ", ".join("%s %d" % kv for kv in sorted(formats.items())) + " (queries)")
     for w in warnings:
         print("WARNING " + w)
     for e in errors:

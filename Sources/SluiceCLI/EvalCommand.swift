@@ -11,7 +11,9 @@ struct EvalCommand: AsyncParsableCommand {
         discussion: """
             The query file (--queries, else eval.queries) has one JSON object per line: id, query, kind, and \
             relevant, the documents that answer it ({"key": "a.pdf", "page": 2, "contains": "a phrase"}). \
-            Each query is searched as `sluice search` does (copies collapsed) once per --mode. \
+            Each query is searched as `sluice search` does (copies collapsed, the pipeline's fusion and \
+            reranker) once per configuration: each --mode, hybrid once per --fusion, and with a reranker the \
+            reranked results (--rerank: beside the first stage; a query the reranker did not order is listed). \
             --generate N --out FILE writes such a file from the index instead, with a question per sampled \
             chunk from the answer model (answer.*). See docs/USAGE.md, "Retrieval quality".
             """
@@ -22,8 +24,30 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The judged query file (default: the pipeline's eval.queries).", valueName: "file"))
     var queries: String?
 
-    @Option(help: "A search mode to score: vector, keyword or hybrid (repeatable; default: the store's default mode).")
-    var mode: [SearchMode] = []
+    @Option(
+        help: ArgumentHelp(
+            "Search modes to score: vector, keyword, hybrid (comma-separated or repeated; default: the store's default mode).",
+            valueName: "modes"
+        )
+    )
+    var mode: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Hybrid fusions to score side by side: score, rrf (comma-separated or repeated; default: search.fusion).",
+            valueName: "rules"
+        )
+    )
+    var fusion: [String] = []
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            With a reranker (search.rerank): --rerank scores the first stage beside the reranked results, \
+            --no-rerank the first stage alone (default: the reranked results, as `sluice search` returns them).
+            """
+    )
+    var rerank: Bool?
 
     @Option(name: .short, help: "Results looked at per query (1–\(SearchQuery.maxK)).")
     var k = 10
@@ -50,12 +74,52 @@ struct EvalCommand: AsyncParsableCommand {
         if let generate {
             guard generate >= 1 else { throw ValidationError("--generate must be at least 1") }
             guard out != nil else { throw ValidationError("--generate needs --out FILE") }
-            guard queries == nil, mode.isEmpty, !json, !misses else {
+            guard queries == nil, mode.isEmpty, fusion.isEmpty, rerank == nil, !json, !misses else {
                 throw ValidationError("--generate writes a query file; score it with a second `sluice eval`")
             }
         } else if out != nil {
             throw ValidationError("--out is for --generate")
         }
+        _ = try modes()
+        let fusions = try fusionNames()
+        if !fusions.isEmpty, let asked = try modes(), !asked.contains(.hybrid) {
+            throw ValidationError("--fusion merges hybrid rankings: add hybrid to --mode")
+        }
+    }
+
+    /// `--mode`'s modes in the order given, without repeats; nil when none is named.
+    func modes() throws -> [SearchMode]? {
+        let names = Self.list(mode)
+        guard !names.isEmpty else { return nil }
+        var modes: [SearchMode] = []
+        for name in names {
+            guard let mode = SearchMode(rawValue: name) else {
+                let known = SearchMode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--mode must be one of \(known), not \(name)")
+            }
+            if !modes.contains(mode) { modes.append(mode) }
+        }
+        return modes
+    }
+
+    /// `--fusion`'s names in the order given, without repeats.
+    func fusionNames() throws -> [String] {
+        var names: [String] = []
+        for name in Self.list(fusion) {
+            guard SearchFusion.names.contains(name) else {
+                throw ValidationError(
+                    "--fusion must be one of \(SearchFusion.names.joined(separator: ", ")), not \(name)"
+                )
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// Repeated values, each possibly a comma-separated list.
+    static func list(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
     }
 
     func run() async throws {
@@ -81,13 +145,23 @@ struct EvalCommand: AsyncParsableCommand {
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             var searcher = Searcher(embedder: components.embedder, sink: components.sink)
             searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
-            // One configuration per mode; another search option (a fusion, a reranker) adds its own.
-            var modes: [SearchMode] = []
-            for asked in mode.isEmpty ? [searcher.defaultMode] : mode where !modes.contains(asked) {
-                modes.append(asked)
+            // Searched as `sluice search` searches: the pipeline's fusion and its reranker.
+            searcher.fusion = configuration.search.fusion
+            if rerank != false { searcher.reranking = try SearchReranking(configuration: configuration) }
+            if rerank == true, searcher.reranking == nil {
+                throw SluiceError(
+                    .usage,
+                    "--rerank scores the reranker, and the pipeline has none: set search.rerank (docs/USAGE.md, \"Reranking\")"
+                )
             }
+            // One configuration per mode, per fusion of hybrid, and per stage of a search with a reranker.
+            let configurations = try RetrievalEvaluation.configurations(
+                modes: try modes() ?? [searcher.defaultMode],
+                fusions: try fusionNames().compactMap(configuration.search.fusion(named:)),
+                rerank: searcher.reranking == nil ? .firstStage : rerank == true ? .both : .reranked
+            )
             let evaluation = RetrievalEvaluation(searcher: searcher, k: k)
-            let report = try await evaluation.evaluate(judged, configurations: modes.map { .mode($0) })
+            let report = try await evaluation.evaluate(judged, configurations: configurations)
             if json {
                 print(try report.json())
             } else {

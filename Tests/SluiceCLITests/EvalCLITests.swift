@@ -66,36 +66,63 @@ struct EvalCLITests {
     }
 
     /// The figures equal those of evaluate.py's scoring (the repository's reference) over `sluice search
-    /// -k 10 --json` of every query, mode by mode.
+    /// -k 10 --json` of every query, configuration by configuration: each mode, and hybrid once per fusion
+    /// (`--mode vector,keyword,hybrid --fusion score,rrf`), each searched as `search --fusion` does.
     @Test func theFiguresAreEvaluatePysOverSluiceSearch() async throws {
         let (ws, target) = try await indexed("eval-figures")
         defer { ws.cleanUp() }
-        let modes = ["vector", "keyword", "hybrid"]
+        let searches: [(name: String, arguments: [String])] = [
+            ("vector", ["--mode", "vector"]), ("keyword", ["--mode", "keyword"]),
+            ("hybrid-score", ["--mode", "hybrid", "--fusion", "score"]),
+            ("hybrid-rrf", ["--mode", "hybrid", "--fusion", "rrf"]),
+        ]
         let eval = try await ws.sluice(
-            ["eval", ws.pipeline.path] + target.arguments + ["--queries", ws.file("judged.jsonl").path, "--json"]
-                + modes.flatMap { ["--mode", $0] }
+            ["eval", ws.pipeline.path] + target.arguments + [
+                "--queries", ws.file("judged.jsonl").path, "--json", "--mode", "vector,keyword",
+                "--mode", "hybrid", "--fusion", "score,rrf",
+            ]
         )
         #expect(eval.exitCode == 0, "\(eval)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(eval.stdout.utf8)) as? [String: Any])
         let configurations = try #require(report["configurations"] as? [[String: Any]])
-        #expect(configurations.map { $0["name"] as? String } == modes)
+        #expect(configurations.map { $0["name"] as? String } == searches.map(\.name))
+        #expect(configurations.map { $0["fusion"] as? String } == [nil, nil, "score", "rrf"])
         // What sluice search returns, scored by evaluate.py.
         var searched: [String: [String: Any]] = [:]
-        for mode in modes {
+        for (name, arguments) in searches {
             for line in Self.queries.split(separator: "\n") {
                 let query = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 let result = try await ws.sluice(
-                    ["search", "-k", "10", "--json", "--mode", mode] + target.arguments
+                    ["search", "-k", "10", "--json"] + arguments + target.arguments
                         + ["--", query["query"] as! String, ws.pipeline.path]
                 )
                 try #require(result.exitCode == 0, "\(result)")
                 let results = try result.stdout.split(separator: "\n").map {
                     try JSONSerialization.jsonObject(with: Data($0.utf8))
                 }
-                searched[mode, default: [:]][query["id"] as! String] = results
+                searched[name, default: [:]][query["id"] as! String] = results
             }
         }
-        let searchedFile = ws.file("searched.json")
+        let reference = try Self.reference(searched, in: ws)
+        for configuration in configurations {
+            let name = configuration["name"] as! String
+            let all = try #require((configuration["scores"] as? [String: [String: Any]])?["all"])
+            let ours = ["recall@5", "recall@10", "ndcg@10"].map { all[$0] as? Double ?? -1 }
+            let theirs = try #require(reference[name])
+            for (a, b) in zip(ours, theirs) { #expect(abs(a - b) < 1e-9, "\(name): \(ours) against \(theirs)") }
+            #expect(all["queries"] as? Int == 6)
+        }
+        // The figures are not trivial: keyword finds the copies, and the zebra is missed by every mode.
+        let keyword = try #require(configurations.first { $0["name"] as? String == "keyword" })
+        let misses = try #require(keyword["misses"] as? [[String: Any]])
+        #expect(misses.contains { $0["id"] as? String == "q6" })
+        #expect(!misses.contains { $0["id"] as? String == "q1" })
+    }
+
+    /// evaluate.py's recall@5, recall@10 and nDCG@10 (means over the queries) of `searched`: per
+    /// configuration, per query id, the results of `sluice search --json`.
+    static func reference(_ searched: [String: [String: Any]], in ws: Workspace) throws -> [String: [Double]] {
+        let searchedFile = ws.file("searched-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: searched).write(to: searchedFile)
         let script = """
             import json, sys
@@ -109,12 +136,12 @@ struct EvalCLITests {
                 out[mode] = [sum(s[i] for s in scores) / len(scores) for i in range(3)]
             print(json.dumps(out))
             """
-        let reference = try #require(
+        return try #require(
             try JSONSerialization.jsonObject(
                 with: Data(
-                    try Self.python(
+                    try python(
                         [
-                            "-c", script, Self.repository.appendingPathComponent("Benchmarks/retrieval").path,
+                            "-c", script, repository.appendingPathComponent("Benchmarks/retrieval").path,
                             ws.file("judged.jsonl").path, searchedFile.path,
                         ],
                         in: ws
@@ -122,19 +149,151 @@ struct EvalCLITests {
                 )
             ) as? [String: [Double]]
         )
-        for configuration in configurations {
-            let mode = configuration["name"] as! String
-            let all = try #require((configuration["scores"] as? [String: [String: Any]])?["all"])
-            let ours = ["recall@5", "recall@10", "ndcg@10"].map { all[$0] as? Double ?? -1 }
-            let theirs = try #require(reference[mode])
-            for (a, b) in zip(ours, theirs) { #expect(abs(a - b) < 1e-9, "\(mode): \(ours) against \(theirs)") }
-            #expect(all["queries"] as? Int == 6)
+    }
+
+    /// Without `--fusion`, hybrid is searched with the pipeline's fusion (`search.fusion`), as `sluice
+    /// search` searches it: the same figures as evaluate.py over `search --json` with that setting.
+    @Test func hybridUsesThePipelinesFusion() async throws {
+        let (ws, target) = try await indexed("eval-pipeline-fusion")
+        defer { ws.cleanUp() }
+        let setting = ["--set", "search.fusion=rrf", "--set", "search.rrf_k=1"]
+        let eval = try await ws.sluice(
+            ["eval", ws.pipeline.path] + target.arguments + setting + [
+                "--queries", ws.file("judged.jsonl").path, "--json", "--mode", "hybrid",
+            ]
+        )
+        #expect(eval.exitCode == 0, "\(eval)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(eval.stdout.utf8)) as? [String: Any])
+        let configuration = try #require((report["configurations"] as? [[String: Any]])?.first)
+        #expect(configuration["name"] as? String == "hybrid" && configuration["fusion"] as? String == "rrf")
+        var searched: [String: Any] = [:]
+        for line in Self.queries.split(separator: "\n") {
+            let query = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let result = try await ws.sluice(
+                ["search", "-k", "10", "--json", "--mode", "hybrid"] + target.arguments + setting
+                    + ["--", query["query"] as! String, ws.pipeline.path]
+            )
+            try #require(result.exitCode == 0, "\(result)")
+            searched[query["id"] as! String] = try result.stdout.split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8))
+            }
         }
-        // The figures are not trivial: keyword finds the copies, and the zebra is missed by every mode.
-        let keyword = try #require(configurations.first { $0["name"] as? String == "keyword" })
-        let misses = try #require(keyword["misses"] as? [[String: Any]])
-        #expect(misses.contains { $0["id"] as? String == "q6" })
-        #expect(!misses.contains { $0["id"] as? String == "q1" })
+        let theirs = try #require(try Self.reference(["hybrid": searched], in: ws)["hybrid"])
+        let all = try #require((configuration["scores"] as? [String: [String: Any]])?["all"])
+        let ours = ["recall@5", "recall@10", "ndcg@10"].map { all[$0] as? Double ?? -1 }
+        for (a, b) in zip(ours, theirs) { #expect(abs(a - b) < 1e-9, "\(ours) against \(theirs)") }
+    }
+
+    /// `--mode` and `--fusion` take lists; a name they do not know, or a fusion without hybrid, exits 1.
+    @Test func badModesAndFusionsExitOne() async throws {
+        let ws = try Workspace("eval-bad-options")
+        defer { ws.cleanUp() }
+        let queries = ["--queries", ws.file("judged.jsonl").path]
+        for (arguments, reason) in [
+            (["--mode", "vector,fuzzy"], "--mode must be one of vector, keyword, hybrid, not fuzzy"),
+            (["--fusion", "score,max"], "--fusion must be one of score, rrf, not max"),
+            (["--mode", "vector,keyword", "--fusion", "rrf"], "add hybrid to --mode"),
+            (["--generate", "3", "--out", ws.file("g.jsonl").path, "--rerank"], "--generate writes a query file"),
+        ] {
+            let result = try await ws.sluice(["eval", ws.pipeline.path] + queries + arguments)
+            #expect(result.exitCode == 1, "\(arguments): \(result)")
+            #expect(result.stderr.contains(reason), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// `--rerank` against the rerank stand-in (it scores a passage by the query's distinct words in it): the
+    /// first stage beside the reranked results; `--no-rerank` the first stage alone, without a request; by
+    /// default the reranked results; past the deadline every query is listed as not reranked and scored in the
+    /// first stage's order; `--rerank` without `search.rerank` exits 1.
+    @Test func theRerankerBesideTheFirstStage() async throws {
+        let ws = try Workspace("eval-rerank")
+        defer { ws.cleanUp() }
+        // Keyword ranks the rare word repeated first; the reranker the passage with two of the query's words.
+        for (name, text) in [
+            ("valve.txt", "valve valve valve valve valve valve\n"), ("relief.txt", "the pressure relief line\n"),
+            ("gauge.txt", "a pressure gauge\n"), ("map.txt", "a relief map\n"),
+        ] {
+            try text.write(to: ws.corpus.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let judged = ws.file("rerank.jsonl")
+        try #"{"id": "r1", "query": "valve pressure relief", "kind": "natural", "relevant": [{"key": "relief.txt"}]}"#
+            .appending("\n").write(to: judged, atomically: true, encoding: .utf8)
+        let target = ws.target("index")
+        try await ws.run(target, expecting: 0)
+        let key = "rk-eval-\(UUID().uuidString)"
+        let reranker = try await StandInServer.launch(script: "rerank_standin.py", arguments: ["--api-key", key])
+        func settings(_ server: StandInServer, deadline: Double = 60) -> [String] {
+            [
+                "--set", "search.rerank.kind=tei", "--set", "search.rerank.url=\(server.baseURL)/rerank",
+                "--set", "search.rerank.api_key_env=SLUICE_TEST_EVAL_RERANK_KEY",
+                "--set", "search.rerank.deadline_seconds=\(deadline)",
+            ]
+        }
+        func eval(_ extra: [String]) async throws -> (CommandResult, [[String: Any]]) {
+            let result = try await ws.sluice(
+                ["eval", ws.pipeline.path] + target.arguments + ["--queries", judged.path, "--mode", "keyword"] + extra,
+                environment: ["SLUICE_TEST_EVAL_RERANK_KEY": key]
+            )
+            guard extra.contains("--json"), result.exitCode == 0 else { return (result, []) }
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return (result, try #require(object?["configurations"] as? [[String: Any]]))
+        }
+        func mrr(_ configuration: [String: Any]) -> Double? {
+            ((configuration["scores"] as? [String: [String: Any]])?["all"])?["mrr@10"] as? Double
+        }
+        func requests() async throws -> Int {
+            let stats = try await HTTPClient.shared.send(HTTPRequest(url: reranker.baseURL + "/stats"))
+            let counters = try JSONSerialization.jsonObject(with: Data(stats.body)) as? [String: Any]
+            return counters?["requests"] as? Int ?? -1
+        }
+
+        let (both, configurations) = try await eval(settings(reranker) + ["--rerank", "--json"])
+        #expect(both.exitCode == 0, "\(both)")
+        #expect(configurations.map { $0["name"] as? String } == ["keyword", "keyword+rerank"])
+        #expect(mrr(configurations[0]) == 0.5, "the first stage: the repeated word first")
+        #expect(mrr(configurations[1]) == 1, "the reranker's order")
+        #expect(configurations[0]["rerank"] == nil)
+        let status = try #require(configurations[1]["rerank"] as? [String: Any])
+        #expect(status["model"] as? String == "tei" && status["reranked"] as? Int == 1)
+        #expect((status["not_reranked"] as? [Any])?.isEmpty == true)
+        #expect(!both.stdout.contains(key) && !both.stderr.contains(key))
+
+        let table = try await eval(settings(reranker))
+        #expect(table.0.exitCode == 0, "\(table.0)")
+        #expect(table.0.stdout.contains("\nkeyword+rerank all "), "\(table.0.stdout)")
+        #expect(!table.0.stdout.contains("\nkeyword "), "by default the reranked results alone")
+        #expect(table.0.stdout.contains("keyword+rerank: reranked by tei on all 1 queries\n"))
+
+        let before = try await requests()
+        let (plain, firstStage) = try await eval(settings(reranker) + ["--no-rerank", "--json"])
+        #expect(plain.exitCode == 0, "\(plain)")
+        #expect(firstStage.map { $0["name"] as? String } == ["keyword"])
+        #expect(try await requests() == before, "--no-rerank asks the reranker nothing")
+
+        // Past its deadline: scored in the first stage's order, and each query said so.
+        let slow = try await StandInServer.launch(
+            script: "rerank_standin.py",
+            arguments: ["--api-key", key, "--delay-ms", "120000"]
+        )
+        let (late, lateConfigurations) = try await eval(settings(slow, deadline: 0.5) + ["--rerank", "--json"])
+        #expect(late.exitCode == 0, "\(late)")
+        #expect(lateConfigurations.map(mrr) == [0.5, 0.5])
+        let lateStatus = try #require(lateConfigurations.last?["rerank"] as? [String: Any])
+        #expect(lateStatus["reranked"] as? Int == 0)
+        let skipped = try #require(lateStatus["not_reranked"] as? [[String: Any]])
+        #expect(skipped.map { $0["id"] as? String } == ["r1"])
+        #expect((skipped.first?["reason"] as? String)?.contains("search.rerank.deadline_seconds") == true)
+        let lateTable = try await eval(settings(slow, deadline: 0.5) + ["--rerank"])
+        #expect(
+            lateTable.0.stdout.contains(
+                "keyword+rerank: not reranked by tei on 1 of 1 queries (scored in the first stage's order):\n  r1 [natural] valve pressure relief — the reranker did not answer within"
+            ),
+            "\(lateTable.0.stdout)"
+        )
+        slow.stop()
+
+        let none = try await eval(["--rerank"])
+        #expect(none.0.exitCode == 1 && none.0.stderr.contains("set search.rerank"), "\(none.0)")
     }
 
     /// `eval.queries` names the file, relative to the pipeline file; the table lists modes per kind.

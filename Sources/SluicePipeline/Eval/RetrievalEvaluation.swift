@@ -12,7 +12,8 @@ package struct RetrievalEvaluation: Sendable {
     package struct Configuration: Sendable, Hashable {
         /// The name the report shows (`hybrid`, `keyword`, …).
         package var name: String
-        /// The options every query is searched with; its text and k are each query's.
+        /// The options every query is searched with; its text and k are each query's. With
+        /// ``SearchQuery/rerank`` the searcher's reranker re-scores the results (it must have one).
         package var options: SearchQuery
 
         package init(name: String, options: SearchQuery) {
@@ -20,9 +21,11 @@ package struct RetrievalEvaluation: Sendable {
             self.options = options
         }
 
-        /// A configuration that sets only the mode, named after it.
+        /// A configuration that sets only the mode, named after it; the first stage alone (no reranker).
         package static func mode(_ mode: SearchMode) -> Configuration {
-            Configuration(name: mode.rawValue, options: SearchQuery(text: "", mode: mode))
+            var options = SearchQuery(text: "", mode: mode)
+            options.rerank = false
+            return Configuration(name: mode.rawValue, options: options)
         }
 
         /// The query for `text` with these options: copies collapsed, as `sluice search` does unless told not to.
@@ -43,11 +46,15 @@ package struct RetrievalEvaluation: Sendable {
         self.k = k
     }
 
-    /// Searches every query with every configuration and scores the results.
+    /// Searches every query with every configuration and scores the results. A configuration that asks for
+    /// the reranker (``SearchQuery/rerank``) searches through ``Searcher/searchOutcome(_:)`` and the report
+    /// keeps, per query, whether the reranker ordered the results (``RetrievalReport/Scored/rerank``): a
+    /// query it did not rerank (deadline, failure) is scored in the first stage's order and said so.
     ///
     /// - Parameter progress: Called after each query with the configuration's name and the count done.
     /// - Throws: What ``Searcher/search(_:)`` throws (an unreachable store: exit 6; a mode the store does
-    ///   not have: usage), and `CancellationError`.
+    ///   not have: usage), usage for a configuration that asks for a reranker the searcher does not have,
+    ///   and `CancellationError`.
     package func evaluate(
         _ queries: [JudgedQuery],
         configurations: [Configuration],
@@ -58,20 +65,38 @@ package struct RetrievalEvaluation: Sendable {
         }
         var report = RetrievalReport(k: k, queries: queries)
         for configuration in configurations {
+            if configuration.options.rerank, searcher.reranking == nil {
+                throw SluiceError(
+                    .usage,
+                    "\(configuration.name) asks for the reranker, and the pipeline has none (search.rerank)"
+                )
+            }
+            // The report names the fusion a hybrid configuration used, the searcher's when it names none.
+            var configuration = configuration
+            if (configuration.options.mode ?? searcher.defaultMode) == .hybrid, configuration.options.fusion == nil {
+                configuration.options.fusion = searcher.fusion
+            }
             var scores: [RetrievalMetrics.QueryScore] = []
+            var statuses: [RerankStatus?] = []
             for (index, judged) in queries.enumerated() {
                 try Task.checkCancellation()
-                let results = try await searcher.search(configuration.query(judged.query, k: k))
+                let query = configuration.query(judged.query, k: k)
+                // The first stage alone does not ask the reranker at all; the second says per query what it did.
+                let outcome =
+                    query.rerank
+                    ? try await searcher.searchOutcome(query)
+                    : SearchOutcome(results: try await searcher.search(query), rerank: nil)
                 scores.append(
                     RetrievalMetrics.score(
-                        results.map(RetrievalMetrics.Retrieved.init),
+                        outcome.results.map(RetrievalMetrics.Retrieved.init),
                         relevant: judged.relevant,
                         k: k
                     )
                 )
+                statuses.append(outcome.rerank)
                 progress(configuration.name, index + 1)
             }
-            report.append(configuration, scores: scores)
+            report.append(configuration, scores: scores, rerank: statuses)
         }
         return report
     }

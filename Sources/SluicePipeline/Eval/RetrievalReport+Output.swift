@@ -5,8 +5,9 @@ extension RetrievalReport {
     /// The metrics' names, as the table's columns and the JSON's keys.
     package var metricNames: [String] { cutoffs.map { "recall@\($0)" } + ["mrr@\(k)", "ndcg@\(k)"] }
 
-    /// The scores as a table: one row per configuration and kind ("all" first), then, with `misses`, each
-    /// configuration's queries whose answers were not all found within k.
+    /// The scores as a table: one row per configuration and kind ("all" first); for a configuration that
+    /// asked for the reranker, whether it ordered every query and each query it did not; then, with
+    /// `misses`, each configuration's queries whose answers were not all found within k.
     package func table(misses: Bool) -> String {
         let nameWidth = max(13, configurations.map(\.configuration.name.count).max() ?? 0)
         let kindWidth = max(12, kinds.map(\.count).max() ?? 0)
@@ -30,6 +31,25 @@ extension RetrievalReport {
                         pad(DisplayEscaping.escaped(kind), kindWidth), pad("\(summary.queries)", 7, right: true),
                     ] + figures.map { pad(String(format: "%.3f", $0), 9, right: true) }).joined(separator: " ")
                 )
+            }
+        }
+        for scored in configurations {
+            guard let model = scored.rerankModel else { continue }
+            let skipped = notReranked(scored)
+            let name = DisplayEscaping.escaped(scored.configuration.name)
+            guard !skipped.isEmpty else {
+                lines.append("\(name): reranked by \(DisplayEscaping.escaped(model)) on all \(queries.count) queries")
+                continue
+            }
+            lines.append(
+                "\(name): not reranked by \(DisplayEscaping.escaped(model)) on \(skipped.count) of \(queries.count) queries (scored in the first stage's order):"
+            )
+            for item in skipped {
+                var line = "  \(DisplayEscaping.escaped(item.query.id))"
+                if let kind = item.query.kind { line += " [\(DisplayEscaping.escaped(kind))]" }
+                line += " \(DisplayEscaping.escaped(item.query.query)) — "
+                line += DisplayEscaping.escaped(item.status.reason ?? "not applied")
+                lines.append(line)
             }
         }
         guard misses else { return lines.joined(separator: "\n") + "\n" }
@@ -65,9 +85,11 @@ extension RetrievalReport {
     }
 
     /// The report as one JSON object (keys sorted): `k`, `queries`, and `configurations`, in the order
-    /// given, each with its `name`, `mode`, `scores` per kind ("all" and each kind: `queries`,
-    /// `recall@5`, `recall@K`, `mrr@K`, `ndcg@K`) and `misses` (every query with an answer not in the top
-    /// K: `id`, `query`, `kind`, `first_hit`, `found` with each hit entry's `rank`, `missed`).
+    /// given, each with its `name`, `mode`, `fusion` (hybrid), `scores` per kind ("all" and each kind:
+    /// `queries`, `recall@5`, `recall@K`, `mrr@K`, `ndcg@K`), `misses` (every query with an answer not in
+    /// the top K: `id`, `query`, `kind`, `first_hit`, `found` with each hit entry's `rank`, `missed`) and,
+    /// when it asked for the reranker, `rerank`: `model`, `reranked` (how many queries it ordered) and
+    /// `not_reranked` (`id`, `query`, `kind`, `reason` of each query scored in the first stage's order).
     package func json() throws -> String {
         func entry(_ relevant: JudgedQuery.Relevant, rank: Int?) -> [String: Any] {
             var object: [String: Any] = ["key": relevant.key]
@@ -99,6 +121,23 @@ extension RetrievalReport {
             }
             var object: [String: Any] = ["name": scored.configuration.name, "scores": scores, "misses": misses]
             if let mode = scored.configuration.options.mode { object["mode"] = mode.rawValue }
+            if let fusion = scored.configuration.options.fusion { object["fusion"] = fusion.name }
+            if let model = scored.rerankModel {
+                let skipped = notReranked(scored)
+                object["rerank"] =
+                    [
+                        "model": model,
+                        "reranked": scored.rerank.count { $0?.applied == true },
+                        "not_reranked": skipped.map { item in
+                            var entry: [String: Any] = [
+                                "id": item.query.id, "query": item.query.query,
+                                "reason": item.status.reason.map { $0 as Any } ?? NSNull(),
+                            ]
+                            if let kind = item.query.kind { entry["kind"] = kind }
+                            return entry
+                        },
+                    ] as [String: Any]
+            }
             return object
         }
         let object: [String: Any] = ["k": k, "queries": queries.count, "configurations": configurations]

@@ -13,6 +13,27 @@ package struct RetrievalReport: Sendable {
     package struct Scored: Sendable {
         package var configuration: RetrievalEvaluation.Configuration
         package var scores: [RetrievalMetrics.QueryScore]
+        /// Per query, in the same order, what the reranker did (nil: the first stage alone, no reranker asked).
+        package var rerank: [RerankStatus?]
+
+        package init(
+            configuration: RetrievalEvaluation.Configuration,
+            scores: [RetrievalMetrics.QueryScore],
+            rerank: [RerankStatus?]? = nil
+        ) {
+            self.configuration = configuration
+            self.scores = scores
+            self.rerank = rerank ?? Array(repeating: nil, count: scores.count)
+        }
+
+        /// The reranker's model when this configuration asked for it.
+        package var rerankModel: String? { rerank.lazy.compactMap { $0?.model }.first }
+    }
+
+    /// A query the reranker did not order (its deadline passed, it failed): scored in the first stage's order.
+    package struct NotReranked: Sendable, Hashable {
+        package var query: JudgedQuery
+        package var status: RerankStatus
     }
 
     /// Means over a set of queries.
@@ -35,8 +56,12 @@ package struct RetrievalReport: Sendable {
         self.queries = queries
     }
 
-    mutating func append(_ configuration: RetrievalEvaluation.Configuration, scores: [RetrievalMetrics.QueryScore]) {
-        configurations.append(Scored(configuration: configuration, scores: scores))
+    mutating func append(
+        _ configuration: RetrievalEvaluation.Configuration,
+        scores: [RetrievalMetrics.QueryScore],
+        rerank: [RerankStatus?]
+    ) {
+        configurations.append(Scored(configuration: configuration, scores: scores, rerank: rerank))
     }
 
     /// The ranks recall is reported at: 5 and k (k alone when it is 5 or less).
@@ -63,5 +88,13 @@ package struct RetrievalReport: Sendable {
     /// The queries of `scored` with an entry not hit within k, in the file's order.
     package func misses(_ scored: Scored) -> [Miss] {
         zip(queries, scored.scores).filter { $0.1.entryRanks.contains(nil) }.map { Miss(query: $0.0, score: $0.1) }
+    }
+
+    /// The queries of `scored` whose results the reranker did not order, in the file's order.
+    package func notReranked(_ scored: Scored) -> [NotReranked] {
+        zip(queries, scored.rerank).compactMap { query, status in
+            guard let status, !status.applied else { return nil }
+            return NotReranked(query: query, status: status)
+        }
     }
 }

@@ -94,3 +94,97 @@ import Testing
         } throws: { ($0 as? SluiceError)?.code == .usage }
     }
 }
+
+/// A reranker that scores a passage by how often the query's words occur in it, repeats counted (the
+/// in-memory store's keyword ranking counts distinct words), and fails on a query holding `fail`: one
+/// failure among answers, as a reranker past its deadline for one query.
+private struct RepeatCountReranker: Reranker {
+    var model: String { "words" }
+
+    func scores(query: String, documents: [String]) async throws -> [Double] {
+        let words = Set(query.lowercased().split(separator: " "))
+        if words.contains("fail") { throw SluiceError(.dependencyUnavailable, "the reranker is down") }
+        return documents.map { document in
+            Double(document.lowercased().split(separator: " ").count { words.contains($0) })
+        }
+    }
+}
+
+@Suite struct RetrievalEvaluationRerankTests {
+    let embedder = CountingEmbedder()
+    let sink = InMemorySink()
+
+    static let queries = [
+        // Keyword (distinct words) ranks the passage with two of the words first, the repeated word fourth
+        // (ties by id); the reranker, counting repeats, the repeated word first.
+        JudgedQuery(id: "r1", query: "valve pressure relief", kind: "natural", relevant: [.init(key: "valve.txt")]),
+        JudgedQuery(id: "r2", query: "valve pressure fail", kind: "natural", relevant: [.init(key: "valve.txt")]),
+    ]
+
+    @Test func eachQuerySaysWhetherTheRerankerOrderedIt() async throws {
+        try await sink.store(
+            [
+                ("valve.txt", "valve valve valve valve valve valve", [:]),
+                ("relief.txt", "the pressure relief line", [:]),
+                ("gauge.txt", "a pressure gauge", [:]), ("map.txt", "a relief map", [:]),
+            ],
+            embedder: embedder
+        )
+        var searcher = Searcher(embedder: embedder, sink: sink)
+        searcher.reranking = SearchReranking(reranker: RepeatCountReranker())
+        let report = try await RetrievalEvaluation(searcher: searcher, k: 10).evaluate(
+            Self.queries,
+            configurations: try RetrievalEvaluation.configurations(modes: [.keyword], rerank: .both)
+        )
+        let (first, reranked) = (report.configurations[0], report.configurations[1])
+        #expect(first.configuration.name == "keyword" && reranked.configuration.name == "keyword+rerank")
+        #expect(first.rerank == [nil, nil] && first.rerankModel == nil)
+        #expect(first.scores[0].firstHit == 4, "keyword: the passage with more distinct words first")
+        #expect(reranked.scores[0].firstHit == 1, "the reranker: the repeated word first")
+        // r2: the reranker failed; its results are the first stage's, and the report says so.
+        #expect(reranked.rerank.map { $0?.applied } == [true, false])
+        #expect(reranked.scores[1] == first.scores[1])
+        #expect(report.notReranked(reranked).map(\.query.id) == ["r2"])
+        #expect(report.notReranked(first).isEmpty)
+
+        let table = report.table(misses: false)
+        #expect(
+            table.contains(
+                "keyword+rerank: not reranked by words on 1 of 2 queries (scored in the first stage's order):\n"
+            )
+        )
+        #expect(table.contains("  r2 [natural] valve pressure fail — the reranker failed: the reranker is down"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        let configurations = try #require(object["configurations"] as? [[String: Any]])
+        #expect(configurations[0]["rerank"] == nil)
+        let rerank = try #require(configurations[1]["rerank"] as? [String: Any])
+        #expect(rerank["model"] as? String == "words" && rerank["reranked"] as? Int == 1)
+        let skipped = try #require(rerank["not_reranked"] as? [[String: Any]])
+        #expect(skipped.map { $0["id"] as? String } == ["r2"])
+        #expect((skipped.first?["reason"] as? String)?.contains("first-stage order") == true)
+    }
+
+    @Test func aRerankedConfigurationNeedsAReranker() async throws {
+        try await sink.store([("a.txt", "valve", [:])], embedder: embedder)
+        await #expect {
+            _ = try await RetrievalEvaluation(searcher: Searcher(embedder: embedder, sink: sink)).evaluate(
+                Self.queries,
+                configurations: try RetrievalEvaluation.configurations(modes: [.keyword], rerank: .reranked)
+            )
+        } throws: { ($0 as? SluiceError)?.code == .usage }
+    }
+
+    @Test func hybridReportsTheSearchersFusion() async throws {
+        try await sink.store([("relief.txt", "the pressure relief line", [:])], embedder: embedder)
+        var searcher = Searcher(embedder: embedder, sink: sink)
+        searcher.fusion = .rrf(k: 7)
+        let report = try await RetrievalEvaluation(searcher: searcher).evaluate(
+            Self.queries,
+            configurations: [.mode(.hybrid), .mode(.keyword)]
+        )
+        #expect(report.configurations.map(\.configuration.options.fusion) == [.rrf(k: 7), nil])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        let configurations = try #require(object["configurations"] as? [[String: Any]])
+        #expect(configurations.map { $0["fusion"] as? String } == ["rrf", nil])
+    }
+}
