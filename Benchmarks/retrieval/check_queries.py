@@ -35,6 +35,8 @@ standard library allows; phrases are chosen so that they do not depend on the di
   * .html/.htm: the text of the page decoded with its declared charset (Latin-1 as windows-1252), entities
     decoded, without script/style/noscript/template/nav/aside/header/footer; block elements separate words.
   * .docx: word/document.xml, the w:t runs of each paragraph joined, paragraphs and table cells separated.
+  * .odt: content.xml's body, each text:p / text:h a line. .rtf: the text outside skipped destinations
+    (font and colour tables, style sheet, info, pictures, {\\*...} groups), \\'hh as cp1252, \\uN decoded.
   * .json: one line per string value, `$.path: value` (Sluice indexes string values only, not keys or
     numbers). .jsonl: the same per line.
   * .csv/.tsv: one line per row, `name: value; ...` with the header's names, empty values left out,
@@ -80,7 +82,7 @@ HELDOUT_MIN_TOTAL = 40
 FORMAT_MIN = 1
 
 INCLUDED_EXT = {".txt", ".md", ".markdown", ".rst", ".text", ".docx", ".html", ".htm", ".json", ".jsonl",
-                ".ndjson", ".csv", ".tsv", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif",
+                ".ndjson", ".csv", ".tsv", ".pdf", ".odt", ".rtf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif",
                 ".webp"}
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"}
 
@@ -155,6 +157,65 @@ def docx_text(path):
         runs = re.findall(r"<w:t(?: [^>]*)?>(.*?)</w:t>", para, re.S)
         out.append(html.unescape("".join(runs)))
     return "\n".join(out)
+
+
+def odt_text(path):
+    xml = zipfile.ZipFile(path).read("content.xml").decode("utf-8")
+    body = xml.split("<office:body>", 1)[-1]
+    out = []
+    for para in re.findall(r"<text:(?:p|h)(?: [^>]*)?>.*?</text:(?:p|h)>", body, re.S):
+        para = re.sub(r"<text:tab/>|<text:s(?: [^>]*)?/>", " ", para)
+        para = re.sub(r"<text:line-break/>", "\n", para)
+        out.append(html.unescape(re.sub(r"<[^>]+>", "", para)))
+    return "\n".join(out)
+
+
+RTF_SKIPPED = {"fonttbl", "colortbl", "stylesheet", "info", "pict", "object", "header", "footer", "fldinst",
+               "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "themedata", "datastore"}
+
+
+def rtf_text(path):
+    """The text of an RTF file: groups, control words and skipped destinations dropped; \\'hh as cp1252,
+    \\uN with its \\ucN fallback characters skipped."""
+    data = open(path, "rb").read().decode("latin-1")
+    out, stack, skip, uc, pending = [], [], False, 1, 0
+    token = re.compile(r"\\([a-zA-Z]+)(-?\d+)? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])|([^\\{}\r\n]+)|[\r\n]+", re.S)
+    for m in token.finditer(data):
+        word, arg, hexa, sym, brace, text = m.groups()
+        if brace == "{":
+            stack.append((skip, uc))
+        elif brace == "}":
+            skip, uc = stack.pop() if stack else (skip, uc)
+        elif sym == "*":
+            skip = True
+        elif word:
+            if word in RTF_SKIPPED:
+                skip = True
+            elif word == "uc":
+                uc = int(arg or 1)
+            elif word == "u" and not skip:
+                out.append(chr(int(arg) % 65536))
+                pending = uc
+                continue
+            elif word in ("par", "line", "row") and not skip:
+                out.append("\n")
+            elif word in ("tab", "cell") and not skip:
+                out.append(" ")
+        elif hexa:
+            if pending:
+                pending -= 1
+                continue
+            if not skip:
+                out.append(bytes([int(hexa, 16)]).decode("cp1252", "replace"))
+        elif sym and not skip and sym in "\\{}":
+            out.append(sym)
+        elif text and not skip:
+            if pending:
+                n = min(pending, len(text))
+                text, pending = text[n:], pending - n
+            out.append(text)
+        pending = 0 if not hexa else pending
+    return "".join(out)
 
 
 def json_lines(value, path="$"):
@@ -245,6 +306,10 @@ class Corpus:
                 put(None, html_text(f.read()))
         elif ext == ".docx":
             put(None, docx_text(path))
+        elif ext == ".odt":
+            put(None, odt_text(path))
+        elif ext == ".rtf":
+            put(None, rtf_text(path))
         elif ext == ".json":
             with open(path, encoding="utf-8") as f:
                 put(None, "\n".join(json_lines(json.load(f))))
