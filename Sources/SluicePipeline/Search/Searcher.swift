@@ -141,7 +141,8 @@ public struct Searcher: Sendable {
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
             return nil
         }
-        return try? CheckpointStore(directory: directory, readOnly: true).metadata("embedder")
+        return try? CheckpointStore(directory: directory, readOnly: true, generation: configuration.generation)
+            .metadata("embedder")
     }
 
     /// The query's vector, after checking that the store's vectors come from this embedder.
