@@ -124,8 +124,13 @@ package final class CheckpointStore: Sendable {
 
     /// Visits every document record in key order.
     package func forEachDocument(_ body: (DocumentRecord) throws -> Void) throws {
+        try forEachDocument(in: documents, body)
+    }
+
+    /// Visits the records of a documents table in key order; one that does not decode is a damaged state.
+    private func forEachDocument(in table: LMDBDatabase, _ body: (DocumentRecord) throws -> Void) throws {
         try environment.read { txn in
-            try txn.forEach(documents) { key, value in
+            try txn.forEach(table) { key, value in
                 let record: DocumentRecord
                 do {
                     record = try Self.decoder.decode(DocumentRecord.self, from: Data(value))
@@ -348,18 +353,7 @@ package final class CheckpointStore: Sendable {
         let table = try environment.database(
             Self.documentsTable(generation == GenerationManifest.original ? nil : generation)
         )
-        try environment.read { txn in
-            try txn.forEach(table) { key, value in
-                let record: DocumentRecord
-                do {
-                    record = try Self.decoder.decode(DocumentRecord.self, from: Data(value))
-                } catch {
-                    throw damagedRecord(String(decoding: key, as: UTF8.self), error)
-                }
-                try body(record)
-                return true
-            }
-        }
+        try forEachDocument(in: table, body)
     }
 
     /// The content hashes the document records of `generations` reference (besides this store's own):
