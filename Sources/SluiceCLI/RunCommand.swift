@@ -107,70 +107,106 @@ struct RunCommand: AsyncParsableCommand {
         try await withExitMapping {
             let logger = options.makeLogger(quiet: quiet)
             let configuration = try options.loadConfiguration(source: source)
-            var runOptions = RunOptions()
-            runOptions.prune = prune ? true : nil
-            runOptions.retryFailed = retryFailed
-            runOptions.allowMassDelete = allowMassDelete
-            runOptions.reembed = reembed
-            if let shard { runOptions.shard = try Shard(parsing: shard) }
-            runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
-            let components = try PipelineComponents.standard(
-                configuration: configuration,
-                extractWorker: .sluiceWorker,
-                logger: logger
+            // With a candidate generation, every run keeps both current: the active one first (what is served),
+            // then the candidate, each with its own settings, store and document records (docs/GENERATIONS.md).
+            guard try IndexGenerations(configuration: configuration).hasCandidate() else {
+                return try await runOne(configuration, logger: logger, finished: finished)
+            }
+            if reembed {
+                throw SluiceError(
+                    .usage,
+                    "--reembed rebuilds the active generation in place while a candidate exists: promote or drop the candidate first (docs/GENERATIONS.md)"
+                )
+            }
+            let candidate = try options.loadConfiguration(source: source, generation: .candidate)
+            var code = RunExitCode.success
+            do {
+                try await runOne(configuration, logger: logger, finished: finished)
+            } catch let exit as ExitCode where exit.rawValue == RunExitCode.documentsFailed.rawValue {
+                // Documents that failed are the source's: the candidate is still brought up to date.
+                code = .documentsFailed
+            }
+            logger.notice(
+                "candidate generation \(candidate.generation ?? "?"): bringing it up to date",
+                metadata: ["sluice-generation": "\(candidate.generation ?? "?")"]
             )
-            let pipeline = Pipeline(
-                configuration: configuration,
-                components: components,
-                options: runOptions,
-                logger: logger
-            )
-
-            if dryRun {
-                let report = try await pipeline.dryRun()
-                print(DryRunPrinter.render(report))
-                if let refusal = report.massDeleteRefusal {
-                    throw SluiceError(.massDelete, refusal)
-                }
-                return
-            }
-
-            let progress = ProgressReporter(quiet: quiet, logger: logger)
-            let progressFile = progressJson.map(ProgressFileWriter.init(path:))
-            // Under swift-service-lifecycle, as `sluice serve`: the first SIGINT/SIGTERM stops intake, what is in
-            // flight finishes and is committed; a second exits 4 at once (BatchJob).
-            let stats = try await BatchJob.run(logger: logger) { shutdown in
-                try await pipeline.run(
-                    shutdown: shutdown,
-                    progress: {
-                        progress.report($0)
-                        progressFile?.report($0)
-                    }
-                )
-            }
-            progress.finish(with: stats)
-            finished(stats)
-            progressFile?.finish(with: stats)
-            if let statsJson { try writeJSON(stats, to: statsJson) }
-            if let refusal = stats.providerRefusal {
-                FileHandle.standardError.write(
-                    Data(
-                        "sluice: stopped: \(DisplayEscaping.escaped(refusal))\nsluice: fix the quota or the key, then run again to resume (exit 5)\n"
-                            .utf8
-                    )
-                )
-            }
-            if let full = stats.diskFull {
-                FileHandle.standardError.write(
-                    Data(
-                        "sluice: stopped: \(DisplayEscaping.escaped(full))\nsluice: free space, then run again to resume (exit 6)\n"
-                            .utf8
-                    )
-                )
-            }
-            let code = stats.exitCode
+            try await runOne(candidate, logger: logger, primary: false, finished: { _ in })
             if code != .success { throw ExitCode(code) }
         }
+    }
+
+    /// Runs the pipeline of one generation (or the index without generations) and maps its outcome. Only the
+    /// `primary` one (the active generation) writes `--stats-json` and the progress file.
+    private func runOne(
+        _ configuration: PipelineConfiguration,
+        logger: Logger,
+        primary: Bool = true,
+        finished: (RunStats) -> Void
+    ) async throws {
+        var runOptions = RunOptions()
+        runOptions.prune = prune ? true : nil
+        runOptions.retryFailed = retryFailed
+        runOptions.allowMassDelete = allowMassDelete
+        runOptions.reembed = reembed
+        if let shard { runOptions.shard = try Shard(parsing: shard) }
+        runOptions.embedAuditLog = ProcessInfo.processInfo.environment["SLUICE_EMBED_AUDIT_LOG"]
+        let components = try PipelineComponents.standard(
+            configuration: configuration,
+            extractWorker: .sluiceWorker,
+            logger: logger
+        )
+        let pipeline = Pipeline(
+            configuration: configuration,
+            components: components,
+            options: runOptions,
+            logger: logger
+        )
+
+        if dryRun {
+            let report = try await pipeline.dryRun()
+            if let generation = configuration.generation { print("generation \(generation):") }
+            print(DryRunPrinter.render(report))
+            if let refusal = report.massDeleteRefusal {
+                throw SluiceError(.massDelete, refusal)
+            }
+            return
+        }
+
+        let progress = ProgressReporter(quiet: quiet, logger: logger)
+        let progressFile = primary ? progressJson.map(ProgressFileWriter.init(path:)) : nil
+        // Under swift-service-lifecycle, as `sluice serve`: the first SIGINT/SIGTERM stops intake, what is in
+        // flight finishes and is committed; a second exits 4 at once (BatchJob).
+        let stats = try await BatchJob.run(logger: logger) { shutdown in
+            try await pipeline.run(
+                shutdown: shutdown,
+                progress: {
+                    progress.report($0)
+                    progressFile?.report($0)
+                }
+            )
+        }
+        progress.finish(with: stats)
+        finished(stats)
+        progressFile?.finish(with: stats)
+        if primary, let statsJson { try writeJSON(stats, to: statsJson) }
+        if let refusal = stats.providerRefusal {
+            FileHandle.standardError.write(
+                Data(
+                    "sluice: stopped: \(DisplayEscaping.escaped(refusal))\nsluice: fix the quota or the key, then run again to resume (exit 5)\n"
+                        .utf8
+                )
+            )
+        }
+        if let full = stats.diskFull {
+            FileHandle.standardError.write(
+                Data(
+                    "sluice: stopped: \(DisplayEscaping.escaped(full))\nsluice: free space, then run again to resume (exit 6)\n"
+                        .utf8
+                )
+            )
+        }
+        let code = stats.exitCode
+        if code != .success { throw ExitCode(code) }
     }
 
     private func writeJSON(_ stats: RunStats, to path: String) throws {

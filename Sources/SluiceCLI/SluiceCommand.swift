@@ -16,7 +16,7 @@ struct SluiceCommand: AsyncParsableCommand {
             but documents failed in this run · 3 another run holds the lock · 4 interrupted (run again to resume) · \
             5 a provider refused to go on (quota, credentials) · 6 a dependency (store, embedder) is \
             unavailable or a disk is full: nothing was marked failed, retry later · 7 a deletion was refused by the mass-delete \
-            guard (nothing deleted) · 70 a bug.
+            guard (nothing deleted) · 8 a generation promote was refused (nothing changed) · 70 a bug.
             """,
         version: SluiceVersion.current,
         subcommands: [
@@ -25,7 +25,7 @@ struct SluiceCommand: AsyncParsableCommand {
             ServeCommand.self,
             ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
-            VerifyCommand.self,
+            VerifyCommand.self, GenerationCommand.self,
             // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
             ExtractWorkerCommand.self, OpenMPLimitCommand.self,
         ],

@@ -29,6 +29,12 @@ struct StatusCommand: AsyncParsableCommand {
             }
             print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
             print("embedder: \(report.embedder ?? "none yet")")
+            // With generations, what follows is the active one's; each is summed up here.
+            let generations = try IndexGenerations(configuration: configuration).report()
+            if !generations.isEmpty {
+                print("generations (docs/GENERATIONS.md; the lines below are the active one's):")
+                for generation in generations { print("  " + GenerationCommand.Status.line(generation)) }
+            }
             if let reset = report.pendingSinkReset {
                 print(
                     "sink: a clearing (\(reset)) was interrupted; the next run completes it before loading everything again"

@@ -49,27 +49,35 @@ package struct PipelineOptions: ParsableArguments {
         return SluiceCommandLine.makeLogger(level: logLevel ?? (quiet ? "notice" : "info"))
     }
 
-    /// The configuration with overrides applied. Paths given on the command line are relative to the
-    /// working directory.
-    package func loadConfiguration(source: String? = nil) throws -> PipelineConfiguration {
+    /// The configuration with overrides applied, for the index generation `generation` names (the active
+    /// one, as every reader uses: docs/GENERATIONS.md; nil: the pipeline file's, whatever generation is
+    /// active). Paths given on the command line are relative to the working directory.
+    package func loadConfiguration(
+        source: String? = nil,
+        generation: IndexGenerations.Role? = .active
+    ) throws -> PipelineConfiguration {
         // Whatever logs while the configuration and the components are built uses the chosen format.
         LogOutput.configure(format: logFormat)
-        let file = URL(fileURLWithPath: pipeline)
-        guard FileManager.default.fileExists(atPath: file.path) else {
-            throw SluiceError(
-                .configuration,
-                "pipeline file \(pipeline) not found (run from the repository root, or name a pipeline file)"
-            )
-        }
-        var configuration = try PipelineConfiguration.load(file: file, overrides: overrides)
-        if !configuration.notes.deprecations.isEmpty {
+        let loader = configurationLoader(source: source)
+        let base = try loader.file(extra: [])
+        if !base.notes.deprecations.isEmpty {
             let logger = makeLogger()
-            for notice in configuration.notes.deprecations { logger.warning("\(notice)") }
+            for notice in base.notes.deprecations { logger.warning("\(notice)") }
         }
+        guard let generation else { return base }
+        return try IndexGenerations.configuration(generation, base: base, load: loader.file(extra:))
+    }
+
+    /// What ``loadConfiguration(source:generation:)`` reads, as a value that can load it again later (`sluice
+    /// serve` does when the active generation changes).
+    package func configurationLoader(source: String? = nil) -> ConfigurationLoader {
         let cwd = FileManager.default.currentDirectoryPath
-        if let state { configuration.state = Self.absolute(state, cwd) }
-        if let source { configuration.source.path = Self.absolute(source, cwd) }
-        return configuration
+        return ConfigurationLoader(
+            pipeline: pipeline,
+            state: state.map { Self.absolute($0, cwd) },
+            source: source.map { Self.absolute($0, cwd) },
+            overrides: overrides
+        )
     }
 
     /// A command-line path, resolved by the one rule of ``PipelineConfiguration/resolve(_:against:)``

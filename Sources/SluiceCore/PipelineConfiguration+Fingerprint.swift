@@ -29,8 +29,9 @@ extension PipelineConfiguration {
         // `notes` say how the file was written (deprecated keys, keys set), not what it configures.
         var settings = self
         settings.notes = ConfigurationNotes()
+        settings.generation = nil  // which generation, not what it is configured with
         FingerprintEncoder.lines(of: settings, path: "", into: &lines)
-        lines.removeAll { $0.hasPrefix("notes.") }
+        lines.removeAll { $0.hasPrefix("notes.") || $0.hasPrefix("generation=") }
         return (["sluice-configuration \(Self.fingerprintVersion)"] + lines.sorted()).joined(separator: "\n") + "\n"
     }
 }

@@ -28,6 +28,10 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var sourceFile: URL? = nil
     /// Deprecated keys used and the keys set (``ConfigurationNotes``), never part of equality.
     public var notes = ConfigurationNotes()
+    /// The index generation these settings read and write (docs/GENERATIONS.md): set from the state's
+    /// generation manifest when the configuration is loaded for a command, never by the pipeline file. Nil
+    /// when generations were never used. Not part of ``fingerprint`` (the generation's own settings are).
+    public var generation: String? = nil
 
     public init() {}
 

@@ -19,6 +19,8 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let dependencyUnavailable = RunExitCode(rawValue: 6)
     /// A deletion was refused by the mass-delete guard (`run.max_delete_fraction`): nothing was deleted.
     public static let deletionRefused = RunExitCode(rawValue: 7)
+    /// `sluice generation promote` refused to switch to the candidate (incomplete): nothing changed.
+    public static let promoteRefused = RunExitCode(rawValue: 8)
 
     /// A bug (docs/DESIGN.md §7), and what any other error that stops a command maps to.
     public static let internalError = RunExitCode(rawValue: 70)
@@ -41,6 +43,7 @@ public struct RunExitCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case .providerRefused?: self = .providerRefused
         case .dependencyUnavailable?, .diskFull?: self = .dependencyUnavailable
         case .massDelete?: self = .deletionRefused
+        case .promoteRefused?: self = .promoteRefused
         // A store or a server that could not be reached or answered "unavailable" (connection refused,
         // a timeout, a 5xx storm), whatever command met it: as `serve` answers 503 for it.
         case _ where (error as? SluiceError)?.isUnavailability == true: self = .dependencyUnavailable

@@ -5,7 +5,7 @@
 /// ``RunExitCode/init(for:)`` maps its code: 1 for the codes marked "exit 1", 3 for ``lockHeld``, 5 for
 /// ``providerRefused``, 6 for ``dependencyUnavailable`` and ``diskFull`` and for any error that says a
 /// dependency is unavailable (``SluiceError/isUnavailability``: ``network``, ``timeout``, ``sinkUnavailable``
-/// in it or its causes), 7 for ``massDelete``, 70 (a bug) for any other; a document that fails with a code
+/// in it or its causes), 7 for ``massDelete``, 8 for ``promoteRefused``, 70 (a bug) for any other; a document that fails with a code
 /// does not stop the run (the run exits 2).
 extension SluiceError.Code {
     // MARK: Commands and runs
@@ -19,6 +19,8 @@ extension SluiceError.Code {
     /// The run would delete more than `run.max_delete_fraction` of the stored vectors, so it deleted none
     /// (exit 7).
     public static let massDelete = SluiceError.Code("mass-delete")
+    /// `sluice generation promote` refused to switch (the candidate is incomplete): nothing changed (exit 8).
+    public static let promoteRefused = SluiceError.Code("promote-refused")
     /// The state or the sink was built by another embedder (provider, model or dimensions) (exit 1).
     public static let embedderMismatch = SluiceError.Code("embedder-mismatch")
     /// A shutdown signal stopped the work (a wait cut short, a document left for the next run).
@@ -118,7 +120,7 @@ extension SluiceError.Code {
 
     /// Every code above, for checks that each has a meaning and an exit code.
     package static let registered: [SluiceError.Code] = [
-        .configuration, .usage, .lockHeld, .massDelete, .embedderMismatch, .interrupted,
+        .configuration, .usage, .lockHeld, .massDelete, .promoteRefused, .embedderMismatch, .interrupted,
         .state, .stateCorrupt, .io,
         .unreadable, .emptyDocument, .invalidEncoding, .binaryContent, .unsupportedFormat, .tooLarge, .timeout,
         .extractionFailed, .encrypted, .extractorCrashed, .malformed, .tooDeep, .zipBomb, .xmlEntities,

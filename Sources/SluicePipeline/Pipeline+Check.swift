@@ -264,7 +264,11 @@ extension Pipeline {
             return DependencyCheck("state", .ok, "\(directory.path): lock free, no checkpoint yet")
         }
         do {
-            let checkpoint = try CheckpointStore(directory: directory, readOnly: true)
+            let checkpoint = try CheckpointStore(
+                directory: directory,
+                readOnly: true,
+                generation: configuration.generation
+            )
             let documents = try checkpoint.documentCount()
             let identity = components.embedder.identity.description
             if let stored = try checkpoint.metadata("embedder"), stored != identity, documents > 0 {

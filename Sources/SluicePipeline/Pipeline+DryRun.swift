@@ -45,7 +45,11 @@ extension Pipeline {
             }
             return report
         }
-        let checkpoint = try CheckpointStore(directory: stateDirectory, readOnly: true)
+        let checkpoint = try CheckpointStore(
+            directory: stateDirectory,
+            readOnly: true,
+            generation: configuration.generation
+        )
         try guardShard(checkpoint: checkpoint)
         // What the run would refuse, the dry run refuses (with --reembed everything is embedded again).
         if !options.reembed {

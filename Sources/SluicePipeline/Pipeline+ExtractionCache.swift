@@ -20,7 +20,13 @@ extension Pipeline {
         let changed = stats.documentsUpserted + stats.documentsFailed + stats.documentsPruned
         guard changed > 0 || capBytes == 0 else { return }
         let live = Set(components.extractors.extractors.compactMap(\.cacheIdentity))
-        let removed = try await stateExecutor.run { try checkpoint.collectExtractions(live: live, capBytes: capBytes) }
+        // The other generations' documents keep their entries: a candidate reads them when it reaches them.
+        let others =
+            try GenerationManifest.load(stateDirectory: stateDirectory)?.all.map(\.id)
+            .filter { $0 != (configuration.generation ?? GenerationManifest.original) } ?? []
+        let removed = try await stateExecutor.run {
+            try checkpoint.collectExtractions(live: live, capBytes: capBytes, generations: others)
+        }
         if removed > 0 {
             logger.info("extraction cache collected", metadata: ["sluice-removed": "\(removed)"])
         }

@@ -58,6 +58,10 @@ extension Pipeline {
             throw SluiceError(
                 .embedderMismatch,
                 "this state was built with embedder \(stored), the pipeline now uses \(identity); vectors of two models must not mix in one sink. Run with --reembed to replace every vector, or use another state and sink."
+                    + (configuration.generation.map {
+                        " Generation \($0)'s embedder is fixed: build the new model as a candidate generation, `sluice generation start PIPELINE --set embed.…` (docs/GENERATIONS.md)."
+                    }
+                        ?? " To change the model while the index is served, build a candidate generation (docs/GENERATIONS.md).")
             )
         }
     }

@@ -32,7 +32,7 @@ extension Pipeline {
     /// - Throws: ``SluiceError`` if the state cannot be opened or read.
     public static func status(configuration: PipelineConfiguration, recentRuns: Int) throws -> StateReport {
         let stateURL = configuration.resolve(configuration.state)
-        let checkpoint = try CheckpointStore(directory: stateURL, readOnly: true)
+        let checkpoint = try CheckpointStore(directory: stateURL, readOnly: true, generation: configuration.generation)
         var report = StateReport(stateDirectory: stateURL)
         try checkpoint.forEachDocument { record in
             report.documentsByStatus[record.status.rawValue, default: 0] += 1
@@ -58,7 +58,7 @@ extension Pipeline {
     public func dropSink() async throws {
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
-        let checkpoint = try CheckpointStore(directory: stateDirectory)
+        let checkpoint = try CheckpointStore(directory: stateDirectory, generation: configuration.generation)
         let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
         defer { stateExecutor.shutdown() }
         try await SinkReset.drop.perform(

@@ -43,7 +43,7 @@ extension Pipeline {
         do {
             let lock = try StateLock(directory: stateDirectory)
             defer { withExtendedLifetime(lock) {} }
-            let checkpoint = try CheckpointStore(directory: stateDirectory)
+            let checkpoint = try CheckpointStore(directory: stateDirectory, generation: configuration.generation)
             if repair {
                 // Records that cannot be read are forgotten: their documents are new to the repair run,
                 // and their vectors it does not write again are unknown below, and deleted.

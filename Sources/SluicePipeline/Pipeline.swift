@@ -48,7 +48,7 @@ public struct Pipeline: Sendable {
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         source.removeLeftovers()
-        let checkpoint = try CheckpointStore(directory: stateDirectory)
+        let checkpoint = try CheckpointStore(directory: stateDirectory, generation: configuration.generation)
         // LMDB write transactions block (writer lock, fsync): every one runs on the state executor.
         let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
         defer { stateExecutor.shutdown() }
@@ -77,6 +77,10 @@ public struct Pipeline: Sendable {
         let previousShaping = try await stateExecutor.run {
             let previous = try checkpoint.metadata("shaping").map(ShapingSettings.init(text:))
             let documents = try checkpoint.documentCount()
+            // With generations, a generation's chunks are never re-shaped in place (docs/GENERATIONS.md).
+            if documents > 0, let previous, previous != shaping, let generation = configuration.generation {
+                throw Self.shapingChangeRefused(generation: generation, changes: shaping.changes(from: previous))
+            }
             try checkpoint.setMetadata("embedder", identity.description)
             try checkpoint.setMetadata("shard", shard.description)
             try checkpoint.setMetadata("shaping", shaping.text)
@@ -91,7 +95,7 @@ public struct Pipeline: Sendable {
                     + " are processed again"
             }
             logger.notice(
-                "the settings that shape chunks changed since the last run: \(which ?? "every document is processed again") (vectors of unchanged texts come from the embedding cache)",
+                "the settings that shape chunks changed since the last run: \(which ?? "every document is processed again") (vectors of unchanged texts come from the embedding cache; to change them without serving a mix, build a candidate generation instead: docs/GENERATIONS.md)",
                 metadata: ["sluice-changes": "\(shaping.changes(from: previousShaping).joined(separator: "; "))"]
             )
         }

@@ -16,9 +16,12 @@ import UnixSignals
 /// drain requests in flight and let a running run commit and stop, as `sluice run` does.
 public struct SluiceServer: Sendable {
     public let configuration: PipelineConfiguration
-    let searcher: Searcher
+    /// The active index generation's searcher and answerer, replaced when a promote switches generations.
+    let served: ServedGeneration
+    /// The searcher of the active generation (taken once per request).
+    var searcher: Searcher { served.searcher }
     /// `POST /v1/ask`'s answerer; nil when the pipeline has no `answer` section (404).
-    let answerer: Answerer?
+    var answerer: Answerer? { served.answerer }
     let metrics = ServeMetrics()
     let runs: RunManager
     let checkpoint: CheckpointReader
@@ -37,6 +40,8 @@ public struct SluiceServer: Sendable {
     ///   - configuration: The pipeline; `serve` holds the bind address and the limits.
     ///   - components: The shared embedder and the (read-only) store that searches use.
     ///   - runCommand: The command line of `sluice run` for this pipeline (a background run's child process).
+    ///   - reload: Loads the active index generation's configuration and components again: with it, the
+    ///     server follows a promote or a rollback (docs/GENERATIONS.md) without a restart.
     /// - Throws: ``SluiceError/Code/configuration`` when the bind address is not loopback and no token is
     ///   set, or the token's variable is empty.
     public init(
@@ -44,6 +49,7 @@ public struct SluiceServer: Sendable {
         components: PipelineComponents,
         runCommand: (executable: String, arguments: [String]),
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        reload: (@Sendable () throws -> (PipelineConfiguration, PipelineComponents))? = nil,
         logger: Logger
     ) throws {
         let serve = configuration.serve
@@ -64,11 +70,43 @@ public struct SluiceServer: Sendable {
             token = nil
         }
         self.configuration = configuration
+        let (searcher, answerer) = try Self.searchers(configuration, components, environment: environment)
+        served = ServedGeneration(
+            searcher: searcher,
+            answerer: answerer,
+            stateDirectory: configuration.resolve(configuration.state),
+            reload: reload.map { reload -> @Sendable () throws -> (Searcher, Answerer?) in
+                {
+                    let (configuration, components) = try reload()
+                    return try Self.searchers(configuration, components, environment: environment)
+                }
+            }
+        )
+        self.logger = logger
+        self.checkpoint = CheckpointReader(directory: configuration.resolve(configuration.state))
+        redaction = MessageRedaction([
+            (configuration.resolve(configuration.state).path, "<state>"),
+            (configuration.resolve(configuration.sink.path).path, "<store>"),
+            (configuration.resolve(configuration.source.path).path, "<source>"),
+        ])
+        self.runs = RunManager(
+            checkpoint: checkpoint,
+            command: .init(executable: runCommand.executable, arguments: runCommand.arguments),
+            metrics: metrics,
+            logger: logger
+        )
+    }
+
+    /// The searcher and the answerer of `configuration`'s index.
+    static func searchers(
+        _ configuration: PipelineConfiguration,
+        _ components: PipelineComponents,
+        environment: [String: String]
+    ) throws -> (Searcher, Answerer?) {
         var searcher = Searcher(embedder: components.embedder, sink: components.sink)
         searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
         searcher.reranking = try SearchReranking(configuration: configuration, environment: environment)
         searcher.fusion = configuration.search.fusion
-        self.searcher = searcher
         // An `answer` section that cannot be used stops the start with its reason, as a broken `embed` or
         // `sink` section does: answering every ask "no answer model configured" would hide it.
         var answerer =
@@ -83,20 +121,7 @@ public struct SluiceServer: Sendable {
         answerer?.indexEmbedder = searcher.indexEmbedder
         answerer?.reranking = searcher.reranking
         answerer?.fusion = searcher.fusion
-        self.answerer = answerer
-        self.logger = logger
-        self.checkpoint = CheckpointReader(directory: configuration.resolve(configuration.state))
-        redaction = MessageRedaction([
-            (configuration.resolve(configuration.state).path, "<state>"),
-            (configuration.resolve(configuration.sink.path).path, "<store>"),
-            (configuration.resolve(configuration.source.path).path, "<source>"),
-        ])
-        self.runs = RunManager(
-            checkpoint: checkpoint,
-            command: .init(executable: runCommand.executable, arguments: runCommand.arguments),
-            metrics: metrics,
-            logger: logger
-        )
+        return (searcher, answerer)
     }
 
     /// Serves until SIGTERM/SIGINT, then drains (at most `serve.drain_timeout_seconds`) and stops a running
@@ -134,6 +159,7 @@ public struct SluiceServer: Sendable {
             configuration: .init(
                 services: [
                     .init(service: runs),
+                    .init(service: GenerationWatch(served: served, logger: logger)),
                     .init(
                         service: DrainDeadlineService(
                             wrapped: app,

@@ -43,10 +43,18 @@ struct SluiceServeCommand: AsyncParsableCommand {
             runArguments += ["--state", configuration.resolve(configuration.state).path]
             for override in options.overrides { runArguments += ["--set", override] }
             if let level = options.logLevel { runArguments += ["--log-level", level] }
+            // A promote or a rollback (docs/GENERATIONS.md): the active generation is loaded again, as at start.
+            let loader = options.configurationLoader()
             let server = try SluiceServer(
                 configuration: configuration,
                 components: components,
                 runCommand: (sluice, runArguments),
+                reload: {
+                    let configuration = try loader.configuration(.active)
+                    return (
+                        configuration, try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
+                    )
+                },
                 logger: logger
             )
             let host = configuration.serve.host

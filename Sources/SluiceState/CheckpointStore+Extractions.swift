@@ -68,7 +68,13 @@ extension CheckpointStore {
     /// changed since), or every entry when `capBytes` is 0 (the cache is off).
     /// - Returns: how many entries were removed.
     @discardableResult
-    package func collectExtractions(live: Set<ExtractorIdentity>, capBytes: Int) throws -> Int {
+    /// - Parameter generations: the other index generations whose documents' entries are kept too (a
+    ///   candidate being built still needs the active generation's, and the other way round).
+    package func collectExtractions(
+        live: Set<ExtractorIdentity>,
+        capBytes: Int,
+        generations: [String] = []
+    ) throws -> Int {
         guard let extractions, try extractionCacheUsage().entries > 0 else { return 0 }
         if capBytes <= 0 {
             return try environment.write { txn in
@@ -77,7 +83,7 @@ extension CheckpointStore {
                 return count
             }
         }
-        var referenced = Set<ContentHash>()
+        var referenced = try contentHashes(ofGenerations: generations)
         try forEachDocument { record in
             if let hash = record.contentHash { referenced.insert(hash) }
         }

@@ -15,18 +15,25 @@ package final class CheckpointStore: Sendable {
     private let meta: LMDBDatabase
     /// Nil only in a read-only state written before the extraction cache existed.
     let extractions: LMDBDatabase?
+    /// The index generation whose document records and settings this store reads and writes (nil or
+    /// `g0`: the first table, as before generations existed). See ``GenerationManifest``.
+    package let generation: String?
     private static let decoder = JSONDecoder()
 
     /// Opens (creating) the state at `directory`.
+    /// - Parameter generation: the generation whose document records to use (``GenerationManifest``): the
+    ///   embedding and extraction caches and the runs are shared by every generation.
     /// - Throws: ``SluiceError/Code/stateCorrupt`` (with what happened and how to recover) when its file
     ///   is truncated or damaged: checked before LMDB maps it.
-    package init(directory: URL, readOnly: Bool = false) throws {
+    package init(directory: URL, readOnly: Bool = false, generation: String? = nil) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no state at \(directory.path): run the pipeline first")
         }
         environment = try LMDBEnvironment(
             path: directory,
             mapSize: 256 << 30,
+            // The five tables, and one of document records per other generation (at most three named).
+            maxDatabases: 16,
             readOnly: readOnly,
             errors: .init(
                 code: .state,
@@ -34,12 +41,23 @@ package final class CheckpointStore: Sendable {
                 damaged: (.stateCorrupt, Self.damagedFileAdvice)
             )
         )
-        documents = try environment.database("documents")
+        self.generation = generation == GenerationManifest.original ? nil : generation
+        documents = try environment.database(Self.documentsTable(self.generation))
         cache = try environment.database("embeddings")
         runs = try environment.database("runs")
         meta = try environment.database("meta")
         extractions =
             readOnly ? try environment.existingDatabase("extractions") : try environment.database("extractions")
+    }
+
+    /// The table of a generation's document records.
+    static func documentsTable(_ generation: String?) -> String {
+        generation.map { "documents.\($0)" } ?? "documents"
+    }
+
+    /// The metadata key of a generation's setting (`embedder`, `shaping`, …): each generation has its own.
+    private func scoped(_ key: String) -> [UInt8] {
+        Array((generation.map { "\($0)/" } ?? "").utf8) + Array(key.utf8)
     }
 
     /// What to do about a state file LMDB cannot use.
@@ -123,8 +141,13 @@ package final class CheckpointStore: Sendable {
 
     /// Visits every document record in key order.
     package func forEachDocument(_ body: (DocumentRecord) throws -> Void) throws {
+        try forEachDocument(in: documents, body)
+    }
+
+    /// Visits the records of a documents table in key order; one that does not decode is a damaged state.
+    private func forEachDocument(in table: LMDBDatabase, _ body: (DocumentRecord) throws -> Void) throws {
         try environment.read { txn in
-            try txn.forEach(documents) { key, value in
+            try txn.forEach(table) { key, value in
                 let record: DocumentRecord
                 do {
                     record = try Self.decoder.decode(DocumentRecord.self, from: Data(value))
@@ -314,15 +337,15 @@ package final class CheckpointStore: Sendable {
     }
 
     package func metadata(_ key: String) throws -> String? {
-        try environment.read { txn in try txn.get(meta, Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) } }
+        try environment.read { txn in try txn.get(meta, scoped(key)).map { String(decoding: $0, as: UTF8.self) } }
     }
 
     package func setMetadata(_ key: String, _ value: String?) throws {
         try environment.write { txn in
             if let value {
-                try txn.put(meta, Array(key.utf8), Array(value.utf8))
+                try txn.put(meta, scoped(key), Array(value.utf8))
             } else {
-                try txn.delete(meta, Array(key.utf8))
+                try txn.delete(meta, scoped(key))
             }
         }
     }
@@ -336,7 +359,7 @@ package final class CheckpointStore: Sendable {
     package func beginSinkReset(_ kind: String) throws {
         try environment.write { txn in
             try txn.drop(documents)
-            try txn.put(meta, Array(Self.pendingSinkResetKey.utf8), Array(kind.utf8))
+            try txn.put(meta, scoped(Self.pendingSinkResetKey), Array(kind.utf8))
         }
     }
 
@@ -345,4 +368,54 @@ package final class CheckpointStore: Sendable {
 
     /// Notes that the sink clearing begun by ``beginSinkReset(_:)`` completed.
     package func finishSinkReset() throws { try setMetadata(Self.pendingSinkResetKey, nil) }
+
+    // MARK: Generations
+
+    /// Forgets the document records and settings of `generation` (`sluice generation drop`), in one
+    /// transaction (of the original generation, only its records: its settings' keys are the unscoped ones).
+    package func dropGeneration(_ generation: String) throws {
+        let scope = generation == GenerationManifest.original ? nil : generation
+        let table = try environment.database(Self.documentsTable(scope))
+        // An empty prefix would match every key: the original generation's settings stay.
+        let prefix = scope.map { Array("\($0)/".utf8) } ?? Array("\u{0}\u{0}".utf8)
+        try environment.write { txn in
+            try txn.drop(table)
+            var keys: [[UInt8]] = []
+            try txn.forEach(meta, from: prefix) { key, _ in
+                guard key.starts(with: prefix) else { return false }
+                keys.append(Array(key))
+                return true
+            }
+            for key in keys { try txn.delete(meta, key) }
+        }
+    }
+
+    /// Visits the document records of another generation (`sluice generation promote` compares them), in key
+    /// order; a record that does not decode is a damaged state (``SluiceError/Code/stateCorrupt``).
+    package func forEachDocument(ofGeneration generation: String, _ body: (DocumentRecord) throws -> Void) throws {
+        let table = try environment.database(
+            Self.documentsTable(generation == GenerationManifest.original ? nil : generation)
+        )
+        try forEachDocument(in: table, body)
+    }
+
+    /// The content hashes the document records of `generations` reference (besides this store's own):
+    /// what the extraction cache keeps for a candidate that has not reached every document yet.
+    package func contentHashes(ofGenerations generations: [String]) throws -> Set<ContentHash> {
+        var hashes = Set<ContentHash>()
+        for generation in Set(generations.map { $0 == GenerationManifest.original ? nil : $0 }) {
+            let table = try environment.database(Self.documentsTable(generation))
+            try environment.read { txn in
+                try txn.forEach(table) { _, value in
+                    if let record = try? Self.decoder.decode(DocumentRecord.self, from: Data(value)),
+                        let hash = record.contentHash
+                    {
+                        hashes.insert(hash)
+                    }
+                    return true
+                }
+            }
+        }
+        return hashes
+    }
 }

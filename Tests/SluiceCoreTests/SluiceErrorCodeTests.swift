@@ -12,8 +12,8 @@ import Testing
     }
 
     /// Usage, configuration and a state the user must deal with exit 1; a held lock 3; a refusing
-    /// provider 5; an unavailable dependency (or a network failure, a timeout) or a full disk 6; a refused mass delete 7; anything else that stops a
-    /// command is a bug (70).
+    /// provider 5; an unavailable dependency (or a network failure, a timeout) or a full disk 6; a refused mass delete 7;
+    /// a refused generation promote 8; anything else that stops a command is a bug (70).
     @Test(arguments: SluiceError.Code.registered)
     func eachCodeHasItsExitCode(code: SluiceError.Code) {
         let expected: RunExitCode
@@ -24,6 +24,7 @@ import Testing
         // Issue 37: unavailability exits 6 whichever command meets it (search, sink info, ask).
         case .dependencyUnavailable, .diskFull, .network, .timeout, .sinkUnavailable: expected = .dependencyUnavailable
         case .massDelete: expected = .deletionRefused
+        case .promoteRefused: expected = .promoteRefused
         default: expected = .internalError
         }
         #expect(RunExitCode(for: SluiceError(code, "m")) == expected)
@@ -39,6 +40,7 @@ import Testing
         #expect(RunExitCode(for: spent) == .dependencyUnavailable)
         #expect(RunExitCode(for: SluiceError(.sinkFailed, "HTTP 400")) == .internalError)
         #expect(RunExitCode.dependencyUnavailable.rawValue == 6 && RunExitCode.deletionRefused.rawValue == 7)
+        #expect(RunExitCode.promoteRefused.rawValue == 8)
     }
 
     @Test func anErrorOtherThanSluiceErrorIsABug() {

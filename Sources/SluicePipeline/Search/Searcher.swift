@@ -144,7 +144,8 @@ public struct Searcher: Sendable {
         // A state that cannot be read gives no embedder to compare: the store's own record is still checked
         // (`embedQuery`), and the damage is reported where the state itself is read (`sluice status`, `run`,
         // `/ready`), so a search from an intact store goes on.
-        return try? CheckpointStore(directory: directory, readOnly: true).metadata("embedder")
+        return try? CheckpointStore(directory: directory, readOnly: true, generation: configuration.generation)
+            .metadata("embedder")
     }
 
     /// The query's vector, after checking that the store's vectors come from this embedder.

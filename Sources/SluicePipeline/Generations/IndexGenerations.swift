@@ -1,0 +1,321 @@
+import Foundation
+import SluiceCore
+import SluiceState
+
+/// The index generations of one pipeline (docs/GENERATIONS.md): which generation a command reads and
+/// writes, and the changes `sluice generation start|promote|rollback|drop` make. Every change takes the
+/// state lock (never beside a run) and ends with one atomic write of the manifest
+/// (``GenerationManifest/save(stateDirectory:)``); what is deleted is deleted after it, so a process killed
+/// at any point leaves the old generations or the new ones in force, and at most files no generation
+/// names, which the next change deletes.
+package struct IndexGenerations: Sendable {
+    /// Which generation a command uses.
+    package enum Role: Sendable {
+        case active, candidate
+    }
+
+    /// The state folder, where the manifest is.
+    package let stateDirectory: URL
+    /// The pipeline file's store folder: the original generation's store, and the parent of the others'.
+    package let baseStore: URL
+    /// The store's kind: only the local store has generations so far.
+    let sinkKind: PipelineConfiguration.Sink.Kind
+
+    /// - Parameter configuration: the pipeline file's settings (with the command line's), or a
+    ///   generation's (``apply(_:to:)``: its store folder is then under the pipeline file's).
+    package init(configuration: PipelineConfiguration) {
+        stateDirectory = configuration.resolve(configuration.state)
+        let store = configuration.resolve(configuration.sink.path)
+        if let generation = configuration.generation, generation != GenerationManifest.original {
+            baseStore = store.deletingLastPathComponent().deletingLastPathComponent()
+        } else {
+            baseStore = store
+        }
+        sinkKind = configuration.sink.kind
+    }
+
+    /// The manifest, or nil when generations were never used.
+    package func manifest() throws -> GenerationManifest? {
+        try GenerationManifest.load(stateDirectory: stateDirectory)
+    }
+
+    /// The folder of a generation's local store: `sink.path` for the original one, `sink.path/generations/gN`
+    /// for the others.
+    package func storeDirectory(_ generation: String) -> URL {
+        generation == GenerationManifest.original
+            ? baseStore : baseStore.appendingPathComponent("generations").appendingPathComponent(generation)
+    }
+
+    /// The generation `role` names in `manifest`.
+    /// - Throws: ``SluiceError/Code/usage`` for the candidate when there is none.
+    package static func generation(
+        _ role: Role,
+        in manifest: GenerationManifest
+    ) throws -> GenerationManifest.Generation {
+        switch role {
+        case .active: return manifest.active
+        case .candidate:
+            guard let candidate = manifest.candidate else {
+                throw SluiceError(.usage, "there is no candidate generation: start one with `sluice generation start`")
+            }
+            return candidate
+        }
+    }
+
+    /// The settings of the generation `role` names: `load(extra)` loads the pipeline file with `extra`
+    /// overrides before the command line's. Without generations, the active one is `base` itself.
+    /// - Throws: ``SluiceError/Code/usage`` for a candidate when there is none.
+    package static func configuration(
+        _ role: Role,
+        base: PipelineConfiguration,
+        load: ([String]) throws -> PipelineConfiguration
+    ) throws -> PipelineConfiguration {
+        let generations = IndexGenerations(configuration: base)
+        guard let manifest = try generations.manifest() else {
+            if role == .active { return base }
+            throw SluiceError(.usage, "there is no candidate generation: start one with `sluice generation start`")
+        }
+        let generation = try Self.generation(role, in: manifest)
+        var configuration = generation.overrides.isEmpty ? base : try load(generation.overrides)
+        try generations.apply(generation, to: &configuration)
+        return configuration
+    }
+
+    /// Whether a candidate generation exists (every run then keeps it current too).
+    package func hasCandidate() throws -> Bool { try manifest()?.candidate != nil }
+
+    /// Points `configuration` (loaded with the generation's overrides) at the generation's store and
+    /// document records.
+    package func apply(
+        _ generation: GenerationManifest.Generation,
+        to configuration: inout PipelineConfiguration
+    ) throws {
+        try requireLocalStore()
+        configuration.generation = generation.id
+        configuration.sink.path = storeDirectory(generation.id).path
+    }
+
+    func requireLocalStore() throws {
+        guard sinkKind == .local else {
+            throw SluiceError(
+                .configuration,
+                "index generations work with the local store so far (sink.kind \(sinkKind) is planned: docs/GENERATIONS.md)"
+            )
+        }
+    }
+
+    /// Whether a `key=value` override is of a setting that changes vectors (`embed.*`, `chunk.*`): one a
+    /// generation may change.
+    package static func changesVectors(_ override: String) -> Bool {
+        let key = override.split(separator: "=", maxSplits: 1).first.map(String.init) ?? override
+        return GenerationManifest.overridablePrefixes.contains { key.hasPrefix($0) }
+    }
+
+    /// Refuses overrides that do not change vectors (only `embed.*` and `chunk.*` may differ between
+    /// generations: the source, the extraction and the store are the index's).
+    package static func validate(overrides: [String]) throws {
+        for override in overrides {
+            let key = override.split(separator: "=", maxSplits: 1).first.map(String.init) ?? override
+            guard GenerationManifest.overridablePrefixes.contains(where: { key.hasPrefix($0) }) else {
+                throw SluiceError(
+                    .usage,
+                    "--set \(key): a generation may change only the settings that change vectors (embed.*, chunk.*)"
+                )
+            }
+        }
+    }
+
+    // MARK: Changes
+
+    /// Starts a candidate with the active generation's overrides and `overrides` after them.
+    /// - Returns: the candidate's name.
+    /// - Throws: ``SluiceError/Code/usage`` when a candidate exists or an override is not allowed,
+    ///   ``SluiceError/Code/lockHeld`` while a run holds the state.
+    package func start(overrides: [String]) throws -> String {
+        try requireLocalStore()
+        try Self.validate(overrides: overrides)
+        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        let lock = try StateLock(directory: stateDirectory)
+        defer { withExtendedLifetime(lock) {} }
+        var manifest = try manifest() ?? GenerationManifest()
+        if let candidate = manifest.candidate {
+            throw SluiceError(
+                .usage,
+                "candidate generation \(candidate.id) exists: build it with `sluice run`, then promote or drop it"
+            )
+        }
+        let candidate = GenerationManifest.Generation(
+            id: "g\(manifest.next)",
+            overrides: manifest.active.overrides + overrides
+        )
+        manifest.candidate = candidate
+        manifest.next += 1
+        try manifest.save(stateDirectory: stateDirectory)
+        try collectUnnamed(manifest)
+        return candidate.id
+    }
+
+    /// What a promote found: whether the candidate has every document of the active generation, indexed
+    /// from the same bytes.
+    package struct Completeness: Sendable, Hashable {
+        /// Documents indexed in the active generation and not (or from other bytes) in the candidate.
+        package var missing: [String] = []
+        /// Documents the candidate holds and the active generation does not.
+        package var extra: [String] = []
+        /// Documents of the candidate with a write not yet confirmed (an interrupted run).
+        package var pending: [String] = []
+
+        package var isComplete: Bool { missing.isEmpty && extra.isEmpty && pending.isEmpty }
+
+        var summary: String {
+            [
+                missing.isEmpty ? nil : "\(missing.count) document(s) not yet indexed in it (\(Self.some(missing)))",
+                extra.isEmpty
+                    ? nil : "\(extra.count) it holds that the active generation does not (\(Self.some(extra)))",
+                pending.isEmpty ? nil : "\(pending.count) with an unconfirmed write (\(Self.some(pending)))",
+            ].compactMap { $0 }.joined(separator: ", ")
+        }
+
+        private static func some(_ keys: [String]) -> String {
+            keys.prefix(3).joined(separator: ", ") + (keys.count > 3 ? ", …" : "")
+        }
+    }
+
+    /// Compares the candidate's document records with the active generation's.
+    package static func completeness(
+        of candidate: String,
+        against active: String,
+        in checkpoint: CheckpointStore
+    ) throws -> Completeness {
+        var indexed: [String: ContentHash?] = [:]
+        var known = Set<String>()
+        try checkpoint.forEachDocument(ofGeneration: active) { record in
+            known.insert(record.key)
+            if record.status == .indexed { indexed[record.key] = record.contentHash }
+        }
+        var result = Completeness()
+        var reached = Set<String>()
+        try checkpoint.forEachDocument(ofGeneration: candidate) { record in
+            if !known.contains(record.key) { result.extra.append(record.key) }
+            if !record.pendingIDs.isEmpty { result.pending.append(record.key) }
+            if record.status == .indexed, let hash = indexed[record.key], hash == record.contentHash {
+                reached.insert(record.key)
+            }
+        }
+        result.missing = indexed.keys.filter { !reached.contains($0) }.sorted()
+        return result
+    }
+
+    /// Makes the candidate the active generation, keeping the active one as the previous (for a rollback)
+    /// and deleting the one kept before it.
+    /// - Returns: the generations now active and kept as the previous.
+    /// - Throws: ``SluiceError/Code/promoteRefused`` (exit 8) when the candidate is incomplete: nothing
+    ///   changed; ``SluiceError/Code/usage`` when there is no candidate.
+    package func promote() throws -> (active: String, previous: String) {
+        try requireLocalStore()
+        let lock = try StateLock(directory: stateDirectory)
+        defer { withExtendedLifetime(lock) {} }
+        guard var manifest = try manifest() else {
+            throw SluiceError(.usage, "there is no candidate generation: start one with `sluice generation start`")
+        }
+        let candidate = try Self.generation(.candidate, in: manifest)
+        let completeness = try withCheckpoint { checkpoint in
+            try Self.completeness(of: candidate.id, against: manifest.active.id, in: checkpoint)
+        }
+        guard completeness.isComplete else {
+            throw SluiceError(
+                .promoteRefused,
+                "candidate generation \(candidate.id) is incomplete: \(completeness.summary); run `sluice run` until it ends with exit 0, then promote (nothing changed)"
+            )
+        }
+        guard
+            FileManager.default.fileExists(atPath: storeDirectory(candidate.id).appendingPathComponent("data.mdb").path)
+        else {
+            throw SluiceError(
+                .promoteRefused,
+                "candidate generation \(candidate.id) has no store yet: run `sluice run` first (nothing changed)"
+            )
+        }
+        CrashPoint.reach("generations.promote-checked")
+        manifest.previous = manifest.active
+        manifest.active = candidate
+        manifest.candidate = nil
+        try manifest.save(stateDirectory: stateDirectory)
+        try collectUnnamed(manifest)
+        return (candidate.id, manifest.previous?.id ?? "")
+    }
+
+    /// Makes the previous generation active again, as it was (the next run brings it up to date); the
+    /// generation it replaces becomes the candidate, kept current by runs, to promote again or drop.
+    /// - Returns: the generations now active and candidate.
+    /// - Throws: ``SluiceError/Code/usage`` when no previous generation is kept or a candidate exists.
+    package func rollback() throws -> (active: String, candidate: String) {
+        try requireLocalStore()
+        let lock = try StateLock(directory: stateDirectory)
+        defer { withExtendedLifetime(lock) {} }
+        guard var manifest = try manifest(), let previous = manifest.previous else {
+            throw SluiceError(.usage, "there is no previous generation to roll back to")
+        }
+        if let candidate = manifest.candidate {
+            throw SluiceError(
+                .usage,
+                "candidate generation \(candidate.id) exists: drop it first (`sluice generation drop`), then roll back"
+            )
+        }
+        manifest.candidate = manifest.active
+        manifest.active = previous
+        manifest.previous = nil
+        try manifest.save(stateDirectory: stateDirectory)
+        return (previous.id, manifest.candidate?.id ?? "")
+    }
+
+    /// Deletes the candidate (or, with `previous`, the generation kept for a rollback): its store and its
+    /// document records.
+    /// - Returns: the name of the generation deleted.
+    package func drop(previous: Bool) throws -> String {
+        try requireLocalStore()
+        let lock = try StateLock(directory: stateDirectory)
+        defer { withExtendedLifetime(lock) {} }
+        guard var manifest = try manifest(), let dropped = previous ? manifest.previous : manifest.candidate else {
+            throw SluiceError(.usage, "there is no \(previous ? "previous" : "candidate") generation to drop")
+        }
+        if previous { manifest.previous = nil } else { manifest.candidate = nil }
+        try manifest.save(stateDirectory: stateDirectory)
+        try collectUnnamed(manifest)
+        return dropped.id
+    }
+
+    /// Deletes the stores and document records of generations the manifest no longer names (dropped, or
+    /// left by a change killed after the manifest's write).
+    func collectUnnamed(_ manifest: GenerationManifest) throws {
+        let named = Set(manifest.all.map(\.id))
+        let folder = baseStore.appendingPathComponent("generations")
+        let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var unnamed = existing.filter { !named.contains($0) && $0.hasPrefix("g") }
+        // The original generation's files are the base folder's own (never its `generations` folder).
+        if !named.contains(GenerationManifest.original),
+            FileManager.default.fileExists(atPath: baseStore.appendingPathComponent("data.mdb").path)
+        {
+            unnamed.append(GenerationManifest.original)
+        }
+        guard !unnamed.isEmpty else { return }
+        try withCheckpoint { checkpoint in
+            for generation in unnamed { try checkpoint.dropGeneration(generation) }
+        }
+        for generation in unnamed {
+            CrashPoint.reach("generations.collect")
+            if generation == GenerationManifest.original {
+                for item in try FileManager.default.contentsOfDirectory(atPath: baseStore.path)
+                where item != "generations" {
+                    try FileManager.default.removeItem(at: baseStore.appendingPathComponent(item))
+                }
+            } else {
+                try FileManager.default.removeItem(at: folder.appendingPathComponent(generation))
+            }
+        }
+    }
+
+    private func withCheckpoint<T>(_ body: (CheckpointStore) throws -> T) throws -> T {
+        try body(try CheckpointStore(directory: stateDirectory))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import SluiceCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The index generations of one state folder (docs/GENERATIONS.md): the active generation every reader
+/// uses, at most one candidate being built beside it, and the previous active one, kept for a rollback.
+///
+/// A generation is named `g<n>`; its settings are the pipeline file's with its `overrides` (`--set` lines,
+/// `embed.*` and `chunk.*` only) applied, its document records are the checkpoint's table of that name
+/// (``CheckpointStore``) and its vectors are in a store of its own. `g0` is the index as it was before
+/// generations were used: the checkpoint's first table and the store at `sink.path` itself.
+///
+/// The file `generations.json` in the state folder is the one pointer every reader follows: it is written
+/// beside and renamed over the old one (``save(stateDirectory:)``), so that a reader, or a process killed
+/// at any point, sees the old manifest or the new one, never a mix. Every change is made under the state
+/// lock.
+package struct GenerationManifest: Codable, Sendable, Hashable {
+    /// One generation: its name and what it changes in the pipeline file's settings.
+    package struct Generation: Codable, Sendable, Hashable {
+        /// `g0`, `g1`, …: never reused.
+        package var id: String
+        /// `key=value` settings applied after the pipeline file's (and before the command line's).
+        package var overrides: [String]
+        /// When it was started (seconds since 1970).
+        package var createdAt: Double
+
+        package init(id: String, overrides: [String] = [], createdAt: Double = Date().timeIntervalSince1970) {
+            self.id = id
+            self.overrides = overrides
+            self.createdAt = createdAt
+        }
+
+        /// Whether it is the index made before generations (the checkpoint's first table, the store at
+        /// `sink.path`).
+        package var isOriginal: Bool { id == GenerationManifest.original }
+    }
+
+    /// The manifest's format.
+    package var version = 1
+    /// What every reader and every run uses.
+    package var active: Generation
+    /// Built beside the active one; kept current by every run until it is promoted or dropped.
+    package var candidate: Generation?
+    /// The generation active before the last promote (or rollback): untouched, for a rollback.
+    package var previous: Generation?
+    /// The number of the next generation started.
+    package var next: Int
+
+    /// The name of the index made before generations were used.
+    package static let original = "g0"
+    package static let fileName = "generations.json"
+
+    /// A manifest for an index that had none: its index is the active `g0`.
+    package init() {
+        active = Generation(id: Self.original)
+        next = 1
+    }
+
+    /// Every generation it names, the active one first.
+    package var all: [Generation] { [active] + [candidate, previous].compactMap { $0 } }
+
+    /// The prefix of the only settings a generation may change: those that change the vectors.
+    package static let overridablePrefixes = ["embed.", "chunk."]
+
+    /// The manifest in `stateDirectory`, or nil when generations were never used there.
+    /// - Throws: ``SluiceError/Code/stateCorrupt`` when the file exists and cannot be read.
+    package static func load(stateDirectory: URL) throws -> GenerationManifest? {
+        let url = stateDirectory.appendingPathComponent(fileName)
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        do {
+            return try JSONDecoder().decode(GenerationManifest.self, from: data)
+        } catch {
+            throw SluiceError(
+                .stateCorrupt,
+                "\(url.path) cannot be read (\(error)): restore it from a backup (it names the active generation)",
+                cause: error
+            )
+        }
+    }
+
+    /// Writes the manifest beside the old one, flushes it, and renames it over the old one (then flushes the
+    /// folder): the switch is one atomic rename.
+    package func save(stateDirectory: URL) throws {
+        let url = stateDirectory.appendingPathComponent(Self.fileName)
+        let temporary = stateDirectory.appendingPathComponent(".\(Self.fileName).tmp")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(self)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data) else {
+            throw SluiceError(.io, "cannot write \(temporary.path)")
+        }
+        try Self.flush(temporary.path)
+        CrashPoint.reach("generations.manifest-written")
+        guard rename(temporary.path, url.path) == 0 else {
+            throw SluiceError(.io, "cannot replace \(url.path): \(String(cString: strerror(errno)))")
+        }
+        try Self.flush(stateDirectory.path)
+        CrashPoint.reach("generations.manifest-renamed")
+    }
+
+    private static func flush(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw SluiceError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw SluiceError(.io, "cannot flush \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
