@@ -91,6 +91,15 @@ enum DryRunPrinter {
         var lines = [
             "dry run: \(report.added.count) to add, \(report.changed.count) changed, \(report.metadataChanged.count) with new metadata only, \(report.retried.count) failed before (retried), \(report.unchanged) unchanged (skipped), \(report.knownFailures) known failures (skipped), \(report.deleted.count) to delete (\(report.vectorsToDelete) vectors)"
         ]
+        if !report.shapingChanges.isEmpty {
+            let embedding =
+                report.shapingChangesEmbed
+                ? "chunk.context changes what is embedded: their chunks are embedded again"
+                : "vectors of unchanged texts come from the embedding cache"
+            lines.append(
+                "settings that shape chunks changed (\(DisplayEscaping.escaped(report.shapingChanges.joined(separator: "; ")))): the documents they concern are written again (\(embedding))"
+            )
+        }
         for (label, keys) in [
             ("add", report.added), ("change", report.changed), ("metadata", report.metadataChanged),
             ("retry", report.retried), ("delete", report.deleted),

@@ -12,7 +12,21 @@ extension PipelineConfiguration {
             case structured
         }
 
+        /// What the embedder sees of a chunk's document besides the chunk's own text (``ChunkContext``).
+        public enum Context: String, Sendable, Hashable, CaseIterable {
+            /// The chunk's text alone.
+            case none
+            /// The document's title, then a blank line, then the chunk's text.
+            case title
+            /// The title and the heading path the chunk sits under (`Title › Heading › Subheading`), then a
+            /// blank line, then the chunk's text.
+            case headings
+        }
+
         public var strategy: Strategy = .recursive
+        /// `chunk.context`: what is prefixed to a chunk's text in the embedder's input (never to the stored
+        /// text, the snippet or the keyword index).
+        public var context: Context = .none
         public var maxTokens: Int = 256
         public var overlapTokens: Int = 32
         public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -27,6 +41,7 @@ extension PipelineConfiguration.Chunk {
         self.init()
         var s = section
         strategy = try s.choice("strategy") ?? strategy
+        context = try s.choice("context") ?? context
         maxTokens = try s.int("max_tokens", min: 8) ?? maxTokens
         overlapTokens = try s.int("overlap_tokens", min: 0) ?? overlapTokens
         parallelism = try s.int("parallelism", min: 1) ?? parallelism

@@ -22,6 +22,8 @@ public struct ShapingSettings: Sendable, Hashable {
             "chunk.max_tokens": String(chunk.maxTokens),
             "chunk.overlap_tokens": String(chunk.overlapTokens),
         ]
+        // Only when set: a state written before the setting existed (or with it off) keeps its fingerprint.
+        if chunk.context != .none { values["chunk.context"] = chunk.context.rawValue }
         if configuration.embed.provider.isRemote {
             values["embed.tokenizer"] = configuration.embed.tokenizer.rawValue
         }

@@ -20,6 +20,12 @@ public struct DryRunReport: Sendable, Hashable, Codable {
     public var storedVectors = 0
     /// Set when the deletions would trip the mass-delete guard.
     public var massDeleteRefusal: String?
+    /// The settings that shape chunks which changed since the last run (`chunk.context none → headings`,
+    /// ``ShapingSettings/changes(from:)``): why documents are listed as ``metadataChanged``.
+    public var shapingChanges: [String] = []
+    /// Whether one of those changes what the embedder is sent (`chunk.context`): the documents' chunks are
+    /// then embedded again, not taken from the embedding cache.
+    public var shapingChangesEmbed: Bool { shapingChanges.contains { $0.hasPrefix("chunk.context ") } }
 
     public init() {}
 }
@@ -58,6 +64,10 @@ extension Pipeline {
                 stored: try checkpoint.metadata("embedder"),
                 checkpoint: checkpoint
             )
+        }
+        if let stored = try checkpoint.metadata("shaping"), try checkpoint.documentCount() > 0 {
+            let shaping = ShapingSettings(configuration, extractors: components.extractors.extractors)
+            report.shapingChanges = shaping.changes(from: ShapingSettings(text: stored))
         }
         let source = try makeSource()
         try source.prepare()

@@ -147,7 +147,17 @@ extension Pipeline {
                     maxTextBytes: configuration.extract.maxTextBytes
                 ).callAsFunction
             ),
-            hash: TransformStage(name: "hash", workers: chunkWorkers, transform: HashStep().callAsFunction),
+            hash: TransformStage(
+                name: "hash",
+                workers: chunkWorkers,
+                transform: HashStep(
+                    context: ChunkContext(
+                        configuration.chunk.context,
+                        counter: components.embedder.tokenCounter,
+                        maxInputTokens: components.embedder.limits.maxTokensPerInput
+                    )
+                ).callAsFunction
+            ),
             embed: EmbedStage(
                 embedder: components.embedder,
                 configuration: configuration.embed,

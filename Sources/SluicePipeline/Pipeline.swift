@@ -94,8 +94,12 @@ public struct Pipeline: Sendable {
                 "the documents read by the \($0.sorted().joined(separator: ", ")) extractor\($0.count == 1 ? "" : "s")"
                     + " are processed again"
             }
+            let embedding =
+                previousShaping.values["chunk.context"] != shaping.values["chunk.context"]
+                ? "chunk.context changed what is embedded: chunks are embedded again unless the cache has their input"
+                : "vectors of unchanged texts come from the embedding cache"
             logger.notice(
-                "the settings that shape chunks changed since the last run: \(which ?? "every document is processed again") (vectors of unchanged texts come from the embedding cache; to change them without serving a mix, build a candidate generation instead: docs/GENERATIONS.md)",
+                "the settings that shape chunks changed since the last run: \(which ?? "every document is processed again") (\(embedding); to change them without serving a mix, build a candidate generation instead: docs/GENERATIONS.md)",
                 metadata: ["sluice-changes": "\(shaping.changes(from: previousShaping).joined(separator: "; "))"]
             )
         }

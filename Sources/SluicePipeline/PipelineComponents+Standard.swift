@@ -30,6 +30,12 @@ extension PipelineComponents {
         // chunk.max_tokens is capped at the limit (MiniLM: 254 word pieces, which with [CLS] and [SEP] is
         // its 256-token window; OpenAI: 8,192).
         let maxTokens = min(configuration.chunk.maxTokens, embedder.limits.maxTokensPerInput)
+        // With chunk.context, the chunks also leave room in the window for the prefix (ChunkContext).
+        let chunkTokens = ChunkContext.chunkBudget(
+            maxTokens: configuration.chunk.maxTokens,
+            maxInputTokens: embedder.limits.maxTokensPerInput,
+            context: configuration.chunk.context
+        )
         var adjustments: [String] = []
         // Said when it matters: 256 for MiniLM names its window, which holds 254 pieces and [CLS] and [SEP].
         if configuration.chunk.maxTokens > maxTokens + 2 {
@@ -37,18 +43,18 @@ extension PipelineComponents {
                 "chunk.max_tokens \(configuration.chunk.maxTokens) is above the embedder's limit of \(maxTokens) tokens per input (\(embedder.identity)): chunks are cut at \(maxTokens)"
             )
         }
-        let overlapTokens = min(configuration.chunk.overlapTokens, maxTokens - 1)
+        let overlapTokens = min(configuration.chunk.overlapTokens, chunkTokens - 1)
         let chunker: any Chunker
         switch configuration.chunk.strategy {
         case .recursive:
             chunker = RecursiveChunker(
-                maxTokens: maxTokens,
+                maxTokens: chunkTokens,
                 overlapTokens: overlapTokens,
                 counter: embedder.tokenCounter
             )
         case .structured:
             chunker = StructuredChunker(
-                maxTokens: maxTokens,
+                maxTokens: chunkTokens,
                 overlapTokens: overlapTokens,
                 counter: embedder.tokenCounter
             )

@@ -66,6 +66,19 @@ import Testing
         }
     }
 
+    /// `chunk.context` changes the vectors: each value has a fingerprint of its own.
+    @Test func theChunkContextIsPartOfTheFingerprint() throws {
+        let values = PipelineConfiguration.Chunk.Context.allCases
+        let fingerprints = try values.map {
+            try PipelineConfiguration.load(file: nil, overrides: ["chunk.context=\($0.rawValue)"])
+        }
+        #expect(Set(fingerprints.map(\.fingerprint)).count == values.count)
+        for (value, configuration) in zip(values, fingerprints) {
+            #expect(configuration.chunk.context == value)
+            #expect(configuration.fingerprintText.contains("chunk.context=\"\(value.rawValue)\"\n"))
+        }
+    }
+
     /// A metadata value's encoding is, value for value, the text an older Sluice hashed (the description of
     /// its JSON object), so that the fingerprints in existing checkpoints stay equal after an upgrade.
     @Test(arguments: [

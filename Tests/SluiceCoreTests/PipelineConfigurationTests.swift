@@ -96,6 +96,7 @@ import Testing
     @Test(arguments: [
         ("chunk: { max_tokenz: 3 }", "chunk.max_tokenz"),
         ("embed: { precision: fp16 }", "embed.precision"),
+        ("chunk: { context: path }", "chunk.context"),
         ("chunk: { max_tokens: abc }", "chunk.max_tokens"),
         ("embed: { provider: nope }", "embed.provider"),
         ("chunk: { max_tokens: 20, overlap_tokens: 30 }", "overlap_tokens"),

@@ -215,6 +215,19 @@ import Testing
         #expect(Self.shaping(old).extractorNames == shipped)
     }
 
+    /// `chunk.context` shapes what every document embeds: a change processes every document again. Off, it
+    /// is not written, so a state made before the setting existed keeps its fingerprint.
+    @Test func theChunkContextShapesEveryDocumentWhenSet() {
+        var old = PipelineConfiguration()
+        old.chunk.context = .none
+        var new = old
+        new.chunk.context = .headings
+        #expect(Self.shaping(new).extractorsAffected(since: Self.shaping(old)) == nil)
+        #expect(Self.shaping(new).changes(from: Self.shaping(old)) == ["chunk.context (unset) → headings"])
+        #expect(Self.shaping(new).text(read: "text").contains("chunk.context=headings"))
+        #expect(!Self.shaping(old).text.contains("chunk.context"))
+    }
+
     /// The extractors Sluice ships, which declare the settings they read.
     static func standardExtractors(_ configuration: PipelineConfiguration) -> [any Extractor] {
         ExtractorRegistry.standard(configuration: configuration.extract).extractors

@@ -4,9 +4,28 @@ import SluiceState
 /// A chunk on its way to the sink: its hash, its vector id and (once known) its vector.
 package struct PreparedChunk: Sendable {
     package var chunk: Chunk
+    /// The hash of what the embedder is sent (``embedPrefix`` and the chunk's text, normalized): the key of
+    /// the embedding cache and of deduplication in flight. Without a prefix, the chunk's own ``Chunk/hash``.
     package var hash: ContentHash
     package var id: VectorID
     package var vector: [Float]?
+    /// What `chunk.context` puts before the chunk's text in the embedder's input (``ChunkContext``); empty
+    /// for none. Never stored: the records keep the chunk's own text.
+    package var embedPrefix = ""
+    /// The prefix's size in the embedder's tokens.
+    package var embedPrefixTokens = 0
+
+    package init(chunk: Chunk, hash: ContentHash, id: VectorID, vector: [Float]? = nil) {
+        self.chunk = chunk
+        self.hash = hash
+        self.id = id
+        self.vector = vector
+    }
+
+    /// What the embedder is sent: the prefix, then the chunk's text.
+    package var embedText: String { embedPrefix.isEmpty ? chunk.text : embedPrefix + chunk.text }
+    /// Its size in the embedder's tokens.
+    package var embedTokens: Int { embedPrefixTokens + chunk.tokenCount }
 }
 
 /// One document as it moves through the stages. Stages pass a document with a final outcome straight

@@ -122,7 +122,7 @@ struct EmbedStageStateMachine<PermitToken> {
                 continue
             }
             waitersByHash[chunk.hash] = [(id, index)]
-            texts.append(Text(hash: chunk.hash, text: chunk.chunk.text, tokens: chunk.chunk.tokenCount))
+            texts.append(Text(hash: chunk.hash, text: chunk.embedText, tokens: chunk.embedTokens))
         }
         waiting[id] = Waiting(document: document, remaining: missing.count)
         return Admission(action: .embed(texts), cacheHits: hits)
