@@ -12,7 +12,7 @@ extension PipelineConfiguration {
             case structured
         }
 
-        /// What the embedder sees of a chunk's document besides the chunk's own text (``ChunkContext``).
+        /// What the embedder sees of a chunk's document besides the chunk's own text (`ChunkContext`).
         public enum Context: String, Sendable, Hashable, CaseIterable {
             /// The chunk's text alone.
             case none

@@ -6,7 +6,7 @@ import SluiceCore
 /// workbooks: the ZIP container through `ZIPContainer` (with the limits of every ZIP-based format,
 /// `extract.zip.*`) and `content.xml` through libxml2, any DTD refused before parsing.
 ///
-/// Each sheet (`table:table`), in the document's order, laid out as XLSX's (``SheetSections``): its first
+/// Each sheet (`table:table`), in the document's order, laid out as XLSX's (`SheetSections`): its first
 /// row with a value names the columns, every later row is a line `name: value; name: value` (empty cells
 /// left out; a cell past the named columns is `column N`), in sections of `rowsPerSection` headed by the
 /// sheet's name, with `sheet` and `lines` (the sheet's row numbers) in their metadata. A cell is what Calc

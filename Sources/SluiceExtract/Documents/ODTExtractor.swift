@@ -8,7 +8,7 @@ import SluiceCore
 ///
 /// Headings (`text:h`, by outline level) become sections with heading paths (the chunks' `headings`) and
 /// Markdown heading lines; lists (numbered where their style says so), tables (a row per line) and
-/// paragraphs are kept; notes follow the body (``ODTBodyWalker``). The title and author come from
+/// paragraphs are kept; notes follow the body (`ODTBodyWalker`). The title and author come from
 /// `meta.xml`.
 ///
 /// Recognised by content: a ZIP archive whose first entry, `mimetype`, says

@@ -2,12 +2,12 @@ import Foundation
 import SluiceCore
 
 /// Rich Text Format documents (RTF, as Word, WordPad, LibreOffice and TextEdit write them), read by
-/// ``RTFReader`` in one pass over the bytes, in Swift.
+/// `RTFReader` in one pass over the bytes, in Swift.
 ///
 /// Control words and groups are dropped; destinations that are not text are skipped (font, colour and
 /// style tables, `\info`, pictures, objects, headers and footers, field instructions, bookmarks,
 /// comments, and any `{\*\…}` group the reader does not know); `\uN` is decoded (its `\ucN` fallback
-/// characters skipped, surrogate pairs joined), and `\'hh` by the code page in force (``RTFCodePage``:
+/// characters skipped, surrogate pairs joined), and `\'hh` by the code page in force (`RTFCodePage`:
 /// Windows-1252 built in; 437, 850, 852, 866, 874, 932, 936, 949, 950, 1250–1258 and Mac Roman through
 /// iconv). `\par` ends a paragraph and `\line` breaks a line; a paragraph of outline level N
 /// (`\outlinelevel`, its own or its style's) or of a `heading N` style is a heading and starts a section,
