@@ -73,6 +73,8 @@ struct GenerationWatch: Service {
         let executor = BlockingExecutor(label: "sl-generation-watch", threads: 1)
         defer { executor.shutdown() }
         let served = self.served
+        // The same failure is said once, not at every look: it is said again when it changes or after a success.
+        var lastFailure: String?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: interval)
             do {
@@ -82,9 +84,13 @@ struct GenerationWatch: Service {
                         metadata: ["sluice-searcher": "\(served.searcher.sink.name)"]
                     )
                 }
+                lastFailure = nil
             } catch {
+                let failure = "\(error)"
+                guard failure != lastFailure else { continue }
+                lastFailure = failure
                 logger.warning(
-                    "the active index generation changed, but it cannot be opened: still serving the one before (\(error))"
+                    "the active index generation changed, but it cannot be opened: still serving the one before (\(failure))"
                 )
             }
         }
