@@ -19,6 +19,9 @@ enum LMDBDataFile {
     /// What is wrong with a data file, in words for the user.
     struct Damage: Error, CustomStringConvertible {
         var description: String
+        /// Whether the file is empty or ends inside its meta pages: what a file another process is creating
+        /// looks like until its meta pages are written.
+        var unfinished = false
     }
 
     static let magic: UInt32 = 0xBEEF_C0DE
@@ -35,7 +38,52 @@ enum LMDBDataFile {
     }
 
     /// Throws ``Damage`` unless `url` is absent (a new environment) or a whole LMDB data file.
+    ///
+    /// A file that is empty or ends inside its meta pages may be one another process is creating right now
+    /// (several runs opening one new store at once, as shards do): LMDB creates `data.mdb` and writes its
+    /// meta pages while it holds a write lock on byte 0 of `lock.mdb`, then downgrades it to the shared lock
+    /// every open environment holds. Such a file is checked again once that lock can be shared; only a file
+    /// still unfinished then (an interrupted creation, a truncation) is damage.
     static func check(_ url: URL) throws {
+        do {
+            try checkOnce(url)
+        } catch let damage as Damage where damage.unfinished {
+            guard waitForCreator(url.deletingLastPathComponent().appendingPathComponent("lock.mdb")) else {
+                throw damage
+            }
+            try checkOnce(url)
+        }
+    }
+
+    /// `fcntl` commands for locks owned by an open file description (Linux's `<bits/fcntl-linux.h>`; Swift's
+    /// Glibc module is imported without `_GNU_SOURCE`, which declares them). Such a lock conflicts with the
+    /// process-owned locks LMDB takes, in this process too, and closing another descriptor of the file does
+    /// not release it.
+    static let ofdSetLock: Int32 = 37
+    static let ofdSetLockWait: Int32 = 38
+
+    /// Waits until no process holds LMDB's creator lock on `lockFile` (a shared lock on byte 0 can be
+    /// taken), then lets go. False when there is no lock file (no LMDB ever opened the folder) or it cannot
+    /// be locked.
+    ///
+    /// Closing a descriptor of `lockFile` releases every process-owned lock this process holds on it, so
+    /// this is called only for an unfinished data file, which no environment in this process can have open
+    /// (``LMDBEnvironment`` opens one at a time and checks under the same lock).
+    private static func waitForCreator(_ lockFile: URL) -> Bool {
+        let fd = open(lockFile.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_RDLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        var rc: Int32
+        repeat { rc = fcntl(fd, ofdSetLockWait, &lock) } while rc != 0 && errno == EINTR
+        return rc == 0
+    }
+
+    private static func checkOnce(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return }
@@ -50,7 +98,8 @@ enum LMDBDataFile {
         guard sizeBeforeMeta > 0 else {
             throw Damage(
                 description:
-                    "\(url.lastPathComponent) is empty (0 bytes): it was truncated, or its creation was interrupted"
+                    "\(url.lastPathComponent) is empty (0 bytes): it was truncated, or its creation was interrupted",
+                unfinished: true
             )
         }
         let first = try meta(fd, at: 0, fileSize: sizeBeforeMeta, name: url.lastPathComponent, page: 0)
@@ -121,7 +170,8 @@ enum LMDBDataFile {
         guard fileSize >= offset + metaEnd else {
             throw Damage(
                 description:
-                    "\(name) is \(fileSize) bytes, too short to hold LMDB meta page \(page): the file was truncated"
+                    "\(name) is \(fileSize) bytes, too short to hold LMDB meta page \(page): the file was truncated",
+                unfinished: true
             )
         }
         var bytes = [UInt8](repeating: 0, count: metaEnd)

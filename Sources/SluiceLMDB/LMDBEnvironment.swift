@@ -96,11 +96,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
         if !readOnly {
             try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
         }
-        do {
-            try LMDBDataFile.check(path.appendingPathComponent("data.mdb"))
-        } catch let damage as LMDBDataFile.Damage {
-            throw errors.damage(damage.description)
-        }
         var handle: OpaquePointer?
         try errors.check(mdb_env_create(&handle), "mdb_env_create")
         guard let handle else { throw errors.error("mdb_env_create returned no handle") }
@@ -113,8 +108,21 @@ package final class LMDBEnvironment: @unchecked Sendable {
         // which is unmapped when that one closes — releasing its old range later could zero whatever the
         // kernel puts there next (heap blocks are mapped too). Opens are serialized so that the mappings
         // seen before and after belong to this one.
+        // The data file is checked under the same lock: an unfinished one may be another process's creation,
+        // waited for through `lock.mdb` (``LMDBDataFile/check(_:)``), which must never race an open here.
         let dataFile = path.appendingPathComponent("data.mdb")
         Self.openLock.lock()
+        do {
+            try LMDBDataFile.check(dataFile)
+        } catch let damage as LMDBDataFile.Damage {
+            Self.openLock.unlock()
+            mdb_env_close(handle)
+            throw errors.damage(damage.description)
+        } catch {
+            Self.openLock.unlock()
+            mdb_env_close(handle)
+            throw error
+        }
         let before = ResidentMemoryReleaser.mappings(of: dataFile)
         let rc = mdb_env_open(handle, path.path, flags, 0o644)
         let created =
