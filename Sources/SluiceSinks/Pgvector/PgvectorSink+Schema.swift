@@ -20,41 +20,40 @@ extension PgvectorSink {
             with: "''"
         )
         let state = try await withConnection("prepare \(rawTable)") { connection -> (empty: Bool, type: String) in
-            try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
-            if let existing = try Self.describe(connection, table) {
-                let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
-                let storedEmbedder = existing.comment.flatMap { Self.field("embedder", in: $0) }
-                let storedMetric = existing.comment.flatMap { Self.field("metric", in: $0) }
-                if count > 0 {
-                    if existing.dimensions != dimensions {
-                        throw SluiceError(
-                            .embedderMismatch,
-                            "table \(rawTable) holds \(existing.dimensions)-dimensional vectors, the embedder makes \(dimensions); re-embed with --reembed or use another sink.table"
-                        )
+            try Self.serializingPreparation(connection) {
+                try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
+                if let existing = try Self.describe(connection, table) {
+                    let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
+                    let storedEmbedder = existing.comment.flatMap { Self.field("embedder", in: $0) }
+                    let storedMetric = existing.comment.flatMap { Self.field("metric", in: $0) }
+                    if count > 0 {
+                        if existing.dimensions != dimensions {
+                            throw SluiceError(
+                                .embedderMismatch,
+                                "table \(rawTable) holds \(existing.dimensions)-dimensional vectors, the embedder makes \(dimensions); re-embed with --reembed or use another sink.table"
+                            )
+                        }
+                        if let storedEmbedder, storedEmbedder != embedder.description {
+                            throw SluiceError(
+                                .embedderMismatch,
+                                "table \(rawTable) holds vectors of \(storedEmbedder), not \(embedder); re-embed with --reembed or use another sink.table"
+                            )
+                        }
+                        if let storedMetric, storedMetric != metric {
+                            throw SluiceError(
+                                .configuration,
+                                "table \(rawTable) is indexed for metric \(storedMetric), sink.metric is \(metric)"
+                            )
+                        }
+                    } else if existing.dimensions != dimensions || existing.type != type {
+                        try connection.query("DROP TABLE \(table)")
                     }
-                    if let storedEmbedder, storedEmbedder != embedder.description {
-                        throw SluiceError(
-                            .embedderMismatch,
-                            "table \(rawTable) holds vectors of \(storedEmbedder), not \(embedder); re-embed with --reembed or use another sink.table"
-                        )
+                    if try Self.describe(connection, table) != nil {
+                        try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
+                        try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
+                        return (count == 0, type)
                     }
-                    if let storedMetric, storedMetric != metric {
-                        throw SluiceError(
-                            .configuration,
-                            "table \(rawTable) is indexed for metric \(storedMetric), sink.metric is \(metric)"
-                        )
-                    }
-                } else if existing.dimensions != dimensions || existing.type != type {
-                    try connection.query("DROP TABLE \(table)")
                 }
-                if try Self.describe(connection, table) != nil {
-                    try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
-                    try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
-                    return (count == 0, type)
-                }
-            }
-            try connection.query("BEGIN")
-            do {
                 try connection.query(
                     """
                     CREATE TABLE IF NOT EXISTS \(table) (
@@ -71,12 +70,8 @@ extension PgvectorSink {
                 )
                 try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
                 try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
-                try connection.query("COMMIT")
-            } catch {
-                _ = try? connection.query("ROLLBACK")
-                throw error
+                return (true, type)
             }
-            return (true, type)
         }
         runState.withLock {
             $0.columnType = state.type
@@ -86,6 +81,28 @@ extension PgvectorSink {
         // A table that already holds rows keeps its index maintained row by row; an empty one gets it
         // after the bulk load (finish).
         if !state.empty { try await ensureIndex() }
+    }
+
+    /// The key of the transaction-level advisory lock under which every Sluice process prepares its table
+    /// ("sluice" in ASCII): one lock for every table, as `CREATE EXTENSION` races too, and preparing is short.
+    static let preparationLock: Int64 = 0x736C_7569_6365
+
+    /// Runs `body` in a transaction holding ``preparationLock``. Shards starting together on a fresh database
+    /// all prepare the same table at once, and PostgreSQL's `IF NOT EXISTS` is not atomic against a
+    /// concurrent creator (23505 on `pg_type_typname_nsp_index` or `pg_extension_name_index`, or 42P07):
+    /// serialized, the first creates and the others find what it committed. The lock ends with the
+    /// transaction, whatever happens to the connection.
+    static func serializingPreparation<T>(_ connection: PGConnection, _ body: () throws -> T) throws -> T {
+        try connection.query("BEGIN")
+        do {
+            try connection.query("SELECT pg_advisory_xact_lock(\(preparationLock))")
+            let result = try body()
+            try connection.query("COMMIT")
+            return result
+        } catch {
+            _ = try? connection.query("ROLLBACK")
+            throw error
+        }
     }
 
     /// Builds the HNSW index if it does not exist (at the end of a run, or at once for a non-empty table).
