@@ -37,8 +37,20 @@ struct CheckCommand: AsyncParsableCommand {
         try await withExitMapping {
             let logger = options.makeLogger()
             let configuration: PipelineConfiguration
+            let generations: DependencyCheck?
             do {
-                configuration = try options.loadConfiguration(source: source)
+                // The active generation's settings, unless the manifest naming it cannot be read: that is
+                // the `generations` line's failure, and the rest is checked with the pipeline file's.
+                let base = try options.loadConfiguration(source: source, generation: nil)
+                generations = IndexGenerations.check(base)
+                configuration =
+                    generations?.outcome == .failed
+                    ? base
+                    : try IndexGenerations.configuration(
+                        .active,
+                        base: base,
+                        load: options.configurationLoader(source: source).file(extra:)
+                    )
             } catch let error where json {
                 // The pipeline file itself does not read: still one JSON document, for programs.
                 let check = DependencyCheck(
@@ -78,7 +90,7 @@ struct CheckCommand: AsyncParsableCommand {
                 options: runOptions,
                 logger: logger
             )
-            let checks = await pipeline.check()
+            let checks = await pipeline.check() + [generations].compactMap { $0 }
             let code = DependencyCheck.exitCode(of: checks)
             if json {
                 try Self.printJSON([valid] + checks, code: code)
@@ -105,7 +117,7 @@ struct CheckCommand: AsyncParsableCommand {
     /// `ok          store     qdrant:…: reachable, 12 vectors → fix: …`
     static func print(_ check: DependencyCheck) {
         let outcome = check.outcome.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
-        let subject = check.subject.padding(toLength: 9, withPad: " ", startingAt: 0)
+        let subject = check.subject.padding(toLength: max(9, check.subject.count + 1), withPad: " ", startingAt: 0)
         var line = "\(outcome)\(subject)\(check.detail)"
         if let fix = check.fix { line += " → fix: \(fix)" }
         Swift.print(DisplayEscaping.escaped(line))
