@@ -12,7 +12,7 @@ struct APIRoutes: Sendable {
     var timeout: Duration { .milliseconds(Int64(serve.requestTimeoutSeconds * 1000)) }
 
     func add(to router: Router<BasicRequestContext>) {
-        let documents = DocumentRoutes(checkpoint: server.checkpoint, sink: server.searcher.sink)
+        let documents = DocumentRoutes(checkpoint: server.checkpoint, served: server.served)
         router.get("/health") { _, _ in try JSONResponse.make(["status": "ok"]) }
         router.get("/ready") { request, _ in
             let report = await ReadinessReport.probe(

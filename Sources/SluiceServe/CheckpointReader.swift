@@ -10,37 +10,46 @@ import Synchronization
 /// Every read of the state by the server goes through here, and none is taken for "nothing there" when it
 /// fails: no state yet (a fresh index) is ``openIfPresent()``'s nil, a damaged one is an error that says how
 /// to recover (`state-corrupt`, 503), as `sluice run` says it.
+///
+/// The document records read are those of the served index generation (docs/GENERATIONS.md): the one
+/// `activeGeneration` names, or the one a request took with its store (``ServedGeneration/snapshot``).
 final class CheckpointReader: Sendable {
     let directory: URL
     private let store = Mutex<CheckpointStore?>(nil)
+    /// The generation `sluice serve` serves now (nil: the original one).
+    private let activeGeneration: @Sendable () -> String?
 
-    init(directory: URL) {
+    init(directory: URL, activeGeneration: @escaping @Sendable () -> String? = { nil }) {
         self.directory = directory
+        self.activeGeneration = activeGeneration
     }
 
-    /// The checkpoint, or nil when there is no state yet (no run has written one).
+    /// The checkpoint, seen as the store of `generation` (the served one when not given), or nil when
+    /// there is no state yet (no run has written one).
     /// - Throws: ``APIError`` 503 `state-corrupt` (with what happened and how to recover) when the state's
     ///   file is truncated or damaged, 503 `dependency-unavailable` when it cannot be opened otherwise.
-    func openIfPresent() throws -> CheckpointStore? {
-        try store.withLock { store in
-            if let store { return store }
-            guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
-                return nil
-            }
+    func openIfPresent(generation: String?? = nil) throws -> CheckpointStore? {
+        let generation = generation ?? activeGeneration()
+        return try store.withLock { store in
             do {
+                if let store { return try store.viewing(generation: generation) }
+                guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path)
+                else {
+                    return nil
+                }
                 let opened = try CheckpointStore(directory: directory, readOnly: true)
                 store = opened
-                return opened
+                return try opened.viewing(generation: generation)
             } catch let error as SluiceError {
                 throw Self.apiError(error)
             }
         }
     }
 
-    /// The checkpoint.
-    /// - Throws: ``APIError`` 503 when there is no state yet, or as ``openIfPresent()``.
-    func open() throws -> CheckpointStore {
-        guard let store = try openIfPresent() else {
+    /// The checkpoint, seen as the store of `generation` (the served one when not given).
+    /// - Throws: ``APIError`` 503 when there is no state yet, or as ``openIfPresent(generation:)``.
+    func open(generation: String?? = nil) throws -> CheckpointStore {
+        guard let store = try openIfPresent(generation: generation) else {
             throw APIError(
                 .serviceUnavailable,
                 SluiceError.Code.dependencyUnavailable.rawValue,

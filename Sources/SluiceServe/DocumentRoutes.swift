@@ -11,9 +11,12 @@ import SluiceState
 /// Keys are bytes: `/v1/documents/{key}` finds the document whose key has exactly these bytes (the NFD
 /// spelling of a name is another document than its NFC twin), and pages follow the checkpoint's byte
 /// order, with cursors compared in that order (Swift's `String` order differs for such keys).
+///
+/// A request takes the served generation once (``ServedGeneration/snapshot``) and reads its document
+/// records and its store's chunks: after a promote, both are the new generation's, never one of each.
 struct DocumentRoutes: Sendable {
     let checkpoint: CheckpointReader
-    let sink: any VectorSink
+    let served: ServedGeneration
 
     static let maxLimit = 1000
     /// Chunks on one page of `GET /v1/documents/{key}` when `limit` is not given.
@@ -142,7 +145,8 @@ struct DocumentRoutes: Sendable {
             count = value
         }
         // LMDB looks the key up by its bytes: an NFD key never finds its NFC twin.
-        guard let record = try checkpoint.open().document(key) else {
+        let served = self.served.snapshot
+        guard let record = try checkpoint.open(generation: .some(served.generation)).document(key) else {
             throw APIError.notFound("no document \(key) in the checkpoint")
         }
         var detail = Detail(document: DocumentSummary(record))
@@ -153,7 +157,7 @@ struct DocumentRoutes: Sendable {
         } else {
             let end = first + min(count, total - first)  // never past Int.max, whatever the cursor
             do {
-                detail.chunks = try await chunks(of: key, ordinals: first..<end)
+                detail.chunks = try await chunks(of: key, ordinals: first..<end, in: served.searcher.sink)
                 if end < total {
                     detail.truncated = true
                     detail.nextCursor = String(end)
@@ -167,7 +171,7 @@ struct DocumentRoutes: Sendable {
 
     /// The store has no fetch by key: a vector search filtered on `document_key` (its exact bytes) and the
     /// page's `ordinal` range, as deep as the page, ordered by ordinal.
-    private func chunks(of key: String, ordinals: Range<Int>) async throws -> [StoredChunk] {
+    private func chunks(of key: String, ordinals: Range<Int>, in sink: any VectorSink) async throws -> [StoredChunk] {
         let dimensions = try await sink.info().dimensions ?? 0
         guard dimensions > 0 else { return [] }
         let probe = [Float](repeating: 1 / Float(dimensions).squareRoot(), count: dimensions)

@@ -16,6 +16,9 @@ final class ServedGeneration: Sendable {
     struct Current: Sendable {
         var searcher: Searcher
         var answerer: Answerer?
+        /// The generation whose document records go with the pair (``CheckpointStore/generation``; nil:
+        /// the original one).
+        var generation: String?
         /// The manifest's bytes the pair was made for (nil: no manifest).
         var manifest: Data?
     }
@@ -24,19 +27,21 @@ final class ServedGeneration: Sendable {
     /// `STATE/generations.json`.
     let manifestURL: URL
     /// Builds the active generation's pair again; nil: the served index never changes (tests, library users).
-    let reload: (@Sendable () throws -> (Searcher, Answerer?))?
+    let reload: (@Sendable () throws -> (Searcher, Answerer?, generation: String?))?
 
     init(
         searcher: Searcher,
         answerer: Answerer?,
+        generation: String?,
         stateDirectory: URL,
-        reload: (@Sendable () throws -> (Searcher, Answerer?))?
+        reload: (@Sendable () throws -> (Searcher, Answerer?, generation: String?))?
     ) {
         manifestURL = stateDirectory.appendingPathComponent("generations.json")
         current = Mutex(
             Current(
                 searcher: searcher,
                 answerer: answerer,
+                generation: generation,
                 manifest: FileManager.default.contents(atPath: manifestURL.path)
             )
         )
@@ -45,6 +50,9 @@ final class ServedGeneration: Sendable {
 
     var searcher: Searcher { current.withLock { $0.searcher } }
     var answerer: Answerer? { current.withLock { $0.answerer } }
+    /// What is served now, taken once: a request that reads both the store and the document records uses
+    /// one snapshot, so that the two are of one generation.
+    var snapshot: Current { current.withLock { $0 } }
 
     /// Builds the active generation's pair again when the manifest changed since the current one was made.
     /// Blocks (opens a store, may load a model): call it off the cooperative pool.
@@ -54,8 +62,10 @@ final class ServedGeneration: Sendable {
         guard let reload else { return false }
         let manifest = FileManager.default.contents(atPath: manifestURL.path)
         guard manifest != current.withLock({ $0.manifest }) else { return false }
-        let (searcher, answerer) = try reload()
-        current.withLock { $0 = Current(searcher: searcher, answerer: answerer, manifest: manifest) }
+        let (searcher, answerer, generation) = try reload()
+        current.withLock {
+            $0 = Current(searcher: searcher, answerer: answerer, generation: generation, manifest: manifest)
+        }
         return true
     }
 }

@@ -74,16 +74,21 @@ public struct SluiceServer: Sendable {
         served = ServedGeneration(
             searcher: searcher,
             answerer: answerer,
+            generation: configuration.generation,
             stateDirectory: configuration.resolve(configuration.state),
-            reload: reload.map { reload -> @Sendable () throws -> (Searcher, Answerer?) in
+            reload: reload.map { reload -> @Sendable () throws -> (Searcher, Answerer?, generation: String?) in
                 {
                     let (configuration, components) = try reload()
-                    return try Self.searchers(configuration, components, environment: environment)
+                    let (searcher, answerer) = try Self.searchers(configuration, components, environment: environment)
+                    return (searcher, answerer, configuration.generation)
                 }
             }
         )
         self.logger = logger
-        self.checkpoint = CheckpointReader(directory: configuration.resolve(configuration.state))
+        self.checkpoint = CheckpointReader(
+            directory: configuration.resolve(configuration.state),
+            activeGeneration: { [served] in served.snapshot.generation }
+        )
         redaction = MessageRedaction([
             (configuration.resolve(configuration.state).path, "<state>"),
             (configuration.resolve(configuration.sink.path).path, "<store>"),

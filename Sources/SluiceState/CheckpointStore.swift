@@ -50,6 +50,26 @@ package final class CheckpointStore: Sendable {
             readOnly ? try environment.existingDatabase("extractions") : try environment.database("extractions")
     }
 
+    /// The same state seen as the store of `generation` (its document records and settings), on this
+    /// store's LMDB environment: a process must not open one environment twice (closing either releases
+    /// the locks of both), so a reader that follows generations, as `sluice serve` does, opens the state
+    /// once and takes such views of it.
+    package func viewing(generation: String?) throws -> CheckpointStore {
+        let scope = generation == GenerationManifest.original ? nil : generation
+        if scope == self.generation { return self }
+        return try CheckpointStore(sharing: self, generation: scope)
+    }
+
+    private init(sharing other: CheckpointStore, generation: String?) throws {
+        environment = other.environment
+        self.generation = generation
+        documents = try environment.database(Self.documentsTable(generation))
+        cache = other.cache
+        runs = other.runs
+        meta = other.meta
+        extractions = other.extractions
+    }
+
     /// The table of a generation's document records.
     static func documentsTable(_ generation: String?) -> String {
         generation.map { "documents.\($0)" } ?? "documents"
