@@ -95,7 +95,11 @@ struct APIRoutes: Sendable {
         }
         router.get("/metrics") { _, _ in
             let (documents, vectors) = await storeSize()
-            var text = server.metrics.exposition(documents: documents, vectors: vectors)
+            var text = server.metrics.exposition(
+                documents: documents,
+                vectors: vectors,
+                generations: generationRoles()
+            )
             // The last finished run's figures, with the names `sluice run --metrics-file` writes. A scrape answers
             // whatever the state's condition (failing it would hide every other figure): with no state, or
             // one that cannot be read, these lines are left out, and `/ready` reports the state as damaged.
@@ -135,15 +139,27 @@ struct APIRoutes: Sendable {
         var rerank: RerankStatus?
     }
 
+    /// The generations the manifest names, by role; none when generations were never used, or when the
+    /// manifest cannot be read (`sluice check` and every command say why; the metrics answer regardless).
+    private func generationRoles() -> [(role: String, generation: String)] {
+        guard let manifest = try? GenerationManifest.load(stateDirectory: server.checkpoint.directory) else {
+            return []
+        }
+        return [("active", manifest.active), ("candidate", manifest.candidate), ("previous", manifest.previous)]
+            .compactMap { role, generation in generation.map { (role, $0.id) } }
+    }
+
     /// Runs a request's work under `serve.request_timeout_seconds` (then 503 `timeout`).
     private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withDeadline(timeout, what: "the request", setting: "serve.request_timeout_seconds", body)
     }
 
     private func storeSize() async -> (Int?, Int?) {
-        // As the run figures above: a gauge left out when the state cannot be read (`/ready` says why).
-        let documents = try? server.checkpoint.open().documentCount()
-        let sink = server.searcher.sink
+        // As the run figures above: a gauge left out when the state cannot be read (`/ready` says why). The
+        // records and the store of one generation, the served one.
+        let served = server.served.snapshot
+        let documents = try? server.checkpoint.open(generation: .some(served.generation)).documentCount()
+        let sink = served.searcher.sink
         let vectors = try? await bounded { try await sink.count() }  // a hung store leaves the gauge out
         return (documents, vectors)
     }

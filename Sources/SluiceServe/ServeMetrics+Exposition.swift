@@ -2,8 +2,13 @@ import Foundation
 import Synchronization
 
 extension ServeMetrics {
-    /// The Prometheus text exposition (format 0.0.4) of the counters, plus the store's size.
-    func exposition(documents: Int?, vectors: Int?) -> String {
+    /// The Prometheus text exposition (format 0.0.4) of the counters, plus the store's size and the index
+    /// generations (`role`: active, candidate, previous; none before generations are used).
+    func exposition(
+        documents: Int?,
+        vectors: Int?,
+        generations: [(role: String, generation: String)] = []
+    ) -> String {
         let state = state.withLock { $0 }
         var out = ""
         out += "# HELP sluice_http_requests_total HTTP requests answered, by route and status.\n"
@@ -39,6 +44,13 @@ extension ServeMetrics {
         if let vectors {
             out += "# HELP sluice_vectors Vectors in the store.\n# TYPE sluice_vectors gauge\n"
             out += "sluice_vectors \(vectors)\n"
+        }
+        if !generations.isEmpty {
+            out += "# HELP sluice_generation_info The index generations, by role (docs/GENERATIONS.md).\n"
+            out += "# TYPE sluice_generation_info gauge\n"
+            for (role, generation) in generations {
+                out += "sluice_generation_info{role=\"\(role)\",generation=\"\(Self.escape(generation))\"} 1\n"
+            }
         }
         return out
     }

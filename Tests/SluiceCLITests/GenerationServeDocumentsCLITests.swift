@@ -57,6 +57,12 @@ struct GenerationServeDocumentsCLITests {
                 "\(summary.key): chunks of another generation"
             )
         }
+        // /metrics names the generations and counts the active one's documents.
+        let metrics = String(decoding: try await server.exchange("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("sluice_generation_info{role=\"active\",generation=\"g1\"} 1"), "\(metrics)")
+        #expect(metrics.contains("sluice_generation_info{role=\"previous\",generation=\"g0\"} 1"), "\(metrics)")
+        #expect(metrics.contains("sluice_documents 6"), "\(metrics)")
+        #expect(metrics.contains("sluice_vectors \(byDocument.values.map(\.count).reduce(0, +))"), "\(metrics)")
         let stopped = try await server.stop()
         #expect(stopped.exitCode == 0, "\(stopped)")
     }
