@@ -87,7 +87,7 @@ final class ProgressReporter: Sendable {
 }
 
 enum DryRunPrinter {
-    static func render(_ report: DryRunReport) -> String {
+    static func render(_ report: DryRunReport, tokenPrice: Double? = nil) -> String {
         var lines = [
             "dry run: \(report.added.count) to add, \(report.changed.count) changed, \(report.metadataChanged.count) with new metadata only, \(report.retried.count) failed before (retried), \(report.unchanged) unchanged (skipped), \(report.knownFailures) known failures (skipped), \(report.deleted.count) to delete (\(report.vectorsToDelete) vectors)"
         ]
@@ -99,6 +99,22 @@ enum DryRunPrinter {
             lines.append(
                 "settings that shape chunks changed (\(DisplayEscaping.escaped(report.shapingChanges.joined(separator: "; ")))): the documents they concern are written again (\(embedding))"
             )
+        }
+        if let cost = report.cost {
+            var line =
+                "to embed: \(cost.tokens) tokens in \(cost.chunks - cost.chunksCached) chunks of \(cost.documents) documents (\(cost.chunksCached) chunks from the embedding cache)"
+            if let tokenPrice {
+                line += String(
+                    format: ", about $%.2f at $%g per million tokens",
+                    Double(cost.tokens) * tokenPrice / 1e6,
+                    tokenPrice
+                )
+            }
+            if cost.notEstimated > 0 {
+                line +=
+                    "; \(cost.notEstimated) documents not counted (to be extracted first: not in the extraction cache)"
+            }
+            lines.append(line)
         }
         for (label, keys) in [
             ("add", report.added), ("change", report.changed), ("metadata", report.metadataChanged),

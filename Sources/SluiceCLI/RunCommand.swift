@@ -25,6 +25,24 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Show what would be added, changed, deleted and skipped, without embedding or writing anything.")
     var dryRun = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --dry-run: the embedder's price in dollars per million tokens, to print what the run would cost.",
+            valueName: "dollars"
+        )
+    )
+    var tokenPrice: Double?
+
+    func validate() throws {
+        if let tokenPrice, !dryRun || !(tokenPrice >= 0) || !tokenPrice.isFinite {
+            throw ValidationError(
+                dryRun
+                    ? "--token-price: a price of 0 or more dollars per million tokens"
+                    : "--token-price goes with --dry-run"
+            )
+        }
+    }
+
     @Flag(help: "Let --prune delete more than run.max_delete_fraction of the store.")
     var allowMassDelete = false
 
@@ -165,7 +183,7 @@ struct RunCommand: AsyncParsableCommand {
         if dryRun {
             let report = try await pipeline.dryRun()
             if let generation = configuration.generation { print("generation \(generation):") }
-            print(DryRunPrinter.render(report))
+            print(DryRunPrinter.render(report, tokenPrice: tokenPrice))
             if let refusal = report.massDeleteRefusal {
                 throw SluiceError(.massDelete, refusal)
             }

@@ -26,6 +26,9 @@ public struct DryRunReport: Sendable, Hashable, Codable {
     /// Whether one of those changes what the embedder is sent (`chunk.context`): the documents' chunks are
     /// then embedded again, not taken from the embedding cache.
     public var shapingChangesEmbed: Bool { shapingChanges.contains { $0.hasPrefix("chunk.context ") } }
+    /// What the documents to add, change, retry or write again would cost the embedder, estimated from the
+    /// extraction cache (nil when there is no state yet: nothing is cached).
+    public var cost: DryRunCost?
 
     public init() {}
 }
@@ -51,11 +54,29 @@ extension Pipeline {
             }
             return report
         }
-        let checkpoint = try CheckpointStore(
-            directory: stateDirectory,
-            readOnly: true,
-            generation: configuration.generation
-        )
+        let state = try CheckpointStore(directory: stateDirectory, readOnly: true)
+        guard try state.hasRecords(ofGeneration: configuration.generation) else {
+            // A candidate generation before its first run: every document is added; the caches (extractions,
+            // embeddings) are the state's, shared by every generation.
+            let source = try makeSource()
+            try source.prepare()
+            var files: [SourceFile] = []
+            try await source.walk { entry in
+                if case .success(let file) = entry {
+                    report.added.append(file.key)
+                    files.append(file)
+                }
+                return true
+            }
+            report.cost = try await estimateCost(
+                of: files,
+                readsLocally: source.readsLocally,
+                checkpoint: state,
+                on: BlockingExecutor(label: "sl-dry-run", threads: 1)
+            )
+            return report
+        }
+        let checkpoint = try state.viewing(generation: configuration.generation)
         try guardShard(checkpoint: checkpoint)
         // What the run would refuse, the dry run refuses (with --reembed everything is embedded again).
         if !options.reembed {
@@ -72,6 +93,8 @@ extension Pipeline {
         let source = try makeSource()
         try source.prepare()
         let readsLocally = source.readsLocally
+        // The documents the run would write, for the cost estimate.
+        var toWrite: [SourceFile] = []
         let rules = DocumentMetadataRules(configuration: configuration, extractors: components.extractors.extractors)
         // Records are read as the run's scan reads them: one that cannot be read stops the walk with the
         // checkpoint's error (state-corrupt), as it stops the run.
@@ -89,7 +112,10 @@ extension Pipeline {
                 return false
             }
             guard let previous = recorded else {
-                if !options.retryFailed { report.added.append(file.key) }
+                if !options.retryFailed {
+                    report.added.append(file.key)
+                    toWrite.append(file)
+                }
                 return true
             }
             // As the scan makes it: under the settings of the extractor that read the bytes last.
@@ -113,6 +139,7 @@ extension Pipeline {
                 report.knownFailures += 1
             } else if previous.status == .failed {
                 report.retried.append(file.key)
+                toWrite.append(file)
             } else if options.retryFailed {
                 return true  // --retry-failed takes only the failed documents
             } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
@@ -126,13 +153,21 @@ extension Pipeline {
                     report.unchanged += 1
                 } else {
                     report.metadataChanged.append(file.key)
+                    toWrite.append(file)
                 }
             } else {
                 report.changed.append(file.key)
+                toWrite.append(file)
             }
             return true
         }
         if let damage { throw damage }
+        report.cost = try await estimateCost(
+            of: toWrite,
+            readsLocally: readsLocally,
+            checkpoint: checkpoint,
+            on: BlockingExecutor(label: "sl-dry-run", threads: 1)
+        )
         if options.prune ?? configuration.run.prune {
             let plan = try planPrune(listing: try await source.completeListing(), checkpoint: checkpoint)
             report.deleted = plan.keys

@@ -60,6 +60,13 @@ package final class CheckpointStore: Sendable {
         return try CheckpointStore(sharing: self, generation: scope)
     }
 
+    /// Whether `generation` has a table of document records yet (a candidate has none before its first
+    /// run; a read-only store cannot be viewed as it until then).
+    package func hasRecords(ofGeneration generation: String?) throws -> Bool {
+        let scope = generation == GenerationManifest.original ? nil : generation
+        return try environment.existingDatabase(Self.documentsTable(scope)) != nil
+    }
+
     private init(sharing other: CheckpointStore, generation: String?) throws {
         environment = other.environment
         self.generation = generation
