@@ -49,6 +49,27 @@ struct EvalCommand: AsyncParsableCommand {
     )
     var rerank: Bool?
 
+    /// `--generation`: which index generation is scored (docs/GENERATIONS.md).
+    enum GenerationChoice: String, ExpressibleByArgument, CaseIterable {
+        case active, candidate, both
+
+        var roles: [IndexGenerations.Role] {
+            switch self {
+            case .active: [.active]
+            case .candidate: [.candidate]
+            case .both: [.active, .candidate]
+            }
+        }
+    }
+
+    @Option(
+        help: ArgumentHelp(
+            "The index generation to score: active (default), candidate, or both (rows per generation; docs/GENERATIONS.md).",
+            valueName: "which"
+        )
+    )
+    var generation: GenerationChoice?
+
     @Option(name: .short, help: "Results looked at per query (1–\(SearchQuery.maxK)).")
     var k = 10
 
@@ -74,7 +95,7 @@ struct EvalCommand: AsyncParsableCommand {
         if let generate {
             guard generate >= 1 else { throw ValidationError("--generate must be at least 1") }
             guard out != nil else { throw ValidationError("--generate needs --out FILE") }
-            guard queries == nil, mode.isEmpty, fusion.isEmpty, rerank == nil, !json, !misses else {
+            guard queries == nil, mode.isEmpty, fusion.isEmpty, rerank == nil, !json, !misses, generation == nil else {
                 throw ValidationError("--generate writes a query file; score it with a second `sluice eval`")
             }
         } else if out != nil {
@@ -124,11 +145,15 @@ struct EvalCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withExitMapping {
-            let configuration = try options.loadConfiguration()
+            let base = try options.loadConfiguration(generation: nil)
+            let load = options.configurationLoader().file(extra:)
             if let generate, let out {
-                try await write(generate, to: out, configuration: configuration)
+                let active = try IndexGenerations.configuration(.active, base: base, load: load)
+                try await write(generate, to: out, configuration: active)
                 return
             }
+            // The judged queries and the search settings are the pipeline's, the same in every generation.
+            let configuration = base
             let file: URL
             if let queries {
                 file = URL(fileURLWithPath: PipelineOptions.absolute(queries, FileManager.default.currentDirectoryPath))
@@ -142,32 +167,42 @@ struct EvalCommand: AsyncParsableCommand {
             }
             // A bad file is refused before the store is opened.
             let judged = try JudgedQuery.load(file)
-            let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
-            var searcher = Searcher(embedder: components.embedder, sink: components.sink)
-            searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
-            // Searched as `sluice search` searches: the pipeline's fusion and its reranker.
-            searcher.fusion = configuration.search.fusion
-            if rerank != false { searcher.reranking = try SearchReranking(configuration: configuration) }
-            if rerank == true, searcher.reranking == nil {
-                throw SluiceError(
-                    .usage,
-                    "--rerank scores the reranker, and the pipeline has none: set search.rerank (docs/USAGE.md, \"Reranking\")"
-                )
+            var report: RetrievalReport?
+            for role in (generation ?? .active).roles {
+                let scored = try IndexGenerations.configuration(role, base: base, load: load)
+                var part = try await evaluate(judged, configuration: scored)
+                if generation != nil {
+                    part.label(.init(role: "\(role)", id: IndexGenerations.id(of: scored)))
+                }
+                if report == nil { report = part } else { report?.append(contentsOf: part) }
             }
-            // One configuration per mode, per fusion of hybrid, and per stage of a search with a reranker.
-            let configurations = try RetrievalEvaluation.configurations(
-                modes: try modes() ?? [searcher.defaultMode],
-                fusions: try fusionNames().compactMap(configuration.search.fusion(named:)),
-                rerank: searcher.reranking == nil ? .firstStage : rerank == true ? .both : .reranked
-            )
-            let evaluation = RetrievalEvaluation(searcher: searcher, k: k)
-            let report = try await evaluation.evaluate(judged, configurations: configurations)
+            guard let report else { return }
             if json {
                 print(try report.json())
             } else {
                 print(report.table(misses: misses), terminator: "")
             }
         }
+    }
+
+    /// Scores `judged` on the generation `configuration` names, searched as `sluice search` searches it (the
+    /// pipeline's fusion and reranker): one configuration per mode, per fusion of hybrid, and per stage of a
+    /// search with a reranker.
+    private func evaluate(_ judged: [JudgedQuery], configuration: PipelineConfiguration) async throws -> RetrievalReport
+    {
+        let searcher = try RetrievalEvaluation.pipelineSearcher(configuration: configuration, rerank: rerank)
+        if rerank == true, searcher.reranking == nil {
+            throw SluiceError(
+                .usage,
+                "--rerank scores the reranker, and the pipeline has none: set search.rerank (docs/USAGE.md, \"Reranking\")"
+            )
+        }
+        let configurations = try RetrievalEvaluation.configurations(
+            modes: try modes() ?? [searcher.defaultMode],
+            fusions: try fusionNames().compactMap(configuration.search.fusion(named:)),
+            rerank: searcher.reranking == nil ? .firstStage : rerank == true ? .both : .reranked
+        )
+        return try await RetrievalEvaluation(searcher: searcher, k: k).evaluate(judged, configurations: configurations)
     }
 
     /// `--generate N --out FILE`.

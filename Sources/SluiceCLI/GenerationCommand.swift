@@ -13,7 +13,8 @@ struct GenerationCommand: AsyncParsableCommand {
             sluice generation start PIPELINE --set embed.model=… · sluice run PIPELINE (builds the candidate and \
             keeps both current; resumable) · sluice generation promote PIPELINE · sluice generation rollback \
             PIPELINE · sluice generation drop PIPELINE [--previous]. Exit 8: promote refused (the candidate is \
-            incomplete), nothing changed. docs/GENERATIONS.md.
+            incomplete, or its nDCG@10 on the judged queries is below the active generation's or --min-ndcg), \
+            nothing changed. docs/GENERATIONS.md.
             """,
         subcommands: [Start.self, Status.self, Promote.self, Rollback.self, Drop.self]
     )
@@ -44,60 +45,162 @@ struct GenerationCommand: AsyncParsableCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "The generations: documents, vectors, settings and size of each."
+            abstract:
+                "The generations: settings, completeness, documents, vectors and size of each; the last quality comparison."
         )
 
         @OptionGroup var options: PipelineOptions
 
-        @Flag(help: "Print as JSON.")
+        @Flag(help: "Print as one JSON object: active, candidate, previous (null when absent), comparison.")
         var json = false
 
         func run() async throws {
             try await withExitMapping {
                 let configuration = try options.loadConfiguration(generation: nil)
-                let reports = try IndexGenerations(configuration: configuration).report()
+                let report = try IndexGenerations(configuration: configuration).report()
                 if json {
                     let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys]
-                    print(String(decoding: try encoder.encode(reports), as: UTF8.self))
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(report), as: UTF8.self))
                     return
                 }
-                guard !reports.isEmpty else {
+                guard !report.all.isEmpty else {
                     print(
                         "no generations: the index is the pipeline file's (start a candidate with `sluice generation start`)"
                     )
                     return
                 }
-                for report in reports { print(Self.line(report)) }
+                for generation in report.all { print(Self.line(generation)) }
+                if let line = report.comparison?.statusLine { print(DisplayEscaping.escaped(line)) }
             }
         }
 
         static func line(_ report: GenerationReport) -> String {
             let documents = report.documents.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
             let settings = report.overrides.isEmpty ? "the pipeline file's" : report.overrides.joined(separator: " ")
-            return DisplayEscaping.escaped(
+            var line =
                 "\(report.role): \(report.id) · documents \(documents.isEmpty ? "0" : documents.joined(separator: ", "))"
-                    + " · vectors \(report.vectors) · \(String(format: "%.1f", Double(report.bytes) / 1_048_576)) MB"
-                    + " · settings: \(settings) · embedder \(report.embedder ?? "none yet")"
-            )
+                + " · vectors \(report.vectors) · \(String(format: "%.1f", Double(report.bytes) / 1_048_576)) MB"
+                + " · settings: \(settings) · embedder \(report.embedder ?? "none yet")"
+            if let completeness = report.completeness, report.role != "active" || !completeness.complete {
+                line += " · " + Self.describe(completeness)
+            }
+            return DisplayEscaping.escaped(line)
         }
+
+        /// `complete`, or what promote would find missing.
+        static func describe(_ completeness: GenerationReport.Completeness) -> String {
+            guard !completeness.complete else { return "complete" }
+            let parts = [
+                completeness.missing > 0 ? "\(completeness.missing) missing" : nil,
+                completeness.extra > 0 ? "\(completeness.extra) not in the active one" : nil,
+                completeness.pending > 0 ? "\(completeness.pending) with a write pending" : nil,
+            ].compactMap { $0 }
+            return "incomplete: " + parts.joined(separator: ", ")
+        }
+
     }
 
     struct Promote: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "promote",
             abstract:
-                "Make the candidate active in one atomic step (refused, exit 8, while it is incomplete); the active one is kept for a rollback."
+                "Make the candidate active in one atomic step; the active one is kept for a rollback.",
+            discussion: """
+                Refused (exit 8, nothing changed) while the candidate is incomplete, and, with a judged query file \
+                (--queries, else eval.queries), when its nDCG@10 in the pipeline's search mode is below the active \
+                generation's (or below --min-ndcg). --skip-eval promotes without comparing. docs/GENERATIONS.md.
+                """
         )
 
         @OptionGroup var options: PipelineOptions
 
+        @Option(
+            help: ArgumentHelp(
+                "The judged query file the generations are compared on (default: the pipeline's eval.queries).",
+                valueName: "file"
+            )
+        )
+        var queries: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Refuse when the candidate's nDCG@10 is below this (0–1) instead of below the active generation's.",
+                valueName: "x"
+            )
+        )
+        var minNdcg: Double?
+
+        @Flag(help: "Promote without comparing the generations' quality (completeness is still checked).")
+        var skipEval = false
+
+        func validate() throws {
+            if let minNdcg, !(0...1).contains(minNdcg) {
+                throw ValidationError("--min-ndcg must be between 0 and 1")
+            }
+            if skipEval, queries != nil || minNdcg != nil {
+                throw ValidationError("--skip-eval promotes without comparing: leave out --queries and --min-ndcg")
+            }
+        }
+
         func run() async throws {
             try await withExitMapping {
                 let configuration = try options.loadConfiguration(generation: nil)
-                let switched = try IndexGenerations(configuration: configuration).promote()
+                let generations = IndexGenerations(configuration: configuration)
+                let file: URL?
+                if skipEval {
+                    file = nil
+                } else if let queries {
+                    file = URL(
+                        fileURLWithPath: PipelineOptions.absolute(queries, FileManager.default.currentDirectoryPath)
+                    )
+                } else {
+                    file = configuration.eval.queries.map { configuration.resolve($0) }
+                }
+                if minNdcg != nil, file == nil {
+                    throw SluiceError(
+                        .usage,
+                        "--min-ndcg needs a judged query file: --queries FILE, or eval.queries in the pipeline"
+                    )
+                }
+                var gate: IndexGenerations.QualityGate?
+                if let file {
+                    // A bad file is refused before anything is locked or scored.
+                    gate = IndexGenerations.QualityGate(
+                        queries: try JudgedQuery.load(file),
+                        file: file.path,
+                        minimum: minNdcg
+                    )
+                }
+                let loader = options.configurationLoader()
+                let promotion = try await generations.promote(
+                    gate: gate.map { gate in
+                        { active, candidate in
+                            try await generations.compare(
+                                active: active,
+                                candidate: candidate,
+                                gate: gate,
+                                base: configuration,
+                                load: loader.file(extra:)
+                            )
+                        }
+                    }
+                )
+                if let comparison = promotion.comparison {
+                    print(
+                        DisplayEscaping.escaped(
+                            "quality check passed: \(comparison.summary); not below \(comparison.bar)"
+                        )
+                    )
+                } else {
+                    print(
+                        skipEval
+                            ? "no quality check was made (--skip-eval)"
+                            : "no quality check was made: no judged query file (set eval.queries, or --queries FILE)"
+                    )
+                }
                 print(
-                    "generation \(switched.active) is active; \(switched.previous) is kept for `sluice generation rollback` until `sluice generation drop --previous`"
+                    "generation \(promotion.active) is active; \(promotion.previous) is kept for `sluice generation rollback` until `sluice generation drop --previous`"
                 )
             }
         }

@@ -31,9 +31,10 @@ struct StatusCommand: AsyncParsableCommand {
             print("embedder: \(report.embedder ?? "none yet")")
             // With generations, what follows is the active one's; each is summed up here.
             let generations = try IndexGenerations(configuration: configuration).report()
-            if !generations.isEmpty {
+            if !generations.all.isEmpty {
                 print("generations (docs/GENERATIONS.md; the lines below are the active one's):")
-                for generation in generations { print("  " + GenerationCommand.Status.line(generation)) }
+                for generation in generations.all { print("  " + GenerationCommand.Status.line(generation)) }
+                if let line = generations.comparison?.statusLine { print("  " + DisplayEscaping.escaped(line)) }
             }
             if let reset = report.pendingSinkReset {
                 print(

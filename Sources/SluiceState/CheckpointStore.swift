@@ -419,10 +419,13 @@ package final class CheckpointStore: Sendable {
 
     /// Visits the document records of another generation (`sluice generation promote` compares them), in key
     /// order; a record that does not decode is a damaged state (``SluiceError/Code/stateCorrupt``).
+    /// A generation with no records yet (before its first run) has none to visit, in a read-only store too.
     package func forEachDocument(ofGeneration generation: String, _ body: (DocumentRecord) throws -> Void) throws {
-        let table = try environment.database(
-            Self.documentsTable(generation == GenerationManifest.original ? nil : generation)
-        )
+        guard
+            let table = try environment.existingDatabase(
+                Self.documentsTable(generation == GenerationManifest.original ? nil : generation)
+            )
+        else { return }
         try forEachDocument(in: table, body)
     }
 

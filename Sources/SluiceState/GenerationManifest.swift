@@ -48,6 +48,9 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     package var previous: Generation?
     /// The number of the next generation started.
     package var next: Int
+    /// The quality gate's last comparison of a candidate with the active generation (promoted or refused);
+    /// nil before the first promote with a judged query file. Absent from manifests written before it.
+    package var comparison: GenerationComparison?
 
     /// The name of the index made before generations were used.
     package static let original = "g0"

@@ -15,10 +15,15 @@ extension RetrievalReport {
             let space = String(repeating: " ", count: max(0, width - text.count))
             return right ? space + text : text + space
         }
+        // With generations (`--generation`), a first column says which one each row searched.
+        let generations = configurations.compactMap(\.generation?.label)
+        let generationWidth = generations.isEmpty ? 0 : max(10, generations.map(\.count).max() ?? 0)
+        func generationColumn(_ text: String) -> [String] { generations.isEmpty ? [] : [pad(text, generationWidth)] }
         let headers = cutoffs.map { "recall@\($0)" } + ["MRR", "nDCG@\(k)"]
         var lines = [
             "retrieval on \(queries.count) queries, top \(k) results per query",
-            ([pad("configuration", nameWidth), pad("kind", kindWidth), pad("queries", 7, right: true)]
+            (generationColumn("generation")
+                + [pad("configuration", nameWidth), pad("kind", kindWidth), pad("queries", 7, right: true)]
                 + headers.map { pad($0, 9, right: true) }).joined(separator: " "),
         ]
         for kind in kinds {
@@ -26,17 +31,18 @@ extension RetrievalReport {
                 guard let summary = summary(scored, kind: kind) else { continue }
                 let figures = summary.recall + [summary.meanReciprocalRank, summary.ndcg]
                 lines.append(
-                    ([
-                        pad(DisplayEscaping.escaped(scored.configuration.name), nameWidth),
-                        pad(DisplayEscaping.escaped(kind), kindWidth), pad("\(summary.queries)", 7, right: true),
-                    ] + figures.map { pad(String(format: "%.3f", $0), 9, right: true) }).joined(separator: " ")
+                    (generationColumn(scored.generation?.label ?? "")
+                        + [
+                            pad(DisplayEscaping.escaped(scored.configuration.name), nameWidth),
+                            pad(DisplayEscaping.escaped(kind), kindWidth), pad("\(summary.queries)", 7, right: true),
+                        ] + figures.map { pad(String(format: "%.3f", $0), 9, right: true) }).joined(separator: " ")
                 )
             }
         }
         for scored in configurations {
             guard let model = scored.rerankModel else { continue }
             let skipped = notReranked(scored)
-            let name = DisplayEscaping.escaped(scored.configuration.name)
+            let name = DisplayEscaping.escaped(Self.name(scored))
             guard !skipped.isEmpty else {
                 lines.append("\(name): reranked by \(DisplayEscaping.escaped(model)) on all \(queries.count) queries")
                 continue
@@ -57,7 +63,7 @@ extension RetrievalReport {
             let missed = self.misses(scored)
             lines.append("")
             lines.append(
-                "\(DisplayEscaping.escaped(scored.configuration.name)): \(missed.count) of \(queries.count) queries with an answer not in the top \(k)"
+                "\(DisplayEscaping.escaped(Self.name(scored))): \(missed.count) of \(queries.count) queries with an answer not in the top \(k)"
             )
             for miss in missed {
                 let query = miss.query
@@ -76,6 +82,11 @@ extension RetrievalReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A configuration's name, after its generation's when it has one (`candidate g1 hybrid`).
+    static func name(_ scored: Scored) -> String {
+        (scored.generation.map { $0.label + " " } ?? "") + scored.configuration.name
+    }
+
     /// `key p.N “phrase”`, escaped for a terminal.
     static func describe(_ entry: JudgedQuery.Relevant) -> String {
         var text = DisplayEscaping.escaped(entry.key)
@@ -85,7 +96,7 @@ extension RetrievalReport {
     }
 
     /// The report as one JSON object (keys sorted): `k`, `queries`, and `configurations`, in the order
-    /// given, each with its `name`, `mode`, `fusion` (hybrid), `scores` per kind ("all" and each kind:
+    /// given, each with its `name`, `generation` (with `--generation`: `role`, `id`), `mode`, `fusion` (hybrid), `scores` per kind ("all" and each kind:
     /// `queries`, `recall@5`, `recall@K`, `mrr@K`, `ndcg@K`), `misses` (every query with an answer not in
     /// the top K: `id`, `query`, `kind`, `first_hit`, `found` with each hit entry's `rank`, `missed`) and,
     /// when it asked for the reranker, `rerank`: `model`, `reranked` (how many queries it ordered) and
@@ -120,6 +131,9 @@ extension RetrievalReport {
                 return object
             }
             var object: [String: Any] = ["name": scored.configuration.name, "scores": scores, "misses": misses]
+            if let generation = scored.generation {
+                object["generation"] = ["role": generation.role, "id": generation.id]
+            }
             if let mode = scored.configuration.options.mode { object["mode"] = mode.rawValue }
             if let fusion = scored.configuration.options.fusion { object["fusion"] = fusion.name }
             if let model = scored.rerankModel {

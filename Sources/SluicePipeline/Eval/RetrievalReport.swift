@@ -15,6 +15,8 @@ package struct RetrievalReport: Sendable {
         package var scores: [RetrievalMetrics.QueryScore]
         /// Per query, in the same order, what the reranker did (nil: the first stage alone, no reranker asked).
         package var rerank: [RerankStatus?]
+        /// The index generation searched, when the report scores generations (`sluice eval --generation`).
+        package var generation: Generation?
 
         package init(
             configuration: RetrievalEvaluation.Configuration,
@@ -28,6 +30,34 @@ package struct RetrievalReport: Sendable {
 
         /// The reranker's model when this configuration asked for it.
         package var rerankModel: String? { rerank.lazy.compactMap { $0?.model }.first }
+    }
+
+    /// An index generation a configuration searched (docs/GENERATIONS.md).
+    package struct Generation: Sendable, Hashable {
+        /// `active` or `candidate`.
+        package var role: String
+        /// `g0`, `g1`, …
+        package var id: String
+
+        package init(role: String, id: String) {
+            self.role = role
+            self.id = id
+        }
+
+        /// `candidate g1`.
+        package var label: String { "\(role) \(id)" }
+    }
+
+    /// Marks every configuration as searching `generation`.
+    package mutating func label(_ generation: Generation) {
+        for index in configurations.indices { configurations[index].generation = generation }
+    }
+
+    /// Adds `other`'s configurations (scored on the same queries with the same k: another generation) after
+    /// this report's.
+    package mutating func append(contentsOf other: RetrievalReport) {
+        precondition(other.k == k && other.queries == queries, "reports of different query sets")
+        configurations += other.configurations
     }
 
     /// A query the reranker did not order (its deadline passed, it failed): scored in the first stage's order.

@@ -20,17 +20,63 @@ package struct GenerationReport: Sendable, Hashable, Codable {
     package var bytes: Int
     /// Its store's folder.
     package var store: String
+    /// When it was started (seconds since 1970).
+    package var createdAt: Double
+    /// How it compares with the active generation's document records (what promote checks).
+    package var completeness: Completeness?
+
+    /// What ``IndexGenerations/Completeness`` found, counted.
+    package struct Completeness: Sendable, Hashable, Codable {
+        /// Whether it holds every document indexed in the active generation, from the same bytes, and no
+        /// other, with no write pending (for the active generation itself: no write pending).
+        package var complete: Bool
+        /// Documents indexed in the active generation and not (or from other bytes) in it.
+        package var missing: Int
+        /// Documents it holds and the active generation does not.
+        package var extra: Int
+        /// Documents with a write not yet confirmed (an interrupted run).
+        package var pending: Int
+
+        init(_ completeness: IndexGenerations.Completeness) {
+            complete = completeness.isComplete
+            missing = completeness.missing.count
+            extra = completeness.extra.count
+            pending = completeness.pending.count
+        }
+    }
+}
+
+/// What `sluice generation status` shows: each generation, and the quality gate's last comparison
+/// (`--json`: this object, keys sorted; a generation that does not exist is null).
+package struct GenerationsReport: Sendable, Hashable, Codable {
+    package var active: GenerationReport?
+    package var candidate: GenerationReport?
+    package var previous: GenerationReport?
+    /// The last comparison of a candidate with the active generation (``GenerationComparison``).
+    package var comparison: GenerationComparison?
+
+    /// The generations that exist, the active one first.
+    package var all: [GenerationReport] { [active, candidate, previous].compactMap { $0 } }
+
+    package func encode(to encoder: any Encoder) throws {
+        // Nulls written out, so that a reader finds every key.
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(active, forKey: .active)
+        try container.encode(candidate, forKey: .candidate)
+        try container.encode(previous, forKey: .previous)
+        try container.encode(comparison, forKey: .comparison)
+    }
 }
 
 extension IndexGenerations {
-    /// Every generation, the active one first (empty without generations). Reads without the state lock (a
-    /// run may be going on).
-    package func report() throws -> [GenerationReport] {
-        guard let manifest = try manifest() else { return [] }
+    /// Every generation, with its completeness against the active one, and the last comparison (every field
+    /// nil without generations). Reads without the state lock (a run may be going on).
+    package func report() throws -> GenerationsReport {
+        guard let manifest = try manifest() else { return GenerationsReport() }
+        var result = GenerationsReport(comparison: manifest.comparison)
         let roles: [(String, GenerationManifest.Generation?)] = [
             ("active", manifest.active), ("candidate", manifest.candidate), ("previous", manifest.previous),
         ]
-        var reports: [GenerationReport] = []
         for case (let role, let generation?) in roles {
             // Nil before the generation's first run (its table does not exist yet).
             let checkpoint = try? CheckpointStore(directory: stateDirectory, readOnly: true, generation: generation.id)
@@ -40,21 +86,32 @@ extension IndexGenerations {
                 documents[record.status.rawValue, default: 0] += 1
                 vectors += record.chunkIDs.count
             }
+            // Before its first run too (all of the active generation's documents missing): then through the
+            // state's first table, opened only when the generation's own could not be.
+            let completeness = try (checkpoint ?? (try? CheckpointStore(directory: stateDirectory, readOnly: true))).map
+            {
+                try Self.completeness(of: generation.id, against: manifest.active.id, in: $0)
+            }
             let store = storeDirectory(generation.id)
-            reports.append(
-                GenerationReport(
-                    role: role,
-                    id: generation.id,
-                    overrides: generation.overrides,
-                    embedder: try checkpoint?.metadata("embedder"),
-                    documents: documents,
-                    vectors: vectors,
-                    bytes: Self.bytes(of: store, skipping: generation.isOriginal ? "generations" : nil),
-                    store: store.path
-                )
+            let report = GenerationReport(
+                role: role,
+                id: generation.id,
+                overrides: generation.overrides,
+                embedder: try checkpoint?.metadata("embedder"),
+                documents: documents,
+                vectors: vectors,
+                bytes: Self.bytes(of: store, skipping: generation.isOriginal ? "generations" : nil),
+                store: store.path,
+                createdAt: generation.createdAt,
+                completeness: completeness.map(GenerationReport.Completeness.init)
             )
+            switch role {
+            case "active": result.active = report
+            case "candidate": result.candidate = report
+            default: result.previous = report
+            }
         }
-        return reports
+        return result
     }
 
     /// The bytes of the files under `folder` (but not under its child `skipping`).

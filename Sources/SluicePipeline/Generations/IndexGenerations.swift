@@ -75,10 +75,12 @@ package struct IndexGenerations: Sendable {
             if role == .active { return base }
             throw SluiceError(.usage, "there is no candidate generation: start one with `sluice generation start`")
         }
-        let generation = try Self.generation(role, in: manifest)
-        var configuration = generation.overrides.isEmpty ? base : try load(generation.overrides)
-        try generations.apply(generation, to: &configuration)
-        return configuration
+        return try generations.configuration(of: try Self.generation(role, in: manifest), base: base, load: load)
+    }
+
+    /// The name of the generation `configuration` reads (`g0` without generations).
+    package static func id(of configuration: PipelineConfiguration) -> String {
+        configuration.generation ?? GenerationManifest.original
     }
 
     /// Whether a candidate generation exists (every run then keeps it current too).
@@ -206,12 +208,32 @@ package struct IndexGenerations: Sendable {
         return result
     }
 
+    /// What a promote did.
+    package struct Promotion: Sendable, Hashable {
+        /// The generation now active (the candidate) and the one kept for a rollback.
+        package var active: String
+        package var previous: String
+        /// The quality gate's comparison; nil when promoted without one (no gate given).
+        package var comparison: GenerationComparison?
+    }
+
     /// Makes the candidate the active generation, keeping the active one as the previous (for a rollback)
     /// and deleting the one kept before it.
-    /// - Returns: the generations now active and kept as the previous.
-    /// - Throws: ``SluiceError/Code/promoteRefused`` (exit 8) when the candidate is incomplete: nothing
-    ///   changed; ``SluiceError/Code/usage`` when there is no candidate.
-    package func promote() throws -> (active: String, previous: String) {
+    ///
+    /// With a `gate`, a complete candidate is first compared with the active generation (under the state
+    /// lock, so no run changes either meanwhile): the comparison is kept in the manifest, and a candidate
+    /// that does not reach the bar is refused, the generations unchanged.
+    /// - Parameter gate: Scores the active generation and the candidate (``compare(active:candidate:gate:base:load:)``).
+    /// - Returns: the generations now active and kept as the previous, and the comparison.
+    /// - Throws: ``SluiceError/Code/promoteRefused`` (exit 8) when the candidate is incomplete or below the
+    ///   gate's bar: no generation changed; ``SluiceError/Code/usage`` when there is no candidate; what
+    ///   `gate` throws (nothing changed).
+    package func promote(
+        gate: (
+            (_ active: GenerationManifest.Generation, _ candidate: GenerationManifest.Generation) async throws ->
+                GenerationComparison
+        )? = nil
+    ) async throws -> Promotion {
         try requireLocalStore()
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
@@ -236,13 +258,30 @@ package struct IndexGenerations: Sendable {
                 "candidate generation \(candidate.id) has no store yet: run `sluice run` first (nothing changed)"
             )
         }
+        var comparison: GenerationComparison?
+        if let gate {
+            let compared = try await gate(manifest.active, candidate)
+            comparison = compared
+            manifest.comparison = compared
+            guard compared.passed else {
+                // Kept for `sluice generation status`; the generations are as they were.
+                try manifest.save(stateDirectory: stateDirectory)
+                throw SluiceError(
+                    .promoteRefused,
+                    "candidate generation \(candidate.id) is below the bar: its nDCG@\(compared.k) is "
+                        + "\(GenerationComparison.figure(compared.candidateNDCG)), below \(compared.bar) "
+                        + "(\(compared.configuration), \(compared.queries) queries of \(compared.queryFile)); nothing changed: "
+                        + "the active generation stays. Drop the candidate, or promote it anyway with --skip-eval"
+                )
+            }
+        }
         CrashPoint.reach("generations.promote-checked")
         manifest.previous = manifest.active
         manifest.active = candidate
         manifest.candidate = nil
         try manifest.save(stateDirectory: stateDirectory)
         try collectUnnamed(manifest)
-        return (candidate.id, manifest.previous?.id ?? "")
+        return Promotion(active: candidate.id, previous: manifest.previous?.id ?? "", comparison: comparison)
     }
 
     /// Makes the previous generation active again, as it was (the next run brings it up to date); the
