@@ -144,6 +144,52 @@ struct ImageCaptionCLITests {
         #expect(!Self.anyFile(under: target.index, contains: key))
     }
 
+    @Test(
+        "turning captions on retries the photo that failed without; a model change re-captions nothing; a revision re-captions all"
+    )
+    func onRequest() async throws {
+        let ws = try Self.workspace("caption-request")
+        defer { ws.cleanUp() }
+        let server = try await StandInServer.launch(script: "vision_standin.py")
+        let target = ws.target("t")
+        let statsFile = ws.file("stats.json")
+        let png = ["--set", "source.include=[\"**/*.png\"]"]
+        let without = try await ws.sluice(ws.runArguments(target, png), timeout: .seconds(180))
+        #expect(without.exitCode == 2, "the photo has no text: \(without)")
+        #expect(try await ws.status(target).failures["photo.png"]?.contains("empty-document") == true)
+
+        func run(_ extra: [String]) async throws -> RunStatsJSON {
+            let result = try await ws.sluice(
+                ws.runArguments(target, Self.settings(server, extra) + ["--stats-json", statsFile.path]),
+                environment: [Self.keyVariable: "unused"],
+                timeout: .seconds(180)
+            )
+            #expect(result.exitCode == 0, "\(result)")
+            return try ws.stats(statsFile)
+        }
+        // On: both images processed again (the known failure too), both captioned.
+        #expect(try await run([])["captions_made"] == 2)
+        #expect(try await ws.status(target).documents == ["indexed": 2])
+        // Another model: nothing already indexed is sent again.
+        let other = try await run(["--set", "extract.images.caption.model=standin-vision-2"])
+        #expect(other["captions_made"] == nil && (other["documents_upserted"] ?? 0) == 0, "\(other.values)")
+        var wire = try await Self.stats(server)
+        #expect(wire["requests"] as? Int == 2, "\(wire)")
+        // The request: a revision. Both images captioned again by the new model.
+        let revised = try await run([
+            "--set", "extract.images.caption.model=standin-vision-2", "--set", "extract.images.caption.revision=2",
+        ])
+        #expect(revised["captions_made"] == 2, "\(revised.values)")
+        wire = try await Self.stats(server)
+        #expect(wire["requests"] as? Int == 4, "\(wire)")
+        let records = try Export.records(try await ws.export(target))
+        #expect(records.allSatisfy { $0.metadata["caption_model"] == "standin-vision-2" }, "\(records.map(\.metadata))")
+        // Back to the first model at a new revision: its captions were collected with the run that stopped
+        // using them (as entries of any identity no longer in use are), so they are made again.
+        let back = try await run(["--set", "extract.images.caption.revision=3"])
+        #expect(back["captions_made"] == 2 && back["captions_cached"] == nil, "\(back.values)")
+    }
+
     @Test("429 with Retry-After: waited for, then captioned; 5xx retried")
     func rateLimitedThenCaptioned() async throws {
         let ws = try Self.workspace("caption-429")
