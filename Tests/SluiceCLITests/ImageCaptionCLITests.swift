@@ -293,5 +293,24 @@ struct ImageCaptionCLITests {
         #expect(fixed.exitCode == 0, "\(fixed)")
         #expect(try await ws.status(target).documents == ["indexed": 2])
         #expect(!Self.anyFile(under: target.state, contains: wrong))
+
+        // The server gone: check says unavailable, and a run stops before taking any document (exit 6).
+        server.stop()
+        try FileManager.default.copyItem(
+            at: ws.corpus.appendingPathComponent("photo.png"),
+            to: ws.corpus.appendingPathComponent("photo-copy.png")
+        )
+        let down = try await ws.sluice(
+            ["check", ws.pipeline.path] + target.arguments + Self.settings(server),
+            environment: [Self.keyVariable: key]
+        )
+        #expect(down.exitCode == 6, "\(down)")
+        let gone = try await ws.sluice(
+            ws.runArguments(target, Self.settings(server)),
+            environment: [Self.keyVariable: key],
+            timeout: .seconds(180)
+        )
+        #expect(gone.exitCode == 6 && gone.stderr.contains("cannot be reached"), "\(gone)")
+        #expect(try await ws.status(target).documents == ["indexed": 2], "nothing taken, nothing failed")
     }
 }
