@@ -85,6 +85,7 @@ extension PipelineConfiguration {
             "eval": [String: Any](),
             "extract": [
                 "zip": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
+                "images": ["caption": [String: Any]()],
             ],
         ]
         _ = try? decode(skeleton, log: log)

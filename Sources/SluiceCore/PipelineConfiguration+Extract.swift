@@ -17,6 +17,8 @@ extension PipelineConfiguration {
         // PDF and OCR (see PipelineConfiguration+Media.swift).
         public var ocr = OCR()
         public var pdf = PDF()
+        /// Image files beyond OCR: captions by a vision model (`PipelineConfiguration+ImageCaption.swift`).
+        public var images = Images()
         /// Run PDF and OCR extraction in supervised worker processes, so that a crash or a hang in C code
         /// fails only its document.
         public var isolate: Bool = true
@@ -31,7 +33,8 @@ extension PipelineConfiguration {
 }
 
 extension PipelineConfiguration.Extract {
-    /// Reads `extract.*` over the defaults, with its `zip` (formerly `docx`), `json`, `ocr` and `pdf` sections.
+    /// Reads `extract.*` over the defaults, with its `zip` (formerly `docx`), `json`, `ocr`, `pdf` and `images`
+    /// sections.
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
@@ -64,6 +67,7 @@ extension PipelineConfiguration.Extract {
             ocr = try OCR(section: o)
         }
         if let p = try s.section("pdf") { pdf = try PDF(section: p) }
+        if let i = try s.section("images") { images = try Images(section: i) }
         try s.finish()
     }
 }

@@ -49,6 +49,8 @@ extension RunStats {
                     ? " · \(extractionsShared ?? 0) extracted once with an identical file" : "")
                 + ((extractionsCached ?? 0) > 0
                     ? " · \(extractionsCached ?? 0) extractions from the state's cache" : "")
+                + (captionsMade != nil || captionsCached != nil
+                    ? " · captions: \(captionsMade ?? 0) made, \(captionsCached ?? 0) from the state's cache" : "")
         )
         lines.append(
             "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)"

@@ -35,6 +35,11 @@ public struct RunStats: Sendable, Hashable, Codable {
     /// Documents whose text came from the state's extraction cache (an earlier run's extraction of
     /// identical bytes by the same extractor with the same settings); optional like `extractionsShared`.
     public var extractionsCached: Int? = nil
+    /// Image captions written by the vision model in this run (`extract.images.caption`); optional like
+    /// `extractionsShared`.
+    public var captionsMade: Int? = nil
+    /// Image captions taken from the state's extraction cache instead of being requested again.
+    public var captionsCached: Int? = nil
     /// The most documents that were between the scanner and the checkpoint at once (bounded by buffers).
     public var maxDocumentsInFlight = 0
 
@@ -74,6 +79,8 @@ public struct RunStats: Sendable, Hashable, Codable {
         case interrupted
         case extractionsShared = "extractions_shared"
         case extractionsCached = "extractions_cached"
+        case captionsMade = "captions_made"
+        case captionsCached = "captions_cached"
         case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"

@@ -27,6 +27,17 @@ public struct ShapingSettings: Sendable, Hashable {
         if configuration.embed.provider.isRemote {
             values["embed.tokenizer"] = configuration.embed.tokenizer.rawValue
         }
+        // Captions shape an image's chunks: turning them on (or raising their revision, the request to
+        // re-caption) processes the images again. Their model and prompt do not: a change of either
+        // re-captions only on that request. Only when on, so that a state written without them keeps its
+        // fingerprint.
+        let caption = configuration.extract.images.caption
+        if caption.enabled {
+            values["extract.images.caption"] = "on"
+            values["extract.images.caption.revision"] = String(caption.revision)
+            readers["extract.images.caption", default: []].insert("image")
+            readers["extract.images.caption.revision", default: []].insert("image")
+        }
         for extractor in extractors {
             extractorNames.append(extractor.name)
             for (key, value) in extractor.shapingSettings {

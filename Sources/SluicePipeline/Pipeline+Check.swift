@@ -20,7 +20,7 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
         case warning
     }
 
-    /// `pipeline`, `embedder`, `reranker`, `store`, `source` or `state`.
+    /// `pipeline`, `embedder`, `reranker`, `captioner`, `store`, `source` or `state`.
     public var subject: String
     public var outcome: Outcome
     public var detail: String
@@ -103,6 +103,7 @@ extension Pipeline {
         var checks: [DependencyCheck] = []
         checks.append(await checkEmbedder())
         if let reranker = await checkReranker() { checks.append(reranker) }
+        if let captioner = await checkCaptioner() { checks.append(captioner) }
         checks.append(await checkStore())
         checks.append(await checkSource())
         checks.append(checkState())

@@ -1,5 +1,6 @@
 import Logging
 import SluiceCore
+import SluiceEmbed
 import SluiceExtract
 import SluiceState
 
@@ -19,7 +20,10 @@ extension Pipeline {
         let capBytes = extractionCacheBytes
         let changed = stats.documentsUpserted + stats.documentsFailed + stats.documentsPruned
         guard changed > 0 || capBytes == 0 else { return }
+        // Captions made with the settings in effect are kept; those of another model or prompt go.
+        let caption = configuration.extract.images.caption
         let live = Set(components.extractors.extractors.compactMap(\.cacheIdentity))
+            .union(caption.enabled ? [ImageCaptioning.identity(caption)] : [])
         // The other generations' documents keep their entries: a candidate reads them when it reaches them.
         let others =
             try GenerationManifest.load(stateDirectory: stateDirectory)?.all.map(\.id)
@@ -30,5 +34,15 @@ extension Pipeline {
         if removed > 0 {
             logger.info("extraction cache collected", metadata: ["sluice-removed": "\(removed)"])
         }
+    }
+}
+
+extension Pipeline {
+    /// The vision model of `extract.images.caption`, or nil when captions are off.
+    /// - Throws: ``SluiceError/Code/configuration`` for a bad base URL or an unset key variable.
+    func makeCaptioner() throws -> ImageCaptioner? {
+        let settings = configuration.extract.images.caption
+        guard settings.enabled else { return nil }
+        return try ImageCaptioner(settings: settings)
     }
 }

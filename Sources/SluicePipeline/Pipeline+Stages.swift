@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SluiceCore
+import SluiceEmbed
 import SluiceExtract
 import SluiceState
 
@@ -97,7 +98,8 @@ extension Pipeline {
         tally: RunTally,
         auditLog: FileHandle?,
         shutdown: ShutdownSignal,
-        stateDamage: StateDamage
+        stateDamage: StateDamage,
+        captioner: ImageCaptioner? = nil
     ) -> RunStages {
         let buffer = configuration.run.buffer
         let extractWorkers = configuration.extract.parallelism
@@ -136,7 +138,13 @@ extension Pipeline {
                             checkpoint: checkpoint,
                             stateExecutor: stateExecutor,
                             capBytes: extractionCacheBytes
-                        ) : nil
+                        ) : nil,
+                    captioning: captioner.map { captioner in
+                        ImageCaptioning(captioner: captioner) { error in
+                            tally.update { if $0.providerRefusal == nil { $0.providerRefusal = error.message } }
+                            providerStop.request()
+                        }
+                    }
                 ).callAsFunction
             ),
             chunk: TransformStage(

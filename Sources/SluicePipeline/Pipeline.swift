@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SluiceCore
+import SluiceEmbed
 import SluiceExtract
 import SluiceState
 
@@ -44,6 +45,8 @@ public struct Pipeline: Sendable {
     ) async throws -> RunStats {
         // Set up: the source, the state lock, the checkpoint and the executor of its writes.
         let source = try makeSource()
+        // The vision model of `extract.images.caption`: a key's variable unset is the pipeline's mistake (exit 1).
+        let captioner = try makeCaptioner()
         try source.prepare()
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
@@ -56,6 +59,7 @@ public struct Pipeline: Sendable {
         // The store and the embedder answer: one that cannot be reached stops the run here (exit 6),
         // before any document is taken, so none is marked failed.
         try await checkDependencies()
+        try await captioner?.checkReachable()
 
         // Guards: the shard, an interrupted sink reset, the embedder; then the sink is prepared.
         let identity = components.embedder.identity
@@ -143,7 +147,8 @@ public struct Pipeline: Sendable {
             tally: tally,
             auditLog: auditLog,
             shutdown: shutdown,
-            stateDamage: stateDamage
+            stateDamage: stateDamage,
+            captioner: captioner
         )
 
         // Run them to the end of the source.

@@ -230,24 +230,13 @@ public final class RemoteEmbedder: Embedder {
     /// requested and nothing is counted against the budget; a 5xx storm later in a run is handled by the
     /// retries of ``embed(_:tokenCounts:)`` as before.
     public func checkReachable() async throws {
-        let request = HTTPRequest(url: configuration.baseURL, timeout: configuration.http.connectTimeout + .seconds(5))
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                _ = try await client.send(request)
-                return
-            } catch let error as SluiceError where error.isTransient {
-                guard attempt < 3 else {
-                    throw SluiceError(
-                        .dependencyUnavailable,
-                        "embedder \(configuration.provider) at \(redactedURL(configuration.baseURL)) cannot be reached: \(scrub(error.message))",
-                        cause: error
-                    )
-                }
-                try await ShutdownSignal.pause(for: .milliseconds(250 * attempt))
-            }
-        }
+        try await probeReachable(
+            configuration.baseURL,
+            what: "embedder \(configuration.provider)",
+            client: client,
+            timeout: configuration.http.connectTimeout + .seconds(5),
+            scrub: scrub
+        )
     }
 
     /// Embeds the two halves of a batch concurrently.

@@ -13,7 +13,8 @@ import Glibc
 ///
 /// The text comes from, in order: another document of this run with identical bytes (``sharing``), the
 /// state's extraction cache (``persistent``, for extractors with a ``Extractor/cacheIdentity``), and
-/// only then the extractor.
+/// only then the extractor. An image file's text then gets its caption beside it (``captioning``, from the
+/// same cache or the vision model) before it is shared with identical files.
 package struct ExtractStep: Sendable {
     /// Where the bytes come from: a folder's file is read where it is, a remote object is fetched first
     /// (``DocumentSource/materialize(_:maxBytes:)``) into a temporary file deleted once extracted.
@@ -30,6 +31,8 @@ package struct ExtractStep: Sendable {
     package let sharing: ExtractionSharing
     /// Earlier runs' extractions of identical bytes (nil: the cache is off).
     package let persistent: PersistentExtractions?
+    /// Captions of image files beside their OCR text (nil: `extract.images.caption` is off).
+    package var captioning: ImageCaptioning? = nil
 
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
         var document = document
@@ -116,15 +119,55 @@ package struct ExtractStep: Sendable {
             return document
         }
         let identity = persistent == nil ? nil : extractor.cacheIdentity
+        var result: Result<ExtractedText, any Error>
+        var fromCache = false
         if let persistent, let identity, var text = await persistent.lookup(hash, identity: identity, on: executor) {
             text.removeNUL()  // an entry written before NUL was removed at extraction
-            document.text = text
+            result = .success(text)
+            fromCache = true
             tally.update { $0.extractionsCached = ($0.extractionsCached ?? 0) + 1 }
-            if case .extract = claim { await sharing.finish(shareKey, with: text) }
-            checkTextSize(&document)  // kept under another run's extract.max_text_mb
-            return document
+        } else {
+            result = await run(extractor, on: input, textLimit: textLimit)
         }
-        var extracted: ExtractedText?
+        let extracted = fromCache ? nil : try? result.get()
+        if let captioning, captioning.applies(to: extractor.name, bytes: bytes) {
+            let captionIdentity = captioning.identity
+            result = await captioning.captioned(
+                result,
+                bytes: bytes,
+                cached: { [persistent, executor] in
+                    await persistent?.lookup(hash, identity: captionIdentity, on: executor)
+                },
+                store: { [persistent] caption in
+                    await persistent?.store(caption, content: hash, identity: captionIdentity)
+                },
+                tally: tally
+            )
+        }
+        switch result {
+        case .success(let text): document.text = text
+        case .failure(let error): document.fail(error, as: .extractionFailed)
+        }
+        if case .extract = claim { await sharing.finish(shareKey, with: try? result.get()) }
+        if fromCache { checkTextSize(&document) }  // kept under another run's extract.max_text_mb
+        // Kept only if the file still is what was hashed: worker processes read it again by path.
+        if let persistent, let identity, let extracted,
+            (try? await executor.run({ [file] in Self.unchangedSinceScan(file) })) == true
+        {
+            await persistent.store(extracted, content: hash, identity: identity)
+        }
+        return document
+    }
+
+    /// Runs the extractor on the document's bytes: on this thread for plain text, else on the executor
+    /// under the time limit; the text held to its budget.
+    private func run(
+        _ extractor: any Extractor,
+        on input: ExtractionInput,
+        textLimit: Int
+    ) async -> Result<
+        ExtractedText, any Error
+    > {
         do {
             var text: ExtractedText
             if extractor.extractsInline {
@@ -144,19 +187,10 @@ package struct ExtractStep: Sendable {
                 try TextBudget(limit: textLimit).check(text)
                 text.removeNUL()
             }
-            document.text = text
-            extracted = text
+            return .success(text)
         } catch {
-            document.fail(error, as: .extractionFailed)
+            return .failure(error)
         }
-        if case .extract = claim { await sharing.finish(shareKey, with: extracted) }
-        // Kept only if the file still is what was hashed: worker processes read it again by path.
-        if let persistent, let identity, let extracted,
-            (try? await executor.run({ [file] in Self.unchangedSinceScan(file) })) == true
-        {
-            await persistent.store(extracted, content: hash, identity: identity)
-        }
-        return document
     }
 
     /// Fails the document if its text, from the sharing or the extraction cache, is over its bound.

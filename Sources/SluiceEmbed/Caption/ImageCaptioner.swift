@@ -1,0 +1,297 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+import Synchronization
+
+/// A vision model behind an OpenAI-compatible chat completions API (OpenAI, Azure OpenAI, Ollama, vLLM)
+/// that describes an image (`extract.images.caption`).
+///
+/// It goes through the machinery of the remote embedders and the reranker: one `RateBudget` (requests per
+/// minute, paused as a whole by a 429's `Retry-After`), one `AdaptiveConcurrency` limit, the one
+/// `RetryPolicy` carried out by a `RetryStateMachine` per image, the libcurl client, answers read as
+/// `ProviderAnswer`s:
+/// - an image over `max_image_mb` is not sent, and one the server refuses for its size (413, a 400 about
+///   size) is not sent again: ``Refusal`` with the reason (the caller indexes the OCR text alone);
+/// - 429: the budget pauses for `Retry-After` (capped), then the image is sent again;
+/// - 408/409/5xx, resets, time-outs: retried with backoff up to `max_retries`, then
+///   ``SluiceError/Code/extractionFailed`` (the document fails and is tried again by the next run);
+/// - 401, 403, an exhausted quota: ``SluiceError/Code/providerRefused``, and every later call fails the
+///   same way at once, without a request (the run stops and exits 5);
+/// - another 4xx (a model the server does not have, a model without vision): ``SluiceError/Code/extractionFailed``
+///   naming the settings to check.
+/// The image travels as a base64 `data:` URL inside the JSON body (`image_url.url`, with `detail`). The API
+/// key travels in a header only and is scrubbed from every message.
+package final class ImageCaptioner: Sendable {
+    package typealias Settings = PipelineConfiguration.Extract.Images.Caption
+
+    package let settings: Settings
+    private let apiKey: String?
+    private let url: String
+    private let client: HTTPClient
+    private let budget: RateBudget<ContinuousClock>
+    private let concurrency: AdaptiveConcurrency
+    private let policy: RetryPolicy
+    private let counters = Mutex(CaptionRequestStats())
+    private let refusal = Mutex<SluiceError?>(nil)
+
+    /// A caption the model wrote, and the model that wrote it (the server's name for it when it said).
+    package struct Caption: Sendable, Hashable {
+        package var text: String
+        package var model: String
+    }
+
+    /// An image that is not captioned, for a reason that sending it again cannot change (its size).
+    package struct Refusal: Error, Sendable, Hashable {
+        package var reason: String
+    }
+
+    /// - Throws: ``SluiceError/Code/configuration`` for a missing or non-http(s) base URL, or an
+    ///   `api_key_env` naming an unset variable.
+    package init(
+        settings: Settings,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        client: HTTPClient? = nil,
+        backoff: Backoff = Backoff(base: .milliseconds(250), cap: .seconds(8))
+    ) throws {
+        guard let base = settings.effectiveBaseURL else {
+            throw SluiceError(
+                .configuration,
+                "extract.images.caption.base_url: required for \(settings.provider.rawValue)"
+            )
+        }
+        guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
+            throw SluiceError(
+                .configuration,
+                "extract.images.caption.base_url: '\(redactedURL(base))' is not an http(s) URL"
+            )
+        }
+        self.settings = settings
+        apiKey = try EnvironmentSecret.value(
+            of: settings.apiKeyEnv,
+            key: "extract.images.caption.api_key_env",
+            need: .ifNamed,
+            environment: environment
+        )
+        var url = joinURL(base, "chat/completions")
+        if settings.provider.sendsAPIVersion { url += "?api-version=\(settings.apiVersion)" }
+        self.url = url
+        var http = HTTPClient.Configuration()
+        http.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
+        http.connectTimeout = .seconds(10)
+        self.client = client ?? HTTPClient(configuration: http)
+        budget = RateBudget(requestsPerMinute: settings.requestsPerMinute, tokensPerMinute: nil)
+        concurrency = AdaptiveConcurrency(maximum: settings.parallelism)
+        policy = RetryPolicy(
+            maxRetries: settings.maxRetries,
+            backoff: backoff,
+            maxRetryAfter: .milliseconds(Int64(settings.maxRetryAfterSeconds * 1000)),
+            sharesBudget: true
+        )
+    }
+
+    /// The name captions are marked with (`caption_model`) when the server does not name its model.
+    package var modelName: String { settings.effectiveModel ?? settings.provider.rawValue }
+
+    /// What the captioner did on the wire since it was made.
+    package var requestStats: CaptionRequestStats { counters.withLock { $0 } }
+
+    /// The request for an image: one user message holding the prompt and the image as a `data:` URL.
+    func request(for image: [UInt8], mediaType: String) throws -> HTTPRequest {
+        let dataURL = "data:\(mediaType);base64,\(Data(image).base64EncodedString())"
+        var body: [String: Any] = [
+            "messages": [
+                [
+                    "role": "user",
+                    "content": [
+                        ["type": "text", "text": settings.prompt],
+                        ["type": "image_url", "image_url": ["url": dataURL, "detail": settings.detail]],
+                    ],
+                ]
+            ],
+            "max_tokens": settings.maxTokens,
+            "temperature": 0,
+        ]
+        if let model = settings.effectiveModel { body["model"] = model }
+        var headers: [(String, String)] = []
+        if let apiKey {
+            headers.append(
+                settings.provider.sendsKeyInAPIKeyHeader ? ("api-key", apiKey) : ("Authorization", "Bearer \(apiKey)")
+            )
+        }
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        var request = HTTPRequest.postJSON(
+            url,
+            body: Array(data),
+            headers: headers,
+            timeout: .milliseconds(Int64(settings.timeoutSeconds * 1000))
+        )
+        request.maxResponseBytes = 1 << 20
+        return request
+    }
+
+    /// Describes an image.
+    ///
+    /// - Parameters:
+    ///   - image: The image file's bytes.
+    ///   - mediaType: Its MIME type (`image/png`, …).
+    /// - Returns: The caption and the model that wrote it.
+    /// - Throws: ``Refusal`` for an image over `max_image_mb` or refused for its size; ``SluiceError`` as
+    ///   described on the type; `CancellationError`.
+    package func caption(_ image: [UInt8], mediaType: String) async throws -> Caption {
+        if let refused = refusal.withLock({ $0 }) { throw refused }
+        guard image.count <= settings.maxImageBytes else {
+            counters.withLock { $0.refusedForSize += 1 }
+            throw Refusal(
+                reason:
+                    "the image is \(Self.megabytes(image.count)) MB, over extract.images.caption.max_image_mb (\(Self.megabytes(settings.maxImageBytes)) MB): not sent"
+            )
+        }
+        let request = try request(for: image, mediaType: mediaType)
+        var retry = RetryStateMachine(policy: policy)
+        while true {
+            try Task.checkCancellation()
+            if let refused = refusal.withLock({ $0 }) { throw refused }
+            await concurrency.acquire()
+            let ticket: RateBudgetStateMachine.Ticket
+            do {
+                ticket = try await budget.acquire(tokens: 0)
+            } catch {
+                concurrency.release(.neutral)
+                throw error
+            }
+            counters.withLock { $0.requests += 1 }
+            let response: HTTPResponse
+            do {
+                response = try await client.send(request)
+            } catch let error as SluiceError where error.isTransient {
+                budget.failed(ticket, counted: error.code == .timeout)
+                concurrency.release(error.code == .timeout ? .overloaded : .neutral)
+                try await carryOut(retry.failed(.transient(reason: error.description), unit: .random(in: 0..<1)))
+                continue
+            } catch let error as SluiceError {
+                budget.failed(ticket, counted: true)
+                concurrency.release(.neutral)
+                throw SluiceError(.extractionFailed, "image caption: \(scrub(error.message))", cause: error)
+            } catch {
+                budget.failed(ticket, counted: false)
+                concurrency.release(.neutral)
+                throw error
+            }
+            let headers = RateLimitSnapshot(response)
+            // An image cannot be split: classified as one of two inputs, an answer about size comes back as
+            // `.tooLarge` (the image's own refusal) rather than as a broken request.
+            switch ProviderAnswer(response, batchSize: 2) {
+            case .success:
+                budget.answered(ticket, headers: headers, counted: true)
+                concurrency.release(.success)
+                let caption = try caption(from: response)
+                counters.withLock { $0.captions += 1 }
+                return caption
+            case .tooLarge(let reason):
+                budget.answered(ticket, headers: headers, counted: false)
+                concurrency.release(.neutral)
+                counters.withLock { $0.refusedForSize += 1 }
+                throw Refusal(reason: "the vision model refused the image: \(scrub(reason))")
+            case .rateLimited(let reason):
+                concurrency.release(.overloaded)
+                counters.withLock { $0.rateLimited += 1 }
+                let action = retry.failed(
+                    .rateLimited(reason: reason, serverWait: response.retryAfter(cap: policy.maxRetryAfter)),
+                    unit: .random(in: 0..<1)
+                )
+                switch action {
+                case .pauseBudget(let pause), .retry(let pause):
+                    // The wait is the budget's: the next `acquire` holds this image and every other.
+                    budget.rateLimited(ticket, headers: headers, pause: pause)
+                    counters.withLock { $0.retries += 1 }
+                case .giveUp:
+                    budget.rateLimited(ticket, headers: headers, pause: .zero)
+                    try await carryOut(action)
+                }
+            case .refused(let reason):
+                budget.answered(ticket, headers: headers, counted: false)
+                concurrency.release(.neutral)
+                let error = SluiceError(.providerRefused, "the vision model refused to go on: \(scrub(reason))")
+                refusal.withLock { if $0 == nil { $0 = error } }
+                throw error
+            case .transient(let reason):
+                budget.answered(ticket, headers: headers, counted: false)
+                concurrency.release(.neutral)
+                let failure = RetryStateMachine.Failure.transient(
+                    reason: reason,
+                    serverWait: response.retryAfter(cap: policy.maxRetryAfter)
+                )
+                try await carryOut(retry.failed(failure, unit: .random(in: 0..<1)))
+            case .invalid(let reason):
+                budget.answered(ticket, headers: headers, counted: false)
+                concurrency.release(.neutral)
+                throw SluiceError(
+                    .extractionFailed,
+                    "image caption: the vision model at \(redactedURL(url)) will not take the request (check extract.images.caption.model and base_url): \(scrub(reason))"
+                )
+            }
+        }
+    }
+
+    /// Whether the API answers at all (`probeReachable`: a `GET` of the base URL, any HTTP status will do);
+    /// ``SluiceError/Code/dependencyUnavailable`` if not (a run stops before taking any document, exit 6,
+    /// as for the remote embedders). Nothing is captioned or counted.
+    package func checkReachable() async throws {
+        try await probeReachable(
+            settings.effectiveBaseURL ?? url,
+            what: "the vision model",
+            client: client,
+            timeout: .seconds(15),
+            scrub: scrub
+        )
+    }
+
+    /// The caption in a 2xx answer (`choices[0].message.content`, a string or a list of text parts).
+    private func caption(from response: HTTPResponse) throws -> Caption {
+        let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        let message = ((object?["choices"] as? [[String: Any]])?.first?["message"]) as? [String: Any]
+        var text = message?["content"] as? String
+        if text == nil, let parts = message?["content"] as? [[String: Any]] {
+            text = parts.compactMap { $0["text"] as? String }.joined(separator: "\n")
+        }
+        let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard !trimmed.isEmpty else {
+            throw SluiceError(
+                .extractionFailed,
+                "image caption: the vision model answered without a caption: \(scrub(providerMessage(response)))"
+            )
+        }
+        return Caption(
+            text: trimmed,
+            model: (object?["model"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? modelName
+        )
+    }
+
+    /// Waits as the retry machine says, or throws when the retries are spent.
+    private func carryOut(_ action: RetryStateMachine.Action) async throws {
+        switch action {
+        case .retry(let delay), .pauseBudget(let delay):
+            counters.withLock { $0.retries += 1 }
+            try await ShutdownSignal.pause(for: delay)
+        case .giveUp(let giveUp):
+            throw SluiceError(
+                .extractionFailed,
+                "image caption: gave up after \(giveUp.attempts) attempts\(giveUp.rateLimited ? " (rate limited)" : ""): \(scrub(giveUp.reason))"
+            )
+        }
+    }
+
+    func scrub(_ message: String) -> String { EnvironmentSecret.redacting(apiKey, in: message) }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.2f", Double(bytes) / 1_048_576) }
+}
+
+/// What an ``ImageCaptioner`` did on the wire.
+package struct CaptionRequestStats: Sendable, Hashable {
+    package var requests = 0
+    package var captions = 0
+    package var retries = 0
+    package var rateLimited = 0
+    /// Images not captioned for their size (over `max_image_mb`, or refused by the server).
+    package var refusedForSize = 0
+}
