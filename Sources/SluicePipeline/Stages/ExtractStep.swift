@@ -146,6 +146,7 @@ package struct ExtractStep: Sendable {
             }
             document.text = text
             extracted = text
+            tally.update { $0.addOCRCounts(of: text.metadata) }
         } catch {
             document.fail(error, as: .extractionFailed)
         }
