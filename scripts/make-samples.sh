@@ -393,6 +393,9 @@ convert "$work/heading.png" -strip "$out/images/xz-faq-heading.gif"
 convert "$work/heading.png" -strip -quality 80 "$out/images/xz-faq-heading.webp"
 qpdf --static-id --empty --pages "$out/pdf/xz-utils-faq.pdf" 1 "$out/pdf/xz-faq-scanned.pdf" 1 -- \
     "$out/pdf/mixed-text-and-scan.pdf"
+# Pages with nothing to OCR (blank, vector drawings, an icon) beside a text page and a blank scan, written
+# by hand (no library): what OCR is skipped for (docs/EXTRACTORS.md, "Which pages are OCR'd").
+python3 "$root/scripts/make-pages-without-scans.py" "$out/pdf/pages-without-scans.pdf"
 
 # Deliberately bad inputs.
 : >"$out/bad/zero-byte.txt"

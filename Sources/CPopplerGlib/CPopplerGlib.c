@@ -12,6 +12,20 @@ typedef struct {
     char *message;
 } GError;
 
+// glib's GList and poppler-glib's PopplerRectangle and PopplerImageMapping (glist.h, poppler-page.h; stable ABI).
+typedef struct GList {
+    void *data;
+    struct GList *next;
+    struct GList *prev;
+} GList;
+typedef struct {
+    double x1, y1, x2, y2;
+} PopplerRectangle;
+typedef struct {
+    PopplerRectangle area;
+    int image_id;
+} PopplerImageMapping;
+
 enum {
     POPPLER_ERROR_ENCRYPTED = 1,  // poppler.h's PopplerError
     CAIRO_FORMAT_RGB24 = 1,       // cairo.h's cairo_format_t
@@ -26,6 +40,9 @@ static struct {
     void *(*documentGetPage)(void *, int);
     void (*pageGetSize)(void *, double *, double *);
     void (*pageRenderForPrinting)(void *, void *);
+    GList *(*pageGetImageMapping)(void *);
+    void (*pageFreeImageMapping)(GList *);
+    void (*pageGetCropBox)(void *, PopplerRectangle *);
     char *(*filenameToURI)(const char *, const char *, GError **);
     void (*gFree)(void *);
     void (*errorFree)(GError *);
@@ -56,6 +73,9 @@ static const SluiceSymbol symbols[] = {
     {"poppler_document_get_page", (void **)&api.documentGetPage},
     {"poppler_page_get_size", (void **)&api.pageGetSize},
     {"poppler_page_render_for_printing", (void **)&api.pageRenderForPrinting},
+    {"poppler_page_get_image_mapping", (void **)&api.pageGetImageMapping},
+    {"poppler_page_free_image_mapping", (void **)&api.pageFreeImageMapping},
+    {"poppler_page_get_crop_box", (void **)&api.pageGetCropBox},
     {"g_filename_to_uri", (void **)&api.filenameToURI},
     {"g_free", (void **)&api.gFree},
     {"g_error_free", (void **)&api.errorFree},
@@ -123,6 +143,40 @@ void sluice_poppler_page_get_size(SluicePopplerPage *page, double *width, double
 }
 void sluice_poppler_page_render_for_printing(SluicePopplerPage *page, SluiceCairo *cairo) {
     api.pageRenderForPrinting(page, cairo);
+}
+
+// The length of [low, high] within [0, limit].
+static double clippedLength(double low, double high, double limit) {
+    if (low > high) {
+        double swap = low;
+        low = high;
+        high = swap;
+    }
+    if (low < 0) low = 0;
+    if (high > limit) high = limit;
+    return high > low ? high - low : 0;
+}
+
+double sluice_poppler_page_image_coverage(SluicePopplerPage *page, int *count) {
+    *count = 0;
+    // The mapping's areas are in points relative to the crop box's corner, unrotated
+    // (poppler_page_get_image_mapping subtracts the crop box's origin), so they are clipped to its size.
+    PopplerRectangle crop = {0, 0, 0, 0};
+    api.pageGetCropBox(page, &crop);
+    double width = crop.x2 > crop.x1 ? crop.x2 - crop.x1 : crop.x1 - crop.x2;
+    double height = crop.y2 > crop.y1 ? crop.y2 - crop.y1 : crop.y1 - crop.y2;
+    GList *mapping = api.pageGetImageMapping(page);
+    double covered = 0;
+    for (GList *item = mapping; item != NULL; item = item->next) {
+        const PopplerImageMapping *image = item->data;
+        covered += clippedLength(image->area.x1, image->area.x2, width)
+            * clippedLength(image->area.y1, image->area.y2, height);
+        *count += 1;
+    }
+    if (mapping != NULL) api.pageFreeImageMapping(mapping);
+    if (width <= 0 || height <= 0) return *count > 0 ? 1 : 0;
+    double share = covered / (width * height);
+    return share > 1 ? 1 : share;
 }
 
 SluiceCairoSurface *sluice_cairo_image_surface_create_rgb24(int width, int height) {

@@ -56,6 +56,7 @@ extension RunStats {
             "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)"
         )
         lines.append("vectors: \(vectorsUpserted) upserted, \(vectorsDeleted) deleted")
+        if let ocrSummary { lines.append(ocrSummary) }
         let docRate = wallSeconds > 0 ? Double(documentsUpserted + documentsSkipped + documentsFailed) / wallSeconds : 0
         lines.append(
             "wall: \(Self.fixed(wallSeconds, 2)) s · \(Self.fixed(docRate, 1)) documents/s · \(Self.fixed(wallSeconds > 0 ? mb / wallSeconds : 0, 2)) MB/s read · \(Self.fixed(wallSeconds > 0 ? Double(chunks) / wallSeconds : 0, 1)) chunks/s"

@@ -40,6 +40,16 @@ public struct RunStats: Sendable, Hashable, Codable {
     public var captionsMade: Int? = nil
     /// Image captions taken from the state's extraction cache instead of being requested again.
     public var captionsCached: Int? = nil
+    /// PDF pages OCR'd whose text came from OCR, in the documents this run extracted (not those whose text
+    /// came from an identical file or the extraction cache); nil when none, and in runs recorded before it.
+    public var ocrPages: Int? = nil
+    /// PDF pages with too little text layer that were not OCR'd: no image on them could hold a scan
+    /// (blank pages, vector drawings, icons; docs/EXTRACTORS.md, "Which pages are OCR'd"). Counted as
+    /// ``ocrPages`` is.
+    public var ocrSkippedPages: Int? = nil
+    /// PDF pages OCR'd into nothing: recognition read no text (in `auto` mode, no more than the page's
+    /// sparse text layer, which it keeps). Counted as ``ocrPages`` is.
+    public var ocrEmptyPages: Int? = nil
     /// The most documents that were between the scanner and the checkpoint at once (bounded by buffers).
     public var maxDocumentsInFlight = 0
 
@@ -81,6 +91,9 @@ public struct RunStats: Sendable, Hashable, Codable {
         case extractionsCached = "extractions_cached"
         case captionsMade = "captions_made"
         case captionsCached = "captions_cached"
+        case ocrPages = "ocr_pages"
+        case ocrSkippedPages = "ocr_skipped_pages"
+        case ocrEmptyPages = "ocr_empty_pages"
         case maxDocumentsInFlight = "max_documents_in_flight"
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"

@@ -5,8 +5,10 @@ extension PDFExtractor {
     /// The version of this extractor's output: bump it with any change to ``PDFExtractor``,
     /// `PDFTextCleanup` or the page rendering that can change the text or metadata it produces (the
     /// persistent extraction cache then extracts every PDF again). 2: streams inflated by zlib
-    /// (PopplerFlateStream.h), the same text on valid streams, possibly less of a damaged one.
-    public static let outputVersion = 2
+    /// (PopplerFlateStream.h), the same text on valid streams, possibly less of a damaged one. 3: pages
+    /// without an image to read are not OCR'd, a page OCR'd into nothing keeps its text layer, and the
+    /// metadata has `ocr_skipped_pages` and `ocr_empty_pages`.
+    public static let outputVersion = 3
 
     /// The identity of a PDF extraction with these settings (in process or in worker processes alike):
     /// every `extract.ocr` and `extract.pdf` setting that changes the text, plus poppler's and Tesseract's

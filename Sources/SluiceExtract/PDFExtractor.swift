@@ -2,7 +2,8 @@ import Foundation
 import SluiceCore
 
 /// PDF documents through poppler-glib: text page by page, each page a section carrying its page number;
-/// pages without a usable text layer rendered (cairo, `extract.ocr.dpi`) and OCR'd with Tesseract.
+/// pages without a usable text layer rendered (cairo, `extract.ocr.dpi`) and OCR'd with Tesseract, when a
+/// raster image on them could hold a scan.
 ///
 /// Reading order is poppler's text-flow analysis (the order `pdftotext` uses without `-layout`), which
 /// follows one- and two-column pages. Words hyphenated at line ends are joined and, when configured,
@@ -110,22 +111,38 @@ public struct PDFExtractor: Extractor {
         return pages
     }
 
-    /// One page's text (zero-based index), OCR'd where `extract.ocr` says so.
+    /// The least share of a page that raster images must cover for `auto` mode to OCR it: 1%, a 2.5 cm
+    /// square on A4 (a bullet, an icon, a small logo). A scan covers the page; a page wrongly skipped loses
+    /// its text while one wrongly OCR'd costs a CPU-second, so the line is low (docs/EXTRACTORS.md, "Which
+    /// pages are OCR'd").
+    static let minimumScanCoverage = 0.01
+
+    /// One page's text (zero-based index), OCR'd where `extract.ocr` says so: in `auto` mode a page with
+    /// too little text layer only if a scan can be on it (raster images cover at least
+    /// ``minimumScanCoverage`` of it), decided before it is rendered.
     private func page(of document: PDFDocument, index: Int) throws -> PDFPage {
+        let number = index + 1
         let layer = try document.text(ofPage: index)
-        guard ocr.mode != .never else { return PDFPage(number: index + 1, text: layer) }
+        guard ocr.mode != .never else { return PDFPage(number: number, text: layer) }
         let visible = Self.visibleCharacters(layer, upTo: ocr.mode == .auto ? ocr.minTextCharacters : 0)
         guard ocr.mode == .always || visible < ocr.minTextCharacters else {
-            return PDFPage(number: index + 1, text: layer)
+            return PDFPage(number: number, text: layer)
+        }
+        // A blank page, vector drawings or an icon: nothing a scan would show, nothing to render.
+        if ocr.mode == .auto, try document.images(onPage: index).coverage < Self.minimumScanCoverage {
+            return PDFPage(number: number, text: layer, withoutOCR: .nothingToRead)
         }
         let image = try document.renderGray(page: index, dpi: ocr.dpi)
         let result = try engines.withEngine {
             try $0.recognize(gray: image.pixels, width: image.width, height: image.height, resolution: image.dpi)
         }
         let recognized = Self.visibleCharacters(result.text, upTo: visible + 1)
-        // In auto mode a sparse text layer (a page number over a scan) loses to what OCR reads.
-        if ocr.mode == .auto && recognized <= visible { return PDFPage(number: index + 1, text: layer) }
-        return PDFPage(number: index + 1, text: result.text, ocrConfidence: result.confidence)
+        // OCR'd into nothing, the page keeps its text layer; in auto mode a sparse one (a page number over
+        // a scan) also loses to what OCR reads.
+        if recognized == 0 || (ocr.mode == .auto && recognized <= visible) {
+            return PDFPage(number: number, text: layer, withoutOCR: .readNothing)
+        }
+        return PDFPage(number: number, text: result.text, ocrConfidence: result.confidence)
     }
 
     /// Non-white-space Unicode scalars in `text`, counting no further than `limit`.
@@ -139,7 +156,8 @@ public struct PDFExtractor: Extractor {
     }
 
     /// The document's text from its pages: clean-up, one section per non-empty page, and metadata
-    /// (`format`, `pages`, `title`, `author`, and for OCR'd pages `ocr_pages` and `ocr_confidence`).
+    /// (`format`, `pages`, `title`, `author`; for OCR'd pages `ocr_pages` and `ocr_confidence`; for pages OCR
+    /// was for but did not give their text `ocr_skipped_pages` and `ocr_empty_pages`; each absent when zero).
     /// - Throws: ``SluiceError/Code/emptyDocument`` when no page has text, saying whether OCR was off.
     package func assemble(info: PDFInfo, pages: [PDFPage]) throws -> ExtractedText {
         var texts = pages.map(\.text)
@@ -149,13 +167,17 @@ public struct PDFExtractor: Extractor {
         for (page, text) in zip(pages, texts) where text.contains(where: { !$0.isWhitespace }) {
             sections.append(TextSection(text: text, page: page.number))
         }
+        let skipped = pages.count(where: { $0.withoutOCR == .nothingToRead })
+        let empty = pages.count(where: { $0.withoutOCR == .readNothing })
         guard !sections.isEmpty else {
             let reason =
                 info.pageCount == 0
                 ? "the PDF has no pages"
                 : ocr.mode == .never
                     ? "none of its \(info.pageCount) pages has a text layer, and extract.ocr is never"
-                    : "none of its \(info.pageCount) pages has text, even after OCR"
+                    : skipped > 0
+                        ? "none of its \(info.pageCount) pages has text, even after OCR (\(skipped) not OCR'd: no image on them to read; extract.ocr: always OCRs every page)"
+                        : "none of its \(info.pageCount) pages has text, even after OCR"
             throw SluiceError(.emptyDocument, reason)
         }
         var metadata = ["format": "pdf", "pages": String(info.pageCount)]
@@ -166,6 +188,8 @@ public struct PDFExtractor: Extractor {
             metadata["ocr_pages"] = String(confidences.count)
             metadata["ocr_confidence"] = String(confidences.reduce(0, +) / confidences.count)
         }
+        if skipped > 0 { metadata["ocr_skipped_pages"] = String(skipped) }
+        if empty > 0 { metadata["ocr_empty_pages"] = String(empty) }
         return ExtractedText(sections: sections, metadata: metadata)
     }
 }

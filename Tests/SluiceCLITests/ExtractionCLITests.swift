@@ -37,7 +37,7 @@ struct ExtractionCLITests {
         try Self.copySamples(
             [
                 "pdf/xz-utils-faq.pdf", "pdf/zlib-two-column.pdf", "pdf/xz-faq-scanned.pdf",
-                "pdf/mixed-text-and-scan.pdf",
+                "pdf/mixed-text-and-scan.pdf", "pdf/pages-without-scans.pdf",
                 "images/xz-faq-page.png", "images/xz-faq-page.jpg", "images/xz-faq-page.tiff", "text/zlib-faq.txt",
                 "bad/zero-byte.txt", "bad/invalid-utf8.txt", "bad/binary.txt", "bad/encrypted.pdf", "bad/truncated.pdf",
                 "bad/png-named.pdf",
@@ -136,6 +136,15 @@ struct ExtractionCLITests {
         let mixed = byDocument["pdf/mixed-text-and-scan.pdf"] ?? []
         #expect(Set(mixed.compactMap { $0.metadata["page"] }) == [1, 2])
         #expect(mixed.first?.metadata["ocr_pages"] == 1)
+        // Through the workers too, pages without an image to read are not OCR'd, and say so; the run's line
+        // in `status` adds up the pages (the scans read, the blank scan, the skipped pages).
+        let drawings = byDocument["pdf/pages-without-scans.pdf"] ?? []
+        #expect(!drawings.isEmpty)
+        #expect(drawings.allSatisfy { $0.metadata["ocr_skipped_pages"] == 3 && $0.metadata["ocr_empty_pages"] == 1 })
+        #expect(
+            status.text.contains("OCR: 2 pages read, 1 read as nothing, 3 skipped (no image to read)"),
+            "\(status.text)"
+        )
 
         // With the password in the configured variable the encrypted PDF opens on the retry.
         let retry = try await ws.sluice(

@@ -50,6 +50,11 @@ SluicePopplerPage *sluice_poppler_document_get_page(SluicePopplerDocument *docum
 void sluice_poppler_page_release(SluicePopplerPage *page);
 void sluice_poppler_page_get_size(SluicePopplerPage *page, double *width, double *height);
 void sluice_poppler_page_render_for_printing(SluicePopplerPage *page, SluiceCairo *cairo);
+/// The share of the page's crop box that raster images cover, from 0 (no image) to 1: the areas where the page
+/// places its images (`poppler_page_get_image_mapping`: every image drawn, inline images and stencil masks
+/// included, without decoding their pixels), each clipped to the crop box, summed and capped at 1 (images
+/// that overlap count twice, which errs toward OCR). Sets `*count` to the number of images placed.
+double sluice_poppler_page_image_coverage(SluicePopplerPage *page, int *count);
 
 /// `cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height)`: never NULL (cairo returns a surface in an
 /// error state instead; see `sluice_cairo_surface_ok`).

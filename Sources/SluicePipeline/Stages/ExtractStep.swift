@@ -187,6 +187,7 @@ package struct ExtractStep: Sendable {
                 try TextBudget(limit: textLimit).check(text)
                 text.removeNUL()
             }
+            tally.update { $0.addOCRCounts(of: text.metadata) }
             return .success(text)
         } catch {
             return .failure(error)

@@ -7,6 +7,7 @@ enum RecordMetadata {
     /// Keys whose values are whole numbers wherever they come from.
     static let integerKeys: Set<String> = [
         "page", "line", "pages", "rows", "slides", "chapters", "ocr_pages", "ocr_confidence",
+        "ocr_skipped_pages", "ocr_empty_pages",
     ]
 
     static func build(chunk: Chunk, document: DocumentWork) -> [String: MetadataValue] {

@@ -1,0 +1,35 @@
+import CPopplerGlib
+import Foundation
+import SluiceCore
+
+extension PDFDocument {
+    /// The raster images a page places, as OCR's decision needs them (docs/EXTRACTORS.md, "Which pages are
+    /// OCR'd").
+    package struct PageImages: Sendable, Hashable {
+        /// How many images the page draws (inline images and stencil masks included).
+        package var count: Int
+        /// The share of the page (its crop box) the images cover, 0 (none) … 1: their placed areas clipped to
+        /// the page and summed, capped at 1 (images that overlap count twice, which errs toward OCR).
+        package var coverage: Double
+    }
+
+    /// Where the page at `index` places raster images, through poppler-glib
+    /// (`poppler_page_get_image_mapping`): the page's content is interpreted, and the images' placed
+    /// rectangles are listed without their pixels being decoded. A blocking call, like rendering: it runs
+    /// where the page's extraction runs (the extract executor's threads, or a worker process).
+    ///
+    /// - Parameter index: A zero-based page index.
+    /// - Throws: ``SluiceError`` with code `extractionFailed` when the page cannot be loaded, and
+    ///   `configuration` when poppler-glib cannot be loaded.
+    package func images(onPage index: Int) throws -> PageImages {
+        try lock.withLock {
+            guard let page = sluice_poppler_document_get_page(try rendererLocked(), Int32(index)) else {
+                throw SluiceError(.extractionFailed, "cannot load page \(index + 1) of \(path) to list its images")
+            }
+            defer { sluice_poppler_page_release(page) }
+            var count: Int32 = 0
+            let coverage = sluice_poppler_page_image_coverage(page, &count)
+            return PageImages(count: Int(count), coverage: coverage)
+        }
+    }
+}
