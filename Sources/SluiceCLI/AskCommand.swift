@@ -37,6 +37,8 @@ struct AskCommand: AsyncParsableCommand {
     )
     var fusion: String?
 
+    @OptionGroup var access: AccessOptions
+
     @Flag(help: "Print one JSON object at the end instead of streaming text.")
     var json = false
 
@@ -50,8 +52,8 @@ struct AskCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withExitMapping {
-            let filter = try filter.map(SearchFilter.init(parsing:))
             var configuration = try options.loadConfiguration()
+            let filter = try access.restricting(try filter.map(SearchFilter.init(parsing:)), configuration)
             if let k { configuration.answer.k = k }
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             var answerer = try Answerer(

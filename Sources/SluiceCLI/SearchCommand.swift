@@ -50,6 +50,8 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-rerank"), help: "Skip the reranker (search.rerank): the first stage's order.")
     var noRerank = false
 
+    @OptionGroup var access: AccessOptions
+
     @Flag(help: "Print results as JSON lines (with a reranker, each line has `rerank`: model, applied, reason).")
     var json = false
 
@@ -72,6 +74,7 @@ struct SearchCommand: AsyncParsableCommand {
             )
             let configuration = try options.loadConfiguration()
             query.fusion = fusion.flatMap(configuration.search.fusion(named:))
+            query.filter = try access.restricting(query.filter, configuration)
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             var searcher = Searcher(embedder: components.embedder, sink: components.sink)
             searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)

@@ -82,7 +82,7 @@ extension PipelineConfiguration {
             "source": ["s3": [String: Any]()], "chunk": [String: Any](), "embed": [String: Any](),
             "sink": ["hnsw": [String: Any]()], "run": [String: Any](), "answer": [String: Any](),
             "serve": [String: Any](), "search": ["rerank": [String: Any]()],
-            "eval": [String: Any](),
+            "eval": [String: Any](), "access": [String: Any](),
             "extract": [
                 "zip": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
                 "images": ["caption": [String: Any]()],
@@ -109,6 +109,7 @@ extension PipelineConfiguration {
         if let s = try root.section("serve") { c.serve = try Serve(section: s) }
         if let s = try root.section("search") { c.search = try Search(section: s) }
         if let s = try root.section("eval") { c.eval = try Eval(section: s) }
+        if let s = try root.section("access") { c.access = try Access(section: s) }
         c.state = try root.string("state") ?? c.state
         try root.finish()
         // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.

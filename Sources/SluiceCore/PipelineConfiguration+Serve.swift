@@ -1,7 +1,7 @@
 extension PipelineConfiguration {
     /// `serve`: the HTTP service (`sluice serve`, docs/SERVE.md).
     public struct Serve: Sendable, Hashable {
-        /// The address to bind; anything but loopback requires ``apiKeyEnvironment``.
+        /// The address to bind; anything but loopback requires ``apiKeyEnvironment`` or ``keysFile``.
         public var host: String = "127.0.0.1"
         /// The TCP port.
         public var port: Int = 8080
@@ -25,6 +25,9 @@ extension PipelineConfiguration {
         public var drainTimeoutSeconds: Double = 20
         /// The most connections open at once (lowered to what the descriptor limit leaves room for).
         public var maxConnections: Int = 1024
+        /// The API keys file (docs/ACCESS.md): each key's SHA-256, principal, groups and scopes. Relative to
+        /// the pipeline file's folder; read again on SIGHUP and whenever the file changes.
+        public var keysFile: String? = nil
         public init() {}
 
         /// Whether ``host`` is a loopback address (the only binds allowed without a token): an IPv4 literal
@@ -50,6 +53,7 @@ extension PipelineConfiguration.Serve {
         idleTimeoutSeconds = try s.number("idle_timeout_seconds", min: 0.001, max: 86_400) ?? idleTimeoutSeconds
         drainTimeoutSeconds = try s.number("drain_timeout_seconds", min: 0, max: 86_400) ?? drainTimeoutSeconds
         maxConnections = try s.int("max_connections", min: 1, max: 1_000_000) ?? maxConnections
+        keysFile = try s.string("keys_file") ?? keysFile
         try s.finish()
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Each section is a nested type in its own file with its decoding beside it
 /// (`PipelineConfiguration+Source.swift`, `+Extract`, `+Chunk`, `+Embed`, `+Sink`, `+Run`, `+Answer`, `+Serve`,
-/// `+Search`, `+Eval`); loading a
+/// `+Search`, `+Eval`, `+Access`); loading a
 /// file is in `PipelineConfiguration+Decoding.swift`, and every key is in docs/CONFIGURATION.md.
 public struct PipelineConfiguration: Sendable, Hashable {
     public var source = Source()
@@ -20,6 +20,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var search = Search()
     /// What `sluice eval` reads (not used by `run`).
     public var eval = Eval()
+    /// Who may read each record (`access`, docs/ACCESS.md); off unless `access.enabled`.
+    public var access = Access()
     /// Folder of the LMDB checkpoint.
     public var state: String = ".sluice/state"
     /// The file the configuration came from, if any (relative paths resolve against its folder).

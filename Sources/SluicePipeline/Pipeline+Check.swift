@@ -107,6 +107,7 @@ extension Pipeline {
         checks.append(await checkStore())
         checks.append(await checkSource())
         checks.append(checkState())
+        checks += checkAccess()
         for adjustment in components.adjustments {
             checks.append(
                 DependencyCheck("pipeline", .ok, adjustment, fix: "lower chunk.max_tokens to the limit to silence this")

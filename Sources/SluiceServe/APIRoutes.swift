@@ -12,6 +12,7 @@ struct APIRoutes: Sendable {
     var timeout: Duration { .milliseconds(Int64(serve.requestTimeoutSeconds * 1000)) }
 
     func add(to router: Router<BasicRequestContext>) {
+        let access = server.configuration.access
         let documents = DocumentRoutes(checkpoint: server.checkpoint, served: server.served)
         router.get("/health") { _, _ in try JSONResponse.make(["status": "ok"]) }
         router.get("/ready") { request, _ in
@@ -20,20 +21,22 @@ struct APIRoutes: Sendable {
                 searcher: server.searcher,
                 answerModelConfigured: server.answerer != nil,
                 timeout: timeout,
-                detailed: server.token.map { BearerAuthMiddleware<BasicRequestContext>.authorizes(request, $0) }
-                    ?? false,
+                detailed: RequestIdentity.current.isOperator,
                 logger: server.logger
             )
             return try JSONResponse.make(report, status: report.ready ? .ok : .serviceUnavailable)
         }
         router.post("/v1/search") { request, _ in
-            let body = try SearchBody(
+            var body = try SearchBody(
                 try await JSONResponse.object(request, limit: serve.maxBodyBytes),
                 maxK: serve.maxK,
                 search: server.configuration.search
             )
+            // Inside the store's query: k results come back when k readable ones exist (docs/ACCESS.md).
+            body.query.filter = RequestIdentity.current.access.restricting(body.query.filter, access)
+            let query = body.query
             let searcher = server.searcher
-            let outcome = try await bounded { try await searcher.searchOutcome(body.query) }
+            let outcome = try await bounded { try await searcher.searchOutcome(query) }
             return try JSONResponse.make(
                 SearchAnswer(
                     results: outcome.results,
@@ -55,15 +58,16 @@ struct APIRoutes: Sendable {
             if !body.rerank { chosen.reranking = nil }
             if let fusion = body.fusion { chosen.fusion = fusion }
             let answerer = chosen
+            let filter = RequestIdentity.current.access.restricting(body.filter, access)
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
             if body.stream || accepts {
                 return AnswerStream.response(
-                    answerer.answer(body.question, k: body.k, filter: body.filter, mode: body.mode)
+                    answerer.answer(body.question, k: body.k, filter: filter, mode: body.mode)
                 )
             }
             let transcript = try await bounded {
                 var transcript = AnswerTranscript()
-                try await answerer.answer(body.question, k: body.k, filter: body.filter, mode: body.mode) {
+                try await answerer.answer(body.question, k: body.k, filter: filter, mode: body.mode) {
                     transcript.take($0)
                 }
                 return transcript
@@ -71,7 +75,15 @@ struct APIRoutes: Sendable {
             return try JSONResponse.make(object: transcript.jsonObject)
         }
         router.get("/v1/documents") { request, _ in
-            try await bounded { try documents.list(request) }
+            // The listing comes from the checkpoint, which knows no readers: only for unrestricted identities.
+            if RequestIdentity.current.access.filter(access) != nil {
+                throw APIError(
+                    .forbidden,
+                    "forbidden",
+                    "with access control on, listing documents needs the operator's token; read a document by its key"
+                )
+            }
+            return try await bounded { try documents.list(request) }
         }
         router.get("/v1/documents/{key}") { request, context in
             let raw = try context.parameters.require("key")
@@ -79,8 +91,14 @@ struct APIRoutes: Sendable {
                 throw APIError.badRequest("key: a percent-encoded document key")
             }
             let (cursor, limit) = (request.uri.queryParameters["cursor"], request.uri.queryParameters["limit"])
+            let readable = RequestIdentity.current.access.filter(access)
             return try await bounded {
-                try await documents.detail(key: key, cursor: cursor.map(String.init), limit: limit.map(String.init))
+                try await documents.detail(
+                    key: key,
+                    cursor: cursor.map(String.init),
+                    limit: limit.map(String.init),
+                    readable: readable
+                )
             }
         }
         router.post("/v1/runs") { request, _ in

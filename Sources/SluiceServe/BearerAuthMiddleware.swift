@@ -1,10 +1,18 @@
 import Hummingbird
 import SluiceCore
 
-/// Requires `Authorization: Bearer <token>` on every request but the probes (`/health`, `/ready`) and CORS
-/// preflights. The token is compared in constant time and never logged.
+/// Finds who a request is made for (``RequestIdentity``) and refuses it without a valid credential: the
+/// operator's bearer token (`serve.api_key_env`) or a key of `serve.keys_file` in
+/// `Authorization: Bearer <key>` on every request but the probes (`/health`, `/ready`) and CORS
+/// preflights. Credentials are compared in constant time and never logged (docs/ACCESS.md).
+///
+/// With neither configured (a loopback bind), every request is anonymous: unrestricted as before, or,
+/// with access control on, reading only what everyone may read.
 struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: [UInt8]
+    /// The operator's token: an unrestricted identity with every scope.
+    let token: [UInt8]?
+    let keys: APIKeyRing?
+    let access: PipelineConfiguration.Access
 
     static var openPaths: Set<String> { ["/health", "/ready"] }
 
@@ -15,30 +23,58 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     )
         async throws -> Response
     {
+        let presented = Self.presented(request)
+        let identified = presented.flatMap(identify)
         if request.method == .options || Self.openPaths.contains(request.uri.path) {
-            return try await next(request, context)
+            return try await RequestIdentity.$current.withValue(identified ?? anonymous) {
+                try await next(request, context)
+            }
         }
-        guard Self.authorizes(request, token) else {
+        let identity: RequestIdentity
+        if let identified {
+            identity = identified
+        } else if token == nil && keys == nil {
+            identity = anonymous
+        } else {
             throw APIError(.unauthorized, "unauthorized", "a valid bearer token is required")
         }
-        return try await next(request, context)
+        if let scope = RequestIdentity.scope(of: request.uri.path), !identity.scopes.contains(scope) {
+            throw APIError(
+                .forbidden,
+                "forbidden",
+                "this key's scopes do not include \(scope.rawValue) (serve.keys_file)"
+            )
+        }
+        return try await RequestIdentity.$current.withValue(identity) { try await next(request, context) }
     }
 
-    /// Whether `request` carries `Authorization: Bearer <token>`.
-    static func authorizes(_ request: Request, _ token: [UInt8]) -> Bool {
+    /// Who a request without a credential is, when none is required.
+    var anonymous: RequestIdentity {
+        access.isEnabled ? .anonymous : .unrestricted
+    }
+
+    /// The identity `presented` stands for: the operator's token, else a key of the file; nil for neither.
+    func identify(_ presented: [UInt8]) -> RequestIdentity? {
+        // Both are always compared, so the time taken does not tell a key from the token.
+        let isOperator = token.map { Self.equal(presented, $0) } ?? false
+        let key = keys?.keys.identify(presented)
+        if isOperator { return .operatorToken }
+        guard let key else { return nil }
+        return RequestIdentity(
+            access: AccessIdentity(principal: key.principal, groups: key.groups),
+            scopes: key.scopes,
+            keyID: key.id
+        )
+    }
+
+    /// The bytes after `Authorization: Bearer `; nil without them.
+    static func presented(_ request: Request) -> [UInt8]? {
         let header = request.headers[.authorization] ?? ""
         let prefix = "Bearer "
-        return header.hasPrefix(prefix) && equal(Array(header.dropFirst(prefix.count).utf8), token)
+        guard header.hasPrefix(prefix) else { return nil }
+        return Array(header.dropFirst(prefix.count).utf8)
     }
 
     /// Equal bytes, in a time that depends on the lengths only.
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        for index in 0..<max(a.count, b.count) {
-            let x = index < a.count ? a[index] : 0
-            let y = index < b.count ? b[index] : 0
-            difference |= x ^ y
-        }
-        return difference == 0 && a.count == b.count
-    }
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool { SHA256.constantTimeEqual(a, b) }
 }

@@ -129,7 +129,14 @@ struct DocumentRoutes: Sendable {
     /// - Parameters:
     ///   - cursor: The first ordinal of the page (`next_cursor` of the page before); nil for the first.
     ///   - limit: Chunks on the page, 1 to ``maxLimit`` (``defaultChunkLimit`` when nil).
-    func detail(key: String, cursor: String? = nil, limit: String? = nil) async throws -> Response {
+    ///   - readable: The caller's access filter (nil: unrestricted). A document none of whose records it
+    ///     matches answers 404 exactly as a missing one does (docs/ACCESS.md).
+    func detail(
+        key: String,
+        cursor: String? = nil,
+        limit: String? = nil,
+        readable: SearchFilter? = nil
+    ) async throws -> Response {
         var first = 0
         if let cursor {
             guard let value = Int(cursor), value >= 0 else {
@@ -145,9 +152,17 @@ struct DocumentRoutes: Sendable {
             count = value
         }
         // LMDB looks the key up by its bytes: an NFD key never finds its NFC twin.
+        let missing = APIError.notFound("no document \(key) in the checkpoint")
         let served = self.served.snapshot
+        let sink = served.searcher.sink
         guard let record = try checkpoint.open(generation: .some(served.generation)).document(key) else {
-            throw APIError.notFound("no document \(key) in the checkpoint")
+            throw missing
+        }
+        // Asked of the store, with the access filter in its query: a record the caller may read.
+        if let readable,
+            try await records(of: key, ordinals: 0..<Int.max, readable: readable, k: 1, in: sink).isEmpty
+        {
+            throw missing
         }
         var detail = Detail(document: DocumentSummary(record))
         // Ordinals run from 0 to the number of chunks the checkpoint holds for the document.
@@ -157,7 +172,8 @@ struct DocumentRoutes: Sendable {
         } else {
             let end = first + min(count, total - first)  // never past Int.max, whatever the cursor
             do {
-                detail.chunks = try await chunks(of: key, ordinals: first..<end, in: served.searcher.sink)
+                detail.chunks = try await records(of: key, ordinals: first..<end, readable: readable, in: sink)
+                    .map(StoredChunk.init).sorted { $0.ordinal < $1.ordinal }
                 if end < total {
                     detail.truncated = true
                     detail.nextCursor = String(end)
@@ -170,8 +186,14 @@ struct DocumentRoutes: Sendable {
     }
 
     /// The store has no fetch by key: a vector search filtered on `document_key` (its exact bytes) and the
-    /// page's `ordinal` range, as deep as the page, ordered by ordinal.
-    private func chunks(of key: String, ordinals: Range<Int>, in sink: any VectorSink) async throws -> [StoredChunk] {
+    /// page's `ordinal` range (and the caller's access filter), as deep as the page (or `k`).
+    private func records(
+        of key: String,
+        ordinals: Range<Int>,
+        readable: SearchFilter?,
+        k: Int? = nil,
+        in sink: any VectorSink
+    ) async throws -> [VectorRecord] {
         let dimensions = try await sink.info().dimensions ?? 0
         guard dimensions > 0 else { return [] }
         let probe = [Float](repeating: 1 / Float(dimensions).squareRoot(), count: dimensions)
@@ -179,14 +201,16 @@ struct DocumentRoutes: Sendable {
             SearchRequest(
                 mode: .vector,
                 vector: probe,
-                k: ordinals.count,
-                filter: .and([
-                    .compare(SearchFilter.documentKeyField, .equal, .string(key)),
-                    .compare(SearchFilter.ordinalField, .greaterOrEqual, .int(ordinals.lowerBound)),
-                    .compare(SearchFilter.ordinalField, .less, .int(ordinals.upperBound)),
-                ])
+                k: k ?? ordinals.count,
+                filter: .and(
+                    [
+                        .compare(SearchFilter.documentKeyField, .equal, .string(key)),
+                        .compare(SearchFilter.ordinalField, .greaterOrEqual, .int(ordinals.lowerBound)),
+                        .compare(SearchFilter.ordinalField, .less, .int(ordinals.upperBound)),
+                    ] + (readable.map { [$0] } ?? [])
+                )
             )
         )
-        return hits.map { StoredChunk($0.record) }.sorted { $0.ordinal < $1.ordinal }
+        return hits.map(\.record)
     }
 }

@@ -133,7 +133,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -166,7 +166,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "$ref": "#/components/responses/OriginRefused"
+            "$ref": "#/components/responses/Forbidden"
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
@@ -228,7 +228,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -261,7 +261,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "$ref": "#/components/responses/OriginRefused"
+            "$ref": "#/components/responses/Forbidden"
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
@@ -333,7 +333,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -356,7 +356,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "$ref": "#/components/responses/OriginRefused"
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -421,7 +421,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "No such document in the checkpoint.",
+            "description": "No such document in the checkpoint, or one the caller may not read: the same answer (docs/ACCESS.md).",
             "content": {
               "application/json": {
                 "schema": {
@@ -431,7 +431,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -454,7 +454,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "$ref": "#/components/responses/OriginRefused"
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -495,7 +495,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -528,7 +528,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "$ref": "#/components/responses/OriginRefused"
+            "$ref": "#/components/responses/Forbidden"
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
@@ -575,7 +575,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -588,7 +588,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "$ref": "#/components/responses/OriginRefused"
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -609,7 +609,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -622,7 +622,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/HostRefused"
           },
           "403": {
-            "$ref": "#/components/responses/OriginRefused"
+            "$ref": "#/components/responses/Forbidden"
           }
         }
       }
@@ -643,7 +643,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or a wrong one (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -667,7 +667,7 @@ enum OpenAPIDocument {
       "bearer": {
         "type": "http",
         "scheme": "bearer",
-        "description": "The token in the variable `serve.api_key_env` names."
+        "description": "The operator's token (the variable `serve.api_key_env` names), or a key of `serve.keys_file` (docs/ACCESS.md)."
       }
     },
     "schemas": {
@@ -686,7 +686,7 @@ enum OpenAPIDocument {
             "properties": {
               "code": {
                 "type": "string",
-                "description": "`usage`, `not-found`, `unauthorized`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `state-corrupt`, `embedder-mismatch`, `host-refused`, `origin-refused`, `unsupported-media-type`, `method-not-allowed`, … (docs/SERVE.md)."
+                "description": "`usage`, `not-found`, `unauthorized`, `forbidden`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `state-corrupt`, `embedder-mismatch`, `host-refused`, `origin-refused`, `unsupported-media-type`, `method-not-allowed`, … (docs/SERVE.md)."
               },
               "message": {
                 "type": "string"
@@ -1479,6 +1479,16 @@ enum OpenAPIDocument {
       },
       "BodyTimeout": {
         "description": "The body did not arrive within `serve.request_timeout_seconds`.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "Forbidden": {
+        "description": "`origin-refused`: a server without credentials and a request from a web page whose `Origin` is not in `serve.cors_origins`; or `forbidden`: the key's scopes (`serve.keys_file`) do not include this endpoint, or, with access control on, a restricted identity lists documents (docs/ACCESS.md).",
         "content": {
           "application/json": {
             "schema": {

@@ -26,6 +26,8 @@ public struct SluiceServer: Sendable {
     let runs: RunManager
     let checkpoint: CheckpointReader
     let token: [UInt8]?
+    /// The keys of `serve.keys_file`, read again when the file changes; nil without one.
+    let keys: APIKeyRing?
     /// The port bound (the Host check compares with it).
     let listening = ListeningPort()
     /// This machine's folders as error messages name them.
@@ -53,6 +55,7 @@ public struct SluiceServer: Sendable {
         logger: Logger
     ) throws {
         let serve = configuration.serve
+        keys = try serve.keysFile.map { try APIKeyRing(url: configuration.resolve($0)) }
         if let name = serve.apiKeyEnvironment {
             guard let value = environment[name], !value.isEmpty else {
                 throw SluiceError(
@@ -61,10 +64,10 @@ public struct SluiceServer: Sendable {
                 )
             }
             token = Array(value.utf8)
-        } else if !serve.bindsLoopback {
+        } else if !serve.bindsLoopback && keys == nil {
             throw SluiceError(
                 .configuration,
-                "serve.host is \(serve.host), not loopback: set serve.api_key_env to a variable holding a bearer token (or bind 127.0.0.1)"
+                "serve.host is \(serve.host), not loopback: set serve.api_key_env to a variable holding a bearer token, or serve.keys_file (or bind 127.0.0.1)"
             )
         } else {
             token = nil
@@ -137,6 +140,7 @@ public struct SluiceServer: Sendable {
     ///   machine's, a name that does not resolve).
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> RunExitCode {
         let serve = configuration.serve
+        if configuration.access.isEnabled { try await checkAccessFilter() }
         let (limit, open) = ConnectionBudget.descriptors()
         let connections = ConnectionBudget.connections(configured: serve.maxConnections, limit: limit, open: open)
         if connections < serve.maxConnections {
@@ -165,6 +169,7 @@ public struct SluiceServer: Sendable {
                 services: [
                     .init(service: runs),
                     .init(service: GenerationWatch(served: served, logger: logger)),
+                    .init(service: APIKeyRingWatch(ring: keys, logger: logger)),
                     .init(
                         service: DrainDeadlineService(
                             wrapped: app,
@@ -185,6 +190,30 @@ public struct SluiceServer: Sendable {
         return runs.interruptedRun ? .interrupted : .success
     }
 
+    /// Refuses to serve with access control on when the store cannot express the access filter inside its
+    /// own query (docs/ACCESS.md): a search would otherwise fail, or worse be filtered afterwards. Asked of
+    /// the store with one search of a single result; a store that holds nothing yet, or cannot be reached
+    /// now, is asked at each request instead (which refuses the same way, as a 400).
+    /// - Throws: ``SluiceError/Code/configuration`` naming the store and the filter.
+    func checkAccessFilter() async throws {
+        let access = configuration.access
+        guard let filter = AccessIdentity(principal: "sluice-probe", groups: []).filter(access) else { return }
+        let sink = searcher.sink
+        do {
+            try filter.check(sink.filterLimits, store: sink.name)
+            guard let dimensions = try await sink.info().dimensions, dimensions > 0 else { return }
+            let probe = [Float](repeating: 1 / Float(dimensions).squareRoot(), count: dimensions)
+            _ = try await sink.search(SearchRequest(mode: .vector, vector: probe, k: 1, filter: filter))
+        } catch let error as SluiceError where error.code == .usage {
+            throw SluiceError(
+                .configuration,
+                "access control is on, but \(sink.name.prefix { $0 != ":" }) cannot express the access filter (\(filter)) in its own query, and Sluice never filters results afterwards: \(error.message)"
+            )
+        } catch {
+            logger.warning("the access filter could not be tried on the store at start-up: \(error)")
+        }
+    }
+
     func makeRouter() -> Router<BasicRequestContext> {
         let serve = configuration.serve
         let router = Router()
@@ -193,13 +222,13 @@ public struct SluiceServer: Sendable {
             middleware: BrowserGuardMiddleware(
                 hosts: serve.bindsLoopback ? HostPolicy(allowedHosts: serve.allowedHosts) : nil,
                 listening: listening,
-                checksOrigin: token == nil,
+                checksOrigin: token == nil && keys == nil,
                 origins: Set(serve.corsOrigins)
             )
         )
         router.add(middleware: OriginPolicyMiddleware(origins: Set(serve.corsOrigins)))
         router.add(middleware: MethodPolicyMiddleware())
-        if let token { router.add(middleware: BearerAuthMiddleware(token: token)) }
+        router.add(middleware: BearerAuthMiddleware(token: token, keys: keys, access: configuration.access))
         router.add(
             middleware: RequestBodyPolicyMiddleware(
                 maxBytes: serve.maxBodyBytes,

@@ -14,6 +14,9 @@ package struct DocumentMetadataRules: Sendable {
     /// The settings that shape chunks (docs/DESIGN.md §12): part of the fingerprint, so that a change of
     /// them processes again every document whose extractor reads them.
     package let shaping: ShapingSettings
+    /// Who may read the records (`access`, docs/ACCESS.md): part of the fingerprint when on, so that a
+    /// change of the rules writes the records again without embedding them again.
+    package let access: PipelineConfiguration.Access
     private let pattern: String?
     private let regex: RegexBox?
 
@@ -49,16 +52,19 @@ package struct DocumentMetadataRules: Sendable {
         self.init(
             source: configuration.source,
             shaping: ShapingSettings(configuration, extractors: extractors),
-            admission: admission.joined(separator: "\n")
+            admission: admission.joined(separator: "\n"),
+            access: configuration.access
         )
     }
 
     package init(
         source: PipelineConfiguration.Source,
         shaping: ShapingSettings = ShapingSettings(values: [:]),
-        admission: String = ""
+        admission: String = "",
+        access: PipelineConfiguration.Access = .init()
     ) {
         self.admission = admission
+        self.access = access
         self.shaping = shaping
         values = source.metadata
         frontMatter = source.frontMatter
@@ -87,6 +93,7 @@ package struct DocumentMetadataRules: Sendable {
     /// document read by the extractor named `extractor` (nil: not known, every setting that shapes chunks).
     package func fingerprint(of metadata: [String: MetadataValue], read extractor: String?) -> ContentHash {
         var text = "front_matter=\(frontMatter)\npattern=\(pattern ?? "")\n\(shaping.text(read: extractor))\n"
+        text += access.fingerprintText
         for key in metadata.keys.sorted() where !Self.ofTheBytes.contains(key) {
             let value = metadata[key]!
             text += "\(key)\u{1F}\(value.fingerprintText)\u{1F}\(value.fingerprintKind)\n"

@@ -32,6 +32,11 @@ enum RecordMetadata {
         if let hash = document.contentHash { metadata["content_hash"] = .string(hash.hex) }
         let folders = folders(of: document.file.key)
         if !folders.isEmpty { metadata["folders"] = .strings(folders) }
+        if let access = document.metadataRules?.access, access.isEnabled {
+            // Readers as a list, whichever rule gave them (a path capture is one text); none under
+            // `access.default: deny`, so that only an unrestricted identity reads the record.
+            metadata[access.field] = access.readers(of: metadata).map(MetadataValue.strings)
+        }
         return metadata
     }
 

@@ -1,0 +1,298 @@
+import Foundation
+import SluiceClient
+import SluiceCore
+import SluiceTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Access control on the real `sluice serve` (docs/ACCESS.md, issue 36): records carry their readers from
+/// the pipeline's rules (a path capture, front matter, `access.default`), keys from `serve.keys_file`
+/// identify a principal and its groups, and the access filter is part of the store's own query: a key of
+/// one group never sees the other's documents, in results, ask's sources or document reads (404 as for a
+/// missing one), and k results come back when k readable ones exist.
+@Suite(.serialized)
+struct ServeAccessCLITests {
+    static let operatorToken = "operator-token-0c41"
+    /// Keys and their SHA-256 (from `printf %s KEY | sha256sum`, not from Sluice's own code).
+    static let hrKey = "hr-key-7f3a9c"
+    static let engKey = "eng-key-2b8d41"
+    static let secondEngKey = "eng-key-second-55ce"
+    static let searchOnlyKey = "docs-less-key-91aa"
+    static let hrDigest = "9b06bef0db40898b7596e714e6f941db2488af1c8ac51b653b70e43345d21594"
+    static let engDigest = "265808e82ac98819e67db19e11358fed02bc09d53606ba65fd678c5808e9f010"
+    static let secondEngDigest = "71324cf9152151f4993b323e63f3f4ce117409346769636289df015e9092135a"
+    static let searchOnlyDigest = "f787a04049052b1c7d6a8dc614c2352d28d8f2ff5fa51d0f698714724693c886"
+
+    /// What the eng group may read: its three designs, the plan whose front matter names it, the handbook
+    /// (no readers: `access.default: allow`).
+    static let engReadable: Set<String> = [
+        "eng/design-0.md", "eng/design-1.md", "eng/design-2.md", "notes/plan.md", "handbook.md",
+    ]
+
+    static func keysFile(
+        _ entries: [(id: String, digest: String, principal: String, group: String, scopes: String)]
+    )
+        -> String
+    {
+        "keys:\n"
+            + entries.map {
+                """
+                  - id: \($0.id)
+                    sha256: "\($0.digest)"
+                    principal: \($0.principal)
+                    groups: [\($0.group)]
+                    scopes: [\($0.scopes)]
+
+                """
+            }.joined()
+    }
+
+    static let firstKeys = keysFile([
+        ("hr-app", hrDigest, "hana", "hr", "search, ask, documents"),
+        ("eng-app", engDigest, "emil", "eng", "search, ask, documents"),
+        ("search-only", searchOnlyDigest, "sam", "eng", "search"),
+    ])
+
+    /// Twenty payroll documents (hr, by path), three designs (eng, by path), the plan (eng, by front
+    /// matter), the board's minutes (a group no key has) and the handbook (no readers).
+    static func corpus(_ ws: Workspace) throws -> Workspace.Target {
+        for index in 0..<20 {
+            try Corpus.write(
+                "Payroll \(index): salary bands, salary payroll review, payroll salary grade \(index).",
+                to: ws.corpus.appendingPathComponent("hr/pay-\(index).md")
+            )
+        }
+        for index in 0..<3 {
+            try Corpus.write(
+                "Design \(index) of the build cache; one line on salary for contractors number \(index).",
+                to: ws.corpus.appendingPathComponent("eng/design-\(index).md")
+            )
+        }
+        try Corpus.write(
+            "---\naccess: [eng]\n---\n# Plan\n\nThe roadmap mentions salary reviews once.\n",
+            to: ws.corpus.appendingPathComponent("notes/plan.md")
+        )
+        try Corpus.write(
+            "---\naccess: [board]\n---\n# Minutes\n\nThe board sets the salary payroll budget.\n",
+            to: ws.corpus.appendingPathComponent("secret/board.md")
+        )
+        try Corpus.write(
+            "The handbook: office hours, holidays, and salary payday on the 25th.",
+            to: ws.corpus.appendingPathComponent("handbook.md")
+        )
+        let pipeline =
+            Workspace.pipelineYAML.replacingOccurrences(
+                of: "source:\n  path: ./corpus\n",
+                with: "source:\n  path: ./corpus\n  metadata_from_path: \"^(?<access>hr|eng)/\"\n"
+            ) + "access:\n  enabled: true\n  default: allow\n"
+        try pipeline.write(to: ws.pipeline, atomically: true, encoding: .utf8)
+        try firstKeys.write(to: ws.file("keys.yaml"), atomically: true, encoding: .utf8)
+        return ws.target("t")
+    }
+
+    static func serve(_ ws: Workspace, _ target: Workspace.Target, _ extra: [String] = []) async throws -> ServeProcess
+    {
+        try await ServeProcess.start(
+            ws,
+            target,
+            [
+                "--set", "serve.keys_file=\(ws.file("keys.yaml").path)", "--set", "serve.api_key_env=SLUICE_TEST_TOKEN",
+            ] + extra,
+            environment: ["SLUICE_TEST_TOKEN": operatorToken]
+        )
+    }
+
+    @Test(
+        "two groups: search, documents and scopes restricted inside the store; k readable results; 401; 404 as missing"
+    )
+    func groupsSeeOnlyTheirOwn() async throws {
+        let ws = try Workspace("serve-access")
+        defer { ws.cleanUp() }
+        let target = try Self.corpus(ws)
+        try await ws.run(target, expecting: 0)
+        let server = try await Self.serve(ws, target)
+        let eng = server.client(token: Self.engKey)
+        let hr = server.client(token: Self.hrKey)
+
+        // k readable results although twenty unreadable payroll documents rank above them, in every mode.
+        for mode in ["vector", "keyword", "hybrid"] {
+            let results = try await eng.search(SearchRequest(query: "salary payroll", k: 5, mode: mode)).results
+            #expect(Set(results.map(\.documentKey)) == Self.engReadable, "\(mode): \(results.map(\.documentKey))")
+            #expect(results.allSatisfy { $0.duplicates.allSatisfy { Self.engReadable.contains($0.documentKey) } })
+        }
+        let hrResults = try await hr.search(SearchRequest(query: "salary payroll", k: 40)).results
+        #expect(hrResults.contains { $0.documentKey == "handbook.md" })
+        #expect(hrResults.allSatisfy { $0.documentKey.hasPrefix("hr/") || $0.documentKey == "handbook.md" })
+        #expect(hrResults.count == 21, "\(hrResults.map(\.documentKey))")
+        let everything = try await server.client(token: Self.operatorToken)
+            .search(SearchRequest(query: "salary payroll", k: 40)).results
+        #expect(everything.count == 26 && everything.contains { $0.documentKey == "secret/board.md" })
+
+        // A document the key may not read answers exactly as a missing one.
+        let auth = { (key: String) in ["Authorization": "Bearer \(key)"] }
+        let hidden = try await server.exchange("GET", "/v1/documents/hr%2Fpay-3.md", headers: auth(Self.engKey))
+        let missing = try await server.exchange("GET", "/v1/documents/hr%2Fpay-x.md", headers: auth(Self.engKey))
+        #expect(hidden.status == 404 && missing.status == 404)
+        #expect(
+            String(decoding: hidden.body, as: UTF8.self).replacingOccurrences(of: "pay-3", with: "KEY")
+                == String(decoding: missing.body, as: UTF8.self).replacingOccurrences(of: "pay-x", with: "KEY")
+        )
+        for key in ["secret%2Fboard.md", "eng%2Fdesign-1.md"] {
+            #expect(try await server.exchange("GET", "/v1/documents/\(key)", headers: auth(Self.hrKey)).status == 404)
+        }
+        let own = try await eng.document(key: "eng/design-1.md")
+        #expect(own.chunks?.count == 1 && own.chunks?.first?.text.contains("Design 1") == true)
+        #expect(try await eng.document(key: "handbook.md").chunks?.count == 1)
+        let board = try await server.client(token: Self.operatorToken).document(key: "secret/board.md")
+        #expect(board.chunks?.count == 1)
+
+        // The listing (from the checkpoint, which knows no readers) is the operator's; scopes; credentials.
+        let list = try await server.exchange("GET", "/v1/documents", headers: auth(Self.engKey))
+        #expect(list.status == 403 && ServeProcess.errorCode(list.body) == "forbidden")
+        #expect(try await server.client(token: Self.operatorToken).documents().documents.count == 26)
+        let scoped = try await server.exchange(
+            "GET",
+            "/v1/documents/eng%2Fdesign-1.md",
+            headers: auth(Self.searchOnlyKey)
+        )
+        #expect(scoped.status == 403)
+        let metrics = try await server.exchange("GET", "/metrics", headers: auth(Self.engKey))
+        #expect(metrics.status == 403)
+        let searchOnly = try await server.client(token: Self.searchOnlyKey)
+            .search(SearchRequest(query: "salary payroll", k: 5, mode: "vector")).results
+        #expect(Set(searchOnly.map(\.documentKey)) == Self.engReadable)
+        for headers in [auth("eng-key-2b8d42"), auth(Self.engDigest), [:]] {
+            let refused = try await server.exchange(
+                "POST",
+                "/v1/search",
+                body: Data(#"{"query": "salary"}"#.utf8),
+                headers: headers
+            )
+            #expect(refused.status == 401 && ServeProcess.errorCode(refused.body) == "unauthorized")
+        }
+        let result = try await server.stop()
+        #expect(result.exitCode == 0)
+        for secret in [Self.engKey, Self.hrKey, Self.operatorToken] {
+            #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
+        }
+    }
+
+    @Test("ask as a key of one group: the sources (the passages sent to the chat model) are its own")
+    func askSourcesAreReadable() async throws {
+        let ws = try Workspace("serve-access-ask")
+        defer { ws.cleanUp() }
+        let target = try Self.corpus(ws)
+        try await ws.run(target, expecting: 0)
+        let chatKey = "sk-test-\(UUID().uuidString.lowercased())-access"
+        let chat = try await StandInServer.launch(
+            script: "chat_standin.py",
+            arguments: ["--api-key", chatKey, "--model", "test-model", "--max-context-tokens", "2000"]
+        )
+        defer { chat.stop() }
+        let server = try await ServeProcess.start(
+            ws,
+            target,
+            [
+                "--set", "serve.keys_file=\(ws.file("keys.yaml").path)",
+                "--set", "answer.base_url=\(chat.baseURL)/v1", "--set", "answer.model=test-model",
+                "--set", "answer.api_key_env=\(AskFixture.keyVariable)", "--set", "answer.max_context_tokens=2000",
+            ],
+            environment: [AskFixture.keyVariable: chatKey]
+        )
+        let answer = try await server.client(token: Self.engKey)
+            .ask(AskRequest(question: "What about salary payroll?", k: 5))
+        #expect(Set(answer.sources.map(\.documentKey)) == Self.engReadable, "\(answer.sources.map(\.documentKey))")
+        _ = try await server.stop()
+    }
+
+    @Test("the keys file is read again when it changes and on SIGHUP: a removed key stops working, a new one works")
+    func keysFileReload() async throws {
+        let ws = try Workspace("serve-access-keys")
+        defer { ws.cleanUp() }
+        let target = try Self.corpus(ws)
+        try await ws.run(target, expecting: 0)
+        let server = try await Self.serve(ws, target)
+        let query = Data(#"{"query": "salary", "k": 3}"#.utf8)
+        let auth = { (key: String) in ["Authorization": "Bearer \(key)"] }
+        #expect(try await server.exchange("POST", "/v1/search", body: query, headers: auth(Self.engKey)).status == 200)
+        #expect(
+            try await server.exchange("POST", "/v1/search", body: query, headers: auth(Self.secondEngKey)).status == 401
+        )
+
+        try Self.keysFile([
+            ("hr-app", Self.hrDigest, "hana", "hr", "search"),
+            ("eng-app-2", Self.secondEngDigest, "emil", "eng", "search"),
+        ]).write(to: ws.file("keys.yaml"), atomically: true, encoding: .utf8)
+        server.process.send(SIGHUP)
+        // Waits for the change to be taken (an event), bounded only against a hang.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var status = 200
+        while status != 401 && ContinuousClock.now < deadline {
+            status = try await server.exchange("POST", "/v1/search", body: query, headers: auth(Self.engKey)).status
+            if status != 401 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(status == 401, "the removed key still works")
+        let second = try await server.client(token: Self.secondEngKey).search(
+            SearchRequest(query: "salary payroll", k: 5, mode: "vector")
+        )
+        #expect(Set(second.results.map(\.documentKey)) == Self.engReadable)
+
+        // A malformed file keeps the keys read last (logged), instead of locking every client out.
+        try "keys: [{id: broken}]\n".write(to: ws.file("keys.yaml"), atomically: true, encoding: .utf8)
+        server.process.send(SIGHUP)
+        #expect(
+            try await server.exchange("POST", "/v1/search", body: query, headers: auth(Self.secondEngKey)).status == 200
+        )
+        let result = try await server.stop()
+        #expect(result.exitCode == 0, "SIGHUP must not stop the server: \(result)")
+    }
+
+    @Test("CLI: search --as/--groups reads what the identity may; check validates the keys file")
+    func commandLine() async throws {
+        let ws = try Workspace("serve-access-cli")
+        defer { ws.cleanUp() }
+        let target = try Self.corpus(ws)
+        try await ws.run(target, expecting: 0)
+        let search = try await ws.sluice(
+            ["search", "salary payroll", ws.pipeline.path] + target.arguments
+                + ["-k", "5", "--mode", "vector", "--as", "emil", "--groups", "eng", "--json"]
+        )
+        #expect(search.exitCode == 0, "\(search)")
+        let keys = search.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["document_key"] as? String
+        }
+        #expect(Set(keys) == Self.engReadable, "\(keys)")
+
+        let keysSetting = ["--set", "serve.keys_file=\(ws.file("keys.yaml").path)"]
+        let valid = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + keysSetting)
+        #expect(valid.exitCode == 0 && valid.stdout.contains("3 keys"), "\(valid)")
+        try Self.keysFile([("x", "not-a-digest", "p", "g", "search")])
+            .write(to: ws.file("keys.yaml"), atomically: true, encoding: .utf8)
+        let invalid = try await ws.sluice(["check", ws.pipeline.path] + target.arguments + keysSetting)
+        #expect(invalid.exitCode != 0 && invalid.stdout.contains("sha256"), "\(invalid)")
+    }
+
+    /// Changing a document's readers writes its records again, their vectors from the embedding cache.
+    @Test("access.default allow → deny: the records are written again without embedding; the handbook is then hidden")
+    func changingAccessRewritesWithoutEmbedding() async throws {
+        let ws = try Workspace("serve-access-rewrite")
+        defer { ws.cleanUp() }
+        let target = try Self.corpus(ws)
+        try await ws.run(target, expecting: 0)
+        let stats = ws.file("stats.json")
+        try await ws.run(target, ["--set", "access.default=deny", "--stats-json", stats.path], expecting: 0)
+        let figures = try ws.stats(stats)
+        #expect(figures.decoded.documentsUpserted == 26 && figures.decoded.chunksEmbedded == 0, "\(figures.values)")
+        let search = try await ws.sluice(
+            ["search", "salary payroll", ws.pipeline.path] + target.arguments
+                + ["--set", "access.default=deny", "-k", "5", "--mode", "vector", "--groups", "eng", "--json"]
+        )
+        let keys = search.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["document_key"] as? String
+        }
+        #expect(Set(keys) == Self.engReadable.subtracting(["handbook.md"]), "\(keys)")
+    }
+}
