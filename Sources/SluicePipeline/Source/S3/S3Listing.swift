@@ -11,9 +11,9 @@ struct S3Object: Sendable, Hashable {
     /// `LastModified`, nanoseconds since 1970 (0 when the listing had none).
     var lastModifiedNanoseconds: Int64
 
-    /// What the checkpoint's record keeps as the change token (``SourceFile/mtimeNanoseconds``): the ETag
-    /// hashed to 64 bits. With the size, it decides from the listing alone that an object is unchanged.
-    var changeToken: Int64 {
+    /// What a checkpoint record written before records kept a change token (``DocumentRecord/changeToken``)
+    /// holds in `mtime_ns` for this object: the ETag hashed to 64 bits (``SourceFile/legacyChangeStamp``).
+    var legacyChangeStamp: Int64 {
         Int64(bitPattern: ContentHash(utf8: "etag:" + etag).low)
     }
 }

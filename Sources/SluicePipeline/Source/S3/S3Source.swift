@@ -11,8 +11,8 @@ import Glibc
 /// - Keys: the object key below the prefix (`manuals/a.pdf` under `manuals/` is `a.pdf`); include/exclude
 ///   and `--shard` apply to it, as to a folder's relative path. Keys ending in `/` (folder markers) are not
 ///   documents.
-/// - Change detection from the listing alone: the record keeps the size and the ETag (hashed,
-///   ``S3Object/changeToken``); an object whose both are unchanged is skipped without a GET. A changed one
+/// - Change detection from the listing alone: the record keeps the size and the ETag (its `change_token`,
+///   ``SourceFile/changeToken``); an object whose both are unchanged is skipped without a GET. A changed one
 ///   is downloaded, hashed, and processed only if its bytes differ from what is indexed.
 /// - Reading: a streaming GET into a private temporary file (mode 0600, under the state folder's `fetch/`),
 ///   stopped at `extract.max_file_mb`, deleted once extracted; at most `source.s3.concurrency` at a time.
@@ -92,9 +92,10 @@ struct S3Source: DocumentSource {
                     key: key,
                     url: location(of: key),
                     size: object.size,
-                    mtimeNanoseconds: object.changeToken
+                    mtimeNanoseconds: object.lastModifiedNanoseconds
                 )
-                file.modifiedNanoseconds = object.lastModifiedNanoseconds
+                file.changeToken = "etag:" + object.etag
+                file.legacyChangeStamp = object.legacyChangeStamp
                 if await !body(.success(file)) { return }
             }
             token = page.isTruncated ? page.nextContinuationToken : nil
