@@ -71,6 +71,7 @@ extension Pipeline {
         }
         let source = try makeSource()
         try source.prepare()
+        source.recall { key in try? checkpoint.document(key) }
         let readsLocally = source.readsLocally
         let rules = DocumentMetadataRules(configuration: configuration, extractors: components.extractors.extractors)
         // Records are read as the run's scan reads them: one that cannot be read stops the walk with the

@@ -113,18 +113,7 @@ struct S3Source: DocumentSource {
     }
 
     func materialize(_ file: SourceFile, maxBytes: Int) async throws -> MaterializedFile {
-        let directory = fetchDirectory
-        try await writer.run {
-            try FileManager.default.createDirectory(
-                at: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        }
-        // The key's last component keeps the file's name and extension, for extractors that look at it.
-        let base = file.key.split(separator: "/").last.map(String.init) ?? "object"
-        let safe = String(base.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" }.suffix(80))
-        let path = directory.appendingPathComponent("\(UInt64.random(in: 0...UInt64.max))-\(safe)").path
+        let path = try await DownloadFile.path(in: fetchDirectory, for: file.key, writer: writer)
         await slots.acquire()
         let written: Int
         do {
@@ -135,18 +124,7 @@ struct S3Source: DocumentSource {
             unlink(path)
             throw error
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw SluiceError(.io, "the download of \(file.key) is gone from \(directory.path)")
-        }
-        var local = SourceFile(
-            key: file.key,
-            url: URL(fileURLWithPath: path),
-            size: written,
-            mtimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        )
-        local.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        return MaterializedFile(file: local) { unlink(path) }
+        return try DownloadFile.materialized(key: file.key, path: path, size: written)
     }
 
     /// Downloads a killed run left behind.
