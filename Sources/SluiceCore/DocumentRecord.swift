@@ -34,8 +34,14 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
     /// Hash of the bytes whose chunks are in the sink (nil when nothing was ever indexed).
     public var contentHash: ContentHash?
     public var size: Int
-    /// Modification time, nanoseconds since 1970.
+    /// Modification time, nanoseconds since 1970 (an object's `LastModified`). For a folder's file, with the
+    /// size, the change token. Records of S3 objects written before ``changeToken`` was kept hold the ETag
+    /// hashed to 64 bits here instead (read as such by the source that wrote them).
     public var mtimeNanoseconds: Int64
+    /// The source's change token when it has one of its own (an S3 object's ETag; a web page's validators),
+    /// compared as it is with the listing's; nil for a folder's file (its mtime is the token) and in records
+    /// written before 2026-11-28.
+    public var changeToken: String?
     /// Vector ids the sink holds for this document.
     public var chunkIDs: [VectorID]
     /// Ids written (or being written) by an attempt that has not committed: written before the sink is
@@ -93,6 +99,7 @@ public struct DocumentRecord: Sendable, Hashable, Codable {
         case contentHash = "hash"
         case size
         case mtimeNanoseconds = "mtime_ns"
+        case changeToken = "change_token"
         case chunkIDs = "chunks"
         case pendingIDs = "pending"
         case error

@@ -79,7 +79,8 @@ extension PipelineConfiguration {
     package static var decodableKeys: Set<String> {
         let log = KeyLog()
         let skeleton: [String: Any] = [
-            "source": ["s3": [String: Any]()], "chunk": [String: Any](), "embed": [String: Any](),
+            "source": ["s3": [String: Any](), "http": [String: Any]()], "chunk": [String: Any](),
+            "embed": [String: Any](),
             "sink": ["hnsw": [String: Any]()], "run": [String: Any](), "answer": [String: Any](),
             "serve": [String: Any](), "search": ["rerank": [String: Any]()],
             "eval": [String: Any](), "access": [String: Any](),

@@ -1,7 +1,7 @@
 extension PipelineConfiguration {
     /// `source`: where the documents are.
     public struct Source: Sendable, Hashable {
-        /// Where the documents are read from: a folder (the default) or an S3-compatible bucket.
+        /// Where the documents are read from: a folder (the default), an S3-compatible bucket or web URLs.
         public var kind: Kind = .folder
         /// Root folder of the corpus; document keys are paths relative to it.
         public var path: String = "./samples"
@@ -18,12 +18,14 @@ extension PipelineConfiguration {
         public var frontMatter: Bool = true
         /// `source.s3`: the bucket, with `kind: s3`.
         public var s3 = S3()
+        /// `source.http`: the URLs and sitemaps, with `kind: http`.
+        public var http = HTTP()
         public init() {}
     }
 }
 
 extension PipelineConfiguration.Source {
-    /// Reads `source.kind`, `path`, `include`, `exclude`, `follow_symlinks`, … and `source.s3` over the defaults.
+    /// Reads `source.kind`, `path`, `include`, `exclude`, `follow_symlinks`, …, `source.s3` and `source.http` over the defaults.
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
@@ -31,6 +33,13 @@ extension PipelineConfiguration.Source {
         if let section = try s.section("s3") { s3 = try S3(section: section) }
         if kind == .s3, s3.bucket?.isEmpty ?? true {
             throw SluiceError(.configuration, "source.kind is s3: source.s3.bucket is required")
+        }
+        if let section = try s.section("http") { http = try HTTP(section: section) }
+        if kind == .http, http.urls.isEmpty, http.sitemaps.isEmpty {
+            throw SluiceError(
+                .configuration,
+                "source.kind is http: source.http.urls or source.http.sitemaps is required"
+            )
         }
         path = try s.string("path") ?? path
         include = try s.strings("include") ?? include

@@ -19,8 +19,10 @@ extension PipelineConfiguration.Source {
         public static let folder = Kind("folder")
         /// An S3-compatible bucket (AWS S3, MinIO, Ceph, R2, …): `source.s3`.
         public static let s3 = Kind("s3")
+        /// Web pages and files by URL, listed directly or by sitemaps: `source.http`.
+        public static let http = Kind("http")
 
         /// The kinds Sluice can read.
-        static let known: [Kind] = [.folder, .s3]
+        static let known: [Kind] = [.folder, .s3, .http]
     }
 }

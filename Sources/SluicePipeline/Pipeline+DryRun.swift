@@ -92,6 +92,7 @@ extension Pipeline {
         }
         let source = try makeSource()
         try source.prepare()
+        source.recall { key in try? checkpoint.document(key) }
         let readsLocally = source.readsLocally
         // The documents the run would write, for the cost estimate.
         var toWrite: [SourceFile] = []
@@ -123,12 +124,12 @@ extension Pipeline {
                 of: rules.metadata(
                     key: file.key,
                     size: file.size,
-                    mtimeNanoseconds: file.modifiedNanoseconds ?? file.mtimeNanoseconds
+                    mtimeNanoseconds: file.mtimeNanoseconds
                 ),
                 read: previous.extractor
             )
             let sameFile = {
-                previous.size == file.size && previous.mtimeNanoseconds == file.mtimeNanoseconds
+                file.hasSameListing(as: previous)
                     || (readsLocally
                         && (try? file.open().readAll()).map({ ContentHash(of: $0) == previous.failedHash }) == true)
             }
@@ -142,8 +143,8 @@ extension Pipeline {
                 toWrite.append(file)
             } else if options.retryFailed {
                 return true  // --retry-failed takes only the failed documents
-            } else if previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
-                previous.pendingIDs.isEmpty, previous.metadataHash == metadataHash
+            } else if file.hasSameListing(as: previous), previous.pendingIDs.isEmpty,
+                previous.metadataHash == metadataHash
             {
                 report.unchanged += 1
             } else if previous.pendingIDs.isEmpty, readsLocally, let bytes = try? file.open().readAll(),

@@ -14,6 +14,13 @@ extension Pipeline {
                 shard: options.shard,
                 fetchDirectory: stateDirectory.appendingPathComponent("fetch")
             )
+        case .http:
+            return WebSource(
+                configuration: configuration.source,
+                shard: options.shard,
+                fetchDirectory: stateDirectory.appendingPathComponent("fetch"),
+                maxBytes: Int(configuration.extract.maxFileMB * 1_048_576)
+            )
         default:
             throw SluiceError(
                 .configuration,

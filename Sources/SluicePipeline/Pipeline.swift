@@ -52,6 +52,7 @@ public struct Pipeline: Sendable {
         defer { withExtendedLifetime(lock) {} }
         source.removeLeftovers()
         let checkpoint = try CheckpointStore(directory: stateDirectory, generation: configuration.generation)
+        source.recall { key in try? checkpoint.document(key) }
         // LMDB write transactions block (writer lock, fsync): every one runs on the state executor.
         let stateExecutor = BlockingExecutor(label: "sl-state", threads: 1)
         defer { stateExecutor.shutdown() }
@@ -232,6 +233,10 @@ public struct Pipeline: Sendable {
             throw failure ?? error
         }
         if let failure { throw failure }
+        if let skipped = source.skipped {
+            // Never silent either: what the source itself passed over, and why.
+            logger.notice("\(source.name): \(skipped)")
+        }
         if let leftOut = source.leftOut.summary {
             // Never silent: a pattern that leaves files out says how many and which (issue 18).
             logger.notice(

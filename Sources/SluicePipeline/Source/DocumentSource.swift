@@ -1,7 +1,8 @@
 import Foundation
 import SluiceCore
 
-/// Where a run's documents come from: a folder (``SourceScanner``) or a bucket (``S3Source``).
+/// Where a run's documents come from: a folder (``SourceScanner``), a bucket (``S3Source``) or web URLs
+/// (``WebSource``).
 ///
 /// The pipeline asks a source four things, and nothing else about it:
 /// - **list** its entries (``walk(_:)``): each with its document key, its size and a change token (a
@@ -60,6 +61,20 @@ package protocol DocumentSource: Sendable {
 
     /// `sluice check`'s line for the source: it answers, the credentials work, how many entries match.
     func check(shard: Shard) async -> DependencyCheck
+
+    /// Gives the source the checkpoint's records before it lists: a source whose change detection needs a
+    /// request per entry (a web page's conditional GET) reads the validators its record keeps. The
+    /// others need nothing (the default).
+    func recall(_ records: @escaping @Sendable (String) -> DocumentRecord?)
+
+    /// What the listing passed over for a reason of the source's own (a URL robots.txt disallows), for the
+    /// run's notice; nil when nothing was (the default).
+    var skipped: String? { get }
+}
+
+extension DocumentSource {
+    package func recall(_ records: @escaping @Sendable (String) -> DocumentRecord?) {}
+    package var skipped: String? { nil }
 }
 
 /// An entry the source could not list (an unreadable folder, a dangling link, a name that is not UTF-8),

@@ -102,12 +102,14 @@ package actor CommitStage {
                 updatedAt: now,
                 metadataHash: document.metadataHash
             )
+            record.changeToken = document.file.changeToken
             record.extractor = document.extractor
             return record
         case .unchanged, .knownFailure:
             var record = previous!
             record.size = document.file.size
             record.mtimeNanoseconds = document.file.mtimeNanoseconds
+            record.changeToken = document.file.changeToken
             record.pendingIDs = []
             record.updatedAt = now
             return record
@@ -125,6 +127,7 @@ package actor CommitStage {
                 )
             record.status = .failed
             record.mtimeNanoseconds = document.file.mtimeNanoseconds
+            record.changeToken = document.file.changeToken
             record.size = document.file.size
             record.pendingIDs = Array(Set(record.pendingIDs).union(document.attemptedIDs)).sorted()
             record.error = .init(

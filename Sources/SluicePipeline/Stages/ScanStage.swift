@@ -144,14 +144,13 @@ package actor ScanStage {
                 let fileMetadata = metadataRules.metadata(
                     key: file.key,
                     size: file.size,
-                    mtimeNanoseconds: file.modifiedNanoseconds ?? file.mtimeNanoseconds
+                    mtimeNanoseconds: file.mtimeNanoseconds
                 )
                 // Under the settings of the extractor that read the bytes last: unchanged bytes are read by it again.
                 let metadataHash = metadataRules.fingerprint(of: fileMetadata, read: previous?.extractor)
                 let knownFailureKey = metadataRules.knownFailureKey(read: previous?.extractor)
                 if !retryFailed, let previous, previous.status == .failed, previous.knownFailure == knownFailureKey,
-                    previous.size == file.size, previous.mtimeNanoseconds == file.mtimeNanoseconds,
-                    previous.pendingIDs.isEmpty
+                    file.hasSameListing(as: previous), previous.pendingIDs.isEmpty
                 {
                     // A known failure (docs/DESIGN.md §11): the same file under the same settings fails the
                     // same way; it stays listed by `status` and is skipped without reading a byte.
@@ -163,9 +162,8 @@ package actor ScanStage {
                     meter.worked(scanStart.duration(to: clock.now), itemsOut: 0)
                     return true
                 }
-                if let previous, previous.status == .indexed, previous.size == file.size,
-                    previous.mtimeNanoseconds == file.mtimeNanoseconds, previous.pendingIDs.isEmpty,
-                    previous.metadataHash == metadataHash
+                if let previous, previous.status == .indexed, file.hasSameListing(as: previous),
+                    previous.pendingIDs.isEmpty, previous.metadataHash == metadataHash
                 {
                     // The stat-only fast path: unchanged without reading a byte.
                     tally.update { $0.documentsSkipped += 1 }

@@ -124,45 +124,7 @@ struct S3Client: Sendable {
                 try Self.judge(answer, what: "fetching s3://\(bucket)/\(key)", isObject: true)
                 return 0
             }
-            let fd = try await writer.run { () -> Int32 in
-                let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-                guard fd >= 0 else {
-                    throw SluiceError(.io, "cannot create \(path): \(String(cString: strerror(errno)))")
-                }
-                return fd
-            }
-            defer { close(fd) }
-            var written = 0
-            var pending: [UInt8] = []
-            pending.reserveCapacity(1 << 20)
-            func flush() async throws {
-                guard !pending.isEmpty else { return }
-                let bytes = pending
-                pending.removeAll(keepingCapacity: true)
-                try await writer.run { try Self.writeAll(fd, bytes, path: path) }
-            }
-            for try await chunk in response.body {
-                pending += chunk
-                written += chunk.count
-                if pending.count >= 1 << 20 { try await flush() }
-            }
-            try await flush()
-            return written
-        }
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    let code: SluiceError.Code = errno == ENOSPC ? .diskFull : .io
-                    throw SluiceError(code, "writing \(path): \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
+            return try await DownloadFile.write(response.body, to: path, writer: writer)
         }
     }
 

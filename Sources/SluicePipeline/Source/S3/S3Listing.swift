@@ -11,9 +11,9 @@ struct S3Object: Sendable, Hashable {
     /// `LastModified`, nanoseconds since 1970 (0 when the listing had none).
     var lastModifiedNanoseconds: Int64
 
-    /// What the checkpoint's record keeps as the change token (``SourceFile/mtimeNanoseconds``): the ETag
-    /// hashed to 64 bits. With the size, it decides from the listing alone that an object is unchanged.
-    var changeToken: Int64 {
+    /// What a checkpoint record written before records kept a change token (``DocumentRecord/changeToken``)
+    /// holds in `mtime_ns` for this object: the ETag hashed to 64 bits (``SourceFile/legacyChangeStamp``).
+    var legacyChangeStamp: Int64 {
         Int64(bitPattern: ContentHash(utf8: "etag:" + etag).low)
     }
 }
@@ -75,54 +75,8 @@ struct S3ListPage: Sendable, Hashable {
         self.nextContinuationToken = nextContinuationToken
     }
 
-    /// The text of the first `<name>…</name>` in `xml`, entities decoded.
-    static func element(_ name: String, in xml: Substring) -> String? {
-        guard let open = xml.range(of: "<\(name)>"),
-            let close = xml.range(of: "</\(name)>", range: open.upperBound..<xml.endIndex)
-        else {
-            if xml.contains("<\(name)/>") { return "" }
-            return nil
-        }
-        return decodeEntities(xml[open.upperBound..<close.lowerBound])
-    }
-
-    /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#N;` and `&#xH;`.
-    static func decodeEntities(_ text: Substring) -> String {
-        guard text.contains("&") else { return String(text) }
-        var out = ""
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            guard character == "&", let semicolon = text[index...].firstIndex(of: ";") else {
-                out.append(character)
-                index = text.index(after: index)
-                continue
-            }
-            let entity = text[text.index(after: index)..<semicolon]
-            var decoded: String?
-            switch entity {
-            case "amp": decoded = "&"
-            case "lt": decoded = "<"
-            case "gt": decoded = ">"
-            case "quot": decoded = "\""
-            case "apos": decoded = "'"
-            default:
-                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
-                    decoded = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String($0) }
-                } else if entity.hasPrefix("#") {
-                    decoded = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init).map { String($0) }
-                }
-            }
-            if let decoded {
-                out += decoded
-                index = text.index(after: semicolon)
-            } else {
-                out.append(character)
-                index = text.index(after: index)
-            }
-        }
-        return out
-    }
+    /// The text of the first `<name>…</name>` in `xml`, entities decoded (``XMLElements/element(_:in:)``).
+    static func element(_ name: String, in xml: Substring) -> String? { XMLElements.element(name, in: xml) }
 
     /// `2026-11-28T13:12:54.000Z` as nanoseconds since 1970.
     static func nanoseconds(iso8601 text: String) -> Int64? {

@@ -11,8 +11,8 @@ import Glibc
 /// - Keys: the object key below the prefix (`manuals/a.pdf` under `manuals/` is `a.pdf`); include/exclude
 ///   and `--shard` apply to it, as to a folder's relative path. Keys ending in `/` (folder markers) are not
 ///   documents.
-/// - Change detection from the listing alone: the record keeps the size and the ETag (hashed,
-///   ``S3Object/changeToken``); an object whose both are unchanged is skipped without a GET. A changed one
+/// - Change detection from the listing alone: the record keeps the size and the ETag (its `change_token`,
+///   ``SourceFile/changeToken``); an object whose both are unchanged is skipped without a GET. A changed one
 ///   is downloaded, hashed, and processed only if its bytes differ from what is indexed.
 /// - Reading: a streaming GET into a private temporary file (mode 0600, under the state folder's `fetch/`),
 ///   stopped at `extract.max_file_mb`, deleted once extracted; at most `source.s3.concurrency` at a time.
@@ -92,9 +92,10 @@ struct S3Source: DocumentSource {
                     key: key,
                     url: location(of: key),
                     size: object.size,
-                    mtimeNanoseconds: object.changeToken
+                    mtimeNanoseconds: object.lastModifiedNanoseconds
                 )
-                file.modifiedNanoseconds = object.lastModifiedNanoseconds
+                file.changeToken = "etag:" + object.etag
+                file.legacyChangeStamp = object.legacyChangeStamp
                 if await !body(.success(file)) { return }
             }
             token = page.isTruncated ? page.nextContinuationToken : nil
@@ -112,18 +113,7 @@ struct S3Source: DocumentSource {
     }
 
     func materialize(_ file: SourceFile, maxBytes: Int) async throws -> MaterializedFile {
-        let directory = fetchDirectory
-        try await writer.run {
-            try FileManager.default.createDirectory(
-                at: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        }
-        // The key's last component keeps the file's name and extension, for extractors that look at it.
-        let base = file.key.split(separator: "/").last.map(String.init) ?? "object"
-        let safe = String(base.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" }.suffix(80))
-        let path = directory.appendingPathComponent("\(UInt64.random(in: 0...UInt64.max))-\(safe)").path
+        let path = try await DownloadFile.path(in: fetchDirectory, for: file.key, writer: writer)
         await slots.acquire()
         let written: Int
         do {
@@ -134,18 +124,7 @@ struct S3Source: DocumentSource {
             unlink(path)
             throw error
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw SluiceError(.io, "the download of \(file.key) is gone from \(directory.path)")
-        }
-        var local = SourceFile(
-            key: file.key,
-            url: URL(fileURLWithPath: path),
-            size: written,
-            mtimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        )
-        local.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        return MaterializedFile(file: local) { unlink(path) }
+        return try DownloadFile.materialized(key: file.key, path: path, size: written)
     }
 
     /// Downloads a killed run left behind.

@@ -1,0 +1,40 @@
+/// The politeness delay: requests to one host start at least `every` apart (`source.http.delay_seconds`,
+/// or the robots.txt `Crawl-delay`), whoever asks. Each caller reserves the next free moment of its host,
+/// then sleeps until it outside the actor, so that callers of different hosts never wait for each other.
+actor HostPacer {
+    private var next: [String: ContinuousClock.Instant] = [:]
+
+    /// Waits for the host's next turn.
+    /// - Throws: `CancellationError` when the task is cancelled while it waits.
+    nonisolated func wait(host: String, every delay: Duration) async throws {
+        let start = await reserve(host: host, every: delay)
+        if start > .now { try await Task.sleep(until: start, clock: .continuous) }
+    }
+
+    /// The host's next free moment, reserved for the caller.
+    func reserve(host: String, every delay: Duration) -> ContinuousClock.Instant {
+        let now = ContinuousClock.now
+        let start = max(now, next[host] ?? now)
+        next[host] = start + delay
+        return start
+    }
+}
+
+/// Each origin's robots.txt, fetched once a run (a failure too: the origin's URLs fail alike).
+actor RobotsCache {
+    private var known: [String: Result<RobotsRules, any Error>] = [:]
+    private var pending: [String: Task<RobotsRules, any Error>] = [:]
+
+    func rules(
+        for origin: String,
+        fetch: @escaping @Sendable () async throws -> RobotsRules
+    ) async throws -> RobotsRules {
+        if let result = known[origin] { return try result.get() }
+        let task = pending[origin] ?? Task { try await fetch() }
+        pending[origin] = task
+        let result = await task.result
+        known[origin] = result
+        pending[origin] = nil
+        return try result.get()
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+/// GET requests for the web source, through the one HTTP client (libcurl): redirects followed by hand
+/// (at most `source.http.max_redirects`, each hop checked against robots.txt), one host asked at most once
+/// per politeness delay (``HostPacer``), and the project's retries (``RetryPolicy``): a connection error, a
+/// timeout, a 5xx or a 408 is transient, a 429 a rate limit whose `Retry-After` replaces the backoff.
+struct WebClient: Sendable {
+    /// What a GET came to (after its redirects): a 304, an error status, or a body (in memory, or the bytes
+    /// written to a file).
+    struct Answer: Sendable {
+        var status: Int
+        /// The URL that answered (the last redirect's target).
+        var url: String
+        /// Header fields, names lowercased.
+        var headers: [String: String]
+        var body: [UInt8] = []
+        var written = 0
+
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+    }
+
+    /// A URL robots.txt does not let `user_agent` fetch.
+    struct Disallowed: Error, Sendable {
+        var url: String
+    }
+
+    let settings: PipelineConfiguration.Source.HTTP
+    let http: HTTPClient
+    let policy: RetryPolicy
+    let pacer = HostPacer()
+    let robots = RobotsCache()
+    let requests = WebRequestCounter()
+
+    init(settings: PipelineConfiguration.Source.HTTP, http: HTTPClient = .shared) {
+        self.settings = settings
+        self.http = http
+        policy = RetryPolicy(
+            maxRetries: settings.maxRetries,
+            backoff: Backoff(base: .milliseconds(200), cap: .seconds(20)),
+            maxRetryAfter: HTTPResponse.defaultRetryAfterCap
+        )
+    }
+
+    /// GETs `url`, following redirects.
+    /// - Parameters:
+    ///   - headers: conditional headers (`If-None-Match`, `If-Modified-Since`).
+    ///   - maxBytes: the largest body accepted (`too-large` past it, the transfer stopped there).
+    ///   - path: where a 2xx body is written (created 0600); nil: kept in ``Answer/body``.
+    /// - Throws: ``Disallowed`` for a URL robots.txt disallows (a redirect's target included); an
+    ///   unavailability after the retries are spent; ``SluiceError/Code/unreadable`` past the redirects
+    ///   allowed; `too-large`; what writing the file throws.
+    func get(
+        _ url: String,
+        headers: [(String, String)] = [],
+        maxBytes: Int,
+        into path: String? = nil,
+        writer: BlockingExecutor
+    ) async throws -> Answer {
+        var current = url
+        for _ in 0...settings.maxRedirects {
+            guard let target = URL(string: current), let host = target.host else {
+                throw SluiceError(.unreadable, "\(current) is not a URL Sluice can fetch")
+            }
+            let origin = Self.origin(of: target)
+            var rules = RobotsRules.allowAll
+            if settings.robotsTxt {
+                rules = try await robotsRules(origin: origin, writer: writer)
+                let pathAndQuery =
+                    (target.path.isEmpty ? "/" : URLComponents(string: current)?.percentEncodedPath ?? "/")
+                    + (target.query.map { "?" + $0 } ?? "")
+                guard rules.allows(pathAndQuery) else {
+                    requests.disallowed()
+                    throw Disallowed(url: current)
+                }
+            }
+            var request = HTTPRequest(url: current, headers: [("User-Agent", settings.userAgent)] + headers)
+            request.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
+            request.maxResponseBytes = maxBytes
+            let delay = max(settings.delaySeconds, min(rules.crawlDelay ?? 0, 60))
+            let answer = try await withRetries(what: "fetching \(current)") {
+                try await pacer.wait(host: host, every: .milliseconds(Int64(delay * 1000)))
+                requests.fetched()
+                let response = try await http.stream(request)
+                let status = response.status
+                var answer = Answer(status: status, url: current, headers: response.headers)
+                if (200..<300).contains(status), let path {
+                    answer.written = try await DownloadFile.write(response.body, to: path, writer: writer)
+                } else {
+                    answer.body = try await response.collect().body
+                    answer.written = answer.body.count
+                }
+                return answer
+            }
+            if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("location"),
+                let next = URL(string: location, relativeTo: target)?.absoluteURL.absoluteString
+            {
+                current = WebDocumentKey.requestURL(next)
+                continue
+            }
+            if answer.status == 304 { requests.notModified() }
+            return answer
+        }
+        throw SluiceError(
+            .unreadable,
+            "\(url): more than \(settings.maxRedirects) redirects (source.http.max_redirects)"
+        )
+    }
+
+    /// `scheme://host[:port]`.
+    static func origin(of url: URL) -> String {
+        "\(url.scheme ?? "http")://\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
+    }
+
+    /// The robots.txt rules of `origin` for this user agent, fetched once a run: a 4xx (none) allows
+    /// everything; one that cannot be fetched (a 5xx, no answer) throws, and the URL is not fetched.
+    func robotsRules(origin: String, writer: BlockingExecutor) async throws -> RobotsRules {
+        try await robots.rules(for: origin) {
+            let url = origin + "/robots.txt"
+            guard let host = URL(string: url)?.host else { return .allowAll }
+            var request = HTTPRequest(url: url, headers: [("User-Agent", settings.userAgent)])
+            request.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
+            request.maxResponseBytes = 512 * 1024
+            let answer = try await withRetries(what: "fetching \(url)") {
+                try await pacer.wait(host: host, every: .milliseconds(Int64(settings.delaySeconds * 1000)))
+                requests.fetchedRobots()
+                let response = try await http.send(request)
+                return Answer(status: response.status, url: url, headers: response.headers, body: response.body)
+            }
+            switch answer.status {
+            case 200..<300:
+                return RobotsRules(text: String(decoding: answer.body, as: UTF8.self), userAgent: settings.userAgent)
+            case 300..<500: return .allowAll  // none (RFC 9309: unavailable, 4xx), or redirected elsewhere
+            default: throw SluiceError(.dependencyUnavailable, "\(url): HTTP \(answer.status)")
+            }
+        }
+    }
+
+    /// Runs `body` until it gives an answer that is not retryable, under ``policy``.
+    private func withRetries(what: String, _ body: () async throws -> Answer) async throws -> Answer {
+        var machine = RetryStateMachine(policy: policy)
+        while true {
+            let failure: RetryStateMachine.Failure
+            do {
+                let answer = try await body()
+                let wait = HTTPResponse(status: answer.status, headers: answer.headers, body: []).retryAfter()
+                if answer.status == 429 {
+                    failure = .rateLimited(reason: "\(what): HTTP 429", serverWait: wait)
+                } else if answer.status >= 500 || answer.status == 408 {
+                    failure = .transient(reason: "\(what): HTTP \(answer.status)", serverWait: wait)
+                } else {
+                    return answer
+                }
+            } catch let error as SluiceError where error.isTransient {
+                failure = .transient(reason: "\(what): \(error.message)")
+            }
+            switch machine.failed(failure, unit: Double.random(in: 0..<1)) {
+            case .retry(let delay), .pauseBudget(let delay):
+                requests.retried()
+                try await ShutdownSignal.pause(for: delay)
+            case .giveUp(let giveUp):
+                throw SluiceError(.dependencyUnavailable, "http: \(giveUp)")
+            }
+        }
+    }
+}

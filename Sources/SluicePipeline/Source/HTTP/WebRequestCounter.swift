@@ -1,0 +1,24 @@
+import Synchronization
+
+/// The requests a web source made: GETs of pages and sitemaps, the 304s among them, robots.txt fetches,
+/// retries, and the URLs robots.txt disallowed (the run's log; the tests' count of a no-op run's requests).
+final class WebRequestCounter: Sendable {
+    private let gets = Atomic<Int>(0)
+    private let notModifieds = Atomic<Int>(0)
+    private let robots = Atomic<Int>(0)
+    private let retries = Atomic<Int>(0)
+    private let refusals = Atomic<Int>(0)
+
+    func fetched() { gets.add(1, ordering: .relaxed) }
+    func notModified() { notModifieds.add(1, ordering: .relaxed) }
+    func fetchedRobots() { robots.add(1, ordering: .relaxed) }
+    func retried() { retries.add(1, ordering: .relaxed) }
+    func disallowed() { refusals.add(1, ordering: .relaxed) }
+
+    var summary: String {
+        let get = gets.load(ordering: .relaxed)
+        let notModified = notModifieds.load(ordering: .relaxed)
+        return "\(get) GET (\(notModified) not modified), \(robots.load(ordering: .relaxed)) robots.txt, "
+            + "\(retries.load(ordering: .relaxed)) retried, \(refusals.load(ordering: .relaxed)) disallowed by robots.txt"
+    }
+}

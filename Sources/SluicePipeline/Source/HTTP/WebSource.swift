@@ -1,0 +1,396 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `source.kind: http`: web pages and files named by URL (`source.http.urls`) or by sitemaps
+/// (`source.http.sitemaps`, sitemap indexes followed).
+///
+/// - Keys: from the URL alone (``WebDocumentKey``); include/exclude and `--shard` apply to them.
+/// - Change detection needs a request: the listing asks each URL with a conditional GET, from the
+///   validators the checkpoint's record keeps as its change token (`etag:…` → `If-None-Match`,
+///   `last-modified:…` → `If-Modified-Since`). A 304 is listed with the record's size and token, so the
+///   scan skips it as unchanged: nothing downloaded. A 200 is downloaded into the state's `fetch/` while
+///   listed and handed to the extract step; a page without validators is compared by a hash of its bytes
+///   (`xxh3:…`), so it is downloaded each run but extracted only when it changed.
+/// - robots.txt: a URL it disallows is not fetched and not listed (as if excluded: `--prune` deletes what
+///   was indexed of it), and the run says which (``skipped``).
+/// - Gone: a 404 or 410 is not listed, so `--prune` deletes it; a 5xx, a timeout or a robots.txt that cannot
+///   be read fails the document (its indexed version kept, retried next run) and keeps it listed; a sitemap
+///   that cannot be fetched or read fails the whole listing (nothing pruned).
+/// - A run lists once: prune's complete listing and the scan share the requests (``WebRunState``).
+struct WebSource: DocumentSource {
+    let settings: PipelineConfiguration.Source.HTTP
+    let client: WebClient
+    let include: [GlobPattern]
+    let exclude: [GlobPattern]
+    let shard: Shard
+    let leftOut = LeftOutFiles()
+    let fetchDirectory: URL
+    /// `extract.max_file_mb` in bytes: a download stops there.
+    let maxBytes: Int
+    let writer: BlockingExecutor
+    let run = WebRunState()
+
+    /// Sitemaps are small documents: 50 MB, the protocol's limit, at most.
+    static let maxSitemapBytes = 50 * 1_048_576
+    /// Sitemaps read at most (an index naming indexes is followed to this many).
+    static let maxSitemaps = 1_000
+
+    init(
+        configuration: PipelineConfiguration.Source,
+        shard: Shard,
+        fetchDirectory: URL,
+        maxBytes: Int,
+        http: HTTPClient = .shared
+    ) {
+        settings = configuration.http
+        client = WebClient(settings: configuration.http, http: http)
+        include = configuration.include.map(GlobPattern.init)
+        exclude = configuration.exclude.map(GlobPattern.init)
+        self.shard = shard
+        self.fetchDirectory = fetchDirectory
+        self.maxBytes = maxBytes
+        writer = BlockingExecutor(label: "sl-fetch", threads: 1)
+    }
+
+    var name: String {
+        let first = (settings.urls + settings.sitemaps).first ?? "http"
+        let count = settings.urls.count + settings.sitemaps.count
+        return count == 1 ? first : "\(first) and \(count - 1) more"
+    }
+    var readsLocally: Bool { false }
+    var requestSummary: String? { client.requests.summary }
+
+    /// The URLs robots.txt disallowed, for the run's notice.
+    var skipped: String? {
+        let keys = run.disallowedKeys
+        guard !keys.isEmpty else { return nil }
+        let examples = keys.prefix(3).joined(separator: ", ")
+        return
+            "\(keys.count) URL\(keys.count == 1 ? " is" : "s are") disallowed by robots.txt for user agent \(settings.userAgent) and not fetched (\(examples)\(keys.count > 3 ? ", …" : ""))"
+    }
+
+    func countingCopy() -> (any DocumentSource)? { nil }
+
+    func location(of key: String) -> URL {
+        run.url(of: key).flatMap(URL.init(string:)) ?? URL(string: "http://" + key)
+            ?? URL(fileURLWithPath: "/").appendingPathComponent(key)
+    }
+
+    func prepare() throws {}
+
+    func recall(_ records: @escaping @Sendable (String) -> DocumentRecord?) { run.recall(records) }
+
+    func removeLeftovers() { try? FileManager.default.removeItem(at: fetchDirectory) }
+
+    func selects(_ key: String) -> Bool {
+        include.contains { $0.matches(key) } && !exclude.contains { $0.matches(key) } && shard.owns(key)
+    }
+
+    /// The URLs to read, keyed, in the order given (the list, then each sitemap's), without repeats; read
+    /// once a run.
+    /// - Throws: an unavailability when a sitemap cannot be fetched or read.
+    func listing() async throws -> [WebRunState.Entry] {
+        if let listed = run.listed { return listed }
+        var entries: [WebRunState.Entry] = []
+        var seen: Set<String> = []
+        func add(_ url: String) {
+            let url = WebDocumentKey.requestURL(url)
+            guard let key = WebDocumentKey.key(for: url), seen.insert(key).inserted else { return }
+            entries.append(.init(key: key, url: url))
+        }
+        settings.urls.forEach(add)
+        var queue = settings.sitemaps
+        var visited: Set<String> = []
+        while !queue.isEmpty, visited.count < Self.maxSitemaps {
+            let url = queue.removeFirst()
+            guard visited.insert(url).inserted else { continue }
+            let sitemap: Sitemap
+            do {
+                let answer = try await client.get(url, maxBytes: Self.maxSitemapBytes, writer: writer)
+                guard (200..<300).contains(answer.status) else {
+                    throw SluiceError(.dependencyUnavailable, "HTTP \(answer.status)")
+                }
+                sitemap = try Sitemap(xml: answer.body)
+            } catch let error as WebClient.Disallowed {
+                throw SluiceError(.configuration, "the sitemap \(error.url) is disallowed by its robots.txt")
+            } catch let error as SluiceError {
+                throw SluiceError(
+                    .dependencyUnavailable,
+                    "the sitemap \(url) could not be read (\(error.message)): the listing is incomplete",
+                    cause: error
+                )
+            }
+            queue += sitemap.sitemaps
+            sitemap.pages.forEach(add)
+        }
+        run.list(entries)
+        return entries
+    }
+
+    nonisolated(nonsending) func walk(_ body: (Result<SourceFile, SourceProblem>) async -> Bool) async throws {
+        for entry in try await listing() {
+            guard selects(entry.key) else {
+                if shard.owns(entry.key) { leftOut.file(entry.key) }
+                continue
+            }
+            let outcome: WebRunState.Outcome
+            if let known = run.outcome(of: entry.key) {
+                outcome = known
+            } else {
+                outcome = await fetch(entry)
+                run.record(outcome, of: entry.key)
+            }
+            switch outcome {
+            case .gone, .disallowed: continue
+            case .failed(let problem): if await !body(.failure(problem)) { return }
+            case .unchanged(let file), .fetched(let file, _): if await !body(.success(file)) { return }
+            }
+        }
+    }
+
+    /// The listing, then every selected URL asked (conditionally): what is gone (404, 410) is not held.
+    func completeListing() async throws -> SourceListing {
+        var keys: Set<String> = []
+        try await walk { entry in
+            switch entry {
+            case .success(let file): keys.insert(file.key)
+            case .failure(let problem): keys.insert(problem.key)
+            }
+            return true
+        }
+        let listed = keys
+        return SourceListing { listed.contains($0) }
+    }
+
+    /// One URL's conditional GET, as the listing's outcome for it.
+    private func fetch(_ entry: WebRunState.Entry) async -> WebRunState.Outcome {
+        let record = run.record(of: entry.key)
+        var headers: [(String, String)] = []
+        if let token = record?.changeToken {
+            if token.hasPrefix("etag:") { headers.append(("If-None-Match", String(token.dropFirst(5)))) }
+            if token.hasPrefix("last-modified:") { headers.append(("If-Modified-Since", String(token.dropFirst(14)))) }
+        }
+        let path: String
+        do {
+            path = try await DownloadFile.path(in: fetchDirectory, for: "download", writer: writer)
+        } catch {
+            let error = SluiceError.wrap(error, as: .io)
+            return .failed(SourceProblem(key: entry.key, error: error.code, message: error.message))
+        }
+        let answer: WebClient.Answer
+        do {
+            answer = try await client.get(entry.url, headers: headers, maxBytes: maxBytes, into: path, writer: writer)
+        } catch is WebClient.Disallowed {
+            unlink(path)
+            return .disallowed
+        } catch {
+            unlink(path)
+            let error = SluiceError.wrap(error, as: .unreadable)
+            return .failed(SourceProblem(key: entry.key, error: error.code, message: error.message))
+        }
+        let url = URL(string: entry.url) ?? location(of: entry.key)
+        switch answer.status {
+        case 304:
+            unlink(path)
+            guard let record else {
+                return .failed(
+                    SourceProblem(
+                        key: entry.key,
+                        error: .unreadable,
+                        message: "\(entry.url): HTTP 304 to an unconditional request"
+                    )
+                )
+            }
+            var file = SourceFile(
+                key: entry.key,
+                url: url,
+                size: record.size,
+                mtimeNanoseconds: record.mtimeNanoseconds
+            )
+            file.changeToken = record.changeToken
+            return .unchanged(file)
+        case 404, 410:
+            unlink(path)
+            return .gone
+        case 200..<300:
+            var file = SourceFile(
+                key: entry.key,
+                url: url,
+                size: answer.written,
+                mtimeNanoseconds: answer.header("last-modified").flatMap(Self.nanoseconds(httpDate:)) ?? 0
+            )
+            if let etag = answer.header("etag"), !etag.isEmpty {
+                file.changeToken = "etag:" + etag
+            } else if let modified = answer.header("last-modified"), !modified.isEmpty {
+                file.changeToken = "last-modified:" + modified
+            } else {
+                let bytes = try? await writer.run {
+                    try DocumentFile.open(path, identity: nil, followSymlink: false).readAll()
+                }
+                file.changeToken = bytes.map { "xxh3:\(ContentHash(of: $0))" }
+            }
+            if let record, record.status == .indexed, record.pendingIDs.isEmpty, file.hasSameListing(as: record) {
+                unlink(path)  // the same bytes (by their token): the scan skips it
+                return .unchanged(file)
+            }
+            // The extractors go by the name: the content type's extension.
+            let named = fetchDirectory.appendingPathComponent(
+                "\(UInt64.random(in: 0...UInt64.max))-"
+                    + WebContentType.fileName(key: entry.key, contentType: answer.header("content-type"))
+            ).path
+            guard rename(path, named) == 0 else {
+                unlink(path)
+                return .failed(
+                    SourceProblem(key: entry.key, error: .io, message: "cannot keep the download of \(entry.url)")
+                )
+            }
+            return .fetched(file, path: named)
+        default:
+            unlink(path)
+            return .failed(
+                SourceProblem(key: entry.key, error: .unreadable, message: "\(answer.url): HTTP \(answer.status)")
+            )
+        }
+    }
+
+    /// The download the listing made, or (when the scan wants a URL the listing found unchanged: a failed
+    /// document, a metadata change) an unconditional GET now.
+    func materialize(_ file: SourceFile, maxBytes: Int) async throws -> MaterializedFile {
+        if let (path, size) = run.takeDownload(of: file.key) {
+            return try DownloadFile.materialized(key: file.key, path: path, size: size)
+        }
+        let url = run.url(of: file.key) ?? file.url.absoluteString
+        let path = try await DownloadFile.path(in: fetchDirectory, for: "download", writer: writer)
+        let answer: WebClient.Answer
+        do {
+            answer = try await client.get(url, maxBytes: maxBytes, into: path, writer: writer)
+        } catch let error as WebClient.Disallowed {
+            unlink(path)
+            throw SluiceError(.unreadable, "\(error.url) is disallowed by robots.txt; not fetched")
+        } catch {
+            unlink(path)
+            throw error
+        }
+        guard (200..<300).contains(answer.status) else {
+            unlink(path)
+            throw SluiceError(.unreadable, "\(answer.url): HTTP \(answer.status)")
+        }
+        let named = fetchDirectory.appendingPathComponent(
+            "\(UInt64.random(in: 0...UInt64.max))-"
+                + WebContentType.fileName(key: file.key, contentType: answer.header("content-type"))
+        ).path
+        guard rename(path, named) == 0 else {
+            unlink(path)
+            throw SluiceError(.io, "cannot keep the download of \(url)")
+        }
+        return try DownloadFile.materialized(key: file.key, path: named, size: answer.written)
+    }
+
+    func check(shard: Shard) async -> DependencyCheck {
+        let entries: [WebRunState.Entry]
+        do {
+            entries = try await listing()
+        } catch let error as SluiceError {
+            let unavailable = error.isUnavailability || error.code == .dependencyUnavailable
+            return DependencyCheck(
+                "source",
+                unavailable ? .unavailable : .failed,
+                "\(name): \(error.message)",
+                fix: unavailable ? "check the sitemaps' URLs and the network, then run again" : "check source.http"
+            )
+        } catch {
+            return DependencyCheck("source", .failed, "\(name): \(error)")
+        }
+        let matching = entries.filter { selects($0.key) }.count
+        let shardText = shard == .whole ? "" : " of shard \(shard)"
+        let hint = matching == 0 ? " (check source.http.urls, the sitemaps, source.include and source.exclude)" : ""
+        return DependencyCheck(
+            "source",
+            .ok,
+            "\(name): \(matching) URLs match include/exclude\(shardText)\(hint) (\(entries.count) listed)"
+        )
+    }
+
+    /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`) as nanoseconds since 1970.
+    static func nanoseconds(httpDate text: String) -> Int64? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) * 1_000_000_000 }
+    }
+}
+
+/// What a web source learnt in this run: the listing, each URL's outcome, downloads waiting for the
+/// extract step, and the checkpoint's records (the validators); shared by prune's listing and the scan.
+final class WebRunState: Sendable {
+    struct Entry: Sendable, Hashable {
+        var key: String
+        var url: String
+    }
+
+    enum Outcome: Sendable {
+        /// A 304 (or the same bytes): the record's size and token.
+        case unchanged(SourceFile)
+        /// Downloaded to `path`, for the extract step.
+        case fetched(SourceFile, path: String)
+        /// 404 or 410.
+        case gone
+        /// robots.txt disallows it: not fetched, not listed.
+        case disallowed
+        case failed(SourceProblem)
+    }
+
+    private struct State {
+        var listed: [Entry]?
+        var urls: [String: String] = [:]
+        var outcomes: [String: Outcome] = [:]
+        var records: (@Sendable (String) -> DocumentRecord?)?
+    }
+
+    private let state = Mutex(State())
+
+    var listed: [Entry]? { state.withLock { $0.listed } }
+
+    func list(_ entries: [Entry]) {
+        state.withLock {
+            $0.listed = entries
+            for entry in entries { $0.urls[entry.key] = entry.url }
+        }
+    }
+
+    func url(of key: String) -> String? { state.withLock { $0.urls[key] } }
+
+    func recall(_ records: @escaping @Sendable (String) -> DocumentRecord?) { state.withLock { $0.records = records } }
+
+    func record(of key: String) -> DocumentRecord? { state.withLock { $0.records }?(key) }
+
+    func outcome(of key: String) -> Outcome? { state.withLock { $0.outcomes[key] } }
+
+    /// The keys robots.txt disallowed, in listing order.
+    var disallowedKeys: [String] {
+        state.withLock { state in
+            (state.listed ?? []).map(\.key).filter {
+                if case .disallowed = state.outcomes[$0] { return true }
+                return false
+            }
+        }
+    }
+
+    func record(_ outcome: Outcome, of key: String) { state.withLock { $0.outcomes[key] = outcome } }
+
+    /// The download the listing made for `key`, handed over once.
+    func takeDownload(of key: String) -> (path: String, size: Int)? {
+        state.withLock {
+            guard case .fetched(let file, let path) = $0.outcomes[key] else { return nil }
+            $0.outcomes[key] = .unchanged(file)
+            return (path, file.size)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+
+@testable import SluicePipeline
+
+/// robots.txt as RFC 9309 reads it, for one user agent.
+@Suite struct RobotsRulesTests {
+    static let text = """
+        # a comment
+        User-agent: *
+        Disallow: /private/
+        Allow: /private/open.html
+        Disallow: /*.pdf$
+        Crawl-delay: 2
+
+        User-agent: OtherBot
+        Disallow: /
+
+        User-agent: sluice
+        User-agent: another
+        Disallow: /drafts/
+        Disallow:
+        """
+
+    @Test func theStarGroupWhenNoneNamesTheAgent() {
+        let rules = RobotsRules(text: Self.text, userAgent: "curious/1.0")
+        #expect(!rules.allows("/private/secret.html"))
+        #expect(rules.allows("/private/open.html"), "the longer rule wins")
+        #expect(!rules.allows("/docs/manual.pdf"))
+        #expect(rules.allows("/docs/manual.pdf?page=2"), "$ anchors the end")
+        #expect(rules.allows("/docs/intro"))
+        #expect(rules.allows("/robots.txt"))
+        #expect(rules.crawlDelay == 2)
+    }
+
+    @Test func theAgentsOwnGroupReplacesTheStarGroup() {
+        let rules = RobotsRules(text: Self.text, userAgent: "Sluice/0.9 (+https://example.com)")
+        #expect(!rules.allows("/drafts/a.html"))
+        #expect(rules.allows("/private/secret.html"), "the * group does not apply to an agent with its own")
+        #expect(rules.crawlDelay == nil)
+    }
+
+    @Test func aTieGoesToAllowAndWildcardsMatchAnyRun() {
+        let rules = RobotsRules(
+            text: "User-agent: *\nDisallow: /a*c\nAllow: /a*c\nDisallow: /x/*/y",
+            userAgent: "sluice"
+        )
+        #expect(rules.allows("/abc"))
+        #expect(!rules.allows("/x/1/2/y/z"))
+        #expect(rules.allows("/x/y"))
+        #expect(RobotsRules(text: "", userAgent: "sluice").allows("/anything"))
+        #expect(RobotsRules(text: "User-agent: *\nDisallow: /\n", userAgent: "sluice").allows("/") == false)
+    }
+}

@@ -1,0 +1,40 @@
+import SluiceCore
+import Testing
+
+@testable import SluicePipeline
+
+@Suite struct SitemapTests {
+    @Test func aURLSetAndAnIndex() throws {
+        let set = try Sitemap(
+            xml: Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+                  <url><loc>https://example.com/a?x=1&amp;y=2</loc><lastmod>2026-11-28</lastmod></url>
+                  <url>
+                    <loc>
+                      https://example.com/b.pdf
+                    </loc>
+                  </url>
+                  <url><lastmod>2026-11-28</lastmod></url>
+                </urlset>
+                """.utf8
+            )
+        )
+        #expect(set.pages == ["https://example.com/a?x=1&y=2", "https://example.com/b.pdf"])
+        #expect(set.sitemaps.isEmpty)
+        let index = try Sitemap(
+            xml: Array(
+                "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>https://example.com/s1.xml</loc></sitemap><sitemap><loc>https://example.com/s2.xml</loc></sitemap></sitemapindex>"
+                    .utf8
+            )
+        )
+        #expect(index.sitemaps == ["https://example.com/s1.xml", "https://example.com/s2.xml"])
+        #expect(index.pages.isEmpty)
+    }
+
+    @Test func whatIsNotASitemapIsAnError() {
+        #expect(throws: SluiceError.self) { try Sitemap(xml: Array("<html><body>Not found</body></html>".utf8)) }
+        #expect(throws: SluiceError.self) { try Sitemap(xml: []) }
+    }
+}
