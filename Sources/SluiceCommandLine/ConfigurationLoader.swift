@@ -23,7 +23,17 @@ package struct ConfigurationLoader: Sendable {
         }
         var configuration = try PipelineConfiguration.load(file: file, overrides: extra + overrides)
         if let state { configuration.state = state }
-        if let source { configuration.source.path = source }
+        if let source {
+            // `--source` names a folder; a remote source's location is its own settings'. Ignored, it would
+            // read the pipeline file's bucket or site while the user meant another.
+            guard configuration.source.kind == .folder else {
+                throw SluiceError(
+                    .usage,
+                    "--source names a folder, but this pipeline's source.kind is \(configuration.source.kind): set the source's own settings instead (source.\(configuration.source.kind).…, with --set or in the pipeline file; docs/SOURCES.md)"
+                )
+            }
+            configuration.source.path = source
+        }
         return configuration
     }
 
