@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
+import SluiceCore
 import Testing
 
 @testable import SluiceLMDB
@@ -49,10 +50,16 @@ import Testing
         let store = folder.appendingPathComponent("store")
         try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
         let creator = try holdCreatorsLock(store.appendingPathComponent("lock.mdb"))
+        var released = false
+        // Whatever happens below, the lock is let go, or the waiting check would never return.
+        defer { if !released { close(creator) } }
         let dataFile = store.appendingPathComponent("data.mdb")
         #expect(FileManager.default.createFile(atPath: dataFile.path, contents: nil))
 
-        let checked = Task.detached { () -> String? in
+        // The check blocks in fcntl until the creator lets go: on a thread of its own, never on the
+        // cooperative pool (two threads here, which the rest of the suite needs meanwhile).
+        let executor = BlockingExecutor(label: "sl-test-datafile", threads: 1)
+        async let checked = executor.run { () -> String? in
             do {
                 try LMDBDataFile.check(dataFile)
                 return nil
@@ -65,7 +72,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         try whole.write(to: dataFile)
         close(creator)
-        let failure = await checked.value
+        released = true
+        let failure = try await checked
         #expect(failure == nil)
     }
 
