@@ -11,7 +11,8 @@ for each rule below: reciprocal rank fusion as `Searcher` does it (its replay re
 figures), a convex combination of min-max normalized scores, and that combination weighted per query by
 how confident each ranking is (the vector ranking's top cosine, the keyword ranking's drop from its first to
 its tenth score), and `sluice search`'s score fusion (the default: the vector weight from the keyword
-ranking's flatness alone). `--queries heldout.jsonl` replays the held-out set. Standard library only; evaluate.py's scoring is imported, so both count hits alike.
+ranking's flatness alone, with a larger weight for a question in words). `--queries heldout.jsonl` replays the
+held-out set. Standard library only; evaluate.py's scoring is imported, so both count hits alike.
 """
 import argparse, json, os, subprocess, sys
 from collections import defaultdict
@@ -127,11 +128,33 @@ def keyword_flat(alpha_max=0.2, drop_low=0.2, drop_high=0.8):
     return fuse
 
 
+PUNCTUATION = "?,:;!\"'()"
+
+
+def question_in_words(query, minimum_words=9):
+    """QueryShape.swift: at least `minimum_words` words, each plain letters (a capital only first) once the
+    punctuation around it is stripped."""
+    words = [w.strip(PUNCTUATION) for w in query.split()]
+    words = [w for w in words if w]
+    plain = lambda w: w[0].isalpha() and all(c.isalpha() and c.islower() for c in w[1:])
+    return len(words) >= minimum_words and all(plain(w) for w in words)
+
+
+def score_fusion(alpha_max=0.2, question_alpha=0.5, minimum_words=9):
+    """`sluice search --fusion score` today: `keyword_flat` with `question_alpha` as the largest vector weight
+    for a question in words (`search.question_weight`), `alpha_max` for every other query."""
+    def for_query(q):
+        words = question_in_words(q["query"], minimum_words)
+        return keyword_flat(alpha_max=question_alpha if words else alpha_max)
+    return for_query
+
+
 def score(rankings, queries, fuse):
     per_kind = defaultdict(list)
     for q in queries:
         vector, keyword = rankings[q["id"]]["vector"][:DEPTH], rankings[q["id"]]["keyword"][:DEPTH]
-        ndcg = evaluate.score(collapse(fuse(vector, keyword)), q["relevant"])[2]
+        rule = fuse(q) if getattr(fuse, "__name__", "") == "for_query" else fuse
+        ndcg = evaluate.score(collapse(rule(vector, keyword)), q["relevant"])[2]
         per_kind[q["kind"]].append(ndcg)
         per_kind["all"].append(ndcg)
     return {kind: sum(v) / len(v) for kind, v in per_kind.items()}
@@ -150,7 +173,8 @@ def replay(options):
         ("convex 0.6", convex(0.6)),
         ("confident 0.3-0.8 0.5 0.2-0.6", confident(0.3, 0.8, 0.5, 0.2, 0.6)),
         ("confident, keyword by max", confident(0.3, 0.8, 0.5, 0.1, 1.0, by_max)),
-        ("score (sluice's default)", keyword_flat()),
+        ("score, 0.2 for every query", keyword_flat()),
+        ("score (sluice's default)", score_fusion()),
     ]
     print(f"nDCG@10 per kind, {len(queries)} queries ({os.path.relpath(options.queries, ROOT)})")
     print(f"{'rule':32}" + "".join(f"{kind:>12}" for kind in KINDS))

@@ -46,12 +46,13 @@ extension PipelineConfiguration.Embed.Provider: NamedSetting {}
 extension PipelineConfiguration.Answer.Provider: NamedSetting {}
 extension PipelineConfiguration.Extract.OCR.Mode: NamedSetting {}
 
-/// `rrf(k=10.0)` or `score(vector_weight=0.2)`: the rule and its parameter, in one stable token.
+/// `rrf(k=10.0)` or `score(vector_weight=0.2,question_weight=0.5)`: the rule and its parameters, in one stable
+/// token.
 extension SearchFusion: NamedSetting {
     package var rawValue: String {
         switch rule {
         case .reciprocalRank(let k): "rrf(k=\(k))"
-        case .score(let weight): "score(vector_weight=\(weight))"
+        case .score(let weight, let question): "score(vector_weight=\(weight),question_weight=\(question))"
         }
     }
 }

@@ -10,6 +10,9 @@ extension PipelineConfiguration {
         public var rrfK = SearchFusion.defaultRRFK
         /// The vector ranking's largest weight `score` uses, here or named by a query (`search.vector_weight`).
         public var vectorWeight = SearchFusion.defaultVectorWeight
+        /// The vector ranking's largest weight `score` uses for a question in words
+        /// (`search.question_weight`).
+        public var questionWeight = SearchFusion.defaultQuestionWeight
 
         public init() {}
 
@@ -17,7 +20,7 @@ extension PipelineConfiguration {
         /// an unknown name.
         public func fusion(named name: String) -> SearchFusion? {
             switch name {
-            case "score": .score(vectorWeight: vectorWeight)
+            case "score": .score(vectorWeight: vectorWeight, questionWeight: questionWeight)
             case "rrf": .rrf(k: rrfK)
             default: nil
             }
@@ -30,6 +33,8 @@ extension PipelineConfiguration.Search {
     /// - `fusion`: `score` (default) or `rrf`;
     /// - `rrf_k`: number 0…1000000, default 10: the RRF constant;
     /// - `vector_weight`: number 0…1, default 0.2: the vector ranking's largest weight in score fusion;
+    /// - `question_weight`: number 0…1, default 0.5: that weight for a question in words (nine or more words,
+    ///   each plain letters);
     /// - `rerank`: the second stage (``Rerank``).
     init(section: ConfigurationSection) throws {
         self.init()
@@ -38,6 +43,7 @@ extension PipelineConfiguration.Search {
         let name = try s.string("fusion", oneOf: SearchFusion.names) ?? fusion.name
         rrfK = try s.number("rrf_k", min: 0, max: 1_000_000) ?? rrfK
         vectorWeight = try s.number("vector_weight", min: 0, max: 1) ?? vectorWeight
+        questionWeight = try s.number("question_weight", min: 0, max: 1) ?? questionWeight
         fusion = fusion(named: name) ?? fusion
         try s.finish()
     }

@@ -11,7 +11,7 @@
 public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     package enum Rule: Sendable, Hashable {
         case reciprocalRank(k: Double)
-        case score(vectorWeight: Double)
+        case score(vectorWeight: Double, questionWeight: Double)
     }
 
     package let rule: Rule
@@ -25,12 +25,18 @@ public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     public static func rrf(k: Double = defaultRRFK) -> SearchFusion { SearchFusion(.reciprocalRank(k: k)) }
 
     /// Score fusion: `w × vector + (1 − w) × keyword`, the vector scores min-max normalized within the
-    /// query's ranking and the keyword scores divided by the first one, with `w` up to `vectorWeight`,
+    /// query's ranking and the keyword scores divided by the first one, with `w` up to `vectorWeight` (up to
+    /// `questionWeight` for a question in words: nine or more words, every one of them plain letters),
     /// scaled down as the keyword ranking falls more steeply after its first hit (a rare code or name).
-    /// - Parameter vectorWeight: The vector ranking's largest weight, 0…1 (0: keyword order, vector-only
-    ///   records after it).
-    public static func score(vectorWeight: Double = defaultVectorWeight) -> SearchFusion {
-        SearchFusion(.score(vectorWeight: vectorWeight))
+    /// - Parameters:
+    ///   - vectorWeight: The vector ranking's largest weight, 0…1 (0: keyword order, vector-only records
+    ///     after it).
+    ///   - questionWeight: The vector ranking's largest weight for a question in words, 0…1.
+    public static func score(
+        vectorWeight: Double = defaultVectorWeight,
+        questionWeight: Double = defaultQuestionWeight
+    ) -> SearchFusion {
+        SearchFusion(.score(vectorWeight: vectorWeight, questionWeight: questionWeight))
     }
 
     /// The fusion a pipeline that names none uses: ``score(vectorWeight:)`` with its defaults.
@@ -40,6 +46,8 @@ public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     public static let defaultRRFK = 10.0
     /// `search.vector_weight`'s default, measured on Benchmarks/retrieval.
     public static let defaultVectorWeight = 0.2
+    /// `search.question_weight`'s default, measured on Benchmarks/retrieval.
+    public static let defaultQuestionWeight = 0.5
 
     /// The names `search.fusion`, `--fusion` and the API accept.
     public static let names = ["score", "rrf"]
@@ -64,7 +72,8 @@ public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch rule {
         case .reciprocalRank(let k): "rrf (k = \(k.formatted))"
-        case .score(let weight): "score (vector weight up to \(weight.formatted))"
+        case .score(let weight, let question):
+            "score (vector weight up to \(weight.formatted), \(question.formatted) for a question in words)"
         }
     }
 
@@ -72,8 +81,9 @@ public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     public var problem: String? {
         switch rule {
         case .reciprocalRank(let k): k.isFinite && k >= 0 ? nil : "the RRF constant must be a number ≥ 0"
-        case .score(let weight):
-            weight.isFinite && (0...1).contains(weight) ? nil : "the vector weight must be between 0 and 1"
+        case .score(let weight, let question):
+            [weight, question].allSatisfy { $0.isFinite && (0...1).contains($0) }
+                ? nil : "the vector weights must be between 0 and 1"
         }
     }
 }

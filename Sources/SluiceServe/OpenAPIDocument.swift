@@ -824,7 +824,7 @@ enum OpenAPIDocument {
           "score",
           "rrf"
         ],
-        "description": "How `hybrid` merges the vector and keyword rankings: `score` (scores normalized per query, weighted by each ranking's confidence) or `rrf` (reciprocal rank fusion). Omitted: the pipeline's `search.fusion` (default `score`); the pipeline's `search.vector_weight` or `search.rrf_k` apply to the rule of that name."
+        "description": "How `hybrid` merges the vector and keyword rankings: `score` (scores normalized per query, weighted by each ranking's confidence) or `rrf` (reciprocal rank fusion). Omitted: the pipeline's `search.fusion` (default `score`); the pipeline's `search.vector_weight` and `search.question_weight` or `search.rrf_k` apply to the rule of that name."
       },
       "Filter": {
         "type": "object",

@@ -9,7 +9,7 @@ struct SearchBody {
     var query: SearchQuery
 
     /// - Parameter search: The pipeline's `search` section, whose parameters (`search.rrf_k`,
-    ///   `search.vector_weight`) the rule a `fusion` names takes.
+    ///   `search.vector_weight`, `search.question_weight`) the rule a `fusion` names takes.
     init(_ object: [String: Any], maxK: Int, search: PipelineConfiguration.Search = .init()) throws {
         let known: Set<String> = ["query", "k", "filter", "mode", "fusion", "min_score", "collapse", "rerank"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {

@@ -30,10 +30,10 @@ import Testing
     func keywordFarAhead() {
         let vector = Self.vector(["a", "b", "c"], late: "code", at: 29)
         let keyword = Self.hits([("code", 13.0), ("a", 5.0)] + (2..<20).map { ("k\($0)", 5.0 - Float($0) * 0.05) })
-        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        let fused = fusion.fuse(query: "", vector: vector, keyword: keyword)
         #expect(Self.ids(fused).first == "code")
         // Reciprocal rank fusion, which drops the scores, does not keep it first.
-        let rrf = SearchFusion.rrf().fuse(vector: vector, keyword: keyword)
+        let rrf = SearchFusion.rrf().fuse(query: "", vector: vector, keyword: keyword)
         #expect(Self.ids(rrf).first != "code")
     }
 
@@ -41,7 +41,7 @@ import Testing
     func flatKeywordConfidentVector() {
         let vector = Self.vector(["answer", "b", "c"])
         let keyword = Self.hits((0..<30).map { ("k\($0)", 4.0 - Float($0) * 0.02) } + [("answer", 3.3)])
-        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        let fused = fusion.fuse(query: "", vector: vector, keyword: keyword)
         #expect(Self.ids(fused).first == "answer")
         #expect(fusion.keywordDoubt(keyword) == 1)
     }
@@ -50,12 +50,12 @@ import Testing
     func oneSideEmpty() {
         let vector = Self.hits([("a", 0.9), ("b", 0.7), ("c", 0.2)])
         let keyword = Self.hits([("x", 7), ("y", 3), ("z", 1)])
-        let onlyVector = fusion.fuse(vector: vector, keyword: [])
+        let onlyVector = fusion.fuse(query: "", vector: vector, keyword: [])
         #expect(Self.ids(onlyVector) == ["a", "b", "c"])
-        let onlyKeyword = fusion.fuse(vector: [], keyword: keyword)
+        let onlyKeyword = fusion.fuse(query: "", vector: [], keyword: keyword)
         #expect(Self.ids(onlyKeyword) == ["x", "y", "z"])
         #expect(onlyKeyword.map(\.score) == [1, 3.0 / 7, 1.0 / 7])
-        #expect(fusion.fuse(vector: [], keyword: []).isEmpty)
+        #expect(fusion.fuse(query: "", vector: [], keyword: []).isEmpty)
         for fused in [onlyVector, onlyKeyword] { #expect(fused.allSatisfy { (0...1).contains($0.score) }) }
     }
 
@@ -63,11 +63,12 @@ import Testing
     func ties() {
         // Weight 0: the keyword scores alone; x and y tie, a and b (vector only) tie at 0.
         let fused = ScoreFusion(vectorWeight: 0).fuse(
+            query: "",
             vector: Self.hits([("a", 0.9), ("y", 0.8), ("b", 0.7)]),
             keyword: Self.hits([("x", 2), ("y", 2)])
         )
         #expect(Self.ids(fused) == ["y", "x", "a", "b"])
-        let equal = fusion.fuse(vector: Self.hits([("p", 0.5), ("q", 0.5)]), keyword: [])
+        let equal = fusion.fuse(query: "", vector: Self.hits([("p", 0.5), ("q", 0.5)]), keyword: [])
         #expect(Self.ids(equal) == ["p", "q"])
     }
 
@@ -75,7 +76,7 @@ import Testing
     func fewerThanK() {
         let vector = Self.hits([("a", 0.6), ("b", 0.5), ("c", 0.4)])
         let keyword = Self.hits([("c", 2.0), ("d", 1.0)])
-        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        let fused = fusion.fuse(query: "", vector: vector, keyword: keyword)
         #expect(Self.ids(fused) == ["c", "d", "a", "b"])
         #expect(fusion.keywordDoubt(keyword) == 0)
     }
@@ -84,20 +85,20 @@ import Testing
     func negativeAndZeroScores() {
         let vector = Self.hits([("a", -0.1), ("b", -0.3), ("c", -0.5)])
         let zeros = Self.hits([("x", 0), ("y", 0)])
-        let fused = fusion.fuse(vector: vector, keyword: zeros)
+        let fused = fusion.fuse(query: "", vector: vector, keyword: zeros)
         #expect(fused.allSatisfy { $0.score.isFinite && (0...1).contains($0.score) })
         #expect(Self.ids(fused).prefix(1) == ["a"] || Self.ids(fused).prefix(2).contains("x"))
         let negativeKeyword = Self.hits([("x", -1), ("y", -2), ("z", -4)])
-        #expect(Self.ids(fusion.fuse(vector: [], keyword: negativeKeyword)) == ["x", "y", "z"])
+        #expect(Self.ids(fusion.fuse(query: "", vector: [], keyword: negativeKeyword)) == ["x", "y", "z"])
         let notANumber = Self.hits([("n", .nan), ("m", 0.5), ("o", 0.1)])
-        let withNaN = fusion.fuse(vector: notANumber, keyword: [])
+        let withNaN = fusion.fuse(query: "", vector: notANumber, keyword: [])
         #expect(withNaN.allSatisfy { $0.score.isFinite })
         #expect(Self.ids(withNaN).first == "m")
     }
 
     @Test("a single candidate on each side, the same record: one result, score 1")
     func singleCandidate() {
-        let fused = fusion.fuse(vector: Self.hits([("a", 0.4)]), keyword: Self.hits([("a", 1.5)]))
+        let fused = fusion.fuse(query: "", vector: Self.hits([("a", 0.4)]), keyword: Self.hits([("a", 1.5)]))
         #expect(Self.ids(fused) == ["a"])
         #expect(fused[0].score == 1)
     }
@@ -106,7 +107,7 @@ import Testing
     func duplicates() {
         let vector = Self.hits([("a", 0.9), ("b", 0.8), ("a", 0.1), ("c", 0.5)])
         let keyword = Self.hits([("b", 3), ("c", 2), ("b", 1)])
-        let fused = fusion.fuse(vector: vector, keyword: keyword)
+        let fused = fusion.fuse(query: "", vector: vector, keyword: keyword)
         #expect(Self.ids(fused).sorted() == ["a", "b", "c"])
         #expect(Self.ids(fused).first == "b")
     }
@@ -136,9 +137,18 @@ import Testing
             overrides: ["search.fusion=rrf", "search.rrf_k=60", "search.vector_weight=0.3"]
         ).search
         #expect(configured.fusion == .rrf(k: 60))
-        #expect(configured.fusion(named: "score") == .score(vectorWeight: 0.3))
+        #expect(configured.fusion(named: "score") == .score(vectorWeight: 0.3, questionWeight: 0.5))
         #expect(configured.fusion(named: "bm25") == nil)
-        #expect(try PipelineConfiguration.load(file: nil, overrides: []).search.fusion == .score(vectorWeight: 0.2))
+        #expect(
+            try PipelineConfiguration.load(file: nil, overrides: []).search.fusion
+                == .score(vectorWeight: 0.2, questionWeight: 0.5)
+        )
+        let questions = try PipelineConfiguration.load(file: nil, overrides: ["search.question_weight=0.7"]).search
+        #expect(questions.fusion == .score(vectorWeight: 0.2, questionWeight: 0.7))
+        #expect(throws: SluiceError.self) {
+            try PipelineConfiguration.load(file: nil, overrides: ["search.question_weight=-0.1"])
+        }
+        #expect(SearchFusion.score(questionWeight: 1.5).problem != nil)
         #expect(throws: SluiceError.self) {
             try PipelineConfiguration.load(file: nil, overrides: ["search.fusion=rank"])
         }
@@ -148,5 +158,51 @@ import Testing
         #expect(SearchFusion.score(vectorWeight: 2).problem != nil)
         #expect(SearchFusion.rrf(k: -1).problem != nil)
         #expect(SearchFusion.rrf(k: 0).problem == nil)
+    }
+
+    /// Rankings where the vector ranking's first, `answer`, is fifth of a fairly flat keyword ranking (its
+    /// tenth score 0.69 of its first: doubt 0.81) at 0.7 of the first's score: a largest weight of 0.5 brings
+    /// it first (0.82 against k0's 0.59), 0.2 does not (0.75 against 0.84).
+    static let flatKeywordAnswerFifth = (
+        vector: vector(["answer", "b", "c"]),
+        keyword: hits(
+            (0..<4).map { ("k\($0)", 4.0 - Float($0) * 0.02) } + [("answer", 2.8)]
+                + (5..<30).map { ("k\($0)", 2.79 - Float($0 - 5) * 0.01) }
+        )
+    )
+
+    @Test("a question in words gets the question weight: the vector ranking's first leads a flat keyword ranking")
+    func questionInWords() {
+        let (vector, keyword) = Self.flatKeywordAnswerFifth
+        #expect(abs(fusion.keywordDoubt(keyword) - 0.8125) < 1e-6)
+        let question = "how do I get bigger page margins when printing with enscript"
+        #expect(Self.ids(fusion.fuse(query: question, vector: vector, keyword: keyword)).first == "answer")
+        // The same rankings for a short query, or one with a code in it: the smaller weight, keyword first.
+        for query in ["page margins enscript", "how do I set DEVRANDOM_WAIT when building the xz package today"] {
+            #expect(Self.ids(fusion.fuse(query: query, vector: vector, keyword: keyword)).first == "k0")
+        }
+        // questionWeight 0.2: no different from any other query.
+        let flat = ScoreFusion(vectorWeight: 0.2, questionWeight: 0.2)
+        #expect(Self.ids(flat.fuse(query: question, vector: vector, keyword: keyword)).first == "k0")
+    }
+
+    @Test(
+        "what a question in words is",
+        arguments: [
+            ("how do I recover a corrupted xz file after a crash", true),
+            ("How do I recover a corrupted xz file after a crash?", true),
+            ("\"why\" does (the) build fail: when the disk is full, today!", true),
+            ("où est la documentation des options de compression du paquet", true),
+            ("how do I recover a corrupted file", false),  // seven words
+            ("how do I recover a corrupted .xz file after a crash", false),  // `.xz`
+            ("how do I set the CFLAGS when building the package", false),  // an acronym
+            ("what does xz --keep do to the input file afterwards", false),  // an option
+            ("ISO 639-2 code for Old High German in the table", false),
+            ("what is new in version 5 of the library and why", false),
+            ("", false),
+        ]
+    )
+    func queryShape(query: String, isQuestion: Bool) {
+        #expect(QueryShape(query).isQuestionInWords == isQuestion)
     }
 }

@@ -11,7 +11,9 @@ import SluiceCore
 /// - `w` is `vectorWeight × keywordDoubt`, per query: the vector ranking counts when the keyword ranking is
 ///   flat (its tenth score close to its first, as for a question in common words); a steep drop after a
 ///   rare code or name is a confident keyword ranking, and fewer than ten hits is the steepest, so
-///   `DEVRANDOM_WAIT`, a keyword match 2.6× the next, stays first.
+///   `DEVRANDOM_WAIT`, a keyword match 2.6× the next, stays first. A question in words (``QueryShape``: nine
+///   or more plain words) has `questionWeight` in place of `vectorWeight`: the vector ranking answers those
+///   best.
 ///
 /// Only ratios of one ranking's own scores are used, nothing on one embedder's cosine scale: a weight
 /// scaled by the vector ranking's top cosine (0 at 0.3, full at 0.8, MiniLM's range) or by how far it
@@ -19,14 +21,17 @@ import SluiceCore
 /// were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there, "Fusion").
 struct ScoreFusion: Sendable {
     var vectorWeight: Double
+    /// The vector ranking's largest weight for a question in words.
+    var questionWeight: Double = SearchFusion.defaultQuestionWeight
     /// The keyword ranking's doubt rises from 0 to 1 as its tenth score over its first goes over this range.
     var flatness: ClosedRange<Double> = 0.2...0.8
 
     /// Records in fused order with their fused scores (0…1); ties keep the vector ranking's order, then
     /// the keyword ranking's. A record in both rankings appears once; a ranking repeating a record counts
-    /// its first (best) place.
-    func fuse(vector: [SearchHit], keyword: [SearchHit]) -> [(record: VectorRecord, score: Double)] {
-        let weight = vectorWeight * keywordDoubt(keyword)
+    /// its first (best) place. `query` is the text searched (its shape sets the largest vector weight).
+    func fuse(query: String, vector: [SearchHit], keyword: [SearchHit]) -> [(record: VectorRecord, score: Double)] {
+        let largest = QueryShape(query).isQuestionInWords ? questionWeight : vectorWeight
+        let weight = largest * keywordDoubt(keyword)
         let v = Self.minMax(vector)
         let k = Self.byFirst(keyword)
         var order: [VectorID] = []

@@ -77,7 +77,7 @@ public struct Searcher: Sendable {
         switch mode {
         case .vector: ranked = vectorHits.map { ($0.record, Double($0.score)) }
         case .keyword: ranked = keywordHits.map { ($0.record, Double($0.score)) }
-        case .hybrid: ranked = fusion.fuse(vector: vectorHits, keyword: keywordHits)
+        case .hybrid: ranked = fusion.fuse(query: text, vector: vectorHits, keyword: keywordHits)
         }
         var results: [SearchResult] = []
         var byText: [ContentHash: Int] = [:]
