@@ -26,6 +26,10 @@ struct WebClient: Sendable {
         var url: String
     }
 
+    /// The cause of the unavailability a request gives up with when its last attempt reached no server (a
+    /// refused or reset connection, a name that does not resolve): the site is unreachable, not failing.
+    struct Unreachable: Error, Sendable {}
+
     let settings: PipelineConfiguration.Source.HTTP
     let http: HTTPClient
     /// The one request loop (no gate): `source.http.max_retries`, the server's `Retry-After` up to two minutes.
@@ -135,14 +139,18 @@ struct WebClient: Sendable {
     }
 
     /// Runs `body` until it gives an answer that is not retryable, through the one request loop
-    /// (``RemoteCall``, no gate): the retries spent are an unavailability.
+    /// (``RemoteCall``, no gate): the retries spent are an unavailability, caused by ``Unreachable`` when the
+    /// last attempt reached no server.
     private func withRetries(what: String, _ body: () async throws -> Answer) async throws -> Answer {
         try await call.run(
             what: what,
             onRetry: { requests.retried() },
-            gaveUp: { SluiceError(.dependencyUnavailable, "http: \($0)") },
+            gaveUp: {
+                SluiceError(.dependencyUnavailable, "http: \($0)", cause: $0.unreachable ? Unreachable() : nil)
+            },
             attempt: {
                 let answer = try await body()
+                requests.answered()
                 if answer.status == 429 {
                     return .retry(.rateLimited, reason: "\(what): HTTP 429", headers: answer.headers)
                 }
