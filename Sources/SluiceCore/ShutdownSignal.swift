@@ -25,8 +25,18 @@ public final class ShutdownSignal: Sendable {
     /// - Throws: ``SluiceError/Code/interrupted`` when the wait was cut short; `CancellationError` when
     ///   the task is cancelled.
     public static func pause(for duration: Duration) async throws {
-        guard let signal = current else { return try await Task.sleep(for: duration) }
-        try await signal.sleep(for: duration)
+        try await pause(for: duration, clock: ContinuousClock())
+    }
+
+    /// Sleeps for `duration` on `clock`, unless the current run's signal is requested first (or already
+    /// was): the waits of the one request loop, with the clock its tests inject.
+    ///
+    /// - Throws: ``SluiceError/Code/interrupted`` when the wait was cut short; `CancellationError` when
+    ///   the task is cancelled.
+    package static func pause<C: Clock>(for duration: Duration, clock: C) async throws
+    where C.Duration == Duration {
+        guard let signal = current else { return try await clock.sleep(for: duration) }
+        try await signal.sleep(for: duration, clock: clock)
     }
 
     /// Sleeps for `duration`, unless this signal is requested first (or already was).
@@ -34,9 +44,14 @@ public final class ShutdownSignal: Sendable {
     /// - Throws: ``SluiceError/Code/interrupted`` when the wait was cut short; `CancellationError` when
     ///   the task is cancelled.
     public func sleep(for duration: Duration) async throws {
+        try await sleep(for: duration, clock: ContinuousClock())
+    }
+
+    /// Sleeps for `duration` on `clock`, unless this signal is requested first (or already was).
+    package func sleep<C: Clock>(for duration: Duration, clock: C) async throws where C.Duration == Duration {
         let slept = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                try await Task.sleep(for: duration)
+                try await clock.sleep(for: duration)
                 return true
             }
             group.addTask {

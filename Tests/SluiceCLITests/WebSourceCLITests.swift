@@ -9,7 +9,8 @@ import Testing
 /// redirect followed, a URL robots.txt disallows never fetched); a no-op run makes only conditional
 /// requests (304s) and downloads no page; a page changed, one gone (410) and one dropped from the sitemap,
 /// with `--prune`; a 5xx fails its document and prunes nothing; a sitemap that fails stops the run
-/// (exit 6) and prunes nothing.
+/// (exit 6) and prunes nothing; a URL whose host refuses connections among reachable ones fails only its
+/// document (exit 2), and a site that cannot be reached at all stops the run (exit 6) and prunes nothing.
 @Suite(.serialized)
 struct WebSourceCLITests {
     struct Site {
@@ -221,5 +222,67 @@ struct WebSourceCLITests {
         let failedListing = try await Self.run(ws, main, ["--prune", "--allow-mass-delete"])
         #expect(failedListing.exitCode == 6, "\(failedListing)")
         #expect(try await Self.content(ws, main) == afterChanges, "a failed listing deletes nothing")
+    }
+
+    /// A pipeline that names its pages in a list (no sitemap: the listing makes no request).
+    static func pipeline(urls: [String]) -> String {
+        Workspace.pipelineYAML.replacingOccurrences(
+            of: """
+                source:
+                  path: ./corpus
+                  include: ["**/*.txt", "**/*.md"]
+
+                """,
+            with: """
+                source:
+                  kind: http
+                  http:
+                    urls: [\(urls.map { "\"\($0)\"" }.joined(separator: ", "))]
+                    delay_seconds: 0
+                    max_retries: 1
+                  include: ["**"]
+
+                """
+        )
+    }
+
+    @Test(
+        "a site that cannot be reached stops the run (exit 6) and prunes nothing; one unreachable URL among reachable ones fails only its document"
+    )
+    func unreachableSite() async throws {
+        let ws = try Workspace("web-unreachable")
+        defer { ws.cleanUp() }
+        let site = Site(server: try await StandInServer.launch(script: "web_server.py"))
+        defer { site.server.stop() }
+        let base = site.server.baseURL
+        let host = "127.0.0.1:\(site.server.port)"
+        try await site.put("/a.txt", "A page about weirs.\n", type: "text/plain")
+        try await site.put("/b.txt", "A page about locks.\n", type: "text/plain")
+        let pages = ["\(base)/a.txt", "\(base)/b.txt"]
+        let main = ws.target("main")
+
+        // 1. A first load.
+        try Self.pipeline(urls: pages).write(to: ws.file("http.yaml"), atomically: true, encoding: .utf8)
+        let first = try await Self.run(ws, main)
+        #expect(first.exitCode == 0, "\(first)")
+        let loaded = try await Self.content(ws, main)
+        #expect(Self.keys(loaded) == ["\(host)/a.txt", "\(host)/b.txt"])
+
+        // 2. One URL on a host that refuses connections, among reachable ones: only its document fails
+        // (exit 2), and the others are kept.
+        try Self.pipeline(urls: pages + ["http://127.0.0.1:9/c.txt"])
+            .write(to: ws.file("http.yaml"), atomically: true, encoding: .utf8)
+        let mixed = try await Self.run(ws, main, ["--prune", "--allow-mass-delete"])
+        #expect(mixed.exitCode == 2, "\(mixed)")
+        #expect(try await Self.content(ws, main) == loaded)
+
+        // 3. The site is down: every request fails to connect. A dependency failure before any document
+        // (exit 6), as for an S3 endpoint that does not answer; nothing is pruned.
+        try Self.pipeline(urls: pages).write(to: ws.file("http.yaml"), atomically: true, encoding: .utf8)
+        site.server.stop()
+        let down = try await Self.run(ws, main, ["--prune", "--allow-mass-delete"])
+        #expect(down.exitCode == 6, "\(down)")
+        #expect(down.stderr.contains("cannot be reached"), "\(down.stderr)")
+        #expect(try await Self.content(ws, main) == loaded, "an unreachable site deletes nothing")
     }
 }

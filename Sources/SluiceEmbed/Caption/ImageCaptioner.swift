@@ -6,9 +6,9 @@ import Synchronization
 /// A vision model behind an OpenAI-compatible chat completions API (OpenAI, Azure OpenAI, Ollama, vLLM)
 /// that describes an image (`extract.images.caption`).
 ///
-/// It goes through the machinery of the remote embedders and the reranker: one `RateBudget` (requests per
-/// minute, paused as a whole by a 429's `Retry-After`), one `AdaptiveConcurrency` limit, the one
-/// `RetryPolicy` carried out by a `RetryStateMachine` per image, the libcurl client, answers read as
+/// It goes through the one request loop (`RemoteCall`) as the remote embedders and the reranker do: one
+/// `RateBudget` (requests per minute, paused as a whole by a 429's `Retry-After`) and one
+/// `AdaptiveConcurrency` limit as its gate, the one `RetryPolicy`, the libcurl client, answers read as
 /// `ProviderAnswer`s:
 /// - an image over `max_image_mb` is not sent, and one the server refuses for its size (413, a 400 about
 ///   size) is not sent again: ``Refusal`` with the reason (the caller indexes the OCR text alone);
@@ -28,11 +28,9 @@ package final class ImageCaptioner: Sendable {
     private let apiKey: String?
     private let url: String
     private let client: HTTPClient
-    private let budget: RateBudget<ContinuousClock>
-    private let concurrency: AdaptiveConcurrency
-    private let policy: RetryPolicy
+    /// The one request loop, with the rate budget and the concurrency limit as its gate.
+    private let call: RemoteCall<BudgetGate, ContinuousClock>
     private let counters = Mutex(CaptionRequestStats())
-    private let refusal = Mutex<SluiceError?>(nil)
 
     /// A caption the model wrote, and the model that wrote it (the server's name for it when it said).
     package struct Caption: Sendable, Hashable {
@@ -79,13 +77,18 @@ package final class ImageCaptioner: Sendable {
         http.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
         http.connectTimeout = .seconds(10)
         self.client = client ?? HTTPClient(configuration: http)
-        budget = RateBudget(requestsPerMinute: settings.requestsPerMinute, tokensPerMinute: nil)
-        concurrency = AdaptiveConcurrency(maximum: settings.parallelism)
-        policy = RetryPolicy(
-            maxRetries: settings.maxRetries,
-            backoff: backoff,
-            maxRetryAfter: .milliseconds(Int64(settings.maxRetryAfterSeconds * 1000)),
-            sharesBudget: true
+        let gate = BudgetGate(
+            budget: RateBudget(requestsPerMinute: settings.requestsPerMinute, tokensPerMinute: nil),
+            concurrency: AdaptiveConcurrency(maximum: settings.parallelism)
+        )
+        call = RemoteCall(
+            policy: RetryPolicy(
+                maxRetries: settings.maxRetries,
+                backoff: backoff,
+                maxRetryAfter: .milliseconds(Int64(settings.maxRetryAfterSeconds * 1000)),
+                sharesBudget: true
+            ),
+            gate: gate
         )
     }
 
@@ -138,7 +141,7 @@ package final class ImageCaptioner: Sendable {
     /// - Throws: ``Refusal`` for an image over `max_image_mb` or refused for its size; ``SluiceError`` as
     ///   described on the type; `CancellationError`.
     package func caption(_ image: [UInt8], mediaType: String) async throws -> Caption {
-        if let refused = refusal.withLock({ $0 }) { throw refused }
+        try call.checkRefusal()
         guard image.count <= settings.maxImageBytes else {
             counters.withLock { $0.refusedForSize += 1 }
             throw Refusal(
@@ -147,90 +150,53 @@ package final class ImageCaptioner: Sendable {
             )
         }
         let request = try request(for: image, mediaType: mediaType)
-        var retry = RetryStateMachine(policy: policy)
-        while true {
-            try Task.checkCancellation()
-            if let refused = refusal.withLock({ $0 }) { throw refused }
-            await concurrency.acquire()
-            let ticket: RateBudgetStateMachine.Ticket
-            do {
-                ticket = try await budget.acquire(tokens: 0)
-            } catch {
-                concurrency.release(.neutral)
-                throw error
-            }
-            counters.withLock { $0.requests += 1 }
-            let response: HTTPResponse
-            do {
-                response = try await client.send(request)
-            } catch let error as SluiceError where error.isTransient {
-                budget.failed(ticket, counted: error.code == .timeout)
-                concurrency.release(error.code == .timeout ? .overloaded : .neutral)
-                try await carryOut(retry.failed(.transient(reason: error.description), unit: .random(in: 0..<1)))
-                continue
-            } catch let error as SluiceError {
-                budget.failed(ticket, counted: true)
-                concurrency.release(.neutral)
-                throw SluiceError(.extractionFailed, "image caption: \(scrub(error.message))", cause: error)
-            } catch {
-                budget.failed(ticket, counted: false)
-                concurrency.release(.neutral)
-                throw error
-            }
-            let headers = RateLimitSnapshot(response)
-            // An image cannot be split: classified as one of two inputs, an answer about size comes back as
-            // `.tooLarge` (the image's own refusal) rather than as a broken request.
-            switch ProviderAnswer(response, batchSize: 2) {
-            case .success:
-                budget.answered(ticket, headers: headers, counted: true)
-                concurrency.release(.success)
-                let caption = try caption(from: response)
-                counters.withLock { $0.captions += 1 }
-                return caption
-            case .tooLarge(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                counters.withLock { $0.refusedForSize += 1 }
-                throw Refusal(reason: "the vision model refused the image: \(scrub(reason))")
-            case .rateLimited(let reason):
-                concurrency.release(.overloaded)
-                counters.withLock { $0.rateLimited += 1 }
-                let action = retry.failed(
-                    .rateLimited(reason: reason, serverWait: response.retryAfter(cap: policy.maxRetryAfter)),
-                    unit: .random(in: 0..<1)
-                )
-                switch action {
-                case .pauseBudget(let pause), .retry(let pause):
-                    // The wait is the budget's: the next `acquire` holds this image and every other.
-                    budget.rateLimited(ticket, headers: headers, pause: pause)
-                    counters.withLock { $0.retries += 1 }
-                case .giveUp:
-                    budget.rateLimited(ticket, headers: headers, pause: .zero)
-                    try await carryOut(action)
-                }
-            case .refused(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                let error = SluiceError(.providerRefused, "the vision model refused to go on: \(scrub(reason))")
-                refusal.withLock { if $0 == nil { $0 = error } }
-                throw error
-            case .transient(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                let failure = RetryStateMachine.Failure.transient(
-                    reason: reason,
-                    serverWait: response.retryAfter(cap: policy.maxRetryAfter)
-                )
-                try await carryOut(retry.failed(failure, unit: .random(in: 0..<1)))
-            case .invalid(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                throw SluiceError(
+        let answer: HTTPResponse = try await call.run(
+            onRetry: { counters.withLock { $0.retries += 1 } },
+            transportFailed: { SluiceError(.extractionFailed, "image caption: \(scrub($0.message))", cause: $0) },
+            gaveUp: {
+                SluiceError(
                     .extractionFailed,
-                    "image caption: the vision model at \(redactedURL(url)) will not take the request (check extract.images.caption.model and base_url): \(scrub(reason))"
+                    "image caption: gave up after \($0.attempts) attempts\($0.rateLimited ? " (rate limited)" : ""): \(scrub($0.reason))"
                 )
+            },
+            attempt: {
+                counters.withLock { $0.requests += 1 }
+                let response = try await client.send(request)
+                // An image cannot be split: classified as one of two inputs, an answer about size comes back as
+                // `.tooLarge` (the image's own refusal) rather than as a broken request.
+                switch ProviderAnswer(response, batchSize: 2) {
+                case .success:
+                    return .finished(response, headers: response.headers)
+                case .tooLarge(let reason):
+                    counters.withLock { $0.refusedForSize += 1 }
+                    return .stop(
+                        Refusal(reason: "the vision model refused the image: \(scrub(reason))"),
+                        headers: response.headers
+                    )
+                case .rateLimited(let reason):
+                    counters.withLock { $0.rateLimited += 1 }
+                    return .retry(.rateLimited, reason: reason, headers: response.headers)
+                case .refused(let reason):
+                    return .stop(
+                        SluiceError(.providerRefused, "the vision model refused to go on: \(scrub(reason))"),
+                        headers: response.headers
+                    )
+                case .transient(let reason):
+                    return .retry(.transient, reason: reason, headers: response.headers)
+                case .invalid(let reason):
+                    return .stop(
+                        SluiceError(
+                            .extractionFailed,
+                            "image caption: the vision model at \(redactedURL(url)) will not take the request (check extract.images.caption.model and base_url): \(scrub(reason))"
+                        ),
+                        headers: response.headers
+                    )
+                }
             }
-        }
+        )
+        let caption = try caption(from: answer)
+        counters.withLock { $0.captions += 1 }
+        return caption
     }
 
     /// Whether the API answers at all (`probeReachable`: a `GET` of the base URL, any HTTP status will do);
@@ -265,20 +231,6 @@ package final class ImageCaptioner: Sendable {
             text: trimmed,
             model: (object?["model"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? modelName
         )
-    }
-
-    /// Waits as the retry machine says, or throws when the retries are spent.
-    private func carryOut(_ action: RetryStateMachine.Action) async throws {
-        switch action {
-        case .retry(let delay), .pauseBudget(let delay):
-            counters.withLock { $0.retries += 1 }
-            try await ShutdownSignal.pause(for: delay)
-        case .giveUp(let giveUp):
-            throw SluiceError(
-                .extractionFailed,
-                "image caption: gave up after \(giveUp.attempts) attempts\(giveUp.rateLimited ? " (rate limited)" : ""): \(scrub(giveUp.reason))"
-            )
-        }
     }
 
     func scrub(_ message: String) -> String { EnvironmentSecret.redacting(apiKey, in: message) }

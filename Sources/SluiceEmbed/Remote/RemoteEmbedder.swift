@@ -29,12 +29,10 @@ public final class RemoteEmbedder: Embedder {
 
     private let dialect: any EmbeddingDialect
     private let client: HTTPClient
-    private let budget: RateBudget<ContinuousClock>
-    private let concurrency: AdaptiveConcurrency
-    /// `maxRetries` transient retries, `maxRateLimitRetries` rate-limited ones, pauses of the shared budget.
-    private let policy: RetryPolicy
+    /// The one request loop: the rate budget and the adaptive concurrency limit as its gate, `maxRetries`
+    /// transient retries, `maxRateLimitRetries` rate-limited ones, pauses of the shared budget.
+    private let call: RemoteCall<BudgetGate, ContinuousClock>
     private let counters = Mutex(EmbedderRequestStats())
-    private let refusal = Mutex<SluiceError?>(nil)
     private let sizeLimit = Mutex(RequestSizeLimit())
 
     /// The providers this embedder speaks.
@@ -78,15 +76,17 @@ public final class RemoteEmbedder: Embedder {
         self.limits = configuration.limits
         self.tokenCounter = try tokenCounter ?? BPETokenizer.named(configuration.tokenizer)
         self.client = client ?? HTTPClient(configuration: configuration.http)
-        self.budget = RateBudget(
-            requestsPerMinute: configuration.requestsPerMinute,
-            tokensPerMinute: configuration.tokensPerMinute
+        let gate = BudgetGate(
+            budget: RateBudget(
+                requestsPerMinute: configuration.requestsPerMinute,
+                tokensPerMinute: configuration.tokensPerMinute
+            ),
+            concurrency: AdaptiveConcurrency(
+                maximum: configuration.maxConcurrency,
+                initial: max(1, configuration.maxConcurrency / 2)
+            )
         )
-        self.concurrency = AdaptiveConcurrency(
-            maximum: configuration.maxConcurrency,
-            initial: max(1, configuration.maxConcurrency / 2)
-        )
-        self.policy = configuration.retryPolicy
+        self.call = RemoteCall(policy: configuration.retryPolicy, gate: gate)
     }
 
     public var requestStats: EmbedderRequestStats? { counters.withLock { $0 } }
@@ -103,7 +103,7 @@ public final class RemoteEmbedder: Embedder {
 
     /// Sends one batch until it succeeds, is split, or fails for good.
     private func send(_ texts: ArraySlice<String>, tokens: ArraySlice<Int>) async throws -> [[Float]] {
-        if let refused = refusal.withLock({ $0 }) { throw refused }
+        try call.checkRefusal()
         let total = tokens.reduce(0, +)
         let l = configuration.limits
         if texts.count > 1, texts.count > l.maxBatchSize || total > l.maxTokensPerRequest {
@@ -119,109 +119,58 @@ public final class RemoteEmbedder: Embedder {
             return try await split(texts, tokens: tokens)
         }
 
-        var retry = RetryStateMachine(policy: policy)
-        while true {
-            try Task.checkCancellation()
-            if let refused = refusal.withLock({ $0 }) { throw refused }
-            // The slot first, then the budget: a ticket's time is when its request leaves, which is what
-            // the budget replays the provider's headers from.
-            await concurrency.acquire()
-            let ticket: RateBudgetStateMachine.Ticket
-            do {
-                ticket = try await budget.acquire(tokens: total)
-            } catch {
-                concurrency.release(.neutral)
-                throw error
-            }
-            counters.withLock { $0.requests += 1 }
-            let response: HTTPResponse
-            do {
-                response = try await client.send(request)
-            } catch let error as SluiceError where error.isTransient {
-                // A reset or refused connection never reached the provider's count; a timeout may have.
-                budget.failed(ticket, counted: error.code == .timeout)
-                concurrency.release(error.code == .timeout ? .overloaded : .neutral)
-                let action = retry.failed(.transient(reason: error.description), unit: Double.random(in: 0..<1))
-                try await carryOut(action, batch: texts.count)
-                continue
-            } catch {
-                budget.failed(ticket, counted: true)
-                concurrency.release(.neutral)
-                throw SluiceError(.embeddingFailed, scrub("\(error)"), cause: error)
-            }
-            let headers = RateLimitSnapshot(response)
-            switch dialect.classify(response, batchSize: texts.count) {
-            case .success:
-                budget.answered(ticket, headers: headers, counted: true)
-                concurrency.release(.success)
-                let vectors = try dialect.vectors(from: response, count: texts.count)
-                counters.withLock { $0.tokens += total }
-                return vectors
-            case .tooLarge(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                counters.withLock { $0.splits += 1 }
-                let count = texts.count
-                sizeLimit.withLock {
-                    $0.refused(inputs: count, tokens: total, providerLimit: requestSizeLimit(in: reason))
+        let batch = texts.count
+        let sent: Sent = try await call.run(
+            cost: total,
+            onRetry: { counters.withLock { $0.retries += 1 } },
+            transportFailed: { SluiceError(.embeddingFailed, scrub("\($0)"), cause: $0) },
+            gaveUp: {
+                SluiceError(
+                    .embeddingFailed,
+                    "gave up after \($0.attempts) attempts\($0.rateLimited ? " (rate limited)" : "") for a batch of \(batch): \(scrub($0.reason))"
+                )
+            },
+            attempt: {
+                counters.withLock { $0.requests += 1 }
+                let response = try await client.send(request)
+                switch dialect.classify(response, batchSize: batch) {
+                case .success:
+                    return .finished(.answer(response), headers: response.headers)
+                case .tooLarge(let reason):
+                    return .finished(.tooLarge(reason), headers: response.headers, counted: false)
+                case .rateLimited(let reason):
+                    counters.withLock { $0.rateLimited += 1 }
+                    return .retry(.rateLimited, reason: reason, headers: response.headers)
+                case .refused(let reason):
+                    return .stop(
+                        SluiceError(.providerRefused, "\(configuration.provider) refused to go on: \(scrub(reason))"),
+                        headers: response.headers
+                    )
+                case .transient(let reason):
+                    return .retry(.transient, reason: reason, headers: response.headers)
+                case .invalid(let reason):
+                    return .stop(SluiceError(.embeddingFailed, scrub(reason)), headers: response.headers)
                 }
-                return try await split(texts, tokens: tokens)
-            case .rateLimited(let reason):
-                concurrency.release(.overloaded)
-                counters.withLock { $0.rateLimited += 1 }
-                let failure = RetryStateMachine.Failure.rateLimited(
-                    reason: reason,
-                    serverWait: response.retryAfter(cap: configuration.maxRetryAfter)
-                )
-                let action = retry.failed(failure, unit: Double.random(in: 0..<1))
-                switch action {
-                case .pauseBudget(let pause), .retry(let pause):
-                    // The wait is the budget's: the next `acquire` holds this request and every other.
-                    budget.rateLimited(ticket, headers: headers, pause: pause)
-                    counters.withLock { $0.retries += 1 }
-                case .giveUp:
-                    budget.rateLimited(ticket, headers: headers, pause: .zero)
-                    try await carryOut(action, batch: texts.count)
-                }
-            case .refused(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                let error = SluiceError(
-                    .providerRefused,
-                    "\(configuration.provider) refused to go on: \(scrub(reason))"
-                )
-                refusal.withLock { if $0 == nil { $0 = error } }
-                throw error
-            case .transient(let reason):
-                // A 5xx is not counted against the limits: the retry does not pay twice.
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                let failure = RetryStateMachine.Failure.transient(
-                    reason: reason,
-                    serverWait: response.retryAfter(cap: configuration.maxRetryAfter)
-                )
-                try await carryOut(retry.failed(failure, unit: Double.random(in: 0..<1)), batch: texts.count)
-            case .invalid(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                throw SluiceError(.embeddingFailed, scrub(reason))
             }
+        )
+        switch sent {
+        case .answer(let response):
+            let vectors = try dialect.vectors(from: response, count: batch)
+            counters.withLock { $0.tokens += total }
+            return vectors
+        case .tooLarge(let reason):
+            counters.withLock { $0.splits += 1 }
+            sizeLimit.withLock {
+                $0.refused(inputs: batch, tokens: total, providerLimit: requestSizeLimit(in: reason))
+            }
+            return try await split(texts, tokens: tokens)
         }
     }
 
-    /// Waits as a ``RetryStateMachine`` action says before this request's next attempt, or throws when the
-    /// retries are spent.
-    private func carryOut(_ action: RetryStateMachine.Action, batch: Int) async throws {
-        switch action {
-        case .retry(let delay), .pauseBudget(let delay):
-            counters.withLock { $0.retries += 1 }
-            try await ShutdownSignal.pause(for: delay)
-        case .giveUp(let giveUp):
-            throw SluiceError(
-                .embeddingFailed,
-                "gave up after \(giveUp.attempts) attempts\(giveUp.rateLimited ? " (rate limited)" : "") for a batch of \(batch): \(scrub(giveUp.reason))"
-            )
-        }
+    /// What one batch's request came to: a 2xx answer, or a refusal for its size (the batch is split).
+    private enum Sent: Sendable {
+        case answer(HTTPResponse)
+        case tooLarge(String)
     }
 
     /// Whether the endpoint answers at all: a `GET` of the base URL, where any HTTP status (a 404, a 401)

@@ -6,9 +6,9 @@ import Synchronization
 /// A cross-encoder behind a `/rerank` API: Hugging Face TEI, Cohere, Jina, vLLM
 /// (``PipelineConfiguration/Search/Rerank/Kind``).
 ///
-/// It goes through the machinery of the remote embedders: one `RateBudget` (requests per minute, paused
-/// as a whole by a 429's `Retry-After`), one `AdaptiveConcurrency` limit, the one `RetryPolicy` carried
-/// out by a `RetryStateMachine` per request, the libcurl client. The documents of one call are cut to
+/// It goes through the one request loop (`RemoteCall`) as the remote embedders do: one `RateBudget`
+/// (requests per minute, paused as a whole by a 429's `Retry-After`) and one `AdaptiveConcurrency` limit
+/// as its gate, the one `RetryPolicy`, the libcurl client. The documents of one call are cut to
 /// `maxDocumentCharacters` characters and sent `maxDocumentsPerRequest` at a time, the requests in
 /// parallel; a server that answers "too large" (413, a 400 about size) has the batch split in halves, and
 /// the smaller size is kept for later calls. 401/403 refuse every later call at once, without a request.
@@ -19,11 +19,9 @@ public final class RemoteReranker: Reranker {
 
     private let dialect: RerankDialect
     private let client: HTTPClient
-    private let budget: RateBudget<ContinuousClock>
-    private let concurrency: AdaptiveConcurrency
-    private let policy: RetryPolicy
+    /// The one request loop, with the rate budget and the concurrency limit as its gate.
+    private let call: RemoteCall<BudgetGate, ContinuousClock>
     private let counters = Mutex(RerankerRequestStats())
-    private let refusal = Mutex<SluiceError?>(nil)
     private let sizeLimit = Mutex(RequestSizeLimit())
 
     /// - Throws: ``SluiceError/Code/configuration`` for a URL that is not http(s).
@@ -42,9 +40,11 @@ public final class RemoteReranker: Reranker {
         self.configuration = configuration
         dialect = RerankDialect(shape: configuration.kind.shape)
         self.client = client ?? HTTPClient(configuration: configuration.http)
-        budget = RateBudget(requestsPerMinute: configuration.requestsPerMinute, tokensPerMinute: nil)
-        concurrency = AdaptiveConcurrency(maximum: max(1, configuration.maxConcurrency))
-        policy = configuration.retryPolicy
+        let gate = BudgetGate(
+            budget: RateBudget(requestsPerMinute: configuration.requestsPerMinute, tokensPerMinute: nil),
+            concurrency: AdaptiveConcurrency(maximum: max(1, configuration.maxConcurrency))
+        )
+        call = RemoteCall(policy: configuration.retryPolicy, gate: gate)
     }
 
     /// What the reranker did on the wire since it was made.
@@ -68,103 +68,61 @@ public final class RemoteReranker: Reranker {
 
     /// Sends one batch until it is scored, split, or fails for good.
     private func send(query: String, documents: ArraySlice<String>) async throws -> [Double] {
-        if let refused = refusal.withLock({ $0 }) { throw refused }
+        try call.checkRefusal()
         if documents.count > 1, !sizeLimit.withLock({ $0.admits(inputs: documents.count, tokens: 0) }) {
             return try await split(query: query, documents: documents)
         }
         let request = dialect.request(query: query, documents: Array(documents), configuration: configuration)
-        var retry = RetryStateMachine(policy: policy)
-        while true {
-            try Task.checkCancellation()
-            if let refused = refusal.withLock({ $0 }) { throw refused }
-            await concurrency.acquire()
-            let ticket: RateBudgetStateMachine.Ticket
-            do {
-                ticket = try await budget.acquire(tokens: 0)
-            } catch {
-                concurrency.release(.neutral)
-                throw error
-            }
-            counters.withLock { $0.requests += 1 }
-            let response: HTTPResponse
-            do {
-                response = try await client.send(request)
-            } catch let error as SluiceError where error.isTransient {
-                budget.failed(ticket, counted: error.code == .timeout)
-                concurrency.release(error.code == .timeout ? .overloaded : .neutral)
-                try await carryOut(retry.failed(.transient(reason: error.description), unit: .random(in: 0..<1)))
-                continue
-            } catch let error as SluiceError {
-                budget.failed(ticket, counted: true)
-                concurrency.release(.neutral)
-                throw SluiceError(.dependencyUnavailable, "the reranker: \(scrub(error.message))", cause: error)
-            } catch {
-                budget.failed(ticket, counted: false)
-                concurrency.release(.neutral)
-                throw error
-            }
-            let headers = RateLimitSnapshot(response)
-            switch dialect.classify(response, batchSize: documents.count) {
-            case .success:
-                budget.answered(ticket, headers: headers, counted: true)
-                concurrency.release(.success)
-                return try dialect.scores(from: response, count: documents.count)
-            case .tooLarge:
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                counters.withLock { $0.splits += 1 }
-                let count = documents.count
-                sizeLimit.withLock { $0.refused(inputs: count, tokens: 0, providerLimit: nil) }
-                return try await split(query: query, documents: documents)
-            case .rateLimited(let reason):
-                concurrency.release(.overloaded)
-                counters.withLock { $0.rateLimited += 1 }
-                let action = retry.failed(
-                    .rateLimited(reason: reason, serverWait: response.retryAfter(cap: configuration.maxRetryAfter)),
-                    unit: .random(in: 0..<1)
-                )
-                switch action {
-                case .pauseBudget(let pause), .retry(let pause):
-                    budget.rateLimited(ticket, headers: headers, pause: pause)
-                    counters.withLock { $0.retries += 1 }
-                case .giveUp:
-                    budget.rateLimited(ticket, headers: headers, pause: .zero)
-                    try await carryOut(action)
+        let batch = documents.count
+        let sent: Sent = try await call.run(
+            onRetry: { counters.withLock { $0.retries += 1 } },
+            transportFailed: {
+                SluiceError(.dependencyUnavailable, "the reranker: \(scrub($0.message))", cause: $0)
+            },
+            gaveUp: { SluiceError(.dependencyUnavailable, "the reranker \(scrub($0.description))") },
+            attempt: {
+                counters.withLock { $0.requests += 1 }
+                let response = try await client.send(request)
+                switch dialect.classify(response, batchSize: batch) {
+                case .success:
+                    return .finished(.answer(response), headers: response.headers)
+                case .tooLarge:
+                    return .finished(.tooLarge, headers: response.headers, counted: false)
+                case .rateLimited(let reason):
+                    counters.withLock { $0.rateLimited += 1 }
+                    return .retry(.rateLimited, reason: reason, headers: response.headers)
+                case .refused(let reason):
+                    return .stop(
+                        SluiceError(.providerRefused, "the reranker refused: \(scrub(reason))"),
+                        headers: response.headers
+                    )
+                case .transient(let reason):
+                    return .retry(.transient, reason: reason, headers: response.headers)
+                case .invalid(let reason):
+                    return .stop(
+                        SluiceError(
+                            .configuration,
+                            "the reranker will not take the request (check search.rerank.url, kind and model): \(scrub(reason))"
+                        ),
+                        headers: response.headers
+                    )
                 }
-            case .refused(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                let error = SluiceError(.providerRefused, "the reranker refused: \(scrub(reason))")
-                refusal.withLock { if $0 == nil { $0 = error } }
-                throw error
-            case .transient(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                let failure = RetryStateMachine.Failure.transient(
-                    reason: reason,
-                    serverWait: response.retryAfter(cap: configuration.maxRetryAfter)
-                )
-                try await carryOut(retry.failed(failure, unit: .random(in: 0..<1)))
-            case .invalid(let reason):
-                budget.answered(ticket, headers: headers, counted: false)
-                concurrency.release(.neutral)
-                throw SluiceError(
-                    .configuration,
-                    "the reranker will not take the request (check search.rerank.url, kind and model): \(scrub(reason))"
-                )
             }
+        )
+        switch sent {
+        case .answer(let response):
+            return try dialect.scores(from: response, count: batch)
+        case .tooLarge:
+            counters.withLock { $0.splits += 1 }
+            sizeLimit.withLock { $0.refused(inputs: batch, tokens: 0, providerLimit: nil) }
+            return try await split(query: query, documents: documents)
         }
     }
 
-    /// Waits as the retry machine says, or throws when the retries are spent.
-    private func carryOut(_ action: RetryStateMachine.Action) async throws {
-        switch action {
-        case .retry(let delay), .pauseBudget(let delay):
-            counters.withLock { $0.retries += 1 }
-            try await ShutdownSignal.pause(for: delay)
-        case .giveUp(let giveUp):
-            throw SluiceError(.dependencyUnavailable, "the reranker \(scrub(giveUp.description))")
-        }
+    /// What one batch's request came to: a 2xx answer, or a refusal for its size (the batch is split).
+    private enum Sent: Sendable {
+        case answer(HTTPResponse)
+        case tooLarge
     }
 
     /// Scores the two halves of a batch concurrently.

@@ -28,8 +28,9 @@ final class ChatClient: Sendable {
     private let apiKey: String?
     private let url: String
     private let client: HTTPClient
-    /// `answer.max_retries` retries (429s counted with them), `answer.max_retry_after_seconds`.
-    let policy: RetryPolicy
+    /// The one request loop: `answer.max_retries` retries (429s counted with them),
+    /// `answer.max_retry_after_seconds`; no gate.
+    private let call: RemoteCall<OpenGate, ContinuousClock>
     /// Counts the answer's tokens against ``AnswerBudget/maxTokens``.
     private let tokenCounter: any TokenCounter
 
@@ -67,13 +68,18 @@ final class ChatClient: Sendable {
         var http = HTTPClient.Configuration()
         http.timeout = .seconds(configuration.timeoutSeconds)
         self.client = client ?? HTTPClient(configuration: http)
-        self.policy = RetryPolicy(
-            maxRetries: configuration.maxRetries,
-            backoff: backoff,
-            maxRetryAfter: .milliseconds(Int64(configuration.maxRetryAfterSeconds * 1000))
+        self.call = RemoteCall(
+            policy: RetryPolicy(
+                maxRetries: configuration.maxRetries,
+                backoff: backoff,
+                maxRetryAfter: .milliseconds(Int64(configuration.maxRetryAfterSeconds * 1000))
+            )
         )
         self.tokenCounter = try tokenCounter ?? BPETokenizer.named("cl100k_base")
     }
+
+    /// The retries (``RetryPolicy``) of every answer.
+    var policy: RetryPolicy { call.policy }
 
     /// The timeout of one answer (`answer.timeout_seconds`).
     var timeout: Duration { .milliseconds(Int64(configuration.timeoutSeconds * 1000)) }
@@ -111,32 +117,22 @@ final class ChatClient: Sendable {
     /// - Throws: ``SluiceError`` as described on the type; `CancellationError` when the task is cancelled.
     func complete(_ prompt: AnswerPrompt, onText: (String) async throws -> Void) async throws -> Summary {
         let request = try request(for: prompt)
-        var retry = RetryStateMachine(policy: policy)
-        while true {
-            try Task.checkCancellation()
-            switch try await attempt(request, onText: onText) {
-            case .answered(let summary): return summary
-            case .retry(let failure):
-                switch retry.failed(failure, unit: Double.random(in: 0..<1)) {
-                case .retry(let delay), .pauseBudget(let delay):
-                    try await ShutdownSignal.pause(for: delay)
-                case .giveUp(let giveUp):
-                    throw SluiceError(
-                        .dependencyUnavailable,
-                        "the answer model at \(redactedURL(url)) failed \(giveUp.attempts) times: \(scrub(giveUp.reason))"
-                    )
-                }
+        return try await call.run(
+            gaveUp: {
+                SluiceError(
+                    .dependencyUnavailable,
+                    "the answer model at \(redactedURL(url)) failed \($0.attempts) times: \(scrub($0.reason))"
+                )
+            },
+            attempt: {
+                try await attempt(request, onText: onText)
             }
-        }
+        )
     }
 
-    private enum Outcome {
-        case answered(Summary)
-        /// Failed before the first token: worth another attempt, as the ``RetryPolicy`` says.
-        case retry(RetryStateMachine.Failure)
-
-        static func transient(_ reason: String) -> Outcome { .retry(.transient(reason: reason)) }
-    }
+    /// One attempt's outcome: answered, or failed before the first token (worth another attempt, as the
+    /// ``RetryPolicy`` says).
+    private typealias Outcome = RemoteCallOutcome<Summary>
 
     /// One request: its answer streamed to `onText`, or why it is worth retrying.
     private func attempt(_ request: HTTPRequest, onText: (String) async throws -> Void) async throws -> Outcome {
@@ -149,14 +145,14 @@ final class ChatClient: Sendable {
         do {
             response = try await client.stream(request)
         } catch let error as SluiceError where error.isTransient {
-            return .transient(error.message)
+            return .retry(.transient, reason: error.message)
         }
         guard (200..<300).contains(response.status) else {
             let whole: HTTPResponse
             do {
                 whole = try await response.collect()
             } catch let error as SluiceError where error.isTransient {
-                return .transient(error.message)
+                return .retry(.transient, reason: error.message)
             } catch let error as SluiceError where error.code == .tooLarge {
                 throw misbehaving("its error answer (HTTP \(response.status)) is over \(budget.maxBytes) bytes")
             }
@@ -188,7 +184,7 @@ final class ChatClient: Sendable {
                 if reader.isDone { break }
                 if let overrun = budget.check(at: .now) {
                     guard reader.started else {
-                        return .transient(overrun.message(budget, answerTokens: 0))
+                        return .retry(.transient, reason: overrun.message(budget, answerTokens: 0))
                     }
                     throw misbehaving(overrun.message(budget, answerTokens: configuration.maxAnswerTokens))
                 }
@@ -197,9 +193,9 @@ final class ChatClient: Sendable {
             }
             if !reader.isDone { try await take(reader.finish()) }
         } catch let error as SluiceError where error.isTransient && !reader.started {
-            return .transient(error.message)
+            return .retry(.transient, reason: error.message)
         } catch let error as ChatStreamReader.StreamError where !reader.started {
-            return .transient(error.message)
+            return .retry(.transient, reason: error.message)
         } catch let error as ChatStreamReader.StreamError {
             throw SluiceError(.dependencyUnavailable, "the answer was cut short: \(scrub(error.message))")
         } catch let error as SluiceError where error.isTransient {
@@ -211,14 +207,14 @@ final class ChatClient: Sendable {
         } catch let error as SluiceError where error.code == .tooLarge {
             throw misbehaving("it streamed more than \(budget.maxBytes) bytes for one answer")
         }
-        guard reader.started else { return .transient("the stream ended without any text") }
+        guard reader.started else { return .retry(.transient, reason: "the stream ended without any text") }
         guard reader.isComplete else {
             throw SluiceError(
                 .dependencyUnavailable,
                 "the answer was cut short: the stream ended before the model finished"
             )
         }
-        return .answered(Summary(model: reader.model, usage: reader.usage, finishReason: reader.finishReason))
+        return .finished(Summary(model: reader.model, usage: reader.usage, finishReason: reader.finishReason))
     }
 
     /// The error for a server that went past what an answer may take, or sent what is not an answer:
@@ -240,20 +236,20 @@ final class ChatClient: Sendable {
         do {
             whole = try await response.collect()
         } catch let error as SluiceError where error.isTransient {
-            return .transient(error.message)
+            return .retry(.transient, reason: error.message)
         } catch let error as SluiceError where error.code == .tooLarge {
             throw misbehaving("its JSON answer is over \(budget.maxBytes) bytes")
         }
         let object = try? JSONSerialization.jsonObject(with: Data(whole.body)) as? [String: Any]
         let choice = (object?["choices"] as? [[String: Any]])?.first
         guard let text = (choice?["message"] as? [String: Any])?["content"] as? String, !text.isEmpty else {
-            return .transient("an answer without text: \(providerMessage(whole))")
+            return .retry(.transient, reason: "an answer without text: \(providerMessage(whole))")
         }
         if let overrun = budget.take(text, counter: tokenCounter) {
             throw misbehaving(overrun.message(budget, answerTokens: configuration.maxAnswerTokens))
         }
         try await onText(text)
-        return .answered(
+        return .finished(
             Summary(
                 model: object?["model"] as? String,
                 usage: (object?["usage"] as? [String: Any]).flatMap { AnswerUsage($0) },
@@ -266,11 +262,11 @@ final class ChatClient: Sendable {
     private func judge(_ response: HTTPResponse) throws -> Outcome {
         switch ProviderAnswer(response, batchSize: 1) {
         case .success:
-            return .transient("HTTP \(response.status)")
+            return .retry(.transient, reason: "HTTP \(response.status)")
         case .rateLimited(let reason):
-            return .retry(.rateLimited(reason: reason, serverWait: response.retryAfter(cap: policy.maxRetryAfter)))
+            return .retry(.rateLimited, reason: reason, headers: response.headers)
         case .transient(let reason):
-            return .retry(.transient(reason: reason, serverWait: response.retryAfter(cap: policy.maxRetryAfter)))
+            return .retry(.transient, reason: reason, headers: response.headers)
         case .refused(let reason):
             throw SluiceError(.providerRefused, "the answer model refused: \(scrub(reason))")
         case .tooLarge(let reason), .invalid(let reason):

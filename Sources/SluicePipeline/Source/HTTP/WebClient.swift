@@ -26,9 +26,14 @@ struct WebClient: Sendable {
         var url: String
     }
 
+    /// The cause of the unavailability a request gives up with when its last attempt reached no server (a
+    /// refused or reset connection, a name that does not resolve): the site is unreachable, not failing.
+    struct Unreachable: Error, Sendable {}
+
     let settings: PipelineConfiguration.Source.HTTP
     let http: HTTPClient
-    let policy: RetryPolicy
+    /// The one request loop (no gate): `source.http.max_retries`, the server's `Retry-After` up to two minutes.
+    let call: RemoteCall<OpenGate, ContinuousClock>
     let pacer = HostPacer()
     let robots = RobotsCache()
     let requests = WebRequestCounter()
@@ -36,11 +41,7 @@ struct WebClient: Sendable {
     init(settings: PipelineConfiguration.Source.HTTP, http: HTTPClient = .shared) {
         self.settings = settings
         self.http = http
-        policy = RetryPolicy(
-            maxRetries: settings.maxRetries,
-            backoff: Backoff(base: .milliseconds(200), cap: .seconds(20)),
-            maxRetryAfter: HTTPResponse.defaultRetryAfterCap
-        )
+        call = RemoteCall(policy: .source(maxRetries: settings.maxRetries))
     }
 
     /// GETs `url`, following redirects.
@@ -137,31 +138,27 @@ struct WebClient: Sendable {
         }
     }
 
-    /// Runs `body` until it gives an answer that is not retryable, under ``policy``.
+    /// Runs `body` until it gives an answer that is not retryable, through the one request loop
+    /// (``RemoteCall``, no gate): the retries spent are an unavailability, caused by ``Unreachable`` when the
+    /// last attempt reached no server.
     private func withRetries(what: String, _ body: () async throws -> Answer) async throws -> Answer {
-        var machine = RetryStateMachine(policy: policy)
-        while true {
-            let failure: RetryStateMachine.Failure
-            do {
+        try await call.run(
+            what: what,
+            onRetry: { requests.retried() },
+            gaveUp: {
+                SluiceError(.dependencyUnavailable, "http: \($0)", cause: $0.unreachable ? Unreachable() : nil)
+            },
+            attempt: {
                 let answer = try await body()
-                let wait = HTTPResponse(status: answer.status, headers: answer.headers, body: []).retryAfter()
+                requests.answered()
                 if answer.status == 429 {
-                    failure = .rateLimited(reason: "\(what): HTTP 429", serverWait: wait)
-                } else if answer.status >= 500 || answer.status == 408 {
-                    failure = .transient(reason: "\(what): HTTP \(answer.status)", serverWait: wait)
-                } else {
-                    return answer
+                    return .retry(.rateLimited, reason: "\(what): HTTP 429", headers: answer.headers)
                 }
-            } catch let error as SluiceError where error.isTransient {
-                failure = .transient(reason: "\(what): \(error.message)")
+                if answer.status >= 500 || answer.status == 408 {
+                    return .retry(.transient, reason: "\(what): HTTP \(answer.status)", headers: answer.headers)
+                }
+                return .finished(answer)
             }
-            switch machine.failed(failure, unit: Double.random(in: 0..<1)) {
-            case .retry(let delay), .pauseBudget(let delay):
-                requests.retried()
-                try await ShutdownSignal.pause(for: delay)
-            case .giveUp(let giveUp):
-                throw SluiceError(.dependencyUnavailable, "http: \(giveUp)")
-            }
-        }
+        )
     }
 }

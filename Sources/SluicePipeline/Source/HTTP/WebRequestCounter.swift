@@ -1,19 +1,26 @@
 import Synchronization
 
 /// The requests a web source made: GETs of pages and sitemaps, the 304s among them, robots.txt fetches,
-/// retries, and the URLs robots.txt disallowed (the run's log; the tests' count of a no-op run's requests).
+/// retries, the URLs robots.txt disallowed (the run's log; the tests' count of a no-op run's requests), and
+/// whether any server answered at all (the rule for an unreachable source, ``WebSource``).
 final class WebRequestCounter: Sendable {
     private let gets = Atomic<Int>(0)
     private let notModifieds = Atomic<Int>(0)
     private let robots = Atomic<Int>(0)
     private let retries = Atomic<Int>(0)
     private let refusals = Atomic<Int>(0)
+    private let answers = Atomic<Int>(0)
 
     func fetched() { gets.add(1, ordering: .relaxed) }
     func notModified() { notModifieds.add(1, ordering: .relaxed) }
     func fetchedRobots() { robots.add(1, ordering: .relaxed) }
     func retried() { retries.add(1, ordering: .relaxed) }
     func disallowed() { refusals.add(1, ordering: .relaxed) }
+    /// A server answered (any status): the source is reachable.
+    func answered() { answers.add(1, ordering: .relaxed) }
+
+    /// Whether any request of the run got an answer (robots.txt, a sitemap, a page; any status).
+    var anyAnswered: Bool { answers.load(ordering: .relaxed) > 0 }
 
     var summary: String {
         let get = gets.load(ordering: .relaxed)

@@ -22,6 +22,10 @@ import Glibc
 /// - Gone: a 404 or 410 is not listed, so `--prune` deletes it; a 5xx, a timeout or a robots.txt that cannot
 ///   be read fails the document (its indexed version kept, retried next run) and keeps it listed; a sitemap
 ///   that cannot be fetched or read fails the whole listing (nothing pruned).
+/// - Unreachable: when no request of the source gets an answer and the URLs asked all fail to connect
+///   (refused, reset, DNS), the source is unreachable: the walk throws an unavailability (exit 6) before
+///   any document fails, and nothing is pruned. A URL that cannot connect while others answer fails only
+///   its document.
 /// - A run lists once: prune's complete listing and the scan share the requests (``WebRunState``).
 struct WebSource: DocumentSource {
     let settings: PipelineConfiguration.Source.HTTP
@@ -134,6 +138,10 @@ struct WebSource: DocumentSource {
     }
 
     nonisolated(nonsending) func walk(_ body: (Result<SourceFile, SourceProblem>) async -> Bool) async throws {
+        // Failures to connect are held while no server of the source has answered: when none ever does,
+        // the source is unreachable — a dependency failure (exit 6, nothing pruned), as for an S3 endpoint
+        // — not each of its documents failing. Once one answers, they are the failures of their documents.
+        var held: [SourceProblem] = []
         for entry in try await listing() {
             guard selects(entry.key) else {
                 if shard.owns(entry.key) { leftOut.file(entry.key) }
@@ -146,12 +154,33 @@ struct WebSource: DocumentSource {
                 outcome = await fetch(entry)
                 run.record(outcome, of: entry.key)
             }
+            if case .unreachable(let problem) = outcome, !client.requests.anyAnswered {
+                held.append(problem)
+                continue
+            }
+            if !held.isEmpty, client.requests.anyAnswered {
+                for problem in held {
+                    if await !body(.failure(problem)) { return }
+                }
+                held = []
+            }
             switch outcome {
             case .gone, .disallowed: continue
-            case .failed(let problem): if await !body(.failure(problem)) { return }
+            case .failed(let problem), .unreachable(let problem): if await !body(.failure(problem)) { return }
             case .unchanged(let file), .fetched(let file, _): if await !body(.success(file)) { return }
             }
         }
+        guard !held.isEmpty else { return }
+        guard !client.requests.anyAnswered else {
+            for problem in held {
+                if await !body(.failure(problem)) { return }
+            }
+            return
+        }
+        throw SluiceError(
+            .dependencyUnavailable,
+            "\(name) cannot be reached: none of its \(held.count) URL\(held.count == 1 ? "" : "s") asked could connect (\(held[0].message)); no document is failed and nothing is pruned"
+        )
     }
 
     /// The listing, then every selected URL asked (conditionally): what is gone (404, 410) is not held.
@@ -192,7 +221,8 @@ struct WebSource: DocumentSource {
         } catch {
             unlink(path)
             let error = SluiceError.wrap(error, as: .unreadable)
-            return .failed(SourceProblem(key: entry.key, error: error.code, message: error.message))
+            let problem = SourceProblem(key: entry.key, error: error.code, message: error.message)
+            return error.cause is WebClient.Unreachable ? .unreachable(problem) : .failed(problem)
         }
         let url = URL(string: entry.url) ?? location(of: entry.key)
         switch answer.status {
@@ -345,6 +375,9 @@ final class WebRunState: Sendable {
         /// robots.txt disallows it: not fetched, not listed.
         case disallowed
         case failed(SourceProblem)
+        /// No server answered its requests (refused, reset, DNS): failed, unless no URL of the source
+        /// could connect (``WebSource/walk(_:)``).
+        case unreachable(SourceProblem)
     }
 
     private struct State {

@@ -20,7 +20,8 @@ struct S3Client: Sendable {
     let region: String
     let credentials: S3Credentials
     let http: HTTPClient
-    let policy: RetryPolicy
+    /// The one request loop (no gate): `source.s3.max_retries`, the server's `Retry-After` up to two minutes.
+    let call: RemoteCall<OpenGate, ContinuousClock>
     /// Requests made, for the run's log and the tests (no-op runs make no GET).
     let requests = S3RequestCounter()
 
@@ -33,11 +34,7 @@ struct S3Client: Sendable {
         self.region = Self.region(settings)
         self.credentials = credentials
         self.http = http
-        self.policy = RetryPolicy(
-            maxRetries: settings.maxRetries,
-            backoff: Backoff(base: .milliseconds(200), cap: .seconds(20)),
-            maxRetryAfter: HTTPResponse.defaultRetryAfterCap
-        )
+        self.call = RemoteCall(policy: .source(maxRetries: settings.maxRetries))
     }
 
     /// `source.s3.region`, else `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`.
@@ -155,10 +152,10 @@ struct S3Client: Sendable {
             "RequestThrottled", "ProvisionedThroughputExceededException", "BandwidthLimitExceeded",
         ]
         if response.status == 429 || response.status == 503 || throttling.contains(code) {
-            throw S3Retry(reason: "\(what): \(said)", rateLimited: true, wait: response.retryAfter())
+            throw S3Retry(reason: "\(what): \(said)", rateLimited: true, headers: response.headers)
         }
         if response.status >= 500 || response.status == 408 || code == "RequestTimeout" || code == "InternalError" {
-            throw S3Retry(reason: "\(what): \(said)", rateLimited: false, wait: response.retryAfter())
+            throw S3Retry(reason: "\(what): \(said)", rateLimited: false, headers: response.headers)
         }
         if isObject, response.status == 404 {
             throw SluiceError(.unreadable, "\(what): the object is gone (\(said))")
@@ -172,37 +169,33 @@ struct S3Client: Sendable {
         throw SluiceError(isObject ? .unreadable : .configuration, "\(what): \(said)")
     }
 
-    /// Runs `body` until it returns, retrying transport failures and retryable answers under ``policy``.
+    /// Runs `body` until it returns, retrying transport failures and retryable answers through the one
+    /// request loop (``RemoteCall``, no gate): the retries spent are an unavailability (exit 6).
     private func withRetries<T: Sendable>(what: String, _ body: () async throws -> T) async throws -> T {
-        var machine = RetryStateMachine(policy: policy)
-        while true {
-            let failure: RetryStateMachine.Failure
-            do {
-                let result = try await body()
-                if let response = result as? HTTPResponse { try Self.judge(response, what: what, isObject: false) }
-                return result
-            } catch let retry as S3Retry {
-                failure =
-                    retry.rateLimited
-                    ? .rateLimited(reason: retry.reason, serverWait: retry.wait)
-                    : .transient(reason: retry.reason, serverWait: retry.wait)
-            } catch let error as SluiceError where error.isTransient {
-                failure = .transient(reason: "\(what): \(error.message)")
+        try await call.run(
+            what: what,
+            onRetry: { requests.retried() },
+            gaveUp: { SluiceError(.dependencyUnavailable, "s3: \($0)") },
+            attempt: {
+                do {
+                    let result = try await body()
+                    if let response = result as? HTTPResponse { try Self.judge(response, what: what, isObject: false) }
+                    return .finished(result)
+                } catch let retry as S3Retry {
+                    return .retry(
+                        retry.rateLimited ? .rateLimited : .transient,
+                        reason: retry.reason,
+                        headers: retry.headers
+                    )
+                }
             }
-            switch machine.failed(failure, unit: Double.random(in: 0..<1)) {
-            case .retry(let delay), .pauseBudget(let delay):
-                requests.retried()
-                try await ShutdownSignal.pause(for: delay)
-            case .giveUp(let giveUp):
-                throw SluiceError(.dependencyUnavailable, "s3: \(giveUp)")
-            }
-        }
+        )
     }
 }
 
-/// A retryable S3 answer (5xx, 429, throttling), with the server's wait.
+/// A retryable S3 answer (5xx, 429, throttling), with its headers (the server's wait, read by the loop).
 struct S3Retry: Error, Sendable {
     var reason: String
     var rateLimited: Bool
-    var wait: Duration?
+    var headers: [String: String]
 }
