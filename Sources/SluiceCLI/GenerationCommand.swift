@@ -34,7 +34,7 @@ struct GenerationCommand: AsyncParsableCommand {
                 // The settings that change vectors are the candidate's; the others (`sink.path`, …) locate the
                 // index, as for every command.
                 let settings = options.overrides.filter(IndexGenerations.changesVectors)
-                let candidate = try IndexGenerations(configuration: configuration).start(overrides: settings)
+                let candidate = try await IndexGenerations(configuration: configuration).start(overrides: settings)
                 print(
                     "started candidate generation \(candidate): `sluice run \(options.pipeline)` builds it (and keeps the active one current)"
                 )
@@ -80,7 +80,8 @@ struct GenerationCommand: AsyncParsableCommand {
             let settings = report.overrides.isEmpty ? "the pipeline file's" : report.overrides.joined(separator: " ")
             var line =
                 "\(report.role): \(report.id) · documents \(documents.isEmpty ? "0" : documents.joined(separator: ", "))"
-                + " · vectors \(report.vectors) · \(String(format: "%.1f", Double(report.bytes) / 1_048_576)) MB"
+                + " · vectors \(report.vectors) · "
+                + (report.bytes.map { String(format: "%.1f MB", Double($0) / 1_048_576) } ?? report.store)
                 + " · settings: \(settings) · embedder \(report.embedder ?? "none yet")"
             if let completeness = report.completeness, report.role != "active" || !completeness.complete {
                 line += " · " + Self.describe(completeness)
@@ -217,7 +218,7 @@ struct GenerationCommand: AsyncParsableCommand {
         func run() async throws {
             try await withExitMapping {
                 let configuration = try options.loadConfiguration(generation: nil)
-                let switched = try IndexGenerations(configuration: configuration).rollback()
+                let switched = try await IndexGenerations(configuration: configuration).rollback()
                 print(
                     "generation \(switched.active) is active again; \(switched.candidate) is the candidate (promote it again, or drop it)"
                 )
@@ -239,7 +240,7 @@ struct GenerationCommand: AsyncParsableCommand {
         func run() async throws {
             try await withExitMapping {
                 let configuration = try options.loadConfiguration(generation: nil)
-                let dropped = try IndexGenerations(configuration: configuration).drop(previous: previous)
+                let dropped = try await IndexGenerations(configuration: configuration).drop(previous: previous)
                 print("dropped generation \(dropped): its store and its document records")
             }
         }

@@ -127,8 +127,11 @@ struct RunCommand: AsyncParsableCommand {
             let configuration = try options.loadConfiguration(source: source)
             // With a candidate generation, every run keeps both current: the active one first (what is served),
             // then the candidate, each with its own settings, store and document records (docs/GENERATIONS.md).
-            guard try IndexGenerations(configuration: configuration).hasCandidate() else {
-                return try await runOne(configuration, logger: logger, finished: finished)
+            let generations = IndexGenerations(configuration: configuration)
+            guard try generations.hasCandidate() else {
+                try await runOne(configuration, logger: logger, finished: finished)
+                // A pgvector view or Qdrant alias follows the active generation once its table exists.
+                return try await generations.publishActive()
             }
             if reembed {
                 throw SluiceError(
@@ -149,6 +152,7 @@ struct RunCommand: AsyncParsableCommand {
                 metadata: ["sluice-generation": "\(candidate.generation ?? "?")"]
             )
             try await runOne(candidate, logger: logger, primary: false, finished: { _ in })
+            try await generations.publishActive()
             if code != .success { throw ExitCode(code) }
         }
     }

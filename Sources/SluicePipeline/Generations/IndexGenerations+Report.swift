@@ -16,14 +16,30 @@ package struct GenerationReport: Sendable, Hashable, Codable {
     package var documents: [String: Int]
     /// The vector ids its document records say its store holds.
     package var vectors: Int
-    /// The bytes of its store's files.
-    package var bytes: Int
-    /// Its store's folder.
+    /// The bytes of its store's files; nil for a store behind a server (whose size the server reports).
+    package var bytes: Int?
+    /// Its store's folder, or its table or collection (`table t_g1`) in a store behind a server.
     package var store: String
     /// When it was started (seconds since 1970).
     package var createdAt: Double
     /// How it compares with the active generation's document records (what promote checks).
     package var completeness: Completeness?
+
+    package func encode(to encoder: any Encoder) throws {
+        // Every key written out (`bytes` as null for a store behind a server, and `embedder` before the
+        // first run, as before), so that a reader finds each one.
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(role, forKey: .role)
+        try container.encode(id, forKey: .id)
+        try container.encode(overrides, forKey: .overrides)
+        try container.encodeIfPresent(embedder, forKey: .embedder)
+        try container.encode(documents, forKey: .documents)
+        try container.encode(vectors, forKey: .vectors)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(store, forKey: .store)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(completeness, forKey: .completeness)
+    }
 
     /// What ``IndexGenerations/Completeness`` found, counted.
     package struct Completeness: Sendable, Hashable, Codable {
@@ -92,6 +108,7 @@ extension IndexGenerations {
             {
                 try Self.completeness(of: generation.id, against: manifest.active.id, in: $0)
             }
+            // A store behind a server: its table or collection (its size is the server's to tell).
             let store = storeDirectory(generation.id)
             let report = GenerationReport(
                 role: role,
@@ -100,8 +117,9 @@ extension IndexGenerations {
                 embedder: try checkpoint?.metadata("embedder"),
                 documents: documents,
                 vectors: vectors,
-                bytes: Self.bytes(of: store, skipping: generation.isOriginal ? "generations" : nil),
-                store: store.path,
+                bytes: remote == nil
+                    ? Self.bytes(of: store, skipping: generation.isOriginal ? "generations" : nil) : nil,
+                store: storeLocation(generation.id),
                 createdAt: generation.createdAt,
                 completeness: completeness.map(GenerationReport.Completeness.init)
             )

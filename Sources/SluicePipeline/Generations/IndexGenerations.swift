@@ -18,8 +18,11 @@ package struct IndexGenerations: Sendable {
     package let stateDirectory: URL
     /// The pipeline file's store folder: the original generation's store, and the parent of the others'.
     package let baseStore: URL
-    /// The store's kind: only the local store has generations so far.
+    /// The store's kind: the local store and those of ``RemoteGenerationStore`` have generations.
     let sinkKind: PipelineConfiguration.Sink.Kind
+    /// A store behind a server: a table or collection per generation, and the stable name outside readers
+    /// follow; nil for the local store (a folder per generation) and the stores without generations.
+    let remote: RemoteGenerationStore?
 
     /// - Parameter configuration: the pipeline file's settings (with the command line's), or a
     ///   generation's (``apply(_:to:)``: its store folder is then under the pipeline file's).
@@ -32,6 +35,7 @@ package struct IndexGenerations: Sendable {
             baseStore = store
         }
         sinkKind = configuration.sink.kind
+        remote = RemoteGenerationStore(configuration: configuration)
     }
 
     /// The manifest, or nil when generations were never used.
@@ -86,24 +90,53 @@ package struct IndexGenerations: Sendable {
     /// Whether a candidate generation exists (every run then keeps it current too).
     package func hasCandidate() throws -> Bool { try manifest()?.candidate != nil }
 
-    /// Points `configuration` (loaded with the generation's overrides) at the generation's store and
-    /// document records.
+    /// Points `configuration` (loaded with the generation's overrides) at the generation's store (its
+    /// folder, table or collection) and document records.
     package func apply(
         _ generation: GenerationManifest.Generation,
         to configuration: inout PipelineConfiguration
     ) throws {
-        try requireLocalStore()
+        try requireGenerations()
         configuration.generation = generation.id
-        configuration.sink.path = storeDirectory(generation.id).path
+        if let remote {
+            remote.point(&configuration, at: generation.id)
+        } else {
+            configuration.sink.path = storeDirectory(generation.id).path
+        }
     }
 
-    func requireLocalStore() throws {
-        guard sinkKind == .local else {
+    /// Where a generation's vectors are, as `sluice generation status` shows it: its folder, table or
+    /// collection.
+    package func storeLocation(_ generation: String) -> String {
+        remote?.location(of: generation) ?? storeDirectory(generation).path
+    }
+
+    func requireGenerations() throws {
+        guard sinkKind == .local || remote != nil else {
             throw SluiceError(
                 .configuration,
-                "index generations work with the local store so far (sink.kind \(sinkKind) is planned: docs/GENERATIONS.md)"
+                "index generations work with the local, pgvector, Qdrant and Chroma stores so far (sink.kind \(sinkKind) has none yet: docs/GENERATIONS.md)"
             )
         }
+    }
+
+    /// Makes the name outside readers query (pgvector's view, Qdrant's alias) show the active generation,
+    /// when the manifest names one and the store has such a name: after each change, and after each run
+    /// (which repairs a change killed between the manifest's write and the switch, and names the active
+    /// generation's table once its first run created it).
+    /// Done under the state lock, so that no change moves the manifest meanwhile; skipped while another
+    /// process holds it (a change publishes itself, and a run publishes after it).
+    package func publishActive() async throws {
+        guard let remote, FileManager.default.fileExists(atPath: stateDirectory.path) else { return }
+        let lock: StateLock
+        do {
+            lock = try StateLock(directory: stateDirectory)
+        } catch let error as SluiceError where error.code == .lockHeld {
+            return
+        }
+        defer { withExtendedLifetime(lock) {} }
+        guard let manifest = try manifest() else { return }
+        try await remote.publish(active: manifest.active.id)
     }
 
     /// Whether a `key=value` override is of a setting that changes vectors (`embed.*`, `chunk.*`): one a
@@ -133,8 +166,8 @@ package struct IndexGenerations: Sendable {
     /// - Returns: the candidate's name.
     /// - Throws: ``SluiceError/Code/usage`` when a candidate exists or an override is not allowed,
     ///   ``SluiceError/Code/lockHeld`` while a run holds the state.
-    package func start(overrides: [String]) throws -> String {
-        try requireLocalStore()
+    package func start(overrides: [String]) async throws -> String {
+        try requireGenerations()
         try Self.validate(overrides: overrides)
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
         let lock = try StateLock(directory: stateDirectory)
@@ -150,10 +183,13 @@ package struct IndexGenerations: Sendable {
             id: "g\(manifest.next)",
             overrides: manifest.active.overrides + overrides
         )
+        // A name the store refuses (too long) is refused before anything is written.
+        _ = try remote?.sink(of: candidate.id)
         manifest.candidate = candidate
         manifest.next += 1
         try manifest.save(stateDirectory: stateDirectory)
-        try collectUnnamed(manifest)
+        try await remote?.publish(active: manifest.active.id)
+        try await collectUnnamed(manifest)
         return candidate.id
     }
 
@@ -234,7 +270,7 @@ package struct IndexGenerations: Sendable {
                 GenerationComparison
         )? = nil
     ) async throws -> Promotion {
-        try requireLocalStore()
+        try requireGenerations()
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         guard var manifest = try manifest() else {
@@ -250,9 +286,12 @@ package struct IndexGenerations: Sendable {
                 "candidate generation \(candidate.id) is incomplete: \(completeness.summary); run `sluice run` until it ends with exit 0, then promote (nothing changed)"
             )
         }
-        guard
-            FileManager.default.fileExists(atPath: storeDirectory(candidate.id).appendingPathComponent("data.mdb").path)
-        else {
+        let stored =
+            try await remote?.exists(candidate.id)
+            ?? FileManager.default.fileExists(
+                atPath: storeDirectory(candidate.id).appendingPathComponent("data.mdb").path
+            )
+        guard stored else {
             throw SluiceError(
                 .promoteRefused,
                 "candidate generation \(candidate.id) has no store yet: run `sluice run` first (nothing changed)"
@@ -280,7 +319,9 @@ package struct IndexGenerations: Sendable {
         manifest.active = candidate
         manifest.candidate = nil
         try manifest.save(stateDirectory: stateDirectory)
-        try collectUnnamed(manifest)
+        // Sluice's readers switched with the rename; outside readers switch with the view or alias.
+        try await remote?.publish(active: candidate.id)
+        try await collectUnnamed(manifest)
         return Promotion(active: candidate.id, previous: manifest.previous?.id ?? "", comparison: comparison)
     }
 
@@ -288,8 +329,8 @@ package struct IndexGenerations: Sendable {
     /// generation it replaces becomes the candidate, kept current by runs, to promote again or drop.
     /// - Returns: the generations now active and candidate.
     /// - Throws: ``SluiceError/Code/usage`` when no previous generation is kept or a candidate exists.
-    package func rollback() throws -> (active: String, candidate: String) {
-        try requireLocalStore()
+    package func rollback() async throws -> (active: String, candidate: String) {
+        try requireGenerations()
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         guard var manifest = try manifest(), let previous = manifest.previous else {
@@ -305,14 +346,15 @@ package struct IndexGenerations: Sendable {
         manifest.active = previous
         manifest.previous = nil
         try manifest.save(stateDirectory: stateDirectory)
+        try await remote?.publish(active: previous.id)
         return (previous.id, manifest.candidate?.id ?? "")
     }
 
     /// Deletes the candidate (or, with `previous`, the generation kept for a rollback): its store and its
     /// document records.
     /// - Returns: the name of the generation deleted.
-    package func drop(previous: Bool) throws -> String {
-        try requireLocalStore()
+    package func drop(previous: Bool) async throws -> String {
+        try requireGenerations()
         let lock = try StateLock(directory: stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         guard var manifest = try manifest(), let dropped = previous ? manifest.previous : manifest.candidate else {
@@ -320,14 +362,30 @@ package struct IndexGenerations: Sendable {
         }
         if previous { manifest.previous = nil } else { manifest.candidate = nil }
         try manifest.save(stateDirectory: stateDirectory)
-        try collectUnnamed(manifest)
+        // The stable name never shows a generation about to be deleted (a change killed before its switch).
+        try await remote?.publish(active: manifest.active.id)
+        try await collectUnnamed(manifest)
         return dropped.id
     }
 
     /// Deletes the stores and document records of generations the manifest no longer names (dropped, or
     /// left by a change killed after the manifest's write).
-    func collectUnnamed(_ manifest: GenerationManifest) throws {
+    func collectUnnamed(_ manifest: GenerationManifest) async throws {
         let named = Set(manifest.all.map(\.id))
+        if let remote {
+            // Every generation ever started is g0…g(next-1): those not named are deleted (again: deleting a
+            // table or collection that is gone is a no-op, so a change killed half-way is finished here).
+            let unnamed = (0..<manifest.next).map { "g\($0)" }.filter { !named.contains($0) }
+            guard !unnamed.isEmpty else { return }
+            try withCheckpoint { checkpoint in
+                for generation in unnamed { try checkpoint.dropGeneration(generation) }
+            }
+            for generation in unnamed {
+                CrashPoint.reach("generations.collect")
+                try await remote.delete([generation])
+            }
+            return
+        }
         let folder = baseStore.appendingPathComponent("generations")
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var unnamed = existing.filter { !named.contains($0) && $0.hasPrefix("g") }

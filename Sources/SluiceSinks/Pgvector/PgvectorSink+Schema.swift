@@ -93,15 +93,9 @@ extension PgvectorSink {
     /// serialized, the first creates and the others find what it committed. The lock ends with the
     /// transaction, whatever happens to the connection.
     static func serializingPreparation<T>(_ connection: PGConnection, _ body: () throws -> T) throws -> T {
-        try connection.query("BEGIN")
-        do {
+        try committing(connection) {
             try connection.query("SELECT pg_advisory_xact_lock(\(preparationLock))")
-            let result = try body()
-            try connection.query("COMMIT")
-            return result
-        } catch {
-            _ = try? connection.query("ROLLBACK")
-            throw error
+            return try body()
         }
     }
 

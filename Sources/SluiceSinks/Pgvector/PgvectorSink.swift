@@ -86,7 +86,7 @@ public final class PgvectorSink: VectorSink {
         self.settings = settings
         pool = PGConnectionPool(url: settings.url, password: settings.password)
         executor = BlockingExecutor(label: "sl-pgvector", threads: max(1, settings.connections))
-        quotedTable = settings.table.split(separator: ".").map { "\"\($0)\"" }.joined(separator: ".")
+        quotedTable = Self.quotedIdentifier(settings.table)
         indexName = String(settings.table.split(separator: ".").last!) + "_embedding_hnsw"
     }
 

@@ -4,6 +4,11 @@
 Not Qdrant: it implements and checks the documented request shapes and limits — point ids must be
 unsigned integers or UUIDs, vectors must have the collection's size, writes must ask `?wait=true`,
 an upsert holds 1–256 points, bodies are at most 32 MB, the `api-key` header must match `--api-key`.
+Collection aliases as documented: `POST /collections/aliases` applies its `actions` (create_alias,
+delete_alias — "delete alias if exists" —, rename_alias) all or none; an alias cannot take a collection's
+name nor a collection an alias's; creating an alias that exists is refused here (delete it in the same
+request: Sluice does); reads and writes through an alias reach its collection; deleting a collection
+deletes its aliases; `GET /aliases` and `GET /collections/{name}/aliases` list them.
 Search is exact (brute force), with Qdrant's filter validated and applied while ranking (qdrant_filter.py). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
 """
 import os, sys, uuid
@@ -21,6 +26,51 @@ class QdrantStore(Store):
     def __init__(self, options):
         super().__init__(options)
         self.collections = {}  # name -> {"size", "distance", "points": {id: {"vector", "payload"}}, "indexes": set()}
+        self.aliases = {}  # alias name -> collection name
+
+
+def change_aliases(store, body):
+    """Applies every action of a `POST /collections/aliases` body to a copy, then all at once."""
+    actions = body.get("actions")
+    if not isinstance(actions, list) or not actions:
+        raise Rejected(400, "Format error in JSON body: actions: a list of alias operations required")
+    aliases = dict(store.aliases)
+    for action in actions:
+        if not isinstance(action, dict) or len(action) != 1:
+            raise Rejected(400, "Format error in JSON body: each action is one of create_alias, delete_alias, rename_alias")
+        (kind, spec), = action.items()
+        if not isinstance(spec, dict):
+            raise Rejected(400, f"Format error in JSON body: {kind} must be an object")
+        if kind == "create_alias":
+            alias, target = spec.get("alias_name"), spec.get("collection_name")
+            if not isinstance(alias, str) or not alias or not isinstance(target, str):
+                raise Rejected(400, "Format error in JSON body: create_alias needs alias_name and collection_name")
+            if target not in store.collections:
+                raise Rejected(404, f"Not found: Collection `{target}` doesn't exist!")
+            if alias in store.collections:
+                raise Rejected(400, f"Wrong input: Collection with name `{alias}` already exists!")
+            if alias in aliases:
+                raise Rejected(400, f"Wrong input: Alias `{alias}` already exists! (stand-in: delete it first, in the same request)")
+            aliases[alias] = target
+        elif kind == "delete_alias":
+            alias = spec.get("alias_name")
+            if not isinstance(alias, str):
+                raise Rejected(400, "Format error in JSON body: delete_alias needs alias_name")
+            aliases.pop(alias, None)
+        elif kind == "rename_alias":
+            old, new = spec.get("old_alias_name"), spec.get("new_alias_name")
+            if old not in aliases:
+                raise Rejected(404, f"Not found: Alias `{old}` doesn't exist!")
+            if not isinstance(new, str) or not new or new in aliases or new in store.collections:
+                raise Rejected(400, f"Wrong input: the new alias name `{new}` is taken or invalid")
+            aliases[new] = aliases.pop(old)
+        else:
+            raise Rejected(400, f"Format error in JSON body: unknown alias operation {kind!r}")
+    store.aliases = aliases
+
+
+def alias_list(aliases):
+    return {"aliases": [{"alias_name": a, "collection_name": c} for a, c in sorted(aliases.items())]}
 
 
 def point_id(value):
@@ -61,11 +111,28 @@ class Handler(JSONHandler):
         url = urlparse(self.path)
         query = parse_qs(url.query)
         parts = [p for p in url.path.split("/") if p]
+        if parts == ["aliases"] and self.command == "GET":
+            with store.lock:
+                return self.ok(alias_list(store.aliases))
+        if parts == ["collections", "aliases"] and self.command == "POST":
+            body = self.read_json()
+            with store.lock:
+                change_aliases(store, body)
+            return self.ok(True)
         if len(parts) < 2 or parts[0] != "collections":
             raise Rejected(404, f"no route {self.command} {url.path}")
         name = parts[1]
         rest = parts[2:]
         body = self.read_json() if self.command in ("POST", "PUT") else {}
+        if rest == ["aliases"] and self.command == "GET":
+            with store.lock:
+                if name not in store.collections:
+                    raise Rejected(404, f"Not found: Collection `{name}` doesn't exist!")
+                return self.ok(alias_list({a: c for a, c in store.aliases.items() if c == name}))
+        if rest or self.command == "GET":
+            # Reads and writes of points (and the collection's info) reach the collection an alias names.
+            with store.lock:
+                name = store.aliases.get(name, name)
         is_write = (self.command == "PUT" and rest == ["points"]) or (self.command == "POST" and rest == ["points", "delete"])
         if is_write and query.get("wait") != ["true"]:
             raise Rejected(400, "stand-in: writes must pass ?wait=true (Sluice acknowledges only applied writes)")
@@ -86,6 +153,8 @@ class Handler(JSONHandler):
                 if self.command == "PUT":
                     if collection is not None:
                         raise Rejected(409, f"Wrong input: Collection `{name}` already exists!")
+                    if name in store.aliases:
+                        raise Rejected(400, f"Wrong input: Alias with name `{name}` already exists!")
                     vectors = body.get("vectors")
                     if not isinstance(vectors, dict) or not isinstance(vectors.get("size"), int) or vectors["size"] < 1 \
                             or vectors.get("distance") not in DISTANCES:
@@ -93,6 +162,7 @@ class Handler(JSONHandler):
                     store.collections[name] = {"size": vectors["size"], "distance": vectors["distance"], "points": {}, "indexes": set()}
                     return self.ok(True)
                 if self.command == "DELETE":
+                    store.aliases = {a: c for a, c in store.aliases.items() if c != name}
                     return self.ok(store.collections.pop(name, None) is not None)
             if collection is None:
                 raise Rejected(404, f"Not found: Collection `{name}` doesn't exist!")
