@@ -263,8 +263,17 @@ class Handler(JSONHandler):
                 "usage_bytes": entry["usage_bytes"], "attributes": entry["attributes"],
                 "chunking_strategy": entry["chunking_strategy"]}
 
+    def drain(self):
+        """Reads a request's body that is refused before it is read, so that the connection stays in step."""
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+
     def dispatch(self):
         store = self.store
+        if self.headers.get("Authorization") != f"Bearer {store.options.api_key}" or (
+                store.options.rate_limit_every and store.stats["requests"] % store.options.rate_limit_every == 0):
+            self.drain()
         if self.headers.get("Authorization") != f"Bearer {store.options.api_key}":
             raise Rejected(401, "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.")
         every = store.options.rate_limit_every
