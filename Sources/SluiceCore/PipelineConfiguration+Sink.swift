@@ -64,6 +64,15 @@ extension PipelineConfiguration {
         public var timeoutSeconds: Double = 60
         /// Pinecone: most bytes of chunk text kept in a record's metadata (the limit is 40 KB per record).
         public var metadataTextBytes: Int = 32_000
+        /// OpenAI vector store: the id of an existing store (`vs_…`); nil: the store named `collection`,
+        /// created on first use.
+        public var vectorStoreID: String? = nil
+        /// OpenAI vector store: the longest wait for an uploaded file to be processed (chunked and embedded).
+        public var processingTimeoutSeconds: Double = 600
+        /// OpenAI vector store: the static chunking strategy's chunk size and overlap in tokens; nil: OpenAI's
+        /// `auto` strategy.
+        public var chunkingMaxTokens: Int? = nil
+        public var chunkingOverlapTokens: Int? = nil
         /// Local store: exact scan or HNSW graph.
         public var localIndex: LocalIndex = .hnsw
         /// Local store: the HNSW graph's parameters.
@@ -110,6 +119,20 @@ extension PipelineConfiguration.Sink {
         shards = try s.int("shards", min: 1) ?? shards
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         metadataTextBytes = try s.int("metadata_text_bytes", min: 0) ?? metadataTextBytes
+        vectorStoreID = try s.string("vector_store_id") ?? vectorStoreID
+        processingTimeoutSeconds =
+            try s.number("processing_timeout_seconds", min: 1, max: 86_400) ?? processingTimeoutSeconds
+        // OpenAI's static strategy: 100 to 4,096 tokens per chunk, an overlap of at most half of it.
+        chunkingMaxTokens = try s.int("chunking_max_tokens", min: 100, max: 4096) ?? chunkingMaxTokens
+        chunkingOverlapTokens = try s.int("chunking_overlap_tokens", min: 0, max: 2048) ?? chunkingOverlapTokens
+        if let overlap = chunkingOverlapTokens {
+            guard let size = chunkingMaxTokens, overlap <= size / 2 else {
+                throw SluiceError(
+                    .configuration,
+                    "sink.chunking_overlap_tokens: needs sink.chunking_max_tokens, and at most half of it"
+                )
+            }
+        }
         localIndex = try s.choice("local_index") ?? localIndex
         if let h = try s.section("hnsw") { hnsw = try HNSW(section: h) }
         try s.finish()

@@ -29,5 +29,7 @@ extension PipelineConfiguration.Sink {
         public static let qdrant = Kind("qdrant")
         /// A Pinecone serverless index.
         public static let pinecone = Kind("pinecone")
+        /// An OpenAI vector store (file search): each document uploaded as a file, embedded by OpenAI.
+        public static let openAIVectorStore = Kind("openai-vector-store")
     }
 }

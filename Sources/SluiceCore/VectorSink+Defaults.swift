@@ -35,6 +35,8 @@ extension VectorSink {
 
     public var isRemote: Bool { true }
 
+    public var embedsText: Bool { false }
+
     public func checkAvailability() async throws {
         if isRemote { _ = try await info() }
     }

@@ -57,6 +57,12 @@ public protocol VectorSink: Sendable {
     ///   context. The default asks a remote store for its ``info()``; a store in local files, opened when it
     ///   was built, has nothing to check.
     func checkAvailability() async throws
+
+    /// Whether the store computes the vectors itself from the text it is given (an OpenAI vector store):
+    /// the pipeline then sends each document's whole text as one record with no vector, its own embedder
+    /// and chunker are not used, and a search sends the query's text (``SearchRequest/text``) instead of
+    /// its embedding. False by default.
+    var embedsText: Bool { get }
 }
 
 /// What `sluice sink info` prints.

@@ -110,7 +110,14 @@ extension Pipeline {
         checks += checkAccess()
         for adjustment in components.adjustments {
             checks.append(
-                DependencyCheck("pipeline", .ok, adjustment, fix: "lower chunk.max_tokens to the limit to silence this")
+                DependencyCheck(
+                    "pipeline",
+                    .ok,
+                    adjustment,
+                    fix: components.sink.embedsText
+                        ? "remove those keys from the pipeline file to silence this"
+                        : "lower chunk.max_tokens to the limit to silence this"
+                )
             )
         }
         checks += Self.settingsNotices(configuration)
@@ -120,6 +127,13 @@ extension Pipeline {
     private func checkEmbedder() async -> DependencyCheck {
         let embedder = components.embedder
         let identity = embedder.identity
+        if components.sink.embedsText {
+            return DependencyCheck(
+                "embedder",
+                .ok,
+                "none of Sluice's: \(configuration.sink.kind) chunks and embeds each document itself (the text is sent, no vectors)"
+            )
+        }
         do {
             try await embedder.checkReachable()
             let vectors = try await embedder.embed(["sluice check"])

@@ -20,6 +20,15 @@ extension PipelineComponents {
         extractWorker: ExtractWorkerPool.Command? = nil,
         logger: Logger? = nil
     ) throws -> PipelineComponents {
+        let sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
+        if sink.embedsText {
+            return storeEmbedding(
+                configuration: configuration,
+                sink: sink,
+                extractWorker: extractWorker,
+                logger: logger
+            )
+        }
         // Reading commands (export, search) work without an API key in the environment.
         let embedder = try makeEmbedder(
             configuration.embed,
@@ -59,8 +68,26 @@ extension PipelineComponents {
                 counter: embedder.tokenCounter
             )
         }
-        let sink = try SinkFactory.make(configuration, readOnly: readOnlySink)
-        let workers = extractWorker.flatMap { command in
+        var components = PipelineComponents(
+            extractors: .standard(
+                configuration: configuration.extract,
+                workers: workers(configuration, extractWorker: extractWorker, logger: logger)
+            ),
+            chunker: chunker,
+            embedder: embedder,
+            sink: sink
+        )
+        components.adjustments = adjustments
+        return components
+    }
+
+    /// The extraction worker pool, when `extract.isolate` asks for one and the caller can start workers.
+    static func workers(
+        _ configuration: PipelineConfiguration,
+        extractWorker: ExtractWorkerPool.Command?,
+        logger: Logger?
+    ) -> ExtractWorkerPool? {
+        extractWorker.flatMap { command in
             configuration.extract.isolate
                 ? ExtractWorkerPool(
                     command: command,
@@ -70,13 +97,32 @@ extension PipelineComponents {
                 )
                 : nil
         }
+    }
+
+    /// The components for a store that embeds the text itself (``VectorSink/embedsText``): each document
+    /// whole as one chunk, and no embedder of Sluice's (``StoreEmbedding``). `embed.*` and `chunk.*` keys
+    /// set in the pipeline file are not used, and said so.
+    static func storeEmbedding(
+        configuration: PipelineConfiguration,
+        sink: any VectorSink,
+        extractWorker: ExtractWorkerPool.Command?,
+        logger: Logger?
+    ) -> PipelineComponents {
         var components = PipelineComponents(
-            extractors: .standard(configuration: configuration.extract, workers: workers),
-            chunker: chunker,
-            embedder: embedder,
+            extractors: .standard(
+                configuration: configuration.extract,
+                workers: workers(configuration, extractWorker: extractWorker, logger: logger)
+            ),
+            chunker: WholeDocumentChunker(),
+            embedder: StoreEmbedding(store: configuration.sink.kind),
             sink: sink
         )
-        components.adjustments = adjustments
+        let unused = configuration.notes.keysSet.filter { $0.hasPrefix("embed.") || $0.hasPrefix("chunk.") }.sorted()
+        if !unused.isEmpty {
+            components.adjustments.append(
+                "\(unused.joined(separator: ", ")): not used: sink.kind \(configuration.sink.kind) chunks and embeds each document itself (Sluice sends the text, no vectors)"
+            )
+        }
         return components
     }
 

@@ -4,7 +4,9 @@ import SluiceCore
 extension SinkDescriptor {
     /// The stores Sluice ships, each described once: adding a store is adding its descriptor here (and
     /// its static member of ``PipelineConfiguration/Sink/Kind``), nothing else.
-    public static let standard: [SinkDescriptor] = [local, jsonl, pgvector, chroma, qdrant, pinecone]
+    public static let standard: [SinkDescriptor] = [
+        local, jsonl, pgvector, chroma, qdrant, pinecone, openAIVectorStore,
+    ]
 
     /// LMDB in a folder, with an exact scan or an HNSW graph.
     public static let local = SinkDescriptor(
@@ -98,6 +100,26 @@ extension SinkDescriptor {
                     section: sink,
                     apiKey: try SinkFactory.secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .required)!,
                     index: try SinkFactory.required(sink.index, key: "sink.index", kind: sink.kind)
+                )
+            )
+        }
+    )
+
+    /// An OpenAI vector store, which chunks and embeds the documents itself (``VectorSink/embedsText``).
+    public static let openAIVectorStore = SinkDescriptor(
+        kind: .openAIVectorStore,
+        keys: httpKeys.union([
+            "collection", "vector_store_id", "chunking_max_tokens", "chunking_overlap_tokens",
+            "processing_timeout_seconds",
+        ]),
+        validate: validateHTTP,
+        make: { configuration, _ in
+            let sink = configuration.sink
+            // Searching and listing the store need the key as much as writing does.
+            return OpenAIVectorStoreSink(
+                settings: .init(
+                    section: sink,
+                    apiKey: try SinkFactory.secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .required)!
                 )
             )
         }

@@ -61,7 +61,8 @@ public struct Searcher: Sendable {
         var vectorHits: [SearchHit] = []
         var keywordHits: [SearchHit] = []
         if mode != .keyword {
-            vector = try await embedQuery(text)
+            // A store that embeds the text itself is sent the query's text alone.
+            if !sink.embedsText { vector = try await embedQuery(text) }
             vectorHits = try await sink.search(
                 SearchRequest(mode: .vector, vector: vector, text: text, k: depth, filter: query.filter)
             )

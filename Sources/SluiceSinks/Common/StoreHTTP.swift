@@ -47,8 +47,20 @@ struct StoreHTTP: Sendable {
         json body: [UInt8]? = nil,
         accepting: Set<Int> = []
     ) async throws -> HTTPResponse {
+        try await send(method, path, body: body, contentType: "application/json", accepting: accepting)
+    }
+
+    /// Sends a request whose body has its own content type (a multipart upload), as ``send(_:_:json:accepting:)``.
+    @discardableResult
+    func send(
+        _ method: String,
+        _ path: String,
+        body: [UInt8]?,
+        contentType: String,
+        accepting: Set<Int> = []
+    ) async throws -> HTTPResponse {
         var requestHeaders = headers + [("Accept", "application/json")]
-        if body != nil { requestHeaders.append(("Content-Type", "application/json")) }
+        if body != nil { requestHeaders.append(("Content-Type", contentType)) }
         let request = HTTPRequest(
             method: method,
             url: baseURL + path,
