@@ -13,7 +13,7 @@ struct APIRoutes: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         let access = server.configuration.access
-        let documents = DocumentRoutes(checkpoint: server.checkpoint, served: server.served)
+        let documents = DocumentRoutes(checkpoint: server.checkpoint, served: server.served, access: access)
         router.get("/health") { _, _ in try JSONResponse.make(["status": "ok"]) }
         router.get("/ready") { request, _ in
             let report = await ReadinessReport.probe(
@@ -33,13 +33,19 @@ struct APIRoutes: Sendable {
                 search: server.configuration.search
             )
             // Inside the store's query: k results come back when k readable ones exist (docs/ACCESS.md).
-            body.query.filter = RequestIdentity.current.access.restricting(body.query.filter, access)
+            let identity = RequestIdentity.current.access
+            body.query.filter = identity.restricting(body.query.filter, access)
             let query = body.query
             let searcher = server.searcher
             let outcome = try await bounded { try await searcher.searchOutcome(query) }
+            var results = outcome.results
+            // A record's readers name other principals and groups: the operator's to see, not a restricted caller's.
+            if identity.filter(access) != nil {
+                for index in results.indices { results[index].metadata[access.field] = nil }
+            }
             return try JSONResponse.make(
                 SearchAnswer(
-                    results: outcome.results,
+                    results: results,
                     mode: body.query.mode ?? searcher.defaultMode,
                     rerank: outcome.rerank
                 )
@@ -75,15 +81,9 @@ struct APIRoutes: Sendable {
             return try JSONResponse.make(object: transcript.jsonObject)
         }
         router.get("/v1/documents") { request, _ in
-            // The listing comes from the checkpoint, which knows no readers: only for unrestricted identities.
-            if RequestIdentity.current.access.filter(access) != nil {
-                throw APIError(
-                    .forbidden,
-                    "forbidden",
-                    "with access control on, listing documents needs the operator's token; read a document by its key"
-                )
-            }
-            return try await bounded { try documents.list(request) }
+            // A restricted identity is listed what it may read, the store asked with its access filter.
+            let readable = RequestIdentity.current.access.filter(access)
+            return try await bounded { try await documents.list(request, readable: readable) }
         }
         router.get("/v1/documents/{key}") { request, context in
             let raw = try context.parameters.require("key")

@@ -17,6 +17,7 @@ import SluiceState
 struct DocumentRoutes: Sendable {
     let checkpoint: CheckpointReader
     let served: ServedGeneration
+    let access: PipelineConfiguration.Access
 
     static let maxLimit = 1000
     /// Chunks on one page of `GET /v1/documents/{key}` when `limit` is not given.
@@ -63,11 +64,13 @@ struct DocumentRoutes: Sendable {
         var text: String
         var metadata: [String: MetadataValue]
 
-        init(_ record: VectorRecord) {
+        /// - Parameter readers: The access field, hidden from a restricted caller (docs/ACCESS.md); nil to keep it.
+        init(_ record: VectorRecord, hiding readers: String? = nil) {
             id = record.id.description
             ordinal = record.ordinal
             text = record.text
             metadata = record.metadata
+            if let readers { metadata[readers] = nil }
         }
     }
 
@@ -93,7 +96,9 @@ struct DocumentRoutes: Sendable {
     static let statuses: Set<String> = [DocumentRecord.Status.indexed.rawValue, DocumentRecord.Status.failed.rawValue]
     static let parameters: Set<String> = ["status", "cursor", "limit"]
 
-    func list(_ request: Request) throws -> Response {
+    /// - Parameter readable: The caller's access filter (nil: unrestricted). A restricted caller is listed
+    ///   the documents it may read, the store asked with that filter (``readableDocuments(after:status:limit:readable:)``).
+    func list(_ request: Request, readable: SearchFilter? = nil) async throws -> Response {
         let query = request.uri.queryParameters
         for (name, _) in query where !Self.parameters.contains(String(name)) {
             throw APIError.badRequest("\(name): not a parameter of /v1/documents (status, cursor, limit)")
@@ -110,6 +115,15 @@ struct DocumentRoutes: Sendable {
         }
         let status = query["status"].map(String.init)
         let cursor = query["cursor"].map(String.init)
+        if let readable {
+            let (documents, more) = try await readableDocuments(
+                after: cursor,
+                status: status,
+                limit: limit,
+                readable: readable
+            )
+            return try JSONResponse.make(Page(documents: documents, nextCursor: more ? documents.last?.key : nil))
+        }
         var documents: [DocumentSummary] = []
         var more = false
         try checkpoint.open().forEachDocument { record in
@@ -155,15 +169,16 @@ struct DocumentRoutes: Sendable {
         let missing = APIError.notFound("no document \(key) in the checkpoint")
         let served = self.served.snapshot
         let sink = served.searcher.sink
-        guard let record = try checkpoint.open(generation: .some(served.generation)).document(key) else {
-            throw missing
-        }
-        // Asked of the store, with the access filter in its query: a record the caller may read.
+        let found = try checkpoint.open(generation: .some(served.generation)).document(key)
+        // Asked of the store, with the access filter in its query: a record the caller may read. Asked for
+        // a key the checkpoint does not hold as well, so that a missing document and an unreadable one
+        // cost the same work (and time) before the same 404.
         if let readable,
             try await records(of: key, ordinals: 0..<Int.max, readable: readable, k: 1, in: sink).isEmpty
         {
             throw missing
         }
+        guard let record = found else { throw missing }
         var detail = Detail(document: DocumentSummary(record))
         // Ordinals run from 0 to the number of chunks the checkpoint holds for the document.
         let total = record.chunkIDs.count
@@ -173,7 +188,8 @@ struct DocumentRoutes: Sendable {
             let end = first + min(count, total - first)  // never past Int.max, whatever the cursor
             do {
                 detail.chunks = try await records(of: key, ordinals: first..<end, readable: readable, in: sink)
-                    .map(StoredChunk.init).sorted { $0.ordinal < $1.ordinal }
+                    .map { StoredChunk($0, hiding: readable == nil ? nil : access.field) }
+                    .sorted { $0.ordinal < $1.ordinal }
                 if end < total {
                     detail.truncated = true
                     detail.nextCursor = String(end)
@@ -194,23 +210,26 @@ struct DocumentRoutes: Sendable {
         k: Int? = nil,
         in sink: any VectorSink
     ) async throws -> [VectorRecord] {
+        try await Self.records(
+            matching: .and(
+                [
+                    .compare(SearchFilter.documentKeyField, .equal, .string(key)),
+                    .compare(SearchFilter.ordinalField, .greaterOrEqual, .int(ordinals.lowerBound)),
+                    .compare(SearchFilter.ordinalField, .less, .int(ordinals.upperBound)),
+                ] + (readable.map { [$0] } ?? [])
+            ),
+            k: k ?? ordinals.count,
+            in: sink
+        )
+    }
+
+    /// Up to `k` records of the store matching `filter`: a vector search with a fixed probe (the store
+    /// has no fetch by condition), the filter inside the store's query.
+    static func records(matching filter: SearchFilter, k: Int, in sink: any VectorSink) async throws -> [VectorRecord] {
         let dimensions = try await sink.info().dimensions ?? 0
         guard dimensions > 0 else { return [] }
         let probe = [Float](repeating: 1 / Float(dimensions).squareRoot(), count: dimensions)
-        let hits = try await sink.search(
-            SearchRequest(
-                mode: .vector,
-                vector: probe,
-                k: k ?? ordinals.count,
-                filter: .and(
-                    [
-                        .compare(SearchFilter.documentKeyField, .equal, .string(key)),
-                        .compare(SearchFilter.ordinalField, .greaterOrEqual, .int(ordinals.lowerBound)),
-                        .compare(SearchFilter.ordinalField, .less, .int(ordinals.upperBound)),
-                    ] + (readable.map { [$0] } ?? [])
-                )
-            )
-        )
+        let hits = try await sink.search(SearchRequest(mode: .vector, vector: probe, k: k, filter: filter))
         return hits.map(\.record)
     }
 }

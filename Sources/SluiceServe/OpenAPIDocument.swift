@@ -276,6 +276,7 @@ enum OpenAPIDocument {
       "get": {
         "operationId": "listDocuments",
         "summary": "The checkpoint's documents, by key, a page at a time.",
+        "description": "With access control on, a restricted identity is listed only the documents it may read, the store asked with its access filter; a page holds `limit` documents whenever more readable ones follow (docs/ACCESS.md).",
         "parameters": [
           {
             "name": "status",
@@ -1488,7 +1489,7 @@ enum OpenAPIDocument {
         }
       },
       "Forbidden": {
-        "description": "`origin-refused`: a server without credentials and a request from a web page whose `Origin` is not in `serve.cors_origins`; or `forbidden`: the key's scopes (`serve.keys_file`) do not include this endpoint, or, with access control on, a restricted identity lists documents (docs/ACCESS.md).",
+        "description": "`origin-refused`: a server without credentials and a request from a web page whose `Origin` is not in `serve.cors_origins`; or `forbidden`: the key's scopes (`serve.keys_file`) do not include this endpoint (docs/ACCESS.md).",
         "content": {
           "application/json": {
             "schema": {

@@ -145,14 +145,25 @@ struct ServeAccessCLITests {
         }
         let own = try await eng.document(key: "eng/design-1.md")
         #expect(own.chunks?.count == 1 && own.chunks?.first?.text.contains("Design 1") == true)
+        // A record's readers (group names) are the operator's to see, not a restricted caller's.
+        #expect(own.chunks?.allSatisfy { $0.metadata["access"] == nil } == true, "\(own.chunks ?? [])")
+        let seen = try await eng.search(SearchRequest(query: "salary payroll", k: 5)).results
+        #expect(seen.allSatisfy { $0.metadata["access"] == nil }, "\(seen.map(\.metadata))")
+        let operatorView = try await server.client(token: Self.operatorToken)
+            .search(SearchRequest(query: "salary payroll", k: 5)).results
+        #expect(operatorView.allSatisfy { $0.metadata["access"] != nil }, "\(operatorView.map(\.metadata))")
+        let operatorDocument = try await server.client(token: Self.operatorToken).document(key: "eng/design-1.md")
+        #expect(operatorDocument.chunks?.first?.metadata["access"] != nil)
         #expect(try await eng.document(key: "handbook.md").chunks?.count == 1)
         let board = try await server.client(token: Self.operatorToken).document(key: "secret/board.md")
         #expect(board.chunks?.count == 1)
 
-        // The listing (from the checkpoint, which knows no readers) is the operator's; scopes; credentials.
-        let list = try await server.exchange("GET", "/v1/documents", headers: auth(Self.engKey))
-        #expect(list.status == 403 && ServeProcess.errorCode(list.body) == "forbidden")
+        // The listing: the documents the key may read, the store asked with the access filter; pages as
+        // full as the limit says while readable documents remain, whatever lies between them.
         #expect(try await server.client(token: Self.operatorToken).documents().documents.count == 26)
+        try await Self.expectListing(eng, Self.engReadable)
+        try await Self.expectListing(hr, Set((0..<20).map { "hr/pay-\($0).md" } + ["handbook.md"]))
+        // Scopes; credentials.
         let scoped = try await server.exchange(
             "GET",
             "/v1/documents/eng%2Fdesign-1.md",
@@ -178,6 +189,30 @@ struct ServeAccessCLITests {
         for secret in [Self.engKey, Self.hrKey, Self.operatorToken] {
             #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
         }
+    }
+
+    /// Lists `client`'s documents two at a time: the pages hold `readable` exactly, in the checkpoint's
+    /// order, each page full but the last, then the last without a cursor.
+    static func expectListing(
+        _ client: SluiceClient,
+        _ readable: Set<String>,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        var listed: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let page = try await client.documents(cursor: cursor, limit: 2)
+            listed += page.documents.map(\.key)
+            cursor = page.nextCursor
+            pages += 1
+            if cursor != nil {
+                #expect(page.documents.count == 2, "\(page.documents.map(\.key))", sourceLocation: sourceLocation)
+            }
+        } while cursor != nil && pages <= readable.count
+        #expect(listed.count == readable.count && Set(listed) == readable, "\(listed)", sourceLocation: sourceLocation)
+        #expect(listed == listed.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, sourceLocation: sourceLocation)
+        #expect(pages == (readable.count + 1) / 2, "\(pages) pages", sourceLocation: sourceLocation)
     }
 
     @Test("ask as a key of one group: the sources (the passages sent to the chat model) are its own")
