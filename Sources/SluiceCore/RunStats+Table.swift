@@ -53,7 +53,9 @@ extension RunStats {
                     ? " · captions: \(captionsMade ?? 0) made, \(captionsCached ?? 0) from the state's cache" : "")
         )
         lines.append(
-            "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache) · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)"
+            "chunks: \(chunks) (\(chunksEmbedded) embedded, \(cacheHits) from cache"
+                + ((vectorsAdopted ?? 0) > 0 ? ", of which \(vectorsAdopted ?? 0) adopted from the store" : "")
+                + ") · tokens embedded: \(tokensEmbedded) · requests: \(embedRequests), retries: \(embedRetries), 429s: \(rateLimited)"
         )
         lines.append("vectors: \(vectorsUpserted) upserted, \(vectorsDeleted) deleted")
         if let ocrSummary { lines.append(ocrSummary) }

@@ -26,6 +26,10 @@ public struct RunStats: Sendable, Hashable, Codable {
     public var embedRetries = 0
     public var rateLimited = 0
     public var cacheHits = 0
+    /// Chunks whose vectors a new or lost state took from the store instead of embedding them again
+    /// (docs/OPERATIONS.md, "A lost state, re-sharding"); they count as cache hits too. Nil when none,
+    /// and in runs recorded before it.
+    public var vectorsAdopted: Int? = nil
     public var vectorsUpserted = 0
     public var vectorsDeleted = 0
     public var bytesRead = 0
@@ -83,6 +87,7 @@ public struct RunStats: Sendable, Hashable, Codable {
         case embedRetries = "embed_retries"
         case rateLimited = "rate_limited"
         case cacheHits = "cache_hits"
+        case vectorsAdopted = "vectors_adopted"
         case vectorsUpserted = "vectors_upserted"
         case vectorsDeleted = "vectors_deleted"
         case bytesRead = "bytes_read"

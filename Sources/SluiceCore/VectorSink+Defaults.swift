@@ -21,6 +21,9 @@ extension VectorSink {
         return Set(ids).intersection(all)
     }
 
+    /// Nil: a store that says nothing about it cannot read vectors back, and a new state embeds again.
+    public func storedVectors(ofDocument key: String) async throws -> [VectorID: [Float]]? { nil }
+
     public func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws {
         try await delete(ids)
     }

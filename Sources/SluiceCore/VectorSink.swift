@@ -31,6 +31,15 @@ public protocol VectorSink: Sendable {
     func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws
     /// Which of `ids` the store holds.
     func existing(_ ids: [VectorID]) async throws -> Set<VectorID>
+    /// The vectors the store holds for one document (its records whose document key is `key`), by id; an
+    /// empty dictionary when it holds none; nil for a store that cannot read vectors back (the default).
+    ///
+    /// A new or lost state adopts them instead of embedding the document's unchanged chunks again: an id
+    /// is derived from the document key, the chunk's ordinal and the hash of what the embedder was sent
+    /// (``VectorID``), and ``prepare(embedder:)`` has checked that the store's vectors are the pipeline's
+    /// embedder's, so a vector stored under a chunk's id is that chunk's. The ids of the document that are
+    /// no longer its chunks are deleted after its new vectors are written, as a changed document's are.
+    func storedVectors(ofDocument key: String) async throws -> [VectorID: [Float]]?
     /// Removes the collection/table/index itself (`sluice sink drop --yes`); the next run creates it again.
     func drop() async throws
     /// Called once at the end of a run that wrote to the sink (builds deferred indexes, compacts files).

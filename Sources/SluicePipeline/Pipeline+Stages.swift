@@ -99,7 +99,8 @@ extension Pipeline {
         auditLog: FileHandle?,
         shutdown: ShutdownSignal,
         stateDamage: StateDamage,
-        captioner: ImageCaptioner? = nil
+        captioner: ImageCaptioner? = nil,
+        adopting: Bool = false
     ) -> RunStages {
         let buffer = configuration.run.buffer
         let extractWorkers = configuration.extract.parallelism
@@ -109,6 +110,24 @@ extension Pipeline {
         // then exits with code 5 instead of 4.
         let providerStop = ShutdownSignal()
         let logger = self.logger
+        let hashStep = HashStep(
+            context: ChunkContext(
+                configuration.chunk.context,
+                counter: components.embedder.tokenCounter,
+                maxInputTokens: components.embedder.limits.maxTokensPerInput
+            )
+        )
+        // A new or lost state's documents take the store's vectors here, on the hash workers (``StoreAdoption``).
+        let adoption =
+            adopting
+            ? StoreAdoption(
+                sink: components.sink,
+                checkpoint: checkpoint,
+                stateExecutor: stateExecutor,
+                embedder: components.embedder.identity,
+                tally: tally,
+                logger: logger
+            ) : nil
         return RunStages(
             scan: ScanStage(
                 source: source,
@@ -158,13 +177,11 @@ extension Pipeline {
             hash: TransformStage(
                 name: "hash",
                 workers: chunkWorkers,
-                transform: HashStep(
-                    context: ChunkContext(
-                        configuration.chunk.context,
-                        counter: components.embedder.tokenCounter,
-                        maxInputTokens: components.embedder.limits.maxTokensPerInput
-                    )
-                ).callAsFunction
+                transform: { document in
+                    let hashed = await hashStep(document)
+                    guard let adoption else { return hashed }
+                    return await adoption(hashed)
+                }
             ),
             embed: EmbedStage(
                 embedder: components.embedder,

@@ -109,6 +109,9 @@ public struct Pipeline: Sendable {
             )
         }
 
+        // A new or lost state takes the vectors the store holds instead of embedding them again.
+        let adopting = try await startAdoption(checkpoint: checkpoint, stateExecutor: stateExecutor)
+
         let tally = RunTally()
         let runID = Self.makeRunID()
         let started = Date()
@@ -149,7 +152,8 @@ public struct Pipeline: Sendable {
             auditLog: auditLog,
             shutdown: shutdown,
             stateDamage: stateDamage,
-            captioner: captioner
+            captioner: captioner,
+            adopting: adopting
         )
 
         // Run them to the end of the source.
@@ -233,6 +237,7 @@ public struct Pipeline: Sendable {
             throw failure ?? error
         }
         if let failure { throw failure }
+        try await finishAdoption(adopting, stats: stats, checkpoint: checkpoint, stateExecutor: stateExecutor)
         if let skipped = source.skipped {
             // Never silent either: what the source itself passed over, and why.
             logger.notice("\(source.name): \(skipped)")

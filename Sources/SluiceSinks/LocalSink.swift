@@ -11,13 +11,15 @@ import SluiceLMDB
 public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
     let executor: BlockingExecutor
-    private let readers: BlockingExecutor
+    let readers: BlockingExecutor
     public let directory: URL
     let readOnly: Bool
     let indexSettings: IndexSettings
     let annState = LocalANNState()
     /// The change log's labels for the last (graph, store) generations a search asked about.
     let changedLabels = LocalANNChangedLabels()
+    /// Document key → ids, built when a new state first asks for a document's vectors (`LocalSink+Adoption.swift`).
+    let documentKeys = DocumentKeyIndex()
 
     public var name: String { "local:\(directory.path)" }
 
@@ -132,6 +134,7 @@ public final class LocalSink: VectorSink {
             }
             CrashPoint.reach("local.upsert-committed")
             self.apply(change)
+            self.documentKeys.upserted(records)
         }
     }
 
@@ -149,6 +152,7 @@ public final class LocalSink: VectorSink {
                 return try self.recordDelete(ids, in: txn)
             }
             self.apply(change)
+            self.documentKeys.deleted(ids)
         }
     }
 
@@ -268,6 +272,7 @@ public final class LocalSink: VectorSink {
                 return try self.recordClear(in: txn)
             }
             self.apply(change)
+            self.documentKeys.cleared()
             self.removeIndexFiles(keeping: nil)
         }
     }

@@ -75,6 +75,10 @@ package struct DocumentWork: Sendable {
     package var staleVectorsKept: String?
     /// Ids recorded as pending before an upsert attempt (kept on failure so they are cleaned up later).
     package var attemptedIDs: [VectorID] = []
+    /// The ids the store held for this document when a new or lost state read them back
+    /// (``StoreAdoption``): those that are not its chunks' ids now are deleted once its new vectors are
+    /// written, as a changed document's old ones are.
+    package var storedIDs: Set<VectorID> = []
 
     package init(file: SourceFile, previous: DocumentRecord?) {
         self.file = file

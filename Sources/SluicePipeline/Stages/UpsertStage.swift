@@ -138,7 +138,7 @@ package actor UpsertStage {
                 var keys: [VectorID: String] = [:]
                 for index in writing {
                     let fresh = Set(documents[index].chunks.map(\.id))
-                    let old = documents[index].previous?.knownIDs ?? []
+                    let old = (documents[index].previous?.knownIDs ?? []).union(documents[index].storedIDs)
                     let gone = old.subtracting(fresh)
                     stale += gone
                     for id in gone { keys[id] = documents[index].file.key }

@@ -26,6 +26,8 @@ public final class JSONLSink: VectorSink {
     let readOnly: Bool
     let state = Mutex(State())
     let executor = BlockingExecutor(label: "sl-jsonl-sink", threads: 1)
+    /// Document key → ids, built when a new state first asks for a document's vectors (`JSONLSink+Adoption.swift`).
+    let documentKeys = DocumentKeyIndex()
 
     public var name: String { "jsonl:\(layout.root.path)" }
 
@@ -73,6 +75,7 @@ public final class JSONLSink: VectorSink {
                 for (id, line) in encoded { $0.lines[id] = line }
                 $0.dirty = true
             }
+            documentKeys.upserted(records)
         }
     }
 
@@ -85,6 +88,7 @@ public final class JSONLSink: VectorSink {
                 for id in ids { $0.lines[id] = nil }
                 $0.dirty = true
             }
+            documentKeys.deleted(ids)
         }
     }
 
@@ -137,6 +141,7 @@ public final class JSONLSink: VectorSink {
                 $0.lines.removeAll()
                 $0.dirty = true
             }
+            documentKeys.cleared()
         }
     }
 
@@ -158,6 +163,7 @@ public final class JSONLSink: VectorSink {
         let layout = self.layout
         try await executor.run { try layout.removeFiles() }
         state.withLock { $0 = State() }
+        documentKeys.cleared()
     }
 
     /// Rewrites the data files from memory (sorted by id) and removes the journal.
