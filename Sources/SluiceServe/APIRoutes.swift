@@ -37,6 +37,7 @@ struct APIRoutes: Sendable {
             let query = body.query
             let searcher = server.searcher
             let outcome = try await bounded { try await searcher.searchOutcome(query) }
+            AuditRecord.showed(outcome.results.map(\.documentKey))
             return try JSONResponse.make(
                 SearchAnswer(
                     results: outcome.results,
@@ -72,6 +73,7 @@ struct APIRoutes: Sendable {
                 }
                 return transcript
             }
+            AuditRecord.showed(transcript.sources.map(\.documentKey))
             return try JSONResponse.make(object: transcript.jsonObject)
         }
         router.get("/v1/documents") { request, _ in
