@@ -51,6 +51,9 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim (ResidentMemoryReleaser)
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // OpenSSL's libcrypto: the RS256/ES256/HS256 checks of `sluice serve`'s bearer JWTs (docs/ACCESS.md).
+        // Already loaded by libcurl; swift-crypto would compile BoringSSL a second time (~minutes per build).
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // BLAS for the MiniLM embedder (Linux; macOS uses Accelerate's identical cblas_sgemm).
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
 
@@ -215,7 +218,7 @@ if withServer {
         .target(
             name: "SluiceServe",
             dependencies: [
-                "SluiceCore", "SluiceState", "SluicePipeline",
+                "SluiceCore", "SluiceState", "SluicePipeline", "CLibCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection limit (MaximumAvailableConnections); already built for Hummingbird.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -234,7 +237,8 @@ if withServer {
         .testTarget(
             name: "SluiceServeTests",
             dependencies: [
-                "SluiceServe", "SluiceCore", "SluicePipeline", .product(name: "Hummingbird", package: "hummingbird"),
+                "SluiceServe", "SluiceCore", "SluicePipeline", "SluiceTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]

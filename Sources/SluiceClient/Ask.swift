@@ -180,7 +180,7 @@ extension SluiceClient {
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
             var data = Data()
             for try await byte in bytes { data.append(byte) }
-            throw SluiceClientError(status: http.statusCode, body: data)
+            throw SluiceClientError(http, body: data)
         }
         return AsyncThrowingStream { continuation in
             let task = Task {

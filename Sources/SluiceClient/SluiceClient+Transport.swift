@@ -67,7 +67,7 @@ extension SluiceClient {
         guard let http = response as? HTTPURLResponse else {
             throw SluiceClientError(code: "transport", message: "not an HTTP response")
         }
-        guard accepting.contains(http.statusCode) else { throw SluiceClientError(status: http.statusCode, body: data) }
+        guard accepting.contains(http.statusCode) else { throw SluiceClientError(http, body: data) }
         return (data, http)
     }
 

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// A failed call: the server's structured error (`{"error": {"code", "message"}}`, with its HTTP status),
 /// or the client's own (`transport`, `decoding`, `encoding`; status nil).
 public struct SluiceClientError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -10,12 +14,20 @@ public struct SluiceClientError: Error, Sendable, Hashable, CustomStringConverti
     public var message: String
     /// For `lock-held` (409): the id of the run that holds the lock, where known.
     public var runID: String?
+    /// For `rate-limited` (429): the seconds the server asks to wait (`Retry-After`), where it says.
+    public var retryAfterSeconds: Int?
 
     public init(status: Int? = nil, code: String, message: String, runID: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.runID = runID
+    }
+
+    /// The error a non-success answer carries, with its `Retry-After` (a 429's).
+    init(_ response: HTTPURLResponse, body: Data) {
+        self.init(status: response.statusCode, body: body)
+        retryAfterSeconds = response.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0) }
     }
 
     /// The error a non-success answer carries.

@@ -11,6 +11,7 @@ import Yams
 ///     principal: intern
 ///     groups: [staff]
 ///     scopes: [search, ask]   # of search, ask, documents, runs, metrics
+///     rate_limit_per_minute: 120   # optional: this key's own limit (0: none), over serve.rate_limit_per_minute
 /// ```
 package struct APIKeys: Sendable, Equatable {
     package struct Key: Sendable, Equatable {
@@ -19,6 +20,8 @@ package struct APIKeys: Sendable, Equatable {
         package var principal: String
         package var groups: [String]
         package var scopes: Set<Scope>
+        /// This key's own requests per minute (0: no limit); nil: `serve.rate_limit_per_minute`.
+        package var rateLimitPerMinute: Int? = nil
     }
 
     /// What a key may call: `search` (`POST /v1/search`), `ask` (`POST /v1/ask`), `documents`
@@ -69,9 +72,11 @@ package struct APIKeys: Sendable, Equatable {
         var digests = Set<[UInt8]>()
         for (index, item) in list.enumerated() {
             guard let entry = item as? [String: Any] else { throw problem("keys[\(index)]: expected a mapping") }
-            let known: Set<String> = ["id", "sha256", "principal", "groups", "scopes"]
+            let known: Set<String> = ["id", "sha256", "principal", "groups", "scopes", "rate_limit_per_minute"]
             if let unknown = entry.keys.sorted().first(where: { !known.contains($0) }) {
-                throw problem("keys[\(index)]: unknown field \(unknown) (id, sha256, principal, groups, scopes)")
+                throw problem(
+                    "keys[\(index)]: unknown field \(unknown) (id, sha256, principal, groups, scopes, rate_limit_per_minute)"
+                )
             }
             guard let id = entry["id"] as? String, !id.isEmpty else {
                 throw problem("keys[\(index)]: id (a non-empty text) is required")
@@ -100,7 +105,23 @@ package struct APIKeys: Sendable, Equatable {
             if scopes.isEmpty {
                 throw problem("key \(id): scopes must name at least one of search, ask, documents, runs, metrics")
             }
-            keys.append(Key(id: id, digest: digest, principal: principal, groups: groups, scopes: scopes))
+            var limit: Int?
+            if let value = entry["rate_limit_per_minute"] {
+                guard let number = value as? Int, number >= 0 else {
+                    throw problem("key \(id): rate_limit_per_minute must be a whole number ≥ 0 (0: no limit)")
+                }
+                limit = number
+            }
+            keys.append(
+                Key(
+                    id: id,
+                    digest: digest,
+                    principal: principal,
+                    groups: groups,
+                    scopes: scopes,
+                    rateLimitPerMinute: limit
+                )
+            )
         }
         return APIKeys(keys: keys)
     }

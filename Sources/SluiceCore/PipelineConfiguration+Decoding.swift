@@ -82,7 +82,7 @@ extension PipelineConfiguration {
             "source": ["s3": [String: Any](), "http": [String: Any]()], "chunk": [String: Any](),
             "embed": [String: Any](),
             "sink": ["hnsw": [String: Any]()], "run": [String: Any](), "answer": [String: Any](),
-            "serve": [String: Any](), "search": ["rerank": [String: Any]()],
+            "serve": ["jwt": [String: Any]()], "search": ["rerank": [String: Any]()],
             "eval": [String: Any](), "access": [String: Any](),
             "extract": [
                 "zip": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),

@@ -43,6 +43,7 @@ struct APIRoutes: Sendable {
             if identity.filter(access) != nil {
                 for index in results.indices { results[index].metadata[access.field] = nil }
             }
+            AuditRecord.showed(outcome.results.map(\.documentKey))
             return try JSONResponse.make(
                 SearchAnswer(
                     results: results,
@@ -78,6 +79,7 @@ struct APIRoutes: Sendable {
                 }
                 return transcript
             }
+            AuditRecord.showed(transcript.sources.map(\.documentKey))
             return try JSONResponse.make(object: transcript.jsonObject)
         }
         router.get("/v1/documents") { request, _ in

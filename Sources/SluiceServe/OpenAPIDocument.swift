@@ -133,7 +133,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -144,6 +144,25 @@ enum OpenAPIDocument {
           },
           "413": {
             "description": "The body is over `serve.max_body_bytes`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -228,7 +247,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -239,6 +258,25 @@ enum OpenAPIDocument {
           },
           "413": {
             "description": "The body is over `serve.max_body_bytes`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -334,7 +372,26 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -432,7 +489,26 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -496,7 +572,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -507,6 +583,25 @@ enum OpenAPIDocument {
           },
           "413": {
             "description": "The body is over `serve.max_body_bytes`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -576,7 +671,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -590,6 +685,25 @@ enum OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -610,7 +724,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -624,6 +738,25 @@ enum OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -644,7 +777,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`) nor a key of `serve.keys_file` (only when the server requires one).",
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
             "content": {
               "application/json": {
                 "schema": {
@@ -658,6 +791,25 @@ enum OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/OriginRefused"
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -687,7 +839,7 @@ enum OpenAPIDocument {
             "properties": {
               "code": {
                 "type": "string",
-                "description": "`usage`, `not-found`, `unauthorized`, `forbidden`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `state-corrupt`, `embedder-mismatch`, `host-refused`, `origin-refused`, `unsupported-media-type`, `method-not-allowed`, … (docs/SERVE.md)."
+                "description": "`usage`, `not-found`, `unauthorized`, `forbidden`, `too-large`, `lock-held`, `timeout`, `dependency-unavailable`, `state-corrupt`, `embedder-mismatch`, `rate-limited`, `host-refused`, `origin-refused`, `unsupported-media-type`, `method-not-allowed`, … (docs/SERVE.md)."
               },
               "message": {
                 "type": "string"

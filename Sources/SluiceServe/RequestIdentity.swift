@@ -7,6 +7,10 @@ struct RequestIdentity: Sendable {
     var scopes: Set<APIKeys.Scope>
     /// The key's `id` in `serve.keys_file` (never the key); nil for the operator's token or anonymous.
     var keyID: String?
+    /// The principal of a bearer JWT (`serve.jwt`); nil for a key, the operator's token or anonymous.
+    var tokenPrincipal: String? = nil
+    /// The key's own requests per minute (`rate_limit_per_minute` in `serve.keys_file`); nil: the default.
+    var rateLimitPerMinute: Int? = nil
     /// Whether this is the operator's token (`serve.api_key_env`): the detailed `/ready` report.
     var isOperator = false
 
@@ -23,6 +27,29 @@ struct RequestIdentity: Sendable {
         access: AccessIdentity(principal: nil, groups: []),
         scopes: Set(APIKeys.Scope.allCases)
     )
+
+    /// The kind of credential, as the audit log names it.
+    enum Kind: String, Sendable {
+        case operatorToken = "operator"
+        case key, jwt, anonymous
+        /// No identity: refused before one was found.
+        case unidentified = "none"
+    }
+
+    var kind: Kind {
+        if isOperator { return .operatorToken }
+        if keyID != nil { return .key }
+        if tokenPrincipal != nil { return .jwt }
+        return .anonymous
+    }
+
+    /// Who the rate limit and the audit log count this identity as (`key:ID`, `jwt:PRINCIPAL`); nil for the
+    /// operator's token and anonymous callers, which are not limited.
+    var limitedAs: String? {
+        if let keyID { return "key:\(keyID)" }
+        if let tokenPrincipal { return "jwt:\(tokenPrincipal)" }
+        return nil
+    }
 
     @TaskLocal static var current: RequestIdentity = .unrestricted
 

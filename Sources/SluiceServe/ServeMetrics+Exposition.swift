@@ -37,6 +37,13 @@ extension ServeMetrics {
         for (outcome, count) in state.runsFinished.sorted(by: { $0.key < $1.key }) {
             out += "sluice_runs_finished_total{outcome=\"\(Self.escape(outcome))\"} \(count)\n"
         }
+        out +=
+            "# HELP sluice_auth_failures_total Credentials refused (401) and routes outside a credential's scopes (403), by reason.\n"
+        out += "# TYPE sluice_auth_failures_total counter\n"
+        for failure in AuthenticationFailure.allCases {
+            out +=
+                "sluice_auth_failures_total{reason=\"\(failure.rawValue)\"} \(state.authenticationFailures[failure] ?? 0)\n"
+        }
         if let documents {
             out += "# HELP sluice_documents Documents the checkpoint tracks.\n# TYPE sluice_documents gauge\n"
             out += "sluice_documents \(documents)\n"

@@ -25,6 +25,7 @@ final class ServeMetrics: Sendable {
         var latency: [String: Latency] = [:]
         var runsStarted: UInt64 = 0
         var runsFinished: [String: UInt64] = [:]
+        var authenticationFailures: [AuthenticationFailure: UInt64] = [:]
     }
 
     let state = Mutex(State())
@@ -38,6 +39,11 @@ final class ServeMetrics: Sendable {
             if let index = Self.bucketBounds.firstIndex(where: { seconds <= $0 }) { latency.buckets[index] += 1 }
             state.latency[route] = latency
         }
+    }
+
+    /// A credential refused (401) or a route outside its scopes (403): counted by reason, never by who.
+    func recordAuthenticationFailure(_ failure: AuthenticationFailure) {
+        state.withLock { $0.authenticationFailures[failure, default: 0] += 1 }
     }
 
     func recordRunStarted() { state.withLock { $0.runsStarted += 1 } }

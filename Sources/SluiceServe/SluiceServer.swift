@@ -28,6 +28,12 @@ public struct SluiceServer: Sendable {
     let token: [UInt8]?
     /// The keys of `serve.keys_file`, read again when the file changes; nil without one.
     let keys: APIKeyRing?
+    /// Bearer JWTs (`serve.jwt`); nil without.
+    let jwt: JWTVerifier?
+    /// The per-identity request budget (`serve.rate_limit_per_minute`, the keys' own limits).
+    let limiter: RateLimiter
+    /// The audit log (`serve.audit_log`); nil without.
+    let audit: AuditLog?
     /// The port bound (the Host check compares with it).
     let listening = ListeningPort()
     /// This machine's folders as error messages name them.
@@ -56,6 +62,11 @@ public struct SluiceServer: Sendable {
     ) throws {
         let serve = configuration.serve
         keys = try serve.keysFile.map { try APIKeyRing(url: configuration.resolve($0)) }
+        limiter = RateLimiter(defaultPerMinute: serve.rateLimitPerMinute)
+        audit = try serve.auditLog.map { try AuditLog(url: configuration.resolve($0)) }
+        jwt =
+            serve.jwt.isEnabled
+            ? try JWTVerifier(settings: serve.jwt, configuration: configuration, environment: environment) : nil
         if let name = serve.apiKeyEnvironment {
             guard let value = environment[name], !value.isEmpty else {
                 throw SluiceError(
@@ -64,10 +75,10 @@ public struct SluiceServer: Sendable {
                 )
             }
             token = Array(value.utf8)
-        } else if !serve.bindsLoopback && keys == nil {
+        } else if !serve.bindsLoopback && keys == nil && jwt == nil {
             throw SluiceError(
                 .configuration,
-                "serve.host is \(serve.host), not loopback: set serve.api_key_env to a variable holding a bearer token, or serve.keys_file (or bind 127.0.0.1)"
+                "serve.host is \(serve.host), not loopback: set serve.api_key_env to a variable holding a bearer token, serve.keys_file or serve.jwt (or bind 127.0.0.1)"
             )
         } else {
             token = nil
@@ -163,13 +174,30 @@ public struct SluiceServer: Sendable {
             },
             logger: logger
         )
+        // SIGHUP reopens the audit log by its name (after a rotation renamed it).
+        var reopenAudit: (@Sendable () -> Void)?
+        if let audit {
+            reopenAudit = { @Sendable [logger] in
+                do {
+                    try audit.reopen()
+                } catch {
+                    logger.error("serve.audit_log cannot be reopened, the old file stays in use: \(error)")
+                }
+            }
+        }
         // The HTTP server stops first (its drain bounded), then the run manager stops a running run.
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: runs),
                     .init(service: GenerationWatch(served: served, logger: logger)),
-                    .init(service: APIKeyRingWatch(ring: keys, logger: logger)),
+                    .init(
+                        service: KeyFilesWatch(
+                            files: [keys as (any RefreshableFile)?, jwt?.keys].compactMap { $0 },
+                            onHangup: reopenAudit,
+                            logger: logger
+                        )
+                    ),
                     .init(
                         service: DrainDeadlineService(
                             wrapped: app,
@@ -222,13 +250,23 @@ public struct SluiceServer: Sendable {
             middleware: BrowserGuardMiddleware(
                 hosts: serve.bindsLoopback ? HostPolicy(allowedHosts: serve.allowedHosts) : nil,
                 listening: listening,
-                checksOrigin: token == nil && keys == nil,
+                checksOrigin: token == nil && keys == nil && jwt == nil,
                 origins: Set(serve.corsOrigins)
             )
         )
         router.add(middleware: OriginPolicyMiddleware(origins: Set(serve.corsOrigins)))
+        if let audit { router.add(middleware: AuditMiddleware(log: audit)) }
         router.add(middleware: MethodPolicyMiddleware())
-        router.add(middleware: BearerAuthMiddleware(token: token, keys: keys, access: configuration.access))
+        router.add(
+            middleware: BearerAuthMiddleware(
+                token: token,
+                keys: keys,
+                jwt: jwt,
+                access: configuration.access,
+                metrics: metrics,
+                limiter: limiter
+            )
+        )
         router.add(
             middleware: RequestBodyPolicyMiddleware(
                 maxBytes: serve.maxBodyBytes,

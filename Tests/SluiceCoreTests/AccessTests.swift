@@ -57,7 +57,15 @@ struct AccessTests {
         #expect(key.principal == "emil" && key.groups == ["eng"] && key.scopes == [.search, .ask])
         #expect(keys.identify(Array("eng-key-2b8d42".utf8)) == nil)
         #expect(keys.identify(Array(digest.utf8)) == nil, "the digest is not the key")
+        #expect(key.rateLimitPerMinute == nil, "without its own limit: serve.rate_limit_per_minute")
+        let limited = try APIKeys.parse(
+            "keys: [{id: a, sha256: \"\(digest)\", principal: p, scopes: [search], rate_limit_per_minute: 30}]",
+            name: "keys.yaml"
+        )
+        #expect(limited.keys.first?.rateLimitPerMinute == 30)
         let mistakes = [
+            "keys: [{id: a, sha256: \"\(digest)\", principal: p, scopes: [search], rate_limit_per_minute: -1}]",
+            "keys: [{id: a, sha256: \"\(digest)\", principal: p, scopes: [search], rate_limit_per_minute: many}]",
             "keys: [{id: a, sha256: abc, principal: p, scopes: [search]}]",
             "keys: [{id: a, sha256: \"\(digest)\", principal: p, scopes: [write]}]",
             "keys: [{id: a, sha256: \"\(digest)\", principal: p, scopes: []}]",

@@ -22,4 +22,16 @@ import Testing
         #expect(text.contains("sluice_documents 4\n") && text.contains("sluice_vectors 9\n"))
         #expect(ServeMetrics.escape("a\"b\\c\n") == #"a\"b\\c\n"#)
     }
+
+    @Test func refusedCredentialsAreCountedByReasonOnly() {
+        let metrics = ServeMetrics()
+        metrics.recordAuthenticationFailure(.expired)
+        metrics.recordAuthenticationFailure(.expired)
+        metrics.recordAuthenticationFailure(.forbidden)
+        let text = metrics.exposition(documents: nil, vectors: nil)
+        #expect(text.contains(#"sluice_auth_failures_total{reason="expired"} 2"#))
+        #expect(text.contains(#"sluice_auth_failures_total{reason="forbidden"} 1"#))
+        #expect(text.contains(#"sluice_auth_failures_total{reason="missing"} 0"#))
+        #expect(text.contains(#"sluice_auth_failures_total{reason="invalid"} 0"#))
+    }
 }
