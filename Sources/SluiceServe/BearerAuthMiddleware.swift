@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 import SluiceCore
 
 /// Finds who a request is made for (``RequestIdentity``) and refuses it without a valid credential: the
