@@ -56,7 +56,10 @@ public struct TestTokenIssuer {
         // Replaced by a rename, as a deployment tool writes it.
         let temporary = folder.appendingPathComponent(name + ".new")
         try data.write(to: temporary)
-        _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
+        // rename(2), not FileManager.replaceItemAt, which on Linux fails when there is no file to replace yet.
+        guard rename(temporary.path, url.path) == 0 else {
+            throw SluiceError(.io, "cannot rename \(temporary.lastPathComponent) (errno \(errno))")
+        }
         return url
     }
 

@@ -13,9 +13,10 @@ import Testing
     /// The issuer, and a verifier over its JWKS (RSA `r1`, P-256 `e1`) and the HS256 secret.
     static func setUp(
         secret: [UInt8]? = Self.secret,
+        keysOf existing: TestTokenIssuer? = nil,
         _ change: (inout PipelineConfiguration.Serve.JWT) -> Void = { _ in }
     ) throws -> (TestTokenIssuer, JWTVerifier) {
-        let issuer = try TestTokenIssuer()
+        let issuer = try existing ?? TestTokenIssuer()
         let url = try issuer.writeJWKS([try issuer.rsaJWK(kid: "r1"), try issuer.ecJWK(kid: "e1")])
         var settings = PipelineConfiguration.Serve.JWT()
         settings.issuer = TestTokenIssuer.issuer
@@ -59,7 +60,7 @@ import Testing
             #expect(identity.limitedAs == "jwt:erin" && identity.keyID == nil && !identity.isOperator)
         }
         // Groups at a nested path; scopes as a list in scp; the principal from another claim.
-        let (_, nested) = try Self.setUp {
+        let (_, nested) = try Self.setUp(keysOf: issuer) {
             $0.groupsClaim = "realm.roles"
             $0.principalClaim = "email"
         }

@@ -13,7 +13,9 @@ import Testing
     }
 
     @Test func everyStoreSluiceShipsIsRegistered() {
-        let shipped: [PipelineConfiguration.Sink.Kind] = [.local, .jsonl, .pgvector, .chroma, .qdrant, .pinecone]
+        let shipped: [PipelineConfiguration.Sink.Kind] = [
+            .local, .jsonl, .pgvector, .chroma, .qdrant, .pinecone, .openAIVectorStore,
+        ]
         for kind in shipped {
             #expect(SinkFactory.descriptor(for: kind) != nil, "\(kind)")
         }
