@@ -2,7 +2,7 @@
 ///
 /// An open set of rules (static members), chosen per pipeline (`search.fusion`), per query
 /// (`sluice search --fusion`, the API's `fusion`) or in code (`Searcher.fusion`):
-/// - ``score(vectorWeight:)``, the default: a convex combination of the two rankings' scores, normalized
+/// - ``score(vectorWeight:questionWeight:)``, the default: a convex combination of the two rankings' scores, normalized
 ///   per query, with the vector ranking's weight set per query by how flat the keyword ranking is. It keeps
 ///   a keyword match far ahead of the rest first and lets the vector ranking reorder flat keyword rankings.
 /// - ``rrf(k:)``: reciprocal rank fusion, which uses the ranks only.
@@ -39,7 +39,7 @@ public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
         SearchFusion(.score(vectorWeight: vectorWeight, questionWeight: questionWeight))
     }
 
-    /// The fusion a pipeline that names none uses: ``score(vectorWeight:)`` with its defaults.
+    /// The fusion a pipeline that names none uses: ``score(vectorWeight:questionWeight:)`` with its defaults.
     public static let `default` = score()
 
     /// `search.rrf_k`'s default.

@@ -1,6 +1,6 @@
 import SluiceCore
 
-/// Fuses a vector ranking and a keyword ranking by their scores (``SearchFusion/score(vectorWeight:)``):
+/// Fuses a vector ranking and a keyword ranking by their scores (``SearchFusion/score(vectorWeight:questionWeight:)``):
 /// `w × v + (1 − w) × k` per record, where
 /// - `v` is the record's vector score min-max normalized within the vector ranking (1 for its first, 0 for
 ///   its last or a record it does not hold), so any metric's scale (cosine, inner product, negative values)

@@ -3,7 +3,7 @@ import SluiceCore
 /// A ``SearchFilter`` as an OpenAI vector store's attribute filter: comparison filters (`eq`, `ne`,
 /// `gt`, `gte`, `lt`, `lte`, `in`) combined by compound filters (`and`, `or`).
 ///
-/// Times are compared as Unix seconds, as the sink writes them (``OpenAIVectorStoreAttributes``). What
+/// Times are compared as Unix seconds, as the sink writes them (`OpenAIVectorStoreAttributes`). What
 /// the API cannot express exactly is refused before the search: a prefix (`^=`: no prefix match, and no
 /// list attribute to hold a document's folders), `exists` (no existence test), `!=` on a field a file may
 /// lack (Sluice's `!=` never matches a record without the field; only `document_key` and `ordinal`, which

@@ -2,7 +2,7 @@ import SluiceCore
 
 extension OpenAIVectorStoreSink {
     /// The store's own ranking of the query's text (`POST /vector_stores/{id}/search`), with the filter as
-    /// attribute filters (``OpenAIVectorStoreFilter``). Only `vector` mode: the API has no keyword ranking
+    /// attribute filters (`OpenAIVectorStoreFilter`). Only `vector` mode: the API has no keyword ranking
     /// of its own to ask for, so keyword and hybrid are refused. At most 50 results (the API's limit); a
     /// file's several matching chunks are several hits of the same record id.
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {

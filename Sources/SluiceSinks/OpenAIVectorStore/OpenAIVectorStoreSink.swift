@@ -9,14 +9,14 @@ import Synchronization
 /// extracted text as one record and no vector. Each record becomes a file (`POST /files`, purpose
 /// `assistants`, the text as UTF-8 `.txt`) attached to the vector store (`POST
 /// /vector_stores/{id}/files`) with the record's metadata as the file's attributes
-/// (``OpenAIVectorStoreAttributes``) and, when `sink.chunking_max_tokens` is set, a static chunking
+/// (`OpenAIVectorStoreAttributes`) and, when `sink.chunking_max_tokens` is set, a static chunking
 /// strategy; the sink then polls the file until OpenAI has processed it (`completed`), within
 /// `sink.processing_timeout_seconds`. A changed document is a new record: the new file is attached and
 /// the old one detached and deleted. The store is `sink.vector_store_id`, or the one named
 /// `sink.collection`, created by the first run.
 ///
 /// Every request carries `Authorization: Bearer` with the key from `sink.api_key_env` (never logged);
-/// 429 and 5xx are retried with backoff honouring `Retry-After` (``StoreHTTP``), 401/403 stop a run
+/// 429 and 5xx are retried with backoff honouring `Retry-After` (`StoreHTTP`), 401/403 stop a run
 /// with exit code 5 and an unreachable API with exit code 6.
 public final class OpenAIVectorStoreSink: VectorSink {
     /// What the store reads of `sink.*` (``SinkFactory`` maps the pipeline file's keys to it).
