@@ -17,8 +17,12 @@ extension Pipeline {
             try await stateExecutor.run { try checkpoint.setMetadata(Self.adoptionKey, nil) }
             return false
         }
-        if try checkpoint.metadata(Self.adoptionKey) != nil { return true }
-        guard try checkpoint.documentCount() == 0, try await components.sink.count() > 0 else { return false }
+        // State reads are LMDB calls: on the state's executor, off the cooperative pool.
+        let (pending, documents) = try await stateExecutor.run {
+            (try checkpoint.metadata(Self.adoptionKey) != nil, try checkpoint.documentCount())
+        }
+        if pending { return true }
+        guard documents == 0, try await components.sink.count() > 0 else { return false }
         try await stateExecutor.run { try checkpoint.setMetadata(Self.adoptionKey, "pending") }
         logger.notice(
             "the state is new and \(components.sink.name) holds vectors: documents take the vectors the store holds for their unchanged chunks instead of embedding them again"
