@@ -164,34 +164,25 @@ package final class ImageCaptioner: Sendable {
                 let response = try await client.send(request)
                 // An image cannot be split: classified as one of two inputs, an answer about size comes back as
                 // `.tooLarge` (the image's own refusal) rather than as a broken request.
-                switch ProviderAnswer(response, batchSize: 2) {
-                case .success:
-                    return .finished(response, headers: response.headers)
-                case .tooLarge(let reason):
-                    counters.withLock { $0.refusedForSize += 1 }
-                    return .stop(
-                        Refusal(reason: "the vision model refused the image: \(scrub(reason))"),
-                        headers: response.headers
-                    )
-                case .rateLimited(let reason):
-                    counters.withLock { $0.rateLimited += 1 }
-                    return .retry(.rateLimited, reason: reason, headers: response.headers)
-                case .refused(let reason):
-                    return .stop(
-                        SluiceError(.providerRefused, "the vision model refused to go on: \(scrub(reason))"),
-                        headers: response.headers
-                    )
-                case .transient(let reason):
-                    return .retry(.transient, reason: reason, headers: response.headers)
-                case .invalid(let reason):
-                    return .stop(
+                return ProviderAnswer(response, batchSize: 2).outcome(
+                    of: response,
+                    answer: response,
+                    tooLarge: { reason in
+                        counters.withLock { $0.refusedForSize += 1 }
+                        return .stop(
+                            Refusal(reason: "the vision model refused the image: \(scrub(reason))"),
+                            headers: response.headers
+                        )
+                    },
+                    refused: { SluiceError(.providerRefused, "the vision model refused to go on: \(scrub($0))") },
+                    invalid: {
                         SluiceError(
                             .extractionFailed,
-                            "image caption: the vision model at \(redactedURL(url)) will not take the request (check extract.images.caption.model and base_url): \(scrub(reason))"
-                        ),
-                        headers: response.headers
-                    )
-                }
+                            "image caption: the vision model at \(redactedURL(url)) will not take the request (check extract.images.caption.model and base_url): \(scrub($0))"
+                        )
+                    },
+                    rateLimited: { counters.withLock { $0.rateLimited += 1 } }
+                )
             }
         )
         let caption = try caption(from: answer)

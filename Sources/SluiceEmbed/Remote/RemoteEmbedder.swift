@@ -133,24 +133,16 @@ public final class RemoteEmbedder: Embedder {
             attempt: {
                 counters.withLock { $0.requests += 1 }
                 let response = try await client.send(request)
-                switch dialect.classify(response, batchSize: batch) {
-                case .success:
-                    return .finished(.answer(response), headers: response.headers)
-                case .tooLarge(let reason):
-                    return .finished(.tooLarge(reason), headers: response.headers, counted: false)
-                case .rateLimited(let reason):
-                    counters.withLock { $0.rateLimited += 1 }
-                    return .retry(.rateLimited, reason: reason, headers: response.headers)
-                case .refused(let reason):
-                    return .stop(
-                        SluiceError(.providerRefused, "\(configuration.provider) refused to go on: \(scrub(reason))"),
-                        headers: response.headers
-                    )
-                case .transient(let reason):
-                    return .retry(.transient, reason: reason, headers: response.headers)
-                case .invalid(let reason):
-                    return .stop(SluiceError(.embeddingFailed, scrub(reason)), headers: response.headers)
-                }
+                return dialect.classify(response, batchSize: batch).outcome(
+                    of: response,
+                    answer: .answer(response),
+                    tooLarge: { .finished(.tooLarge($0), headers: response.headers, counted: false) },
+                    refused: {
+                        SluiceError(.providerRefused, "\(configuration.provider) refused to go on: \(scrub($0))")
+                    },
+                    invalid: { SluiceError(.embeddingFailed, scrub($0)) },
+                    rateLimited: { counters.withLock { $0.rateLimited += 1 } }
+                )
             }
         )
         switch sent {

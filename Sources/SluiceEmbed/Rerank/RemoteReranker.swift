@@ -83,30 +83,19 @@ public final class RemoteReranker: Reranker {
             attempt: {
                 counters.withLock { $0.requests += 1 }
                 let response = try await client.send(request)
-                switch dialect.classify(response, batchSize: batch) {
-                case .success:
-                    return .finished(.answer(response), headers: response.headers)
-                case .tooLarge:
-                    return .finished(.tooLarge, headers: response.headers, counted: false)
-                case .rateLimited(let reason):
-                    counters.withLock { $0.rateLimited += 1 }
-                    return .retry(.rateLimited, reason: reason, headers: response.headers)
-                case .refused(let reason):
-                    return .stop(
-                        SluiceError(.providerRefused, "the reranker refused: \(scrub(reason))"),
-                        headers: response.headers
-                    )
-                case .transient(let reason):
-                    return .retry(.transient, reason: reason, headers: response.headers)
-                case .invalid(let reason):
-                    return .stop(
+                return dialect.classify(response, batchSize: batch).outcome(
+                    of: response,
+                    answer: .answer(response),
+                    tooLarge: { _ in .finished(.tooLarge, headers: response.headers, counted: false) },
+                    refused: { SluiceError(.providerRefused, "the reranker refused: \(scrub($0))") },
+                    invalid: {
                         SluiceError(
                             .configuration,
-                            "the reranker will not take the request (check search.rerank.url, kind and model): \(scrub(reason))"
-                        ),
-                        headers: response.headers
-                    )
-                }
+                            "the reranker will not take the request (check search.rerank.url, kind and model): \(scrub($0))"
+                        )
+                    },
+                    rateLimited: { counters.withLock { $0.rateLimited += 1 } }
+                )
             }
         )
         switch sent {
