@@ -4,6 +4,10 @@ import SluiceHTTP
 import SluiceTesting
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A new or lost state adopts the vectors the store already holds (issue 33, goal 4; docs/OPERATIONS.md,
 /// "A lost state, re-sharding"): no embedding request for unchanged text, and the store ends as an
 /// uninterrupted run leaves it. Embedding requests are counted at the OpenAI-compatible stand-in.
@@ -172,5 +176,55 @@ struct AdoptFromStoreCLITests {
         let after = try await ws.export(target(ws, store, "three-0", sink: "shared"))
         try expectSameRecords(after, loaded, exact: kind.exactVectors, "the store after re-sharding")
         #expect(adopted == (try Export.records(loaded).count), "each shard adopts its own documents' vectors")
+    }
+    @Test(
+        "kill -9 in the middle of an adoption, twice: the resumed runs adopt the rest, send no embedding request and end as the store was",
+        arguments: [Store.local, .pgvector]
+    )
+    func killedAdoptionResumes(_ kind: Store) async throws {
+        let ws = try Workspace("adopt-killed-\(kind.rawValue)")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 20, into: ws.corpus, seed: 0x5EED_0A03, maxBytes: 6_000)
+        let store = try await start(kind, ws)
+        defer { store?.stop() }
+        let server = try await StandInServer.launch(
+            script: "openai_standin.py",
+            arguments: ["--api-key", key, "--dims", "32"]
+        )
+        defer { server.stop() }
+
+        let main = target(ws, store, "main", sink: "shared")
+        #expect(try await load(ws, main, server) > 0)
+        let loaded = try await ws.export(main)
+        try FileManager.default.removeItem(at: main.state)
+
+        // Killed with some documents' vectors adopted into the cache but nothing written or committed, then
+        // killed again after a few documents were committed: each resumed run must keep adopting.
+        let before = try await Self.requests(server)
+        for point in ["adopt.cached@6", "commit.committed@4"] {
+            let crashed = try await ws.sluice(
+                ws.runArguments(main, embedderSettings(server)),
+                environment: [Self.keyVariable: key, "SLUICE_DEBUG_CRASH_AT": point],
+                timeout: .seconds(180)
+            )
+            #expect(crashed.signaled && crashed.status == SIGKILL, "\(point) was not reached: \(crashed)")
+        }
+        let statsURL = ws.file("resumed.stats.json")
+        let resumed = try await load(ws, main, server, stats: statsURL)
+        #expect(resumed == 0)
+        let sent = try await Self.requests(server) - before
+        #expect(sent == 0, "the killed and resumed adoption sent \(sent) embedding requests for unchanged text")
+        #expect(try ws.stats(statsURL)["chunks_embedded"] == 0)
+        #expect(try await ws.status(main).documents == ["indexed": keys.count])
+        try expectSameRecords(
+            try await ws.export(main),
+            loaded,
+            exact: kind.exactVectors,
+            "the store after a killed adoption"
+        )
+        // Every document committed: the next run neither adopts nor embeds.
+        let quietURL = ws.file("quiet.stats.json")
+        #expect(try await load(ws, main, server, stats: quietURL) == 0)
+        #expect((try ws.stats(quietURL)["vectors_adopted"] ?? 0) == 0)
     }
 }

@@ -88,6 +88,8 @@ package final class StoreAdoption: Sendable {
                 return document
             }
         }
+        // The fault campaign's point inside an adoption: vectors cached, the document not yet written again.
+        CrashPoint.reach("adopt.cached")
         let adopted = entries.count
         tally.update { $0.vectorsAdopted = ($0.vectorsAdopted ?? 0) + adopted }
         return document
