@@ -3,8 +3,10 @@ import SluiceCore
 
 extension Pipeline {
     /// The run's source (`source.kind`), seeing only this run's shard.
+    /// - Parameter preview: for a dry run or `sluice check`: the source writes nothing (a web source's
+    ///   changed pages are not downloaded into the state's `fetch/`).
     /// - Throws: ``SluiceError/Code/configuration`` for a kind Sluice cannot read.
-    func makeSource() throws -> any DocumentSource {
+    func makeSource(preview: Bool = false) throws -> any DocumentSource {
         switch configuration.source.kind {
         case .folder:
             return SourceScanner(configuration: configuration.source, root: sourceRoot, shard: options.shard)
@@ -19,7 +21,8 @@ extension Pipeline {
                 configuration: configuration.source,
                 shard: options.shard,
                 fetchDirectory: stateDirectory.appendingPathComponent("fetch"),
-                maxBytes: Int(configuration.extract.maxFileMB * 1_048_576)
+                maxBytes: Int(configuration.extract.maxFileMB * 1_048_576),
+                preview: preview
             )
         default:
             throw SluiceError(
