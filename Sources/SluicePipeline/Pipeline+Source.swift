@@ -14,7 +14,8 @@ extension Pipeline {
             return try S3Source(
                 configuration: configuration.source,
                 shard: options.shard,
-                fetchDirectory: stateDirectory.appendingPathComponent("fetch")
+                fetchDirectory: stateDirectory.appendingPathComponent("fetch"),
+                accessField: configuration.access.isEnabled ? configuration.access.field : nil
             )
         case .http:
             return WebSource(
