@@ -23,9 +23,7 @@ extension WebSource {
         } catch is WebClient.Disallowed {
             return .disallowed
         } catch {
-            let error = SluiceError.wrap(error, as: .unreadable)
-            let problem = SourceProblem(key: entry.key, error: error.code, message: error.message)
-            return error.cause is WebClient.Unreachable ? .unreachable(problem) : .failed(problem)
+            return Self.outcome(of: error, key: entry.key)
         }
         let url = URL(string: entry.url) ?? location(of: entry.key)
         switch answer.status {
@@ -34,14 +32,8 @@ extension WebSource {
         case 404, 410:
             return .gone
         case 200..<300:
-            var file = SourceFile(
-                key: entry.key,
-                url: url,
-                size: answer.written,
-                mtimeNanoseconds: answer.header("last-modified").flatMap(Self.nanoseconds(httpDate:)) ?? 0
-            )
-            if let token = Self.validator(of: answer) {
-                file.changeToken = token
+            var file = Self.listed(entry, url: url, answer: answer)
+            if let token = file.changeToken {
                 // A server that ignores the condition but sends the same validator sends the same bytes: the
                 // record's size (the body was not read; Content-Length may count compressed bytes).
                 if let record, record.changeToken == token { file.size = record.size }

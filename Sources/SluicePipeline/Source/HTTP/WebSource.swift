@@ -236,9 +236,7 @@ struct WebSource: DocumentSource {
             return .disallowed
         } catch {
             unlink(path)
-            let error = SluiceError.wrap(error, as: .unreadable)
-            let problem = SourceProblem(key: entry.key, error: error.code, message: error.message)
-            return error.cause is WebClient.Unreachable ? .unreachable(problem) : .failed(problem)
+            return Self.outcome(of: error, key: entry.key)
         }
         let url = URL(string: entry.url) ?? location(of: entry.key)
         switch answer.status {
@@ -249,15 +247,8 @@ struct WebSource: DocumentSource {
             unlink(path)
             return .gone
         case 200..<300:
-            var file = SourceFile(
-                key: entry.key,
-                url: url,
-                size: answer.written,
-                mtimeNanoseconds: answer.header("last-modified").flatMap(Self.nanoseconds(httpDate:)) ?? 0
-            )
-            if let token = Self.validator(of: answer) {
-                file.changeToken = token
-            } else {
+            var file = Self.listed(entry, url: url, answer: answer)
+            if file.changeToken == nil {
                 let bytes = try? await writer.run {
                     try DocumentFile.open(path, identity: nil, followSymlink: false).readAll()
                 }
@@ -335,6 +326,27 @@ struct WebSource: DocumentSource {
         var file = SourceFile(key: entry.key, url: url, size: record.size, mtimeNanoseconds: record.mtimeNanoseconds)
         file.changeToken = record.changeToken
         return .unchanged(file)
+    }
+
+    /// The listing's entry for a 2xx: its size as received, its `Last-Modified` as mtime, its validator as
+    /// token (nil without one: the caller hashes the bytes).
+    static func listed(_ entry: WebRunState.Entry, url: URL, answer: WebClient.Answer) -> SourceFile {
+        var file = SourceFile(
+            key: entry.key,
+            url: url,
+            size: answer.written,
+            mtimeNanoseconds: answer.header("last-modified").flatMap(Self.nanoseconds(httpDate:)) ?? 0
+        )
+        file.changeToken = validator(of: answer)
+        return file
+    }
+
+    /// The outcome of a request that threw (robots.txt aside): unreachable when no server answered its
+    /// last attempt, else failed.
+    static func outcome(of error: any Error, key: String) -> WebRunState.Outcome {
+        let error = SluiceError.wrap(error, as: .unreadable)
+        let problem = SourceProblem(key: key, error: error.code, message: error.message)
+        return error.cause is WebClient.Unreachable ? .unreachable(problem) : .failed(problem)
     }
 
     /// The change token an answer's validators give: `etag:…`, else `last-modified:…`; nil without either
