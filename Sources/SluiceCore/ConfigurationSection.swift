@@ -82,6 +82,20 @@ struct ConfigurationSection {
         return strings
     }
 
+    /// A mapping of names to names (`{access: readers}`): every value a non-empty string.
+    mutating func nameMapping(_ key: String) throws -> [String: String]? {
+        guard let value = take(key) else { return nil }
+        guard let mapping = value as? [String: Any] else {
+            throw SluiceError(.configuration, "\(name(key)): expected a mapping of names to names")
+        }
+        return try mapping.mapValues { item in
+            guard let text = item as? String, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw SluiceError(.configuration, "\(name(key)): every value must be a name (a non-empty string)")
+            }
+            return text
+        }
+    }
+
     /// A mapping of names to metadata values: strings, numbers, booleans, dates and lists of strings.
     mutating func metadataValues(_ key: String) throws -> [String: MetadataValue]? {
         guard let value = take(key) else { return nil }

@@ -37,6 +37,12 @@ extension PipelineConfiguration.Source {
         public var maxRetries: Int = 4
         /// Limit for one request (a page of the listing, or one object's download).
         public var timeoutSeconds: Double = 300
+        /// Metadata from each object's user metadata (`x-amz-meta-NAME`): record key → NAME
+        /// (`{team: team}`). Read from the download's answer: no request of its own.
+        public var metadataFromObject: [String: String] = [:]
+        /// Metadata from each object's tags (GetObjectTagging): record key → tag (`{access: readers}`).
+        /// One request per object downloaded, only when this is set; never for an unchanged object.
+        public var metadataFromTags: [String: String] = [:]
         public init() {}
     }
 }
@@ -58,6 +64,15 @@ extension PipelineConfiguration.Source.S3 {
         listPageSize = try s.int("list_page_size", min: 1, max: 1000) ?? listPageSize
         maxRetries = try s.int("max_retries", min: 0, max: 100) ?? maxRetries
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
+        metadataFromObject = try s.nameMapping("metadata_from_object") ?? metadataFromObject
+        metadataFromTags = try s.nameMapping("metadata_from_tags") ?? metadataFromTags
+        for key in metadataFromObject.keys.sorted() + metadataFromTags.keys.sorted()
+        where ["size", "mtime"].contains(key) {
+            throw SluiceError(
+                .configuration,
+                "source.s3: metadata key \(key) is Sluice's own (a record's \(key) is set by Sluice); name it otherwise"
+            )
+        }
         if let endpoint, !(endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://")) {
             throw SluiceError(.configuration, "source.s3.endpoint must be an http:// or https:// URL, not \(endpoint)")
         }

@@ -246,7 +246,7 @@ extension Pipeline {
     private func checkSource() async -> DependencyCheck {
         let source: any DocumentSource
         do {
-            source = try makeSource()
+            source = try makeSource(preview: true)
         } catch {
             return DependencyCheck(
                 "source",

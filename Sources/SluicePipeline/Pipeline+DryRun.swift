@@ -46,7 +46,7 @@ extension Pipeline {
         // No state yet: everything is new. A state that is there but cannot be opened (damaged, locked
         // out) is the run's error too, never taken for none.
         guard FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path) else {
-            let source = try makeSource()
+            let source = try makeSource(preview: true)
             try source.prepare()
             try await source.walk { entry in
                 if case .success(let file) = entry { report.added.append(file.key) }
@@ -58,7 +58,7 @@ extension Pipeline {
         guard try state.hasRecords(ofGeneration: configuration.generation) else {
             // A candidate generation before its first run: every document is added; the caches (extractions,
             // embeddings) are the state's, shared by every generation.
-            let source = try makeSource()
+            let source = try makeSource(preview: true)
             try source.prepare()
             var files: [SourceFile] = []
             try await source.walk { entry in
@@ -90,7 +90,7 @@ extension Pipeline {
             let shaping = ShapingSettings(configuration, extractors: components.extractors.extractors)
             report.shapingChanges = shaping.changes(from: ShapingSettings(text: stored))
         }
-        let source = try makeSource()
+        let source = try makeSource(preview: true)
         try source.prepare()
         source.recall { key in try? checkpoint.document(key) }
         let readsLocally = source.readsLocally

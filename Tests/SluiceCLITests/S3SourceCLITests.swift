@@ -45,8 +45,9 @@ struct S3SourceCLITests {
             return (object["list"] ?? -1, object["get"] ?? -1, object["faults"] ?? -1)
         }
 
-        func faults(failContinuedLists: Bool = false, slowdownEvery: Int = 0) async throws {
-            let query = "fail_continued_lists=\(failContinuedLists ? 1 : 0)&slowdown_every=\(slowdownEvery)"
+        func faults(failContinuedLists: Bool = false, slowdownEvery: Int = 0, deny: Bool = false) async throws {
+            let query =
+                "fail_continued_lists=\(failContinuedLists ? 1 : 0)&slowdown_every=\(slowdownEvery)&deny=\(deny ? 1 : 0)"
             let answer = try await HTTPClient.shared.send(
                 HTTPRequest(method: "POST", url: server.baseURL + "/_standin/faults?" + query)
             )
@@ -249,6 +250,19 @@ struct S3SourceCLITests {
         #expect(ok.exitCode == 0, "\(ok)")
         #expect(ok.stdout.contains("s3://corpus/docs/: 4 objects match"), "\(ok)")
         #expect(!ok.stdout.contains(Self.secret) && !ok.stderr.contains(Self.secret))
+        #expect(try await bucket.stats().list >= 1, "check lists the bucket")
+
+        // Keys the bucket refuses (403 AccessDenied): a setting to fix (exit 1, as a refused key is for
+        // every check), saying what S3 answered.
+        try await bucket.faults(deny: true)
+        let denied = try await ws.sluice(
+            ["check", ws.file("s3.yaml").path] + target.arguments,
+            environment: Self.environment
+        )
+        #expect(denied.exitCode == 1, "\(denied)")
+        #expect(denied.stdout.contains("AccessDenied"), "\(denied)")
+        #expect(!denied.stdout.contains(Self.secret) && !denied.stderr.contains(Self.secret))
+        try await bucket.faults()
 
         // Without credentials: a setting to fix (exit 1), naming the variables.
         let missing = try await ws.sluice(

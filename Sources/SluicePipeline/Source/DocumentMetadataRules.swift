@@ -19,6 +19,12 @@ package struct DocumentMetadataRules: Sendable {
     package let access: PipelineConfiguration.Access
     private let pattern: String?
     private let regex: RegexBox?
+    /// The keys the source sets when it reads an entry's bytes (an S3 object's user metadata and tags,
+    /// ``S3ObjectMetadata``), not known from the listing: left out of the fingerprint, as size and mtime.
+    package let fromTheSource: Set<String>
+    /// The source's rules for them, as text: in the fingerprint, so that a change of the rules reads the
+    /// documents again.
+    private let sourceRules: String
 
     /// `Regex` is not `Sendable`; it is only matched, never mutated.
     private final class RegexBox: @unchecked Sendable {
@@ -66,6 +72,18 @@ package struct DocumentMetadataRules: Sendable {
         self.admission = admission
         self.access = access
         self.shaping = shaping
+        if source.kind == .s3 {
+            let object: [String: String] = source.s3.metadataFromObject
+            let tags: [String: String] = source.s3.metadataFromTags
+            fromTheSource = Set(object.keys).union(tags.keys)
+            var rules = ""
+            for key in object.keys.sorted() { rules += "object:\(key)=\(object[key] ?? "")\n" }
+            for key in tags.keys.sorted() { rules += "tag:\(key)=\(tags[key] ?? "")\n" }
+            sourceRules = rules
+        } else {
+            fromTheSource = []
+            sourceRules = ""
+        }
         values = source.metadata
         frontMatter = source.frontMatter
         pattern = source.metadataFromPath
@@ -94,7 +112,9 @@ package struct DocumentMetadataRules: Sendable {
     package func fingerprint(of metadata: [String: MetadataValue], read extractor: String?) -> ContentHash {
         var text = "front_matter=\(frontMatter)\npattern=\(pattern ?? "")\n\(shaping.text(read: extractor))\n"
         text += access.fingerprintText
-        for key in metadata.keys.sorted() where !Self.ofTheBytes.contains(key) {
+        // Empty without source rules: pipelines without them keep their fingerprints.
+        text += sourceRules
+        for key in metadata.keys.sorted() where !Self.ofTheBytes.contains(key) && !fromTheSource.contains(key) {
             let value = metadata[key]!
             text += "\(key)\u{1F}\(value.fingerprintText)\u{1F}\(value.fingerprintKind)\n"
         }

@@ -105,6 +105,9 @@ package struct SourceListing: Sendable {
 package struct MaterializedFile: Sendable {
     /// The local file: its ``SourceFile/url`` and identity are the file to read.
     package var file: SourceFile
+    /// Metadata the source read with the bytes (an S3 object's user metadata and tags by the pipeline's
+    /// rules): merged into the document's, over what the listing gave.
+    package var metadata: [String: MetadataValue] = [:]
     /// Deletes a temporary copy (a folder's own file is left alone).
     private let cleanup: (@Sendable () -> Void)?
 

@@ -54,6 +54,7 @@ package struct ExtractStep: Sendable {
             return document
         }
         defer { local.discard() }
+        document.fileMetadata.merge(local.metadata) { _, read in read }
         return await extract(document, from: local.file)
     }
 

@@ -6,13 +6,16 @@ behind a small control and fault layer.
 
 Serves moto's S3 API on 127.0.0.1 (a free port) with bucket NAME created, prints "PORT <n>", and stops
 when its parent goes away. Besides the S3 API:
-  PUT    /_standin/object/<key>   body: the object's bytes (written through boto3, as a client would)
+  PUT    /_standin/object/<key>?meta-NAME=V&tag-NAME=V   body: the object's bytes (written through boto3, as
+         a client would), with user metadata NAME=V (x-amz-meta-NAME) and tags NAME=V
   DELETE /_standin/object/<key>   deletes the object
-  GET    /_standin/stats          {"list": LIST requests, "get": GET object requests, "faults": answers injected}
-  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N
+  GET    /_standin/stats          {"list": LIST requests, "get": GET object requests, "tagging":
+                                   GetObjectTagging requests, "faults": answers injected}
+  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1
          fail_continued_lists: every ListObjectsV2 request with a continuation token (the second page and
          later) answers 500 InternalError: a listing that fails halfway. slowdown_every: every Nth S3
-         request answers 503 SlowDown, as S3 throttles (0: never).
+         request answers 503 SlowDown, as S3 throttles (0: never). deny: every S3 request answers
+         403 AccessDenied, as for a key without the bucket's permissions.
 """
 import argparse, json, os, sys, threading, urllib.parse
 
@@ -34,7 +37,8 @@ def main():
         server_child.fail(f"moto[server] is not installed in the tools venv (run scripts/setup.sh): {error}")
 
     lock = threading.Lock()
-    state = {"list": 0, "get": 0, "faults": 0, "requests": 0, "fail_continued_lists": False, "slowdown_every": 0}
+    state = {"list": 0, "get": 0, "tagging": 0, "faults": 0, "requests": 0, "fail_continued_lists": False,
+             "slowdown_every": 0, "deny": False}
     moto = DomainDispatcherApplication(create_backend_app)
     port = server_child.free_port()
     client = boto3.client(
@@ -58,12 +62,13 @@ def main():
         if path.startswith("/_standin/"):
             if path == "/_standin/stats":
                 with lock:
-                    counts = {k: state[k] for k in ("list", "get", "faults")}
+                    counts = {k: state[k] for k in ("list", "get", "tagging", "faults")}
                 return answer(start_response, "200 OK", json.dumps(counts))
             if path == "/_standin/faults" and method == "POST":
                 with lock:
                     state["fail_continued_lists"] = query.get("fail_continued_lists", ["0"])[0] == "1"
                     state["slowdown_every"] = int(query.get("slowdown_every", ["0"])[0])
+                    state["deny"] = query.get("deny", ["0"])[0] == "1"
                     state["requests"] = 0
                 return answer(start_response, "200 OK", "{}")
             if path.startswith("/_standin/object/"):
@@ -71,7 +76,10 @@ def main():
                 if method == "PUT":
                     length = int(environ.get("CONTENT_LENGTH") or 0)
                     body = environ["wsgi.input"].read(length) if length else b""
-                    client.put_object(Bucket=options.bucket, Key=key, Body=body)
+                    metadata = {k[5:]: v[0] for k, v in query.items() if k.startswith("meta-")}
+                    tags = urllib.parse.urlencode({k[4:]: v[0] for k, v in query.items() if k.startswith("tag-")})
+                    extra = {"Tagging": tags} if tags else {}
+                    client.put_object(Bucket=options.bucket, Key=key, Body=body, Metadata=metadata, **extra)
                     return answer(start_response, "200 OK", "{}")
                 if method == "DELETE":
                     client.delete_object(Bucket=options.bucket, Key=key)
@@ -81,17 +89,23 @@ def main():
         own = "Credential=standin/" in environ.get("HTTP_AUTHORIZATION", "")
         if not own:
             is_list = method == "GET" and "list-type" in query
+            is_tagging = "tagging" in urllib.parse.parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
             with lock:
                 state["requests"] += 1
                 if is_list:
                     state["list"] += 1
+                elif method == "GET" and is_tagging:
+                    state["tagging"] += 1
                 elif method == "GET":
                     state["get"] += 1
+                deny = state["deny"]
                 every = state["slowdown_every"]
                 slowdown = every > 0 and state["requests"] % every == 0
                 fail = is_list and "continuation-token" in query and state["fail_continued_lists"]
                 if slowdown or fail:
                     state["faults"] += 1
+            if deny:
+                return s3_error(start_response, "403 Forbidden", "AccessDenied", "Access Denied")
             if slowdown:
                 return s3_error(start_response, "503 Slow Down", "SlowDown", "Please reduce your request rate.")
             if fail:

@@ -21,6 +21,20 @@ struct WebClient: Sendable {
         func header(_ name: String) -> String? { headers[name.lowercased()] }
     }
 
+    /// What becomes of a 2xx answer's body.
+    enum Body: Sendable {
+        /// Kept in ``Answer/body`` (a sitemap).
+        case memory
+        /// Written to the file at the path (created 0600): a page for the extract step.
+        case file(String)
+        /// Not read: the transfer is abandoned once the head arrived (a dry run's page whose record is
+        /// unknown: the status is all it needs).
+        case none
+        /// Kept in memory only when the answer has neither `ETag` nor `Last-Modified`, since the bytes' hash
+        /// is then the only change token (a dry run's page that has a record); else not read.
+        case unlessValidated
+    }
+
     /// A URL robots.txt does not let `user_agent` fetch.
     struct Disallowed: Error, Sendable {
         var url: String
@@ -48,7 +62,7 @@ struct WebClient: Sendable {
     /// - Parameters:
     ///   - headers: conditional headers (`If-None-Match`, `If-Modified-Since`).
     ///   - maxBytes: the largest body accepted (`too-large` past it, the transfer stopped there).
-    ///   - path: where a 2xx body is written (created 0600); nil: kept in ``Answer/body``.
+    ///   - body: what becomes of a 2xx body (``Body``); other answers' bodies are kept in ``Answer/body``.
     /// - Throws: ``Disallowed`` for a URL robots.txt disallows (a redirect's target included); an
     ///   unavailability after the retries are spent; ``SluiceError/Code/unreadable`` past the redirects
     ///   allowed; `too-large`; what writing the file throws.
@@ -56,7 +70,7 @@ struct WebClient: Sendable {
         _ url: String,
         headers: [(String, String)] = [],
         maxBytes: Int,
-        into path: String? = nil,
+        body: Body = .memory,
         writer: BlockingExecutor
     ) async throws -> Answer {
         var current = url
@@ -86,9 +100,15 @@ struct WebClient: Sendable {
                 let response = try await http.stream(request)
                 let status = response.status
                 var answer = Answer(status: status, url: current, headers: response.headers)
-                if (200..<300).contains(status), let path {
+                let validated = response.headers["etag"] != nil || response.headers["last-modified"] != nil
+                switch body {
+                case .file(let path) where (200..<300).contains(status):
                     answer.written = try await DownloadFile.write(response.body, to: path, writer: writer)
-                } else {
+                case .none where (200..<300).contains(status),
+                    .unlessValidated where (200..<300).contains(status) && validated:
+                    // Dropping the stream abandons the transfer: the body is never read.
+                    answer.written = response.headers["content-length"].flatMap { Int($0) } ?? 0
+                default:
                     answer.body = try await response.collect().body
                     answer.written = answer.body.count
                 }

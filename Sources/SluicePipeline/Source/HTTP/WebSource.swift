@@ -27,6 +27,9 @@ import Glibc
 ///   any document fails, and nothing is pruned. A URL that cannot connect while others answer fails only
 ///   its document.
 /// - A run lists once: prune's complete listing and the scan share the requests (``WebRunState``).
+/// - A dry run (``preview``) makes the same conditional requests but writes nothing: a 2xx body is read
+///   only when its bytes are the change token (no `ETag`, no `Last-Modified`, a page with a record), and
+///   then into memory; nothing goes to `fetch/` (nor is the state folder made).
 struct WebSource: DocumentSource {
     let settings: PipelineConfiguration.Source.HTTP
     let client: WebClient
@@ -39,6 +42,9 @@ struct WebSource: DocumentSource {
     let maxBytes: Int
     let writer: BlockingExecutor
     let run = WebRunState()
+    /// A dry run's source: it tells what changed and keeps no download (``DocumentSource/materialize(_:maxBytes:)``
+    /// is then never called).
+    let preview: Bool
 
     /// Sitemaps are small documents: 50 MB, the protocol's limit, at most.
     static let maxSitemapBytes = 50 * 1_048_576
@@ -50,8 +56,10 @@ struct WebSource: DocumentSource {
         shard: Shard,
         fetchDirectory: URL,
         maxBytes: Int,
+        preview: Bool = false,
         http: HTTPClient = .shared
     ) {
+        self.preview = preview
         settings = configuration.http
         client = WebClient(settings: configuration.http, http: http)
         include = configuration.include.map(GlobPattern.init)
@@ -167,7 +175,8 @@ struct WebSource: DocumentSource {
             switch outcome {
             case .gone, .disallowed: continue
             case .failed(let problem), .unreachable(let problem): if await !body(.failure(problem)) { return }
-            case .unchanged(let file), .fetched(let file, _): if await !body(.success(file)) { return }
+            case .unchanged(let file), .fetched(let file, _), .previewed(let file):
+                if await !body(.success(file)) { return }
             }
         }
         guard !held.isEmpty else { return }
@@ -205,6 +214,7 @@ struct WebSource: DocumentSource {
             if token.hasPrefix("etag:") { headers.append(("If-None-Match", String(token.dropFirst(5)))) }
             if token.hasPrefix("last-modified:") { headers.append(("If-Modified-Since", String(token.dropFirst(14)))) }
         }
+        if preview { return await previewFetch(entry, record: record, headers: headers) }
         let path: String
         do {
             path = try await DownloadFile.path(in: fetchDirectory, for: "download", writer: writer)
@@ -214,52 +224,31 @@ struct WebSource: DocumentSource {
         }
         let answer: WebClient.Answer
         do {
-            answer = try await client.get(entry.url, headers: headers, maxBytes: maxBytes, into: path, writer: writer)
+            answer = try await client.get(
+                entry.url,
+                headers: headers,
+                maxBytes: maxBytes,
+                body: .file(path),
+                writer: writer
+            )
         } catch is WebClient.Disallowed {
             unlink(path)
             return .disallowed
         } catch {
             unlink(path)
-            let error = SluiceError.wrap(error, as: .unreadable)
-            let problem = SourceProblem(key: entry.key, error: error.code, message: error.message)
-            return error.cause is WebClient.Unreachable ? .unreachable(problem) : .failed(problem)
+            return Self.outcome(of: error, key: entry.key)
         }
         let url = URL(string: entry.url) ?? location(of: entry.key)
         switch answer.status {
         case 304:
             unlink(path)
-            guard let record else {
-                return .failed(
-                    SourceProblem(
-                        key: entry.key,
-                        error: .unreadable,
-                        message: "\(entry.url): HTTP 304 to an unconditional request"
-                    )
-                )
-            }
-            var file = SourceFile(
-                key: entry.key,
-                url: url,
-                size: record.size,
-                mtimeNanoseconds: record.mtimeNanoseconds
-            )
-            file.changeToken = record.changeToken
-            return .unchanged(file)
+            return Self.notModified(entry, url: url, record: record)
         case 404, 410:
             unlink(path)
             return .gone
         case 200..<300:
-            var file = SourceFile(
-                key: entry.key,
-                url: url,
-                size: answer.written,
-                mtimeNanoseconds: answer.header("last-modified").flatMap(Self.nanoseconds(httpDate:)) ?? 0
-            )
-            if let etag = answer.header("etag"), !etag.isEmpty {
-                file.changeToken = "etag:" + etag
-            } else if let modified = answer.header("last-modified"), !modified.isEmpty {
-                file.changeToken = "last-modified:" + modified
-            } else {
+            var file = Self.listed(entry, url: url, answer: answer)
+            if file.changeToken == nil {
                 let bytes = try? await writer.run {
                     try DocumentFile.open(path, identity: nil, followSymlink: false).readAll()
                 }
@@ -299,7 +288,7 @@ struct WebSource: DocumentSource {
         let path = try await DownloadFile.path(in: fetchDirectory, for: "download", writer: writer)
         let answer: WebClient.Answer
         do {
-            answer = try await client.get(url, maxBytes: maxBytes, into: path, writer: writer)
+            answer = try await client.get(url, maxBytes: maxBytes, body: .file(path), writer: writer)
         } catch let error as WebClient.Disallowed {
             unlink(path)
             throw SluiceError(.unreadable, "\(error.url) is disallowed by robots.txt; not fetched")
@@ -322,29 +311,50 @@ struct WebSource: DocumentSource {
         return try DownloadFile.materialized(key: file.key, path: named, size: answer.written)
     }
 
-    func check(shard: Shard) async -> DependencyCheck {
-        let entries: [WebRunState.Entry]
-        do {
-            entries = try await listing()
-        } catch let error as SluiceError {
-            let unavailable = error.isUnavailability || error.code == .dependencyUnavailable
-            return DependencyCheck(
-                "source",
-                unavailable ? .unavailable : .failed,
-                "\(name): \(error.message)",
-                fix: unavailable ? "check the sitemaps' URLs and the network, then run again" : "check source.http"
+    /// The listing's entry for a 304: the record's size and token (nil record: a 304 nobody asked for fails
+    /// the document).
+    static func notModified(_ entry: WebRunState.Entry, url: URL, record: DocumentRecord?) -> WebRunState.Outcome {
+        guard let record else {
+            return .failed(
+                SourceProblem(
+                    key: entry.key,
+                    error: .unreadable,
+                    message: "\(entry.url): HTTP 304 to an unconditional request"
+                )
             )
-        } catch {
-            return DependencyCheck("source", .failed, "\(name): \(error)")
         }
-        let matching = entries.filter { selects($0.key) }.count
-        let shardText = shard == .whole ? "" : " of shard \(shard)"
-        let hint = matching == 0 ? " (check source.http.urls, the sitemaps, source.include and source.exclude)" : ""
-        return DependencyCheck(
-            "source",
-            .ok,
-            "\(name): \(matching) URLs match include/exclude\(shardText)\(hint) (\(entries.count) listed)"
+        var file = SourceFile(key: entry.key, url: url, size: record.size, mtimeNanoseconds: record.mtimeNanoseconds)
+        file.changeToken = record.changeToken
+        return .unchanged(file)
+    }
+
+    /// The listing's entry for a 2xx: its size as received, its `Last-Modified` as mtime, its validator as
+    /// token (nil without one: the caller hashes the bytes).
+    static func listed(_ entry: WebRunState.Entry, url: URL, answer: WebClient.Answer) -> SourceFile {
+        var file = SourceFile(
+            key: entry.key,
+            url: url,
+            size: answer.written,
+            mtimeNanoseconds: answer.header("last-modified").flatMap(Self.nanoseconds(httpDate:)) ?? 0
         )
+        file.changeToken = validator(of: answer)
+        return file
+    }
+
+    /// The outcome of a request that threw (robots.txt aside): unreachable when no server answered its
+    /// last attempt, else failed.
+    static func outcome(of error: any Error, key: String) -> WebRunState.Outcome {
+        let error = SluiceError.wrap(error, as: .unreadable)
+        let problem = SourceProblem(key: key, error: error.code, message: error.message)
+        return error.cause is WebClient.Unreachable ? .unreachable(problem) : .failed(problem)
+    }
+
+    /// The change token an answer's validators give: `etag:…`, else `last-modified:…`; nil without either
+    /// (the bytes' hash is then the token).
+    static func validator(of answer: WebClient.Answer) -> String? {
+        if let etag = answer.header("etag"), !etag.isEmpty { return "etag:" + etag }
+        if let modified = answer.header("last-modified"), !modified.isEmpty { return "last-modified:" + modified }
+        return nil
     }
 
     /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`) as nanoseconds since 1970.
@@ -370,6 +380,8 @@ final class WebRunState: Sendable {
         case unchanged(SourceFile)
         /// Downloaded to `path`, for the extract step.
         case fetched(SourceFile, path: String)
+        /// A dry run's 2xx: listed as it answered, nothing downloaded (``WebSource/preview``).
+        case previewed(SourceFile)
         /// 404 or 410.
         case gone
         /// robots.txt disallows it: not fetched, not listed.

@@ -107,10 +107,16 @@ struct S3Client: Sendable {
     }
 
     /// Downloads an object into `path` (created, mode 0600), at most `maxBytes`, as it arrives.
-    /// - Returns: the bytes written.
+    /// - Returns: the bytes written, and the answer's headers (names lowercased: the user metadata is
+    ///   `x-amz-meta-*`).
     /// - Throws: ``SluiceError/Code/tooLarge`` past `maxBytes`, ``SluiceError/Code/unreadable`` for an
     ///   object that is gone (404) or refused, an unavailability after the retries are spent.
-    func download(key: String, to path: String, maxBytes: Int, writer: BlockingExecutor) async throws -> Int {
+    func download(
+        key: String,
+        to path: String,
+        maxBytes: Int,
+        writer: BlockingExecutor
+    ) async throws -> (written: Int, headers: [String: String]) {
         var request = signed(HTTPRequest(url: url(key: key)))
         request.maxResponseBytes = maxBytes
         return try await withRetries(what: "fetching s3://\(bucket)/\(key)") {
@@ -119,10 +125,24 @@ struct S3Client: Sendable {
             guard (200..<300).contains(response.status) else {
                 let answer = try await response.collect()
                 try Self.judge(answer, what: "fetching s3://\(bucket)/\(key)", isObject: true)
-                return 0
+                return (0, [:])
             }
-            return try await DownloadFile.write(response.body, to: path, writer: writer)
+            return (try await DownloadFile.write(response.body, to: path, writer: writer), response.headers)
         }
+    }
+
+    /// An object's tags (GetObjectTagging: `GET /KEY?tagging`).
+    /// - Throws: as ``download(key:to:maxBytes:writer:)`` does (a 403 is a setting: `s3:GetObjectTagging`).
+    func tags(key: String) async throws -> [String: String] {
+        let request = signed(HTTPRequest(url: url(key: key) + "?tagging"))
+        let what = "reading the tags of s3://\(bucket)/\(key)"
+        let response = try await withRetries(what: what) { () async throws -> HTTPResponse in
+            requests.taggingRead()
+            let response = try await http.send(request)
+            try Self.judge(response, what: what, isObject: true)
+            return response
+        }
+        return S3ObjectMetadata.tags(xml: response.body)
     }
 
     /// The request, signed (SigV4 by libcurl), with the payload hash S3 requires and the session token.

@@ -31,15 +31,20 @@ struct S3Source: DocumentSource {
     let slots: DownloadSlots
     /// Writes of downloaded bytes (blocking calls, off the cooperative pool).
     let writer: BlockingExecutor
+    /// `source.s3.metadata_from_object` and `metadata_from_tags`: read with each download.
+    let objectMetadata: S3ObjectMetadata
 
+    /// - Parameter accessField: `access.field` when access control is on (its values are lists of readers).
     init(
         configuration: PipelineConfiguration.Source,
         shard: Shard,
         fetchDirectory: URL,
+        accessField: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         http: HTTPClient = .shared
     ) throws {
         let settings = configuration.s3
+        objectMetadata = S3ObjectMetadata(settings: settings, accessField: accessField)
         let credentials = try S3Credentials.resolve(settings, environment: environment)
         client = S3Client(settings: settings, credentials: credentials, http: http)
         let prefix = settings.prefix.hasPrefix("/") ? String(settings.prefix.dropFirst()) : settings.prefix
@@ -116,15 +121,30 @@ struct S3Source: DocumentSource {
         let path = try await DownloadFile.path(in: fetchDirectory, for: file.key, writer: writer)
         await slots.acquire()
         let written: Int
+        var metadata: [String: MetadataValue] = [:]
         do {
-            written = try await client.download(key: prefix + file.key, to: path, maxBytes: maxBytes, writer: writer)
+            let answer = try await client.download(
+                key: prefix + file.key,
+                to: path,
+                maxBytes: maxBytes,
+                writer: writer
+            )
+            written = answer.written
+            if !objectMetadata.isEmpty {
+                // Tags only when a rule reads them: one request per object downloaded, never per listed one.
+                var tags: [String: String] = [:]
+                if objectMetadata.readsTags { tags = try await client.tags(key: prefix + file.key) }
+                metadata = objectMetadata.metadata(headers: answer.headers, tags: tags)
+            }
             await slots.release()
         } catch {
             await slots.release()
             unlink(path)
             throw error
         }
-        return try DownloadFile.materialized(key: file.key, path: path, size: written)
+        var materialized = try DownloadFile.materialized(key: file.key, path: path, size: written)
+        materialized.metadata = metadata
+        return materialized
     }
 
     /// Downloads a killed run left behind.
@@ -133,7 +153,9 @@ struct S3Source: DocumentSource {
     }
 
     var requestSummary: String? {
-        "\(requests.listRequests) LIST, \(requests.getRequests) GET, \(requests.retriedRequests) retried"
+        "\(requests.listRequests) LIST, \(requests.getRequests) GET, "
+            + (objectMetadata.readsTags ? "\(requests.taggingRequests) GetObjectTagging, " : "")
+            + "\(requests.retriedRequests) retried"
     }
 
     func check(shard: Shard) async -> DependencyCheck {
