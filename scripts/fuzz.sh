@@ -24,7 +24,7 @@ binary=.build-fuzz/release/SluiceFuzz
 
 seed() {  # target -> sample folders
   case "$1" in
-    json) echo json ;; csv) echo csv ;; html) echo html ;; docx | pptx | xlsx | epub) echo docx ;; text) echo "text markdown" ;;
+    json) echo json ;; csv) echo csv ;; html) echo html ;; docx | pptx | xlsx | epub) echo "docx pptx xlsx epub" ;; text) echo "text markdown" ;;
     odt | ods | odp) echo "odt docx" ;; rtf) echo rtf ;;
     *) echo "" ;;
   esac

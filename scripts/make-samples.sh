@@ -2,7 +2,7 @@
 # Regenerates samples/ from Debian's documentation on this machine (samples/README.md lists every file).
 #
 # The outputs are committed: nothing here is needed to build or test Sluice. Running it needs
-#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data groff img2pdf imagemagick python3-venv
+#   apt-get install -y enscript ghostscript qpdf poppler-utils openssl pandoc iso-codes distro-info-data groff img2pdf imagemagick python3-venv libjpeg62-turbo-dev
 #   apt-get install -y --no-install-recommends libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
 # (and openpyxl from PyPI, installed into a throwaway virtual environment), and the packages whose /usr/share/doc files it copies (a missing one is reported by name).
 # The generated files come out byte-identical on every run (fixed dates, fixed qpdf ID and AES IV,
@@ -445,6 +445,9 @@ open(f"{out}/bad/deep.json", "w").write("[" * 100000 + "]" * 100000 + "\n")
 # JSON Lines with a broken third line.
 open(f"{out}/bad/bad-line.jsonl", "w").write('{"name": "first"}\n{"name": "second"}\n{"name": "third",, "oops": 1}\n{"name": "fourth"}\n')
 PY
+
+# The PowerPoint, Excel and EPUB samples (samples/pptx, samples/xlsx, samples/epub).
+"$root/scripts/make-office-samples.sh" >/dev/null
 
 echo "samples regenerated in $out:"
 du -sh "$out"

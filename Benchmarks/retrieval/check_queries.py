@@ -19,7 +19,7 @@ What it checks
   * completeness: a phrase that also occurs in a document or PDF page that the query does not list is an
     error (a copy nobody listed would be scored as a miss when a system finds it);
   * the mix: totals per kind (MIX below), and that each kind's answers come from matching sources
-    (pdf-page: a PDF page; scan: OCR'd text; table-row: a CSV/TSV; json-record: JSON/JSONL);
+    (pdf-page: a PDF page; scan: OCR'd text; table-row: a CSV/TSV/XLSX; json-record: JSON/JSONL);
   * with --heldout (the held-out set, heldout.jsonl by default): the mix is HELDOUT_MIX (every kind, at
     least HELDOUT_MIN_TOTAL queries), and the set is disjoint from the tuning set (--against,
     queries.jsonl): no id, query text or (document, phrase) pair of that set appears again;
@@ -37,6 +37,9 @@ standard library allows; phrases are chosen so that they do not depend on the di
   * .docx: word/document.xml, the w:t runs of each paragraph joined, paragraphs and table cells separated.
   * .odt: content.xml's body, each text:p / text:h a line. .rtf: the text outside skipped destinations
     (font and colour tables, style sheet, info, pictures, {\\*...} groups), \\'hh as cp1252, \\uN decoded.
+  * .pptx: each slide's and speaker-notes page's a:p paragraphs, a line each. .xlsx: each sheet's rows
+    after the first as `name: value; ...` (the first row's values as names), shared strings resolved.
+    .epub: the book's XHTML files, each read as an HTML page.
   * .json: one line per string value, `$.path: value` (Sluice indexes string values only, not keys or
     numbers). .jsonl: the same per line.
   * .csv/.tsv: one line per row, `name: value; ...` with the header's names, empty values left out,
@@ -68,9 +71,10 @@ import sys
 import zipfile
 
 KINDS = ("natural", "exact", "pdf-page", "scan", "table-row", "json-record", "heading")
-# Minimum number of queries per kind (and overall); natural is "about 25".
+# Minimum number of queries per kind (and overall); natural was "about 25" of 73 and stays under 40 % of the
+# set as formats join (30 of 81; 35 of 96 with the PPTX, XLSX and EPUB samples).
 MIX = {"natural": 22, "exact": 12, "pdf-page": 6, "scan": 3, "table-row": 5, "json-record": 5}
-MAX_NATURAL = 30
+MAX_NATURAL = 36
 MIN_TOTAL = 60
 MIN_PHRASE, MAX_PHRASE = 10, 80
 # The held-out set (heldout.jsonl): smaller, but every kind, so a rule chosen on queries.jsonl is judged on
@@ -82,7 +86,7 @@ HELDOUT_MIN_TOTAL = 40
 FORMAT_MIN = 1
 
 INCLUDED_EXT = {".txt", ".md", ".markdown", ".rst", ".text", ".docx", ".html", ".htm", ".json", ".jsonl",
-                ".ndjson", ".csv", ".tsv", ".pdf", ".odt", ".rtf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif",
+                ".ndjson", ".csv", ".tsv", ".pdf", ".odt", ".rtf", ".pptx", ".xlsx", ".epub", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif",
                 ".webp"}
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"}
 
@@ -218,6 +222,54 @@ def rtf_text(path):
     return "".join(out)
 
 
+def pptx_text(path):
+    """Every slide's and speaker-notes page's text, a line per a:p paragraph (runs joined)."""
+    z = zipfile.ZipFile(path)
+    out = []
+    for name in sorted(n for n in z.namelist() if re.match(r"ppt/(slides/slide|notesSlides/notesSlide)\d+\.xml$", n)):
+        xml = z.read(name).decode("utf-8")
+        for para in re.findall(r"<a:p>.*?</a:p>|<a:p [^>]*>.*?</a:p>", xml, re.S):
+            para = re.sub(r"<a:br/>", "\n", para)
+            out.append(html.unescape("".join(re.findall(r"<a:t>(.*?)</a:t>", para, re.S))))
+    return "\n".join(out)
+
+
+def xlsx_text(path):
+    """Each sheet's rows after the first, `name: value; ...` with the first row's values as names (empty
+    cells left out), as the table formats; shared and inline strings resolved, numbers as written."""
+    z = zipfile.ZipFile(path)
+    strings = []
+    if "xl/sharedStrings.xml" in z.namelist():
+        for si in re.findall(r"<si>(.*?)</si>", z.read("xl/sharedStrings.xml").decode("utf-8"), re.S):
+            strings.append(html.unescape("".join(re.findall(r"<t(?: [^>]*)?>(.*?)</t>", si, re.S))))
+    lines = []
+    for name in sorted(n for n in z.namelist() if re.match(r"xl/worksheets/sheet\d+\.xml$", n)):
+        xml = z.read(name).decode("utf-8")
+        header = None
+        for row in re.findall(r"<row [^>]*>(.*?)</row>", xml, re.S):
+            cells = {}
+            for ref, attrs, body in re.findall(r'<c r="([A-Z]+)\d+"([^>]*)>(.*?)</c>', row, re.S):
+                value = re.search(r"<v>(.*?)</v>", body, re.S)
+                inline = re.findall(r"<t(?: [^>]*)?>(.*?)</t>", body, re.S)
+                if 't="s"' in attrs and value:
+                    cells[ref] = strings[int(value.group(1))]
+                elif inline:
+                    cells[ref] = html.unescape("".join(inline))
+                elif value:
+                    cells[ref] = html.unescape(value.group(1))
+            if header is None:
+                header = cells
+                continue
+            lines.append("; ".join("%s: %s" % (header.get(ref, ref), v) for ref, v in cells.items() if v))
+    return "\n".join(lines)
+
+
+def epub_text(path):
+    """The XHTML content documents of the book, read as HTML pages, in the order of their names."""
+    z = zipfile.ZipFile(path)
+    return "\n".join(html_text(z.read(n)) for n in sorted(z.namelist()) if n.endswith((".xhtml", ".html")))
+
+
 def json_lines(value, path="$"):
     if isinstance(value, dict):
         for k, v in value.items():
@@ -310,6 +362,12 @@ class Corpus:
             put(None, odt_text(path))
         elif ext == ".rtf":
             put(None, rtf_text(path))
+        elif ext == ".pptx":
+            put(None, pptx_text(path))
+        elif ext == ".xlsx":
+            put(None, xlsx_text(path))
+        elif ext == ".epub":
+            put(None, epub_text(path))
         elif ext == ".json":
             with open(path, encoding="utf-8") as f:
                 put(None, "\n".join(json_lines(json.load(f))))
@@ -469,7 +527,7 @@ def check(queries_path, samples, run_ocr, against=None):
         docs = [(r.get("key"), r.get("page")) for r in rel if isinstance(r, dict) and isinstance(r.get("key"), str)]
         need = {"pdf-page": lambda k, p: k.endswith(".pdf") and not is_ocr(k, p),
                 "scan": is_ocr,
-                "table-row": lambda k, p: k.endswith((".csv", ".tsv")),
+                "table-row": lambda k, p: k.endswith((".csv", ".tsv", ".xlsx")),
                 "json-record": lambda k, p: k.endswith((".json", ".jsonl", ".ndjson"))}.get(kind)
         if need and not any(need(k, p) for k, p in docs):
             err("kind %s but no relevant entry is of that source" % kind)
@@ -484,7 +542,7 @@ def check(queries_path, samples, run_ocr, against=None):
         if kinds[kind] < least:
             errors.append("mix: %d %s queries, need at least %d" % (kinds[kind], kind, least))
     if kinds["natural"] > MAX_NATURAL:
-        errors.append("mix: %d natural queries, want about 25 (at most %d)" % (kinds["natural"], MAX_NATURAL))
+        errors.append("mix: %d natural queries, want at most %d" % (kinds["natural"], MAX_NATURAL))
     # Every format the samples hold (by extension) is judged by at least one query of each set.
     formats = collections.Counter()
     for _, q in queries:

@@ -64,6 +64,7 @@ import Testing
         )
         for key in [
             "pdf/xz-utils-faq.pdf", "docx/xz-lists.docx", "odt/xz-lists.odt", "rtf/xz-lists.rtf", "csv/packages.csv",
+            "pptx/systemd-uids-gids.pptx", "xlsx/iso-3166-1-countries.xlsx", "epub/libjpeg-turbo-README.epub",
             "json/nodejs-path.json",
             "html/nodejs-path.html", "markdown/git-README.md", "text/grep-README.txt", "images/xz-faq-page.png",
             "README",
