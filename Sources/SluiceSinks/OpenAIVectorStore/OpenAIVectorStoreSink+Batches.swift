@@ -65,25 +65,9 @@ extension OpenAIVectorStoreSink {
     /// whose processing failed (or that were cancelled) are detached and deleted, and the write fails with
     /// their reasons after the processed ones are recorded.
     func attachBatch(_ files: [(VectorRecord, String)], storeID: String) async throws -> [(VectorRecord, String)] {
-        struct Entry: Encodable {
-            var fileID: String
-            var attributes: [String: MetadataValue]
-            var chunkingStrategy: JSONValue?
-            enum CodingKeys: String, CodingKey {
-                case fileID = "file_id"
-                case attributes
-                case chunkingStrategy = "chunking_strategy"
-            }
-        }
-        struct Create: Encodable { var files: [Entry] }
+        struct Create: Encodable { var files: [FileEntry] }
         let path = "/vector_stores/\(StoreHTTP.segment(storeID))/file_batches"
-        let entries = files.map { record, fileID in
-            Entry(
-                fileID: fileID,
-                attributes: OpenAIVectorStoreAttributes.encode(record).attributes,
-                chunkingStrategy: chunkingStrategy
-            )
-        }
+        let entries = files.map { record, fileID in entry(fileID: fileID, record: record) }
         var batch: FileBatch
         do {
             batch = try await http.decode(

@@ -163,6 +163,27 @@ extension OpenAIVectorStoreSink {
         }
     }
 
+    /// A file as attached to the store: its record's attributes and the chunking strategy (one attach
+    /// request's body, and one entry of a file batch's `files`).
+    struct FileEntry: Encodable {
+        var fileID: String
+        var attributes: [String: MetadataValue]
+        var chunkingStrategy: JSONValue?
+        enum CodingKeys: String, CodingKey {
+            case fileID = "file_id"
+            case attributes
+            case chunkingStrategy = "chunking_strategy"
+        }
+    }
+
+    func entry(fileID: String, record: VectorRecord) -> FileEntry {
+        FileEntry(
+            fileID: fileID,
+            attributes: OpenAIVectorStoreAttributes.encode(record).attributes,
+            chunkingStrategy: chunkingStrategy
+        )
+    }
+
     /// Runs `body`; when it throws, deletes the file (leaving none behind that no store holds: what a
     /// failed request cannot delete, the next run's ``deleteOrphanedFiles(storeID:)`` does).
     func deletingOnFailure(fileID: String, _ body: () async throws -> Void) async throws {
@@ -175,28 +196,12 @@ extension OpenAIVectorStoreSink {
     }
 
     func attach(fileID: String, record: VectorRecord, storeID: String) async throws {
-        struct Attach: Encodable {
-            var fileID: String
-            var attributes: [String: MetadataValue]
-            var chunkingStrategy: JSONValue?
-            enum CodingKeys: String, CodingKey {
-                case fileID = "file_id"
-                case attributes
-                case chunkingStrategy = "chunking_strategy"
-            }
-        }
         let path = "/vector_stores/\(StoreHTTP.segment(storeID))/files"
         let file = try await http.decode(
             StoreFile.self,
             "POST",
             path,
-            json: try StoreHTTP.encode(
-                Attach(
-                    fileID: fileID,
-                    attributes: OpenAIVectorStoreAttributes.encode(record).attributes,
-                    chunkingStrategy: chunkingStrategy
-                )
-            )
+            json: try StoreHTTP.encode(entry(fileID: fileID, record: record))
         )
         CrashPoint.reach("openai-vector-store.attached")
         try await waitUntilProcessed(fileID: fileID, record: record, storeID: storeID, answer: file)
