@@ -19,8 +19,14 @@ struct AccessOptions: ParsableArguments {
     var groups: String?
 
     /// `filter` restricted to what the identity may read; `filter` itself without `--as`/`--groups`.
-    /// - Throws: ``SluiceError/Code/usage`` when the pipeline has no `access` section.
-    func restricting(_ filter: SearchFilter?, _ configuration: PipelineConfiguration) throws -> SearchFilter? {
+    /// - Parameter sink: the store searched: one that cannot express the access filter is refused.
+    /// - Throws: ``SluiceError/Code/usage`` when the pipeline has no `access` section;
+    ///   ``SluiceError/Code/configuration`` when the store cannot express the access filter.
+    func restricting(
+        _ filter: SearchFilter?,
+        _ configuration: PipelineConfiguration,
+        sink: any VectorSink
+    ) throws -> SearchFilter? {
         guard principal != nil || groups != nil else { return filter }
         guard configuration.access.isEnabled else {
             throw SluiceError(
@@ -28,6 +34,10 @@ struct AccessOptions: ParsableArguments {
                 "--as and --groups need access control on (access.enabled, docs/ACCESS.md): without it every record is readable"
             )
         }
+        try configuration.access.requireExpressible(
+            in: sink.filterLimits,
+            store: String(sink.name.prefix { $0 != ":" })
+        )
         let names = (groups ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let identity = AccessIdentity(principal: principal, groups: names.filter { !$0.isEmpty })
         return identity.restricting(filter, configuration.access)

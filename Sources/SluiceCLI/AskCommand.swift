@@ -53,9 +53,10 @@ struct AskCommand: AsyncParsableCommand {
     func run() async throws {
         try await withExitMapping {
             var configuration = try options.loadConfiguration()
-            let filter = try access.restricting(try filter.map(SearchFilter.init(parsing:)), configuration)
+            let parsed = try filter.map(SearchFilter.init(parsing:))
             if let k { configuration.answer.k = k }
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
+            let filter = try access.restricting(parsed, configuration, sink: components.sink)
             var answerer = try Answerer(
                 configuration: configuration.answer,
                 embedder: components.embedder,

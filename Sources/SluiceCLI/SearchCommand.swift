@@ -74,8 +74,8 @@ struct SearchCommand: AsyncParsableCommand {
             )
             let configuration = try options.loadConfiguration()
             query.fusion = fusion.flatMap(configuration.search.fusion(named:))
-            query.filter = try access.restricting(query.filter, configuration)
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
+            query.filter = try access.restricting(query.filter, configuration, sink: components.sink)
             var searcher = Searcher(embedder: components.embedder, sink: components.sink)
             searcher.indexEmbedder = Searcher.recordedEmbedder(configuration: configuration)
             searcher.fusion = configuration.search.fusion

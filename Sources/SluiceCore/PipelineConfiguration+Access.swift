@@ -66,3 +66,21 @@ extension PipelineConfiguration.Access {
         isEnabled ? "access.field=\(field)\naccess.default=\(allowsByDefault ? "allow" : "deny")\n" : ""
     }
 }
+
+extension PipelineConfiguration.Access {
+    /// Refuses access control on a store whose records cannot hold a list (``FilterLimits/holdsLists``):
+    /// a record's readers are a list, so the access filter could not be expressed in the store's own
+    /// query, and Sluice never filters results afterwards (docs/ACCESS.md). Nothing to refuse when access
+    /// control is off.
+    /// - Parameters:
+    ///   - limits: The store's (``VectorSink/filterLimits``).
+    ///   - store: The store's kind, for the message (`openai-vector-store`).
+    /// - Throws: ``SluiceError/Code/configuration`` naming the store and why.
+    public func requireExpressible(in limits: FilterLimits, store: String) throws {
+        guard isEnabled, !limits.holdsLists else { return }
+        throw SluiceError(
+            .configuration,
+            "access control is on, but \(store) cannot express the access filter in its own query: a record's readers (\(field)) are a list, and its records hold no lists; Sluice never filters results afterwards (docs/ACCESS.md). Use a store that holds lists, or turn access.enabled off"
+        )
+    }
+}

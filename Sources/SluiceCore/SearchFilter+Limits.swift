@@ -13,6 +13,9 @@ public struct FilterLimits: Sendable, Hashable {
     /// Whether the store's text holds U+0000 (NUL) exactly. PostgreSQL's `text` cannot, and libpq cuts a
     /// bound value at it (`"a\u{0}b"` would search for `"a"`).
     public var holdsNUL = true
+    /// Whether a record's field can hold a list of texts that `in` matches element by element (a record's
+    /// readers under access control, `headings`, `folders`). An OpenAI vector store's attributes cannot.
+    public var holdsLists = true
 
     public init() {}
 

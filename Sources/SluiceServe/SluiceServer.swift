@@ -227,6 +227,7 @@ public struct SluiceServer: Sendable {
         let access = configuration.access
         guard let filter = AccessIdentity(principal: "sluice-probe", groups: []).filter(access) else { return }
         let sink = searcher.sink
+        try access.requireExpressible(in: sink.filterLimits, store: String(sink.name.prefix { $0 != ":" }))
         do {
             try filter.check(sink.filterLimits, store: sink.name)
             guard let dimensions = try await sink.info().dimensions, dimensions > 0 else { return }

@@ -145,4 +145,48 @@ struct OpenAIVectorStoreCLITests {
         try await ws.run(Self.target(ws, server), expecting: 6)
         try await ws.run(Self.target(ws, server, key: "SLUICE_TEST_UNSET_VARIABLE"), expecting: 1)
     }
+
+    @Test("access control on: search --as and ask --as refuse this store (its attributes hold no lists), naming why")
+    func accessControlIsRefused() async throws {
+        let ws = try Workspace("openai-vector-store-access")
+        defer { ws.cleanUp() }
+        setenv(Self.keyVariable, "sk-access-\(UInt32.random(in: 0...UInt32.max))", 1)
+        let key = ProcessInfo.processInfo.environment[Self.keyVariable]!
+        let server = try await StandInServer.launch(
+            script: "openai_vector_store_standin.py",
+            arguments: ["--api-key", key]
+        )
+        defer { server.stop() }
+        try Corpus.write(
+            "---\naccess: [eng]\n---\nThe build cache design for engineers.\n",
+            to: ws.corpus.appendingPathComponent("eng/design.md")
+        )
+        try Corpus.write(
+            "The handbook: office hours and holidays.",
+            to: ws.corpus.appendingPathComponent("handbook.md")
+        )
+        try (Workspace.pipelineYAML + "access:\n  enabled: true\n  default: allow\n")
+            .write(to: ws.pipeline, atomically: true, encoding: .utf8)
+        let target = Self.target(ws, server)
+        try await ws.run(target, expecting: 0)
+
+        // The operator (no --as) searches as before.
+        let all = try await ws.sluice(["search", "build cache design", "--json", ws.pipeline.path] + target.arguments)
+        #expect(
+            all.exitCode == 0 && Self.lines(all.stdout).contains { $0["document_key"] as? String == "eng/design.md" }
+        )
+        // A restricted identity is refused, never served a result filtered afterwards (nor an empty one).
+        for command in ["search", "ask"] {
+            let restricted = try await ws.sluice(
+                [command, "build cache design", "--as", "emil", "--groups", "eng", ws.pipeline.path] + target.arguments
+            )
+            #expect(restricted.exitCode == 1, "\(command): \(restricted)")
+            #expect(
+                restricted.stderr.contains("openai-vector-store") && restricted.stderr.contains("list"),
+                "\(command): \(restricted)"
+            )
+        }
+        let searches = try Self.stats(server)["searches"] ?? -1
+        #expect(searches == 1, "only the operator's search reached the store: \(searches)")
+    }
 }

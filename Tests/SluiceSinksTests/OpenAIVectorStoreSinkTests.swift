@@ -69,8 +69,8 @@ struct OpenAIVectorStoreSinkTests {
         #expect(try await sink.count() == 3)
         var stats = try await HTTPStoreSinkTests.stats(server)
         #expect(stats["uploads"] == 3 && stats["attaches"] == 3, "\(stats)")
-        // Each file was read until it was processed (in_progress for two reads in this stand-in).
-        #expect(stats["polls"] == 6, "\(stats)")
+        // Three records: one file batch, read until processed (in_progress for two reads in this stand-in).
+        #expect(stats["file_batches"] == 1 && stats["batched_files"] == 3 && stats["batch_polls"] == 2, "\(stats)")
         #expect(stats["invalid"] == 0, "\(stats)")
 
         // The same records again, from a sink that has to find the store by name: nothing uploaded.
@@ -139,6 +139,91 @@ struct OpenAIVectorStoreSinkTests {
         #expect((stats["rate_limited"] ?? 0) > 0, "\(stats)")
         #expect(stats["uploads"] == 3 && stats["file_deletes"] == 1, "\(stats)")
         #expect(try await sink.count() == 2)
+    }
+
+    @Test("many records: one file batch, each file its own attributes, fewer requests, the end state of one at a time")
+    func fileBatches() async throws {
+        let batched = try await Self.launch()
+        defer { batched.stop() }
+        let single = try await Self.launch()
+        defer { single.stop() }
+        let records = (0..<12).map { index in
+            Self.record(
+                "docs/\(index).md",
+                "Document \(index) about topic \(index % 3): rivers, rock and ice.",
+                metadata: ["n": .int(index), "lang": index % 2 == 0 ? "en" : "fr", "draft": .bool(index > 6)]
+            )
+        }
+        let many = Self.sink(batched)
+        try await many.prepare(embedder: Self.identity)
+        try await many.upsert(records)
+        let one = Self.sink(single)
+        try await one.prepare(embedder: Self.identity)
+        for record in records { try await one.upsert([record]) }
+
+        let batchedStats = try await HTTPStoreSinkTests.stats(batched)
+        let singleStats = try await HTTPStoreSinkTests.stats(single)
+        #expect(batchedStats["file_batches"] == 1 && batchedStats["batched_files"] == 12, "\(batchedStats)")
+        #expect(singleStats["file_batches"] == 0 && singleStats["attaches"] == 12, "\(singleStats)")
+        #expect(batchedStats["invalid"] == 0 && singleStats["invalid"] == 0)
+        let (batchedRequests, singleRequests) = (batchedStats["requests"] ?? 0, singleStats["requests"] ?? 0)
+        #expect(batchedRequests > 0 && 2 * batchedRequests < singleRequests, "\(batchedRequests) vs \(singleRequests)")
+
+        // The same records, texts, attributes and processing status either way.
+        func exported(_ sink: OpenAIVectorStoreSink) async throws -> [String] {
+            let collected = ExportCollector()
+            try await sink.exportAll { collected.append($0) }
+            return collected.records.map { record in
+                let metadata = record.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                return "\(record.id) \(record.documentKey) \(metadata) \(record.text)"
+            }.sorted()
+        }
+        let fromBatch = try await exported(many)
+        #expect(fromBatch.count == 12)
+        #expect(fromBatch == (try await exported(one)))
+        #expect(try await many.info().details["files"] == "12 completed, 0 in progress, 0 failed")
+        #expect(try await one.info().details["files"] == "12 completed, 0 in progress, 0 failed")
+    }
+
+    @Test(
+        "a file batch: a failed file fails the write with its reason, the others kept; past the deadline it is cancelled"
+    )
+    func fileBatchFailures() async throws {
+        let server = try await Self.launch(["--fail-marker", "CORRUPT"])
+        defer { server.stop() }
+        let sink = Self.sink(server)
+        try await sink.prepare(embedder: Self.identity)
+        let good = [Self.record("a.txt", "alpha beta"), Self.record("b.txt", "gamma delta")]
+        let error = await #expect(throws: SluiceError.self) {
+            try await sink.upsert(good + [Self.record("bad.txt", "CORRUPT bytes")])
+        }
+        #expect(error?.code == .sinkFailed)
+        #expect(
+            error?.message.contains("bad.txt") == true && error?.message.contains("unsupported_file") == true,
+            "\(String(describing: error))"
+        )
+        var stats = try await HTTPStoreSinkTests.stats(server)
+        #expect(stats["uploads"] == 3 && stats["detaches"] == 1 && stats["file_deletes"] == 1, "\(stats)")
+        #expect(try await sink.listIDs() == Set(good.map(\.id)))
+        // Written again, the two processed ones are not uploaded again.
+        try await sink.upsert(good)
+        stats = try await HTTPStoreSinkTests.stats(server)
+        #expect(stats["uploads"] == 3, "\(stats)")
+
+        // A batch still in progress at the deadline is cancelled; the run stops as for an unavailable store.
+        let slow = try await Self.launch(["--processing-polls", "1000000"])
+        defer { slow.stop() }
+        var section = PipelineConfiguration.Sink()
+        section.kind = .openAIVectorStore
+        section.url = slow.baseURL + "/v1"
+        section.collection = "slow"
+        section.processingTimeoutSeconds = 0.5
+        let waiting = OpenAIVectorStoreSink(settings: .init(section: section, apiKey: "sk-test"))
+        try await waiting.prepare(embedder: Self.identity)
+        let late = await #expect(throws: SluiceError.self) { try await waiting.upsert(good) }
+        #expect(late?.code == .sinkUnavailable, "\(String(describing: late))")
+        stats = try await HTTPStoreSinkTests.stats(slow)
+        #expect(stats["file_batches"] == 1 && stats["batch_cancels"] == 1, "\(stats)")
     }
 
     @Test(

@@ -7,7 +7,11 @@ extension OpenAIVectorStoreSink {
     /// Finds the vector store, or creates the one named `sink.collection`. The embedder is OpenAI's own
     /// (the pipeline's identity only records that the store embeds).
     public func prepare(embedder: EmbedderIdentity) async throws {
-        if try await describeStore() != nil { return }
+        if let store = try await describeStore() {
+            // Files a killed run uploaded but never attached (or detached but never deleted).
+            try await deleteOrphanedFiles(storeID: store.id)
+            return
+        }
         struct Create: Encodable {
             var name: String
             var metadata = ["created_by": "sluice"]
@@ -18,7 +22,7 @@ extension OpenAIVectorStoreSink {
             "/vector_stores",
             json: try StoreHTTP.encode(Create(name: settings.storeName))
         )
-        state.withLock { $0 = (created.id, [:]) }
+        state.withLock { $0 = State(storeID: created.id, files: [:]) }
     }
 
     struct StoreFile: Decodable {
@@ -36,25 +40,38 @@ extension OpenAIVectorStoreSink {
         }
     }
 
-    /// Record id → file id of every file attached to the store, listed page by page (cached for the
-    /// sink's life unless `refresh`).
-    func files(refresh: Bool = false) async throws -> [VectorID: String] {
-        if !refresh, let known = state.withLock({ $0.files }) { return known }
-        guard let storeID = try await storeID() else { return [:] }
-        var files: [VectorID: String] = [:]
+    /// Every file attached to the store, listed page by page.
+    func storeFiles(storeID: String) async throws -> [StoreFile] {
+        var files: [StoreFile] = []
         var after: String?
         repeat {
             var path = "/vector_stores/\(StoreHTTP.segment(storeID))/files?limit=100&order=asc"
             if let after { path += "&after=\(StoreHTTP.segment(after))" }
             let page = try await http.decode(Page<StoreFile>.self, "GET", path)
-            for file in page.data {
-                let id = file.attributes?[OpenAIVectorStoreAttributes.idKey]?.text ?? file.id
-                files[VectorID(rawValue: id)] = file.id
-            }
+            files += page.data
             after = page.hasMore == true ? page.lastID ?? page.data.last?.id : nil
         } while after != nil
+        return files
+    }
+
+    /// Record id → file id of every file attached to the store (cached for the sink's life unless
+    /// `refresh`), with the status of those not processed yet in `state.unprocessed`.
+    func files(refresh: Bool = false) async throws -> [VectorID: String] {
+        if !refresh, let known = state.withLock({ $0.files }) { return known }
+        guard let storeID = try await storeID() else { return [:] }
+        var files: [VectorID: String] = [:]
+        var unprocessed: [String: String] = [:]
+        for file in try await storeFiles(storeID: storeID) {
+            let id = file.attributes?[OpenAIVectorStoreAttributes.idKey]?.text ?? file.id
+            files[VectorID(rawValue: id)] = file.id
+            if let status = file.status, status != "completed" { unprocessed[file.id] = status }
+        }
         let listed = files
-        state.withLock { $0.files = listed }
+        let unsettled = unprocessed
+        state.withLock {
+            $0.files = listed
+            $0.unprocessed = unsettled
+        }
         return listed
     }
 
@@ -64,25 +81,50 @@ extension OpenAIVectorStoreSink {
         guard !records.isEmpty else { return }
         let storeID = try await requireStoreID()
         let known = try await files()
-        let pending = records.filter { known[$0.id] == nil }
-        var next = 0
-        try await withThrowingTaskGroup(of: (VectorID, String).self) { group in
-            func start() {
-                guard next < pending.count else { return }
-                let record = pending[next]
-                next += 1
-                group.addTask { (record.id, try await self.add(record, to: storeID)) }
+        let unprocessed = state.withLock { $0.unprocessed }
+        var pending: [VectorRecord] = []
+        for record in records {
+            guard let fileID = known[record.id] else {
+                pending.append(record)
+                continue
             }
-            for _ in 0..<max(1, settings.parallelism) { start() }
-            while let added = try await group.next() {
-                state.withLock { $0.files?[added.0] = added.1 }
-                start()
+            switch unprocessed[fileID] {
+            case nil: continue
+            case "in_progress":
+                // Attached by a run killed before it was processed: waited for as one just attached.
+                try await deletingOnFailure(fileID: fileID) {
+                    try await waitUntilProcessed(fileID: fileID, record: record, storeID: storeID)
+                }
+            default:
+                // Failed or cancelled: replaced by a new upload.
+                try await remove(fileID: fileID, storeID: storeID)
+                pending.append(record)
             }
+            state.withLock {
+                $0.unprocessed[fileID] = nil
+                if unprocessed[fileID] != "in_progress" { $0.files?[record.id] = nil }
+            }
+        }
+        // Many records: uploaded, then attached by file batches (fewer requests); one: attached alone.
+        if pending.count > 1 {
+            try await addInBatches(pending, to: storeID)
+        } else if let record = pending.first {
+            let fileID = try await add(record, to: storeID)
+            state.withLock { $0.files?[record.id] = fileID }
         }
     }
 
     /// One record as a processed file of the store: uploaded, attached with its attributes, polled.
     func add(_ record: VectorRecord, to storeID: String) async throws -> String {
+        let fileID = try await uploadFile(record, storeID: storeID)
+        try await deletingOnFailure(fileID: fileID) {
+            try await attach(fileID: fileID, record: record, storeID: storeID)
+        }
+        return fileID
+    }
+
+    /// Uploads a record's text as a file named for the store (``filename(_:storeID:)``).
+    func uploadFile(_ record: VectorRecord, storeID: String) async throws -> String {
         let text = Array(record.text.utf8)
         guard text.count <= Self.maxFileBytes else {
             throw SluiceError(
@@ -92,35 +134,25 @@ extension OpenAIVectorStoreSink {
         }
         var form = MultipartForm()
         form.field("purpose", "assistants")
-        form.file("file", filename: Self.filename(record.documentKey), contentType: "text/plain", data: text)
+        form.file(
+            "file",
+            filename: Self.filename(record.documentKey, storeID: storeID),
+            contentType: "text/plain",
+            data: text
+        )
         form.finish()
         struct Uploaded: Decodable { var id: String }
         let uploaded = try Self.decode(
             Uploaded.self,
             try await http.send("POST", "/files", body: form.body, contentType: form.contentType)
         )
-        do {
-            try await attach(fileID: uploaded.id, record: record, storeID: storeID)
-            return uploaded.id
-        } catch {
-            // Leave no file behind that no store holds.
-            _ = try? await http.send("DELETE", "/files/\(StoreHTTP.segment(uploaded.id))", accepting: [404])
-            throw error
-        }
+        CrashPoint.reach("openai-vector-store.uploaded")
+        return uploaded.id
     }
 
-    func attach(fileID: String, record: VectorRecord, storeID: String) async throws {
-        struct Attach: Encodable {
-            var fileID: String
-            var attributes: [String: MetadataValue]
-            var chunkingStrategy: JSONValue?
-            enum CodingKeys: String, CodingKey {
-                case fileID = "file_id"
-                case attributes
-                case chunkingStrategy = "chunking_strategy"
-            }
-        }
-        let chunking = settings.chunkingMaxTokens.map { size in
+    /// OpenAI's static chunking strategy from `sink.chunking_max_tokens` (and its overlap); nil: `auto`.
+    var chunkingStrategy: JSONValue? {
+        settings.chunkingMaxTokens.map { size in
             JSONValue.object([
                 "type": .value(.string("static")),
                 "static": .object([
@@ -129,22 +161,71 @@ extension OpenAIVectorStoreSink {
                 ]),
             ])
         }
+    }
+
+    /// A file as attached to the store: its record's attributes and the chunking strategy (one attach
+    /// request's body, and one entry of a file batch's `files`).
+    struct FileEntry: Encodable {
+        var fileID: String
+        var attributes: [String: MetadataValue]
+        var chunkingStrategy: JSONValue?
+        enum CodingKeys: String, CodingKey {
+            case fileID = "file_id"
+            case attributes
+            case chunkingStrategy = "chunking_strategy"
+        }
+    }
+
+    func entry(fileID: String, record: VectorRecord) -> FileEntry {
+        FileEntry(
+            fileID: fileID,
+            attributes: OpenAIVectorStoreAttributes.encode(record).attributes,
+            chunkingStrategy: chunkingStrategy
+        )
+    }
+
+    /// Runs `body`; when it throws, deletes the file (leaving none behind that no store holds: what a
+    /// failed request cannot delete, the next run's ``deleteOrphanedFiles(storeID:)`` does).
+    func deletingOnFailure(fileID: String, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            _ = try? await http.send("DELETE", "/files/\(StoreHTTP.segment(fileID))", accepting: [404])
+            throw error
+        }
+    }
+
+    func attach(fileID: String, record: VectorRecord, storeID: String) async throws {
         let path = "/vector_stores/\(StoreHTTP.segment(storeID))/files"
-        var file = try await http.decode(
+        let file = try await http.decode(
             StoreFile.self,
             "POST",
             path,
-            json: try StoreHTTP.encode(
-                Attach(
-                    fileID: fileID,
-                    attributes: OpenAIVectorStoreAttributes.encode(record).attributes,
-                    chunkingStrategy: chunking
-                )
-            )
+            json: try StoreHTTP.encode(entry(fileID: fileID, record: record))
         )
+        CrashPoint.reach("openai-vector-store.attached")
+        try await waitUntilProcessed(fileID: fileID, record: record, storeID: storeID, answer: file)
+    }
+
+    /// Polls an attached file until OpenAI has processed it, within `sink.processing_timeout_seconds`; a
+    /// file that failed is detached and the write fails with OpenAI's reason.
+    /// - Parameter answer: the file as last seen (nil: read it first).
+    func waitUntilProcessed(
+        fileID: String,
+        record: VectorRecord,
+        storeID: String,
+        answer: StoreFile? = nil
+    ) async throws {
+        let path = "/vector_stores/\(StoreHTTP.segment(storeID))/files"
         let clock = ContinuousClock()
         let deadline = clock.now + settings.processingTimeout
         var pause = Duration.milliseconds(100)
+        var file: StoreFile
+        if let answer {
+            file = answer
+        } else {
+            file = try await http.decode(StoreFile.self, "GET", "\(path)/\(StoreHTTP.segment(fileID))")
+        }
         while file.status == "in_progress" {
             guard clock.now < deadline else {
                 throw SluiceError(
@@ -166,12 +247,6 @@ extension OpenAIVectorStoreSink {
         }
     }
 
-    /// The uploaded file's name: the document key's last component (OpenAI shows it), as text.
-    static func filename(_ documentKey: String) -> String {
-        let last = documentKey.split(separator: "/").last.map(String.init) ?? "document"
-        return String(last.prefix(200)) + ".txt"
-    }
-
     public func delete(_ ids: [VectorID]) async throws {
         guard !ids.isEmpty, let storeID = try await storeID() else { return }
         let known = try await files()
@@ -189,6 +264,7 @@ extension OpenAIVectorStoreSink {
             "/vector_stores/\(StoreHTTP.segment(storeID))/files/\(StoreHTTP.segment(fileID))",
             accepting: [404]
         )
+        CrashPoint.reach("openai-vector-store.detached")
         try await http.send("DELETE", "/files/\(StoreHTTP.segment(fileID))", accepting: [404])
     }
 
@@ -230,7 +306,11 @@ extension OpenAIVectorStoreSink {
     public func removeAll() async throws {
         guard let storeID = try await storeID() else { return }
         for (_, fileID) in try await files(refresh: true) { try await remove(fileID: fileID, storeID: storeID) }
-        state.withLock { $0.files = [:] }
+        state.withLock {
+            $0.files = [:]
+            $0.unprocessed = [:]
+        }
+        try await deleteOrphanedFiles(storeID: storeID)
     }
 
     /// Deletes every file, then the store itself when the sink created it by name (a store named by
@@ -239,7 +319,7 @@ extension OpenAIVectorStoreSink {
         try await removeAll()
         guard settings.vectorStoreID == nil, let storeID = try await storeID() else { return }
         try await http.send("DELETE", "/vector_stores/\(StoreHTTP.segment(storeID))", accepting: [404])
-        state.withLock { $0 = (nil, nil) }
+        state.withLock { $0 = State() }
     }
 
     public func info() async throws -> SinkInfo {

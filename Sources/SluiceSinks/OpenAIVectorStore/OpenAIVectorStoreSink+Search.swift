@@ -5,6 +5,14 @@ extension OpenAIVectorStoreSink {
     /// attribute filters (`OpenAIVectorStoreFilter`). Only `vector` mode: the API has no keyword ranking
     /// of its own to ask for, so keyword and hybrid are refused. At most 50 results (the API's limit); a
     /// file's several matching chunks are several hits of the same record id.
+    /// Attributes hold no lists: a record's readers are dropped, so access control is refused
+    /// (``PipelineConfiguration/Access/requireExpressible(in:store:)``).
+    public var filterLimits: FilterLimits {
+        var limits = FilterLimits.standard
+        limits.holdsLists = false
+        return limits
+    }
+
     public func search(_ request: SearchRequest) async throws -> [SearchHit] {
         try request.requireVectorMode("openai-vector-store")
         let filters = try request.filter.map(OpenAIVectorStoreFilter.compile)

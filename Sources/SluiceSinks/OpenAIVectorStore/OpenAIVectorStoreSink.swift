@@ -7,13 +7,15 @@ import Synchronization
 ///
 /// OpenAI chunks and embeds for this store (``embedsText``): the pipeline sends each document's whole
 /// extracted text as one record and no vector. Each record becomes a file (`POST /files`, purpose
-/// `assistants`, the text as UTF-8 `.txt`) attached to the vector store (`POST
-/// /vector_stores/{id}/files`) with the record's metadata as the file's attributes
-/// (`OpenAIVectorStoreAttributes`) and, when `sink.chunking_max_tokens` is set, a static chunking
-/// strategy; the sink then polls the file until OpenAI has processed it (`completed`), within
-/// `sink.processing_timeout_seconds`. A changed document is a new record: the new file is attached and
-/// the old one detached and deleted. The store is `sink.vector_store_id`, or the one named
-/// `sink.collection`, created by the first run.
+/// `assistants`, the text as UTF-8 `.txt`, named `sluice-<store id>-…` so that a later run recognises
+/// the files a killed one left behind and deletes them) attached to the vector store with the record's
+/// metadata as the file's attributes (`OpenAIVectorStoreAttributes`) and, when
+/// `sink.chunking_max_tokens` is set, a static chunking strategy: the files of one write by file batches
+/// (`POST /vector_stores/{id}/file_batches`, each file its own attributes), a lone file by `POST
+/// /vector_stores/{id}/files`. The sink then polls the batch or file until OpenAI has processed it
+/// (`completed`), within `sink.processing_timeout_seconds`. A changed document is a new record: the new
+/// file is attached and the old one detached and deleted. The store is `sink.vector_store_id`, or the one
+/// named `sink.collection`, created by the first run.
 ///
 /// Every request carries `Authorization: Bearer` with the key from `sink.api_key_env` (never logged);
 /// 429 and 5xx are retried with backoff honouring `Retry-After` (`StoreHTTP`), 401/403 stop a run
@@ -34,7 +36,7 @@ public final class OpenAIVectorStoreSink: VectorSink {
         public var chunkingOverlapTokens: Int?
         /// The longest wait for one file's processing.
         public var processingTimeout: Duration
-        /// Files uploaded and attached at once.
+        /// Files uploaded at once.
         public var parallelism: Int
         /// Retries after the first attempt of a request (`sink.max_retries`).
         public var maxRetries: Int
@@ -65,8 +67,18 @@ public final class OpenAIVectorStoreSink: VectorSink {
 
     let settings: Settings
     let http: StoreHTTP
-    /// The vector store's id once found or created, and the files it holds by record id (nil until listed).
-    let state = Mutex<(storeID: String?, files: [VectorID: String]?)>((nil, nil))
+    /// What the sink knows of the store between requests.
+    struct State {
+        /// The vector store's id once found or created.
+        var storeID: String?
+        /// The files the store holds by record id (nil until listed).
+        var files: [VectorID: String]?
+        /// The status of each file of ``files`` that is not `completed` (`in_progress`, `failed`,
+        /// `cancelled`): one a killed run left unprocessed.
+        var unprocessed: [String: String] = [:]
+    }
+
+    let state = Mutex(State())
 
     public var name: String { "openai-vector-store:\(settings.vectorStoreID ?? settings.storeName)" }
     public var embedsText: Bool { true }
@@ -93,6 +105,7 @@ public final class OpenAIVectorStoreSink: VectorSink {
             var inProgress: Int?
             var completed: Int?
             var failed: Int?
+            var cancelled: Int?
             var total: Int?
         }
         enum CodingKeys: String, CodingKey {
@@ -124,7 +137,7 @@ public final class OpenAIVectorStoreSink: VectorSink {
                         "openai-vector-store: sink.vector_store_id \(id) does not exist (or this key cannot see it)"
                     )
                 }
-                state.withLock { $0 = (nil, nil) }
+                state.withLock { $0 = State() }
                 return nil
             }
             return try Self.decode(StoreObject.self, response)

@@ -12,13 +12,23 @@ Not OpenAI: it implements and checks the documented request shapes, limits and e
   `chunk_overlap_tokens` at most half of it;
 - a file attached is `in_progress` for `--processing-polls` reads of it, then `completed` (or `failed`
   with `last_error` when its text contains `--fail-marker`);
-- unknown vector stores and files answer 404 with OpenAI's error object; list `limit` is 1–100;
+- unknown vector stores and files answer 404 with OpenAI's error object; list `limit` is 1–100 (default 20),
+  `order` `asc` or `desc` (default), `after` an id of the list (else 400);
+- `GET /v1/files` lists the account's files (`purpose` filter; `limit` 1–10,000, default 10,000);
+- file batches (`POST /v1/vector_stores/{id}/file_batches`): exactly one of `file_ids` (with one
+  `attributes` and `chunking_strategy` for all) or `files` (each with its own; the batch's are then
+  ignored), 1–2,000 files, each existing (404) and named once, attributes and chunking checked as for one
+  file; the batch is `in_progress` for `--processing-polls` reads of it (`GET .../file_batches/{batch}`),
+  then its files settle as single files do; `POST .../cancel` cancels the files still in progress
+  (`cancelling`, then `cancelled`); `GET .../file_batches/{batch}/files` lists them (`filter` by status,
+  paged as any list);
 - search (`POST /v1/vector_stores/{id}/search`): `query` a string, `max_num_results` 1–50, `filters` a
   comparison (`eq ne gt gte lt lte in nin`) or compound (`and or`) filter, validated; the completed files
   are cut into chunks of `max_chunk_size_tokens` words (auto: 800 with 400 overlap) and ranked by the
   cosine of word-count vectors, so results are meaningful; `ne` and `nin` match a file without the key;
 - `--rate-limit-every N`: every Nth request answers 429 `rate_limit_exceeded` with `Retry-After: 0`.
-Prints "PORT <n>". `GET /_standin/stats` returns counters (uploads, attaches, detaches, file_deletes,
+Prints "PORT <n>". `GET /_standin/files` returns every file and attachment (for tests' end-state checks);
+`GET /_standin/stats` returns counters (uploads, attaches, detaches, file_deletes,
 searches, rate_limited, invalid, ...).
 """
 import json, math, os, re, sys, threading, time
@@ -32,6 +42,7 @@ PURPOSES = {"assistants", "batch", "fine-tune", "vision", "user_data", "evals"}
 MAX_ATTRIBUTES = 16
 MAX_KEY = 64
 MAX_STRING = 512
+MAX_BATCH_FILES = 2000
 OPERATORS = {"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin"}
 
 
@@ -52,8 +63,10 @@ class OpenAIStore(Store):
         super().__init__(options)
         self.files = {}  # file id -> {"filename", "purpose", "bytes", "text", "created_at"}
         self.stores = {}  # vs id -> {"name", "metadata", "created_at", "files": {file id -> entry}}
+        self.batches = {}  # vsfb id -> {"store", "files": [file id], "polls", "cancelled", "created_at"}
         self.counter = 0
-        for key in ("uploads", "attaches", "detaches", "file_deletes", "searches", "rate_limited", "polls"):
+        for key in ("uploads", "attaches", "detaches", "file_deletes", "searches", "rate_limited", "polls",
+                    "file_batches", "batched_files", "batch_polls", "batch_cancels"):
             self.stats[key] = 0
 
     def new_id(self, prefix):
@@ -216,11 +229,17 @@ class Handler(JSONHandler):
             raise Rejected(413, f"request body of {length} bytes is over the limit")
         return self.rfile.read(length) if length else b""
 
-    def page(self, items, query):
-        limit = int(query.get("limit", ["20"])[0])
-        if not 1 <= limit <= 100:
-            raise Rejected(400, f"Invalid 'limit': {limit}; must be between 1 and 100")
-        if query.get("order", ["desc"])[0] == "desc":
+    def page(self, items, query, default=20, maximum=100):
+        try:
+            limit = int(query.get("limit", [str(default)])[0])
+        except ValueError:
+            raise Rejected(400, "Invalid 'limit': expected an integer")
+        if not 1 <= limit <= maximum:
+            raise Rejected(400, f"Invalid 'limit': {limit}; must be between 1 and {maximum}")
+        order = query.get("order", ["desc"])[0]
+        if order not in ("asc", "desc"):
+            raise Rejected(400, f"Invalid 'order': '{order}'; expected 'asc' or 'desc'")
+        if order == "desc":
             items = list(reversed(items))
         after = query.get("after", [None])[0]
         if after is not None:
@@ -247,17 +266,40 @@ class Handler(JSONHandler):
                 "usage_bytes": sum(f["usage_bytes"] for f in files if f["status"] == "completed"),
                 "file_counts": counts, "expires_after": None, "last_active_at": entry["created_at"]}
 
+    def settle(self, file_id, entry):
+        """Ends a file's processing: `completed`, or `failed` when its text holds the fail marker."""
+        if entry["status"] != "in_progress":
+            return
+        marker = self.store.options.fail_marker
+        if marker and marker in self.store.files.get(file_id, {}).get("text", ""):
+            entry["status"] = "failed"
+            entry["last_error"] = {"code": "unsupported_file", "message": "The file could not be parsed."}
+        else:
+            entry["status"] = "completed"
+
+    def batch_object(self, batch_id):
+        batch = self.store.batches[batch_id]
+        attached = self.store.stores.get(batch["store"], {"files": {}})["files"]
+        statuses = [attached[f]["status"] for f in batch["files"] if f in attached]
+        counts = {s: statuses.count(s) for s in ("in_progress", "completed", "failed", "cancelled")}
+        counts["total"] = len(batch["files"])
+        if counts["in_progress"]:
+            status = "cancelling" if batch["cancelled"] else "in_progress"
+        elif batch["cancelled"]:
+            status = "cancelled"
+        elif counts["failed"] == counts["total"]:
+            status = "failed"
+        else:
+            status = "completed"
+        return {"id": batch_id, "object": "vector_store.files_batch", "created_at": batch["created_at"],
+                "vector_store_id": batch["store"], "status": status, "file_counts": counts}
+
     def file_object(self, store_id, file_id, entry, poll=False):
         if poll and entry["status"] == "in_progress":
             self.store.stats["polls"] += 1
             entry["polls"] += 1
             if entry["polls"] >= self.store.options.processing_polls:
-                marker = self.store.options.fail_marker
-                if marker and marker in self.store.files.get(file_id, {}).get("text", ""):
-                    entry["status"] = "failed"
-                    entry["last_error"] = {"code": "unsupported_file", "message": "The file could not be parsed."}
-                else:
-                    entry["status"] = "completed"
+                self.settle(file_id, entry)
         return {"id": file_id, "object": "vector_store.file", "created_at": entry["created_at"],
                 "vector_store_id": store_id, "status": entry["status"], "last_error": entry["last_error"],
                 "usage_bytes": entry["usage_bytes"], "attributes": entry["attributes"],
@@ -269,8 +311,20 @@ class Handler(JSONHandler):
         if length:
             self.rfile.read(length)
 
+    def dump(self):
+        """`GET /_standin/files`: every file of the account and every vector store's attachments (for tests)."""
+        store = self.store
+        with store.lock:
+            files = [{"id": i, "filename": f["filename"], "purpose": f["purpose"], "bytes": f["bytes"]}
+                     for i, f in store.files.items()]
+            stores = {i: [{"file_id": f, "status": a["status"], "attributes": a["attributes"]}
+                          for f, a in e["files"].items()] for i, e in store.stores.items()}
+        self.send_json(200, {"files": files, "vector_stores": stores})
+
     def dispatch(self):
         store = self.store
+        if self.path == "/_standin/files":
+            return self.dump()
         if self.headers.get("Authorization") != f"Bearer {store.options.api_key}" or (
                 store.options.rate_limit_every and store.stats["requests"] % store.options.rate_limit_every == 0):
             self.drain()
@@ -315,6 +369,13 @@ class Handler(JSONHandler):
             store.stats["uploads"] += 1
             return self.send_json(200, {"id": file_id, "object": "file", "bytes": len(data), "created_at": int(time.time()),
                                         "filename": filename, "purpose": purpose, "status": "processed"})
+        if parts == ["files"] and method == "GET":
+            purpose = query.get("purpose", [None])[0]
+            items = [{"id": i, "object": "file", "bytes": f["bytes"], "created_at": f["created_at"],
+                      "filename": f["filename"], "purpose": f["purpose"], "status": "processed", "expires_at": None}
+                     for i, f in store.files.items() if purpose is None or f["purpose"] == purpose]
+            # The Files API pages up to 10,000 objects, and that is its default.
+            return self.send_json(200, self.page(items, query, default=10000, maximum=10000))
         if len(parts) == 2 and parts[0] == "files" and method == "DELETE":
             if parts[1] not in store.files:
                 raise Rejected(404, f"No such File object: {parts[1]}")
@@ -375,6 +436,73 @@ class Handler(JSONHandler):
                 text = store.files.get(file_id, {}).get("text", "")
                 return self.send_json(200, {"object": "vector_store.file_content.page",
                                             "data": [{"type": "text", "text": text}], "has_more": False, "next_page": None})
+        if rest == ["file_batches"] and method == "POST":
+            body = self.read_json()
+            ids, entries = body.get("file_ids"), body.get("files")
+            if (ids is None) == (entries is None):
+                raise Rejected(400, "Exactly one of 'file_ids' and 'files' must be given (they are mutually exclusive).")
+            if ids is not None:
+                if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                    raise Rejected(400, "Invalid type for 'file_ids': expected an array of strings")
+                shared_attributes = check_attributes(body.get("attributes"))
+                shared_strategy = check_chunking(body.get("chunking_strategy"))
+                entries = [{"file_id": i, "attributes": shared_attributes, "chunking_strategy": shared_strategy}
+                           for i in ids]
+            else:
+                if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                    raise Rejected(400, "Invalid type for 'files': expected an array of objects")
+                # With 'files', the batch's own attributes and chunking strategy are ignored: each file's count.
+                entries = [{"file_id": e.get("file_id"), "attributes": check_attributes(e.get("attributes")),
+                            "chunking_strategy": check_chunking(e.get("chunking_strategy"))} for e in entries]
+            if not 1 <= len(entries) <= MAX_BATCH_FILES:
+                raise Rejected(400, f"Invalid batch: {len(entries)} files; a batch holds 1 to {MAX_BATCH_FILES}")
+            for e in entries:
+                if e["file_id"] not in store.files:
+                    raise Rejected(404, f"No file found with id '{e['file_id']}'.")
+            if len({e["file_id"] for e in entries}) != len(entries):
+                raise Rejected(400, "Invalid batch: a file id appears more than once")
+            batch_id = store.new_id("vsfb_")
+            for e in entries:
+                if e["file_id"] not in entry["files"]:
+                    entry["files"][e["file_id"]] = {"created_at": int(time.time()), "status": "in_progress",
+                                                   "last_error": None, "usage_bytes": store.files[e["file_id"]]["bytes"],
+                                                   "attributes": e["attributes"], "chunking_strategy": e["chunking_strategy"],
+                                                   "polls": 0}
+                    store.stats["attaches"] += 1
+            store.batches[batch_id] = {"store": store_id, "files": [e["file_id"] for e in entries], "polls": 0,
+                                       "cancelled": False, "created_at": int(time.time())}
+            store.stats["file_batches"] += 1
+            store.stats["batched_files"] += len(entries)
+            return self.send_json(200, self.batch_object(batch_id))
+        if len(rest) >= 2 and rest[0] == "file_batches":
+            batch = store.batches.get(rest[1])
+            if batch is None or batch["store"] != store_id:
+                raise Rejected(404, f"No file batch found with id '{rest[1]}' in vector store '{store_id}'.")
+            if len(rest) == 2 and method == "GET":
+                store.stats["batch_polls"] += 1
+                batch["polls"] += 1
+                if batch["polls"] >= store.options.processing_polls and not batch["cancelled"]:
+                    for file_id in batch["files"]:
+                        attached = entry["files"].get(file_id)
+                        if attached is not None:
+                            self.settle(file_id, attached)
+                return self.send_json(200, self.batch_object(rest[1]))
+            if rest[2:] == ["cancel"] and method == "POST":
+                self.read_raw()
+                batch["cancelled"] = True
+                for file_id in batch["files"]:
+                    attached = entry["files"].get(file_id)
+                    if attached is not None and attached["status"] == "in_progress":
+                        attached["status"] = "cancelled"
+                store.stats["batch_cancels"] += 1
+                return self.send_json(200, self.batch_object(rest[1]))
+            if rest[2:] == ["files"] and method == "GET":
+                wanted = query.get("filter", [None])[0]
+                if wanted is not None and wanted not in ("in_progress", "completed", "failed", "cancelled"):
+                    raise Rejected(400, f"Invalid 'filter': '{wanted}'")
+                items = [self.file_object(store_id, f, entry["files"][f]) for f in batch["files"]
+                         if f in entry["files"] and (wanted is None or entry["files"][f]["status"] == wanted)]
+                return self.send_json(200, self.page(items, query))
         if rest == ["search"] and method == "POST":
             body = self.read_json()
             text = body.get("query")
