@@ -59,20 +59,27 @@ struct ServeTLSProxyCLITests {
         }
         let configFile = ws.file("stunnel.conf")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
-        // SIGHUP as systemd leaves it to a service: its default action, unblocked (the test process may
-        // ignore or block it, and an ignored signal stays ignored across exec).
+        // SIGHUP and SIGTERM as systemd leaves them to a service: default actions, unblocked (the test
+        // process may hand its children signals ignored or blocked, which survives exec).
         let reset =
-            "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_DFL); "
-            + "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP}); os.execvp(sys.argv[1], sys.argv[1:])"
-        let proxy = try Process.startWithLifeline(
-            "/bin/sh",
-            [
-                "-c",
-                #"python3 -c "$3" stunnel4 "$1" </dev/null >"$2" 2>&1 & s=$!; echo "PID $s"; cat >/dev/null; kill $s; wait $s"#,
-                "sh", configFile.path, ws.file("stunnel.log").path, reset,
-            ]
-        )
-        defer { try? proxy.lifeline.close() }
+            "import os, signal, sys\nfor s in (signal.SIGHUP, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)\n"
+            + "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP, signal.SIGTERM})\n"
+            + "os.execvp(sys.argv[1], sys.argv[1:])"
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        proxy.arguments = ["-c", reset, stunnel.path, configFile.path]
+        _ = FileManager.default.createFile(atPath: ws.file("stunnel.log").path, contents: nil)
+        let log = try FileHandle(forWritingTo: ws.file("stunnel.log"))
+        proxy.standardOutput = log
+        proxy.standardError = log
+        proxy.standardInput = FileHandle.nullDevice
+        try proxy.run()
+        // Stopped whatever happens (SIGKILL: the test is done with it), and reaped.
+        defer {
+            kill(proxy.processIdentifier, SIGKILL)
+            _ = ProcessExit.wait(for: proxy)
+            try? log.close()
+        }
         let url = "https://\(Self.name):\(port)"
         let resolve = ["--resolve", "\(Self.name):\(port):127.0.0.1"]
         let auth = ["-H", "Authorization: Bearer \(Self.token)"]
@@ -102,7 +109,7 @@ struct ServeTLSProxyCLITests {
         try await Self.selfSigned(certificate: second, key: key)
         try FileManager.default.removeItem(at: chain)
         try FileManager.default.copyItem(at: second, to: chain)
-        #expect(kill(pid_t(proxy.pid), SIGHUP) == 0)
+        #expect(kill(proxy.processIdentifier, SIGHUP) == 0)
         let renewed = try await Self.curl(
             resolve + ["--cacert", second.path, "\(url)/health"],
             until: { $0.exit == 0 }
@@ -111,7 +118,6 @@ struct ServeTLSProxyCLITests {
         let stale = try await Self.curl(resolve + ["--cacert", first.path, "\(url)/health"])
         #expect(stale.exit == 60, "\(stale)")
 
-        try proxy.lifeline.close()
         let result = try await server.stop()
         #expect(result.exitCode == 0, "\(result.stderr.suffix(2000))")
         #expect(!result.stderr.contains(Self.token))
@@ -178,17 +184,5 @@ struct ServeTLSProxyCLITests {
         let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
         let exit = await Task.detached { ProcessExit.wait(for: process) }.value
         return (exit.status, String(decoding: output, as: UTF8.self))
-    }
-}
-
-extension Process {
-    /// Starts `path ARGUMENTS` whose first line is `PID <n>` and which ends when its stdin (the lifeline)
-    /// closes, even when the test process dies.
-    static func startWithLifeline(_ path: String, _ arguments: [String]) throws -> (lifeline: FileHandle, pid: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let (lifeline, pid) = try process.runWithLifeline(reporting: "PID", what: "stunnel (Debian package stunnel4)")
-        return (lifeline, pid)
     }
 }
