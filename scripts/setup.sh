@@ -39,6 +39,7 @@ if [ "$purpose" = test ]; then
     qpdf                    # sluice-bench extract builds its 2,000-page PDF with it
     binutils                # objdump: scripts/tools/check-avx512.sh checks the test servers' binaries
     openssl                 # the JWT tests make their RSA and P-256 keys and sign their tokens with it
+    stunnel4                # TLS in front of sluice serve (deploy/stunnel): ServeTLSProxyCLITests
   )
 fi
 

@@ -67,6 +67,15 @@ public struct SluiceClient: Sendable {
         return try await send("GET", "v1/documents/" + Self.segment(key), query: query)
     }
 
+    /// `GET /v1/export`: one page of the records the credential may read (with their vectors), `limit` 1 to
+    /// 1,000 (100 when nil); pass the answer's `nextCursor` as `cursor` for the next. Needs the `export` scope.
+    public func export(cursor: String? = nil, limit: Int? = nil) async throws -> ExportPage {
+        var query: [URLQueryItem] = []
+        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        return try await send("GET", "v1/export", query: query)
+    }
+
     /// `POST /v1/runs`: starts an incremental run; throws `lock-held` (409) while one is going.
     public func startRun() async throws -> Run { try await send("POST", "v1/runs", body: [String: String]()) }
 

@@ -10,7 +10,7 @@ import Yams
 ///     sha256: 5e884898da28…   # printf %s "$KEY" | sha256sum
 ///     principal: intern
 ///     groups: [staff]
-///     scopes: [search, ask]   # of search, ask, documents, runs, metrics
+///     scopes: [search, ask]   # of search, ask, documents, export, runs, metrics
 ///     rate_limit_per_minute: 120   # optional: this key's own limit (0: none), over serve.rate_limit_per_minute
 /// ```
 package struct APIKeys: Sendable, Equatable {
@@ -25,9 +25,10 @@ package struct APIKeys: Sendable, Equatable {
     }
 
     /// What a key may call: `search` (`POST /v1/search`), `ask` (`POST /v1/ask`), `documents`
-    /// (`/v1/documents…`), `runs` (`/v1/runs…`), `metrics` (`/metrics`).
+    /// (`/v1/documents…`), `export` (`GET /v1/export`: every readable record with its vector, in bulk),
+    /// `runs` (`/v1/runs…`), `metrics` (`/metrics`).
     package enum Scope: String, Sendable, CaseIterable {
-        case search, ask, documents, runs, metrics
+        case search, ask, documents, export, runs, metrics
     }
 
     package var keys: [Key]
@@ -103,7 +104,8 @@ package struct APIKeys: Sendable, Equatable {
                 scopes.insert(scope)
             }
             if scopes.isEmpty {
-                throw problem("key \(id): scopes must name at least one of search, ask, documents, runs, metrics")
+                let names = Scope.allCases.map(\.rawValue).joined(separator: ", ")
+                throw problem("key \(id): scopes must name at least one of \(names)")
             }
             var limit: Int?
             if let value = entry["rate_limit_per_minute"] {

@@ -14,6 +14,7 @@ struct APIRoutes: Sendable {
     func add(to router: Router<BasicRequestContext>) {
         let access = server.configuration.access
         let documents = DocumentRoutes(checkpoint: server.checkpoint, served: server.served, access: access)
+        let export = ExportRoute(checkpoint: server.checkpoint, served: server.served, access: access)
         router.get("/health") { _, _ in try JSONResponse.make(["status": "ok"]) }
         router.get("/ready") { request, _ in
             let report = await ReadinessReport.probe(
@@ -102,6 +103,11 @@ struct APIRoutes: Sendable {
                     readable: readable
                 )
             }
+        }
+        router.get("/v1/export") { request, _ in
+            // The records a restricted identity may read, the store asked with its access filter.
+            let readable = RequestIdentity.current.access.filter(access)
+            return try await bounded { try await export.page(request, readable: readable) }
         }
         router.post("/v1/runs") { request, _ in
             // The body is optional and, for now, has no fields (RequestBodyPolicyMiddleware checked it).

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// The audit log of `sluice serve` (`serve.audit_log`, docs/ACCESS.md): one JSON line per request that
-/// reads documents (search, ask, documents, runs), appended to a file the pipeline names. A line holds the
+/// reads documents (search, ask, documents, export, runs), appended to a file the pipeline names. A line holds the
 /// time, who asked (the kind of credential, the principal, a key's id — never the key or the token), the
 /// method, the route's pattern (`/v1/documents/{key}`: never a document key the caller asked for), the
 /// status, and how many distinct documents the answer showed (only readable ones ever are).

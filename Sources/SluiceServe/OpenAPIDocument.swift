@@ -536,6 +536,103 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/export": {
+      "get": {
+        "operationId": "exportRecords",
+        "summary": "The index's records (id, document key, ordinal, text, vector, metadata: what `sluice export` writes), a page at a time.",
+        "description": "In the checkpoint's document key order (bytes), then by ordinal. Needs the `export` scope. With access control on, a restricted identity gets exactly the records it may read, the store asked with its access filter inside its query; their readers are left out, and a page holds `limit` records whenever more readable ones follow, so neither a page's size nor `next_cursor` says anything of the others (docs/ACCESS.md).",
+        "parameters": [
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "`next_cursor` of the previous page."
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 100
+            },
+            "description": "Records on the page."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ExportPage"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A bad `limit` or `cursor`, or a parameter the route does not take.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds until a request is possible again.",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "421": {
+            "$ref": "#/components/responses/HostRefused"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
     "/v1/runs": {
       "post": {
         "operationId": "startRun",
@@ -1595,6 +1692,68 @@ enum OpenAPIDocument {
           "cited": {
             "type": "boolean",
             "description": "The answer cites it with [n]."
+          }
+        }
+      },
+      "ExportedRecord": {
+        "type": "object",
+        "required": [
+          "id",
+          "document_key",
+          "ordinal",
+          "text",
+          "vector",
+          "metadata"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "document_key": {
+            "type": "string"
+          },
+          "ordinal": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "text": {
+            "type": "string"
+          },
+          "vector": {
+            "type": "array",
+            "items": {
+              "type": "number"
+            }
+          },
+          "metadata": {
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/components/schemas/MetadataValue"
+            }
+          }
+        }
+      },
+      "ExportPage": {
+        "type": "object",
+        "required": [
+          "records",
+          "skipped"
+        ],
+        "properties": {
+          "records": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExportedRecord"
+            }
+          },
+          "next_cursor": {
+            "type": "string",
+            "description": "Pass as `cursor` for the next page; absent on the last."
+          },
+          "skipped": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Records of this page left out because their vectors are not finite (written by an older version; `sluice run --reembed`)."
           }
         }
       }

@@ -60,6 +60,7 @@ struct RequestIdentity: Sendable {
         if path == "/v1/search" { return .search }
         if path == "/v1/ask" { return .ask }
         if path == "/v1/documents" || path.hasPrefix("/v1/documents/") { return .documents }
+        if path == "/v1/export" { return .export }
         if path == "/v1/runs" || path.hasPrefix("/v1/runs/") { return .runs }
         if path == "/metrics" { return .metrics }
         return nil

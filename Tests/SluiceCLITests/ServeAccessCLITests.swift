@@ -51,8 +51,8 @@ struct ServeAccessCLITests {
     }
 
     static let firstKeys = keysFile([
-        ("hr-app", hrDigest, "hana", "hr", "search, ask, documents"),
-        ("eng-app", engDigest, "emil", "eng", "search, ask, documents"),
+        ("hr-app", hrDigest, "hana", "hr", "search, ask, documents, export"),
+        ("eng-app", engDigest, "emil", "eng", "search, ask, documents, export"),
         ("search-only", searchOnlyDigest, "sam", "eng", "search"),
     ])
 

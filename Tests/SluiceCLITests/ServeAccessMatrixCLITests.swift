@@ -8,7 +8,8 @@ import Testing
 /// PostgreSQL+pgvector and Chroma, the Qdrant and Pinecone stand-ins and JSONL (the local store is
 /// `ServeAccessCLITests`). The same corpus and keys on each: k readable results although unreadable ones
 /// rank above them, in every mode the store has; ask's sources; a document read of an unreadable document
-/// answers as a missing one; no result, snippet, score or duplicate of an unreadable record.
+/// answers as a missing one; the export holds exactly the readable records; no result, snippet, score or
+/// duplicate of an unreadable record.
 @Suite(.serialized)
 struct ServeAccessMatrixCLITests {
     typealias Fixture = ServeAccessCLITests
@@ -126,6 +127,10 @@ struct ServeAccessMatrixCLITests {
         }
         try await Fixture.expectListing(eng, Fixture.engReadable)
         try await Fixture.expectListing(hr, hrReadable)
+        // The export: the operator's is `sluice export`'s records; a key's exactly its readable ones.
+        let all = try await Fixture.expectOperatorExport(admin, equals: Export.records(try await ws.export(target)))
+        try await Fixture.expectExport(eng, readers: ["eng", "emil", "*"], all: all)
+        try await Fixture.expectExport(hr, readers: ["hr", "hana", "*"], all: all)
         let own = try await eng.document(key: "eng/design-1.md")
         #expect(own.chunks?.count == 1 && own.chunks?.first?.text.contains("Design 1") == true, "\(label)")
         #expect(try await eng.document(key: "handbook.md").chunks?.count == 1, "\(label)")

@@ -24,10 +24,43 @@ struct ServeContractTests {
         let target = ws.target("t")
         _ = try await ServeCLITests.indexed(ws, target)
         let server = try await ServeProcess.start(ws, target)
+        let (exit, log) = try await Self.runScript([server.baseURL.absoluteString], in: ws)
+        #expect(exit.status == 0 && !exit.signaled, "schemathesis found failures:\n\(log.suffix(6000))")
+        _ = try await server.stop()
+    }
+
+    @Test(
+        "with credentials and access control on: a key, a JWT and the operator's token each pass the contract, a missing or wrong one is refused"
+    )
+    func contractWithAuth() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.schemathesis.path),
+            "schemathesis is missing: run scripts/setup.sh test"
+        )
+        let ws = try Workspace("serve-contract-auth")
+        defer { ws.cleanUp() }
+        let (exit, log) = try await Self.runScript(
+            ["--auth"],
+            in: ws,
+            environment: ["SLUICE_BINARY": try SluiceExecutable.url().path]
+        )
+        #expect(exit.status == 0 && !exit.signaled, "the contract with auth failed:\n\(log.suffix(8000))")
+        for who in ["key", "jwt", "operator"] { #expect(log.contains("api-contract: as the \(who)"), "\(who)") }
+        #expect(log.contains("api-contract: auth checks passed"), "\(log.suffix(3000))")
+    }
+
+    /// Runs scripts/api-contract.sh with `arguments` to its end: its exit and its output.
+    static func runScript(
+        _ arguments: [String],
+        in ws: Workspace,
+        environment: [String: String] = [:]
+    ) async throws -> (exit: ProcessExit, log: String) {
         let script = Corpus.repositoryRoot.appendingPathComponent("scripts/api-contract.sh")
         let process = Process()
         process.executableURL = script
-        process.arguments = [server.baseURL.absoluteString]
+        process.arguments = arguments
+        process.currentDirectoryURL = Corpus.repositoryRoot
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = ws.file("contract.log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
@@ -37,8 +70,6 @@ struct ServeContractTests {
         try process.run()
         let exit = await Task.detached { ProcessExit.wait(for: process) }.value
         try? handle.close()
-        let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        #expect(exit.status == 0 && !exit.signaled, "schemathesis found failures:\n\(log.suffix(6000))")
-        _ = try await server.stop()
+        return (exit, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 }

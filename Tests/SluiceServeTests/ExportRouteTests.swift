@@ -1,0 +1,40 @@
+import SluiceCore
+import Testing
+
+@testable import SluiceServe
+
+struct ExportRouteTests {
+    @Test("a cursor is ORDINAL:KEY, the key last so that it may hold any character", arguments: ["a.md", "x:y/z:1.md"])
+    func cursorRoundTrip(_ key: String) throws {
+        let cursor = ExportRoute.Cursor(key: key, ordinal: 12)
+        #expect(cursor.text == "12:\(key)")
+        #expect(ExportRoute.Cursor(cursor.text) == cursor)
+    }
+
+    @Test("a cursor that is not one the server wrote is refused", arguments: ["", "x", "1", "1:", "-1:a", "a:b"])
+    func malformedCursor(_ text: String) {
+        #expect(ExportRoute.Cursor(text) == nil)
+    }
+
+    @Test("whole documents are asked by key, the others by key and ordinals, all under the access filter")
+    func filter() {
+        let readable = SearchFilter.oneOf("access", [.string("eng"), .string("*")])
+        let plan = [
+            ExportRoute.Planned(key: "a", ordinals: 3..<5, whole: false),
+            ExportRoute.Planned(key: "b", ordinals: 0..<2, whole: true),
+            ExportRoute.Planned(key: "c", ordinals: 0..<4, whole: false),
+        ]
+        let part = { (key: String, range: Range<Int>) -> SearchFilter in
+            .and([
+                .compare(SearchFilter.documentKeyField, .equal, .string(key)),
+                .compare(SearchFilter.ordinalField, .greaterOrEqual, .int(range.lowerBound)),
+                .compare(SearchFilter.ordinalField, .less, .int(range.upperBound)),
+            ])
+        }
+        let records = SearchFilter.or([
+            .oneOf(SearchFilter.documentKeyField, [.string("b")]), part("a", 3..<5), part("c", 0..<4),
+        ])
+        #expect(ExportRoute.filter(plan, readable: readable) == .and([records, readable]))
+        #expect(ExportRoute.filter([plan[1]], readable: nil) == .oneOf(SearchFilter.documentKeyField, [.string("b")]))
+    }
+}
