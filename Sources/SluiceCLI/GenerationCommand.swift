@@ -34,10 +34,17 @@ struct GenerationCommand: AsyncParsableCommand {
                 // The settings that change vectors are the candidate's; the others (`sink.path`, …) locate the
                 // index, as for every command.
                 let settings = options.overrides.filter(IndexGenerations.changesVectors)
-                let candidate = try await IndexGenerations(configuration: configuration).start(overrides: settings)
+                let generations = IndexGenerations(configuration: configuration)
+                let candidate = try await generations.start(overrides: settings)
                 print(
                     "started candidate generation \(candidate): `sluice run \(options.pipeline)` builds it (and keeps the active one current)"
                 )
+                // The room the build needs, before it starts: about a copy of the active generation.
+                if let room = try await generations.activeSize() {
+                    print(
+                        "room: the active generation \(room.id) takes \(room.size.description); the candidate needs about as much again beside it (more with more dimensions or smaller chunks) until one of them is dropped"
+                    )
+                }
             }
         }
     }
@@ -57,7 +64,7 @@ struct GenerationCommand: AsyncParsableCommand {
         func run() async throws {
             try await withExitMapping {
                 let configuration = try options.loadConfiguration(generation: nil)
-                let report = try IndexGenerations(configuration: configuration).report()
+                let report = try await IndexGenerations(configuration: configuration).report()
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -81,12 +88,21 @@ struct GenerationCommand: AsyncParsableCommand {
             var line =
                 "\(report.role): \(report.id) · documents \(documents.isEmpty ? "0" : documents.joined(separator: ", "))"
                 + " · vectors \(report.vectors) · "
-                + (report.bytes.map { String(format: "%.1f MB", Double($0) / 1_048_576) } ?? report.store)
+                + Self.place(report)
                 + " · settings: \(settings) · embedder \(report.embedder ?? "none yet")"
             if let completeness = report.completeness, report.role != "active" || !completeness.complete {
                 line += " · " + Self.describe(completeness)
             }
             return DisplayEscaping.escaped(line)
+        }
+
+        /// The size of a local store's folder (its path is long), or where the generation is with its size.
+        static func place(_ report: GenerationReport) -> String {
+            let size = report.bytes.map {
+                GenerationReport.Size(bytes: $0, estimated: report.bytesEstimated).description
+            }
+            if report.store.hasPrefix("/") { return size ?? report.store }
+            return [report.store, size].compactMap { $0 }.joined(separator: ", ")
         }
 
         /// `complete`, or what promote would find missing.

@@ -124,10 +124,22 @@ struct RunCommand: AsyncParsableCommand {
     private func runPipeline(finished: (RunStats) -> Void = { _ in }) async throws {
         try await withExitMapping {
             let logger = options.makeLogger(quiet: quiet)
+            let shard = try self.shard.map(Shard.init(parsing:))
+            if let shard, !dryRun {
+                // A shard's first run after `generation start` was run with another shard's state: it follows
+                // the deployment's one manifest from now on (docs/GENERATIONS.md, "Sharded deployments").
+                try IndexGenerations.joinDeployment(
+                    configuration: try options.loadConfiguration(source: source, generation: nil),
+                    shard: shard
+                )
+            }
             let configuration = try options.loadConfiguration(source: source)
             // With a candidate generation, every run keeps both current: the active one first (what is served),
             // then the candidate, each with its own settings, store and document records (docs/GENERATIONS.md).
             let generations = IndexGenerations(configuration: configuration)
+            // A shard of a deployment with generations: no change is made while it runs.
+            let deploymentLock = dryRun ? nil : try generations.shardRunLock()
+            defer { withExtendedLifetime(deploymentLock) {} }
             guard try generations.hasCandidate() else {
                 try await runOne(configuration, logger: logger, finished: finished)
                 // A pgvector view or Qdrant alias follows the active generation once its table exists.
@@ -140,6 +152,8 @@ struct RunCommand: AsyncParsableCommand {
                 )
             }
             let candidate = try options.loadConfiguration(source: source, generation: .candidate)
+            // The shard's part of the candidate is incomplete until both runs below end.
+            if let shard, deploymentLock != nil { try generations.beginShardRun(shard: shard) }
             var code = RunExitCode.success
             do {
                 try await runOne(configuration, logger: logger, finished: finished)
@@ -152,6 +166,7 @@ struct RunCommand: AsyncParsableCommand {
                 metadata: ["sluice-generation": "\(candidate.generation ?? "?")"]
             )
             try await runOne(candidate, logger: logger, primary: false, finished: { _ in })
+            if let shard, deploymentLock != nil { try generations.endShardRun(shard: shard) }
             try await generations.publishActive()
             if code != .success { throw ExitCode(code) }
         }

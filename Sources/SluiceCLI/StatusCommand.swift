@@ -30,7 +30,7 @@ struct StatusCommand: AsyncParsableCommand {
             print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
             print("embedder: \(report.embedder ?? "none yet")")
             // With generations, what follows is the active one's; each is summed up here.
-            let generations = try IndexGenerations(configuration: configuration).report()
+            let generations = try await IndexGenerations(configuration: configuration).report()
             if !generations.all.isEmpty {
                 print("generations (docs/GENERATIONS.md; the lines below are the active one's):")
                 for generation in generations.all { print("  " + GenerationCommand.Status.line(generation)) }

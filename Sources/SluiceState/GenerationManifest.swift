@@ -48,6 +48,10 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     package var previous: Generation?
     /// The number of the next generation started.
     package var next: Int
+    /// The number of shards of a sharded deployment (`--shard K/N`: every shard's state links its
+    /// `generations.json` to this one manifest, kept beside the store; docs/GENERATIONS.md, "Sharded
+    /// deployments"); nil for one state. Absent from manifests written before it.
+    package var shards: Int?
     /// The quality gate's last comparison of a candidate with the active generation (promoted or refused);
     /// nil before the first promote with a judged query file. Absent from manifests written before it.
     package var comparison: GenerationComparison?
@@ -85,10 +89,14 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     }
 
     /// Writes the manifest beside the old one, flushes it, and renames it over the old one (then flushes the
-    /// folder): the switch is one atomic rename.
+    /// folder): the switch is one atomic rename. When `STATE/generations.json` is a symbolic link (a shard's
+    /// state, linked to its deployment's one manifest), the file it links to is the one replaced, so every
+    /// shard's state, and every reader of one, switches with the one rename.
     package func save(stateDirectory: URL) throws {
-        let url = stateDirectory.appendingPathComponent(Self.fileName)
-        let temporary = stateDirectory.appendingPathComponent(".\(Self.fileName).tmp")
+        let named = stateDirectory.appendingPathComponent(Self.fileName)
+        let url = Self.followingLink(named)
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(Self.fileName).tmp")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(self)
@@ -100,8 +108,14 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
         guard rename(temporary.path, url.path) == 0 else {
             throw SluiceError(.io, "cannot replace \(url.path): \(String(cString: strerror(errno)))")
         }
-        try Self.flush(stateDirectory.path)
+        try Self.flush(folder.path)
         CrashPoint.reach("generations.manifest-renamed")
+    }
+
+    /// `url`, or the file it links to when it is a symbolic link.
+    package static func followingLink(_ url: URL) -> URL {
+        guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path) else { return url }
+        return URL(fileURLWithPath: destination, relativeTo: url.deletingLastPathComponent()).standardizedFileURL
     }
 
     private static func flush(_ path: String) throws {

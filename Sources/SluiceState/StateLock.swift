@@ -12,7 +12,9 @@ package final class StateLock: Sendable {
     package let url: URL
 
     /// Takes the lock or throws ``SluiceError/Code/lockHeld`` at once.
-    package init(directory: URL) throws {
+    /// - Parameter shared: Take it shared (`LOCK_SH`): many holders at once, none beside an exclusive one
+    ///   (the shards' runs of one deployment with generations, beside a `sluice generation` change).
+    package init(directory: URL, shared: Bool = false) throws {
         // What is wrong here is the user's to fix (exit 1), not a bug: a file where the state folder
         // should be, a folder where the lock file should be, no permission.
         var isFolder: ObjCBool = false
@@ -37,7 +39,7 @@ package final class StateLock: Sendable {
                 errno == EISDIR ? "it is a folder, not the lock file: remove it" : String(cString: strerror(errno))
             throw SluiceError(.configuration, "cannot open the state lock \(url.path): \(reason)")
         }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             // Only the message's "(pid …)": the lock itself, not this text, says the state is held.
             let holder =
                 (try? String(contentsOf: url, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -48,6 +50,7 @@ package final class StateLock: Sendable {
             )
         }
         descriptor = fd
+        guard !shared else { return }
         let note = "pid \(getpid()) since \(ISO8601DateFormatter().string(from: Date()))\n"
         ftruncate(fd, 0)
         _ = note.withCString { write(fd, $0, strlen($0)) }

@@ -16,8 +16,12 @@ package struct GenerationReport: Sendable, Hashable, Codable {
     package var documents: [String: Int]
     /// The vector ids its document records say its store holds.
     package var vectors: Int
-    /// The bytes of its store's files; nil for a store behind a server (whose size the server reports).
+    /// The bytes of its store: its files (local store, JSONL), its table with its indexes (pgvector), or an
+    /// estimate (``bytesEstimated``); nil when the store cannot tell (not created yet, or not reachable).
     package var bytes: Int?
+    /// Whether ``bytes`` is an estimate, vectors × dimensions × 4 bytes (Qdrant, Chroma, Pinecone, whose
+    /// servers report no size), rather than measured.
+    package var bytesEstimated = false
     /// Its store's folder, or its table or collection (`table t_g1`) in a store behind a server.
     package var store: String
     /// When it was started (seconds since 1970).
@@ -36,9 +40,28 @@ package struct GenerationReport: Sendable, Hashable, Codable {
         try container.encode(documents, forKey: .documents)
         try container.encode(vectors, forKey: .vectors)
         try container.encode(bytes, forKey: .bytes)
+        try container.encode(bytesEstimated, forKey: .bytesEstimated)
         try container.encode(store, forKey: .store)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encodeIfPresent(completeness, forKey: .completeness)
+    }
+
+    /// What a generation takes in its store (``RemoteGenerationStore/size(of:)``).
+    package struct Size: Sendable, Hashable {
+        package var bytes: Int
+        /// Vectors × dimensions × 4 bytes, not a size the store measured.
+        package var estimated: Bool
+
+        package init(bytes: Int, estimated: Bool) {
+            self.bytes = bytes
+            self.estimated = estimated
+        }
+
+        /// `12.3 MB`, or `≈12.3 MB (estimate: vectors × dimensions × 4 bytes)`.
+        package var description: String {
+            let figure = String(format: "%.1f MB", Double(bytes) / 1_048_576)
+            return estimated ? "≈\(figure) (estimate: vectors × dimensions × 4 bytes)" : figure
+        }
     }
 
     /// What ``IndexGenerations/Completeness`` found, counted.
@@ -85,9 +108,10 @@ package struct GenerationsReport: Sendable, Hashable, Codable {
 }
 
 extension IndexGenerations {
-    /// Every generation, with its completeness against the active one, and the last comparison (every field
-    /// nil without generations). Reads without the state lock (a run may be going on).
-    package func report() throws -> GenerationsReport {
+    /// Every generation, with its completeness against the active one, its size, and the last comparison
+    /// (every field nil without generations). Reads without the state lock (a run may be going on); a store
+    /// behind a server is asked for its sizes (a size it cannot tell is nil).
+    package func report() async throws -> GenerationsReport {
         guard let manifest = try manifest() else { return GenerationsReport() }
         var result = GenerationsReport(comparison: manifest.comparison)
         let roles: [(String, GenerationManifest.Generation?)] = [
@@ -108,8 +132,7 @@ extension IndexGenerations {
             {
                 try Self.completeness(of: generation.id, against: manifest.active.id, in: $0)
             }
-            // A store behind a server: its table or collection (its size is the server's to tell).
-            let store = storeDirectory(generation.id)
+            let size = await size(of: generation)
             let report = GenerationReport(
                 role: role,
                 id: generation.id,
@@ -117,8 +140,8 @@ extension IndexGenerations {
                 embedder: try checkpoint?.metadata("embedder"),
                 documents: documents,
                 vectors: vectors,
-                bytes: remote == nil
-                    ? Self.bytes(of: store, skipping: generation.isOriginal ? "generations" : nil) : nil,
+                bytes: size?.bytes,
+                bytesEstimated: size?.estimated ?? false,
                 store: storeLocation(generation.id),
                 createdAt: generation.createdAt,
                 completeness: completeness.map(GenerationReport.Completeness.init)
@@ -130,6 +153,25 @@ extension IndexGenerations {
             }
         }
         return result
+    }
+
+    /// The active generation's name and size (what a candidate needs room for); nil without generations or
+    /// when the store cannot tell.
+    package func activeSize() async throws -> (id: String, size: GenerationReport.Size)? {
+        guard let active = try manifest()?.active, let size = await size(of: active) else { return nil }
+        return (active.id, size)
+    }
+
+    /// What `generation` takes in its store (``GenerationReport/Size``); nil when the store cannot tell.
+    package func size(of generation: GenerationManifest.Generation) async -> GenerationReport.Size? {
+        guard let remote else {
+            let bytes = Self.bytes(
+                of: storeDirectory(generation.id),
+                skipping: generation.isOriginal ? "generations" : nil
+            )
+            return GenerationReport.Size(bytes: bytes, estimated: false)
+        }
+        return try? await remote.size(of: generation.id)
     }
 
     /// The bytes of the files under `folder` (but not under its child `skipping`).

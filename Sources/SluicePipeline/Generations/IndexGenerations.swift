@@ -115,7 +115,7 @@ package struct IndexGenerations: Sendable {
         guard sinkKind == .local || remote != nil else {
             throw SluiceError(
                 .configuration,
-                "index generations work with the local, pgvector, Qdrant and Chroma stores so far (sink.kind \(sinkKind) has none yet: docs/GENERATIONS.md)"
+                "index generations work with the local, JSONL, pgvector, Qdrant, Chroma and Pinecone stores so far (sink.kind \(sinkKind) has none yet: docs/GENERATIONS.md)"
             )
         }
     }
@@ -170,9 +170,26 @@ package struct IndexGenerations: Sendable {
         try requireGenerations()
         try Self.validate(overrides: overrides)
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        let lock = try StateLock(directory: stateDirectory)
-        defer { withExtendedLifetime(lock) {} }
+        var locks = [try StateLock(directory: stateDirectory)]
+        defer { withExtendedLifetime(locks) {} }
+        // A shard's state (its runs used `--shard K/N`): the deployment's one manifest, beside the store.
+        let shard = try recordedShard()
+        if shard != nil {
+            let shared = try shardedStore()
+            try FileManager.default.createDirectory(at: shared.directory, withIntermediateDirectories: true)
+            locks.append(try StateLock(directory: shared.directory))
+            try shared.link(stateDirectory)
+        }
         var manifest = try manifest() ?? GenerationManifest()
+        if let shard {
+            if let shards = manifest.shards, shards != shard.count {
+                throw SluiceError(
+                    .usage,
+                    "this state is shard \(shard) but the deployment's generations have \(shards) shards (docs/GENERATIONS.md, \"Sharded deployments\")"
+                )
+            }
+            manifest.shards = shard.count
+        }
         if let candidate = manifest.candidate {
             throw SluiceError(
                 .usage,
@@ -271,14 +288,30 @@ package struct IndexGenerations: Sendable {
         )? = nil
     ) async throws -> Promotion {
         try requireGenerations()
-        let lock = try StateLock(directory: stateDirectory)
-        defer { withExtendedLifetime(lock) {} }
+        let locks = try lockForChange()
+        defer { withExtendedLifetime(locks) {} }
         guard var manifest = try manifest() else {
             throw SluiceError(.usage, "there is no candidate generation: start one with `sluice generation start`")
         }
         let candidate = try Self.generation(.candidate, in: manifest)
-        let completeness = try withCheckpoint { checkpoint in
-            try Self.completeness(of: candidate.id, against: manifest.active.id, in: checkpoint)
+        if let sharded, let shards = manifest.shards {
+            // Every shard's part, as its last run left it (a shard's run holds the lock shared: none is running).
+            let incomplete = sharded.incompleteShards(of: candidate.id, count: shards)
+            guard incomplete.isEmpty else {
+                throw SluiceError(
+                    .promoteRefused,
+                    "candidate generation \(candidate.id) is incomplete: the part of shard "
+                        + incomplete.map { "\($0)/\(shards)" }.joined(separator: ", ")
+                        + " is not built yet (or its last run did not end); run `sluice run --shard K/N` of each until it ends with exit 0, then promote (nothing changed)"
+                )
+            }
+        }
+        // One state's document records; a sharded deployment's are the parts above.
+        var completeness = Completeness()
+        if sharded == nil {
+            completeness = try withCheckpoint { checkpoint in
+                try Self.completeness(of: candidate.id, against: manifest.active.id, in: checkpoint)
+            }
         }
         guard completeness.isComplete else {
             throw SluiceError(
@@ -319,6 +352,7 @@ package struct IndexGenerations: Sendable {
         manifest.active = candidate
         manifest.candidate = nil
         try manifest.save(stateDirectory: stateDirectory)
+        try sharded?.removeParts()
         // Sluice's readers switched with the rename; outside readers switch with the view or alias.
         try await remote?.publish(active: candidate.id)
         try await collectUnnamed(manifest)
@@ -331,8 +365,8 @@ package struct IndexGenerations: Sendable {
     /// - Throws: ``SluiceError/Code/usage`` when no previous generation is kept or a candidate exists.
     package func rollback() async throws -> (active: String, candidate: String) {
         try requireGenerations()
-        let lock = try StateLock(directory: stateDirectory)
-        defer { withExtendedLifetime(lock) {} }
+        let locks = try lockForChange()
+        defer { withExtendedLifetime(locks) {} }
         guard var manifest = try manifest(), let previous = manifest.previous else {
             throw SluiceError(.usage, "there is no previous generation to roll back to")
         }
@@ -346,6 +380,8 @@ package struct IndexGenerations: Sendable {
         manifest.active = previous
         manifest.previous = nil
         try manifest.save(stateDirectory: stateDirectory)
+        // The candidate's parts are built again by every shard's next run.
+        try sharded?.removeParts()
         try await remote?.publish(active: previous.id)
         return (previous.id, manifest.candidate?.id ?? "")
     }
@@ -355,13 +391,14 @@ package struct IndexGenerations: Sendable {
     /// - Returns: the name of the generation deleted.
     package func drop(previous: Bool) async throws -> String {
         try requireGenerations()
-        let lock = try StateLock(directory: stateDirectory)
-        defer { withExtendedLifetime(lock) {} }
+        let locks = try lockForChange()
+        defer { withExtendedLifetime(locks) {} }
         guard var manifest = try manifest(), let dropped = previous ? manifest.previous : manifest.candidate else {
             throw SluiceError(.usage, "there is no \(previous ? "previous" : "candidate") generation to drop")
         }
         if previous { manifest.previous = nil } else { manifest.candidate = nil }
         try manifest.save(stateDirectory: stateDirectory)
+        if !previous { try sharded?.removeParts() }
         // The stable name never shows a generation about to be deleted (a change killed before its switch).
         try await remote?.publish(active: manifest.active.id)
         try await collectUnnamed(manifest)

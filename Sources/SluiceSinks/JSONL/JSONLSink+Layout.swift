@@ -14,9 +14,20 @@ extension JSONLSink {
         let isFolder: Bool
 
         init(path: URL, shards: Int) {
-            root = path
+            // A symbolic link (the one index generations keep to the active generation, docs/GENERATIONS.md) is
+            // followed once, here: every file is then read from the same generation, even if the link is
+            // switched meanwhile.
+            root = Self.followingLink(path)
             isFolder = path.pathExtension != "jsonl"
             self.shards = isFolder ? max(1, shards) : 1
+        }
+
+        /// `path`, or the file or folder it links to when it is a symbolic link.
+        static func followingLink(_ path: URL) -> URL {
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: path.path) else {
+                return path
+            }
+            return URL(fileURLWithPath: destination, relativeTo: path.deletingLastPathComponent()).standardizedFileURL
         }
 
         var journal: URL {

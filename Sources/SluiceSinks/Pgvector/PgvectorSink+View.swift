@@ -57,6 +57,17 @@ extension PgvectorSink {
         }
     }
 
+    /// The bytes this sink's table takes on the server, with its indexes and TOAST data
+    /// (`pg_total_relation_size`): what a copy of it needs (docs/GENERATIONS.md); nil when it does not exist.
+    package func totalRelationSize() async throws -> Int? {
+        let table = quotedTable
+        return try await withConnection("size of \(settings.table)") { connection in
+            let rows = try connection.query("SELECT pg_total_relation_size(to_regclass($1))::text", [table])
+            guard let first = rows.first, let value = first.first ?? nil else { return nil }
+            return Int(value)
+        }
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     static func committing<T>(_ connection: PGConnection, _ body: () throws -> T) throws -> T {
         try connection.query("BEGIN")

@@ -138,10 +138,13 @@ extension PineconeSink {
         var start = 0
         while start < recordIDs.count {
             let end = min(start + 1000, recordIDs.count)
+            // 404: the namespace does not exist (never written, or its last record deleted, perhaps by this
+            // request's first attempt): the records are gone.
             try await data.send(
                 "POST",
                 "/vectors/delete",
-                json: try StoreHTTP.encode(Delete(ids: Array(recordIDs[start..<end]), namespace: settings.namespace))
+                json: try StoreHTTP.encode(Delete(ids: Array(recordIDs[start..<end]), namespace: settings.namespace)),
+                accepting: [404]
             )
             start = end
         }

@@ -8,6 +8,11 @@ ids are at most 512 bytes; values have the index's dimension; a record's metadat
 JSON and holds no null; 100 requests per second per namespace, over which it answers 429. An index's
 host is `127.0.0.1:<port>/index/<name>` (a path, so one stand-in serves many indexes). Search is exact; the
 metadata filter is validated and applied while ranking (pinecone_filter.py).
+Namespaces behave as Pinecone documents them: one is created by the first upsert into it (there is no other
+way in this API version); reads (query, fetch, list) of a namespace that does not exist answer as for an empty
+one; a delete in a namespace that does not exist answers 404 ("Namespace not found"); a namespace whose last
+record is deleted no longer exists (it leaves `describe_index_stats` and `GET /namespaces`);
+`DELETE /namespaces/{namespace}` deletes one (404 when it does not exist), `GET /namespaces` lists them.
 Prints "PORT <n>". `GET /_standin/stats` returns request statistics (`control_describes` counts index
 descriptions, i.e. host look-ups).
 """
@@ -79,6 +84,8 @@ class Handler(JSONHandler):
         body = self.read_json() if self.command == "POST" else {}
         if parts and parts[0] == "indexes":
             return self.control(parts[1:], body)
+        if len(parts) >= 3 and parts[0] == "index" and parts[2] == "namespaces":
+            return self.namespaces(parts[1], parts[3:])
         if len(parts) >= 3 and parts[0] == "index":
             return self.data(parts[1], parts[2:], body, query)
         raise Rejected(404, f"no route {self.command} {url.path}")
@@ -113,6 +120,26 @@ class Handler(JSONHandler):
                 "host": f"127.0.0.1:{port}/index/{name}", "status": {"ready": True, "state": "Ready"},
                 "spec": {"serverless": {"cloud": "aws", "region": "us-east-1"}}}
 
+    def namespaces(self, name, rest):
+        """`GET /namespaces` and `DELETE /namespaces/{namespace}` (API 2025-04; the default namespace is
+        `__default__` in the path)."""
+        store = self.store
+        with store.lock:
+            index = store.indexes.get(name)
+            if index is None:
+                raise Rejected(404, f"index {name} not found")
+            live = index["namespaces"]
+            if not rest and self.command == "GET":
+                listed = [{"name": ns or "__default__", "record_count": len(v)} for ns, v in sorted(live.items())]
+                return self.send_json(200, {"namespaces": listed, "pagination": None})
+            if len(rest) == 1 and self.command == "DELETE":
+                namespace = "" if rest[0] == "__default__" else rest[0]
+                if namespace not in live:
+                    raise Rejected(404, "Namespace not found")
+                del live[namespace]
+                return self.send_json(202, {})
+        raise Rejected(404, "no such namespaces route")
+
     def data(self, name, rest, body, query):
         store = self.store
         route = "/".join(rest)
@@ -128,7 +155,9 @@ class Handler(JSONHandler):
             index = store.indexes.get(name)
             if index is None:
                 raise Rejected(404, f"index {name} not found")
-            records = index["namespaces"].setdefault(namespace, {})
+            # A namespace that does not exist reads as an empty one; only an upsert creates it.
+            live = index["namespaces"]
+            records = live.get(namespace, {})
             if route == "vectors/upsert":
                 vectors = body.get("vectors")
                 if not isinstance(vectors, list) or not 1 <= len(vectors) <= MAX_RECORDS:
@@ -144,11 +173,13 @@ class Handler(JSONHandler):
                     check_metadata(metadata)
                     staged[vid] = {"values": [float(x) for x in values], "metadata": metadata}
                 store.batch(len(vectors), self.body_bytes)
-                records.update(staged)
+                live.setdefault(namespace, {}).update(staged)
                 if fault == "after-500":
                     raise Rejected(500, "injected: internal error after applying")
                 return self.send_json(200, {"upsertedCount": len(staged)})
             if route == "vectors/delete":
+                if namespace not in live:
+                    raise Rejected(404, "Namespace not found")
                 if body.get("deleteAll"):
                     records.clear()
                 else:
@@ -157,6 +188,8 @@ class Handler(JSONHandler):
                         raise Rejected(400, "ids: a list of at most 1000 ids (or deleteAll)")
                     for vid in ids:
                         records.pop(vid, None)
+                if not records:
+                    del live[namespace]  # its last record deleted: the namespace is gone
                 if fault == "after-500":
                     raise Rejected(500, "injected: internal error after applying")
                 return self.send_json(200, {})
