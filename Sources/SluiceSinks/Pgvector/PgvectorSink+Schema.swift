@@ -124,7 +124,15 @@ extension PgvectorSink {
         let exists = try await withConnection("describe \(settings.table)") { [table = quotedTable] in
             try Self.describe($0, table) != nil
         }
-        if exists { try await ensureIndex() }
+        if exists {
+            try await ensureIndex()
+            // Fresh planner statistics once the run's writes are in: without them, autovacuum's ANALYZE lands
+            // at some later moment and can flip the plan of a search between the HNSW index (approximate)
+            // and a scan (exact), so the same query over the same rows could answer near ties differently.
+            try await withConnection("analyze \(settings.table)") { [table = quotedTable] connection in
+                _ = try connection.query("ANALYZE \(table)")
+            }
+        }
         runState.withLock { $0.bulk = false }
     }
 
