@@ -119,11 +119,31 @@ struct SinkCLITests {
                 try await Task.sleep(for: delay)
                 process.send(SIGKILL)
                 let result = try await process.wait(timeout: .seconds(60))
-                if result.signaled { kills += 1 } else { break }
+                if result.signaled {
+                    kills += 1
+                } else {
+                    #expect(result.exitCode == 0, "a run meant to be killed ended on its own, but not well: \(result)")
+                    break
+                }
             }
             delays = delays.map { $0 / 2 }
         }
-        #expect(kills >= 2, "the runs ended before the kills, in four series")
+        if kills < 2 {
+            // Under a heavy load (the whole suite at once) this process's timers can fire seconds late, after
+            // a fast store's run is over: then the kills land at named points of the run instead, which no
+            // timer decides (docs/RELIABILITY.md lists them), on a target of their own.
+            crashed = store.target(ws, "crashedatpoints")
+            kills = 0
+            for point in ["upsert.sink-written@2", "commit.committed@3", "upsert.pending-recorded@4"] {
+                let result = try await ws.sluice(
+                    ws.runArguments(crashed, slowRunSettings),
+                    environment: ["SLUICE_DEBUG_CRASH_AT": point],
+                    timeout: .seconds(120)
+                )
+                if result.signaled && result.status == SIGKILL { kills += 1 }
+            }
+        }
+        #expect(kills >= 2, "neither the timed kills nor the named points landed inside a run")
         try await ws.run(crashed, expecting: 0)
         expectSameExport(try await ws.export(crashed), freshExport, "\(kind): resumed after \(kills) kills vs. fresh")
 
