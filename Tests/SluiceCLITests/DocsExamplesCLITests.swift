@@ -43,7 +43,7 @@ import Testing
                 }
                 guard inBlock else { continue }
                 var line = raw.trimmingCharacters(in: .whitespaces)
-                for prefix in ["$ ", ".build/release/", "$"] where line.hasPrefix(prefix) {
+                for prefix in ["$ ", ".build/release/", ".build/debug/", "$"] where line.hasPrefix(prefix) {
                     line.removeFirst(prefix.count)
                 }
                 guard line.hasPrefix("sluice "), let words = ShellWords.split(line), words.count > 1 else { continue }
