@@ -27,7 +27,11 @@ struct LocalSearchBench: AsyncParsableCommand {
     @Option(help: "Concurrent queries in the concurrent measurement.") var concurrency = 8
     @Option(help: "hnsw m.") var m = 16
     @Option(help: "hnsw ef_construction.") var efConstruction = 100
-    @Option(parsing: .upToNextOption, help: "hnsw ef_search values to measure.") var efSearch = [32, 64, 128]
+    @Option(
+        parsing: .upToNextOption,
+        help: "hnsw ef_search values to measure; 0 is `auto`, the default (the breadth chosen by the store's size)."
+    )
+    var efSearch = [32, 64, 128, 0]
     @Option(help: "Queries of the exact scan (slow at 1M; recall is measured on these).") var exactQueries: Int?
     @Option(
         help:
@@ -168,7 +172,8 @@ struct LocalSearchBench: AsyncParsableCommand {
             "search            queries  1 at a time p50/p99 ms  \(concurrency) at once p50/p99 ms   queries/s  recall@\(k)"
         )
         for line in exactLines { Self.say(line) }
-        for ef in efSearch {
+        for setting in efSearch {
+            let ef = setting == 0 ? LocalSink.IndexSettings(section: settings).searchBreadth(vectors: vectors) : setting
             sink.setSearchBreadth(ef)
             let (single, found) = try await Self.single(queryVectors) { try await sink.search($0, k: k) }
             let concurrent = try await Self.concurrent(queryVectors, concurrency) { try await sink.search($0, k: k) }
@@ -180,7 +185,7 @@ struct LocalSearchBench: AsyncParsableCommand {
             }
             Self.say(
                 Self.row(
-                    "hnsw ef \(ef)",
+                    setting == 0 ? "hnsw ef auto (\(ef))" : "hnsw ef \(ef)",
                     queryVectors.count,
                     single,
                     concurrent,

@@ -195,6 +195,7 @@ SluiceHNSW *sluice_hnsw_create(
         index->space = std::make_unique<QuantizedInnerProductSpace>(dimensions);
         index->graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(
             index->space.get(), std::max<size_t>(capacity, 16), m, ef_construction);
+        index->graph->setEf(1);  // each search passes its own breadth (sluice_hnsw_search)
         return index.release();
     });
 }
@@ -221,6 +222,7 @@ SluiceHNSW *sluice_hnsw_load(const char *path, size_t dimensions, char *error, s
                 graph.num_deleted_ += 1;
             }
         }
+        graph.setEf(1);  // each search passes its own breadth (sluice_hnsw_search)
         return index.release();
     });
 }
@@ -299,19 +301,18 @@ int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label)
     return 1;
 }
 
-void sluice_hnsw_set_ef(SluiceHNSW *index, size_t ef)
-{
-    std::unique_lock<std::shared_mutex> guard(index->lock);
-    index->graph->setEf(ef);
-}
-
-size_t sluice_hnsw_search(SluiceHNSW *index, const float *query, size_t k, uint64_t *labels, float *similarities)
+size_t sluice_hnsw_search(
+    SluiceHNSW *index, const float *query, size_t k, size_t ef, uint64_t *labels, float *similarities)
 {
     try {
         std::vector<uint8_t> row(scaleBytes + index->dimensions);
         quantized(query, index->dimensions, row.data());
         std::shared_lock<std::shared_mutex> guard(index->lock);
-        auto found = index->graph->searchKnn(row.data(), k);
+        // hnswlib 0.6.2 searches with max(ef_, k) candidates and returns the best k of them: the graph's own
+        // ef_ stays at its minimum (1, set at creation and load), and a search asks for max(ef, k) results and
+        // keeps the best k, which is the same search with a breadth of its own.
+        auto found = index->graph->searchKnn(row.data(), std::max(ef, k));
+        while (found.size() > k) found.pop();  // the farthest are on top
         size_t count = found.size();
         for (size_t i = count; i > 0; i--) {
             labels[i - 1] = found.top().second;

@@ -137,6 +137,13 @@ struct ConfigurationSection {
         throw SluiceError(.configuration, "\(name(key)): expected true or false")
     }
 
+    /// Whether `key` holds the word `auto` (then taken; a number or nothing is left for the caller).
+    mutating func isAuto(_ key: String) throws -> Bool {
+        guard (values[key] as? String)?.lowercased() == "auto" else { return false }
+        _ = take(key)
+        return true
+    }
+
     mutating func int(_ key: String, min: Int, max: Int? = nil) throws -> Int? {
         guard let value = take(key) else { return nil }
         var number: Int?

@@ -21,8 +21,8 @@ extension PipelineConfiguration {
             public var m: Int = 16
             /// Candidates considered while inserting.
             public var efConstruction: Int = 100
-            /// Candidates considered while searching (at least `k`).
-            public var efSearch: Int = 64
+            /// Candidates considered while searching (at least `k`); nil (`auto`): chosen by the store's size.
+            public var efSearch: Int? = nil
             /// Searches scan every vector while the store holds fewer than this (exact, and cheap there); the
             /// graph is kept up to date all the same.
             public var exactBelow: Int = 10_000
@@ -146,7 +146,11 @@ extension PipelineConfiguration.Sink.HNSW {
         var s = section
         m = try s.int("m", min: 2, max: 512) ?? m
         efConstruction = try s.int("ef_construction", min: 1, max: 10_000) ?? efConstruction
-        efSearch = try s.int("ef_search", min: 1, max: 10_000) ?? efSearch
+        if try s.isAuto("ef_search") {
+            efSearch = nil
+        } else {
+            efSearch = try s.int("ef_search", min: 1, max: 10_000) ?? efSearch
+        }
         exactBelow = try s.int("exact_below", min: 0) ?? exactBelow
         try s.finish()
     }

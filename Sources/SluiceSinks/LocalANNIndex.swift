@@ -67,21 +67,19 @@ final class LocalANNIndex: @unchecked Sendable {
     @discardableResult
     func markDeleted(_ label: UInt64) -> Bool { sluice_hnsw_mark_deleted(handle, label) == 1 }
 
-    /// The size of the candidate list of searches (hnswlib's `ef`).
-    func setSearchBreadth(_ ef: Int) { sluice_hnsw_set_ef(handle, ef) }
-
     /// How many labels to ask the graph for when a search wants the best `k`. The graph holds its vectors
     /// quantized to 8 bits (`CHNSW`), so its order among near-equal neighbours is approximate: the caller
     /// asks for more and ranks them again by the stored vectors.
     static func candidates(for k: Int) -> Int { k + max(k, 8) }
 
     /// The up to `k` nearest labels, nearest first, with their cosine similarity as the graph's quantized
-    /// vectors give it (within about 0.01 of the exact one).
-    func search(_ query: [Float], k: Int) -> [(label: UInt64, similarity: Float)] {
+    /// vectors give it (within about 0.01 of the exact one), from a search keeping `breadth` candidates
+    /// (hnswlib's `ef`; at least `k`).
+    func search(_ query: [Float], k: Int, breadth: Int) -> [(label: UInt64, similarity: Float)] {
         guard k > 0, query.count == dimensions else { return [] }
         var labels = [UInt64](repeating: 0, count: k)
         var similarities = [Float](repeating: 0, count: k)
-        let found = sluice_hnsw_search(handle, query, k, &labels, &similarities)
+        let found = sluice_hnsw_search(handle, query, k, max(1, breadth), &labels, &similarities)
         return (0..<found).map { (labels[$0], similarities[$0]) }
     }
 

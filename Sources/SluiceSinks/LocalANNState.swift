@@ -25,6 +25,8 @@ final class LocalANNState: Sendable {
         var unloadable: Set<String> = []
         /// A rebuild failed (out of memory): not tried again by this process; searches scan.
         var rebuildFailed = false
+        /// A search breadth fixed for this process (``LocalSink/setSearchBreadth(_:)``), else the setting's.
+        var breadth: Int?
     }
 
     private let state = Mutex(State())
@@ -34,6 +36,11 @@ final class LocalANNState: Sendable {
     func set(_ live: Live?) { state.withLock { $0.live = live } }
 
     func markSaved() { state.withLock { $0.live?.dirty = false } }
+
+    var breadth: Int? {
+        get { state.withLock { $0.breadth } }
+        set { state.withLock { $0.breadth = newValue } }
+    }
 
     var rebuildFailed: Bool {
         get { state.withLock { $0.rebuildFailed } }

@@ -137,7 +137,6 @@ extension LocalSink {
                     capacity: max(1024, change.adds.count),
                     settings: indexSettings
                 )
-                live.index?.setSearchBreadth(indexSettings.efSearch)
             }
             try live.index?.add(change.adds, threads: indexSettings.buildThreads)
             for label in change.deletes { live.index?.markDeleted(label) }
@@ -219,7 +218,6 @@ extension LocalSink {
             }
             try flush()
             try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
-            index?.setSearchBreadth(settings.efSearch)
             return .init(index: index, generation: generation, dirty: true)
         }
         annState.set(live)
@@ -277,8 +275,9 @@ extension LocalSink {
 
     // MARK: - For the benchmark
 
-    /// The graph's search breadth (`ef`), changed in place for the rest of this process.
-    package func setSearchBreadth(_ ef: Int) { annState.live?.index?.setSearchBreadth(ef) }
+    /// Fixes the graph's search breadth (`ef`) for the rest of this process, whatever `sink.hnsw.ef_search`
+    /// says (the benchmark measures several; tests look at every node).
+    package func setSearchBreadth(_ ef: Int) { annState.breadth = ef }
 
     /// Bytes the graph holds in memory, when there is one.
     package var indexMemoryBytes: Int? { annState.live?.index?.memoryBytes }

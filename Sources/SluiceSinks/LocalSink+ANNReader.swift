@@ -29,16 +29,20 @@ extension LocalSink {
             (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
         }
         if count < indexSettings.exactBelow { return try exactSearch(query, k: k) }
-        if let hits = try searchGraph(query, k: k) { return hits }
-        if loadNewerSavedIndex(generation: generation, count: count), let hits = try searchGraph(query, k: k) {
+        let breadth = annState.breadth ?? indexSettings.searchBreadth(vectors: count)
+        if let hits = try searchGraph(query, k: k, breadth: breadth) { return hits }
+        if loadNewerSavedIndex(generation: generation, count: count),
+            let hits = try searchGraph(query, k: k, breadth: breadth)
+        {
             return hits
         }
         return try exactSearch(query, k: k)
     }
 
-    /// The best `k` from the graph in memory and the records changed since its generation, or nil when
-    /// there is no graph or the change log cannot bring it to the generation this read transaction sees.
-    func searchGraph(_ query: [Float], k: Int) throws -> [SearchHit]? {
+    /// The best `k` from the graph in memory (a search keeping `breadth` candidates) and the records changed
+    /// since its generation, or nil when there is no graph or the change log cannot bring it to the
+    /// generation this read transaction sees.
+    func searchGraph(_ query: [Float], k: Int, breadth: Int) throws -> [SearchHit]? {
         // Taken before the read transaction begins: the graph is never newer than what it sees.
         guard let live = annState.live, let index = live.index else { return nil }
         let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
@@ -69,7 +73,7 @@ extension LocalSink {
             // and the candidates are ranked again by their stored vectors.
             var wanted = LocalANNIndex.candidates(for: k)
             while true {
-                let found = index.search(query, k: wanted)
+                let found = index.search(query, k: wanted, breadth: breadth)
                 candidates.removeAll(keepingCapacity: true)
                 var dropped = 0
                 for (label, _) in found {
@@ -197,7 +201,6 @@ extension LocalSink {
             annState.markUnloadable(saved.name)
             return nil
         }
-        index.setSearchBreadth(indexSettings.efSearch)
         return .init(index: index, generation: saved.generation, dirty: false)
     }
 }

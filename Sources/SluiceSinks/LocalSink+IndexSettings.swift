@@ -10,8 +10,9 @@ extension LocalSink {
         public var m: Int
         /// Candidates considered while inserting (hnswlib's `ef_construction`).
         public var efConstruction: Int
-        /// Candidates considered while searching (hnswlib's `ef`); at least `k` is used.
-        public var efSearch: Int
+        /// Candidates considered while searching (hnswlib's `ef`; at least `k` is used); nil: chosen by the
+        /// store's size (``searchBreadth(vectors:)``).
+        public var efSearch: Int?
         /// Searches scan while the store holds fewer vectors than this.
         public var exactBelow: Int
         /// Threads that insert at once (rebuilds and upserts).
@@ -26,5 +27,19 @@ extension LocalSink {
             exactBelow = section.hnsw.exactBelow
             buildThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         }
+
+        /// The breadth of a search in a store of `vectors` vectors: `ef_search` when the pipeline sets it;
+        /// otherwise (`auto`) 64 up to ``Self/breadthGrowsFrom`` vectors, then growing with the square root
+        /// of the size (an HNSW graph's recall at a fixed breadth falls as it grows), at most 1,024. Measured
+        /// on clustered 384-d vectors (docs/BENCHMARKS.md, the local search benchmark).
+        public func searchBreadth(vectors: Int) -> Int {
+            if let efSearch { return efSearch }
+            guard vectors > Self.breadthGrowsFrom else { return 64 }
+            let grown = 64 * (Double(vectors) / Double(Self.breadthGrowsFrom)).squareRoot()
+            return min(1024, Int(grown.rounded(.up)))
+        }
+
+        /// Past this many vectors, `auto` widens searches.
+        public static let breadthGrowsFrom = 250_000
     }
 }

@@ -74,7 +74,7 @@ import Testing
             + first[300..<310].map(\.vector) + added.prefix(5).map(\.vector)
         try await Self.expectExact(reader, queries, "behind the writer")
         #expect(reader.annState.live?.generation == loaded, "the graph was not reloaded or caught up")
-        #expect(try reader.searchGraph(queries[0], k: 10) != nil, "answered from the graph")
+        #expect(try reader.searchGraph(queries[0], k: 10, breadth: 64) != nil, "answered from the graph")
         for record in deleted.prefix(20) {
             let hits = try await reader.search(record.vector, k: 10)
             #expect(!hits.contains { Set(deleted.map(\.id)).contains($0.record.id) })
@@ -147,7 +147,10 @@ import Testing
         try await writer.upsert(T.records(generator.next(50), from: 400))
         try writer.rebuildIndex()  // new labels for every id, saved at once
         let rebuilt = try #require(writer.annState.live?.generation)
-        #expect(try reader.searchGraph(generator.next(), k: 10) == nil, "the old graph cannot be used past the gap")
+        #expect(
+            try reader.searchGraph(generator.next(), k: 10, breadth: 64) == nil,
+            "the old graph cannot be used past the gap"
+        )
         _ = try await reader.search(generator.next(), k: 1)
         reader.setSearchBreadth(5000)
         try await Self.expectExact(reader, generator.next(10), "after the rebuild")

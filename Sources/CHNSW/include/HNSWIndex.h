@@ -43,13 +43,12 @@ int sluice_hnsw_add(
 /// present and not yet deleted, 0 otherwise.
 int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label);
 
-/// Sets the size of the candidate list of searches (at least `k` is used in any case).
-void sluice_hnsw_set_ef(SluiceHNSW *index, size_t ef);
-
 /// The up to `k` nearest labels to `query`, nearest first, and their cosine similarities by the quantized
-/// vectors. Returns how many were written.
+/// vectors, from a search that keeps `ef` candidates (hnswlib's `ef`; at least `k`). The breadth is an
+/// argument of each search, not a setting of the graph, so that searches of different breadths can run at
+/// once without changing shared state. Returns how many were written.
 size_t sluice_hnsw_search(
-    SluiceHNSW *index, const float *query, size_t k, uint64_t *labels, float *similarities);
+    SluiceHNSW *index, const float *query, size_t k, size_t ef, uint64_t *labels, float *similarities);
 
 /// Elements in the graph (deleted ones included), deleted elements, and the bytes the index holds in memory
 /// (vectors, graph, label table and locks; an estimate within a few percent).
