@@ -7,7 +7,7 @@
 ///   a keyword match far ahead of the rest first and lets the vector ranking reorder flat keyword rankings.
 /// - ``rrf(k:)``: reciprocal rank fusion, which uses the ranks only.
 ///
-/// Both were measured on the repository's judged sets (Benchmarks/retrieval/README.md, "Fusion").
+/// Both were measured on the repository's judged sets (Benchmarks/retrieval/README.md, "Today").
 public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     package enum Rule: Sendable, Hashable {
         case reciprocalRank(k: Double)

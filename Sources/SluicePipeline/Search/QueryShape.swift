@@ -7,8 +7,8 @@
 ///
 /// Score fusion gives such a query the larger vector weight (``SearchFusion/score(vectorWeight:questionWeight:)``),
 /// and a *look-up of codes* — no word of plain letters — none: the keyword ranking's order.
-/// The threshold was chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there,
-/// "A question in words").
+/// The threshold and both rules were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl
+/// (README there, "Today"; the first measurements in docs/notes/benchmarks-2026-11.md, "A question in words").
 struct QueryShape: Sendable, Equatable {
     /// The fewest words a question in words has.
     static let minimumWords = 9

@@ -21,7 +21,7 @@ import SluiceCore
 /// Only ratios of one ranking's own scores are used, nothing on one embedder's cosine scale: a weight
 /// scaled by the vector ranking's top cosine (0 at 0.3, full at 0.8, MiniLM's range) or by how far it
 /// stands out from its candidates was measured too and did not hold on the held-out set. The constants
-/// were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there, "Fusion").
+/// were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there, "Today").
 struct ScoreFusion: Sendable {
     var vectorWeight: Double
     /// The vector ranking's largest weight for a question in words.
