@@ -11,8 +11,8 @@ for each rule below: reciprocal rank fusion as `Searcher` does it (its replay re
 figures), a convex combination of min-max normalized scores, and that combination weighted per query by
 how confident each ranking is (the vector ranking's top cosine, the keyword ranking's drop from its first to
 its tenth score), and `sluice search`'s score fusion (the default: the vector weight from the keyword
-ranking's flatness alone, with a larger weight for a question in words). `--queries heldout.jsonl` replays the
-held-out set. Standard library only; evaluate.py's scoring is imported, so both count hits alike.
+ranking's flatness alone, with a larger weight for a question in words and none for a look-up of codes).
+`--queries heldout.jsonl` replays the held-out set. Standard library only; evaluate.py's scoring is imported, so both count hits alike.
 """
 import argparse, json, os, subprocess, sys
 from collections import defaultdict
@@ -132,18 +132,29 @@ PUNCTUATION = "?,:;!\"'()"
 
 
 def question_in_words(query, minimum_words=9):
-    """QueryShape.swift: at least `minimum_words` words, each plain letters (a capital only first) once the
-    punctuation around it is stripped."""
+    """QueryShape.swift: at least `minimum_words` words, each plain letters (a capital only first) or a plural
+    acronym (`UIDs`: two or more capitals and an `s`) once the punctuation around it is stripped."""
     words = [w.strip(PUNCTUATION) for w in query.split()]
     words = [w for w in words if w]
     plain = lambda w: w[0].isalpha() and all(c.isalpha() and c.islower() for c in w[1:])
-    return len(words) >= minimum_words and all(plain(w) for w in words)
+    plural_acronym = lambda w: len(w) >= 3 and w[-1] == "s" and all(c.isalpha() and c.isupper() for c in w[:-1])
+    return len(words) >= minimum_words and all(plain(w) or plural_acronym(w) for w in words)
 
 
-def score_fusion(alpha_max=0.2, question_alpha=0.5, minimum_words=9):
+def lookup_of_codes(query):
+    """QueryShape.swift: no word is plain letters (`path.sep`, `DEVRANDOM_WAIT`, `RFC 7159`)."""
+    words = [w.strip(PUNCTUATION) for w in query.split()]
+    words = [w for w in words if w]
+    return bool(words) and not any(question_in_words(w, 1) for w in words)
+
+
+def score_fusion(alpha_max=0.2, question_alpha=0.5, minimum_words=9, lookups=True):
     """`sluice search --fusion score` today: `keyword_flat` with `question_alpha` as the largest vector weight
-    for a question in words (`search.question_weight`), `alpha_max` for every other query."""
+    for a question in words (`search.question_weight`), 0 for a look-up of codes (`lookups`), `alpha_max`
+    for every other query."""
     def for_query(q):
+        if lookups and lookup_of_codes(q["query"]):
+            return keyword_flat(alpha_max=0.0)
         words = question_in_words(q["query"], minimum_words)
         return keyword_flat(alpha_max=question_alpha if words else alpha_max)
     return for_query
@@ -174,6 +185,7 @@ def replay(options):
         ("confident 0.3-0.8 0.5 0.2-0.6", confident(0.3, 0.8, 0.5, 0.2, 0.6)),
         ("confident, keyword by max", confident(0.3, 0.8, 0.5, 0.1, 1.0, by_max)),
         ("score, 0.2 for every query", keyword_flat()),
+        ("score, no look-up rule", score_fusion(lookups=False)),
         ("score (sluice's default)", score_fusion()),
     ]
     print(f"nDCG@10 per kind, {len(queries)} queries ({os.path.relpath(options.queries, ROOT)})")

@@ -7,7 +7,7 @@
 ///   a keyword match far ahead of the rest first and lets the vector ranking reorder flat keyword rankings.
 /// - ``rrf(k:)``: reciprocal rank fusion, which uses the ranks only.
 ///
-/// Both were measured on the repository's judged sets (Benchmarks/retrieval/README.md, "Fusion").
+/// Both were measured on the repository's judged sets (Benchmarks/retrieval/README.md, "Today").
 public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     package enum Rule: Sendable, Hashable {
         case reciprocalRank(k: Double)
@@ -26,8 +26,9 @@ public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
 
     /// Score fusion: `w × vector + (1 − w) × keyword`, the vector scores min-max normalized within the
     /// query's ranking and the keyword scores divided by the first one, with `w` up to `vectorWeight` (up to
-    /// `questionWeight` for a question in words: nine or more words, every one of them plain letters),
-    /// scaled down as the keyword ranking falls more steeply after its first hit (a rare code or name).
+    /// `questionWeight` for a question in words: nine or more words, every one of them plain letters or a
+    /// plural acronym; 0 for a look-up of codes, a query with no plain word such as `path.sep`), scaled down
+    /// as the keyword ranking falls more steeply after its first hit (a rare code or name).
     /// - Parameters:
     ///   - vectorWeight: The vector ranking's largest weight, 0…1 (0: keyword order, vector-only records
     ///     after it).

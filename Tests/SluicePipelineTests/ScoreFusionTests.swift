@@ -46,6 +46,27 @@ import Testing
         #expect(fusion.keywordDoubt(keyword) == 1)
     }
 
+    @Test("a look-up of codes (`path.sep`) keeps the keyword ranking's order however flat it is")
+    func lookupOfCodes() {
+        let vector = Self.vector(["answer", "b", "c"])
+        let keyword = Self.hits((0..<30).map { ("k\($0)", 4.0 - Float($0) * 0.02) } + [("answer", 3.3)])
+        #expect(fusion.keywordDoubt(keyword) == 1)
+        for query in ["path.sep", "DEVRANDOM_WAIT", "--track-origins=yes", "FD 37 7A 58 5A 00", "RFC 7159"] {
+            let fused = Self.ids(fusion.fuse(query: query, vector: vector, keyword: keyword))
+            #expect(Array(fused.prefix(31)) == keyword.map(\.record.id.rawValue), "\(query)")
+            // Records the keyword ranking lacks follow, in the vector ranking's order.
+            #expect(Array(fused.dropFirst(31).prefix(2)) == ["b", "c"], "\(query)")
+        }
+        // A query with a word in it is no look-up: the vector ranking's first leads the flat keyword ranking.
+        for query in ["path separator", "path.sep separator", "Node.js path"] {
+            #expect(Self.ids(fusion.fuse(query: query, vector: vector, keyword: keyword)).first == "answer", "\(query)")
+        }
+        // No keyword hits: the vector ranking's order.
+        #expect(
+            Self.ids(fusion.fuse(query: "path.sep", vector: vector, keyword: [])) == vector.map(\.record.id.rawValue)
+        )
+    }
+
     @Test("one side empty: the other side's order, scores within 0…1")
     func oneSideEmpty() {
         let vector = Self.hits([("a", 0.9), ("b", 0.7), ("c", 0.2)])
@@ -195,7 +216,16 @@ import Testing
             ("où est la documentation des options de compression du paquet", true),
             ("how do I recover a corrupted file", false),  // seven words
             ("how do I recover a corrupted .xz file after a crash", false),  // `.xz`
-            ("how do I set the CFLAGS when building the package", false),  // an acronym
+            ("how do I set the CFLAGS when building the package", false),  // capitals alone: a name or an acronym
+            ("is it safe to give users UIDs above two billion", true),  // a plural acronym is a word
+            ("which GIDs and UIDs does a container manager hand out?", true),
+            ("how many IDs should a container manager give each container", true),
+            ("is it safe to give users UIDS above two billion", false),  // capitals alone
+            ("is it safe to give users uIDs above two billion", false),  // mixed case: an identifier
+            ("is it safe to give users UID2s above two billion", false),  // a digit: a code
+            ("is it safe to give users Us above two billion today", true),  // a capital first, as before
+            ("is it safe to give users Ds above two billion today", true),
+            ("is it safe to give users UIDss above two billion", false),
             ("what does xz --keep do to the input file afterwards", false),  // an option
             ("ISO 639-2 code for Old High German in the table", false),
             ("what is new in version 5 of the library and why", false),
@@ -204,5 +234,30 @@ import Testing
     )
     func queryShape(query: String, isQuestion: Bool) {
         #expect(QueryShape(query).isQuestionInWords == isQuestion)
+    }
+
+    @Test(
+        "what a look-up of codes is: no word of plain letters",
+        arguments: [
+            ("path.sep", true),
+            ("DEVRANDOM_WAIT", true),
+            ("XZ_DEFAULTS memlimit-compress", true),
+            ("--track-origins=yes", true),
+            ("FD 37 7A 58 5A 00", true),
+            ("RFC 7159", true),
+            ("A4BigMargin", true),
+            ("CFLAGS", true),  // capitals alone: a name
+            ("(EAR99)", true),  // punctuation around it aside
+            ("Node.js path", false),  // `path` is a word
+            ("currency code HKD", false),
+            ("UIDs", false),  // a plural acronym is a word
+            ("enscript", false),
+            ("Enscript", false),
+            ("", false),
+            ("?!", false),
+        ]
+    )
+    func lookupShape(query: String, isLookup: Bool) {
+        #expect(QueryShape(query).isLookupOfCodes == isLookup)
     }
 }

@@ -13,12 +13,15 @@ import SluiceCore
 ///   rare code or name is a confident keyword ranking, and fewer than ten hits is the steepest, so
 ///   `DEVRANDOM_WAIT`, a keyword match 2.6× the next, stays first. A question in words (``QueryShape``: nine
 ///   or more plain words) has `questionWeight` in place of `vectorWeight`: the vector ranking answers those
-///   best.
+///   best. A look-up of codes (no plain word: `path.sep`) has 0, the keyword ranking's order (records it
+///   lacks after it, in the vector ranking's order): its keyword ranking can be flat where the code's parts
+///   are common words of the corpus (`path`, `sep` in the Node.js docs), and the vector ranking knows no
+///   more about a code than its spelling.
 ///
 /// Only ratios of one ranking's own scores are used, nothing on one embedder's cosine scale: a weight
 /// scaled by the vector ranking's top cosine (0 at 0.3, full at 0.8, MiniLM's range) or by how far it
 /// stands out from its candidates was measured too and did not hold on the held-out set. The constants
-/// were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there, "Fusion").
+/// were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there, "Today").
 struct ScoreFusion: Sendable {
     var vectorWeight: Double
     /// The vector ranking's largest weight for a question in words.
@@ -30,7 +33,8 @@ struct ScoreFusion: Sendable {
     /// the keyword ranking's. A record in both rankings appears once; a ranking repeating a record counts
     /// its first (best) place. `query` is the text searched (its shape sets the largest vector weight).
     func fuse(query: String, vector: [SearchHit], keyword: [SearchHit]) -> [(record: VectorRecord, score: Double)] {
-        let largest = QueryShape(query).isQuestionInWords ? questionWeight : vectorWeight
+        let shape = QueryShape(query)
+        let largest = shape.isLookupOfCodes ? 0 : shape.isQuestionInWords ? questionWeight : vectorWeight
         let weight = largest * keywordDoubt(keyword)
         let v = Self.minMax(vector)
         let k = Self.byFirst(keyword)
