@@ -36,6 +36,26 @@ struct GenerationShardsCLITests {
         var exactVectors: Bool { store?.kind.exactVectors ?? true }
     }
 
+    /// A workspace with a corpus of `documents` documents, and the deployment's store started (the caller
+    /// stops it and cleans the workspace up).
+    static func setUp(
+        _ name: String,
+        _ deployment: Deployment,
+        documents: Int,
+        seed: UInt64
+    ) async throws -> (Workspace, Shards) {
+        let ws = try Workspace("\(name)-\(deployment.rawValue)")
+        do {
+            try Corpus.write(count: documents, into: ws.corpus, seed: seed)
+            var store: StoreUnderTest?
+            if let kind = deployment.store { store = try await StoreUnderTest.start(kind, in: ws) }
+            return (ws, Shards(store: store, local: ws.root.appendingPathComponent("shared-index")))
+        } catch {
+            ws.cleanUp()
+            throw error
+        }
+    }
+
     /// `sluice run --shard K/3` of `target`.
     static func run(
         _ ws: Workspace,
@@ -68,13 +88,16 @@ struct GenerationShardsCLITests {
         arguments: [Deployment.local, .pgvector]
     )
     func shardsBuildTheirPartsThenOneSwitch(_ deployment: Deployment) async throws {
-        let ws = try Workspace("generation-shards-\(deployment.rawValue)")
-        defer { ws.cleanUp() }
-        var server: StoreUnderTest?
-        if let kind = deployment.store { server = try await StoreUnderTest.start(kind, in: ws) }
-        defer { server?.stop() }
-        let deploymentShards = Shards(store: server, local: ws.root.appendingPathComponent("shared-index"))
-        try Corpus.write(count: 12, into: ws.corpus, seed: 0x6E_0050)
+        let (ws, deploymentShards) = try await Self.setUp(
+            "generation-shards",
+            deployment,
+            documents: 12,
+            seed: 0x6E_0050
+        )
+        defer {
+            deploymentShards.store?.stop()
+            ws.cleanUp()
+        }
         let shards = (0..<Self.count).map { deploymentShards.shard(ws, "shard\($0)") }
         for (index, shard) in shards.enumerated() {
             let result = try await Self.run(ws, shard, index)
@@ -185,17 +208,69 @@ struct GenerationShardsCLITests {
     }
 
     @Test(
+        "a change waits for every shard's run (the deployment's lock: pgvector's advisory lock across machines): exit 3 while one runs, nothing changed",
+        arguments: [Deployment.local, .pgvector]
+    )
+    func changeRefusedWhileAShardRuns(_ deployment: Deployment) async throws {
+        let (ws, deploymentShards) = try await Self.setUp(
+            "generation-shards-lock",
+            deployment,
+            documents: 9,
+            seed: 0x6E_0052
+        )
+        defer {
+            deploymentShards.store?.stop()
+            ws.cleanUp()
+        }
+        let shards = (0..<Self.count).map { deploymentShards.shard(ws, "shard\($0)") }
+        for (index, shard) in shards.enumerated() {
+            #expect(try await Self.run(ws, shard, index).exitCode == 0)
+        }
+        let started = try await GenerationCLITests.generation(
+            ws,
+            "start",
+            shards[0],
+            GenerationCLITests.candidateSettings
+        )
+        #expect(started.exitCode == 0, "\(started)")
+        for index in [0, 2] { #expect(try await Self.run(ws, shards[index], index).exitCode == 0) }
+
+        // Shard 1's run builds its part, held at a document's read: it holds the deployment's lock, shared.
+        let resume = ws.root.appendingPathComponent("resume")
+        let running = try ws.start(
+            ws.runArguments(shards[1], ["--shard", "1/\(Self.count)"]),
+            environment: ["SLUICE_DEBUG_PAUSE_READ": ws.corpus.lastPathComponent, "SLUICE_DEBUG_RESUME": resume.path]
+        )
+        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
+        try #require(paused, "never paused: \(running.stderrSoFar)")
+        let manifestBefore = try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"])
+        for change in ["promote", "drop"] {
+            let refused = try await GenerationCLITests.generation(ws, change, shards[2])
+            #expect(refused.exitCode == 3, "\(change) while shard 1 runs: \(refused)")
+        }
+        #expect(
+            try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"]).stdout
+                == manifestBefore.stdout,
+            "refused changes changed nothing"
+        )
+        _ = FileManager.default.createFile(atPath: resume.path, contents: Data())
+        let ran = try await running.wait(timeout: .seconds(240))
+        #expect(ran.exitCode == 0, "\(ran)")
+        // Its lock went with its run: the change is made now.
+        let promoted = try await GenerationCLITests.generation(ws, "promote", shards[2])
+        #expect(promoted.exitCode == 0, "\(promoted)")
+    }
+
+    @Test(
         "a shard run with another shard count than the deployment's generations is refused (exit 1)",
         arguments: [Deployment.local, .pgvector]
     )
     func otherShardCountRefused(_ deployment: Deployment) async throws {
-        let ws = try Workspace("generation-shards-count-\(deployment.rawValue)")
-        defer { ws.cleanUp() }
-        var server: StoreUnderTest?
-        if let kind = deployment.store { server = try await StoreUnderTest.start(kind, in: ws) }
-        defer { server?.stop() }
-        let shards = Shards(store: server, local: ws.root.appendingPathComponent("shared-index"))
-        try Corpus.write(count: 4, into: ws.corpus, seed: 0x6E_0051)
+        let (ws, shards) = try await Self.setUp("generation-shards-count", deployment, documents: 4, seed: 0x6E_0051)
+        defer {
+            shards.store?.stop()
+            ws.cleanUp()
+        }
         let first = shards.shard(ws, "a")
         #expect(try await Self.run(ws, first, 0).exitCode == 0)
         #expect(
