@@ -49,17 +49,7 @@ struct GenerationShardsServeCLITests {
         #expect(expected != old, "the two generations answer alike, or shard 1's state did not follow the promote")
         #expect(try await GenerationServeCLITests.cliSearch(ws, shards[0], query) == expected)
 
-        let deadline = ContinuousClock.now + .seconds(120)
-        var answers: [[String]] = []
-        while ContinuousClock.now < deadline {
-            let ids = try await client.search(SearchRequest(query: query, k: 5, mode: "vector")).results.map(\.id)
-            answers.append(ids)
-            if ids == expected { break }
-        }
-        #expect(answers.last == expected, "serve over shard 2's state never followed the promote: \(answers.suffix(3))")
-        for ids in answers {
-            #expect(ids == old || ids == expected, "an answer from neither generation (a mix, or empty): \(ids)")
-        }
+        try await GenerationServeCLITests.expectFollows(client, query, from: old, to: expected)
         let stopped = try await server.stop()
         #expect(stopped.exitCode == 0, "\(stopped)")
     }
