@@ -171,7 +171,7 @@ package struct IndexGenerations: Sendable {
         try Self.validate(overrides: overrides)
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
         var hold = ChangeHold(locks: [try StateLock(directory: stateDirectory)])
-        defer { withExtendedLifetime(hold.locks) {} }
+        defer { withExtendedLifetime(hold) {} }
         // A shard's state (its runs used `--shard K/N`): the deployment's one manifest, beside a local store
         // or in a store behind a server.
         let shard = try recordedShard()
@@ -304,7 +304,7 @@ package struct IndexGenerations: Sendable {
     ) async throws -> Promotion {
         try requireGenerations()
         var hold = try await beginChange()
-        defer { withExtendedLifetime(hold.locks) {} }
+        defer { withExtendedLifetime(hold) {} }
         guard var manifest = try manifest() else {
             throw SluiceError(.usage, "there is no candidate generation: start one with `sluice generation start`")
         }
@@ -382,7 +382,7 @@ package struct IndexGenerations: Sendable {
     package func rollback() async throws -> (active: String, candidate: String) {
         try requireGenerations()
         var hold = try await beginChange()
-        defer { withExtendedLifetime(hold.locks) {} }
+        defer { withExtendedLifetime(hold) {} }
         guard var manifest = try manifest(), let previous = manifest.previous else {
             throw SluiceError(.usage, "there is no previous generation to roll back to")
         }
@@ -408,7 +408,7 @@ package struct IndexGenerations: Sendable {
     package func drop(previous: Bool) async throws -> String {
         try requireGenerations()
         var hold = try await beginChange()
-        defer { withExtendedLifetime(hold.locks) {} }
+        defer { withExtendedLifetime(hold) {} }
         guard var manifest = try manifest(), let dropped = previous ? manifest.previous : manifest.candidate else {
             throw SluiceError(.usage, "there is no \(previous ? "previous" : "candidate") generation to drop")
         }
