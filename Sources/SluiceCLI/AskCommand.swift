@@ -52,6 +52,7 @@ struct AskCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withExitMapping {
+            try await options.followGenerations()
             var configuration = try options.loadConfiguration()
             let parsed = try filter.map(SearchFilter.init(parsing:))
             if let k { configuration.answer.k = k }

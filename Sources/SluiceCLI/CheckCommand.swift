@@ -41,6 +41,7 @@ struct CheckCommand: AsyncParsableCommand {
             do {
                 // The active generation's settings, unless the manifest naming it cannot be read: that is
                 // the `generations` line's failure, and the rest is checked with the pipeline file's.
+                try await options.followGenerations(source: source)
                 let base = try options.loadConfiguration(source: source, generation: nil)
                 generations = IndexGenerations.check(base)
                 configuration =

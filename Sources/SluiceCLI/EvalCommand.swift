@@ -145,6 +145,7 @@ struct EvalCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withExitMapping {
+            try await options.followGenerations()
             let base = try options.loadConfiguration(generation: nil)
             let load = options.configurationLoader().file(extra:)
             if let generate, let out {

@@ -22,6 +22,7 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await withExitMapping {
             guard format == "jsonl" else { throw SluiceError(.usage, "--format: only jsonl is supported") }
+            try await options.followGenerations()
             let configuration = try options.loadConfiguration()
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
             let writer = ExportWriter(handle: try OutputFile.open(output ?? "-"))

@@ -63,6 +63,7 @@ struct GenerationCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withExitMapping {
+                try await options.followGenerations()
                 let configuration = try options.loadConfiguration(generation: nil)
                 let report = try await IndexGenerations(configuration: configuration).report()
                 if json {
@@ -78,8 +79,38 @@ struct GenerationCommand: AsyncParsableCommand {
                     return
                 }
                 for generation in report.all { print(Self.line(generation)) }
+                for line in report.shards.map(Self.lines) ?? [] { print(line) }
                 if let line = report.comparison?.statusLine { print(DisplayEscaping.escaped(line)) }
             }
+        }
+
+        /// A sharded deployment's parts of the candidate, a line per shard.
+        static func lines(_ shards: ShardsReport) -> [String] {
+            guard let candidate = shards.candidate else { return ["shards: \(shards.count) · no candidate"] }
+            var lines = [
+                "shards: \(shards.count) · candidate \(candidate): \(shards.completeParts) of \(shards.count) parts complete"
+            ]
+            for part in shards.parts {
+                let name = "  shard \(part.shard)/\(shards.count): "
+                guard part.started else {
+                    lines.append(name + "not built yet")
+                    continue
+                }
+                let counts = part.documents.map { "\($0) documents, \(part.vectors ?? 0) vectors" }
+                if part.complete {
+                    lines.append(name + "complete" + (counts.map { " · " + $0 } ?? ""))
+                } else if let counts {
+                    let found = [
+                        part.missing > 0 ? "\(part.missing) missing" : nil,
+                        part.extra > 0 ? "\(part.extra) not in the active one" : nil,
+                        part.pending > 0 ? "\(part.pending) with a write pending" : nil,
+                    ].compactMap { $0 }
+                    lines.append(name + "not complete: " + found.joined(separator: ", ") + " · " + counts)
+                } else {
+                    lines.append(name + "not complete (a run of it is building it, or its last run did not end)")
+                }
+            }
+            return lines
         }
 
         static func line(_ report: GenerationReport) -> String {

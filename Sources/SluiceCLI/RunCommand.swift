@@ -125,21 +125,22 @@ struct RunCommand: AsyncParsableCommand {
         try await withExitMapping {
             let logger = options.makeLogger(quiet: quiet)
             let shard = try self.shard.map(Shard.init(parsing:))
+            // The pipeline file's settings, to find the state and the store (its notices are printed below).
+            let base = try options.configurationLoader(source: source).file(extra: [])
             if let shard, !dryRun {
                 // A shard's first run after `generation start` was run with another shard's state: it follows
                 // the deployment's one manifest from now on (docs/GENERATIONS.md, "Sharded deployments").
-                try IndexGenerations.joinDeployment(
-                    configuration: try options.loadConfiguration(source: source, generation: nil),
-                    shard: shard
-                )
+                try await IndexGenerations.joinDeployment(configuration: base, shard: shard)
             }
-            let configuration = try options.loadConfiguration(source: source)
+            let generations = IndexGenerations(configuration: base)
+            // A shard of a deployment with generations: no change is made while it runs (and its copy of a
+            // manifest kept in the store is brought in line once it holds the lock).
+            let deploymentLock = dryRun ? nil : try await generations.shardRunLock()
+            defer { withExtendedLifetime(deploymentLock) {} }
+            if dryRun { try await generations.followDeployment() }
             // With a candidate generation, every run keeps both current: the active one first (what is served),
             // then the candidate, each with its own settings, store and document records (docs/GENERATIONS.md).
-            let generations = IndexGenerations(configuration: configuration)
-            // A shard of a deployment with generations: no change is made while it runs.
-            let deploymentLock = dryRun ? nil : try generations.shardRunLock()
-            defer { withExtendedLifetime(deploymentLock) {} }
+            let configuration = try options.loadConfiguration(source: source)
             guard try generations.hasCandidate() else {
                 try await runOne(configuration, logger: logger, finished: finished)
                 // A pgvector view or Qdrant alias follows the active generation once its table exists.
@@ -153,7 +154,7 @@ struct RunCommand: AsyncParsableCommand {
             }
             let candidate = try options.loadConfiguration(source: source, generation: .candidate)
             // The shard's part of the candidate is incomplete until both runs below end.
-            if let shard, deploymentLock != nil { try generations.beginShardRun(shard: shard) }
+            if let shard, deploymentLock != nil { try await generations.beginShardRun(shard: shard) }
             var code = RunExitCode.success
             do {
                 try await runOne(configuration, logger: logger, finished: finished)
@@ -166,7 +167,7 @@ struct RunCommand: AsyncParsableCommand {
                 metadata: ["sluice-generation": "\(candidate.generation ?? "?")"]
             )
             try await runOne(candidate, logger: logger, primary: false, finished: { _ in })
-            if let shard, deploymentLock != nil { try generations.endShardRun(shard: shard) }
+            if let shard, deploymentLock != nil { try await generations.endShardRun(shard: shard) }
             try await generations.publishActive()
             if code != .success { throw ExitCode(code) }
         }

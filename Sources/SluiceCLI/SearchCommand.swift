@@ -72,6 +72,7 @@ struct SearchCommand: AsyncParsableCommand {
                 minScore: minScore,
                 collapseDuplicates: !noCollapse
             )
+            try await options.followGenerations()
             let configuration = try options.loadConfiguration()
             query.fusion = fusion.flatMap(configuration.search.fusion(named:))
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)

@@ -24,6 +24,7 @@ struct SinkCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withExitMapping {
+                try await options.followGenerations()
                 let configuration = try options.loadConfiguration()
                 let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
                 let info = try await components.sink.info()
@@ -63,6 +64,7 @@ struct SinkCommand: AsyncParsableCommand {
                 guard yes else {
                     throw SluiceError(.usage, "sink drop deletes every vector of the store: pass --yes to confirm")
                 }
+                try await options.followGenerations()
                 let configuration = try options.loadConfiguration()
                 let components = try PipelineComponents.standard(configuration: configuration)
                 let pipeline = Pipeline(

@@ -19,6 +19,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withExitMapping {
+            try await options.followGenerations()
             let configuration = try options.loadConfiguration()
             let report = try Pipeline.status(configuration: configuration, recentRuns: runs)
             if json {

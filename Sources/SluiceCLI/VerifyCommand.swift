@@ -27,6 +27,7 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         try await withExitMapping {
             let logger = options.makeLogger()
+            try await options.followGenerations()
             let configuration = try options.loadConfiguration()
             var runOptions = RunOptions()
             runOptions.allowMassDelete = allowMassDelete

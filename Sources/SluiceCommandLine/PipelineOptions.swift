@@ -68,6 +68,15 @@ package struct PipelineOptions: ParsableArguments {
         return try IndexGenerations.configuration(generation, base: base, load: loader.file(extra:))
     }
 
+    /// Brings a shard's copy of its deployment's generation manifest in line with the one its store keeps (a
+    /// promote made with another shard's state, on another machine: docs/GENERATIONS.md, "Sharded
+    /// deployments"), before ``loadConfiguration(source:generation:)`` reads it. Nothing for a state that is
+    /// not a shard's of a deployment in a store behind a server.
+    package func followGenerations(source: String? = nil) async throws {
+        try await IndexGenerations(configuration: try configurationLoader(source: source).file(extra: []))
+            .followDeployment()
+    }
+
     /// What ``loadConfiguration(source:generation:)`` reads, as a value that can load it again later (`sluice
     /// serve` does when the active generation changes).
     package func configurationLoader(source: String? = nil) -> ConfigurationLoader {

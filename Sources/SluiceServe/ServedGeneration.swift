@@ -75,6 +75,9 @@ final class ServedGeneration: Sendable {
 struct GenerationWatch: Service {
     let served: ServedGeneration
     let logger: Logger
+    /// Brings the state's copy of a sharded deployment's manifest in line with the one its store keeps
+    /// (``IndexGenerations/followDeployment()``: a promote made with another shard's state) before each look.
+    var follow: (@Sendable () async throws -> Void)?
     var interval: Duration = .seconds(1)
 
     func run() async throws {
@@ -88,6 +91,7 @@ struct GenerationWatch: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: interval)
             do {
+                try await follow?()
                 if try await executor.run({ try served.refresh() }) {
                     logger.notice(
                         "the active index generation changed: searches use it from now on",

@@ -190,7 +190,15 @@ public struct SluiceServer: Sendable {
             configuration: .init(
                 services: [
                     .init(service: runs),
-                    .init(service: GenerationWatch(served: served, logger: logger)),
+                    .init(
+                        service: GenerationWatch(
+                            served: served,
+                            logger: logger,
+                            follow: { [configuration] in
+                                try await IndexGenerations(configuration: configuration).followDeployment()
+                            }
+                        )
+                    ),
                     .init(
                         service: KeyFilesWatch(
                             files: [keys as (any RefreshableFile)?, jwt?.keys].compactMap { $0 },

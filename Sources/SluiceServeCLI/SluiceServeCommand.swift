@@ -26,6 +26,7 @@ struct SluiceServeCommand: AsyncParsableCommand {
         try await withExitMapping {
             let options = serve.options
             let logger = options.makeLogger()
+            try await options.followGenerations()
             var configuration = try options.loadConfiguration()
             if let host = serve.host { configuration.serve.host = host }
             if let port = serve.port {

@@ -195,7 +195,7 @@ struct GenerationQualityGateCLITests {
         let (ws, main) = try await Self.indexed("gate-status", configured: false)
         defer { ws.cleanUp() }
         var status = try await Self.status(ws, main)
-        #expect(Set(status.keys) == ["active", "candidate", "previous", "comparison"], "\(status)")
+        #expect(Set(status.keys) == ["active", "candidate", "previous", "comparison", "shards"], "\(status)")
         #expect(status.values.allSatisfy { $0 is NSNull }, "no generations yet: \(status)")
 
         #expect(try await GenerationCLITests.generation(ws, "start", main, Self.equal).exitCode == 0)

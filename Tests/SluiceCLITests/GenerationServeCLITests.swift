@@ -34,6 +34,20 @@ struct GenerationServeCLITests {
         let expected = try await Self.cliSearch(ws, main, query)
         #expect(expected != old, "the two generations answer alike: the test proves nothing")
 
+        try await Self.expectFollows(client, query, from: old, to: expected)
+        let stopped = try await server.stop()
+        #expect(stopped.exitCode == 0, "\(stopped)")
+    }
+
+    /// Searches `query` (vector mode) without pause until the server answers `expected`, and expects every
+    /// answer until then to be `old` or `expected` (neither empty nor a mix), within a guard against hangs.
+    static func expectFollows(
+        _ client: SluiceClient,
+        _ query: String,
+        from old: [String],
+        to expected: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let deadline = ContinuousClock.now + .seconds(120)
         var answers: [[String]] = []
         while ContinuousClock.now < deadline {
@@ -41,12 +55,18 @@ struct GenerationServeCLITests {
             answers.append(ids)
             if ids == expected { break }
         }
-        #expect(answers.last == expected, "serve never followed the promote: \(answers.suffix(3))")
+        #expect(
+            answers.last == expected,
+            "serve never followed the switch: \(answers.suffix(3))",
+            sourceLocation: sourceLocation
+        )
         for ids in answers {
-            #expect(ids == old || ids == expected, "an answer from neither generation (a mix, or empty): \(ids)")
+            #expect(
+                ids == old || ids == expected,
+                "an answer from neither generation (a mix, or empty): \(ids)",
+                sourceLocation: sourceLocation
+            )
         }
-        let stopped = try await server.stop()
-        #expect(stopped.exitCode == 0, "\(stopped)")
     }
 
     /// The ids `sluice search --json` answers, (vector mode, as the server's requests above).

@@ -2,12 +2,59 @@ import Foundation
 import Testing
 
 /// Index generations in a sharded deployment (docs/GENERATIONS.md, "Sharded deployments"): three shards, each
-/// with its own state, one local store. Every shard builds its part of the candidate; promote is refused until
-/// every part is complete (a shard killed during its build included), then switches once for all: every
-/// shard's state reads the new generation, equal to a from-scratch build, and a rollback restores the old one.
+/// with its own state, one store — the local store (the manifest beside it), or a store behind a server
+/// (real PostgreSQL+pgvector and Chroma, the Qdrant and Pinecone stand-ins: the manifest in the store itself).
+/// Every shard builds its part of the candidate; promote is refused until every part is complete (a shard
+/// killed during its build included), then switches once for all: every shard's state reads the new
+/// generation, equal to a from-scratch build, and a rollback restores the old one. `generation status` shows
+/// each shard's part from the shared manifest.
 @Suite(.serialized)
 struct GenerationShardsCLITests {
     static let count = 3
+
+    /// Where the shards write: the local store, or one of the stores behind a server.
+    enum Deployment: String, Sendable, CustomTestStringConvertible {
+        case local, pgvector, chroma, qdrant, pinecone
+        var testDescription: String { rawValue }
+        var store: StoreUnderTest.Kind? { StoreUnderTest.Kind(rawValue: rawValue) }
+    }
+
+    /// The shards' targets (and the reference's) of one deployment: a state each, one store.
+    struct Shards {
+        let store: StoreUnderTest?
+        let local: URL
+
+        func shard(_ ws: Workspace, _ name: String) -> Workspace.Target {
+            guard let store else { return Workspace.Target(state: ws.target(name).state, index: local) }
+            return store.target(ws, name, sinkName: "shared")
+        }
+
+        func reference(_ ws: Workspace) -> Workspace.Target {
+            store?.target(ws, "reference") ?? ws.target("reference")
+        }
+
+        var exactVectors: Bool { store?.kind.exactVectors ?? true }
+    }
+
+    /// A workspace with a corpus of `documents` documents, and the deployment's store started (the caller
+    /// stops it and cleans the workspace up).
+    static func setUp(
+        _ name: String,
+        _ deployment: Deployment,
+        documents: Int,
+        seed: UInt64
+    ) async throws -> (Workspace, Shards) {
+        let ws = try Workspace("\(name)-\(deployment.rawValue)")
+        do {
+            try Corpus.write(count: documents, into: ws.corpus, seed: seed)
+            var store: StoreUnderTest?
+            if let kind = deployment.store { store = try await StoreUnderTest.start(kind, in: ws) }
+            return (ws, Shards(store: store, local: ws.root.appendingPathComponent("shared-index")))
+        } catch {
+            ws.cleanUp()
+            throw error
+        }
+    }
 
     /// `sluice run --shard K/3` of `target`.
     static func run(
@@ -23,22 +70,42 @@ struct GenerationShardsCLITests {
         )
     }
 
+    /// `generation status --json`'s `shards` object of `target`.
+    static func shardsStatus(_ ws: Workspace, _ target: Workspace.Target) async throws -> [String: Any] {
+        let status = try await GenerationCLITests.generation(ws, "status", target, ["--json"])
+        try #require(status.exitCode == 0, "\(status)")
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        return try #require(object?["shards"] as? [String: Any], "\(status)")
+    }
+
+    /// Whether each shard's part is complete, as `generation status --json` shows it.
+    static func partsComplete(_ shards: [String: Any]) -> [Bool] {
+        ((shards["parts"] as? [[String: Any]]) ?? []).map { ($0["complete"] as? Bool) ?? false }
+    }
+
     @Test(
-        "each shard builds its part of the candidate; promote refused until every part is complete, a shard killed mid-build included; one switch for all shards"
+        "each shard builds its part of the candidate; promote refused until every part is complete, a shard killed mid-build included; one switch for all shards",
+        arguments: [Deployment.local, .pgvector]
     )
-    func shardsBuildTheirPartsThenOneSwitch() async throws {
-        let ws = try Workspace("generation-shards")
-        defer { ws.cleanUp() }
-        try Corpus.write(count: 12, into: ws.corpus, seed: 0x6E_0050)
-        let store = ws.root.appendingPathComponent("shared-index")
-        let shards = (0..<Self.count).map { Workspace.Target(state: ws.target("shard\($0)").state, index: store) }
+    func shardsBuildTheirPartsThenOneSwitch(_ deployment: Deployment) async throws {
+        let (ws, deploymentShards) = try await Self.setUp(
+            "generation-shards",
+            deployment,
+            documents: 12,
+            seed: 0x6E_0050
+        )
+        defer {
+            deploymentShards.store?.stop()
+            ws.cleanUp()
+        }
+        let shards = (0..<Self.count).map { deploymentShards.shard(ws, "shard\($0)") }
         for (index, shard) in shards.enumerated() {
             let result = try await Self.run(ws, shard, index)
             #expect(result.exitCode == 0, "\(result)")
         }
         let before = try await ws.export(shards[0])
 
-        // Started with shard 1's state: the deployment's one manifest is beside the store.
+        // Started with shard 1's state: the deployment's one manifest is beside the store, or in it.
         let started = try await GenerationCLITests.generation(
             ws,
             "start",
@@ -46,15 +113,26 @@ struct GenerationShardsCLITests {
             GenerationCLITests.candidateSettings
         )
         #expect(started.exitCode == 0, "\(started)")
-        #expect(
-            FileManager.default.fileExists(
-                atPath: store.appendingPathComponent("generations/shared/generations.json").path
+        if deployment == .local {
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: deploymentShards.local.appendingPathComponent("generations/shared/generations.json").path
+                )
             )
-        )
+        }
         for index in [0, 1] {
             let result = try await Self.run(ws, shards[index], index)
             #expect(result.exitCode == 0, "\(result)")
         }
+        // Every shard's state shows every shard's part, from the one manifest.
+        for shard in shards {
+            let status = try await Self.shardsStatus(ws, shard)
+            #expect(status["count"] as? Int == Self.count, "\(status)")
+            #expect(Self.partsComplete(status) == [true, true, false], "\(status)")
+        }
+        let text = try await GenerationCLITests.generation(ws, "status", shards[2])
+        #expect(text.stdout.contains("shard 2/3: not built yet"), "\(text)")
+        #expect(text.stdout.contains("2 of 3 parts complete"), "\(text)")
         let missingOne = try await GenerationCLITests.generation(ws, "promote", shards[0])
         #expect(missingOne.exitCode == 8, "\(missingOne)")
         #expect(missingOne.stderr.contains("shard 2/3"), "\(missingOne)")
@@ -66,58 +144,140 @@ struct GenerationShardsCLITests {
             shards[2],
             2,
             ["--set", "sink.batch=4"],
-            environment: ["SLUICE_DEBUG_CRASH_AT": "local.upsert-committed@2"]
+            environment: ["SLUICE_DEBUG_CRASH_AT": "upsert.sink-written@2"]
         )
         CrashWindowCLITests.expectKilled(killed)
         let afterKill = try await GenerationCLITests.generation(ws, "promote", shards[1])
         #expect(afterKill.exitCode == 8, "\(afterKill)")
         #expect(afterKill.stderr.contains("shard 2/3"), "\(afterKill)")
+        let killedText = try await GenerationCLITests.generation(ws, "status", shards[0])
+        #expect(killedText.stdout.contains("shard 2/3: not complete"), "\(killedText)")
         for shard in shards {
-            expectSameExport(try await ws.export(shard), before, "refused promotes changed nothing")
+            try expectSameRecords(
+                try await ws.export(shard),
+                before,
+                exact: deploymentShards.exactVectors,
+                "refused promotes changed nothing"
+            )
         }
 
         // The same command resumes; then one promote switches every shard's state.
         let resumed = try await Self.run(ws, shards[2], 2)
         #expect(resumed.exitCode == 0, "\(resumed)")
+        #expect(Self.partsComplete(try await Self.shardsStatus(ws, shards[0])) == [true, true, true])
         let promoted = try await GenerationCLITests.generation(ws, "promote", shards[2])
         #expect(promoted.exitCode == 0, "\(promoted)")
-        let reference = ws.target("reference")
+        let reference = deploymentShards.reference(ws)
         try await ws.run(reference, GenerationCLITests.candidateSettings, expecting: 0)
         let rebuilt = try await ws.export(reference)
         #expect(rebuilt != before, "the two chunkings gave the same export: the test proves nothing")
         for (index, shard) in shards.enumerated() {
-            expectSameExport(try await ws.export(shard), rebuilt, "shard \(index)'s state after the one switch")
+            try expectSameRecords(
+                try await ws.export(shard),
+                rebuilt,
+                exact: deploymentShards.exactVectors,
+                "shard \(index)'s state after the one switch"
+            )
         }
         // Runs after the switch keep the new generation as it is.
         for (index, shard) in shards.enumerated() {
             let result = try await Self.run(ws, shard, index)
             #expect(result.exitCode == 0, "\(result)")
         }
-        expectSameExport(try await ws.export(shards[0]), rebuilt, "after every shard ran again")
+        try expectSameRecords(
+            try await ws.export(shards[0]),
+            rebuilt,
+            exact: deploymentShards.exactVectors,
+            "after every shard ran again"
+        )
 
         let rolledBack = try await GenerationCLITests.generation(ws, "rollback", shards[0])
         #expect(rolledBack.exitCode == 0, "\(rolledBack)")
         for (index, shard) in shards.enumerated() {
-            expectSameExport(try await ws.export(shard), before, "shard \(index)'s state after the rollback")
+            try expectSameRecords(
+                try await ws.export(shard),
+                before,
+                exact: deploymentShards.exactVectors,
+                "shard \(index)'s state after the rollback"
+            )
         }
         // The rolled-back generation is a candidate again: its parts are built again before a promote.
+        #expect(Self.partsComplete(try await Self.shardsStatus(ws, shards[1])) == [false, false, false])
         let stale = try await GenerationCLITests.generation(ws, "promote", shards[0])
         #expect(stale.exitCode == 8, "\(stale)")
     }
 
-    @Test("a shard run with another shard count than the deployment's generations is refused (exit 1)")
-    func otherShardCountRefused() async throws {
-        let ws = try Workspace("generation-shards-count")
-        defer { ws.cleanUp() }
-        try Corpus.write(count: 4, into: ws.corpus, seed: 0x6E_0051)
-        let store = ws.root.appendingPathComponent("shared-index")
-        let first = Workspace.Target(state: ws.target("a").state, index: store)
+    @Test(
+        "a change waits for every shard's run (the deployment's lock: pgvector's advisory lock across machines): exit 3 while one runs, nothing changed",
+        arguments: [Deployment.local, .pgvector]
+    )
+    func changeRefusedWhileAShardRuns(_ deployment: Deployment) async throws {
+        let (ws, deploymentShards) = try await Self.setUp(
+            "generation-shards-lock",
+            deployment,
+            documents: 9,
+            seed: 0x6E_0052
+        )
+        defer {
+            deploymentShards.store?.stop()
+            ws.cleanUp()
+        }
+        let shards = (0..<Self.count).map { deploymentShards.shard(ws, "shard\($0)") }
+        for (index, shard) in shards.enumerated() {
+            #expect(try await Self.run(ws, shard, index).exitCode == 0)
+        }
+        let started = try await GenerationCLITests.generation(
+            ws,
+            "start",
+            shards[0],
+            GenerationCLITests.candidateSettings
+        )
+        #expect(started.exitCode == 0, "\(started)")
+        for index in [0, 2] { #expect(try await Self.run(ws, shards[index], index).exitCode == 0) }
+
+        // Shard 1's run builds its part, held at a document's read: it holds the deployment's lock, shared.
+        let resume = ws.root.appendingPathComponent("resume")
+        let running = try ws.start(
+            ws.runArguments(shards[1], ["--shard", "1/\(Self.count)"]),
+            environment: ["SLUICE_DEBUG_PAUSE_READ": ws.corpus.lastPathComponent, "SLUICE_DEBUG_RESUME": resume.path]
+        )
+        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
+        try #require(paused, "never paused: \(running.stderrSoFar)")
+        let manifestBefore = try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"])
+        for change in ["promote", "drop"] {
+            let refused = try await GenerationCLITests.generation(ws, change, shards[2])
+            #expect(refused.exitCode == 3, "\(change) while shard 1 runs: \(refused)")
+        }
+        #expect(
+            try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"]).stdout
+                == manifestBefore.stdout,
+            "refused changes changed nothing"
+        )
+        _ = FileManager.default.createFile(atPath: resume.path, contents: Data())
+        let ran = try await running.wait(timeout: .seconds(240))
+        #expect(ran.exitCode == 0, "\(ran)")
+        // Its lock went with its run: the change is made now.
+        let promoted = try await GenerationCLITests.generation(ws, "promote", shards[2])
+        #expect(promoted.exitCode == 0, "\(promoted)")
+    }
+
+    @Test(
+        "a shard run with another shard count than the deployment's generations is refused (exit 1)",
+        arguments: [Deployment.local, .pgvector]
+    )
+    func otherShardCountRefused(_ deployment: Deployment) async throws {
+        let (ws, shards) = try await Self.setUp("generation-shards-count", deployment, documents: 4, seed: 0x6E_0051)
+        defer {
+            shards.store?.stop()
+            ws.cleanUp()
+        }
+        let first = shards.shard(ws, "a")
         #expect(try await Self.run(ws, first, 0).exitCode == 0)
         #expect(
             try await GenerationCLITests.generation(ws, "start", first, GenerationCLITests.candidateSettings).exitCode
                 == 0
         )
-        let other = Workspace.Target(state: ws.target("b").state, index: store)
+        let other = shards.shard(ws, "b")
         let refused = try await ws.sluice(ws.runArguments(other, ["--shard", "1/2"]))
         #expect(refused.exitCode == 1, "\(refused)")
         #expect(refused.stderr.contains("3 shards"), "\(refused)")

@@ -93,6 +93,8 @@ package struct GenerationsReport: Sendable, Hashable, Codable {
     package var previous: GenerationReport?
     /// The last comparison of a candidate with the active generation (``GenerationComparison``).
     package var comparison: GenerationComparison?
+    /// A sharded deployment's shards and their parts of the candidate; nil for one state.
+    package var shards: ShardsReport?
 
     /// The generations that exist, the active one first.
     package var all: [GenerationReport] { [active, candidate, previous].compactMap { $0 } }
@@ -104,6 +106,60 @@ package struct GenerationsReport: Sendable, Hashable, Codable {
         try container.encode(candidate, forKey: .candidate)
         try container.encode(previous, forKey: .previous)
         try container.encode(comparison, forKey: .comparison)
+        try container.encode(shards, forKey: .shards)
+    }
+}
+
+/// What `sluice generation status` shows of a sharded deployment (docs/GENERATIONS.md, "Sharded
+/// deployments"): from its one manifest, every shard's part of the candidate, as that shard's last run left it.
+package struct ShardsReport: Sendable, Hashable, Codable {
+    /// The number of shards.
+    package var count: Int
+    /// The candidate the parts are of; nil without a candidate (then there are no parts).
+    package var candidate: String?
+    /// Every shard's part, shard 0 first (with a candidate; empty without).
+    package var parts: [Part]
+
+    /// One shard's part of the candidate.
+    package struct Part: Sendable, Hashable, Codable {
+        /// The shard's index (`K` of `K/N`).
+        package var shard: Int
+        /// Whether a run of the shard has begun building it (false: not built yet).
+        package var started: Bool
+        /// Whether the shard's last run ended with its part complete (what promote requires of every part).
+        package var complete: Bool
+        /// What its last run found: documents missing, extra, with a write pending (0 when not started).
+        package var missing: Int
+        package var extra: Int
+        package var pending: Int
+        /// The candidate's documents (indexed) and vectors in the shard's state, when its last run ended;
+        /// nil while a run is building it, or before.
+        package var documents: Int?
+        package var vectors: Int?
+        /// When the part was last written (seconds since 1970); nil when not started.
+        package var at: Double?
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(shard, forKey: .shard)
+            try container.encode(started, forKey: .started)
+            try container.encode(complete, forKey: .complete)
+            try container.encode(missing, forKey: .missing)
+            try container.encode(extra, forKey: .extra)
+            try container.encode(pending, forKey: .pending)
+            try container.encode(documents, forKey: .documents)
+            try container.encode(vectors, forKey: .vectors)
+            try container.encode(at, forKey: .at)
+        }
+    }
+
+    package var completeParts: Int { parts.filter(\.complete).count }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(count, forKey: .count)
+        try container.encode(candidate, forKey: .candidate)
+        try container.encode(parts, forKey: .parts)
     }
 }
 
@@ -114,6 +170,9 @@ extension IndexGenerations {
     package func report() async throws -> GenerationsReport {
         guard let manifest = try manifest() else { return GenerationsReport() }
         var result = GenerationsReport(comparison: manifest.comparison)
+        if let count = manifest.shards {
+            result.shards = try await shardsReport(count: count, candidate: manifest.candidate?.id)
+        }
         let roles: [(String, GenerationManifest.Generation?)] = [
             ("active", manifest.active), ("candidate", manifest.candidate), ("previous", manifest.previous),
         ]
@@ -153,6 +212,39 @@ extension IndexGenerations {
             }
         }
         return result
+    }
+
+    /// Every shard's part of `candidate`, from the deployment's one manifest and parts (beside a local store, or
+    /// in a store behind a server).
+    func shardsReport(count: Int, candidate: String?) async throws -> ShardsReport {
+        guard let candidate, let store = try shardParts() else {
+            return ShardsReport(count: count, candidate: candidate, parts: [])
+        }
+        let written = try await store.parts(of: candidate, count: count)
+        let parts = (0..<count).map { index in
+            guard let part = written[index] else {
+                return ShardsReport.Part(
+                    shard: index,
+                    started: false,
+                    complete: false,
+                    missing: 0,
+                    extra: 0,
+                    pending: 0
+                )
+            }
+            return ShardsReport.Part(
+                shard: index,
+                started: true,
+                complete: part.complete,
+                missing: part.missing,
+                extra: part.extra,
+                pending: part.pending,
+                documents: part.documents,
+                vectors: part.vectors,
+                at: part.at
+            )
+        }
+        return ShardsReport(count: count, candidate: candidate, parts: parts)
     }
 
     /// The active generation's name and size (what a candidate needs room for); nil without generations or

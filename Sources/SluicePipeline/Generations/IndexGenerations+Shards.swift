@@ -1,13 +1,40 @@
 import Foundation
 import SluiceCore
+import SluiceSinks
 import SluiceState
 
-/// Index generations in a sharded deployment (``ShardedGenerations``; docs/GENERATIONS.md, "Sharded
-/// deployments"): every shard builds and keeps its part of the candidate, and the switch is one step.
+/// Index generations in a sharded deployment (docs/GENERATIONS.md, "Sharded deployments"): every shard builds
+/// and keeps its part of the candidate, and the switch is one step. The one manifest and the parts are kept
+/// beside a local store (``ShardedGenerations``) or in a store behind a server (``StoreGenerationDeployment``).
 extension IndexGenerations {
     /// The deployment's shared generations when this state's manifest links to them; nil for one state.
     var sharded: ShardedGenerations? {
         ShardedGenerations.isLinked(stateDirectory) ? ShardedGenerations(baseStore: baseStore) : nil
+    }
+
+    /// The deployment's records in its store, when this state's manifest is a copy of a deployment's (it
+    /// names a shard count) and the store is behind a server; nil otherwise.
+    func storeDeployment() throws -> StoreGenerationDeployment? {
+        guard let remote, try manifest()?.shards != nil else { return nil }
+        return try requiredStoreDeployment(remote)
+    }
+
+    /// The store's records of a sharded deployment's generations.
+    /// - Throws: ``SluiceError/Code/configuration`` for a store that keeps none yet.
+    func requiredStoreDeployment(_ remote: RemoteGenerationStore) throws -> StoreGenerationDeployment {
+        guard let deployment = try StoreGenerationDeployment(remote) else {
+            throw SluiceError(
+                .configuration,
+                "index generations of a sharded deployment work with the local and pgvector stores so far (sink.kind \(sinkKind): docs/GENERATIONS.md, \"Sharded deployments\")"
+            )
+        }
+        return deployment
+    }
+
+    /// Where this state's deployment keeps the shards' parts; nil for one state.
+    func shardParts() throws -> (any GenerationParts)? {
+        if let sharded { return sharded }
+        return try storeDeployment()
     }
 
     /// The shard this state's runs were made as (`--shard K/N` with N > 1); nil for an unsharded state or
@@ -20,51 +47,129 @@ extension IndexGenerations {
         return shard
     }
 
-    /// Where a sharded deployment keeps its one manifest: beside the local store the shards share.
-    /// - Throws: ``SluiceError/Code/configuration`` for another store (the shards' states would need a
-    ///   folder they all reach).
+    /// Where a sharded deployment on a local store keeps its one manifest: beside the store the shards share.
     func shardedStore() throws -> ShardedGenerations {
-        guard sinkKind == .local else {
-            throw SluiceError(
-                .configuration,
-                "index generations of a sharded deployment work with the local store so far (sink.kind \(sinkKind): docs/GENERATIONS.md, \"Sharded deployments\")"
-            )
+        ShardedGenerations(baseStore: baseStore)
+    }
+
+    /// What a change holds: the state's lock, and the deployment's (exclusively: no shard is running) with
+    /// the version of the store's manifest it read under it.
+    struct ChangeHold {
+        var locks: [StateLock]
+        var deploymentLock: (any DeploymentLockHold)?
+        var deployment: StoreGenerationDeployment?
+        var version = 0
+    }
+
+    /// Takes the locks a change takes; for a deployment in a store, brings this state's copy of the
+    /// manifest in line with the store's under the deployment's lock.
+    func beginChange() async throws -> ChangeHold {
+        var hold = ChangeHold(locks: [try StateLock(directory: stateDirectory)])
+        if let sharded { hold.locks.append(try StateLock(directory: sharded.directory)) }
+        if let deployment = try storeDeployment() {
+            hold.deploymentLock = try await deployment.lock(shared: false)
+            hold.deployment = deployment
+            if let shared = try await deployment.manifest() {
+                try copy(shared.manifest)
+                hold.version = shared.version
+            }
         }
-        return ShardedGenerations(baseStore: baseStore)
+        return hold
     }
 
-    /// The locks a change takes: the state's, and the deployment's (exclusively: no shard is running).
-    func lockForChange() throws -> [StateLock] {
-        var locks = [try StateLock(directory: stateDirectory)]
-        if let sharded { locks.append(try StateLock(directory: sharded.directory)) }
-        return locks
+    /// Writes a changed manifest: to the store first (conditionally on the version the change read), then
+    /// this state's copy (a process killed between the two leaves the copy behind, and the next command
+    /// brings it in line); for one state or a local store, the state's `generations.json` (or the file it
+    /// links to).
+    func save(_ manifest: GenerationManifest, _ hold: inout ChangeHold) async throws {
+        if let deployment = hold.deployment {
+            try await deployment.save(manifest, expecting: hold.version)
+            hold.version += 1
+        }
+        try manifest.save(stateDirectory: stateDirectory)
     }
 
-    /// Before a shard's run reads its configuration: links its state to the deployment's manifest when the
-    /// store has one (a shard's first run after `sluice generation start` was run with another shard's state).
+    /// Writes `manifest` as this state's copy unless it is the same.
+    func copy(_ manifest: GenerationManifest) throws {
+        guard try self.manifest() != manifest else { return }
+        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        try manifest.save(stateDirectory: stateDirectory)
+    }
+
+    /// Brings this state's copy of its deployment's manifest in line with the one the store keeps (a change
+    /// made with another shard's state, on another machine): before a command reads it. Beside a local store,
+    /// a shard's state that has not run since `generation start` is linked to the deployment's manifest.
+    /// Nothing for one state, or a state that is not a shard's.
+    package func followDeployment() async throws {
+        let local: GenerationManifest?
+        do {
+            local = try manifest()
+        } catch {
+            // A copy that cannot be read is left as it is: the command reading it says so.
+            return
+        }
+        guard let remote else {
+            guard sinkKind == .local, !ShardedGenerations.isLinked(stateDirectory), local == nil,
+                try recordedShard() != nil
+            else { return }
+            let shared = ShardedGenerations(baseStore: baseStore)
+            guard FileManager.default.fileExists(atPath: shared.manifestURL.path) else { return }
+            return try shared.link(stateDirectory)
+        }
+        if let local {
+            guard local.shards != nil else { return }
+        } else {
+            guard try recordedShard() != nil else { return }
+        }
+        guard let deployment = try StoreGenerationDeployment(remote), let shared = try await deployment.manifest()
+        else { return }
+        try copy(shared.manifest)
+    }
+
+    /// Before a shard's run reads its configuration: joins the deployment's one manifest when there is one
+    /// (a shard's first run after `sluice generation start` was run with another shard's state): links its
+    /// state to it beside a local store, or copies it from a store behind a server.
     /// - Parameter configuration: the pipeline file's settings (no generation applied).
-    package static func joinDeployment(configuration: PipelineConfiguration, shard: Shard) throws {
+    /// - Throws: ``SluiceError/Code/configuration`` when the state has generations of its own.
+    package static func joinDeployment(configuration: PipelineConfiguration, shard: Shard) async throws {
         let generations = IndexGenerations(configuration: configuration)
-        guard shard.count > 1, generations.sinkKind == .local else { return }
+        guard shard.count > 1 else { return }
+        if let remote = generations.remote {
+            guard let deployment = try StoreGenerationDeployment(remote),
+                let shared = try await deployment.manifest()?.manifest
+            else { return }
+            if let local = try generations.manifest(), local.shards == nil {
+                throw SluiceError(
+                    .configuration,
+                    "\(generations.stateDirectory.appendingPathComponent(GenerationManifest.fileName).path) is a manifest of its own, but the store's shards share one: this state's generations are not the deployment's (docs/GENERATIONS.md, \"Sharded deployments\")"
+                )
+            }
+            return try generations.copy(shared)
+        }
+        guard generations.sinkKind == .local else { return }
         let shared = ShardedGenerations(baseStore: generations.baseStore)
         guard FileManager.default.fileExists(atPath: shared.manifestURL.path) else { return }
         try shared.link(generations.stateDirectory)
     }
 
     /// What a shard's run holds while it runs: the deployment's lock, shared (changes wait for every shard's
-    /// run to end); nil for an unsharded state.
+    /// run to end); nil for an unsharded state. For a deployment in a store, the state's copy of the manifest
+    /// is brought in line once the lock is held.
     /// - Throws: ``SluiceError/Code/lockHeld`` while a change holds it.
-    package func shardRunLock() throws -> StateLock? {
-        guard let sharded else { return nil }
-        return try StateLock(directory: sharded.directory, shared: true)
+    package func shardRunLock() async throws -> DeploymentRunLock? {
+        if let sharded { return DeploymentRunLock(local: try StateLock(directory: sharded.directory, shared: true)) }
+        guard let deployment = try storeDeployment() else { return nil }
+        let lock = DeploymentRunLock(remote: try await deployment.lock(shared: true))
+        if let shared = try await deployment.manifest() { try copy(shared.manifest) }
+        return lock
     }
 
     /// Before a shard's run touches either generation: its part of the candidate is marked incomplete (a run
     /// killed from here on leaves it so), and the document records of generations the manifest no longer names
     /// are dropped from its state (a change made with another shard's state dropped them only there).
     /// - Throws: ``SluiceError/Code/usage`` when the run's shard count is not the deployment's.
-    package func beginShardRun(shard: Shard) throws {
-        guard let sharded, let manifest = try manifest() else { return }
+    package func beginShardRun(shard: Shard) async throws {
+        guard let parts = try shardParts(), let manifest = try manifest() else { return }
         if let shards = manifest.shards, shards != shard.count {
             throw SluiceError(
                 .usage,
@@ -72,7 +177,7 @@ extension IndexGenerations {
             )
         }
         if let candidate = manifest.candidate {
-            try sharded.write(ShardedGenerations.Part(complete: false), of: candidate.id, shard: shard)
+            try await parts.write(ShardedGenerations.Part(complete: false), of: candidate.id, shard: shard)
         }
         let named = Set(manifest.all.map(\.id))
         let unnamed = (0..<manifest.next).map { "g\($0)" }.filter { !named.contains($0) }
@@ -83,20 +188,38 @@ extension IndexGenerations {
 
     /// After a shard's run of both generations ended: its part of the candidate, as its document records
     /// show it (complete when every document of its active generation is indexed in the candidate from the
-    /// same bytes, it holds no other, and no write is pending).
-    package func endShardRun(shard: Shard) throws {
-        guard let sharded, let manifest = try manifest(), let candidate = manifest.candidate else { return }
-        let completeness = try Self.completeness(
-            of: candidate.id,
-            against: manifest.active.id,
-            in: try CheckpointStore(directory: stateDirectory)
-        )
+    /// same bytes, it holds no other, and no write is pending), with the candidate's documents and vectors.
+    package func endShardRun(shard: Shard) async throws {
+        guard let parts = try shardParts(), let manifest = try manifest(), let candidate = manifest.candidate
+        else { return }
+        let checkpoint = try CheckpointStore(directory: stateDirectory)
+        let completeness = try Self.completeness(of: candidate.id, against: manifest.active.id, in: checkpoint)
+        var documents = 0
+        var vectors = 0
+        try checkpoint.forEachDocument(ofGeneration: candidate.id) { record in
+            guard record.status == .indexed else { return }
+            documents += 1
+            vectors += record.chunkIDs.count
+        }
         let part = ShardedGenerations.Part(
             complete: completeness.isComplete,
             missing: completeness.missing.count,
             extra: completeness.extra.count,
-            pending: completeness.pending.count
+            pending: completeness.pending.count,
+            documents: documents,
+            vectors: vectors
         )
-        try sharded.write(part, of: candidate.id, shard: shard)
+        try await parts.write(part, of: candidate.id, shard: shard)
+    }
+}
+
+/// The deployment's lock a shard's run holds, shared, while it runs (released when the value goes).
+package final class DeploymentRunLock: Sendable {
+    let local: StateLock?
+    let remote: (any DeploymentLockHold)?
+
+    init(local: StateLock? = nil, remote: (any DeploymentLockHold)? = nil) {
+        self.local = local
+        self.remote = remote
     }
 }

@@ -170,14 +170,29 @@ package struct IndexGenerations: Sendable {
         try requireGenerations()
         try Self.validate(overrides: overrides)
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        var locks = [try StateLock(directory: stateDirectory)]
-        defer { withExtendedLifetime(locks) {} }
-        // A shard's state (its runs used `--shard K/N`): the deployment's one manifest, beside the store.
+        var hold = ChangeHold(locks: [try StateLock(directory: stateDirectory)])
+        defer { withExtendedLifetime(hold) {} }
+        // A shard's state (its runs used `--shard K/N`): the deployment's one manifest, beside a local store
+        // or in a store behind a server.
         let shard = try recordedShard()
-        if shard != nil {
+        if shard != nil, let remote {
+            let deployment = try requiredStoreDeployment(remote)
+            hold.deploymentLock = try await deployment.lock(shared: false)
+            hold.deployment = deployment
+            if let shared = try await deployment.manifest() {
+                if let local = try manifest(), local.shards == nil {
+                    throw SluiceError(
+                        .configuration,
+                        "\(stateDirectory.appendingPathComponent(GenerationManifest.fileName).path) is a manifest of its own, but the store's shards share one: this state's generations are not the deployment's (docs/GENERATIONS.md, \"Sharded deployments\")"
+                    )
+                }
+                try copy(shared.manifest)
+                hold.version = shared.version
+            }
+        } else if shard != nil {
             let shared = try shardedStore()
             try FileManager.default.createDirectory(at: shared.directory, withIntermediateDirectories: true)
-            locks.append(try StateLock(directory: shared.directory))
+            hold.locks.append(try StateLock(directory: shared.directory))
             try shared.link(stateDirectory)
         }
         var manifest = try manifest() ?? GenerationManifest()
@@ -204,7 +219,7 @@ package struct IndexGenerations: Sendable {
         _ = try remote?.sink(of: candidate.id)
         manifest.candidate = candidate
         manifest.next += 1
-        try manifest.save(stateDirectory: stateDirectory)
+        try await save(manifest, &hold)
         try await remote?.publish(active: manifest.active.id)
         try await collectUnnamed(manifest)
         return candidate.id
@@ -288,15 +303,16 @@ package struct IndexGenerations: Sendable {
         )? = nil
     ) async throws -> Promotion {
         try requireGenerations()
-        let locks = try lockForChange()
-        defer { withExtendedLifetime(locks) {} }
+        var hold = try await beginChange()
+        defer { withExtendedLifetime(hold) {} }
         guard var manifest = try manifest() else {
             throw SluiceError(.usage, "there is no candidate generation: start one with `sluice generation start`")
         }
         let candidate = try Self.generation(.candidate, in: manifest)
-        if let sharded, let shards = manifest.shards {
+        let parts = try shardParts()
+        if let parts, let shards = manifest.shards {
             // Every shard's part, as its last run left it (a shard's run holds the lock shared: none is running).
-            let incomplete = sharded.incompleteShards(of: candidate.id, count: shards)
+            let incomplete = try await parts.incompleteShards(of: candidate.id, count: shards)
             guard incomplete.isEmpty else {
                 throw SluiceError(
                     .promoteRefused,
@@ -308,7 +324,7 @@ package struct IndexGenerations: Sendable {
         }
         // One state's document records; a sharded deployment's are the parts above.
         var completeness = Completeness()
-        if sharded == nil {
+        if parts == nil {
             completeness = try withCheckpoint { checkpoint in
                 try Self.completeness(of: candidate.id, against: manifest.active.id, in: checkpoint)
             }
@@ -337,7 +353,7 @@ package struct IndexGenerations: Sendable {
             manifest.comparison = compared
             guard compared.passed else {
                 // Kept for `sluice generation status`; the generations are as they were.
-                try manifest.save(stateDirectory: stateDirectory)
+                try await save(manifest, &hold)
                 throw SluiceError(
                     .promoteRefused,
                     "candidate generation \(candidate.id) is below the bar: its nDCG@\(compared.k) is "
@@ -351,8 +367,8 @@ package struct IndexGenerations: Sendable {
         manifest.previous = manifest.active
         manifest.active = candidate
         manifest.candidate = nil
-        try manifest.save(stateDirectory: stateDirectory)
-        try sharded?.removeParts()
+        try await save(manifest, &hold)
+        try await parts?.removeParts()
         // Sluice's readers switched with the rename; outside readers switch with the view or alias.
         try await remote?.publish(active: candidate.id)
         try await collectUnnamed(manifest)
@@ -365,8 +381,8 @@ package struct IndexGenerations: Sendable {
     /// - Throws: ``SluiceError/Code/usage`` when no previous generation is kept or a candidate exists.
     package func rollback() async throws -> (active: String, candidate: String) {
         try requireGenerations()
-        let locks = try lockForChange()
-        defer { withExtendedLifetime(locks) {} }
+        var hold = try await beginChange()
+        defer { withExtendedLifetime(hold) {} }
         guard var manifest = try manifest(), let previous = manifest.previous else {
             throw SluiceError(.usage, "there is no previous generation to roll back to")
         }
@@ -379,9 +395,9 @@ package struct IndexGenerations: Sendable {
         manifest.candidate = manifest.active
         manifest.active = previous
         manifest.previous = nil
-        try manifest.save(stateDirectory: stateDirectory)
+        try await save(manifest, &hold)
         // The candidate's parts are built again by every shard's next run.
-        try sharded?.removeParts()
+        try await shardParts()?.removeParts()
         try await remote?.publish(active: previous.id)
         return (previous.id, manifest.candidate?.id ?? "")
     }
@@ -391,14 +407,14 @@ package struct IndexGenerations: Sendable {
     /// - Returns: the name of the generation deleted.
     package func drop(previous: Bool) async throws -> String {
         try requireGenerations()
-        let locks = try lockForChange()
-        defer { withExtendedLifetime(locks) {} }
+        var hold = try await beginChange()
+        defer { withExtendedLifetime(hold) {} }
         guard var manifest = try manifest(), let dropped = previous ? manifest.previous : manifest.candidate else {
             throw SluiceError(.usage, "there is no \(previous ? "previous" : "candidate") generation to drop")
         }
         if previous { manifest.previous = nil } else { manifest.candidate = nil }
-        try manifest.save(stateDirectory: stateDirectory)
-        if !previous { try sharded?.removeParts() }
+        try await save(manifest, &hold)
+        if !previous { try await shardParts()?.removeParts() }
         // The stable name never shows a generation about to be deleted (a change killed before its switch).
         try await remote?.publish(active: manifest.active.id)
         try await collectUnnamed(manifest)

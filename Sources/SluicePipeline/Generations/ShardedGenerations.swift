@@ -65,6 +65,10 @@ struct ShardedGenerations: Sendable {
         var missing = 0
         var extra = 0
         var pending = 0
+        /// The candidate's documents in the shard's state (indexed) and their vectors; nil in a part written
+        /// before its run ended (or by a release before these counts).
+        var documents: Int?
+        var vectors: Int?
         var at = Date().timeIntervalSince1970
     }
 
@@ -90,17 +94,6 @@ struct ShardedGenerations: Sendable {
         close(fd)
         guard written == data.count, flushed, rename(temporary.path, url.path) == 0 else {
             throw SluiceError(.io, "cannot write \(url.path): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// The shards whose part of `candidate` is not complete (none written counts as incomplete), of `count`.
-    func incompleteShards(of candidate: String, count: Int) -> [Int] {
-        (0..<count).filter { index in
-            guard let shard = try? Shard(index: index, count: count),
-                let data = FileManager.default.contents(atPath: partURL(candidate, shard).path),
-                let part = try? JSONDecoder().decode(Part.self, from: data)
-            else { return true }
-            return !part.complete
         }
     }
 

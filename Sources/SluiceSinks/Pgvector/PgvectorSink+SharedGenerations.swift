@@ -1,0 +1,155 @@
+import Foundation
+import SluiceCore
+import Synchronization
+
+/// The records of a sharded deployment's index generations (``SharedGenerationRecords``) in PostgreSQL: the
+/// table `<table>_generations` beside the original generation's (`key text PRIMARY KEY, value text, version
+/// bigint`), every conditional write a `SELECT … FOR UPDATE` and an `UPDATE` (or `INSERT`) in one
+/// transaction, and the deployment's lock a session-level advisory lock (`pg_try_advisory_lock_shared` for
+/// a shard's run, `pg_try_advisory_lock` for a change) held on a connection of its own: PostgreSQL releases
+/// it when that connection ends, a process killed with it held included.
+extension PgvectorSink: SharedGenerationRecords {
+    /// `<table>_generations` (`schema.<table>_generations`).
+    var sharedGenerationsTable: String { Self.quotedIdentifier(settings.table + "_generations") }
+
+    /// The advisory lock's key: a hash of the table's name (one deployment per original table).
+    var deploymentLockKey: Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in (settings.table + "_generations").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Creates the table if it does not exist (serialized with every other preparation).
+    private func ensureSharedGenerationsTable(_ connection: PGConnection) throws {
+        let table = sharedGenerationsTable
+        _ = try Self.serializingPreparation(connection) {
+            try connection.query(
+                "CREATE TABLE IF NOT EXISTS \(table) (key text PRIMARY KEY, value text NOT NULL, version bigint NOT NULL)"
+            )
+        }
+    }
+
+    private func exists(_ connection: PGConnection) throws -> Bool {
+        try connection.query("SELECT to_regclass($1) IS NOT NULL", [sharedGenerationsTable]).first?[0] == "t"
+    }
+
+    package func sharedRecord(_ key: String) async throws -> SharedGenerationRecord? {
+        let table = sharedGenerationsTable
+        return try await withConnection("read \(key) of \(settings.table)_generations") { [self] connection in
+            guard try exists(connection) else { return nil }
+            let rows = try connection.query("SELECT value, version::text FROM \(table) WHERE key = $1", [key])
+            guard let row = rows.first, let value = row[0], let version = row[1].flatMap({ Int($0) }) else {
+                return nil
+            }
+            return SharedGenerationRecord(value: Data(value.utf8), version: version)
+        }
+    }
+
+    package func writeSharedRecord(_ key: String, _ value: Data, expecting version: Int?) async throws -> Bool {
+        let table = sharedGenerationsTable
+        let text = String(decoding: value, as: UTF8.self)
+        return try await withConnection("write \(key) of \(settings.table)_generations") { [self] connection in
+            try ensureSharedGenerationsTable(connection)
+            return try Self.committing(connection) {
+                let current = try connection.query(
+                    "SELECT version::text FROM \(table) WHERE key = $1 FOR UPDATE",
+                    [key]
+                )
+                .first?[0].flatMap { Int($0) }
+                if let version, version != (current ?? 0) { return false }
+                if let current {
+                    try connection.query(
+                        "UPDATE \(table) SET value = $2, version = $3 WHERE key = $1",
+                        [key, text, String(current + 1)]
+                    )
+                } else {
+                    // Two first writers: the second's INSERT waits on the first's row, then fails (23505)
+                    // and rolls back; it is retried as a write that finds the row.
+                    try connection.query("INSERT INTO \(table) (key, value, version) VALUES ($1, $2, 1)", [key, text])
+                }
+                return true
+            }
+        }
+    }
+
+    package func sharedRecords(prefix: String) async throws -> [String: Data] {
+        let table = sharedGenerationsTable
+        return try await withConnection("read \(settings.table)_generations") { [self] connection in
+            guard try exists(connection) else { return [:] }
+            let rows = try connection.query(
+                "SELECT key, value FROM \(table) WHERE starts_with(key, $1)",
+                [prefix]
+            )
+            var result: [String: Data] = [:]
+            for row in rows {
+                if let key = row[0], let value = row[1] { result[key] = Data(value.utf8) }
+            }
+            return result
+        }
+    }
+
+    package func deleteSharedRecords(prefix: String) async throws {
+        let table = sharedGenerationsTable
+        try await withConnection("delete from \(settings.table)_generations") { [self] connection in
+            guard try exists(connection) else { return }
+            try connection.query("DELETE FROM \(table) WHERE starts_with(key, $1)", [prefix])
+        }
+    }
+
+    package func deploymentLock(shared: Bool) async throws -> any DeploymentLockHold {
+        let key = deploymentLockKey
+        let url = settings.url
+        let password = settings.password
+        let function = shared ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock"
+        let connection = try await withSinkRetries(
+            policy: .store(maxRetries: settings.maxRetries),
+            what: "lock \(settings.table)'s generations"
+        ) {
+            try await executor.run {
+                let connection = try PGConnection(url: url, password: password)
+                return PGLockConnection(
+                    connection: connection,
+                    taken: try connection.query("SELECT \(function)(\(key))").first?[0] == "t"
+                )
+            }
+        }
+        guard connection.taken else {
+            throw SluiceError(
+                .lockHeld,
+                shared
+                    ? "a change of the deployment's index generations is being made (`sluice generation …` with another shard's state): try again when it ends"
+                    : "a shard of the deployment is running (or another change is being made): try again when it ends"
+            )
+        }
+        return PgvectorDeploymentLock(connection)
+    }
+}
+
+/// A connection that tried to take an advisory lock, and whether it did.
+/// `@unchecked Sendable`: handed from the thread that opened it to the lock's holder, then never used again
+/// but to be closed.
+final class PGLockConnection: @unchecked Sendable {
+    let connection: PGConnection
+    let taken: Bool
+
+    init(connection: PGConnection, taken: Bool) {
+        self.connection = connection
+        self.taken = taken
+    }
+}
+
+/// A session-level advisory lock: released when its connection is closed (``release()``, or deinit).
+final class PgvectorDeploymentLock: DeploymentLockHold {
+    private let connection: Mutex<PGLockConnection?>
+
+    init(_ connection: PGLockConnection) {
+        self.connection = Mutex(connection)
+    }
+
+    func release() async {
+        // Closing the connection ends the session, and with it the lock.
+        _ = connection.withLock { $0.take() }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import SluiceClient
+import Testing
+
+/// Every reader of a sharded deployment on pgvector follows a promote made with another shard's state (on
+/// another machine, as far as the states go: nothing but the database links them): `sluice search` with a
+/// third shard's state, and a running `sluice serve` over a second one, without a restart
+/// (docs/GENERATIONS.md, "Sharded deployments").
+@Suite(.serialized)
+struct GenerationShardsServeCLITests {
+    @Test("a promote made with shard 0's state switches search with shard 1's and a running serve over shard 2's")
+    func readersOfEveryShardFollow() async throws {
+        let (ws, deployment) = try await GenerationShardsCLITests.setUp(
+            "generation-shards-serve",
+            .pgvector,
+            documents: 10,
+            seed: 0x6E_0053
+        )
+        defer {
+            deployment.store?.stop()
+            ws.cleanUp()
+        }
+        let count = GenerationShardsCLITests.count
+        let shards = (0..<count).map { deployment.shard(ws, "shard\($0)") }
+        for (index, shard) in shards.enumerated() {
+            #expect(try await GenerationShardsCLITests.run(ws, shard, index).exitCode == 0)
+        }
+        let started = try await GenerationCLITests.generation(
+            ws,
+            "start",
+            shards[0],
+            GenerationCLITests.candidateSettings
+        )
+        #expect(started.exitCode == 0, "\(started)")
+        for (index, shard) in shards.enumerated() {
+            #expect(try await GenerationShardsCLITests.run(ws, shard, index).exitCode == 0)
+        }
+
+        let query = "configuration file"
+        let old = try await GenerationServeCLITests.cliSearch(ws, shards[1], query)
+        let server = try await ServeProcess.start(ws, shards[2])
+        let client = server.client()
+        #expect(try await client.search(SearchRequest(query: query, k: 5, mode: "vector")).results.map(\.id) == old)
+
+        let promoted = try await GenerationCLITests.generation(ws, "promote", shards[0])
+        #expect(promoted.exitCode == 0, "\(promoted)")
+        // Shard 1's state was not used by the promote: its search reads the database's manifest first.
+        let expected = try await GenerationServeCLITests.cliSearch(ws, shards[1], query)
+        #expect(expected != old, "the two generations answer alike, or shard 1's state did not follow the promote")
+        #expect(try await GenerationServeCLITests.cliSearch(ws, shards[0], query) == expected)
+
+        try await GenerationServeCLITests.expectFollows(client, query, from: old, to: expected)
+        let stopped = try await server.stop()
+        #expect(stopped.exitCode == 0, "\(stopped)")
+    }
+}
