@@ -44,11 +44,8 @@ public struct SluiceClient: Sendable {
     /// `GET /v1/documents`: one page; pass its `nextCursor` as `cursor` for the next.
     public func documents(status: String? = nil, cursor: String? = nil, limit: Int? = nil) async throws -> DocumentPage
     {
-        var query: [URLQueryItem] = []
-        if let status { query.append(URLQueryItem(name: "status", value: status)) }
-        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
-        return try await send("GET", "v1/documents", query: query)
+        let filter = status.map { [URLQueryItem(name: "status", value: $0)] } ?? []
+        return try await send("GET", "v1/documents", query: filter + Self.page(cursor, limit))
     }
 
     /// `GET /v1/documents/{key}`: the key is percent-encoded into one path segment (slashes too). One page
@@ -61,19 +58,13 @@ public struct SluiceClient: Sendable {
     ) async throws
         -> DocumentDetail
     {
-        var query: [URLQueryItem] = []
-        if let chunkCursor { query.append(URLQueryItem(name: "cursor", value: chunkCursor)) }
-        if let chunkLimit { query.append(URLQueryItem(name: "limit", value: String(chunkLimit))) }
-        return try await send("GET", "v1/documents/" + Self.segment(key), query: query)
+        try await send("GET", "v1/documents/" + Self.segment(key), query: Self.page(chunkCursor, chunkLimit))
     }
 
     /// `GET /v1/export`: one page of the records the credential may read (with their vectors), `limit` 1 to
     /// 1,000 (100 when nil); pass the answer's `nextCursor` as `cursor` for the next. Needs the `export` scope.
     public func export(cursor: String? = nil, limit: Int? = nil) async throws -> ExportPage {
-        var query: [URLQueryItem] = []
-        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
-        return try await send("GET", "v1/export", query: query)
+        try await send("GET", "v1/export", query: Self.page(cursor, limit))
     }
 
     /// `POST /v1/runs`: starts an incremental run; throws `lock-held` (409) while one is going.
@@ -81,6 +72,16 @@ public struct SluiceClient: Sendable {
 
     /// `GET /v1/runs/{id}`.
     public func run(id: String) async throws -> Run { try await send("GET", "v1/runs/" + Self.segment(id)) }
+
+    /// The query of a paged listing: where the page starts (the previous page's `nextCursor`) and how many
+    /// items it holds, each left out when nil (the server's first page, its default size).
+    static func page(_ cursor: String?, _ limit: Int?) -> [URLQueryItem] {
+        [
+            cursor.map { URLQueryItem(name: "cursor", value: $0) },
+            limit.map { URLQueryItem(name: "limit", value: String($0)) },
+        ]
+        .compactMap { $0 }
+    }
 
     /// A key as one path segment: everything but unreserved characters percent-encoded.
     static func segment(_ text: String) -> String {

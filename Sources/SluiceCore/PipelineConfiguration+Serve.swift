@@ -37,6 +37,9 @@ extension PipelineConfiguration {
         /// The audit log (JSON lines, one per request that reads documents), relative to the pipeline file's
         /// folder; reopened on SIGHUP. Nil: none.
         public var auditLog: String? = nil
+        /// Whether each line of the audit log holds the request's query text (a search's `query`, an ask's
+        /// `question`): off by default, since the text can be as sensitive as the documents.
+        public var auditQueryText = false
         public init() {}
 
         /// `serve.jwt`: which bearer JWTs identify a caller (docs/ACCESS.md). Verified in the process: HS256
@@ -92,6 +95,7 @@ extension PipelineConfiguration.Serve {
         if let j = try s.section("jwt") { jwt = try JWT(section: j) }
         rateLimitPerMinute = try s.int("rate_limit_per_minute", min: 0, max: 1_000_000) ?? rateLimitPerMinute
         auditLog = try s.string("audit_log") ?? auditLog
+        auditQueryText = try s.bool("audit_query_text") ?? auditQueryText
         try s.finish()
     }
 }

@@ -37,6 +37,7 @@ struct APIRoutes: Sendable {
             let identity = RequestIdentity.current.access
             body.query.filter = identity.restricting(body.query.filter, access)
             let query = body.query
+            AuditRecord.asked(query.text, filter: query.filter)
             let searcher = server.searcher
             let outcome = try await bounded { try await searcher.searchOutcome(query) }
             var results = outcome.results
@@ -67,6 +68,7 @@ struct APIRoutes: Sendable {
             if let fusion = body.fusion { chosen.fusion = fusion }
             let answerer = chosen
             let filter = RequestIdentity.current.access.restricting(body.filter, access)
+            AuditRecord.asked(body.question, filter: filter)
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
             if body.stream || accepts {
                 return AnswerStream.response(

@@ -10,7 +10,8 @@ import Glibc
 /// reads documents (search, ask, documents, export, runs), appended to a file the pipeline names. A line holds the
 /// time, who asked (the kind of credential, the principal, a key's id — never the key or the token), the
 /// method, the route's pattern (`/v1/documents/{key}`: never a document key the caller asked for), the
-/// status, and how many distinct documents the answer showed (only readable ones ever are).
+/// status, how many distinct documents the answer showed (only readable ones ever are), the filter the
+/// store's query was restricted by, and with `serve.audit_query_text` the query text.
 ///
 /// Written with `O_APPEND`, one `write` per line, so lines of concurrent requests never interleave. SIGHUP
 /// reopens the file (``reopen()``): rotate by renaming it, then `kill -HUP`.
@@ -25,6 +26,11 @@ final class AuditLog: Sendable {
         var status: Int
         /// Distinct documents in the answer; nil when the answer does not list documents (a run, a stream).
         var documents: Int?
+        /// The filter the store's query was restricted by (the access filter, ANDed with the caller's own on a
+        /// search or an ask), in the CLI's filter language; nil for an unrestricted identity or a refusal.
+        var filter: String? = nil
+        /// The query text (a search's query, an ask's question), with `serve.audit_query_text` only.
+        var query: String? = nil
 
         /// The JSON line (with its newline).
         var line: String {
@@ -35,6 +41,8 @@ final class AuditLog: Sendable {
             object["principal"] = principal.map { $0 as Any } ?? NSNull()
             object["key_id"] = keyID.map { $0 as Any } ?? NSNull()
             object["documents"] = documents.map { $0 as Any } ?? NSNull()
+            object["filter"] = filter.map { $0 as Any } ?? NSNull()
+            if let query { object["query"] = query }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
             return String(decoding: data, as: UTF8.self) + "\n"
         }

@@ -264,7 +264,15 @@ public struct SluiceServer: Sendable {
             )
         )
         router.add(middleware: OriginPolicyMiddleware(origins: Set(serve.corsOrigins)))
-        if let audit { router.add(middleware: AuditMiddleware(log: audit)) }
+        if let audit {
+            router.add(
+                middleware: AuditMiddleware(
+                    log: audit,
+                    access: configuration.access,
+                    writesQueryText: serve.auditQueryText
+                )
+            )
+        }
         router.add(middleware: MethodPolicyMiddleware())
         router.add(
             middleware: BearerAuthMiddleware(

@@ -26,6 +26,12 @@ struct AdoptFromStoreCLITests {
     static let keyVariable = "SLUICE_TEST_ADOPT_KEY"
     let key = "sk-adopt-\(UUID().uuidString.lowercased())"
 
+    /// The OpenAI-compatible stand-in that counts the embedding requests, for this suite's key and 32
+    /// dimensions (``embedderSettings(_:)`` points a run at it).
+    func embedder() async throws -> StandInServer {
+        try await StandInServer.launch(script: "openai_standin.py", arguments: ["--api-key", key, "--dims", "32"])
+    }
+
     func embedderSettings(_ server: StandInServer) -> [String] {
         [
             "--set", "embed.provider=openai", "--set", "embed.base_url=\(server.baseURL)/v1",
@@ -90,10 +96,7 @@ struct AdoptFromStoreCLITests {
         let keys = try Corpus.write(count: 24, into: ws.corpus, seed: 0x5EED_0A01, maxBytes: 6_000)
         let store = try await start(kind, ws)
         defer { store?.stop() }
-        let server = try await StandInServer.launch(
-            script: "openai_standin.py",
-            arguments: ["--api-key", key, "--dims", "32"]
-        )
+        let server = try await embedder()
         defer { server.stop() }
 
         let main = target(ws, store, "main", sink: "shared")
@@ -151,10 +154,7 @@ struct AdoptFromStoreCLITests {
         let keys = try Corpus.write(count: 30, into: ws.corpus, seed: 0x5EED_0A02, maxBytes: 6_000)
         let store = try await start(kind, ws)
         defer { store?.stop() }
-        let server = try await StandInServer.launch(
-            script: "openai_standin.py",
-            arguments: ["--api-key", key, "--dims", "32"]
-        )
+        let server = try await embedder()
         defer { server.stop() }
 
         for index in 0..<2 {
@@ -187,10 +187,7 @@ struct AdoptFromStoreCLITests {
         let keys = try Corpus.write(count: 20, into: ws.corpus, seed: 0x5EED_0A03, maxBytes: 6_000)
         let store = try await start(kind, ws)
         defer { store?.stop() }
-        let server = try await StandInServer.launch(
-            script: "openai_standin.py",
-            arguments: ["--api-key", key, "--dims", "32"]
-        )
+        let server = try await embedder()
         defer { server.stop() }
 
         let main = target(ws, store, "main", sink: "shared")

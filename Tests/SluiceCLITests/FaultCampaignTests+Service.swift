@@ -150,9 +150,7 @@ extension FaultCampaignTests {
     func browserOrigin() async throws {
         let ws = try Workspace("faults-serve-browser")
         defer { ws.cleanUp() }
-        let target = ws.target("t")
-        _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(ws, target)
+        let server = try await ServeCLITests.served(ws)
         // Without the sweep: one case of each kind.
         let cases =
             FaultCampaign.sweep

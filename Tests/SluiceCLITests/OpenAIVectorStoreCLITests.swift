@@ -24,23 +24,6 @@ struct OpenAIVectorStoreCLITests {
         return Workspace.Target(state: local.state, index: local.index, sink: settings.flatMap { ["--set", $0] })
     }
 
-    static func stats(_ server: StandInServer) throws -> [String: Int] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
-            "\(server.baseURL)/_standin/stats",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        ProcessExit.wait(for: process)
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-        return object.compactMapValues { ($0 as? NSNumber)?.intValue }
-    }
-
     static func lines(_ text: String) -> [[String: Any]] {
         text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -73,7 +56,7 @@ struct OpenAIVectorStoreCLITests {
         // 1. Every document a file; the pipeline's embed and chunk settings not used, and said so.
         let first = try await ws.run(target, expecting: 0)
         #expect((first.stdout + first.stderr).contains("not used"), "\(first)")
-        var stats = try Self.stats(server)
+        var stats = try server.standInStats()
         #expect(stats["uploads"] == Self.samples.count && stats["attaches"] == Self.samples.count, "\(stats)")
         #expect(stats["invalid"] == 0 && (stats["rate_limited"] ?? 0) > 0, "\(stats)")
         #expect(!(first.stdout + first.stderr).contains(key))
@@ -103,7 +86,7 @@ struct OpenAIVectorStoreCLITests {
 
         // 3. A second run with nothing changed uploads nothing.
         try await ws.run(target, expecting: 0)
-        stats = try Self.stats(server)
+        stats = try server.standInStats()
         #expect(stats["uploads"] == Self.samples.count, "\(stats)")
 
         // 4. One document changed, one deleted: --prune replaces the one and deletes the other's file.
@@ -112,7 +95,7 @@ struct OpenAIVectorStoreCLITests {
             .write(to: changed, atomically: true, encoding: .utf8)
         try FileManager.default.removeItem(at: docs.appendingPathComponent("pip-getting-started.md"))
         try await ws.run(target, ["--prune"], expecting: 0)
-        stats = try Self.stats(server)
+        stats = try server.standInStats()
         #expect(stats["uploads"] == Self.samples.count + 1, "\(stats)")
         #expect(stats["detaches"] == 2 && stats["file_deletes"] == 2, "\(stats)")
         let info = try await ws.sluice(["sink", "info", "--json", ws.pipeline.path] + target.arguments)
@@ -186,7 +169,14 @@ struct OpenAIVectorStoreCLITests {
                 "\(command): \(restricted)"
             )
         }
-        let searches = try Self.stats(server)["searches"] ?? -1
+        // `sluice serve` refuses to start rather than serve results filtered afterwards.
+        let serve = try await ws.sluice(["serve", ws.pipeline.path] + target.arguments + ["--port", "0"])
+        #expect(serve.exitCode == 1, "\(serve)")
+        #expect(
+            serve.stderr.contains("openai-vector-store") && serve.stderr.contains("cannot express the access filter"),
+            "\(serve)"
+        )
+        let searches = try server.standInStats()["searches"] ?? -1
         #expect(searches == 1, "only the operator's search reached the store: \(searches)")
     }
 }

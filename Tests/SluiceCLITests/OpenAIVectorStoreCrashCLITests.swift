@@ -26,19 +26,7 @@ struct OpenAIVectorStoreCrashCLITests {
     }
 
     static func endState(_ server: StandInServer) throws -> EndState {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
-            "\(server.baseURL)/_standin/files",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        ProcessExit.wait(for: process)
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let object = try server.jsonObject("/_standin/files")
         let files = object["files"] as? [[String: Any]] ?? []
         let stores = object["vector_stores"] as? [String: [[String: Any]]] ?? [:]
         func normalised(_ text: String) -> String {

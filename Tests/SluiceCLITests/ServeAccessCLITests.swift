@@ -130,6 +130,13 @@ struct ServeAccessCLITests {
         let everything = try await server.client(token: Self.operatorToken)
             .search(SearchRequest(query: "salary payroll", k: 40)).results
         #expect(everything.count == 26 && everything.contains { $0.documentKey == "secret/board.md" })
+        try await Self.expectFilterProbesAnswerAsMissing(
+            eng,
+            unreadable: "hr/pay-3.md",
+            missing: "hr/pay-x.md",
+            modes: ["vector", "keyword", "hybrid"],
+            "local"
+        )
 
         // A document the key may not read answers exactly as a missing one.
         let auth = { (key: String) in ["Authorization": "Bearer \(key)"] }
@@ -188,6 +195,31 @@ struct ServeAccessCLITests {
         #expect(result.exitCode == 0)
         for secret in [Self.engKey, Self.hrKey, Self.operatorToken] {
             #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
+        }
+    }
+
+    /// A restricted caller probing by its own filter: asking for an unreadable document's key by name
+    /// answers as asking for a key that does not exist (no result, no error), in each of `modes`.
+    static func expectFilterProbesAnswerAsMissing(
+        _ client: SluiceClient,
+        unreadable: String,
+        missing: String,
+        modes: [String],
+        _ label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        for mode in modes {
+            var answers: [[String]] = []
+            for key in [unreadable, missing] {
+                let request = SearchRequest(
+                    query: "salary payroll",
+                    k: 5,
+                    filter: ["document_key": ["$eq": .string(key)]],
+                    mode: mode
+                )
+                answers.append(try await client.search(request).results.map(\.documentKey))
+            }
+            #expect(answers == [[], []], "\(label) \(mode): \(answers)", sourceLocation: sourceLocation)
         }
     }
 

@@ -14,9 +14,6 @@ import Testing
 struct ServeAccessMatrixCLITests {
     typealias Fixture = ServeAccessCLITests
 
-    /// A copy of `eng/design-0.md` the hr group reads: one text in two documents (a duplicate list).
-    static let copy = "hr/design-copy.md"
-
     @Test(
         "the access matrix on a store: search, ask, document reads and duplicates",
         arguments: StoreUnderTest.Kind.allCases
@@ -27,10 +24,7 @@ struct ServeAccessMatrixCLITests {
         let store = try await StoreUnderTest.start(kind, in: ws)
         defer { store.stop() }
         _ = try Fixture.corpus(ws)
-        try Corpus.write(
-            "Design 0 of the build cache; one line on salary for contractors number 0.",
-            to: ws.corpus.appendingPathComponent(Self.copy)
-        )
+        try Fixture.writeCopy(ws)
         let target = store.target(ws, "acl")
         try await ws.run(target, expecting: 0)
         let chatKey = "sk-test-\(UUID().uuidString.lowercased())-matrix"
@@ -53,7 +47,7 @@ struct ServeAccessMatrixCLITests {
         let hr = server.client(token: Fixture.hrKey)
         let admin = server.client(token: Fixture.operatorToken)
         let label = kind.rawValue
-        let hrReadable = Set((0..<20).map { "hr/pay-\($0).md" } + ["handbook.md", Self.copy])
+        let hrReadable = Set((0..<20).map { "hr/pay-\($0).md" } + ["handbook.md", Fixture.copy])
 
         let modes = kind == .pgvector ? ["vector", "keyword", "hybrid"] : ["vector"]
         for mode in modes {
@@ -78,17 +72,15 @@ struct ServeAccessMatrixCLITests {
             #expect(all.count == hrReadable.count, "\(label) \(mode)")
             #expect(all.allSatisfy { $0.duplicates.isEmpty }, "\(label) \(mode)")
         }
+        try await Fixture.expectFilterProbesAnswerAsMissing(
+            eng,
+            unreadable: "hr/pay-3.md",
+            missing: "hr/pay-x.md",
+            modes: modes,
+            label
+        )
         // The copy and its original collapse into one result for the operator, never for a group.
-        let design = "Design 0 of the build cache contractors"
-        let both = try await admin.search(SearchRequest(query: design, k: 3, mode: "vector")).results
-        let collapsed = both.first { [Self.copy, "eng/design-0.md"].contains($0.documentKey) }
-        #expect(collapsed?.duplicates.count == 1, "\(label): \(both.map { ($0.documentKey, $0.duplicates) })")
-        for (client, own, other) in [(eng, "eng/design-0.md", Self.copy), (hr, Self.copy, "eng/design-0.md")] {
-            let hits = try await client.search(SearchRequest(query: design, k: 3, mode: "vector")).results
-            #expect(hits.contains { $0.documentKey == own }, "\(label): \(hits.map(\.documentKey))")
-            #expect(!hits.contains { $0.documentKey == other }, "\(label)")
-            #expect(hits.allSatisfy { $0.duplicates.isEmpty }, "\(label): \(hits.map(\.duplicates))")
-        }
+        try await Fixture.expectCopiesHidden(operator: admin, eng: eng, hr: hr, modes: modes, label)
 
         // Ask: the passages retrieved and returned as sources are readable ones, k of them.
         let answer = try await eng.ask(AskRequest(question: "What about salary payroll?", k: 5))

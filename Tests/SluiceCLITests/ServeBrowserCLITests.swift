@@ -14,9 +14,7 @@ struct ServeBrowserCLITests {
     func tokenless() async throws {
         let ws = try Workspace("serve-browser")
         defer { ws.cleanUp() }
-        let target = ws.target("t")
-        _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(ws, target)
+        let server = try await ServeCLITests.served(ws)
         let port = server.port
 
         // Its own names, with its port: answered.

@@ -26,6 +26,20 @@ struct ServeCLITests {
         return keys.sorted()
     }
 
+    /// `sluice serve` on ``indexed(_:_:)``'s four documents (the target `t` of `ws`), started with `extra`
+    /// settings as ``ServeProcess/start(_:_:_:environment:launcher:)`` starts it: the set-up of the tests
+    /// that need a served index but not its target.
+    static func served(
+        _ ws: Workspace,
+        _ extra: [String] = [],
+        environment: [String: String?] = [:],
+        launcher: [String] = []
+    ) async throws -> ServeProcess {
+        let target = ws.target("t")
+        _ = try await indexed(ws, target)
+        return try await ServeProcess.start(ws, target, extra, environment: environment, launcher: launcher)
+    }
+
     @Test("search, documents, health, ready, metrics and the OpenAPI document, through the client; SIGTERM exits 0")
     func theAPI() async throws {
         let ws = try Workspace("serve-api")

@@ -18,9 +18,7 @@ struct ServeConnectionsCLITests {
     func idleAndHalfSent() async throws {
         let ws = try Workspace("serve-idle")
         defer { ws.cleanUp() }
-        let target = ws.target("t")
-        _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(ws, target, Self.shortTimeouts)
+        let server = try await ServeCLITests.served(ws, Self.shortTimeouts)
         let idle = try RawHTTP(port: server.port)
         let head = try RawHTTP(port: server.port)
         try head.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
@@ -92,11 +90,8 @@ struct ServeConnectionsCLITests {
     func descriptorExhaustion() async throws {
         let ws = try Workspace("serve-nofile")
         defer { ws.cleanUp() }
-        let target = ws.target("t")
-        _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(
+        let server = try await ServeCLITests.served(
             ws,
-            target,
             ["--set", "serve.idle_timeout_seconds=2"],
             launcher: ["/usr/bin/prlimit", "--nofile=128:128"]
         )

@@ -21,9 +21,7 @@ struct ServeContractTests {
         )
         let ws = try Workspace("serve-contract")
         defer { ws.cleanUp() }
-        let target = ws.target("t")
-        _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(ws, target)
+        let server = try await ServeCLITests.served(ws)
         let (exit, log) = try await Self.runScript([server.baseURL.absoluteString], in: ws)
         #expect(exit.status == 0 && !exit.signaled, "schemathesis found failures:\n\(log.suffix(6000))")
         _ = try await server.stop()

@@ -86,9 +86,7 @@ struct ServeHardeningCLITests {
     func methodsAndQueries() async throws {
         let ws = try Workspace("serve-methods")
         defer { ws.cleanUp() }
-        let target = ws.target("t")
-        _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(ws, target)
+        let server = try await ServeCLITests.served(ws)
         let cases: [(String, String, String)] = [
             ("GET", "/v1/search", "POST"), ("DELETE", "/v1/search", "POST"), ("PUT", "/v1/documents/plain.txt", "GET"),
             ("POST", "/health", "GET"), ("GET", "/v1/runs", "POST"), ("DELETE", "/v1/runs/123", "GET"),

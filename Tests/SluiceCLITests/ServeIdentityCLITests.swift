@@ -175,12 +175,17 @@ struct ServeIdentityCLITests {
         #expect(first["principal"] as? String == "emil" && first["route"] as? String == "/v1/search")
         #expect(first["status"] as? Int == 200 && first["method"] as? String == "POST")
         #expect((1...5).contains(first["documents"] as? Int ?? 0) && first["time"] is String)
+        // The filter the store's query ran with: the key's readers; the query text only when asked for.
+        #expect(first["filter"] as? String == #"access in ("emil", "eng", "*")"#, "\(first)")
+        #expect(first["query"] == nil, "\(first)")
+        let operatorLine = try #require(lines.first { $0["identity"] as? String == "operator" })
+        #expect(operatorLine["filter"] is NSNull, "\(operatorLine)")
         #expect(lines[1]["status"] as? Int == 429 && lines[2]["status"] as? Int == 429)
         #expect(lines.contains { $0["identity"] as? String == "jwt" && $0["principal"] as? String == "finn" })
         let refused = try #require(lines.last)
         #expect(
             refused["identity"] as? String == "none" && refused["status"] as? Int == 401
-                && refused["principal"] is NSNull
+                && refused["principal"] is NSNull && refused["filter"] is NSNull
         )
         let raw = try String(contentsOf: audit, encoding: .utf8)
         for secret in [
@@ -201,6 +206,46 @@ struct ServeIdentityCLITests {
         #expect(reopened.count == 1)
         let result = try await server.stop()
         #expect(result.exitCode == 0, "\(result)")
+    }
+
+    @Test("serve.audit_query_text: each line of the audit log holds the query text and the filter the query ran with")
+    func auditLogWithQueryText() async throws {
+        let ws = try Workspace("serve-identity-audit-query")
+        defer { ws.cleanUp() }
+        let target = try ServeAccessCLITests.corpus(ws)
+        try await ws.run(target, expecting: 0)
+        let audit = ws.file("audit.jsonl")
+        let server = try await ServeAccessCLITests.serve(
+            ws,
+            target,
+            ["--set", "serve.audit_log=\(audit.path)", "--set", "serve.audit_query_text=true"]
+        )
+        let own = Data(#"{"query": "salary payroll", "k": 3, "filter": {"document_key": {"$ne": "x.md"}}}"#.utf8)
+        #expect(
+            try await server.exchange("POST", "/v1/search", body: own, headers: Self.auth(ServeAccessCLITests.engKey))
+                .status == 200
+        )
+        let document = try await server.exchange(
+            "GET",
+            "/v1/documents/eng%2Fdesign-1.md",
+            headers: Self.auth(ServeAccessCLITests.hrKey)
+        )
+        #expect(document.status == 404)
+        let lines = try String(contentsOf: audit, encoding: .utf8).split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(lines.count == 2, "\(lines)")
+        let search = try #require(lines.first)
+        #expect(search["query"] as? String == "salary payroll", "\(search)")
+        // The access filter ANDed with the caller's own: what the store's query ran with.
+        #expect(
+            search["filter"] as? String == #"(access in ("emil", "eng", "*")) and (document_key != "x.md")"#,
+            "\(search)"
+        )
+        // A document read has no query text; its filter is the key's readers.
+        let read = try #require(lines.last)
+        #expect(read["query"] == nil && read["filter"] as? String == #"access in ("hana", "hr", "*")"#, "\(read)")
+        _ = try await server.stop()
     }
 
     @Test("check validates serve.jwt: the secret's variable, the JWKS file; never printing either")

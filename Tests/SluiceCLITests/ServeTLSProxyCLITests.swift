@@ -25,11 +25,8 @@ struct ServeTLSProxyCLITests {
         )
         let ws = try Workspace("serve-tls-proxy")
         defer { ws.cleanUp() }
-        let target = ws.target("t")
-        _ = try await ServeCLITests.indexed(ws, target)
-        let server = try await ServeProcess.start(
+        let server = try await ServeCLITests.served(
             ws,
-            target,
             ["--set", "serve.api_key_env=SLUICE_TEST_TOKEN", "--set", "serve.allowed_hosts=[\(Self.name)]"],
             environment: ["SLUICE_TEST_TOKEN": Self.token]
         )

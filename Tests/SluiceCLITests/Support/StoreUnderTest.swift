@@ -117,21 +117,7 @@ final class StoreUnderTest: Sendable {
     /// The stand-in's request statistics (`GET /_standin/stats`).
     func standInStats() throws -> [String: Int] {
         guard let server = endpoint, kind != .jsonl, kind != .pgvector else { return [:] }
-        // python3 (a set-up dependency) fetches it: Foundation's URL loading on Linux needs FoundationNetworking.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
-            "\(server.baseURL)/_standin/stats",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        ProcessExit.wait(for: process)
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-        return object.compactMapValues { ($0 as? NSNumber)?.intValue }
+        return try server.standInStats()
     }
 }
 
