@@ -35,10 +35,10 @@ extension PipelineConfiguration.Source {
             throw SluiceError(.configuration, "source.kind is s3: source.s3.bucket is required")
         }
         if let section = try s.section("http") { http = try HTTP(section: section) }
-        if kind == .http, http.urls.isEmpty, http.sitemaps.isEmpty {
+        if kind == .http, http.urls.isEmpty, http.sitemaps.isEmpty, http.startURLs.isEmpty {
             throw SluiceError(
                 .configuration,
-                "source.kind is http: source.http.urls or source.http.sitemaps is required"
+                "source.kind is http: source.http.urls, source.http.sitemaps or source.http.start_urls is required"
             )
         }
         path = try s.string("path") ?? path

@@ -1,15 +1,27 @@
 import Foundation
 
 extension PipelineConfiguration.Source {
-    /// `source.http`: web pages and files named by URL, directly (`urls`) or by sitemaps (`sitemaps`, a
-    /// sitemap index included), read with conditional GETs (the change token is the page's `ETag`, else its
-    /// `Last-Modified`), robots.txt honoured, one host asked at most once per `delay_seconds`.
+    /// `source.http`: web pages and files named by URL, directly (`urls`), by sitemaps (`sitemaps`, a
+    /// sitemap index included) or found by a same-site crawl from `start_urls`, read with conditional GETs (the change token is the page's `ETag`, else its
+    /// `Last-Modified`), robots.txt honoured, one host asked at most once per `delay_seconds`, `concurrency` requests in flight across hosts.
     public struct HTTP: Sendable, Hashable {
         /// Pages and files to read (`http://` or `https://` URLs).
         public var urls: [String] = []
         /// Sitemaps (`<urlset>`) or sitemap indexes (`<sitemapindex>`) whose URLs are read; one that cannot
         /// be fetched or read fails the listing (the run stops, nothing is pruned).
         public var sitemaps: [String] = []
+        /// Start URLs of a same-site crawl: each page fetched is read for its links (`<a href>`, `<area
+        /// href>`), and those on the start URL's own site (scheme, host and port) are read in turn, within
+        /// ``maxDepth`` and ``maxPages``.
+        public var startURLs: [String] = []
+        /// How many links away from a start URL the crawl goes (`0`: the start URLs alone).
+        public var maxDepth: Int = 3
+        /// The most pages one crawl asks (start URLs included); pages past it are not asked this run (and
+        /// never deleted for it).
+        public var maxPages: Int = 1_000
+        /// Requests in flight at once, across hosts; one host is still asked one request at a time, at
+        /// least ``delaySeconds`` apart.
+        public var concurrency: Int = 4
         /// The least time between two requests to one host (the politeness delay); a robots.txt
         /// `Crawl-delay` that asks for more is followed, up to 60 seconds.
         public var delaySeconds: Double = 1
@@ -34,13 +46,17 @@ extension PipelineConfiguration.Source.HTTP {
         var s = section
         urls = try s.strings("urls") ?? urls
         sitemaps = try s.strings("sitemaps") ?? sitemaps
+        startURLs = try s.strings("start_urls") ?? startURLs
+        maxDepth = try s.int("max_depth", min: 0, max: 100) ?? maxDepth
+        maxPages = try s.int("max_pages", min: 1, max: 10_000_000) ?? maxPages
+        concurrency = try s.int("concurrency", min: 1, max: 64) ?? concurrency
         delaySeconds = try s.number("delay_seconds", min: 0, max: 3_600) ?? delaySeconds
         maxRedirects = try s.int("max_redirects", min: 0, max: 20) ?? maxRedirects
         maxRetries = try s.int("max_retries", min: 0, max: 100) ?? maxRetries
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         userAgent = try s.string("user_agent") ?? userAgent
         robotsTxt = try s.bool("robots_txt") ?? robotsTxt
-        for url in urls + sitemaps where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+        for url in urls + sitemaps + startURLs where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw SluiceError(.configuration, "source.http: \(url) is not an http:// or https:// URL")
         }
         if userAgent.trimmingCharacters(in: .whitespaces).isEmpty {

@@ -55,6 +55,16 @@ struct WebSourceCLITests {
             )
         }
 
+        /// Every page GET so far: (path, Host header, arrival in seconds), in order.
+        func requests() async throws -> [(path: String, host: String, time: Double)] {
+            let answer = try await HTTPClient.shared.send(HTTPRequest(url: server.baseURL + "/_standin/stats"))
+            let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] ?? [:]
+            let paths = object["paths"] as? [String] ?? []
+            let hosts = object["hosts"] as? [String] ?? []
+            let times = (object["times"] as? [Any] ?? []).map { ($0 as? NSNumber)?.doubleValue ?? -1 }
+            return zip(paths, zip(hosts, times)).map { ($0.0, $0.1.0, $0.1.1) }
+        }
+
         func sitemap(_ pages: [String]) -> String {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
                 + pages.map { "  <url><loc>\(server.baseURL)\($0)</loc><lastmod>2026-11-28</lastmod></url>\n" }.joined()

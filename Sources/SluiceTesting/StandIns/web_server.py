@@ -12,7 +12,8 @@ serves robots.txt when one is set (404 otherwise), and fails or redirects paths 
   POST   /_standin/redirect?path=P&to=Q&status=N P redirects to Q (a path or a URL) with status N
   PUT    /_standin/robots                        body: robots.txt (an empty body: none, 404)
   GET    /_standin/stats    {"get": GETs, "not_modified": 304s, "full": 200s with a body, "robots": robots.txt
-                             GETs, "paths": [every GET's path, in order], "times": [their arrival, seconds]}
+                             GETs, "paths": [every GET's path, in order], "times": [their arrival, seconds],
+                             "hosts": [their Host header]}
 """
 import argparse, email.utils, hashlib, json, os, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,7 +27,7 @@ gone = {}       # path -> status
 failing = {}    # path -> status
 redirects = {}  # path -> (status, target)
 robots = {"text": None}
-stats = {"get": 0, "not_modified": 0, "full": 0, "robots": 0, "paths": [], "times": []}
+stats = {"get": 0, "not_modified": 0, "full": 0, "robots": 0, "paths": [], "times": [], "hosts": []}
 clock = {"version": 0}
 
 
@@ -107,6 +108,7 @@ class Handler(BaseHTTPRequestHandler):
             stats["get"] += 1
             stats["paths"].append(self.path)
             stats["times"].append(time.monotonic())
+            stats["hosts"].append(self.headers.get("Host", ""))
             if path in failing:
                 return self.answer(failing[path], b"injected failure")
             if path in redirects:

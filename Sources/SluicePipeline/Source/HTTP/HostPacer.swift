@@ -1,8 +1,12 @@
-/// The politeness delay: requests to one host start at least `every` apart (`source.http.delay_seconds`,
-/// or the robots.txt `Crawl-delay`), whoever asks. Each caller reserves the next free moment of its host,
-/// then sleeps until it outside the actor, so that callers of different hosts never wait for each other.
+/// The owner of the web source's ``HostSchedule``: the politeness delay (requests to one host start at
+/// least `every` apart — `source.http.delay_seconds`, or the robots.txt `Crawl-delay` — whoever asks) and
+/// which queued item starts next (``WebClient/forEachConcurrently(_:host:_:)``). Each request reserves the
+/// next free moment of its host, then sleeps until it outside the actor, so that callers of different hosts
+/// never wait for each other.
 actor HostPacer {
-    private var next: [String: ContinuousClock.Instant] = [:]
+    private var schedule: HostSchedule<ContinuousClock.Instant>
+
+    init(concurrency: Int = 1) { schedule = HostSchedule(concurrency: concurrency) }
 
     /// Waits for the host's next turn.
     /// - Throws: `CancellationError` when the task is cancelled while it waits.
@@ -13,11 +17,16 @@ actor HostPacer {
 
     /// The host's next free moment, reserved for the caller.
     func reserve(host: String, every delay: Duration) -> ContinuousClock.Instant {
-        let now = ContinuousClock.now
-        let start = max(now, next[host] ?? now)
-        next[host] = start + delay
-        return start
+        schedule.reserve(host: host, every: delay, now: .now)
     }
+
+    func enqueue(_ item: Int, host: String) { schedule.enqueue(item, host: host) }
+
+    func next() -> HostSchedule<ContinuousClock.Instant>.Action { schedule.next(now: .now) }
+
+    func finished(host: String) { schedule.finished(host: host) }
+
+    func dropQueued() -> [Int] { schedule.dropQueued() }
 }
 
 /// Each origin's robots.txt, fetched once a run (a failure too: the origin's URLs fail alike).

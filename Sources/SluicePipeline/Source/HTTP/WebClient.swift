@@ -33,6 +33,9 @@ struct WebClient: Sendable {
         /// Kept in memory only when the answer has neither `ETag` nor `Last-Modified`, since the bytes' hash
         /// is then the only change token (a dry run's page that has a record); else not read.
         case unlessValidated
+        /// Kept in memory when the answer's header fields (names lowercased) say so (a crawled page read for
+        /// its links when it is HTML); else not read.
+        case memoryWhen(@Sendable ([String: String]) -> Bool)
     }
 
     /// A URL robots.txt does not let `user_agent` fetch.
@@ -48,7 +51,7 @@ struct WebClient: Sendable {
     let http: HTTPClient
     /// The one request loop (no gate): `source.http.max_retries`, the server's `Retry-After` up to two minutes.
     let call: RemoteCall<OpenGate, ContinuousClock>
-    let pacer = HostPacer()
+    let pacer: HostPacer
     let robots = RobotsCache()
     let requests = WebRequestCounter()
 
@@ -56,6 +59,7 @@ struct WebClient: Sendable {
         self.settings = settings
         self.http = http
         call = RemoteCall(policy: .source(maxRetries: settings.maxRetries))
+        pacer = HostPacer(concurrency: settings.concurrency)
     }
 
     /// GETs `url`, following redirects.
@@ -105,7 +109,8 @@ struct WebClient: Sendable {
                 case .file(let path) where (200..<300).contains(status):
                     answer.written = try await DownloadFile.write(response.body, to: path, writer: writer)
                 case .none where (200..<300).contains(status),
-                    .unlessValidated where (200..<300).contains(status) && validated:
+                    .unlessValidated where (200..<300).contains(status) && validated,
+                    .memoryWhen(_) where (200..<300).contains(status) && !body.wants(response.headers):
                     // Dropping the stream abandons the transfer: the body is never read.
                     answer.written = response.headers["content-length"].flatMap { Int($0) } ?? 0
                 default:
@@ -180,5 +185,13 @@ struct WebClient: Sendable {
                 return .finished(answer)
             }
         )
+    }
+}
+
+extension WebClient.Body {
+    /// Whether a `.memoryWhen` body wants the answer with these header fields.
+    func wants(_ headers: [String: String]) -> Bool {
+        if case .memoryWhen(let wanted) = self { return wanted(headers) }
+        return true
     }
 }

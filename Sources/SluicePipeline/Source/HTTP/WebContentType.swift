@@ -26,6 +26,9 @@ enum WebContentType {
         return type.flatMap { extensions[$0] }
     }
 
+    /// Whether `contentType` is a page whose links a crawl reads (`text/html`, `application/xhtml+xml`).
+    static func isHTML(_ contentType: String?) -> Bool { fileExtension(contentType) == "html" }
+
     /// The name a download of `key` is written under: its last path component (query left out), with the
     /// extension the content type says when it says one.
     static func fileName(key: String, contentType: String?) -> String {

@@ -5,7 +5,8 @@ extension WebSource {
     /// Sites asked at most by `sluice check` (one request each).
     static let maxCheckedSites = 20
 
-    /// `sluice check`'s line for a web source: the listing (the sitemaps fetched and read), how many URLs
+    /// `sluice check`'s line for a web source: the listing (the sitemaps fetched and read; a crawl's start
+    /// URLs, the crawl itself not made: it is a run's worth of requests), how many URLs
     /// the include patterns match, and whether each site answers — one unconditional GET of the first
     /// selected URL of each site (scheme, host and port), whose body is not read (robots.txt is read first
     /// when honoured, as a run reads it). The fewest requests that answer the question: the sitemaps
@@ -18,7 +19,7 @@ extension WebSource {
     func check(shard: Shard) async -> DependencyCheck {
         let entries: [WebRunState.Entry]
         do {
-            entries = try await listing()
+            entries = try await listedURLs() + startEntries()
         } catch let error as SluiceError {
             let unavailable = error.isUnavailability || error.code == .dependencyUnavailable
             return DependencyCheck(
@@ -34,8 +35,12 @@ extension WebSource {
         for entry in entries where !selects(entry.key) && shard.owns(entry.key) { leftOut.file(entry.key) }
         let shardText = shard == .whole ? "" : " of shard \(shard)"
         let hint = selected.isEmpty ? " (check source.http.urls, the sitemaps, source.include and source.exclude)" : ""
+        let crawl =
+            crawling
+            ? "; a crawl from \(settings.startURLs.count) start URL\(settings.startURLs.count == 1 ? "" : "s") (the pages it finds are not asked by check)"
+            : ""
         let counted =
-            "\(name): \(selected.count) URLs match include/exclude\(shardText)\(hint) (\(entries.count) listed)"
+            "\(name): \(selected.count) URLs match include/exclude\(shardText)\(hint) (\(entries.count) listed\(crawl))"
 
         var firstOfSite: [(origin: String, entry: WebRunState.Entry)] = []
         var sites: Set<String> = []

@@ -71,8 +71,8 @@ struct WebSource: DocumentSource {
     }
 
     var name: String {
-        let first = (settings.urls + settings.sitemaps).first ?? "http"
-        let count = settings.urls.count + settings.sitemaps.count
+        let first = (settings.urls + settings.sitemaps + settings.startURLs).first ?? "http"
+        let count = settings.urls.count + settings.sitemaps.count + settings.startURLs.count
         return count == 1 ? first : "\(first) and \(count - 1) more"
     }
     var readsLocally: Bool { false }
@@ -80,11 +80,21 @@ struct WebSource: DocumentSource {
 
     /// The URLs robots.txt disallowed, for the run's notice.
     var skipped: String? {
+        var notes: [String] = []
         let keys = run.disallowedKeys
-        guard !keys.isEmpty else { return nil }
-        let examples = keys.prefix(3).joined(separator: ", ")
-        return
-            "\(keys.count) URL\(keys.count == 1 ? " is" : "s are") disallowed by robots.txt for user agent \(settings.userAgent) and not fetched (\(examples)\(keys.count > 3 ? ", …" : ""))"
+        if !keys.isEmpty {
+            let examples = keys.prefix(3).joined(separator: ", ")
+            notes.append(
+                "\(keys.count) URL\(keys.count == 1 ? " is" : "s are") disallowed by robots.txt for user agent \(settings.userAgent) and not fetched (\(examples)\(keys.count > 3 ? ", …" : ""))"
+            )
+        }
+        let left = run.crawlLeft
+        if left > 0 {
+            notes.append(
+                "the crawl stopped at source.http.max_pages (\(settings.maxPages) pages): \(left) page\(left == 1 ? "" : "s") it found \(left == 1 ? "was" : "were") not asked this run (and none is deleted for it)"
+            )
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 
     func countingCopy() -> (any DocumentSource)? { nil }
@@ -104,11 +114,20 @@ struct WebSource: DocumentSource {
         include.contains { $0.matches(key) } && !exclude.contains { $0.matches(key) } && shard.owns(key)
     }
 
-    /// The URLs to read, keyed, in the order given (the list, then each sitemap's), without repeats; read
-    /// once a run.
+    /// The URLs to read, keyed, in the order given (the list, then each sitemap's, then the crawl's pages),
+    /// without repeats; read once a run. The crawl (``crawl(into:)``) asks its pages while it lists: their
+    /// outcomes are known when the walk comes to them.
     /// - Throws: an unavailability when a sitemap cannot be fetched or read.
     func listing() async throws -> [WebRunState.Entry] {
         if let listed = run.listed { return listed }
+        var entries = try await listedURLs()
+        if crawling { await crawl(into: &entries) }
+        run.list(entries)
+        return entries
+    }
+
+    /// The URLs of the list and the sitemaps, keyed, in order, without repeats (no crawl).
+    func listedURLs() async throws -> [WebRunState.Entry] {
         var entries: [WebRunState.Entry] = []
         var seen: Set<String> = []
         func add(_ url: String) {
@@ -141,7 +160,6 @@ struct WebSource: DocumentSource {
             queue += sitemap.sitemaps
             sitemap.pages.forEach(add)
         }
-        run.list(entries)
         return entries
     }
 
@@ -150,18 +168,27 @@ struct WebSource: DocumentSource {
         // the source is unreachable — a dependency failure (exit 6, nothing pruned), as for an S3 endpoint
         // — not each of its documents failing. Once one answers, they are the failures of their documents.
         var held: [SourceProblem] = []
-        for entry in try await listing() {
+        let entries = try await listing()
+        // Asked a window at a time, `concurrency` requests in flight across hosts (``HostSchedule``): the
+        // downloads waiting in `fetch/` for the extract step stay a window's worth.
+        let window = max(16, settings.concurrency * 8)
+        var prefetched = 0
+        for (index, entry) in entries.enumerated() {
+            if index == prefetched {
+                prefetched = min(entries.count, index + window)
+                let wanted = entries[index..<prefetched].filter { selects($0.key) && run.outcome(of: $0.key) == nil }
+                let outcomes = await client.forEachConcurrently(
+                    wanted,
+                    host: { URL(string: $0.url)?.host ?? "" },
+                    cancelled: { WebRunState.Outcome.failed(SourceProblem(key: $0.key, error: .io, message: "cancelled")) }
+                ) { entry in await fetch(entry).0 }
+                for (entry, outcome) in zip(wanted, outcomes) { run.record(outcome, of: entry.key) }
+            }
             guard selects(entry.key) else {
                 if shard.owns(entry.key) { leftOut.file(entry.key) }
                 continue
             }
-            let outcome: WebRunState.Outcome
-            if let known = run.outcome(of: entry.key) {
-                outcome = known
-            } else {
-                outcome = await fetch(entry)
-                run.record(outcome, of: entry.key)
-            }
+            guard let outcome = run.outcome(of: entry.key) else { continue }
             if case .unreachable(let problem) = outcome, !client.requests.anyAnswered {
                 held.append(problem)
                 continue
@@ -193,7 +220,21 @@ struct WebSource: DocumentSource {
     }
 
     /// The listing, then every selected URL asked (conditionally): what is gone (404, 410) is not held.
+    ///
+    /// With a crawl, a page not reached proves nothing (the crawl may have stopped at `max_pages`, a page
+    /// linking to it may have failed, or links moved past `max_depth`): only what the run asked and found
+    /// gone (404, 410) or disallowed by robots.txt, and what include/exclude leave out, is not held.
     func completeListing() async throws -> SourceListing {
+        if crawling {
+            try await walk { _ in true }
+            let run = run
+            let include = include
+            let exclude = exclude
+            return SourceListing { key in
+                include.contains { $0.matches(key) } && !exclude.contains { $0.matches(key) }
+                    && !run.isGoneOrDisallowed(key)
+            }
+        }
         var keys: Set<String> = []
         try await walk { entry in
             switch entry {
@@ -206,21 +247,22 @@ struct WebSource: DocumentSource {
         return SourceListing { listed.contains($0) }
     }
 
-    /// One URL's conditional GET, as the listing's outcome for it.
-    private func fetch(_ entry: WebRunState.Entry) async -> WebRunState.Outcome {
+    /// One URL's conditional GET, as the listing's outcome for it; with `links`, what a crawl reads of a 2xx
+    /// page too (its token, whether it is HTML, and then its links).
+    func fetch(_ entry: WebRunState.Entry, links: Bool = false) async -> (WebRunState.Outcome, CrawlRead?) {
         let record = run.record(of: entry.key)
         var headers: [(String, String)] = []
         if let token = record?.changeToken {
             if token.hasPrefix("etag:") { headers.append(("If-None-Match", String(token.dropFirst(5)))) }
             if token.hasPrefix("last-modified:") { headers.append(("If-Modified-Since", String(token.dropFirst(14)))) }
         }
-        if preview { return await previewFetch(entry, record: record, headers: headers) }
+        if preview { return await previewFetch(entry, record: record, headers: headers, links: links) }
         let path: String
         do {
             path = try await DownloadFile.path(in: fetchDirectory, for: "download", writer: writer)
         } catch {
             let error = SluiceError.wrap(error, as: .io)
-            return .failed(SourceProblem(key: entry.key, error: error.code, message: error.message))
+            return (.failed(SourceProblem(key: entry.key, error: error.code, message: error.message)), nil)
         }
         let answer: WebClient.Answer
         do {
@@ -233,30 +275,41 @@ struct WebSource: DocumentSource {
             )
         } catch is WebClient.Disallowed {
             unlink(path)
-            return .disallowed
+            return (.disallowed, nil)
         } catch {
             unlink(path)
-            return Self.outcome(of: error, key: entry.key)
+            return (Self.outcome(of: error, key: entry.key), nil)
         }
         let url = URL(string: entry.url) ?? location(of: entry.key)
         switch answer.status {
         case 304:
             unlink(path)
-            return Self.notModified(entry, url: url, record: record)
+            return (Self.notModified(entry, url: url, record: record), nil)
         case 404, 410:
             unlink(path)
-            return .gone
+            return (.gone, nil)
         case 200..<300:
             var file = Self.listed(entry, url: url, answer: answer)
-            if file.changeToken == nil {
-                let bytes = try? await writer.run {
+            let html = WebContentType.isHTML(answer.header("content-type"))
+            var bytes: [UInt8]?
+            if file.changeToken == nil || (links && html) {
+                bytes = try? await writer.run {
                     try DocumentFile.open(path, identity: nil, followSymlink: false).readAll()
                 }
-                file.changeToken = bytes.map { "xxh3:\(ContentHash(of: $0))" }
             }
+            if file.changeToken == nil { file.changeToken = bytes.map { "xxh3:\(ContentHash(of: $0))" } }
+            var read: CrawlRead?
+            if links {
+                read = CrawlRead(
+                    token: file.changeToken,
+                    html: html,
+                    links: html ? await self.links(in: bytes ?? [], at: answer.url) : []
+                )
+            }
+            CrashPoint.reach("web.fetched")
             if let record, record.status == .indexed, record.pendingIDs.isEmpty, file.hasSameListing(as: record) {
                 unlink(path)  // the same bytes (by their token): the scan skips it
-                return .unchanged(file)
+                return (.unchanged(file), read)
             }
             // The extractors go by the name: the content type's extension.
             let named = fetchDirectory.appendingPathComponent(
@@ -265,15 +318,19 @@ struct WebSource: DocumentSource {
             ).path
             guard rename(path, named) == 0 else {
                 unlink(path)
-                return .failed(
-                    SourceProblem(key: entry.key, error: .io, message: "cannot keep the download of \(entry.url)")
+                return (
+                    .failed(
+                        SourceProblem(key: entry.key, error: .io, message: "cannot keep the download of \(entry.url)")
+                    ), read
                 )
             }
-            return .fetched(file, path: named)
+            return (.fetched(file, path: named), read)
         default:
             unlink(path)
-            return .failed(
-                SourceProblem(key: entry.key, error: .unreadable, message: "\(answer.url): HTTP \(answer.status)")
+            return (
+                .failed(
+                    SourceProblem(key: entry.key, error: .unreadable, message: "\(answer.url): HTTP \(answer.status)")
+                ), nil
             )
         }
     }
@@ -397,6 +454,8 @@ final class WebRunState: Sendable {
         var urls: [String: String] = [:]
         var outcomes: [String: Outcome] = [:]
         var records: (@Sendable (String) -> DocumentRecord?)?
+        /// Pages the crawl did not ask because it reached `max_pages`.
+        var crawlLeft = 0
     }
 
     private let state = Mutex(State())
@@ -411,6 +470,22 @@ final class WebRunState: Sendable {
     }
 
     func url(of key: String) -> String? { state.withLock { $0.urls[key] } }
+
+    /// Whether the crawl stopped at `max_pages` (pages it found were not asked).
+    var crawlCut: Bool { state.withLock { $0.crawlLeft > 0 } }
+    var crawlLeft: Int { state.withLock { $0.crawlLeft } }
+
+    func cutCrawl(left: Int) { state.withLock { $0.crawlLeft += left } }
+
+    /// Whether the run asked `key` and it is gone (404, 410) or robots.txt disallows it.
+    func isGoneOrDisallowed(_ key: String) -> Bool {
+        state.withLock {
+            switch $0.outcomes[key] {
+            case .gone, .disallowed: return true
+            default: return false
+            }
+        }
+    }
 
     func recall(_ records: @escaping @Sendable (String) -> DocumentRecord?) { state.withLock { $0.records = records } }
 
