@@ -60,7 +60,11 @@ struct WebSourceCrawlCLITests {
         try await site.put("/deep/deeper.html", page("Too deep to be read.", links: []))
         try await site.put("/b.html", page("Page b about dams.", links: ["b2.html"]), validators: "last-modified")
         try await site.put("/b2.html", page("Page b2 about spillways.", links: []))
-        try await site.put("/doc.txt", "A text file about sluices. <a href=\"/never.html\">not a link</a>\n", type: "text/plain")
+        try await site.put(
+            "/doc.txt",
+            "A text file about sluices. <a href=\"/never.html\">not a link</a>\n",
+            type: "text/plain"
+        )
         try await site.put("/never.html", page("Linked from text only.", links: []))
         try await site.put("/offsite.html", page("Another site.", links: []))
         try await site.put("/private/x.html", page("Private.", links: []))

@@ -28,7 +28,8 @@ import Testing
         #expect(some.hrefs == ["b.html"])
         let none = try HTMLLinks(
             html: Array(
-                #"<head><meta name="robots" content="noindex, nofollow"></head><body><a href="b.html">b</a></body>"#.utf8
+                #"<head><meta name="robots" content="noindex, nofollow"></head><body><a href="b.html">b</a></body>"#
+                    .utf8
             )
         )
         #expect(none.hrefs.isEmpty)

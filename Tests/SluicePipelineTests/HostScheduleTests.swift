@@ -12,7 +12,12 @@ import Testing
     static func at(_ seconds: Int) -> Instant { Instant(offset: .seconds(seconds)) }
 
     /// Starts what `next` starts now, each item making its one request (a reservation) as it starts.
-    static func startAll(_ schedule: inout Schedule, hosts: [Int: String], delay: Duration, now: Instant) -> (
+    static func startAll(
+        _ schedule: inout Schedule,
+        hosts: [Int: String],
+        delay: Duration,
+        now: Instant
+    ) -> (
         started: [Int], then: Schedule.Action
     ) {
         var started: [Int] = []

@@ -1,6 +1,6 @@
 /// The owner of the web source's ``HostSchedule``: the politeness delay (requests to one host start at
 /// least `every` apart — `source.http.delay_seconds`, or the robots.txt `Crawl-delay` — whoever asks) and
-/// which queued item starts next (``WebClient/forEachConcurrently(_:host:_:)``). Each request reserves the
+/// which queued item starts next (``WebClient/forEachConcurrently(_:host:cancelled:fetch:)``). Each request reserves the
 /// next free moment of its host, then sleeps until it outside the actor, so that callers of different hosts
 /// never wait for each other.
 actor HostPacer {

@@ -13,7 +13,7 @@ extension WebClient {
         _ items: [Item],
         host: (Item) -> String,
         cancelled: (Item) -> Result,
-        _ body: @escaping @Sendable (Item) async -> Result
+        fetch body: @escaping @Sendable (Item) async -> Result
     ) async -> [Result] {
         var results = [Result?](repeating: nil, count: items.count)
         let hosts = items.map(host)
@@ -54,7 +54,7 @@ extension WebClient {
     }
 }
 
-/// What a child task of ``WebClient/forEachConcurrently(_:host:cancelled:_:)`` reports.
+/// What a child task of ``WebClient/forEachConcurrently(_:host:cancelled:fetch:)`` reports.
 private enum ConcurrentEvent<Result: Sendable>: Sendable {
     case done(Int, Result)
     case timer

@@ -21,7 +21,7 @@ extension WebSource {
     }
 
     /// A same-site crawl from `source.http.start_urls`, breadth first, depth by depth: each level's pages
-    /// are asked at once (``WebClient/forEachConcurrently(_:host:cancelled:_:)``), then the links of its
+    /// are asked at once (``WebClient/forEachConcurrently(_:host:cancelled:fetch:)``), then the links of its
     /// HTML pages, in page order then link order, make the next level. Appends the pages asked to `entries`
     /// (a key already there is not asked twice) and records their outcomes, as the walk would.
     ///
@@ -59,10 +59,9 @@ extension WebSource {
             let pages = await client.forEachConcurrently(
                 level,
                 host: { URL(string: $0.url)?.host ?? "" },
-                cancelled: { _ in (WebRunState.Outcome?.none, CrawlRead?.none) }
-            ) { entry in
-                await crawlFetch(entry, links: wantLinks, cache: cache)
-            }
+                cancelled: { _ in (WebRunState.Outcome?.none, CrawlRead?.none) },
+                fetch: { entry in await crawlFetch(entry, links: wantLinks, cache: cache) }
+            )
             var next: [WebRunState.Entry] = []
             for (entry, (outcome, read)) in zip(level, pages) {
                 if listed.insert(entry.key).inserted { entries.append(entry) }
@@ -112,7 +111,9 @@ extension WebSource {
         // Unchanged (a 304): the links kept for the version the record names, else read again.
         guard case .unchanged(let file) = outcome else { return (outcome, nil) }
         if let kept = cache.links(of: entry.key, token: file.changeToken) {
-            return (outcome, CrawlRead(token: file.changeToken, html: cache.pages[entry.key]?.html ?? true, links: kept))
+            return (
+                outcome, CrawlRead(token: file.changeToken, html: cache.pages[entry.key]?.html ?? true, links: kept)
+            )
         }
         var fresh = await linksOnly(entry, cache: CrawlLinkCache())
         fresh?.token = file.changeToken

@@ -180,8 +180,11 @@ struct WebSource: DocumentSource {
                 let outcomes = await client.forEachConcurrently(
                     wanted,
                     host: { URL(string: $0.url)?.host ?? "" },
-                    cancelled: { WebRunState.Outcome.failed(SourceProblem(key: $0.key, error: .io, message: "cancelled")) }
-                ) { entry in await fetch(entry).0 }
+                    cancelled: {
+                        WebRunState.Outcome.failed(SourceProblem(key: $0.key, error: .io, message: "cancelled"))
+                    },
+                    fetch: { entry in await fetch(entry).0 }
+                )
                 for (entry, outcome) in zip(wanted, outcomes) { run.record(outcome, of: entry.key) }
             }
             guard selects(entry.key) else {
