@@ -326,6 +326,8 @@ convert odt "$out/docx/xz-lists.docx" "$out/odt"
 convert rtf "$out/docx/xz-lists.docx" "$out/rtf"
 convert ods "$fixtures/xz-facts.xlsx" "$fixtures"
 convert odp "$fixtures/xz-slides.pptx" "$fixtures"
+# A DOCX, a PPTX and a PDF with pictures above and under the captions' minimum size (picture captions).
+python3 "$root/scripts/make-picture-fixtures.py" "$fixtures"
 pandoc --from markdown --to docx -o "$work/xz-notes.docx" <<'MD'
 ---
 title: XZ Utils notes

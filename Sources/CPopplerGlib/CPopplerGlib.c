@@ -58,6 +58,10 @@ static struct {
     void (*setSourceRGB)(void *, double, double, double);
     void (*paint)(void *);
     void (*scale)(void *, double, double);
+    void *(*pageGetImage)(void *, int);
+    int (*imageSurfaceGetWidth)(void *);
+    int (*imageSurfaceGetHeight)(void *);
+    int (*surfaceWriteToPNGStream)(void *, int (*)(void *, const unsigned char *, unsigned int), void *);
 } api;
 
 // The runtime package's name (Debian's libpoppler-glib8; Homebrew's dylib), then the development link.
@@ -91,6 +95,10 @@ static const SluiceSymbol symbols[] = {
     {"cairo_set_source_rgb", (void **)&api.setSourceRGB},
     {"cairo_paint", (void **)&api.paint},
     {"cairo_scale", (void **)&api.scale},
+    {"poppler_page_get_image", (void **)&api.pageGetImage},
+    {"cairo_image_surface_get_width", (void **)&api.imageSurfaceGetWidth},
+    {"cairo_image_surface_get_height", (void **)&api.imageSurfaceGetHeight},
+    {"cairo_surface_write_to_png_stream", (void **)&api.surfaceWriteToPNGStream},
 };
 static SluiceLazyLibrary library = SLUICE_LAZY_LIBRARY(names, "libpoppler-glib", symbols);
 
@@ -177,6 +185,54 @@ double sluice_poppler_page_image_coverage(SluicePopplerPage *page, int *count) {
     if (width <= 0 || height <= 0) return *count > 0 ? 1 : 0;
     double share = covered / (width * height);
     return share > 1 ? 1 : share;
+}
+
+int sluice_poppler_page_image_ids(SluicePopplerPage *page, int *ids, int capacity) {
+    GList *mapping = api.pageGetImageMapping(page);
+    int count = 0;
+    for (GList *item = mapping; item != NULL; item = item->next) {
+        if (count < capacity) ids[count] = ((const PopplerImageMapping *)item->data)->image_id;
+        count += 1;
+    }
+    if (mapping != NULL) api.pageFreeImageMapping(mapping);
+    return count;
+}
+
+SluiceCairoSurface *sluice_poppler_page_get_image(SluicePopplerPage *page, int id) {
+    return api.pageGetImage(page, id);
+}
+int sluice_cairo_image_surface_get_width(SluiceCairoSurface *surface) { return api.imageSurfaceGetWidth(surface); }
+int sluice_cairo_image_surface_get_height(SluiceCairoSurface *surface) { return api.imageSurfaceGetHeight(surface); }
+
+typedef struct {
+    unsigned char *bytes;
+    size_t length, capacity;
+} PNGBuffer;
+
+static int appendPNG(void *closure, const unsigned char *data, unsigned int length) {
+    PNGBuffer *buffer = closure;
+    if (buffer->length + length > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity * 2 : 65536;
+        while (capacity < buffer->length + length) capacity *= 2;
+        unsigned char *grown = realloc(buffer->bytes, capacity);
+        if (grown == NULL) return 11;  // CAIRO_STATUS_WRITE_ERROR
+        buffer->bytes = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->bytes + buffer->length, data, length);
+    buffer->length += length;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+unsigned char *sluice_cairo_surface_png(SluiceCairoSurface *surface, size_t *length) {
+    PNGBuffer buffer = {NULL, 0, 0};
+    if (api.surfaceWriteToPNGStream(surface, appendPNG, &buffer) != CAIRO_STATUS_SUCCESS) {
+        free(buffer.bytes);
+        *length = 0;
+        return NULL;
+    }
+    *length = buffer.length;
+    return buffer.bytes;
 }
 
 SluiceCairoSurface *sluice_cairo_image_surface_create_rgb24(int width, int height) {

@@ -86,7 +86,7 @@ extension PipelineConfiguration {
             "eval": [String: Any](), "access": [String: Any](),
             "extract": [
                 "zip": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
-                "images": ["caption": [String: Any]()],
+                "images": ["caption": ["pictures": [String: Any]()]],
             ],
         ]
         _ = try? decode(skeleton, log: log)

@@ -52,6 +52,8 @@ extension PipelineConfiguration.Extract.Images {
         /// Raise it to re-caption the images already indexed (after a change of model or prompt): it is
         /// one of the settings that shape an image's chunks.
         public var revision: Int = 1
+        /// The pictures inside PDFs, DOCX and PPTX (`pictures`): off by default, even with captions on.
+        public var pictures = Pictures()
 
         public static let defaultPrompt =
             "Describe this image for a search index in two or three plain sentences: the subject, the setting, notable objects and colours, and any visible text."
@@ -100,6 +102,7 @@ extension PipelineConfiguration.Extract.Images.Caption {
         maxRetries = try s.int("max_retries", min: 0, max: 100) ?? maxRetries
         maxRetryAfterSeconds = try s.number("max_retry_after_seconds", min: 0, max: 86_400) ?? maxRetryAfterSeconds
         revision = try s.int("revision", min: 1) ?? revision
+        if let p = try s.section("pictures") { pictures = try Pictures(section: p) }
         try s.finish()
         if model?.isEmpty == true {
             throw SluiceError(.configuration, "extract.images.caption.model: must not be empty")

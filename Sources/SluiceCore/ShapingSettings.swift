@@ -37,6 +37,19 @@ public struct ShapingSettings: Sendable, Hashable {
             values["extract.images.caption.revision"] = String(caption.revision)
             readers["extract.images.caption", default: []].insert("image")
             readers["extract.images.caption.revision", default: []].insert("image")
+            // The pictures inside documents: turning them on, or a change of which are sent, processes the
+            // documents of the formats that have them again (as does raising the revision).
+            if caption.pictures.enabled {
+                values["extract.images.caption.pictures"] = "on"
+                values["extract.images.caption.pictures.min_side_pixels"] = String(caption.pictures.minSidePixels)
+                values["extract.images.caption.pictures.max_per_document"] = String(caption.pictures.maxPerDocument)
+                for key in [
+                    "extract.images.caption.pictures", "extract.images.caption.pictures.min_side_pixels",
+                    "extract.images.caption.pictures.max_per_document", "extract.images.caption.revision",
+                ] {
+                    readers[key, default: []].formUnion(["pdf", "docx", "pptx"])
+                }
+            }
         }
         for extractor in extractors {
             extractorNames.append(extractor.name)

@@ -33,3 +33,57 @@ extension PDFDocument {
         }
     }
 }
+
+extension PDFDocument {
+    /// The pictures the page at `index` places, decoded by poppler-glib (`poppler_page_get_image`) and
+    /// written as PNG (cairo), those `selection` takes added to `listing` (placed on the page). A blocking
+    /// call: it runs on the extract executor's threads.
+    ///
+    /// - Parameter index: A zero-based page index.
+    package func pictures(
+        onPage index: Int,
+        selection: PictureSelection,
+        into listing: inout PictureSelection.Listing
+    ) throws {
+        try lock.withLock {
+            guard let page = sluice_poppler_document_get_page(try rendererLocked(), Int32(index)) else {
+                throw SluiceError(.extractionFailed, "cannot load page \(index + 1) of \(path) to list its images")
+            }
+            defer { sluice_poppler_page_release(page) }
+            let count = Int(sluice_poppler_page_image_ids(page, nil, 0))
+            guard count > 0 else { return }
+            var ids = [Int32](repeating: 0, count: count)
+            _ = sluice_poppler_page_image_ids(page, &ids, Int32(count))
+            for (number, id) in ids.enumerated() {
+                guard !listing.full(selection) else {
+                    listing.overLimit += 1
+                    continue
+                }
+                guard let surface = sluice_poppler_page_get_image(page, id) else {
+                    listing.small += 1  // nothing poppler can draw (a stencil mask)
+                    continue
+                }
+                defer { sluice_cairo_surface_destroy(surface) }
+                let width = Int(sluice_cairo_image_surface_get_width(surface))
+                let height = Int(sluice_cairo_image_surface_get_height(surface))
+                // Too small: not written as PNG at all.
+                guard min(width, height) >= selection.minSidePixels else {
+                    listing.small += 1
+                    continue
+                }
+                var length = 0
+                guard let png = sluice_cairo_surface_png(surface, &length) else {
+                    throw SluiceError(.extractionFailed, "cannot write image \(number + 1) of page \(index + 1) as PNG")
+                }
+                defer { free(png) }
+                let bytes = Array(UnsafeBufferPointer(start: png, count: length))
+                listing.consider(
+                    bytes,
+                    name: "page \(index + 1) image \(number + 1)",
+                    place: .page(index + 1),
+                    selection: selection
+                )
+            }
+        }
+    }
+}

@@ -159,10 +159,12 @@ extension Pipeline {
                             capBytes: extractionCacheBytes
                         ) : nil,
                     captioning: captioner.map { captioner in
-                        ImageCaptioning(captioner: captioner) { error in
+                        var captioning = ImageCaptioning(captioner: captioner) { error in
                             tally.update { if $0.providerRefusal == nil { $0.providerRefusal = error.message } }
                             providerStop.request()
                         }
+                        captioning.zip = configuration.extract.zip
+                        return captioning
                     }
                 ).callAsFunction
             ),

@@ -12,6 +12,8 @@
 // `sluice_poppler_glib_load` first: the other functions assume it succeeded.
 #pragma once
 
+#include <stddef.h>
+
 typedef struct SluicePopplerDocument SluicePopplerDocument;  // PopplerDocument
 typedef struct SluicePopplerPage SluicePopplerPage;          // PopplerPage
 typedef struct SluiceCairoSurface SluiceCairoSurface;        // cairo_surface_t
@@ -55,6 +57,17 @@ void sluice_poppler_page_render_for_printing(SluicePopplerPage *page, SluiceCair
 /// included, without decoding their pixels), each clipped to the crop box, summed and capped at 1 (images
 /// that overlap count twice, which errs toward OCR). Sets `*count` to the number of images placed.
 double sluice_poppler_page_image_coverage(SluicePopplerPage *page, int *count);
+/// The ids of the images the page places (`poppler_page_get_image_mapping`), up to `capacity` of them written
+/// to `ids`; returns how many the page places.
+int sluice_poppler_page_image_ids(SluicePopplerPage *page, int *ids, int capacity);
+/// `poppler_page_get_image`: the image `id` decoded, owned by the caller (`sluice_cairo_surface_destroy`);
+/// NULL when poppler cannot render it.
+SluiceCairoSurface *sluice_poppler_page_get_image(SluicePopplerPage *page, int id);
+int sluice_cairo_image_surface_get_width(SluiceCairoSurface *surface);
+int sluice_cairo_image_surface_get_height(SluiceCairoSurface *surface);
+/// The surface as a PNG file (`cairo_surface_write_to_png_stream`), allocated with malloc for the caller to
+/// free and its length in `*length`; NULL when cairo cannot write it.
+unsigned char *sluice_cairo_surface_png(SluiceCairoSurface *surface, size_t *length);
 
 /// `cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height)`: never NULL (cairo returns a surface in an
 /// error state instead; see `sluice_cairo_surface_ok`).

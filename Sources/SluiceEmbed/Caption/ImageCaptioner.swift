@@ -36,6 +36,11 @@ package final class ImageCaptioner: Sendable {
     package struct Caption: Sendable, Hashable {
         package var text: String
         package var model: String
+
+        package init(text: String, model: String) {
+            self.text = text
+            self.model = model
+        }
     }
 
     /// An image that is not captioned, for a reason that sending it again cannot change (its size).

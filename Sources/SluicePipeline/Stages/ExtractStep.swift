@@ -14,7 +14,9 @@ import Glibc
 /// The text comes from, in order: another document of this run with identical bytes (``sharing``), the
 /// state's extraction cache (``persistent``, for extractors with a ``Extractor/cacheIdentity``), and
 /// only then the extractor. An image file's text then gets its caption beside it (``captioning``, from the
-/// same cache or the vision model) before it is shared with identical files.
+/// same cache or the vision model), and a PDF's, DOCX's or PPTX's the captions of its pictures where they
+/// sit (``ImageCaptioning/withPictures(_:listing:cached:store:tally:)``), before it is shared with identical
+/// files.
 package struct ExtractStep: Sendable {
     /// Where the bytes come from: a folder's file is read where it is, a remote object is fetched first
     /// (``DocumentSource/materialize(_:maxBytes:)``) into a temporary file deleted once extracted.
@@ -140,6 +142,40 @@ package struct ExtractStep: Sendable {
                     await persistent?.lookup(hash, identity: captionIdentity, on: executor)
                 },
                 store: { [persistent] caption in
+                    await persistent?.store(caption, content: hash, identity: captionIdentity)
+                },
+                tally: tally
+            )
+        }
+        // The pictures inside a PDF, DOCX or PPTX: listed on the executor's threads (poppler, inflation),
+        // their captions placed where they sit.
+        if let captioning, captioning.appliesToPictures(of: extractor.name), case .success(let text) = result {
+            let selection = captioning.pictureSelection
+            let zip = captioning.zip
+            let listing: Result<PictureSelection.Listing, any Error>
+            do {
+                listing = .success(
+                    try await executor.run {
+                        try EmbeddedPictures.list(
+                            bytes,
+                            path: url.path,
+                            extractor: extractor.name,
+                            zip: zip,
+                            selection: selection
+                        )
+                    }
+                )
+            } catch {
+                listing = .failure(error)
+            }
+            let captionIdentity = captioning.identity
+            result = await captioning.withPictures(
+                text,
+                listing: listing,
+                cached: { [persistent, executor] hash in
+                    await persistent?.lookup(hash, identity: captionIdentity, on: executor)
+                },
+                store: { [persistent] caption, hash in
                     await persistent?.store(caption, content: hash, identity: captionIdentity)
                 },
                 tally: tally

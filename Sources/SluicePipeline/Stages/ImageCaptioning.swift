@@ -20,6 +20,8 @@ package struct ImageCaptioning: Sendable {
     package let captioner: ImageCaptioner
     /// Called with a refusal to go on, once per document it stops.
     package let onRefusal: @Sendable (SluiceError) -> Void
+    /// The ZIP container's limits (`extract.zip`), which hold when a DOCX's or PPTX's pictures are read.
+    package var zip = PipelineConfiguration.Extract.ZIP()
 
     package init(captioner: ImageCaptioner, onRefusal: @escaping @Sendable (SluiceError) -> Void = { _ in }) {
         self.captioner = captioner

@@ -7,7 +7,7 @@ enum RecordMetadata {
     /// Keys whose values are whole numbers wherever they come from.
     static let integerKeys: Set<String> = [
         "page", "line", "pages", "rows", "slides", "chapters", "ocr_pages", "ocr_confidence",
-        "ocr_skipped_pages", "ocr_empty_pages",
+        "ocr_skipped_pages", "ocr_empty_pages", "pictures_captioned", "pictures_skipped", "pictures_failed",
     ]
 
     static func build(chunk: Chunk, document: DocumentWork) -> [String: MetadataValue] {

@@ -8,7 +8,8 @@ made by a known rule so that a test can search for it.
                                         max_tokens, …} -> {id, object: chat.completion, model, choices:
                                         [{index, message: {role: assistant, content}, finish_reason}], usage}
 and, for tests:
-  GET  /stats     counters as JSON (and the last request's image: format, bytes, width, height, detail)
+  GET  /stats     counters as JSON (and the last request's image: format, bytes, width, height, detail;
+                  `sizes`: how many images of each "WIDTHxHEIGHT" were captioned)
   POST /control   JSON to change faults at run time (same names as the options below)
 
 The caption: --caption's text, then "(<format> image, <width>x<height> pixels)" read from the image itself.
@@ -84,7 +85,7 @@ class State:
                        "rate_limit_count": 0, "retry_after": "1"}
         self.counters = {"requests": 0, "ok": 0, "rate_limited": 0, "server_errors": 0, "too_large": 0,
                          "unauthorized": 0, "invalid": 0, "key_in_body": 0, "last_image": None,
-                         "details": {}, "formats": {}}
+                         "details": {}, "formats": {}, "sizes": {}}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -215,6 +216,8 @@ class Handler(BaseHTTPRequestHandler):
             c["ok"] += 1
             c["details"][detail] = c["details"].get(detail, 0) + 1
             c["formats"][kind] = c["formats"].get(kind, 0) + 1
+            size = "%dx%d" % (width, height)
+            c["sizes"][size] = c["sizes"].get(size, 0) + 1
             c["last_image"] = {"format": kind, "mime": mime, "bytes": len(data), "width": width, "height": height,
                                "detail": detail, "model": request.get("model"), "prompt": texts[0]["text"]}
         caption = "%s (%s image, %dx%d pixels)" % (args.caption, kind, width, height)
