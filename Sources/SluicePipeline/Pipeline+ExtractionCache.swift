@@ -28,8 +28,17 @@ extension Pipeline {
         let others =
             try GenerationManifest.load(stateDirectory: stateDirectory)?.all.map(\.id)
             .filter { $0 != (configuration.generation ?? GenerationManifest.original) } ?? []
+        // Pictures' captions are keyed by the picture, which no document record names: they stay while
+        // their settings do (a picture recurs in other documents, and in a changed document's next version).
+        let pictures: Set<ExtractorIdentity> =
+            caption.enabled && caption.pictures.enabled ? [ImageCaptioning.identity(caption)] : []
         let removed = try await stateExecutor.run {
-            try checkpoint.collectExtractions(live: live, capBytes: capBytes, generations: others)
+            try checkpoint.collectExtractions(
+                live: live,
+                capBytes: capBytes,
+                generations: others,
+                unreferenced: pictures
+            )
         }
         if removed > 0 {
             logger.info("extraction cache collected", metadata: ["sluice-removed": "\(removed)"])

@@ -67,13 +67,18 @@ extension CheckpointStore {
     /// or whose new version failed) or whose extractor identity is not among `live` (settings or code
     /// changed since), or every entry when `capBytes` is 0 (the cache is off).
     /// - Returns: how many entries were removed.
+    /// - Parameters:
+    ///   - generations: the other index generations whose documents' entries are kept too (a candidate
+    ///     being built still needs the active generation's, and the other way round).
+    ///   - unreferenced: identities among `live` whose entries are kept though no document's content hash is
+    ///     theirs: the captions of pictures inside documents, keyed by the picture's bytes (a picture recurs
+    ///     in other documents and in a document's next version), bounded by `capBytes` like every entry.
     @discardableResult
-    /// - Parameter generations: the other index generations whose documents' entries are kept too (a
-    ///   candidate being built still needs the active generation's, and the other way round).
     package func collectExtractions(
         live: Set<ExtractorIdentity>,
         capBytes: Int,
-        generations: [String] = []
+        generations: [String] = [],
+        unreferenced keptUnreferenced: Set<ExtractorIdentity> = []
     ) throws -> Int {
         guard let extractions, try extractionCacheUsage().entries > 0 else { return 0 }
         if capBytes <= 0 {
@@ -88,12 +93,14 @@ extension CheckpointStore {
             if let hash = record.contentHash { referenced.insert(hash) }
         }
         let tags = Set(live.map { xxh3_64($0.description) })
+        let byContent = Set(keptUnreferenced.intersection(live).map { xxh3_64($0.description) })
         return try environment.write { txn in
             var unreferenced: [[UInt8]] = []
             try txn.forEach(extractions) { key, _ in
                 let keep =
-                    key.count == 24 && referenced.contains(Self.contentHash(prefixOf: key))
-                    && tags.contains(Self.identityTag(of: key))
+                    key.count == 24 && tags.contains(Self.identityTag(of: key))
+                    && (referenced.contains(Self.contentHash(prefixOf: key))
+                        || byContent.contains(Self.identityTag(of: key)))
                 if !keep { unreferenced.append(Array(key)) }
                 return true
             }
