@@ -74,6 +74,9 @@ enum MachineReadable {
             "documents": report.documents,
             "vectors_tracked": report.tracked,
             "vectors_stored": report.stored,
+            // A shard's state: its K/N, and the store's vectors of the documents it owns (the others' are not compared).
+            "shard": report.shard ?? NSNull(),
+            "vectors_stored_in_shard": report.storedInShard ?? NSNull(),
             "missing_vectors": report.missingCount,
             "missing": report.missing.sorted { $0.key < $1.key }.map {
                 ["document_key": $0.key, "vectors": $0.value] as [String: Any]

@@ -54,6 +54,9 @@ struct VerifyCommand: AsyncParsableCommand {
             print(
                 "checkpoint: \(report.documents) documents, \(report.tracked) vectors tracked · store: \(report.stored) vectors"
             )
+            if let shard = report.shard, let owned = report.storedInShard {
+                print("shard \(shard): \(owned) of the store's vectors are its documents'; only those are compared")
+            }
             if !report.forgottenRecords.isEmpty {
                 print("unreadable document records forgotten: \(report.forgottenRecords.count) (processed again)")
                 for key in report.forgottenRecords.prefix(20) { print("  forgotten  \(DisplayEscaping.escaped(key))") }

@@ -11,6 +11,10 @@ public struct VerifyReport: Sendable {
     public var tracked = 0
     /// Vectors in the store.
     public var stored = 0
+    /// The state's shard (`K/N`) when it is one shard of several; nil for an unsharded state.
+    public var shard: String?
+    /// With a shard: the store's vectors of documents that shard owns (the others' are not compared).
+    public var storedInShard: Int?
     /// Documents whose vectors the store lacks, with how many are missing.
     public var missing: [String: Int] = [:]
     /// Ids in the store the checkpoint does not know (empty when the store cannot list ids).
@@ -69,10 +73,15 @@ extension Pipeline {
                 known.formUnion(record.knownIDs)
             }
             let sink = components.sink
+            // A shard's state is compared with its own documents' vectors (docs/OPERATIONS.md), and its
+            // repair run is a run of that shard.
+            let shard = try checkpoint.metadata("shard").map(Shard.init(parsing:)) ?? .whole
+            report.shard = shard.count > 1 ? shard.description : nil
             let present: Set<VectorID>
             if let all = try await sink.listIDs() {
-                present = all
-                report.unknown = all.subtracting(known).sorted()
+                present = shard.count > 1 ? try await storedIDs(ownedBy: shard, in: sink) : all
+                if shard.count > 1 { report.storedInShard = present.count }
+                report.unknown = present.subtracting(known).sorted()
             } else {
                 report.listable = false
                 var found = Set<VectorID>()
@@ -93,7 +102,11 @@ extension Pipeline {
             guard repair, !report.isConsistent else { return report }
 
             if !report.unknown.isEmpty {
-                try checkMassDelete(deleting: report.unknown.count, documents: 0, stored: report.stored)
+                try checkMassDelete(
+                    deleting: report.unknown.count,
+                    documents: 0,
+                    stored: report.storedInShard ?? report.stored
+                )
                 var start = 0
                 while start < report.unknown.count {
                     let end = min(start + 1000, report.unknown.count)
@@ -131,6 +144,7 @@ extension Pipeline {
         // Re-process the documents marked above (and any that failed before): the lock is taken again by
         // the run.
         var options = self.options
+        options.shard = try report.shard.map(Shard.init(parsing:)) ?? options.shard
         // Forgotten records' documents have no record at all: an incremental run takes them (and the
         // failed ones) up; otherwise only the failed ones.
         options.retryFailed = report.forgottenRecords.isEmpty
