@@ -109,8 +109,9 @@ extension IndexGenerations {
             return
         }
         guard let remote else {
+            // A state that cannot be read is left as it is too: `serve` reports it on /ready, a run refuses it.
             guard sinkKind == .local, !ShardedGenerations.isLinked(stateDirectory), local == nil,
-                try recordedShard() != nil
+                (try? recordedShard()) != nil
             else { return }
             let shared = ShardedGenerations(baseStore: baseStore)
             guard FileManager.default.fileExists(atPath: shared.manifestURL.path) else { return }
@@ -119,7 +120,7 @@ extension IndexGenerations {
         if let local {
             guard local.shards != nil else { return }
         } else {
-            guard try recordedShard() != nil else { return }
+            guard (try? recordedShard()) != nil else { return }
         }
         guard let deployment = try StoreGenerationDeployment(remote), let shared = try await deployment.manifest()
         else { return }
