@@ -153,7 +153,8 @@ extension RemoteEmbedderCLITests {
         #expect(try await ws.status(target).documents == ["indexed": keys.count])
     }
 
-    private func control(_ server: StandInServer, _ body: String) async throws {
+    /// Changes the stand-in's faults and limits at run time (its `POST /control`).
+    func control(_ server: StandInServer, _ body: String) async throws {
         let response = try await HTTPClient.shared.send(
             .postJSON(server.baseURL + "/control", body: Array(body.utf8))
         )
