@@ -29,7 +29,7 @@ extension LocalSink {
         }
 
         /// The breadth of a search in a store of `vectors` vectors: `ef_search` when the pipeline sets it;
-        /// otherwise (`auto`) 64 up to ``Self/breadthGrowsFrom`` vectors, then growing with the square root
+        /// otherwise (`auto`) 64 up to ``breadthGrowsFrom`` vectors, then growing with the square root
         /// of the size (an HNSW graph's recall at a fixed breadth falls as it grows), at most 1,024. Measured
         /// on clustered 384-d vectors (docs/BENCHMARKS.md, the local search benchmark).
         public func searchBreadth(vectors: Int) -> Int {
