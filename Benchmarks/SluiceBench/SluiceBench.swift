@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SluiceCore
+import SluiceEmbed
 
 #if canImport(Glibc)
 import Glibc
@@ -18,4 +19,22 @@ struct SluiceBench: AsyncParsableCommand {
             TextBench.self,
         ]
     )
+}
+
+extension SluiceBench {
+    /// As ArgumentParser's `main()`, after giving OpenBLAS the kernels of this CPU where its own detection falls
+    /// back to generic ones (`OpenBLASCore`, as `sluice` does): the MiniLM benchmark measures what `sluice` runs.
+    static func main() async {
+        OpenBLASCore.reexecuteIfUnrecognized()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Sluice
 import SluiceCommandLine
 import SluiceCore
+import SluiceEmbed
 
 /// `sluice`: load document corpora into vector search.
 @main
@@ -26,8 +27,8 @@ struct SluiceCommand: AsyncParsableCommand {
             ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self, GenerationCommand.self,
-            // Hidden: PDF/OCR worker processes and the OpenMP diagnostic.
-            ExtractWorkerCommand.self, OpenMPLimitCommand.self,
+            // Hidden: PDF/OCR worker processes, the OpenMP and OpenBLAS diagnostics.
+            ExtractWorkerCommand.self, OpenMPLimitCommand.self, OpenBLASCoreCommand.self,
         ],
         defaultSubcommand: nil
     )
@@ -38,8 +39,10 @@ extension SluiceCommand {
     static func main() async {
         OpenMPEnvironment.ensureSingleThreaded()
         // Not in an extract worker: its OCR would map and unmap Tesseract's large buffers on every page
-        // (see Sources/SluiceExtractWorker/main.swift).
+        // (see Sources/SluiceExtractWorker/main.swift), and it never calls BLAS.
         if CommandLine.arguments.dropFirst().first != ExtractWorkerCommand.configuration.commandName {
+            // OpenBLAS's kernels for this CPU where its own detection falls back to generic ones (may re-execute).
+            OpenBLASCore.reexecuteIfUnrecognized()
             ResidentMemoryReleaser.useFixedMmapThreshold()
         }
         await parseAndRun()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sluice
 import SluiceCommandLine
+import SluiceEmbed
 import SluiceServe
 
 #if canImport(Glibc)
@@ -90,6 +91,9 @@ struct SluiceServeCommand: AsyncParsableCommand {
 extension SluiceServeCommand {
     /// Parses and runs, mapping argument errors to exit code 1 (docs/DESIGN.md §7), as `sluice` does.
     static func main() async {
+        // OpenBLAS's kernels for this CPU where its own detection falls back to generic ones (may re-execute):
+        // the server embeds every query.
+        OpenBLASCore.reexecuteIfUnrecognized()
         ResidentMemoryReleaser.useFixedMmapThreshold()
         await parseAndRun()
     }
