@@ -16,4 +16,10 @@ if grep -E "^$(pwd)/(Sources|Tests|Benchmarks)/.*: warning:" "$log" >/dev/null; 
 fi
 # Debian's tesseract uses OpenMP: without this, OCR costs 3-5x more CPU (PLATFORM.md).
 export OMP_THREAD_LIMIT=1
+# The test processes embed with MiniLM in process: give them the OpenBLAS kernels `sluice` gives itself on a CPU
+# OpenBLAS does not know (docs/EMBEDDERS.md, "OpenBLAS on a CPU newer than itself"); a value already set is kept.
+if [[ -z ${OPENBLAS_CORETYPE+set} ]]; then
+  core=$(.build/debug/sluice blas-core | sed -n 's/^OPENBLAS_CORETYPE=\([A-Za-z]*\) .*/\1/p')
+  if [[ -n $core && $core != unset ]]; then export OPENBLAS_CORETYPE=$core; fi
+fi
 swift test --skip-build "$@"
