@@ -165,6 +165,7 @@ let package = Package(
                 "SluiceCore", "SluiceEmbed", "SluiceHTTP", "SluiceSinks", "SluiceTesting",
                 "SluiceExtract",  // the extract benchmark drives the PDF/OCR worker pool directly
                 "SluiceChunk",  // the chunk benchmark times the chunker alone
+                "SluiceCommandLine",  // `main` as sluice's
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/SluiceBench"

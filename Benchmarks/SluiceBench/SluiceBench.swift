@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SluiceCommandLine
 import SluiceCore
 import SluiceEmbed
 
@@ -22,19 +23,10 @@ struct SluiceBench: AsyncParsableCommand {
 }
 
 extension SluiceBench {
-    /// As ArgumentParser's `main()`, after giving OpenBLAS the kernels of this CPU where its own detection falls
-    /// back to generic ones (`OpenBLASCore`, as `sluice` does): the MiniLM benchmark measures what `sluice` runs.
+    /// As `sluice`'s `main`, after giving OpenBLAS the kernels of this CPU where its own detection falls back to
+    /// generic ones (`OpenBLASCore`): the MiniLM benchmark measures what `sluice` runs.
     static func main() async {
         OpenBLASCore.reexecuteIfUnrecognized()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await parseAndRun()
     }
 }
