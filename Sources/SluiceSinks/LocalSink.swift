@@ -16,6 +16,8 @@ public final class LocalSink: VectorSink {
     let readOnly: Bool
     let indexSettings: IndexSettings
     let annState = LocalANNState()
+    /// Applies each committed write to the graph while the writer thread goes on (`LocalSink+ANN.swift`).
+    let follower = LocalANNFollower()
     /// The change log's labels for the last (graph, store) generations a search asked about.
     let changedLabels = LocalANNChangedLabels()
     /// Document key → ids, built when a new state first asks for a document's vectors (`LocalSink+Adoption.swift`).
@@ -133,7 +135,7 @@ public final class LocalSink: VectorSink {
                 return try self.recordUpsert(records, in: txn)
             }
             CrashPoint.reach("local.upsert-committed")
-            self.apply(change)
+            self.follow(change)
             self.documentKeys.upserted(records)
         }
     }
@@ -151,7 +153,7 @@ public final class LocalSink: VectorSink {
                 for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
                 return try self.recordDelete(ids, in: txn)
             }
-            self.apply(change)
+            self.follow(change)
             self.documentKeys.deleted(ids)
         }
     }
@@ -271,7 +273,7 @@ public final class LocalSink: VectorSink {
                 try txn.drop(keywordRecords)
                 return try self.recordClear(in: txn)
             }
-            self.apply(change)
+            self.follow(change)
             self.documentKeys.cleared()
             self.removeIndexFiles(keeping: nil)
         }
