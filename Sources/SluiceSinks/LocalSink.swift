@@ -6,8 +6,8 @@ import SluiceLMDB
 /// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
 /// No server to run.
 ///
-/// Writes run on the sink's own thread (LMDB write transactions block and fsync); searches on reader
-/// threads of their own.
+/// Writes run on the sink's own thread (LMDB write transactions block and fsync), and the graph takes each
+/// committed write in on a follower thread (`LocalANNFollower.swift`); searches run on reader threads of their own.
 public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
     let executor: BlockingExecutor
