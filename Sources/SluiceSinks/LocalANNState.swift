@@ -27,6 +27,12 @@ final class LocalANNState: Sendable {
         var rebuildFailed = false
         /// A search breadth fixed for this process (``LocalSink/setSearchBreadth(_:)``), else the setting's.
         var breadth: Int?
+        /// The generation of the last change handed to the follower (``LocalANNFollower``) and not yet
+        /// applied: the graph will be at it once the follower is done.
+        var pending: UInt64?
+        /// The graph could not follow a write (out of memory, or dropped): the writer settles the follower
+        /// and rebuilds before its next write.
+        var lost = false
     }
 
     private let state = Mutex(State())
@@ -36,6 +42,36 @@ final class LocalANNState: Sendable {
     func set(_ live: Live?) { state.withLock { $0.live = live } }
 
     func markSaved() { state.withLock { $0.live?.dirty = false } }
+
+    /// The generation the graph will be at once the follower has applied what it was handed (nil: no
+    /// graph follows the store). The writer's next transaction is tracked when this is the store's.
+    var expectedGeneration: UInt64? {
+        state.withLock { $0.lost ? nil : ($0.pending ?? $0.live?.generation) }
+    }
+
+    /// The writer handed the follower the change of `generation`.
+    func expect(_ generation: UInt64) { state.withLock { if !$0.lost { $0.pending = generation } } }
+
+    /// The follower applied the change of `generation` (the graph in ``live`` is at it).
+    func applied(_ generation: UInt64) { state.withLock { if $0.pending == generation { $0.pending = nil } } }
+
+    /// The graph could not follow a write: it is dropped (searches scan, or load a saved graph) until the
+    /// writer rebuilds it.
+    func lose() {
+        state.withLock {
+            $0.live = nil
+            $0.pending = nil
+            $0.lost = true
+        }
+    }
+
+    /// After the follower settled: what the graph is at is what ``live`` says.
+    func resetFollowing() {
+        state.withLock {
+            $0.pending = nil
+            $0.lost = false
+        }
+    }
 
     var breadth: Int? {
         get { state.withLock { $0.breadth } }

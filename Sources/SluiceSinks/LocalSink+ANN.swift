@@ -16,6 +16,11 @@ import Glibc
 ///   vectors' own write transaction. After the commit, the same change is applied to the graph.
 /// - The same transaction records the labels it touched in the change log (``LocalANNChangeLog``), so
 ///   that a graph of an older generation stays usable (`LocalSink+ANNReader.swift`).
+/// - The change is applied to the graph by the follower (``LocalANNFollower``), on a thread of its own, while
+///   the writer thread writes the next transaction: a write is tracked when the graph *will be* at the
+///   generation before it (``LocalANNState/expectedGeneration``). The graph is at most one write behind the
+///   store; searches in this process see it as any reader sees an older graph (with the change log), and
+///   everything that needs the graph current (`finish()`, a rebuild, a catch-up) settles the follower first.
 /// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename) and trims
 ///   the change log.
 /// - Before writing (`prepare`, upserts, deletes), a graph that does not match the store's generation
@@ -107,7 +112,7 @@ extension LocalSink {
         let ann = try environment.database("ann")
         let previous = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
         try txn.put(ann, ANNKey.generation, Self.bytes(previous + 1))
-        return ANNChange(generation: previous + 1, tracked: indexed && annState.live?.generation == previous)
+        return ANNChange(generation: previous + 1, tracked: indexed && annState.expectedGeneration == previous)
     }
 
     private func firstFreeLabel(in txn: LMDBTransaction) throws -> UInt64? {
@@ -121,13 +126,26 @@ extension LocalSink {
         return found
     }
 
-    // MARK: - After the commit (the writer thread)
+    // MARK: - After the commit
 
-    /// Applies a committed change to the graph. A graph that cannot follow (out of memory) is dropped:
-    /// searches scan, and the next write rebuilds it.
+    /// Hands a committed change to the follower (on the writer thread, right after the commit); blocks while
+    /// the follower still applies the previous one. A change the graph did not follow drops the graph.
+    func follow(_ change: ANNChange) {
+        guard change.tracked else {
+            guard indexed else { return }
+            follower.settle()  // nothing handed over earlier may set a graph after this
+            annState.lose()
+            return
+        }
+        annState.expect(change.generation)
+        follower.hand { self.apply(change) }
+    }
+
+    /// Applies a committed change to the graph (on the follower's thread). A graph that cannot follow (out
+    /// of memory) is dropped: searches scan, and the next write rebuilds it.
     func apply(_ change: ANNChange) {
-        guard change.tracked, var live = annState.live else {
-            if indexed { annState.set(nil) }
+        guard var live = annState.live else {
+            annState.lose()
             return
         }
         do {
@@ -143,9 +161,17 @@ extension LocalSink {
             live.generation = change.generation
             live.dirty = true
             annState.set(live)
+            annState.applied(change.generation)
         } catch {
-            annState.set(nil)
+            annState.lose()
         }
+    }
+
+    /// Waits for the follower to apply every change handed over; the graph in memory is then what
+    /// ``LocalANNState/live`` says (none when it could not follow). On the writer thread, or in tests.
+    func settleIndex() {
+        follower.settle()
+        annState.resetFollowing()
     }
 
     /// Makes the graph in memory match the store: nothing to do, load the saved one, or rebuild it.
@@ -156,6 +182,8 @@ extension LocalSink {
         let (generation, count) = try environment.read { txn in
             (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
         }
+        if annState.expectedGeneration == generation { return }
+        settleIndex()
         if annState.live?.generation == generation { return }
         if count == 0 {
             annState.set(.init(index: nil, generation: generation, dirty: true))
@@ -181,6 +209,7 @@ extension LocalSink {
     /// Builds the graph from every vector in LMDB, with new labels (in one write transaction, so that
     /// labels and generation change together), and saves it.
     package func rebuildIndex() throws {
+        settleIndex()
         let (vectors, ann, labels) = (
             try environment.database("vectors"), try environment.database("ann"),
             try environment.database("ann-labels")
@@ -233,6 +262,7 @@ extension LocalSink {
             removeIndexFiles(keeping: nil)
             return
         }
+        settleIndex()
         guard let live = annState.live, live.dirty else { return }
         let file = indexFile(generation: live.generation)
         if let index = live.index {

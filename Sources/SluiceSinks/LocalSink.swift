@@ -6,8 +6,8 @@ import SluiceLMDB
 /// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
 /// No server to run.
 ///
-/// Writes run on the sink's own thread (LMDB write transactions block and fsync); searches on reader
-/// threads of their own.
+/// Writes run on the sink's own thread (LMDB write transactions block and fsync), and the graph takes each
+/// committed write in on a follower thread (`LocalANNFollower.swift`); searches run on reader threads of their own.
 public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
     let executor: BlockingExecutor
@@ -16,6 +16,8 @@ public final class LocalSink: VectorSink {
     let readOnly: Bool
     let indexSettings: IndexSettings
     let annState = LocalANNState()
+    /// Applies each committed write to the graph while the writer thread goes on (`LocalSink+ANN.swift`).
+    let follower = LocalANNFollower()
     /// The change log's labels for the last (graph, store) generations a search asked about.
     let changedLabels = LocalANNChangedLabels()
     /// Document key → ids, built when a new state first asks for a document's vectors (`LocalSink+Adoption.swift`).
@@ -133,7 +135,7 @@ public final class LocalSink: VectorSink {
                 return try self.recordUpsert(records, in: txn)
             }
             CrashPoint.reach("local.upsert-committed")
-            self.apply(change)
+            self.follow(change)
             self.documentKeys.upserted(records)
         }
     }
@@ -151,7 +153,7 @@ public final class LocalSink: VectorSink {
                 for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
                 return try self.recordDelete(ids, in: txn)
             }
-            self.apply(change)
+            self.follow(change)
             self.documentKeys.deleted(ids)
         }
     }
@@ -271,7 +273,7 @@ public final class LocalSink: VectorSink {
                 try txn.drop(keywordRecords)
                 return try self.recordClear(in: txn)
             }
-            self.apply(change)
+            self.follow(change)
             self.documentKeys.cleared()
             self.removeIndexFiles(keeping: nil)
         }

@@ -23,6 +23,7 @@ import Testing
         let sink = try LocalSink(directory: folder, index: .init(section: section))
         try await LocalSinkANNTests.prepare(sink, dimensions: 384)
         try await sink.upsert(LocalSinkANNTests.records(generator.next(2000)))
+        sink.settleIndex()  // the follower has applied the write
         #expect(sink.annState.live?.index?.elementCount == 2000)
         for query in generator.next(40) {
             for k in [1, 10] {

@@ -82,6 +82,7 @@ import Testing
 
         // Brought up to date, as the writer keeps its own.
         reader.catchUpIndex()
+        writer.settleIndex()  // the follower has applied the writes
         #expect(reader.annState.live?.generation == writer.annState.live?.generation)
         #expect(reader.annState.live?.index?.elementCount == writer.annState.live?.index?.elementCount)
         #expect(reader.annState.live?.index?.deletedCount == writer.annState.live?.index?.deletedCount)
@@ -122,6 +123,7 @@ import Testing
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 10, seed: 0xB0D)
         let (reader, writer, _) = try await Self.readerAndWriter(folder, count: 300, &generator)
         try await writer.upsert(T.records(generator.next(LocalANNChangeLog.catchUpAfter + 100), from: 300))
+        writer.settleIndex()  // the follower has applied the writes
         let target = try #require(writer.annState.live?.generation)
         _ = try await reader.search(generator.next(), k: 10)
         // The catch-up runs in the background; searches go on meanwhile.

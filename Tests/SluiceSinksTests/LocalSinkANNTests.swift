@@ -79,6 +79,7 @@ import Testing
         for batch in stride(from: 0, to: 4000, by: 500) {
             try await sink.upsert(Self.records(generator.next(500), from: batch))
         }
+        sink.settleIndex()  // the follower has applied the writes
         #expect(sink.annState.live?.index?.elementCount == 4000)
         let recall = try await Self.recall(sink, queries: generator.next(100))
         #expect(recall >= 0.95, "recall@10 \(recall)")
@@ -99,6 +100,7 @@ import Testing
         let sink = try LocalSink(directory: folder)  // the defaults: hnsw, exact below 10,000
         try await Self.prepare(sink)
         try await sink.upsert(Self.records(generator.next(300)))
+        sink.settleIndex()  // the follower has applied the writes
         #expect(sink.annState.live?.index?.elementCount == 300)
         for query in generator.next(20) {
             let hits = try await sink.search(query, k: 10)
@@ -123,9 +125,11 @@ import Testing
             #expect(!hits.contains { deleted.map(\.id).contains($0.record.id) })
             #expect(hits.count == 10)
         }
+        sink.settleIndex()  // the follower has applied the writes
         #expect(sink.annState.live?.index?.deletedCount == 200)
         // 200 new ids take the 200 freed slots: the graph does not grow.
         try await sink.upsert(Self.records(generator.next(200), from: 600))
+        sink.settleIndex()  // the follower has applied the writes
         #expect(sink.annState.live?.index?.elementCount == 600)
         #expect(sink.annState.live?.index?.deletedCount == 0)
         // An id upserted again keeps its label: its new vector replaces the old one.
@@ -138,6 +142,7 @@ import Testing
             metadata: [:]
         )
         try await sink.upsert([moved])
+        sink.settleIndex()  // the follower has applied the writes
         #expect(sink.annState.live?.index?.elementCount == 600)
         #expect(try await sink.search(moved.vector, k: 1).first?.record.id == moved.id)
         #expect(try await sink.count() == 600)
