@@ -34,22 +34,15 @@
 # OPENBLAS_CORETYPE=SkylakeX (Debian's OpenBLAS does not know that CPU and falls back to slow kernels).
 set -euo pipefail
 documents="${1:-5000}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/scripts/bench-lib.sh"
 candidate=(--set embed.precision=int8)
-for ((i = 1; i <= $#; i++)); do
-  if [ "${!i}" = "--" ]; then candidate=("${@:i+1}"); break; fi
-done
+bench_after_dashdash candidate "$@"
 before="${BEFORE:-20}"
 after="${AFTER:-20}"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-sluice="${SLUICE:-}"
-if [ -z "$sluice" ]; then
-  sluice="$root/.build/release/sluice"
-  [ -x "$sluice" ] || sluice="$root/.build/debug/sluice"
-fi
-[ -x "$sluice" ] || { echo "bench-generation-switch: build sluice first (swift build -c release --product sluice)" >&2; exit 1; }
-command -v wrk >/dev/null || { echo "bench-generation-switch: install wrk (apt-get install wrk)" >&2; exit 1; }
+sluice=$(bench_sluice bench-generation-switch "$root")
 [ -x /usr/bin/time ] || { echo "bench-generation-switch: install time (apt-get install time)" >&2; exit 1; }
-export OMP_THREAD_LIMIT=1 # Tesseract's OpenMP must be off from the start (docs/PLATFORM notes)
+export OMP_THREAD_LIMIT=1 # Debian's libtesseract reads it when it loads: OCR with OpenMP costs 3-5x the CPU
 
 work=$(mktemp -d -t sluice-bench-generations.XXXXXX)
 server=""
@@ -64,19 +57,10 @@ now() { date +%s.%N; }
 mark() { echo "$1 $(now)" >>"$work/marks.txt"; }
 
 # 1. The corpus: sentences drawn from one vocabulary, deterministic (RANDOM seeded), and samples/.
-words=(sluice gate river water canal lock maintenance quarterly report backup policy salary review design
-  cache build release budget holiday office schedule server index search query vector record access team
-  contract invoice customer product roadmap meeting minutes audit security network storage incident)
 RANDOM=32
 mkdir -p "$work/corpus/generated"
 for ((d = 0; d < documents; d++)); do
-  text="# Document $d"$'\n\n'
-  for ((s = 0; s < 3; s++)); do
-    sentence=""
-    for ((w = 0; w < 12; w++)); do sentence+="${words[RANDOM % ${#words[@]}]} "; done
-    text+="${sentence% }."$'\n'
-  done
-  printf '%s' "$text" >"$work/corpus/generated/doc-$d.md"
+  bench_document "$d" 3 >"$work/corpus/generated/doc-$d.md"
 done
 mkdir -p "$work/corpus/samples"
 cp -a "$root/samples/pdf" "$root/samples/images" "$work/corpus/samples/"
@@ -281,6 +265,6 @@ for label, name in [("generation start + run (the build)", "build"), ("run --ree
     print(f"{label:<36}{documents_done:>10}{documents_done - run['cached']:>11}{samples - run['cached']:>13}"
           f"{run['ocr']:>10}{wall:>9.1f}{cpu:>9.1f}")
 print("(read again: documents not taken from the extraction cache; PDFs, images: those of them parsed or OCR'd again;"
-      " CPU s: the run's, its extraction workers' included)")
+      " CPU s: the run's, the extraction workers' it reaped included)")
 PY
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
