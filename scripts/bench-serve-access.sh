@@ -28,19 +28,12 @@ rounds="${1:-5}"
 seconds="${2:-20}"
 connections="${3:-16}"
 documents="${4:-3000}"
-settings=()
-for ((i = 1; i <= $#; i++)); do
-  if [ "${!i}" = "--" ]; then settings=("${@:i+1}"); break; fi
-done
-embed="${EMBED:-minilm}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-sluice="${SLUICE:-}"
-if [ -z "$sluice" ]; then
-  sluice="$root/.build/release/sluice"
-  [ -x "$sluice" ] || sluice="$root/.build/debug/sluice"
-fi
-[ -x "$sluice" ] || { echo "bench-serve-access: build sluice first (swift build -c release --product sluice)" >&2; exit 1; }
-command -v wrk >/dev/null || { echo "bench-serve-access: install wrk (apt-get install wrk)" >&2; exit 1; }
+source "$root/scripts/bench-lib.sh"
+settings=()
+bench_after_dashdash settings "$@"
+embed="${EMBED:-minilm}"
+sluice=$(bench_sluice bench-serve-access "$root")
 command -v openssl >/dev/null || { echo "bench-serve-access: install openssl" >&2; exit 1; }
 
 work=$(mktemp -d -t sluice-bench-access.XXXXXX)
@@ -53,21 +46,12 @@ cleanup() {
 trap cleanup EXIT
 
 # 1. The corpus: sentences drawn from one vocabulary, deterministic (RANDOM seeded).
-words=(sluice gate river water canal lock maintenance quarterly report backup policy salary review design
-  cache build release budget holiday office schedule server index search query vector record access team
-  contract invoice customer product roadmap meeting minutes audit security network storage incident)
 RANDOM=36
 mkdir -p "$work/corpus/shared"
 for team in 0 1 2 3 4 5 6 7 8 9; do mkdir -p "$work/corpus/team-$team"; done
 for ((d = 0; d < documents; d++)); do
   if ((d % 10 == 9)); then folder=shared; else folder="team-$(((d / 10) % 10))"; fi
-  text="# Document $d"$'\n\n'
-  for ((s = 0; s < 6; s++)); do
-    sentence=""
-    for ((w = 0; w < 12; w++)); do sentence+="${words[RANDOM % ${#words[@]}]} "; done
-    text+="${sentence% }."$'\n'
-  done
-  printf '%s' "$text" >"$work/corpus/$folder/doc-$d.md"
+  bench_document "$d" 6 >"$work/corpus/$folder/doc-$d.md"
 done
 
 dimensions=384

@@ -40,6 +40,8 @@ if [ "$purpose" = test ]; then
     binutils                # objdump: scripts/tools/check-avx512.sh checks the test servers' binaries
     openssl                 # the JWT tests make their RSA and P-256 keys and sign their tokens with it
     stunnel4                # TLS in front of sluice serve (deploy/stunnel): ServeTLSProxyCLITests
+    wrk                     # the load of scripts/bench-serve*.sh and scripts/bench-generation-switch.sh
+    time                    # /usr/bin/time: the CPU and memory figures of the benchmark scripts
   )
 fi
 
