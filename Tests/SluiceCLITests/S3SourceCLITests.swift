@@ -213,8 +213,18 @@ struct S3SourceCLITests {
         )
         process.send(SIGKILL)
         _ = try await process.wait(timeout: .seconds(60))
-        let resumed = try await Self.run(ws, killedTarget)
+        let getsBeforeResume = try await bucket.stats().get
+        let resumedStats = ws.file("resumed.stats.json")
+        let resumed = try await Self.run(ws, killedTarget, ["--stats-json", resumedStats.path])
         #expect(resumed.exitCode == 0, "\(resumed)")
+        // Nothing committed before the kill is downloaded again: the resumed run's GETs are the documents it
+        // indexed, no more (those the killed run committed are skipped and cost none; how many it committed
+        // depends on timing, so the test does not count on any).
+        let resumedRun = try ws.stats(resumedStats)
+        #expect(
+            try await bucket.stats().get - getsBeforeResume == resumedRun["documents_upserted"],
+            "the resumed run downloads only what it indexes"
+        )
         #expect(try await Self.content(ws, killedTarget) == final)
         #expect((try? FileManager.default.contentsOfDirectory(atPath: fetched.path)) ?? [] == [])
 
