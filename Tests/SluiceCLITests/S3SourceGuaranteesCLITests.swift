@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 import SluiceTesting
 import Testing
 
@@ -6,7 +7,8 @@ import Testing
 /// against moto's server on loopback (issue 34): `--dry-run` (from the listing alone: no GET, nothing
 /// written), known failures (an object that failed for good is not downloaded again while its ETag stays),
 /// `--shard K/N` (the shards' objects together are the whole bucket's, each downloaded by one shard) and the
-/// mass-delete guard (a listing that comes back empty deletes nothing without `--allow-mass-delete`).
+/// mass-delete guard (a listing that comes back empty deletes nothing without `--allow-mass-delete`), and the
+/// stats' `fetch` row (requests, bytes downloaded, request latency).
 @Suite(.serialized)
 struct S3SourceGuaranteesCLITests {
     typealias Bucket = S3SourceCLITests.Bucket
@@ -18,12 +20,12 @@ struct S3SourceGuaranteesCLITests {
         _ target: Workspace.Target,
         _ name: String,
         _ extra: [String] = []
-    ) async throws -> (result: CommandResult, stats: RunStatsJSON?, gets: Int) {
+    ) async throws -> (result: CommandResult, stats: RunStatsJSON?, gets: Int, lists: Int) {
         let before = try await bucket.stats()
         let statsURL = ws.file("\(name).stats.json")
         let result = try await S3SourceCLITests.run(ws, target, ["--stats-json", statsURL.path] + extra)
         let after = try await bucket.stats()
-        return (result, try? ws.stats(statsURL), after.get - before.get)
+        return (result, try? ws.stats(statsURL), after.get - before.get, after.list - before.list)
     }
 
     /// The document keys of a target's export.
@@ -31,7 +33,7 @@ struct S3SourceGuaranteesCLITests {
         Set(try await S3SourceCLITests.content(ws, target).map { String($0.split(separator: " ")[1]) })
     }
 
-    @Test("dry run, known failures, --shard K/N and the mass-delete guard on an S3 bucket")
+    @Test("dry run, known failures, --shard K/N, the mass-delete guard and the fetch row on an S3 bucket")
     func guarantees() async throws {
         let ws = try Workspace("s3-guarantees")
         defer { ws.cleanUp() }
@@ -72,6 +74,13 @@ struct S3SourceGuaranteesCLITests {
         #expect(first.stats?["documents_failed"] == 1)
         #expect(first.stats?["documents_upserted"] == 8)
         #expect(first.gets == 9)
+        // The stats' fetch row: every request the source made (LIST pages and GETs, as counted at the
+        // server), the bytes downloaded and each request's latency.
+        let fetch = first.stats?.decoded.phases.first { $0.name == "fetch" }
+        #expect(fetch?.itemsOut == first.lists + first.gets, "\(String(describing: fetch))")
+        #expect(fetch?.bytes == files.values.reduce(0) { $0 + $1.utf8.count })
+        #expect((fetch?.latencyQuantile(0.5) ?? 0) > 0)
+        #expect(first.stats?.decoded.phases.first?.name == "scan", "the fetch row follows the scan's")
 
         // 3. The next run: the failure is known while the object's ETag stays: not downloaded again, exit 0.
         let second = try await Self.run(ws, bucket, main, "second")
