@@ -7,8 +7,9 @@ import Testing
 /// against moto's server on loopback (issue 34): `--dry-run` (from the listing alone: no GET, nothing
 /// written), known failures (an object that failed for good is not downloaded again while its ETag stays),
 /// `--shard K/N` (the shards' objects together are the whole bucket's, each downloaded by one shard) and the
-/// mass-delete guard (a listing that comes back empty deletes nothing without `--allow-mass-delete`), and the
-/// stats' `fetch` row (requests, bytes downloaded, request latency).
+/// mass-delete guard (a listing that comes back empty deletes nothing without `--allow-mass-delete`), an object
+/// over `extract.max_file_mb` never downloaded, and the stats' `fetch` row (requests, bytes downloaded, request
+/// latency).
 @Suite(.serialized)
 struct S3SourceGuaranteesCLITests {
     typealias Bucket = S3SourceCLITests.Bucket
@@ -131,7 +132,21 @@ struct S3SourceGuaranteesCLITests {
         #expect(union == wholeKeys)
         #expect(shardGets == files.count + 1, "each object (the empty one too) is downloaded by one shard")
 
-        // 6. Every object gone: the listing comes back empty. --prune without --allow-mass-delete is refused
+        // 6. An object larger than extract.max_file_mb (by its listed size) fails with too-large, without a GET.
+        try await bucket.put("docs/notes/big.md", String(repeating: "A paragraph well past the limit.\n", count: 400))
+        let limited = try await Self.run(
+            ws,
+            bucket,
+            ws.target("limited"),
+            "limited",
+            ["--set", "extract.max_file_mb=0.005"]  // 5,242 bytes: the documents are about 2,000 to 2,500
+        )
+        #expect(limited.result.exitCode == 2, "\(limited.result)")
+        #expect(limited.stats?.decoded.failuresByCode["too-large"] == 1, "\(String(describing: limited.stats))")
+        #expect(limited.gets == files.count + 1, "every object but the one too large (the empty one too)")
+        try await bucket.delete("docs/notes/big.md")
+
+        // 7. Every object gone: the listing comes back empty. --prune without --allow-mass-delete is refused
         // by the mass-delete guard (exit 7) and the index keeps everything.
         let before = try await S3SourceCLITests.content(ws, main)
         for key in files.keys { try await bucket.delete("docs/" + key) }
