@@ -38,12 +38,8 @@ struct S3SourceGuaranteesCLITests {
     func guarantees() async throws {
         let ws = try Workspace("s3-guarantees")
         defer { ws.cleanUp() }
-        let bucket = Bucket(
-            server: try await StandInServer.launch(script: "s3_server.py", arguments: ["--bucket", "corpus"])
-        )
+        let bucket = try await Bucket.launch(for: ws)
         defer { bucket.server.stop() }
-        try S3SourceCLITests.pipeline(port: bucket.server.port)
-            .write(to: ws.file("s3.yaml"), atomically: true, encoding: .utf8)
 
         var rng = SeededGenerator(seed: 0x53_0035)
         var files: [String: String] = [:]
