@@ -16,6 +16,8 @@ struct RunStages: Sendable {
     }
 
     let scan: ScanStage
+    /// A remote source's requests (the `fetch` row, after the scan's); nil for a folder.
+    let fetch: StageMeter?
     let extract: TransformStage
     let chunk: TransformStage
     let hash: TransformStage
@@ -81,8 +83,8 @@ struct RunStages: Sendable {
     var phases: [PhaseStats] {
         var scanPhase = scan.meter.snapshot
         scanPhase.itemsIn = scan.scanned.value
-        return [
-            scanPhase, extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot,
+        return [scanPhase] + (fetch.map { [$0.snapshot] } ?? []) + [
+            extract.meter.snapshot, chunk.meter.snapshot, hash.meter.snapshot, embed.meter.snapshot,
             upsert.meter.snapshot, commit.meter.snapshot,
         ]
     }
@@ -140,6 +142,7 @@ extension Pipeline {
                     extractors: components.extractors.extractors
                 )
             ),
+            fetch: source.fetchMeter,
             extract: TransformStage(
                 name: "extract",
                 workers: extractWorkers,

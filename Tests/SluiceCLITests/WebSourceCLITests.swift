@@ -45,13 +45,13 @@ struct WebSourceCLITests {
 
         func robots(_ text: String) async throws { try await control("PUT", "robots", text) }
 
-        /// Page GETs, 304s, 200s with a body and the paths asked, so far.
-        func stats() async throws -> (get: Int, notModified: Int, full: Int, paths: [String]) {
+        /// Page GETs, 304s, 200s with a body, the paths asked and robots.txt GETs, so far.
+        func stats() async throws -> (get: Int, notModified: Int, full: Int, paths: [String], robots: Int) {
             let answer = try await HTTPClient.shared.send(HTTPRequest(url: server.baseURL + "/_standin/stats"))
             let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] ?? [:]
             return (
                 object["get"] as? Int ?? -1, object["not_modified"] as? Int ?? -1, object["full"] as? Int ?? -1,
-                object["paths"] as? [String] ?? []
+                object["paths"] as? [String] ?? [], object["robots"] as? Int ?? -1
             )
         }
 
@@ -193,12 +193,22 @@ struct WebSourceCLITests {
 
         // 2. A no-op run: the sitemaps again, and a conditional request per page, each answered 304.
         let before = stats
-        let noop = try await Self.run(ws, main)
+        let noopStats = ws.file("noop.stats.json")
+        let noop = try await Self.run(ws, main, ["--stats-json", noopStats.path])
         #expect(noop.exitCode == 0, "\(noop)")
         stats = try await site.stats()
         let asked = Array(stats.paths.dropFirst(before.paths.count))
         #expect(stats.notModified - before.notModified == 5, "\(asked)")
         #expect(stats.full - before.full == sitemaps.count, "no page is downloaded: \(asked)")
+        // The stats' fetch row: every request the server saw (robots.txt, sitemaps, pages), each with its
+        // latency; no document was downloaded (304s), so no bytes (sitemaps and robots.txt do not count).
+        let fetch = try ws.stats(noopStats).decoded.phases.first { $0.name == "fetch" }
+        #expect(
+            fetch?.itemsOut == (stats.get - before.get) + (stats.robots - before.robots),
+            "\(String(describing: fetch))"
+        )
+        #expect(fetch?.bytes == 0)
+        #expect((fetch?.latencyQuantile(0.5) ?? 0) > 0)
         #expect(try await Self.content(ws, main) == loaded)
 
         // 3. Changed, gone (410), dropped from the sitemap, added; with --prune.

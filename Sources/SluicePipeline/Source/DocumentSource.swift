@@ -44,6 +44,10 @@ package protocol DocumentSource: Sendable {
     /// The requests made so far (`12 LIST, 3 GET, 0 retried`), for the run's log; nil for a folder.
     var requestSummary: String? { get }
 
+    /// The stats' `fetch` row of a remote source: each request answered, with its latency, and the bytes of
+    /// the documents downloaded; nil for a folder (the default), whose reads are the extract row's.
+    var fetchMeter: StageMeter? { get }
+
     /// Lists the source's selected entries (include/exclude, the run's shard), calling `body` for each
     /// entry or per-entry problem; `body` returns false to stop.
     /// - Throws: when the listing cannot start or breaks off (an unreadable root, a failed LIST page).
@@ -75,6 +79,7 @@ package protocol DocumentSource: Sendable {
 extension DocumentSource {
     package func recall(_ records: @escaping @Sendable (String) -> DocumentRecord?) {}
     package var skipped: String? { nil }
+    package var fetchMeter: StageMeter? { nil }
 }
 
 /// An entry the source could not list (an unreadable folder, a dangling link, a name that is not UTF-8),

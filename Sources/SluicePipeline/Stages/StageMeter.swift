@@ -15,6 +15,14 @@ package final class StageMeter: Sendable {
     package func blocked(_ duration: Duration) { stats.withLock { $0.blockedSeconds += duration.seconds } }
     package func received(_ count: Int = 1) { stats.withLock { $0.itemsIn += count } }
 
+    /// One request a remote source made (its `fetch` row): counted in and out, its time to the end of its
+    /// answer's body as busy time and latency, and the bytes of the document it downloaded (0 for a listing,
+    /// a sitemap, robots.txt or a 304).
+    package func answered(after duration: Duration, bytes: Int = 0) {
+        received()
+        worked(duration, bytes: bytes)
+    }
+
     /// One unit of work done: its busy time (also its latency), its CPU time if measured, bytes and items
     /// produced.
     package func worked(_ duration: Duration, cpu: Double? = nil, bytes: Int = 0, itemsOut: Int = 1) {

@@ -10,7 +10,10 @@ when its parent goes away. Besides the S3 API:
          a client would), with user metadata NAME=V (x-amz-meta-NAME) and tags NAME=V
   DELETE /_standin/object/<key>   deletes the object
   GET    /_standin/stats          {"list": LIST requests, "get": GET object requests, "tagging":
-                                   GetObjectTagging requests, "faults": answers injected}
+                                   GetObjectTagging requests, "head": HEAD requests, "other": any other S3
+                                   request, "total": every S3 request, "faults": answers injected}
+                                   (requests signed with the stand-in's own key, "standin", are not counted:
+                                   they are the control layer's and a benchmark's uploads)
   POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1
          fail_continued_lists: every ListObjectsV2 request with a continuation token (the second page and
          later) answers 500 InternalError: a listing that fails halfway. slowdown_every: every Nth S3
@@ -37,7 +40,7 @@ def main():
         server_child.fail(f"moto[server] is not installed in the tools venv (run scripts/setup.sh): {error}")
 
     lock = threading.Lock()
-    state = {"list": 0, "get": 0, "tagging": 0, "faults": 0, "requests": 0, "fail_continued_lists": False,
+    state = {"list": 0, "get": 0, "tagging": 0, "head": 0, "other": 0, "total": 0, "faults": 0, "requests": 0, "fail_continued_lists": False,
              "slowdown_every": 0, "deny": False}
     moto = DomainDispatcherApplication(create_backend_app)
     port = server_child.free_port()
@@ -62,7 +65,7 @@ def main():
         if path.startswith("/_standin/"):
             if path == "/_standin/stats":
                 with lock:
-                    counts = {k: state[k] for k in ("list", "get", "tagging", "faults")}
+                    counts = {k: state[k] for k in ("list", "get", "tagging", "head", "other", "total", "faults")}
                 return answer(start_response, "200 OK", json.dumps(counts))
             if path == "/_standin/faults" and method == "POST":
                 with lock:
@@ -92,12 +95,17 @@ def main():
             is_tagging = "tagging" in urllib.parse.parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
             with lock:
                 state["requests"] += 1
+                state["total"] += 1
                 if is_list:
                     state["list"] += 1
                 elif method == "GET" and is_tagging:
                     state["tagging"] += 1
                 elif method == "GET":
                     state["get"] += 1
+                elif method == "HEAD":
+                    state["head"] += 1
+                else:
+                    state["other"] += 1
                 deny = state["deny"]
                 every = state["slowdown_every"]
                 slowdown = every > 0 and state["requests"] % every == 0

@@ -53,13 +53,14 @@ struct WebClient: Sendable {
     let call: RemoteCall<OpenGate, ContinuousClock>
     let pacer: HostPacer
     let robots = RobotsCache()
-    let requests = WebRequestCounter()
+    let requests: WebRequestCounter
 
     init(settings: PipelineConfiguration.Source.HTTP, http: HTTPClient = .shared) {
         self.settings = settings
         self.http = http
         call = RemoteCall(policy: .source(maxRetries: settings.maxRetries))
         pacer = HostPacer(concurrency: settings.concurrency)
+        requests = WebRequestCounter(workers: settings.concurrency)
     }
 
     /// GETs `url`, following redirects.
@@ -101,13 +102,16 @@ struct WebClient: Sendable {
             let answer = try await withRetries(what: "fetching \(current)") {
                 try await pacer.wait(host: host, every: .milliseconds(Int64(delay * 1000)))
                 requests.fetched()
+                let started = ContinuousClock.now
                 let response = try await http.stream(request)
                 let status = response.status
                 var answer = Answer(status: status, url: current, headers: response.headers)
                 let validated = response.headers["etag"] != nil || response.headers["last-modified"] != nil
+                var downloaded = 0  // the fetch row's bytes: documents downloaded, not sitemaps or links read
                 switch body {
                 case .file(let path) where (200..<300).contains(status):
                     answer.written = try await DownloadFile.write(response.body, to: path, writer: writer)
+                    downloaded = answer.written
                 case .none where (200..<300).contains(status),
                     .unlessValidated where (200..<300).contains(status) && validated,
                     .memoryWhen(_) where (200..<300).contains(status) && !body.wants(response.headers):
@@ -117,6 +121,7 @@ struct WebClient: Sendable {
                     answer.body = try await response.collect().body
                     answer.written = answer.body.count
                 }
+                requests.meter.answered(after: .now - started, bytes: downloaded)
                 return answer
             }
             if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("location"),
@@ -151,7 +156,9 @@ struct WebClient: Sendable {
             let answer = try await withRetries(what: "fetching \(url)") {
                 try await pacer.wait(host: host, every: .milliseconds(Int64(settings.delaySeconds * 1000)))
                 requests.fetchedRobots()
+                let started = ContinuousClock.now
                 let response = try await http.send(request)
+                requests.meter.answered(after: .now - started)
                 return Answer(status: response.status, url: url, headers: response.headers, body: response.body)
             }
             switch answer.status {

@@ -77,6 +77,7 @@ struct WebSource: DocumentSource {
     }
     var readsLocally: Bool { false }
     var requestSummary: String? { client.requests.summary }
+    var fetchMeter: StageMeter? { client.requests.meter }
 
     /// The URLs robots.txt disallowed, for the run's notice.
     var skipped: String? {

@@ -23,7 +23,7 @@ struct S3Client: Sendable {
     /// The one request loop (no gate): `source.s3.max_retries`, the server's `Retry-After` up to two minutes.
     let call: RemoteCall<OpenGate, ContinuousClock>
     /// Requests made, for the run's log and the tests (no-op runs make no GET).
-    let requests = S3RequestCounter()
+    let requests: S3RequestCounter
 
     /// SHA-256 of an empty payload: every request here has none.
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -35,6 +35,7 @@ struct S3Client: Sendable {
         self.credentials = credentials
         self.http = http
         self.call = RemoteCall(policy: .source(maxRetries: settings.maxRetries))
+        self.requests = S3RequestCounter(workers: settings.concurrency)
     }
 
     /// `source.s3.region`, else `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`.
@@ -93,7 +94,10 @@ struct S3Client: Sendable {
         let request = signed(HTTPRequest(url: url() + "?" + query.joined(separator: "&")))
         let response = try await withRetries(what: "listing s3://\(bucket)/\(prefix)") {
             requests.listed()
-            return try await http.send(request)
+            let started = ContinuousClock.now
+            let response = try await http.send(request)
+            requests.meter.answered(after: .now - started)
+            return response
         }
         do {
             return try S3ListPage(xml: response.body)
@@ -121,13 +125,17 @@ struct S3Client: Sendable {
         request.maxResponseBytes = maxBytes
         return try await withRetries(what: "fetching s3://\(bucket)/\(key)") {
             requests.fetched()
+            let started = ContinuousClock.now
             let response = try await http.stream(request)
             guard (200..<300).contains(response.status) else {
                 let answer = try await response.collect()
+                requests.meter.answered(after: .now - started)
                 try Self.judge(answer, what: "fetching s3://\(bucket)/\(key)", isObject: true)
                 return (0, [:])
             }
-            return (try await DownloadFile.write(response.body, to: path, writer: writer), response.headers)
+            let written = try await DownloadFile.write(response.body, to: path, writer: writer)
+            requests.meter.answered(after: .now - started, bytes: written)
+            return (written, response.headers)
         }
     }
 
@@ -138,7 +146,9 @@ struct S3Client: Sendable {
         let what = "reading the tags of s3://\(bucket)/\(key)"
         let response = try await withRetries(what: what) { () async throws -> HTTPResponse in
             requests.taggingRead()
+            let started = ContinuousClock.now
             let response = try await http.send(request)
+            requests.meter.answered(after: .now - started)
             try Self.judge(response, what: what, isObject: true)
             return response
         }

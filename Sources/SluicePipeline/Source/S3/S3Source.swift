@@ -63,6 +63,8 @@ struct S3Source: DocumentSource {
     /// Requests made so far.
     var requests: S3RequestCounter { client.requests }
 
+    var fetchMeter: StageMeter? { requests.meter }
+
     func countingCopy() -> (any DocumentSource)? { nil }
 
     func location(of key: String) -> URL {
