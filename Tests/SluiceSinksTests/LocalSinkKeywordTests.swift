@@ -43,7 +43,7 @@ import Testing
         var corpus = BM25.Corpus(documents: 0, terms: 0)
         var postings = [[BM25.Posting]](repeating: [], count: terms.count)
         for record in records {
-            let counts = KeywordIndex.counts(of: record.text)
+            let counts = KeywordIndex.counts(of: record)
             corpus.documents += 1
             corpus.terms += counts.length
             for (index, term) in terms.enumerated() {
