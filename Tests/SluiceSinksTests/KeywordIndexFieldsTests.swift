@@ -39,7 +39,9 @@ import Testing
         defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir)
         try await sink.upsert(Self.sheet)
-        // Without the heading path in the index, "countries" matched r0 alone and r0 came first here.
+        // Without the heading path in the index, "countries" matched r0 and n ("country") alone.
+        let countries = Set(try await Keyword.keyword(sink, "countries").map(\.record.id.rawValue))
+        #expect(countries == ["r0", "r1", "r2", "n"])
         let hits = try await Keyword.keyword(sink, "countries numeric code 826")
         #expect(hits.first?.record.id.rawValue == "r1")
         #expect(Set(hits.map(\.record.id.rawValue)) == ["r0", "r1", "r2", "n"])
