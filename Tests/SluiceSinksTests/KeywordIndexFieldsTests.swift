@@ -35,10 +35,8 @@ import Testing
 
     @Test("a row whose sheet name is only in its heading path matches it, and ranks by its own words first")
     func headingPathIsIndexed() async throws {
-        let dir = Keyword.directory()
+        let (sink, dir) = try await Self.sheetStore()
         defer { TemporaryDirectory.remove(dir) }
-        let sink = try LocalSink(directory: dir)
-        try await sink.upsert(Self.sheet)
         // Without the heading path in the index, "countries" matched r0 and n ("country") alone.
         let countries = Set(try await Keyword.keyword(sink, "countries").map(\.record.id.rawValue))
         #expect(countries == ["r0", "r1", "r2", "n"])
@@ -52,10 +50,8 @@ import Testing
 
     @Test("the title and headings stay out of the stored text, the search results and the export")
     func storedTextIsTheRecordsOwn() async throws {
-        let dir = Keyword.directory()
+        let (sink, dir) = try await Self.sheetStore()
         defer { TemporaryDirectory.remove(dir) }
-        let sink = try LocalSink(directory: dir)
-        try await sink.upsert(Self.sheet)
         let texts = Dictionary(uniqueKeysWithValues: Self.sheet.map { ($0.id.rawValue, $0.text) })
         for hit in try await Keyword.keyword(sink, "countries 3166") {
             #expect(hit.record.text == texts[hit.record.id.rawValue])
@@ -69,12 +65,8 @@ import Testing
 
     @Test("a store whose index holds the text alone is ranked by a scan read-only and re-indexed on its next run")
     func textOnlyIndexIsRebuilt() async throws {
-        let dir = Keyword.directory()
+        let dir = try await Self.sheetStore().directory
         defer { TemporaryDirectory.remove(dir) }
-        do {
-            let sink = try LocalSink(directory: dir)
-            try await sink.upsert(Self.sheet)
-        }
         // What the index of a build before the fields says of itself.
         do {
             let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26)
@@ -87,12 +79,16 @@ import Testing
             let readOnly = try LocalSink(directory: dir, readOnly: true)
             try await Self.expectSameRanking(readOnly, "countries numeric code 826", Self.sheet)
         }
+        #expect(try await Keyword.prepareAndCheckBuilt(dir))
+        try await Self.expectSameRanking(try LocalSink(directory: dir), "countries numeric code 826", Self.sheet)
+    }
+
+    /// A new store holding ``sheet``, and its folder (the caller removes it).
+    static func sheetStore() async throws -> (sink: LocalSink, directory: URL) {
+        let dir = Keyword.directory()
         let sink = try LocalSink(directory: dir)
-        try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
-        let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26, readOnly: true)
-        _ = try environment.database("meta")
-        #expect(try environment.read { try KeywordIndex(environment: environment).isBuilt($0) })
-        try await Self.expectSameRanking(sink, "countries numeric code 826", Self.sheet)
+        try await sink.upsert(Self.sheet)
+        return (sink, dir)
     }
 
     /// The ranking must be BM25 over each record's text, title and headings, as if they were its text.

@@ -69,6 +69,18 @@ import Testing
         }
     }
 
+    /// Prepares the store at `dir` for a run (every run does that first: it builds the keyword index if it is
+    /// missing or out of date) and says whether the index is then built and current.
+    static func prepareAndCheckBuilt(_ dir: URL) async throws -> Bool {
+        do {
+            let sink = try LocalSink(directory: dir)
+            try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
+        }
+        let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26, readOnly: true)
+        _ = try environment.database("meta")  // before the transaction that reads it
+        return try environment.read { try KeywordIndex(environment: environment).isBuilt($0) }
+    }
+
     static let corpus = [
         record("a", "The invoice total is 120 CHF including tax."),
         record("b", "The invoice total is 120 EUR including tax and the invoice date."),
@@ -152,17 +164,7 @@ import Testing
             let readOnly = try LocalSink(directory: dir, readOnly: true)
             try await Self.expectSameRanking(readOnly, "invoice total in CHF", Self.corpus)
         }
-        do {
-            // Every run prepares the store first: that builds the index.
-            let sink = try LocalSink(directory: dir)
-            try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
-        }
-        do {
-            let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26, readOnly: true)
-            _ = try environment.database("meta")  // before the transaction that reads it
-            let built = try environment.read { try KeywordIndex(environment: environment).isBuilt($0) }
-            #expect(built)
-        }
+        #expect(try await Self.prepareAndCheckBuilt(dir))
         let sink = try LocalSink(directory: dir)
         try await Self.expectSameRanking(sink, "invoice total in CHF", Self.corpus)
         try await sink.upsert([Self.record("e", "CHF only")])
