@@ -113,7 +113,7 @@ def confident(cos_low, cos_high, alpha_max, drop_low, drop_high, keyword_norm=mi
     return fuse
 
 
-def keyword_flat(alpha_max=0.2, drop_low=0.2, drop_high=0.8):
+def keyword_flat(alpha_max=0.15, drop_low=0.3, drop_high=0.8):
     """`sluice search --fusion score` (ScoreFusion.swift): `convex` with keyword scores over the first and
     alpha = alpha_max × how flat the keyword ranking is (its tenth score over its first, from drop_low to
     drop_high; fewer than ten hits: 0; none: 1)."""
@@ -148,7 +148,7 @@ def lookup_of_codes(query):
     return bool(words) and not any(question_in_words(w, 1) for w in words)
 
 
-def score_fusion(alpha_max=0.2, question_alpha=0.5, minimum_words=9, lookups=True):
+def score_fusion(alpha_max=0.15, question_alpha=0.7, minimum_words=9, lookups=True):
     """`sluice search --fusion score` today: `keyword_flat` with `question_alpha` as the largest vector weight
     for a question in words (`search.question_weight`), 0 for a look-up of codes (`lookups`), `alpha_max`
     for every other query."""
@@ -184,7 +184,7 @@ def replay(options):
         ("convex 0.6", convex(0.6)),
         ("confident 0.3-0.8 0.5 0.2-0.6", confident(0.3, 0.8, 0.5, 0.2, 0.6)),
         ("confident, keyword by max", confident(0.3, 0.8, 0.5, 0.1, 1.0, by_max)),
-        ("score, 0.2 for every query", keyword_flat()),
+        ("score, 0.15 for every query", keyword_flat()),
         ("score, no look-up rule", score_fusion(lookups=False)),
         ("score (sluice's default)", score_fusion()),
     ]

@@ -1,7 +1,8 @@
 /// What the embedder sees of a chunk (`chunk.context`): the chunk's text, prefixed with its document's title
 /// and the heading path it sits under (`Title › Heading › Subheading`, a blank line, then the text), so that a
-/// passage of page 40 of a manual embeds with the context that makes it findable. The stored text, the
-/// snippet and the keyword index keep the chunk's own text.
+/// passage of page 40 of a manual embeds with the context that makes it findable. The stored text and the
+/// snippet keep the chunk's own text (the local store's keyword index holds the title and heading path
+/// whatever this setting says: `KeywordIndex+Fields.swift`).
 ///
 /// The prefix has a budget in the embedder's tokens: at most ``reservedTokens``, and never more than the room
 /// the chunk leaves in the embedder's window (`maxInputTokens`), so the input always fits and the chunk's own

@@ -46,9 +46,9 @@ public struct SearchFusion: Sendable, Hashable, CustomStringConvertible {
     /// `search.rrf_k`'s default.
     public static let defaultRRFK = 10.0
     /// `search.vector_weight`'s default, measured on Benchmarks/retrieval.
-    public static let defaultVectorWeight = 0.2
+    public static let defaultVectorWeight = 0.15
     /// `search.question_weight`'s default, measured on Benchmarks/retrieval.
-    public static let defaultQuestionWeight = 0.5
+    public static let defaultQuestionWeight = 0.7
 
     /// The names `search.fusion`, `--fusion` and the API accept.
     public static let names = ["score", "rrf"]

@@ -18,8 +18,9 @@ import SluiceLMDB
 ///   (live records only); `d<number>` → empty for a replaced or deleted record whose postings are still
 ///   in a segment (they are skipped when read, and dropped when their segment is rewritten). An upsert
 ///   gives its record a new number (numbers only rise), so a replaced record's old postings are dead.
-/// - `meta` (the store's): `keyword-index` = the index's version (absent: not built, or another layout or
-///   tokenizer version), `keyword-corpus` = `[UInt64 records][UInt64 terms]` (exact: BM25's N and average
+/// - `meta` (the store's): `keyword-index` = the index's version (absent: not built, or another layout,
+///   tokenizer version or set of fields a record contributes, `KeywordIndex+Fields.swift`),
+///   `keyword-corpus` = `[UInt64 records][UInt64 terms]` (exact: BM25's N and average
 ///   length), `keyword-segments` = the directory (``KeywordSegment``, in record-number order),
 ///   `keyword-next` = `[UInt64 next record number][UInt64 next segment]`.
 ///
@@ -32,7 +33,9 @@ struct KeywordIndex {
     static let corpusKey = Array("keyword-corpus".utf8)
     static let segmentsKey = Array("keyword-segments".utf8)
     static let nextKey = Array("keyword-next".utf8)
-    static let version = Array("bm25 tokenizer=\(KeywordTokenizer.version) layout=segments".utf8)
+    static let version = Array(
+        "bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title,headings".utf8
+    )
     static let maxTermBytes = 200
     /// A rebuild cuts the store into segments of this many records (as if written by that many upserts).
     static let rebuildSegmentRecords = 512
@@ -78,7 +81,7 @@ struct KeywordIndex {
         // Writing other databases while a cursor walks `vectors` is safe in an LMDB write transaction.
         try txn.forEach(environment.database("vectors")) { key, value in
             let id = Array(key)
-            let counts = Self.counts(of: try LocalSink.decode(id: id, value).text)
+            let counts = Self.counts(of: try LocalSink.decode(id: id, value))
             try add(id: id, counts: counts, to: &segment, &state, txn)
             if segment.records == Self.rebuildSegmentRecords { try flush(&segment, &state, txn) }
             return true
@@ -88,7 +91,7 @@ struct KeywordIndex {
         try txn.put(environment.database("meta"), Self.versionKey, Self.version)
     }
 
-    /// Indexes `records` (id and its text's ``counts(of:)``, computed before the transaction, off the
+    /// Indexes `records` (id and its counts: text, title and headings, computed before the transaction, off the
     /// writer thread), replacing what an id had; the last of an id in the list wins.
     func upsert(_ records: [(id: [UInt8], counts: Counts)], _ txn: LMDBTransaction) throws {
         var state = try load(txn)

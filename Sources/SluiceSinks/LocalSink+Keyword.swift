@@ -83,7 +83,7 @@ extension LocalSink {
         try txn.forEach(environment.database("vectors")) { key, value in
             if corpus.documents % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
             let record = try LocalSink.decode(id: Array(key), value)
-            let counts = KeywordIndex.counts(of: record.text)
+            let counts = KeywordIndex.counts(of: record)
             corpus.documents += 1
             corpus.terms += counts.length
             for (index, term) in terms.enumerated() {

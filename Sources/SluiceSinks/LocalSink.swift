@@ -118,7 +118,7 @@ public final class LocalSink: VectorSink {
         let environment = self.environment
         // Tokenizing and encoding run on the caller's task, so that the writer thread only writes (and
         // the callers prepare the next batches meanwhile).
-        let indexed = records.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0.text)) }
+        let indexed = records.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0)) }
         let encoded = try records.map { try LocalSink.encode($0) }
         try await executor.run {
             // A graph that cannot be built leaves searches scanning; the write itself goes on.

@@ -43,7 +43,7 @@ import Testing
         var corpus = BM25.Corpus(documents: 0, terms: 0)
         var postings = [[BM25.Posting]](repeating: [], count: terms.count)
         for record in records {
-            let counts = KeywordIndex.counts(of: record.text)
+            let counts = KeywordIndex.counts(of: record)
             corpus.documents += 1
             corpus.terms += counts.length
             for (index, term) in terms.enumerated() {
@@ -67,6 +67,18 @@ import Testing
         for (hit, want) in zip(hits, expected) {
             #expect(abs(Double(hit.score) - want.score) < 1e-4, "\(query)", sourceLocation: sourceLocation)
         }
+    }
+
+    /// Prepares the store at `dir` for a run (every run does that first: it builds the keyword index if it is
+    /// missing or out of date) and says whether the index is then built and current.
+    static func prepareAndCheckBuilt(_ dir: URL) async throws -> Bool {
+        do {
+            let sink = try LocalSink(directory: dir)
+            try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
+        }
+        let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26, readOnly: true)
+        _ = try environment.database("meta")  // before the transaction that reads it
+        return try environment.read { try KeywordIndex(environment: environment).isBuilt($0) }
     }
 
     static let corpus = [
@@ -152,17 +164,7 @@ import Testing
             let readOnly = try LocalSink(directory: dir, readOnly: true)
             try await Self.expectSameRanking(readOnly, "invoice total in CHF", Self.corpus)
         }
-        do {
-            // Every run prepares the store first: that builds the index.
-            let sink = try LocalSink(directory: dir)
-            try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: 2))
-        }
-        do {
-            let environment = try LMDBEnvironment(path: dir, mapSize: 1 << 26, readOnly: true)
-            _ = try environment.database("meta")  // before the transaction that reads it
-            let built = try environment.read { try KeywordIndex(environment: environment).isBuilt($0) }
-            #expect(built)
-        }
+        #expect(try await Self.prepareAndCheckBuilt(dir))
         let sink = try LocalSink(directory: dir)
         try await Self.expectSameRanking(sink, "invoice total in CHF", Self.corpus)
         try await sink.upsert([Self.record("e", "CHF only")])
