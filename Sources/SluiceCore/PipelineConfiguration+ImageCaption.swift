@@ -50,7 +50,8 @@ extension PipelineConfiguration.Extract.Images {
         /// The longest pause a 429's `Retry-After` is honoured for.
         public var maxRetryAfterSeconds: Double = 30
         /// Raise it to re-caption the images already indexed (after a change of model or prompt): it is
-        /// one of the settings that shape an image's chunks.
+        /// one of the settings that shape an image's chunks, and part of the captions' cache key, so every
+        /// image and picture is sent once more.
         public var revision: Int = 1
         /// The pictures inside PDFs, DOCX and PPTX (`pictures`): off by default, even with captions on.
         public var pictures = Pictures()

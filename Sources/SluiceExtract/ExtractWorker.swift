@@ -8,7 +8,8 @@ import Glibc
 /// The worker side of ``ExtractWorkerPool``: the `sluice extract-worker` process.
 ///
 /// It reads requests from standard input, one per line, runs them with the in-process extractors
-/// (``PDFExtractor``, ``ImageExtractor``) and writes one response line each. Its own standard output is
+/// (``PDFExtractor``, ``ImageExtractor``, and poppler's decoding of a PDF's pictures for captions) and writes
+/// one response line each. Its own standard output is
 /// kept for responses only: whatever C libraries print goes to standard error. It keeps the PDFs it
 /// works on open (``OpenDocuments``; one Tesseract engine per process) and exits when its input closes or
 /// its parent dies. It ignores SIGINT and SIGTERM, which a terminal or service manager sends to the whole
@@ -46,11 +47,13 @@ package enum ExtractWorker {
             var response = ExtractWorkerProtocol.Response(id: request.id)
             do {
                 switch request.kind {
-                case .pdfInfo, .pdfPages:
+                case .pdfInfo, .pdfPages, .pdfPictures:
                     // Keyed by the file too: another file at the path is opened (and refused) anew.
                     let key = "\(request.path)\u{0}\(request.identity.map { "\($0.device):\($0.inode)" } ?? "")"
                     let document = try open.document(at: key) { _ in try pdf.open(file: request.openFile()) }
-                    if request.kind == .pdfInfo {
+                    if request.kind == .pdfPictures {
+                        response.pictures = try pictures(of: document, request: request)
+                    } else if request.kind == .pdfInfo {
                         let info = PDFExtractor.info(of: document)
                         response.info = info
                         // The first pages come with the information: a short PDF takes one round trip,

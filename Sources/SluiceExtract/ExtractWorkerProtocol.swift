@@ -6,7 +6,7 @@ import SluiceCore
 /// inside strings, so a line is always one message). A worker's first line is its ``Hello``.
 package enum ExtractWorkerProtocol {
     /// The version of these messages: bump it with any change to them that the other side would misread.
-    package static let version = 1
+    package static let version = 2
 
     /// What a worker and its parent must agree on: Sluice's version, this protocol's, and the output
     /// versions of the extractors a worker runs. A worker that reports another value is from another
@@ -52,6 +52,10 @@ package enum ExtractWorkerProtocol {
             case pdfPages = "pdf-pages"
             /// OCR of an image file.
             case image
+            /// The pictures of a PDF that captions take (`extract.images.caption.pictures`), decoded by
+            /// poppler and written as PNG: those whose shorter side has at least `minSidePixels` pixels, at
+            /// most `count` of them, in the document's order.
+            case pdfPictures = "pdf-pictures"
         }
 
         package var id: Int
@@ -67,6 +71,8 @@ package enum ExtractWorkerProtocol {
         /// Most bytes of text the request's pages may make (the document's `extract.max_text_mb`): past
         /// it the worker stops and answers `text-too-large`, so no answer is larger. Nil: no bound.
         package var maxTextBytes: Int?
+        /// The smallest shorter side, in pixels, of a picture a `pdf-pictures` request takes.
+        package var minSidePixels: Int?
 
         /// Opens `path` as the parent read it (see ``DocumentFile``).
         func openFile() throws -> DocumentFile {
@@ -79,6 +85,22 @@ package enum ExtractWorkerProtocol {
         package var confidence: Int
     }
 
+    /// A `pdf-pictures` answer: the pictures taken, with counts of those left out.
+    package struct PictureList: Codable, Sendable {
+        package var pictures: [Picture]
+        /// Pictures under the minimum size, or that poppler cannot draw.
+        package var small: Int
+        /// Pictures past the request's `count`.
+        package var overLimit: Int
+    }
+
+    /// A picture of a PDF, as PNG (base64 in the JSON line), with the 1-based page it is on.
+    package struct Picture: Codable, Sendable {
+        package var png: Data
+        package var name: String
+        package var page: Int
+    }
+
     package struct Failure: Codable, Sendable {
         package var code: String
         package var message: String
@@ -89,6 +111,7 @@ package enum ExtractWorkerProtocol {
         package var info: PDFInfo?
         package var pages: [PDFPage]?
         package var image: ImageResult?
+        package var pictures: PictureList?
         package var failure: Failure?
 
         init(id: Int) { self.id = id }

@@ -67,7 +67,7 @@ public struct IsolatedExtractor: Extractor {
 
     /// A request for the document's file, with the identity the pipeline read it with: the worker opens
     /// it again by path and refuses another file there.
-    private func request(
+    func request(
         _ kind: ExtractWorkerProtocol.Request.Kind,
         _ input: ExtractionInput,
         first: Int? = nil,

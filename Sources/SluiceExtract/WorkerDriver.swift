@@ -155,6 +155,7 @@ struct WorkerDriver {
                 "PDF page \((request.first ?? 0) + 1)"
             }
         case .image: "OCR of the image"
+        case .pdfPictures: "decoding the PDF's pictures"
         }
     }
 }

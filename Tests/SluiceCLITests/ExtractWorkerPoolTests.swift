@@ -56,6 +56,39 @@ import Testing
         }
     }
 
+    /// A PDF's pictures for captions (`extract.images.caption.pictures`) are decoded by poppler in a worker
+    /// process, as its text is read there; the PNGs that come back are those poppler and cairo write in process.
+    @Test("a PDF's pictures decoded in a worker process are those decoded in process")
+    func picturesAsInProcess() throws {
+        let (pool, isolated) = try Self.isolatedPDF(PipelineConfiguration.Extract(), budgetMilliseconds: nil)
+        defer {
+            pool.shutdown()
+            pool.waitUntilStopped()
+        }
+        let url = Self.samples.deletingLastPathComponent()
+            .appendingPathComponent("Tests/SluiceExtractTests/Fixtures/pictures.pdf")
+        let input = ExtractionInput(key: "pictures.pdf", fileURL: url, bytes: [UInt8](try Data(contentsOf: url)))
+        for selection in [
+            PictureSelection(minSidePixels: 100, maxCount: 20), PictureSelection(minSidePixels: 10, maxCount: 1),
+        ] {
+            let expected = try EmbeddedPictures.list(
+                input.bytes,
+                path: url.path,
+                extractor: "pdf",
+                zip: PipelineConfiguration.Extract.ZIP(),
+                selection: selection
+            )
+            #expect(!expected.pictures.isEmpty)
+            let actual = try EmbeddedPictures.list(
+                input,
+                extractor: isolated,
+                zip: PipelineConfiguration.Extract.ZIP(),
+                selection: selection
+            )
+            #expect(actual == expected, "\(selection)")
+        }
+    }
+
     /// `extract.max_text_mb` holds in the workers: the worker that reads a range stops at the first page
     /// past the document's bound and answers `text-too-large`, rather than send every page of its range.
     @Test("a worker stops at the document's text bound and answers text-too-large", arguments: [nil, 0])

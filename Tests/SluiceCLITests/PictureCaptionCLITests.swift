@@ -93,12 +93,28 @@ struct PictureCaptionCLITests {
             "\(slides.map(\.metadata))"
         )
 
-        // Nothing changed: nothing sent. Every document processed again (a revision): every caption cached.
+        // Nothing changed: nothing sent.
         _ = try await run()
-        let revised = try await run(["--set", "extract.images.caption.revision=2"])
-        #expect(revised["captions_cached"] == 3 && revised["captions_made"] == nil, "\(revised.values)")
         wire = try await ImageCaptionCLITests.stats(server)
         #expect(wire["requests"] as? Int == 2, "no picture sent twice: \(wire)")
+
+        // The request to caption again (a revision): every picture is sent again, each once (the DOCX and the
+        // deck share theirs: one of them may find the other's new caption in the cache, or both send it when
+        // they are captioned at the same moment).
+        let revised = try await run(["--set", "extract.images.caption.revision=2"])
+        let made = revised["captions_made"] ?? 0
+        #expect(made >= 2 && made + (revised["captions_cached"] ?? 0) == 3, "\(revised.values)")
+        wire = try await ImageCaptionCLITests.stats(server)
+        #expect(wire["requests"] as? Int == 2 + made, "\(wire)")
+        // The same revision again, every document processed again: every caption from the cache.
+        let again = try await run(["--set", "extract.images.caption.revision=2", "--reembed"])
+        #expect(again["captions_cached"] == 3 && again["captions_made"] == nil, "\(again.values)")
+        wire = try await ImageCaptionCLITests.stats(server)
+        #expect(wire["requests"] as? Int == 2 + made, "nothing sent at the same revision: \(wire)")
+        // Back to the first revision: its captions were collected by the run that stopped using them (as
+        // entries of any identity no longer in use are), so going back is a request to caption again too.
+        let back = try await run(["--set", "extract.images.caption.revision=1"])
+        #expect((back["captions_made"] ?? 0) >= 2, "\(back.values)")
     }
 
     @Test("a picture whose caption fails: the document is indexed with its text, the failure counted and named")
@@ -126,5 +142,45 @@ struct PictureCaptionCLITests {
             },
             "\(records.first?.metadata ?? [:])"
         )
+    }
+
+    /// The pictures of a PDF are decoded by poppler in the extract worker processes (`extract.isolate`, on by
+    /// default), as its text is read: a picture that crashes poppler costs the document's captions, not the
+    /// run. The crash is the debug build's hook (`SLUICE_DEBUG_WORKER_PICTURE_CRASH`): a real invalid write
+    /// in the worker, only while it decodes the pictures of the file named.
+    @Test(
+        "a PDF picture that crashes poppler: only the worker dies; the document is indexed with its text, the crash named"
+    )
+    func crashingPictureCostsOnlyItsCaption() async throws {
+        let ws = try Workspace("pictures-crash")
+        defer { ws.cleanUp() }
+        try Self.add(ws, ["docx", "pdf"])
+        let server = try await StandInServer.launch(script: "vision_standin.py")
+        let target = ws.target("t")
+        let result = try await ws.sluice(
+            ws.runArguments(target, Self.settings(server)),
+            environment: [
+                ImageCaptionCLITests.keyVariable: "unused", "SLUICE_DEBUG_WORKER_PICTURE_CRASH": "pictures.pdf",
+            ],
+            timeout: .seconds(180)
+        )
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(try await ws.status(target).documents == ["indexed": 2])
+        let records = try Export.records(try await ws.export(target))
+        let pdf = records.filter { $0.documentKey == "pictures.pdf" }
+        #expect(!pdf.isEmpty && !pdf.contains { $0.text.contains("Picture:") }, "\(pdf.map(\.text))")
+        #expect(
+            pdf.allSatisfy {
+                $0.metadata["pictures_failed"] == 1
+                    && ($0.metadata["picture_caption_failed"]?.description.contains("signal 11") ?? false)
+            },
+            "\(pdf.first?.metadata ?? [:])"
+        )
+        // The DOCX's picture, read in this process, is captioned: the run went on.
+        #expect(
+            records.contains { $0.documentKey == "pictures.docx" && $0.text.contains("Picture: A wide sandy beach") }
+        )
+        let wire = try await ImageCaptionCLITests.stats(server)
+        #expect(wire["requests"] as? Int == 1, "only the DOCX's picture is sent: \(wire)")
     }
 }

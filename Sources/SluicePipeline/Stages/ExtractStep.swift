@@ -147,8 +147,8 @@ package struct ExtractStep: Sendable {
                 tally: tally
             )
         }
-        // The pictures inside a PDF, DOCX or PPTX: listed on the executor's threads (poppler, inflation),
-        // their captions placed where they sit.
+        // The pictures inside a PDF, DOCX or PPTX: listed on the executor's threads (inflation; a PDF's
+        // decoded by poppler in a worker process where its text is read), their captions placed where they sit.
         if let captioning, captioning.appliesToPictures(of: extractor.name), case .success(let text) = result {
             let selection = captioning.pictureSelection
             let zip = captioning.zip
@@ -156,13 +156,7 @@ package struct ExtractStep: Sendable {
             do {
                 listing = .success(
                     try await executor.run {
-                        try EmbeddedPictures.list(
-                            bytes,
-                            path: url.path,
-                            extractor: extractor.name,
-                            zip: zip,
-                            selection: selection
-                        )
+                        try EmbeddedPictures.list(input, extractor: extractor, zip: zip, selection: selection)
                     }
                 )
             } catch {

@@ -33,16 +33,18 @@ package struct ImageCaptioning: Sendable {
 
     /// The extraction cache's key for captions made with these settings, beside the image's content hash:
     /// the provider, model, prompt, detail and `max_tokens` (not the address: a server moved keeps its
-    /// captions).
+    /// captions), and the revision, which is the request to caption again: each revision has captions of
+    /// its own.
+    ///
+    /// Revision 1 (the default) adds nothing to the key, so that it is the key captions had before the
+    /// revision was part of it and the captions cached then stay valid.
     package static func identity(_ settings: PipelineConfiguration.Extract.Images.Caption) -> ExtractorIdentity {
-        ExtractorIdentity(
-            name: "caption",
-            version: cacheVersion,
-            settings: [
-                "provider": settings.provider.rawValue, "model": settings.effectiveModel ?? "",
-                "prompt": settings.prompt, "detail": settings.detail, "max_tokens": String(settings.maxTokens),
-            ]
-        )
+        var key = [
+            "provider": settings.provider.rawValue, "model": settings.effectiveModel ?? "",
+            "prompt": settings.prompt, "detail": settings.detail, "max_tokens": String(settings.maxTokens),
+        ]
+        if settings.revision != 1 { key["revision"] = String(settings.revision) }
+        return ExtractorIdentity(name: "caption", version: cacheVersion, settings: key)
     }
 
     var identity: ExtractorIdentity { Self.identity(captioner.settings) }
