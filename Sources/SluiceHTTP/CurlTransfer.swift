@@ -70,8 +70,11 @@ final class CurlTransfer: @unchecked Sendable {
             try set(CURLOPT_AWS_SIGV4, string: signing.provider)
             try set(CURLOPT_USERPWD, string: signing.userPassword)
         }
-        // Waiting for a connection to multiplex on beats opening a second one.
-        try set(CURLOPT_PIPEWAIT, 1)
+        // Waiting for a connection to multiplex on beats opening a second one, where one can be (HTTP/2 comes
+        // over TLS only, `CURL_HTTP_VERSION_2TLS`). Over plain HTTP every request to a host would otherwise
+        // wait for the answer's first bytes on the connection in use before opening another: downloads that
+        // should run side by side ran one after another (S3SourceDownloadBoundsCLITests).
+        if request.url.lowercased().hasPrefix("https:") { try set(CURLOPT_PIPEWAIT, 1) }
         try set(CURLOPT_TCP_KEEPALIVE, 1)
         // libcurl 7.88's HTTP/2 receive path stalls a multiplexed stream when its receive buffer is the
         // default 16 KiB (one full DATA frame): see ``receiveBufferSize``.

@@ -53,16 +53,27 @@ struct S3SourceCLITests {
             #expect(answer.status == 200, "DELETE \(key): \(answer.bodyText)")
         }
 
-        /// LIST requests, GET object requests and injected faults so far.
-        func stats() async throws -> (list: Int, get: Int, faults: Int) {
+        /// LIST requests, GET object requests, injected faults, and the most GETs answered at once, so far.
+        func stats() async throws -> (list: Int, get: Int, faults: Int, getMaxInFlight: Int) {
             let answer = try await HTTPClient.shared.send(HTTPRequest(url: server.baseURL + "/_standin/stats"))
             let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Int] ?? [:]
-            return (object["list"] ?? -1, object["get"] ?? -1, object["faults"] ?? -1)
+            return (
+                object["list"] ?? -1, object["get"] ?? -1, object["faults"] ?? -1, object["get_max_in_flight"] ?? -1
+            )
         }
 
-        func faults(failContinuedLists: Bool = false, slowdownEvery: Int = 0, deny: Bool = false) async throws {
+        /// Faults and behaviours of the stand-in (`s3_server.py`): `holdGets` holds each GET until that many
+        /// are in flight; `padGets` answers every GET with that many bytes more than the object holds.
+        func faults(
+            failContinuedLists: Bool = false,
+            slowdownEvery: Int = 0,
+            deny: Bool = false,
+            holdGets: Int = 0,
+            padGets: Int = 0
+        ) async throws {
             let query =
                 "fail_continued_lists=\(failContinuedLists ? 1 : 0)&slowdown_every=\(slowdownEvery)&deny=\(deny ? 1 : 0)"
+                + "&hold_gets=\(holdGets)&pad_gets=\(padGets)"
             let answer = try await HTTPClient.shared.send(
                 HTTPRequest(method: "POST", url: server.baseURL + "/_standin/faults?" + query)
             )

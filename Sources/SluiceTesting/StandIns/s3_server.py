@@ -11,14 +11,20 @@ when its parent goes away. Besides the S3 API:
   DELETE /_standin/object/<key>   deletes the object
   GET    /_standin/stats          {"list": LIST requests, "get": GET object requests, "tagging":
                                    GetObjectTagging requests, "head": HEAD requests, "other": any other S3
-                                   request, "total": every S3 request, "faults": answers injected}
+                                   request, "total": every S3 request, "faults": answers injected,
+                                   "get_max_in_flight": the most GET object requests answered at once since
+                                   the last POST /_standin/faults}
                                    (requests signed with the stand-in's own key, "standin", are not counted:
                                    they are the control layer's and a benchmark's uploads)
-  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1
+  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1&hold_gets=N&pad_gets=B
          fail_continued_lists: every ListObjectsV2 request with a continuation token (the second page and
          later) answers 500 InternalError: a listing that fails halfway. slowdown_every: every Nth S3
          request answers 503 SlowDown, as S3 throttles (0: never). deny: every S3 request answers
-         403 AccessDenied, as for a key without the bucket's permissions.
+         403 AccessDenied, as for a key without the bucket's permissions. hold_gets: each GET object
+         request waits until N of them are in flight (at most 10 s) before it is answered, so that a client's
+         concurrency shows in get_max_in_flight whatever the machine's speed (0: no wait). pad_gets: every
+         GET object answer carries B bytes more than the object holds (its Content-Length too), as an object
+         replaced by a larger one between the listing and the download would.
 """
 import argparse, json, os, sys, threading, urllib.parse
 
@@ -41,7 +47,8 @@ def main():
 
     lock = threading.Lock()
     state = {"list": 0, "get": 0, "tagging": 0, "head": 0, "other": 0, "total": 0, "faults": 0, "requests": 0, "fail_continued_lists": False,
-             "slowdown_every": 0, "deny": False}
+             "slowdown_every": 0, "deny": False, "hold_gets": 0, "pad_gets": 0, "get_in_flight": 0, "get_max_in_flight": 0}
+    gets_changed = threading.Condition(lock)
     moto = DomainDispatcherApplication(create_backend_app)
     port = server_child.free_port()
     client = boto3.client(
@@ -65,13 +72,16 @@ def main():
         if path.startswith("/_standin/"):
             if path == "/_standin/stats":
                 with lock:
-                    counts = {k: state[k] for k in ("list", "get", "tagging", "head", "other", "total", "faults")}
+                    counts = {k: state[k] for k in ("list", "get", "tagging", "head", "other", "total", "faults", "get_max_in_flight")}
                 return answer(start_response, "200 OK", json.dumps(counts))
             if path == "/_standin/faults" and method == "POST":
                 with lock:
                     state["fail_continued_lists"] = query.get("fail_continued_lists", ["0"])[0] == "1"
                     state["slowdown_every"] = int(query.get("slowdown_every", ["0"])[0])
                     state["deny"] = query.get("deny", ["0"])[0] == "1"
+                    state["hold_gets"] = int(query.get("hold_gets", ["0"])[0])
+                    state["pad_gets"] = int(query.get("pad_gets", ["0"])[0])
+                    state["get_max_in_flight"] = state["get_in_flight"]
                     state["requests"] = 0
                 return answer(start_response, "200 OK", "{}")
             if path.startswith("/_standin/object/"):
@@ -118,7 +128,35 @@ def main():
                 return s3_error(start_response, "503 Slow Down", "SlowDown", "Please reduce your request rate.")
             if fail:
                 return s3_error(start_response, "500 Internal Server Error", "InternalError", "injected: the listing fails here")
+            if method == "GET" and not is_list and not is_tagging:
+                return held_get(environ, start_response)
         return moto(environ, start_response)
+
+    def held_get(environ, start_response):
+        """A GET object: counted in flight, held as `hold_gets` asks, padded as `pad_gets` asks."""
+        with gets_changed:
+            state["get_in_flight"] += 1
+            state["get_max_in_flight"] = max(state["get_max_in_flight"], state["get_in_flight"])
+            gets_changed.notify_all()
+            hold, pad = state["hold_gets"], state["pad_gets"]
+            if hold > 0:
+                gets_changed.wait_for(lambda: state["get_in_flight"] >= hold, timeout=10)
+        try:
+            if pad <= 0:
+                return [b"".join(moto(environ, start_response))]
+            captured = {}
+            def capture(status, headers, exc_info=None):
+                captured["status"], captured["headers"] = status, headers
+            body = b"".join(moto(environ, capture))
+            headers = [(k, v) for k, v in captured["headers"] if k.lower() != "content-length"]
+            if captured["status"].startswith("200"):
+                body += b" " * pad
+            start_response(captured["status"], headers + [("Content-Length", str(len(body)))])
+            return [body]
+        finally:
+            with gets_changed:
+                state["get_in_flight"] -= 1
+                gets_changed.notify_all()
 
     server = make_server("127.0.0.1", port, app, threaded=True, request_handler=MotoRequestHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
