@@ -198,15 +198,13 @@ struct RemoteEmbedderCLITests {
         let server = try await server(["--latency-ms", "150"])
         let target = ws.target("main")
         let arguments = ws.runArguments(target, settings(server, batch: batch, parallelism: parallelism))
+        // Kill once a few batches are done, with requests in flight: past 6 answers the stand-in itself holds
+        // the next requests unanswered, so the run cannot end before the kill however slowly this test polls
+        // (a loaded machine let the run finish first, twice: once when the test only polled, once when the
+        // test turned the hold on after it saw 6 answers).
+        try await control(server, #"{"hold_after": 6}"#)
         let process = try ws.start(arguments, environment: [Self.keyVariable: key])
-        // Kill once a few batches are done, with requests in flight: past 6 answers the stand-in holds the
-        // next requests unanswered, so the run cannot end before the kill however slowly this test polls
-        // (a loaded machine let the run finish first).
         let deadline = ContinuousClock.now + .seconds(60)
-        while (try await Self.serverStats(server)["ok"] ?? 0) < 6, ContinuousClock.now < deadline, process.isRunning {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        try await control(server, #"{"hold": true}"#)
         while (try await Self.serverStats(server)["held_inputs"] ?? 0) == 0, ContinuousClock.now < deadline,
             process.isRunning
         {
@@ -214,7 +212,7 @@ struct RemoteEmbedderCLITests {
         }
         process.send(SIGKILL)
         let killed = try await process.wait(timeout: .seconds(30))
-        try await control(server, #"{"hold": false}"#)
+        try await control(server, #"{"hold_after": 0}"#)
         try #require(killed.signaled, "the run ended before the kill: \(killed)")
         let resumed = try await run(ws, target, settings(server, batch: batch, parallelism: parallelism))
         #expect(resumed.exitCode == 0, "\(resumed)")

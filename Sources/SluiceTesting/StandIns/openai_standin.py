@@ -18,7 +18,10 @@ Prints "PORT <n>" once listening on 127.0.0.1.
 
 Faults for tests, beyond errors, resets, slowness, storms and quota:
   --hold                    every embedding request waits, unanswered, until POST /control {"hold": false}
-                            (or true again, to hold the next ones); /stats counts the inputs held in held_inputs
+                            (or true again, to hold the next ones); /stats counts the inputs held in held_inputs.
+                            POST /control {"hold_after": N} holds every request that arrives once N have been
+                            answered (the server decides, so a test's polling cannot come too late);
+                            {"hold_after": 0} releases them
   --request-tpm-limit N     429 "Request too large for … on tokens per min (TPM): Limit N, Requested T" for a
                             request over N tokens (OpenAI's answer to a request larger than the account may
                             ever send in a minute: retrying it unchanged never succeeds)
@@ -130,7 +133,7 @@ class State:
                        "retry_after": args.retry_after, "retry_after_ms": args.retry_after_ms,
                        "poison_text": args.poison_text, "poison_value": args.poison_value,
                        "bad_answer": args.bad_answer, "bad_answer_every": args.bad_answer_every,
-                       "hold": args.hold}
+                       "hold": args.hold, "hold_after": 0}
         self.answers = 0  # requests that reached the answer (for --bad-answer-every)
         self.released = threading.Condition(self.lock)  # notified when "hold" is turned off
 
@@ -258,11 +261,15 @@ class Handler(BaseHTTPRequestHandler):
             return self.openai_error(400, "'input' must be a string or a list of strings", "invalid_request_error", None)
 
         faults = st.faults
+        def holding():
+            return faults["hold"] or (faults["hold_after"] > 0 and st.counters["ok"] >= faults["hold_after"])
+
         with st.lock:
-            if faults["hold"]:
-                # Held until POST /control {"hold": false}: the test decides when the answers come.
+            if holding():
+                # Held until POST /control {"hold": false} (or {"hold_after": 0}): the test decides when the
+                # answers come.
                 st.counters["held_inputs"] += len(inputs)
-                while faults["hold"]:
+                while holding():
                     st.released.wait()
         rng_value = None
         with st.lock:
