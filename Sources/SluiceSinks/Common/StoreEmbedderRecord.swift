@@ -40,6 +40,36 @@ final class StoreEmbedderRecord: Sendable {
         return nil
     }
 
+    /// Compares the store's record with the one the pipeline's embedder would write, and notes whether the
+    /// store's vectors may be adopted.
+    /// - Parameters:
+    ///   - recorded: the store's record, nil when it has none.
+    ///   - expected: the pipeline's embedder's record.
+    ///   - isEmpty: whether the collection or namespace holds no vector: its record is then this embedder's
+    ///     from now on, whatever it said.
+    ///   - what: the collection or namespace, for the refusal.
+    ///   - mismatch: the error for stored vectors of another embedder's record.
+    /// - Returns: whether the caller must write `expected` into the store (an empty store without it).
+    func check(
+        recorded: String?,
+        expected: String,
+        isEmpty: Bool,
+        what: String,
+        mismatch: () -> SluiceError
+    ) throws -> Bool {
+        if isEmpty {
+            set(.allowed)
+            return recorded != expected
+        }
+        guard let recorded else {
+            set(.refused(Self.missingRecord(what)))
+            return false
+        }
+        guard recorded == expected else { throw mismatch() }
+        set(.allowed)
+        return false
+    }
+
     /// The refusal for `what` (a collection or namespace) holding vectors with no record.
     static func missingRecord(_ what: String) -> String {
         "\(what) holds vectors but no record of the embedder that made them (written before Sluice recorded it, or by another tool), so they are not adopted; `--reembed` once records it"

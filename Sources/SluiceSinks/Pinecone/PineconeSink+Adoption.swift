@@ -62,32 +62,28 @@ extension PineconeSink {
     /// - Throws: ``SluiceError/Code/embedderMismatch`` when the namespace holds another embedder's vectors.
     func checkEmbedderRecord(_ recorded: String?, embedder: EmbedderIdentity) async throws {
         let value = Self.embedderTagValue(embedder)
-        let what =
-            "pinecone index \(settings.index), namespace \(settings.namespace.isEmpty ? "(default)" : settings.namespace),"
-        if try await count() == 0 {
-            // Empty: this run's vectors are the first, so the record is this embedder's from now on.
-            if recorded != value {
-                struct Configure: Encodable { var tags: [String: String] }
-                try await control.send(
-                    "PATCH",
-                    "/indexes/\(StoreHTTP.segment(settings.index))",
-                    json: try StoreHTTP.encode(Configure(tags: [embedderTagKey: value]))
-                )
-            }
-            embedderRecord.set(.allowed)
-        } else if let recorded {
-            guard recorded == value else {
-                throw StoreEmbedderRecord.mismatch(
-                    what,
-                    recorded: Self.embedder(tagValue: recorded) ?? "another embedder",
-                    embedder: embedder,
-                    other: "sink.namespace"
-                )
-            }
-            embedderRecord.set(.allowed)
-        } else {
-            embedderRecord.set(.refused(StoreEmbedderRecord.missingRecord(what)))
+        let namespace = settings.namespace.isEmpty ? "(default)" : settings.namespace
+        let what = "pinecone index \(settings.index), namespace \(namespace),"
+        let write = try embedderRecord.check(
+            recorded: recorded,
+            expected: value,
+            isEmpty: try await count() == 0,
+            what: what
+        ) {
+            StoreEmbedderRecord.mismatch(
+                what,
+                recorded: recorded.flatMap(Self.embedder(tagValue:)) ?? "another embedder",
+                embedder: embedder,
+                other: "sink.namespace"
+            )
         }
+        guard write else { return }
+        struct Configure: Encodable { var tags: [String: String] }
+        try await control.send(
+            "PATCH",
+            "/indexes/\(StoreHTTP.segment(settings.index))",
+            json: try StoreHTTP.encode(Configure(tags: [embedderTagKey: value]))
+        )
     }
 
     public var readBackRefusal: String? { embedderRecord.refusal }

@@ -22,30 +22,21 @@ extension QdrantSink {
     /// - Throws: ``SluiceError/Code/embedderMismatch`` when the collection holds another embedder's vectors.
     func checkEmbedderRecord(_ recorded: String?, count: Int, embedder: EmbedderIdentity) async throws {
         let what = "qdrant collection \(settings.collection)"
-        if count == 0 {
-            // Empty: this run's vectors are the first, so the record is this embedder's from now on.
-            if recorded != embedder.description {
-                struct Update: Encodable { var metadata: [String: MetadataValue] }
-                try await http.send(
-                    "PATCH",
-                    collectionPath,
-                    json: try StoreHTTP.encode(Update(metadata: Self.recordedMetadata(embedder)))
-                )
-            }
-            embedderRecord.set(.allowed)
-        } else if let recorded {
-            guard recorded == embedder.description else {
-                throw StoreEmbedderRecord.mismatch(
-                    what,
-                    recorded: recorded,
-                    embedder: embedder,
-                    other: "sink.collection"
-                )
-            }
-            embedderRecord.set(.allowed)
-        } else {
-            embedderRecord.set(.refused(StoreEmbedderRecord.missingRecord(what)))
+        let write = try embedderRecord.check(
+            recorded: recorded,
+            expected: embedder.description,
+            isEmpty: count == 0,
+            what: what
+        ) {
+            StoreEmbedderRecord.mismatch(what, recorded: recorded ?? "", embedder: embedder, other: "sink.collection")
         }
+        guard write else { return }
+        struct Update: Encodable { var metadata: [String: MetadataValue] }
+        try await http.send(
+            "PATCH",
+            collectionPath,
+            json: try StoreHTTP.encode(Update(metadata: Self.recordedMetadata(embedder)))
+        )
     }
 
     public var readBackRefusal: String? { embedderRecord.refusal }
