@@ -4,7 +4,7 @@ import SluiceCore
 /// (``VectorSink/storedVectors(ofDocument:)``; docs/OPERATIONS.md, "A lost state, re-sharding").
 ///
 /// Qdrant records only the size and distance of a collection's vectors, so Sluice writes the embedder's
-/// identity into the collection's metadata (Qdrant 1.16 and later: `metadata` when the collection is
+/// identity into the collection's metadata (`metadata` when the collection is
 /// created, `PATCH /collections/{c}` to record it in an empty one) and ``prepare(embedder:)`` compares it
 /// with the pipeline's. A document's vectors are read with `scroll`, a `document_key` filter (the field has
 /// a payload index) and `with_vector`, a page at a time.

@@ -105,7 +105,7 @@ public final class QdrantSink: VectorSink {
         var config: Config
         struct Config: Decodable {
             var params: Params
-            /// The collection's metadata (Qdrant 1.16 and later); Sluice reads its own fields only.
+            /// The collection's metadata (absent on a Qdrant that predates it); Sluice reads its own fields only.
             var metadata: Recorded?
             struct Params: Decodable { var vectors: Vectors }
             struct Vectors: Decodable {

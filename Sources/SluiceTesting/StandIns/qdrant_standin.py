@@ -9,8 +9,8 @@ delete_alias — "delete alias if exists" —, rename_alias) all or none; an ali
 name nor a collection an alias's; creating an alias that exists is refused here (delete it in the same
 request: Sluice does); reads and writes through an alias reach its collection; deleting a collection
 deletes its aliases; `GET /aliases` and `GET /collections/{name}/aliases` list them.
-Collection metadata as Qdrant 1.16+ documents it: `metadata` (a JSON object) when a collection is created,
-`PATCH /collections/{name}` with `metadata` merges into it, and `GET /collections/{name}` returns it in
+Collection metadata as Qdrant documents it (CreateCollection and UpdateCollection in its source): `metadata` (a JSON object) when a collection is created,
+`PATCH /collections/{name}` with `metadata` merges into it (a null value removes its key), and `GET /collections/{name}` returns it in
 `config.metadata`. `scroll` applies its `filter`.
 Search is exact (brute force), with Qdrant's filter validated and applied while ranking (qdrant_filter.py). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
 """
@@ -166,7 +166,11 @@ class Handler(JSONHandler):
                     if metadata is not None:
                         if not isinstance(metadata, dict):
                             raise Rejected(400, "Format error in JSON body: metadata must be an object")
-                        collection["metadata"].update(metadata)
+                        for key, value in metadata.items():  # merged; a null removes the key
+                            if value is None:
+                                collection["metadata"].pop(key, None)
+                            else:
+                                collection["metadata"][key] = value
                     return self.ok(True)
                 if self.command == "PUT":
                     if collection is not None:
