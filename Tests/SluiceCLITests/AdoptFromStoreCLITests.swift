@@ -182,7 +182,7 @@ struct AdoptFromStoreCLITests {
     }
     @Test(
         "kill -9 in the middle of an adoption, twice: the resumed runs adopt the rest, send no embedding request and end as the store was",
-        arguments: [Store.local, .pgvector]
+        arguments: [Store.local, .pgvector, .qdrant, .pinecone]
     )
     func killedAdoptionResumes(_ kind: Store) async throws {
         let ws = try Workspace("adopt-killed-\(kind.rawValue)")
