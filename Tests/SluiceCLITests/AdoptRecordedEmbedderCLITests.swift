@@ -5,8 +5,9 @@ import SluiceTesting
 import Testing
 
 /// Qdrant and Pinecone record only their vectors' dimension, so Sluice records the embedder that made them
-/// (Qdrant's collection metadata, a Pinecone index tag per namespace) and a new state adopts from them only
-/// when that record is the pipeline's embedder (docs/OPERATIONS.md, "A lost state, re-sharding").
+/// (Qdrant's collection metadata, a Pinecone index tag per namespace; Chroma's collection metadata too) and a
+/// new state adopts from them only when that record is the pipeline's embedder (docs/OPERATIONS.md, "A lost
+/// state, re-sharding").
 @Suite(.serialized)
 struct AdoptRecordedEmbedderCLITests {
     let adopt = AdoptFromStoreCLITests()
@@ -90,21 +91,100 @@ struct AdoptRecordedEmbedderCLITests {
             _ = try await call("PUT", "/collections/copy/points?wait=true", body)
         }
 
-        // A new state on the copy: nothing adopted, every chunk embedded again, the run says why once.
-        let copy = store.target(ws, "copy", sinkName: "copy")
-        let statsURL = ws.file("copy.stats.json")
+        try await expectLoadedAsFresh(ws, store, server, copy: "copy", reference: reference, embedded: first, keys)
+    }
+
+    @Test(
+        "a Chroma collection without a record (another tool's copy): not adopted from, said once, loaded as a fresh run"
+    )
+    func chromaCollectionWithoutRecordIsNotAdoptedFrom() async throws {
+        let ws = try Workspace("adopt-unrecorded-chroma")
+        defer { ws.cleanUp() }
+        let keys = try Corpus.write(count: 10, into: ws.corpus, seed: 0x5EED_0A06, maxBytes: 4_000)
+        let store = try await StoreUnderTest.start(.chroma, in: ws)
+        defer { store.stop() }
+        let server = try await adopt.embedder()
+        defer { server.stop() }
+
+        let reference = store.target(ws, "reference", sinkName: "reference")
+        let first = try await adopt.load(ws, reference, server)
+        #expect(first > 0)
+        // Another tool copies every record into a collection it creates itself, with no metadata.
+        let database = try #require(store.endpoint).baseURL + "/api/v2/tenants/sluice_tests/databases/db_tests"
+        func call(_ method: String, _ path: String, _ body: Any?) async throws -> [String: Any] {
+            let response = try await HTTPClient.shared.send(
+                HTTPRequest(
+                    method: method,
+                    url: database + path,
+                    headers: [("Content-Type", "application/json")],
+                    body: try body.map { [UInt8](try JSONSerialization.data(withJSONObject: $0)) } ?? []
+                )
+            )
+            #expect([200, 201].contains(response.status), "\(method) \(path): \(response.bodyText)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        }
+        let source = try await call("GET", "/collections/c_reference", nil)
+        let sourceID = try #require(source["id"] as? String)
+        let copied = try await call(
+            "POST",
+            "/collections",
+            ["name": "c_copy", "configuration": ["hnsw": ["space": "cosine"]]] as [String: Any]
+        )
+        let copyID = try #require(copied["id"] as? String)
+        let records = try await call(
+            "POST",
+            "/collections/\(sourceID)/get",
+            ["include": ["embeddings", "metadatas", "documents"], "limit": 10_000] as [String: Any]
+        )
+        let ids = try #require(records["ids"] as? [String])
+        #expect(!ids.isEmpty)
+        _ = try await call(
+            "POST",
+            "/collections/\(copyID)/add",
+            [
+                "ids": ids, "embeddings": records["embeddings"]!, "metadatas": records["metadatas"]!,
+                "documents": records["documents"]!,
+            ] as [String: Any]
+        )
+        try await expectLoadedAsFresh(ws, store, server, copy: "copy", reference: reference, embedded: first, keys)
+    }
+
+    /// A new state on the collection `copy` (another tool's copy of `reference`'s records, with no record of
+    /// the embedder): nothing adopted, every chunk embedded again, the reason said once, the store as a fresh
+    /// load leaves it.
+    func expectLoadedAsFresh(
+        _ ws: Workspace,
+        _ store: StoreUnderTest,
+        _ server: StandInServer,
+        copy name: String,
+        reference: Workspace.Target,
+        embedded first: Int,
+        _ keys: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let copy = store.target(ws, name, sinkName: name)
+        let statsURL = ws.file("\(name).stats.json")
         let before = try await AdoptFromStoreCLITests.requests(server)
         let result = try await ws.sluice(
             ws.runArguments(copy, adopt.embedderSettings(server) + ["--stats-json", statsURL.path]),
             environment: [AdoptFromStoreCLITests.keyVariable: adopt.key],
             timeout: .seconds(180)
         )
-        #expect(result.exitCode == 0, "\(result)")
-        #expect(try await AdoptFromStoreCLITests.requests(server) - before == first)
+        #expect(result.exitCode == 0, "\(result)", sourceLocation: sourceLocation)
+        #expect(
+            try await AdoptFromStoreCLITests.requests(server) - before == first,
+            "every chunk embedded again",
+            sourceLocation: sourceLocation
+        )
         let said = result.stderr.components(separatedBy: "no record of the embedder that made them").count - 1
-        #expect(said == 1, "the reason is said once: \(result.stderr)")
-        #expect((try ws.stats(statsURL)["vectors_adopted"] ?? 0) == 0)
-        #expect(try await ws.status(copy).documents == ["indexed": keys.count])
-        expectSameExport(try await ws.export(copy), try await ws.export(reference), "the copy after a fresh load")
+        #expect(said == 1, "the reason is said once: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect((try ws.stats(statsURL)["vectors_adopted"] ?? 0) == 0, sourceLocation: sourceLocation)
+        #expect(try await ws.status(copy).documents == ["indexed": keys.count], sourceLocation: sourceLocation)
+        expectSameExport(
+            try await ws.export(copy),
+            try await ws.export(reference),
+            "the copy after a fresh load",
+            sourceLocation: sourceLocation
+        )
     }
 }

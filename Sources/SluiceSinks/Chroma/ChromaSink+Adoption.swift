@@ -2,9 +2,13 @@ import SluiceCore
 
 /// Reading vectors back for a new or lost state (``VectorSink/storedVectors(ofDocument:)``): Chroma's `get`
 /// with a `where` on the record's `document_key`, a page at a time. The collection's metadata names the
-/// embedder its vectors came from, which ``prepare(embedder:)`` has checked, so they can be adopted.
+/// embedder its vectors came from, which ``prepare(embedder:)`` has checked, so they can be adopted; a
+/// collection that holds vectors without that record (created by another tool) is not adopted from.
 extension ChromaSink {
+    public var readBackRefusal: String? { embedderRecord.refusal }
+
     public func storedVectors(ofDocument key: String) async throws -> [VectorID: [Float]]? {
+        guard embedderRecord.allowsReadBack else { return nil }
         guard let id = try await collectionID() else { return [:] }
         struct Get: Encodable {
             var `where`: JSONValue

@@ -59,6 +59,11 @@ extension ChromaSink {
                 {
                     try await deleteCollection()
                 } else {
+                    // Vectors without a record (another tool's collection) are searched, never adopted.
+                    let what = "chroma collection \(settings.collection)"
+                    embedderRecord.set(
+                        count > 0 && stored == nil ? .refused(StoreEmbedderRecord.missingRecord(what)) : .allowed
+                    )
                     cache.withLock { $0.collectionID = existing.id }
                     _ = try await maxBatch()
                     return
@@ -85,6 +90,7 @@ extension ChromaSink {
             json: try StoreHTTP.encode(body)
         )
         cache.withLock { $0.collectionID = created.id }
+        embedderRecord.set(.allowed)
         _ = try await maxBatch()
     }
 

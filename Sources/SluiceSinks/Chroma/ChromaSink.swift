@@ -58,6 +58,8 @@ public final class ChromaSink: VectorSink {
     let http: StoreHTTP
     /// The collection's UUID and the server's batch limit, once known.
     let cache = Mutex<(collectionID: String?, maxBatch: Int?, base64: Bool)>((nil, nil, false))
+    /// Whether the collection's vectors may be adopted: its metadata names the pipeline's embedder.
+    let embedderRecord = StoreEmbedderRecord()
 
     public var name: String { "chroma:\(http.baseURL)/\(settings.tenant)/\(settings.database)/\(settings.collection)" }
 
