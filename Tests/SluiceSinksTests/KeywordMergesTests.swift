@@ -39,20 +39,33 @@ import Testing
         }
     }
 
+    /// Upserts `rounds` batches of `size` new records (ids `r0`, `r1`, …), one write each; returns them by id.
+    static func write(_ sink: LocalSink, rounds: Int, of size: Int, seed: UInt64) async throws -> [String: VectorRecord]
+    {
+        var generator = SplitMix64(seed: seed)
+        var live: [String: VectorRecord] = [:]
+        for round in 0..<rounds {
+            let batch = (0..<size).map { Keyword.record("r\(round * size + $0)", Self.text(&generator)) }
+            try await sink.upsert(batch)
+            for record in batch { live[record.id.rawValue] = record }
+        }
+        return live
+    }
+
+    /// A sink whose merge thread runs nothing until the gate is signalled.
+    static func openHeld(_ dir: URL) throws -> (LocalSink, DispatchSemaphore) {
+        let sink = try LocalSink(directory: dir)
+        let gate = DispatchSemaphore(value: 0)
+        sink.keywordMerger.hold(until: gate)
+        return (sink, gate)
+    }
+
     @Test("a write transaction adds its batch's segment and merges nothing; the merge thread merges after it")
     func writesDoNotMerge() async throws {
         let dir = Keyword.directory()
         defer { TemporaryDirectory.remove(dir) }
-        let sink = try LocalSink(directory: dir)
-        let gate = DispatchSemaphore(value: 0)
-        sink.keywordMerger.hold(until: gate)
-        var generator = SplitMix64(seed: 0x3E46)
-        var live: [String: VectorRecord] = [:]
-        for round in 0..<20 {
-            let batch = (0..<3).map { Keyword.record("r\(round)-\($0)", Self.text(&generator)) }
-            try await sink.upsert(batch)
-            for record in batch { live[record.id.rawValue] = record }
-        }
+        let (sink, gate) = try Self.openHeld(dir)
+        let live = try await Self.write(sink, rounds: 20, of: 3, seed: 0x3E46)
         let unmerged = try Self.segments(sink)
         #expect(unmerged.count == 20 && unmerged.allSatisfy { $0.level == 0 }, "\(unmerged)")
         let records = live.keys.sorted().compactMap { live[$0] }
@@ -73,17 +86,9 @@ import Testing
     func writesBetweenPlanAndCommit() async throws {
         let dir = Keyword.directory()
         defer { TemporaryDirectory.remove(dir) }
-        let sink = try LocalSink(directory: dir)
-        let gate = DispatchSemaphore(value: 0)
-        sink.keywordMerger.hold(until: gate)
+        let (sink, gate) = try Self.openHeld(dir)
         defer { gate.signal() }
-        var generator = SplitMix64(seed: 0x3E47)
-        var live: [String: VectorRecord] = [:]
-        for round in 0..<8 {
-            let batch = (0..<2).map { Keyword.record("r\(round * 2 + $0)", Self.text(&generator)) }
-            try await sink.upsert(batch)
-            for record in batch { live[record.id.rawValue] = record }
-        }
+        var live = try await Self.write(sink, rounds: 8, of: 2, seed: 0x3E47)
         // One record dead before the plan: the merged segment drops its postings and its mark.
         try await sink.delete([VectorID(rawValue: "r0")])
         live["r0"] = nil
