@@ -7,7 +7,16 @@ import Synchronization
 /// A pass merges until the policy asks for nothing more. Passes run one at a time, in a serial queue; asking
 /// for one while another waits to start does nothing (the waiting pass sees every write committed before it
 /// starts), so at most one runs and one waits.
+///
+/// LMDB re-initializes an environment's lock-file mutexes when the environment is opened and this process
+/// holds the only file lock, which is always the case when the same process opens it a second time: a mutex
+/// held by a merge transaction at that moment is corrupted (seen as crashes in `pthread_mutex_lock` on the
+/// merge thread when a test opened the store again while merges ran). Merge passes and the local store's
+/// opens therefore exclude each other through ``openGate``, process-wide.
 final class KeywordMerger: @unchecked Sendable {
+    /// Held by a merge pass while it runs, and by `LocalSink.init` while it opens its environment.
+    static let openGate = Mutex(())
+
     // Both are thread-safe; the class only owns them.
     private let queue = DispatchQueue(label: "sl-local-keyword-merge")
     private let waiting = Mutex(false)

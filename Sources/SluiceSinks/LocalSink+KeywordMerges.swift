@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The keyword index's merges, run by ``KeywordMerger`` after the writes (`KeywordIndex+Merging.swift`).
 extension LocalSink {
@@ -9,7 +10,9 @@ extension LocalSink {
     /// searches read all the same, and the next write meets the same error and reports it.
     func requestKeywordMerges(_ keywords: KeywordIndex, after segments: [KeywordSegment]? = nil) {
         keywordMerger.request {
-            while (try? keywords.mergeOnce()) == true {}
+            KeywordMerger.openGate.withLock { _ in
+                while (try? keywords.mergeOnce()) == true {}
+            }
         }
         if let segments, keywords.policy.isBehind(segments.map(\.policyView)) {
             keywordMerger.settle()

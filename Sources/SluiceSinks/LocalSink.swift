@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceLMDB
+import Synchronization
 
 /// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by cosine
 /// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
@@ -51,19 +52,22 @@ public final class LocalSink: VectorSink {
         self.readOnly = readOnly
         self.indexSettings = index
         // Its errors are the sink's (a full disk here is not the state's problem).
-        environment = try LMDBEnvironment(
-            path: directory,
-            mapSize: mapSize,
-            readOnly: readOnly,
-            errors: .init(
-                code: .sinkFailed,
-                owner: "the local store at \(directory.path)",
-                damaged: (
-                    .sinkFailed,
-                    "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)"
+        // Not while a merge transaction of this process runs (`KeywordMerger.swift`, ``KeywordMerger/openGate``).
+        environment = try KeywordMerger.openGate.withLock { _ in
+            try LMDBEnvironment(
+                path: directory,
+                mapSize: mapSize,
+                readOnly: readOnly,
+                errors: .init(
+                    code: .sinkFailed,
+                    owner: "the local store at \(directory.path)",
+                    damaged: (
+                        .sinkFailed,
+                        "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)"
+                    )
                 )
             )
-        )
+        }
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
         // A store written before the graph existed has neither when opened read-only: it is scanned.
