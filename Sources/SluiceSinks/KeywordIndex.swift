@@ -24,8 +24,13 @@ import SluiceLMDB
 ///   length), `keyword-segments` = the directory (``KeywordSegment``, in record-number order),
 ///   `keyword-next` = `[UInt64 next record number][UInt64 next segment]`.
 ///
-/// Segments are merged as they accumulate (``KeywordMergePolicy``, in the same transaction), so a search
-/// reads one key per query term and segment, a bounded number.
+/// A batch's segment is built before its transaction (``PreparedBatch``, off the writer thread) and written in
+/// the transaction that writes its records, so the index is never behind the records. Segments are merged as
+/// they accumulate (``KeywordMergePolicy``) in transactions of their own, on the store's merge thread
+/// (``KeywordMerger``, `KeywordIndex+Merging.swift`): a merge reads its inputs in a read transaction and
+/// commits the merged segment in a short write transaction, so readers see the old segments until the merge
+/// commits, and a kill -9 before that leaves them. A search reads one key per query term and segment, a
+/// bounded number once the merges have caught up.
 struct KeywordIndex {
     static let postingsDatabase = "keyword-postings"
     static let recordsDatabase = "keyword-records"
@@ -91,33 +96,45 @@ struct KeywordIndex {
         try txn.put(environment.database("meta"), Self.versionKey, Self.version)
     }
 
-    /// Indexes `records` (id and its counts: text, title and headings, computed before the transaction, off the
-    /// writer thread), replacing what an id had; the last of an id in the list wins.
-    func upsert(_ records: [(id: [UInt8], counts: Counts)], _ txn: LMDBTransaction) throws {
+    /// Indexes a batch (built before the transaction, off the writer thread), replacing what its ids had.
+    /// Merges are left to the merge thread.
+    /// - Returns: the directory as this transaction leaves it (the writer waits for the merges when they
+    ///   fall behind, ``KeywordMergePolicy/isBehind(_:)``).
+    @discardableResult
+    func upsert(_ batch: PreparedBatch, _ txn: LMDBTransaction) throws -> [KeywordSegment] {
         var state = try load(txn)
-        var latest: [[UInt8]: Int] = [:]
-        for (position, record) in records.enumerated() { latest[record.id] = position }
-        var segment = SegmentBuilder()
-        for (position, record) in records.enumerated() where latest[record.id] == position {
+        let base = state.nextNumber - 1
+        for (offset, record) in batch.records.enumerated() {
             try kill(id: record.id, &state, txn, forget: false)
-            try add(id: record.id, counts: record.counts, to: &segment, &state, txn)
+            try add(id: record.id, number: base + UInt64(offset) + 1, length: record.length, &state, txn)
         }
-        try flush(&segment, &state, txn)
-        try maintain(&state, txn)
+        state.nextNumber = base + UInt64(batch.records.count) + 1
+        if !batch.entries.isEmpty {
+            try append(
+                batch.entries,
+                rebasedBy: base,
+                first: base + 1,
+                last: base + UInt64(batch.records.count),
+                records: batch.records.count,
+                &state,
+                txn
+            )
+        }
         try save(state, txn)
+        return state.segments
     }
 
-    /// Removes the records of `ids` that are indexed.
+    /// Removes the records of `ids` that are indexed (their postings are dropped when a merge rewrites
+    /// their segment).
     func remove(_ ids: [[UInt8]], _ txn: LMDBTransaction) throws {
         var state = try load(txn)
         for id in ids { try kill(id: id, &state, txn, forget: true) }
-        try maintain(&state, txn)
         try save(state, txn)
     }
 
     // MARK: - Records
 
-    /// Gives a record the next number and collects its postings in `segment`.
+    /// Gives a record the next number and collects its postings in `segment` (a rebuild).
     private func add(
         id: [UInt8],
         counts: Counts,
@@ -125,16 +142,21 @@ struct KeywordIndex {
         _ state: inout State,
         _ txn: LMDBTransaction
     ) throws {
-        let records = try environment.database(Self.recordsDatabase)
         let number = state.nextNumber
         state.nextNumber += 1
+        try add(id: id, number: number, length: counts.length, &state, txn)
+        segment.add(number: number, counts)
+    }
+
+    /// Records `id` as live under `number`, with its length in terms.
+    private func add(id: [UInt8], number: UInt64, length: Int, _ state: inout State, _ txn: LMDBTransaction) throws {
+        let records = try environment.database(Self.recordsDatabase)
         var value = Self.bigEndian(number)
-        withUnsafeBytes(of: UInt32(clamping: counts.length).littleEndian) { value += $0 }
+        withUnsafeBytes(of: UInt32(clamping: length).littleEndian) { value += $0 }
         try txn.put(records, [UInt8(ascii: "i")] + id, value)
         try txn.put(records, Self.numberKey(number), id)
-        segment.add(number: number, counts)
         state.corpus.documents += 1
-        state.corpus.terms += counts.length
+        state.corpus.terms += length
     }
 
     /// Marks the record of `id`, if indexed, dead: its number leaves the live table and its postings are
@@ -171,7 +193,7 @@ struct KeywordIndex {
         return state
     }
 
-    private func save(_ state: State, _ txn: LMDBTransaction) throws {
+    func save(_ state: State, _ txn: LMDBTransaction) throws {
         let meta = try environment.database("meta")
         try txn.put(meta, Self.corpusKey, Self.encode(state.corpus))
         try txn.put(meta, Self.segmentsKey, KeywordSegment.encode(state.segments))

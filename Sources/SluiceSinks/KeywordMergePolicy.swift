@@ -1,18 +1,22 @@
 /// Which segments of the local keyword index to merge next (pure: a directory in, a decision out).
 ///
-/// Every write transaction adds one segment at level 0. When the newest ``fanIn`` segments share a level
+/// Every write transaction adds one segment at level 0. When ``fanIn`` consecutive segments share a level
 /// and hold at most ``maxMergedBytes`` together, they become one segment a level up (the logarithmic
 /// method: a posting is rewritten about log_fanIn(transactions) times, and a search reads at most
-/// fanIn − 1 segments per level). Segments too large to merge further stay as they are; a search then
-/// reads one more key per query term for each (about one per ``maxMergedBytes`` of postings). A segment
-/// whose records are a quarter or more dead (replaced or deleted since) is rewritten alone, dropping
-/// their postings, so dead postings stay a bounded share of what a search reads.
+/// fanIn − 1 segments per level). The leftmost such run goes first: merges run behind the writes (on the
+/// store's merge thread), so more than fanIn new segments may wait, and merging the oldest first keeps the
+/// levels falling from the oldest segment to the newest. Segments too large to merge further stay as they
+/// are; a search then reads one more key per query term for each (about one per ``maxMergedBytes`` of
+/// postings). A segment whose records are a quarter or more dead (replaced or deleted since) is rewritten
+/// alone, dropping their postings, so dead postings stay a bounded share of what a search reads.
 ///
-/// The bound on merged bytes bounds one transaction's dirty pages (LMDB holds them in memory until the
-/// commit), so that peak memory does not grow with the store.
+/// The bound on merged bytes bounds one merge's memory and its transaction's dirty pages (LMDB holds them
+/// in memory until the commit), so that peak memory does not grow with the store.
 struct KeywordMergePolicy {
     var fanIn = 8
     var maxMergedBytes = 8 << 20
+    /// Level-0 segments waiting beyond which the writer waits for the merges (``isBehind(_:)``).
+    var maxWaiting = 64
 
     /// What the policy needs to know of a segment.
     struct Segment: Equatable {
@@ -28,10 +32,19 @@ struct KeywordMergePolicy {
             return worn..<(worn + 1)
         }
         guard segments.count >= fanIn else { return nil }
-        let tail = segments[(segments.count - fanIn)...]
-        guard let level = tail.first?.level, tail.allSatisfy({ $0.level == level }),
-            tail.reduce(0, { $0 + $1.bytes }) <= maxMergedBytes
-        else { return nil }
-        return tail.indices
+        for start in 0...(segments.count - fanIn) {
+            let window = segments[start..<(start + fanIn)]
+            let level = segments[start].level
+            if window.allSatisfy({ $0.level == level }) && window.reduce(0, { $0 + $1.bytes }) <= maxMergedBytes {
+                return window.indices
+            }
+        }
+        return nil
+    }
+
+    /// Whether the merges have fallen so far behind the writes that the writer should wait for them: more
+    /// than ``maxWaiting`` level-0 segments (each costs a search one more key per query term).
+    func isBehind(_ segments: [Segment]) -> Bool {
+        segments.reduce(0) { $0 + ($1.level == 0 ? 1 : 0) } > maxWaiting
     }
 }

@@ -32,6 +32,23 @@ struct KeywordPostings {
         last = storedLast
     }
 
+    /// A stored list with every number raised by `base`, without decoding it: only the last number up front
+    /// and the first Δ change (a batch's postings are built with numbers from 1 before its write transaction
+    /// knows where its numbers start).
+    static func rebased(stored: [UInt8], by base: UInt64) -> [UInt8] {
+        guard base > 0 else { return stored }
+        var offset = 0
+        let storedLast = varint(stored, &offset)
+        guard offset < stored.count else { return stored }
+        let first = varint(stored, &offset)
+        var out: [UInt8] = []
+        out.reserveCapacity(stored.count + 10)
+        putVarint(storedLast + base, into: &out)
+        putVarint(first + base, into: &out)
+        out += stored[offset...]
+        return out
+    }
+
     /// The stored bytes.
     var stored: [UInt8] {
         var out: [UInt8] = []

@@ -1,13 +1,16 @@
 import Foundation
 import SluiceCore
 import SluiceLMDB
+import Synchronization
 
 /// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by cosine
 /// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
 /// No server to run.
 ///
 /// Writes run on the sink's own thread (LMDB write transactions block and fsync), and the graph takes each
-/// committed write in on a follower thread (`LocalANNFollower.swift`); searches run on reader threads of their own.
+/// committed write in on a follower thread (`LocalANNFollower.swift`); the keyword index's segments are
+/// built before the write and merged after it on a thread of their own (`KeywordMerger.swift`); searches run
+/// on reader threads of their own.
 public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
     let executor: BlockingExecutor
@@ -18,6 +21,8 @@ public final class LocalSink: VectorSink {
     let annState = LocalANNState()
     /// Applies each committed write to the graph while the writer thread goes on (`LocalSink+ANN.swift`).
     let follower = LocalANNFollower()
+    /// Merges the keyword index's segments after the writes (`LocalSink+KeywordMerges.swift`).
+    let keywordMerger = KeywordMerger()
     /// The change log's labels for the last (graph, store) generations a search asked about.
     let changedLabels = LocalANNChangedLabels()
     /// Document key → ids, built when a new state first asks for a document's vectors (`LocalSink+Adoption.swift`).
@@ -47,19 +52,22 @@ public final class LocalSink: VectorSink {
         self.readOnly = readOnly
         self.indexSettings = index
         // Its errors are the sink's (a full disk here is not the state's problem).
-        environment = try LMDBEnvironment(
-            path: directory,
-            mapSize: mapSize,
-            readOnly: readOnly,
-            errors: .init(
-                code: .sinkFailed,
-                owner: "the local store at \(directory.path)",
-                damaged: (
-                    .sinkFailed,
-                    "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)"
+        // Not while a merge transaction of this process runs (`KeywordMerger.swift`, ``KeywordMerger/openGate``).
+        environment = try KeywordMerger.openGate.withLock { _ in
+            try LMDBEnvironment(
+                path: directory,
+                mapSize: mapSize,
+                readOnly: readOnly,
+                errors: .init(
+                    code: .sinkFailed,
+                    owner: "the local store at \(directory.path)",
+                    damaged: (
+                        .sinkFailed,
+                        "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)"
+                    )
                 )
             )
-        )
+        }
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
         // A store written before the graph existed has neither when opened read-only: it is scanned.
@@ -75,6 +83,9 @@ public final class LocalSink: VectorSink {
     }
 
     deinit {
+        // No merge transaction outlives the sink (LMDB forbids a second open of the environment in the process
+        // while this one is in use: it re-initializes the lock file's mutexes under a holder).
+        keywordMerger.settle()
         executor.shutdown()
         readers.shutdown()
     }
@@ -116,26 +127,28 @@ public final class LocalSink: VectorSink {
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
         let environment = self.environment
-        // Tokenizing and encoding run on the caller's task, so that the writer thread only writes (and
-        // the callers prepare the next batches meanwhile).
+        // Tokenizing, building the batch's keyword segment and encoding run on the caller's task, so that the
+        // writer thread only writes (and the callers prepare the next batches meanwhile).
         let indexed = records.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0)) }
+        let batch = KeywordIndex.PreparedBatch(indexed)
         let encoded = try records.map { try LocalSink.encode($0) }
         try await executor.run {
             // A graph that cannot be built leaves searches scanning; the write itself goes on.
             try? self.ensureIndex()
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
-            let change = try environment.write { txn in
+            let (change, segments) = try environment.write { txn in
                 try keywords.ensureBuilt(txn)
-                try keywords.upsert(indexed, txn)
+                let segments = try keywords.upsert(batch, txn)
                 for (record, value) in zip(indexed, encoded) {
                     CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
                     try txn.put(vectors, record.id, value)
                 }
-                return try self.recordUpsert(records, in: txn)
+                return (try self.recordUpsert(records, in: txn), segments)
             }
             CrashPoint.reach("local.upsert-committed")
             self.follow(change)
+            self.requestKeywordMerges(keywords, after: segments)
             self.documentKeys.upserted(records)
         }
     }
@@ -154,6 +167,7 @@ public final class LocalSink: VectorSink {
                 return try self.recordDelete(ids, in: txn)
             }
             self.follow(change)
+            self.requestKeywordMerges(keywords)
             self.documentKeys.deleted(ids)
         }
     }
@@ -262,6 +276,8 @@ public final class LocalSink: VectorSink {
     public func removeAll() async throws {
         let environment = self.environment
         try await executor.run {
+            // No merge planned before may be applied after: a pass runs only after a write asks for it.
+            self.settleKeywordMerges()
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
             let postings = try environment.database(KeywordIndex.postingsDatabase)
@@ -279,8 +295,11 @@ public final class LocalSink: VectorSink {
         }
     }
 
-    /// Saves the HNSW graph (see `LocalSink+ANN.swift`).
+    /// Lets the keyword merges catch up and saves the HNSW graph (see `LocalSink+ANN.swift`).
     public func finish() async throws {
-        try await executor.run { try self.saveIndex() }
+        try await executor.run {
+            self.settleKeywordMerges()
+            try self.saveIndex()
+        }
     }
 }

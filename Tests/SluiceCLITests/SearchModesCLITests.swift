@@ -129,6 +129,32 @@ struct SearchModesCLITests {
         #expect(unknown.exitCode == 1 && unknown.stderr.contains("--fusion must be one of score, rrf"), "\(unknown)")
     }
 
+    /// The crash point sits inside a keyword merge's write transaction, on the store's merge thread, after the
+    /// merged segment and the directory were written: the kill leaves the merge's inputs, which searches read
+    /// as before, and the resumed run merges again. Small writes (`sink.batch=2`) give the run many segments.
+    @Test("kill -9 inside a keyword merge: after resuming, keyword search equals a fresh run's")
+    func crashInsideAKeywordMerge() async throws {
+        let ws = try Workspace("search-modes-merge-crash")
+        defer { ws.cleanUp() }
+        try Self.writeCorpus(ws)
+        let small = ["--set", "sink.batch=2"]
+        let crashed = ws.target("crashed")
+        let killed = try await ws.sluice(
+            ws.runArguments(crashed, small),
+            environment: ["SLUICE_DEBUG_CRASH_AT": "local.keyword-merge-written@2"]
+        )
+        #expect(killed.signaled, "\(killed)")
+        try await ws.run(crashed, small, expecting: 0)
+        let fresh = ws.target("fresh")
+        try await ws.run(fresh, small, expecting: 0)
+        for query in ["what is the fee in CHF", "the data and the file", "compression level"] {
+            let after = try await search(ws, crashed, query, ["--mode", "keyword", "--no-collapse"])
+            let expected = try await search(ws, fresh, query, ["--mode", "keyword", "--no-collapse"])
+            #expect(after.exitCode == 0, "\(after)")
+            #expect(after.stdout == expected.stdout, "\(query)")
+        }
+    }
+
     /// The crash point sits inside the local store's write transaction, after a record's postings were
     /// written and before its vector is: the kill -9 leaves an uncommitted transaction, which LMDB drops.
     /// Checked against a mutant that commits the postings in a transaction of their own before the vectors'

@@ -1,0 +1,33 @@
+import Foundation
+
+/// A batch's keyword segment, built before its write transaction (on the upsert caller's task, off the
+/// store's writer thread), so that the transaction only writes it.
+///
+/// Record numbers are handed out inside the transaction (they follow the numbers already stored). The
+/// batch is therefore built with its own numbers 1…n, in the order the transaction gives them, and the
+/// transaction raises them by the store's last number as it writes each term's list
+/// (``KeywordPostings/rebased(stored:by:)``: two varints rewritten, the rest copied). The segment written is
+/// byte for byte the one a build inside the transaction would write.
+extension KeywordIndex {
+    struct PreparedBatch: Sendable {
+        /// The records to index, each id once (the last of an id in the batch wins), in the order their numbers
+        /// are given: the i-th gets the store's next number + i.
+        var records: [(id: [UInt8], length: Int)] = []
+        /// The segment's entries, sorted by term, with numbers 1…`records.count`.
+        var entries: [(term: [UInt8], value: [UInt8])] = []
+
+        /// Builds the batch of `records` (id and counts: text, title and headings).
+        init(_ records: [(id: [UInt8], counts: Counts)]) {
+            var latest: [[UInt8]: Int] = [:]
+            for (position, record) in records.enumerated() { latest[record.id] = position }
+            var segment = SegmentBuilder()
+            for (position, record) in records.enumerated() where latest[record.id] == position {
+                self.records.append((record.id, record.counts.length))
+                segment.add(number: UInt64(self.records.count), record.counts)
+            }
+            // Records without a term have no postings: no segment needs to cover their numbers.
+            entries = segment.postings.map { (term: Array($0.key.utf8), value: $0.value.stored) }
+                .sorted { $0.term.lexicographicallyPrecedes($1.term) }
+        }
+    }
+}
