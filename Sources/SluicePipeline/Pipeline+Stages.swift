@@ -154,7 +154,7 @@ extension Pipeline {
                     maxTextBytes: configuration.extract.maxTextBytes,
                     timeout: .milliseconds(Int64(configuration.extract.timeoutSeconds * 1000)),
                     tally: tally,
-                    sharing: ExtractionSharing(budgetBytes: 16 << 20),
+                    sharing: ExtractionSharing(budgetBytes: ExtractionSharing.runBudgetBytes),
                     persistent: extractionCacheBytes > 0
                         ? PersistentExtractions(
                             checkpoint: checkpoint,

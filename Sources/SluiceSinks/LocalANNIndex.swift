@@ -86,6 +86,8 @@ final class LocalANNIndex: @unchecked Sendable {
     /// Elements in the graph, deleted ones included.
     var elementCount: Int { sluice_hnsw_element_count(handle) }
     var deletedCount: Int { sluice_hnsw_deleted_count(handle) }
+    /// Element slots reserved, used or not (the index grows by an eighth when full, not by doubling).
+    var capacity: Int { sluice_hnsw_capacity(handle) }
     /// Bytes the index holds in memory (an estimate within a few percent).
     var memoryBytes: Int { sluice_hnsw_memory_bytes(handle) }
 

@@ -34,7 +34,8 @@ int sluice_hnsw_save(SluiceHNSW *index, const char *path, char *error, size_t er
 
 /// Adds `count` vectors (`count` × dimensions floats, row after row) under `labels`. A label already in
 /// the index, deleted or not, has its vector replaced (so a deleted label's slot is re-used). Up to
-/// `threads` threads insert at once. Grows the index as needed.
+/// `threads` threads insert at once. Grows the index as needed, by an eighth of its capacity (at least 1,024
+/// slots) or to what the batch needs, whichever is more.
 int sluice_hnsw_add(
     SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
     size_t error_size);
@@ -54,6 +55,8 @@ size_t sluice_hnsw_search(
 /// (vectors, graph, label table and locks; an estimate within a few percent).
 size_t sluice_hnsw_element_count(SluiceHNSW *index);
 size_t sluice_hnsw_deleted_count(SluiceHNSW *index);
+/// Element slots reserved (used or not): the index grows past it by `sluice_hnsw_add`.
+size_t sluice_hnsw_capacity(SluiceHNSW *index);
 size_t sluice_hnsw_memory_bytes(SluiceHNSW *index);
 
 #ifdef __cplusplus

@@ -41,6 +41,14 @@ package actor ExtractionSharing {
 
     package init(budgetBytes: Int) { self.budgetBytes = budgetBytes }
 
+    /// The run's budget for finished texts: 4 MB. Extractions that cost much (PDF, OCR) are in the state's
+    /// extraction cache on disk as well (`extract.cache_mb`), so holding finished texts in memory saves only
+    /// the cheap ones' work; with 16 MB the held texts grew with the corpus up to it (10 MB on the 1×
+    /// benchmark corpus, 16 MB on the 10×, where it shared 104 of 2,160 documents: docs/BENCHMARKS.md,
+    /// "Flat memory with the default index"). Documents extracting the same bytes at the same time always
+    /// share, whatever the budget.
+    package static let runBudgetBytes = 4 << 20
+
     /// Documents waiting for the extraction of `key` (for tests).
     package func waiting(for key: Key) -> Int {
         if case .extracting(let waiters) = entries[key] { return waiters.count }
