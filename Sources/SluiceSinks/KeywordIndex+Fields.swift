@@ -6,6 +6,11 @@ import SluiceCore
 /// opens its section does. Only the index holds them: the stored text, the snippet, `export` and every
 /// output keep the record's own text.
 ///
+/// A document without a title (a CSV file, a plain text, a PDF whose info has none) is named by its file
+/// name instead (``name(of:)``: `csv/debian-releases.csv` gives `debian-releases`), so that the rows of
+/// `debian-releases.csv` match *Debian* and *release* as a titled document's chunks match its title: on
+/// Benchmarks/retrieval the rows of such files were found by one rare word of their own or not at all.
+///
 /// Each title and heading counts once per record (a Markdown title that is its first heading too, once), so
 /// a record's own words still weigh most; they count in its length as well, so BM25's length normalisation
 /// sees what it scores.
@@ -16,12 +21,26 @@ extension KeywordIndex {
         return counts(of: context.isEmpty ? record.text : record.text + "\n" + context)
     }
 
-    /// The record's title and heading path, each once, a line each; empty without them.
+    /// The record's title (or, without one, its document's name) and heading path, each once, a line each.
     static func context(of record: VectorRecord) -> String {
         var parts: [String] = []
-        if case .string(let title)? = record.metadata["title"] { parts.append(title) }
+        if case .string(let title)? = record.metadata["title"], !title.isEmpty {
+            parts.append(title)
+        } else {
+            parts.append(name(of: record.documentKey))
+        }
         if case .strings(let headings)? = record.metadata["headings"] { parts += headings }
         var seen: Set<String> = []
         return parts.filter { !$0.isEmpty && seen.insert($0).inserted }.joined(separator: "\n")
+    }
+
+    /// A document's name as its key says it: the key's last path component (of a URL's path too) without
+    /// its extension; empty for a key that ends in a separator.
+    static func name(of documentKey: String) -> String {
+        var key = Substring(documentKey)
+        if let query = key.firstIndex(where: { $0 == "?" || $0 == "#" }) { key = key[..<query] }
+        let last = key.split(separator: "/", omittingEmptySubsequences: false).last ?? key
+        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return String(last) }
+        return String(last[..<dot])
     }
 }

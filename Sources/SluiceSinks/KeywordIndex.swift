@@ -39,7 +39,7 @@ struct KeywordIndex {
     static let segmentsKey = Array("keyword-segments".utf8)
     static let nextKey = Array("keyword-next".utf8)
     static let version = Array(
-        "bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title,headings".utf8
+        "bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title-or-name,headings".utf8
     )
     static let maxTermBytes = 200
     /// A rebuild cuts the store into segments of this many records (as if written by that many upserts).

@@ -21,6 +21,63 @@ struct PgvectorKeywordTests {
         )
     }
 
+    @Test("the column holds the title or file name and headings besides the text; an older column is made again")
+    func titleFileNameAndHeadings() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let settings = postgres.settings(table: "keyword_fields")
+        let sink = try PgvectorSink(settings: settings)
+        let identity = EmbedderIdentity(provider: "test", model: "kw", dimensions: 3)
+        try await sink.prepare(embedder: identity)
+        var row = Self.record(1, "version: 2.2; codename: Potato; eol: 2003-06-30")
+        row.documentKey = "csv/debian-releases.csv"
+        var titled = Self.record(2, "Alpha-2 code: GB; Numeric code: 826")
+        titled.documentKey = "xlsx/iso-3166-1-countries.xlsx"
+        titled.metadata["title"] = .string("Sovereign states")
+        titled.metadata["headings"] = .strings(["Countries", "Europe"])
+        let other = Self.record(3, "Nothing about it here.")
+        try await sink.upsert([row, titled, other])
+        try await sink.finish()
+        func keyword(_ text: String) async throws -> [Int] {
+            try await sink.search(SearchRequest(mode: .keyword, text: text, k: 10)).map {
+                Int($0.record.id.rawValue, radix: 16)!
+            }
+        }
+        #expect(try await keyword("debian") == [1])  // the file name of an untitled document
+        #expect(try await keyword("csv").isEmpty)  // not its extension
+        #expect(try await keyword("sovereign") == [2])  // the title
+        #expect(try await keyword("europe") == [2])  // the heading path
+        #expect(try await keyword("iso").isEmpty)  // a titled document's file name is not indexed
+        let hits = try await sink.search(SearchRequest(mode: .keyword, text: "debian sovereign", k: 10))
+        #expect(Set(hits.map(\.record.text)) == [row.text, titled.text])
+
+        // A table whose column holds the text alone (made before 2026-11-29): prepare makes it again, and the
+        // rows keep their embeddings.
+        try await sink.withConnection("the older column") { connection in
+            try connection.query("ALTER TABLE keyword_fields DROP COLUMN text_search")
+            try connection.query(
+                """
+                ALTER TABLE keyword_fields ADD COLUMN text_search tsvector
+                GENERATED ALWAYS AS (to_tsvector('english', text)) STORED
+                """
+            )
+        }
+        #expect(try await keyword("debian").isEmpty)
+        let embeddings = { (sink: PgvectorSink) in
+            try await sink.withConnection("embeddings") { connection in
+                try connection.query("SELECT id, embedding::text FROM keyword_fields ORDER BY id").map {
+                    $0.map { $0 ?? "" }
+                }
+            }
+        }
+        let before = try await embeddings(sink)
+        let reopened = try PgvectorSink(settings: settings)
+        try await reopened.prepare(embedder: identity)
+        let again = try await reopened.search(SearchRequest(mode: .keyword, text: "debian europe", k: 10))
+        #expect(Set(again.map { Int($0.record.id.rawValue, radix: 16)! }) == [1, 2])
+        #expect(try await embeddings(reopened) == before)
+    }
+
     @Test("keyword search finds the rare term first, follows replace and delete, and is added to an older table")
     func keywordSearch() async throws {
         let postgres = try await PostgresForTest.launch()

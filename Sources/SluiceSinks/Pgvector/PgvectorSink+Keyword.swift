@@ -1,9 +1,12 @@
 import Foundation
 import SluiceCore
 
-/// Keyword search in PostgreSQL's full-text search: a generated `text_search tsvector` column
-/// (`to_tsvector('english', text)`, so PostgreSQL keeps it in step with every insert, update and delete in
-/// the same transaction) with a GIN index, ranked by idf-weighted `ts_rank` over an OR of the query's words.
+/// Keyword search in PostgreSQL's full-text search: a generated `text_search tsvector` column (the row's
+/// text, its document's title or, without one, the document's file name, and its heading path: what the
+/// local store's keyword index holds, `KeywordIndex+Fields.swift`; PostgreSQL keeps it in step with every
+/// insert, update and delete in the same transaction) with a GIN index, ranked by idf-weighted `ts_rank`
+/// over an OR of the query's words. Only the column holds the title, file name and headings: the `text`
+/// column, results and exports keep the row's own text.
 extension PgvectorSink {
     public var searchModes: Set<SearchMode> { [.vector, .keyword] }
 
@@ -14,16 +17,43 @@ extension PgvectorSink {
 
     var textSearchIndexName: String { String(settings.table.split(separator: ".").last!) + "_text_search" }
 
+    /// What the generated column holds: the text, then the title (`metadata.title`) or, without one, the
+    /// document's name (the key's last path component without its query and extension, as
+    /// `KeywordIndex.name(of:)`), then the heading path (`metadata.headings`, as its JSON text: the
+    /// parser reads its words, not its brackets and quotes).
+    static let textSearchExpression = """
+        to_tsvector('\(textSearchConfiguration)', text || E'\\n' || coalesce(nullif(metadata->>'title', ''), \
+        regexp_replace(regexp_replace(regexp_replace(document_key, '[?#].*$', ''), '^.*/', ''), '(.)\\.[^.]*$', '\\1')) \
+        || E'\\n' || coalesce((metadata->'headings')::text, ''))
+        """
+
+    /// The column's comment, naming what it holds: a column without it (made before titles, file names and
+    /// headings were in it) is made again.
+    static let textSearchVersion = "sluice text_search: text, title or file name, headings"
+
     /// Adds the generated column and its GIN index to a table that lacks them (tables made before keyword
-    /// search; a new table gets them here too, right after `CREATE TABLE`). Adding a stored generated
-    /// column to a table that holds rows rewrites it once, under an exclusive lock.
+    /// search; a new table gets them here too, right after `CREATE TABLE`), and makes the column again where
+    /// it holds less than ``textSearchExpression`` (the text alone, before 2026-11-29). Adding a stored
+    /// generated column to a table that holds rows rewrites it once, under an exclusive lock; the rows'
+    /// embeddings are kept, nothing is embedded again.
     static func ensureTextSearch(_ connection: PGConnection, table: String, indexName: String) throws {
+        let existing = try connection.query(
+            """
+            SELECT coalesce(col_description(attrelid, attnum), '') FROM pg_attribute
+            WHERE attrelid = $1::regclass AND attname = 'text_search' AND NOT attisdropped
+            """,
+            [table]
+        )
+        if let comment = existing.first?[0], comment != textSearchVersion {
+            try connection.query("ALTER TABLE \(table) DROP COLUMN text_search")
+        }
         try connection.query(
             """
             ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS text_search tsvector
-            GENERATED ALWAYS AS (to_tsvector('\(textSearchConfiguration)', text)) STORED
+            GENERATED ALWAYS AS (\(textSearchExpression)) STORED
             """
         )
+        try connection.query("COMMENT ON COLUMN \(table).text_search IS '\(textSearchVersion)'")
         try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING gin (text_search)")
     }
 
