@@ -15,9 +15,15 @@ protocol GenerationParts: Sendable {
 
 extension GenerationParts {
     /// The shards whose part of `candidate` is not complete (none written counts as incomplete), of `count`.
-    func incompleteShards(of candidate: String, count: Int) async throws -> [Int] {
+    /// - Parameter since: the manifest version a part's run must have begun at, or after, to count
+    ///   (``GenerationManifest/partsSince``); nil: every part counts.
+    func incompleteShards(of candidate: String, count: Int, since: Int? = nil) async throws -> [Int] {
         let parts = try await parts(of: candidate, count: count)
-        return (0..<count).filter { parts[$0]?.complete != true }
+        return (0..<count).filter { index in
+            guard let part = parts[index], part.complete else { return true }
+            guard let since else { return false }
+            return (part.version ?? 0) < since
+        }
     }
 }
 
