@@ -70,6 +70,28 @@ struct GenerationShardsCLITests {
         )
     }
 
+    /// Every shard of `deployment` run once, a candidate started with shard 0's state, then the shards
+    /// `building` run again (each builds its part): the shards' targets.
+    static func startCandidate(
+        _ ws: Workspace,
+        _ deployment: Shards,
+        building: [Int]
+    ) async throws -> [Workspace.Target] {
+        let shards = (0..<count).map { deployment.shard(ws, "shard\($0)") }
+        for (index, shard) in shards.enumerated() {
+            #expect(try await run(ws, shard, index).exitCode == 0)
+        }
+        let started = try await GenerationCLITests.generation(
+            ws,
+            "start",
+            shards[0],
+            GenerationCLITests.candidateSettings
+        )
+        #expect(started.exitCode == 0, "\(started)")
+        for index in building { #expect(try await run(ws, shards[index], index).exitCode == 0) }
+        return shards
+    }
+
     /// `generation status --json`'s `shards` object of `target`.
     static func shardsStatus(_ ws: Workspace, _ target: Workspace.Target) async throws -> [String: Any] {
         let status = try await GenerationCLITests.generation(ws, "status", target, ["--json"])
@@ -222,18 +244,7 @@ struct GenerationShardsCLITests {
             deploymentShards.store?.stop()
             ws.cleanUp()
         }
-        let shards = (0..<Self.count).map { deploymentShards.shard(ws, "shard\($0)") }
-        for (index, shard) in shards.enumerated() {
-            #expect(try await Self.run(ws, shard, index).exitCode == 0)
-        }
-        let started = try await GenerationCLITests.generation(
-            ws,
-            "start",
-            shards[0],
-            GenerationCLITests.candidateSettings
-        )
-        #expect(started.exitCode == 0, "\(started)")
-        for index in [0, 2] { #expect(try await Self.run(ws, shards[index], index).exitCode == 0) }
+        let shards = try await Self.startCandidate(ws, deploymentShards, building: [0, 2])
 
         // Shard 1's run builds its part, held at a document's read: it holds the deployment's lock, shared.
         let resume = ws.root.appendingPathComponent("resume")
@@ -298,20 +309,7 @@ struct GenerationShardsCLITests {
             deploymentShards.store?.stop()
             ws.cleanUp()
         }
-        let shards = (0..<Self.count).map { deploymentShards.shard(ws, "shard\($0)") }
-        for (index, shard) in shards.enumerated() {
-            #expect(try await Self.run(ws, shard, index).exitCode == 0)
-        }
-        let started = try await GenerationCLITests.generation(
-            ws,
-            "start",
-            shards[0],
-            GenerationCLITests.candidateSettings
-        )
-        #expect(started.exitCode == 0, "\(started)")
-        for (index, shard) in shards.enumerated() {
-            #expect(try await Self.run(ws, shard, index).exitCode == 0)
-        }
+        let shards = try await Self.startCandidate(ws, deploymentShards, building: [0, 1, 2])
         #expect(Self.partsComplete(try await Self.shardsStatus(ws, shards[0])) == [true, true, true])
 
         // Shard 1 runs again, held at a document's read (every file's time moved: its documents are read

@@ -29,21 +29,7 @@ extension ChromaSink: InsertOnceRecordStore {
                 json: try StoreHTTP.encode(Create(name: generationRecordsCollection))
             ).id
         }
-        let response = try await http.send(
-            "GET",
-            "\(databasePath)/collections/\(StoreHTTP.segment(generationRecordsCollection))",
-            accepting: [404]
-        )
-        guard response.status != 404 else { return nil }
-        do {
-            return try JSONDecoder().decode(Collection.self, from: Data(response.body)).id
-        } catch {
-            throw SluiceError(
-                .sinkFailed,
-                "chroma: unexpected collection answer: \(StoreHTTP.excerpt(response.bodyText))",
-                cause: error
-            )
-        }
+        return try await lookUpCollection(named: generationRecordsCollection)?.id
     }
 
     package func insertIfAbsent(_ record: VersionedGenerationRecord) async throws {
