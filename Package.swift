@@ -139,7 +139,7 @@ let package = Package(
         .target(
             name: "SluiceCommandLine",
             dependencies: [
-                "Sluice",
+                "Sluice", "CLibCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
-                "Sluice", "SluiceCommandLine",
+                "Sluice", "SluiceCommandLine", "CLibCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

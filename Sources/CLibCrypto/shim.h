@@ -1,9 +1,11 @@
 // OpenSSL's libcrypto (Debian's libssl-dev) for the bearer JWTs of `sluice serve` (docs/ACCESS.md): the
 // RS256 and ES256 signature checks and HS256's HMAC. The keys are built from a JWKS's numbers through
 // OpenSSL 3's parameter API (the RSA_ and EC_KEY_ setters are deprecated). Everything here is a thin
-// wrapper with a sluice_crypto_ prefix; SluiceServe's JWTVerifier is its only user.
+// wrapper with a sluice_crypto_ prefix; SluiceServe's JWTVerifier is their main user, and every executable
+// calls sluice_crypto_keep_at_exit at its start (SluiceCommandLine's OpenSSLAtExit).
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
@@ -110,4 +112,18 @@ static inline int sluice_crypto_hmac_sha256(
     return EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key, key_length, data, data_length, out, 32, &written)
                != NULL
         && written == 32;
+}
+
+/// Tells libcrypto not to free its global state in an `atexit` handler (OPENSSL_INIT_NO_ATEXIT); 1 on success.
+/// Must come before anything else initializes libcrypto (libpq, libcurl): the first initialization decides.
+/// Without it, `exit` on one thread frees what another thread (a store's connection thread ending, an HTTP
+/// transfer) is using inside libcrypto at that moment, and the process crashes on its way out.
+static inline int sluice_crypto_keep_at_exit(void) { return OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL); }
+
+/// One HMAC-SHA256 through libcrypto's provider lookup (fetches and frees the algorithms each time): work that
+/// touches libcrypto's global state, for the exit probe (`sluice crypto-exit-probe`). 1 on success.
+static inline int sluice_crypto_exercise(void) {
+    static const uint8_t key[32] = {1};
+    uint8_t out[32];
+    return sluice_crypto_hmac_sha256(key, sizeof key, key, sizeof key, out);
 }

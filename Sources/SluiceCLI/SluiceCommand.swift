@@ -27,8 +27,9 @@ struct SluiceCommand: AsyncParsableCommand {
             ExportCommand.self,
             EmbedCommand.self, SinkCommand.self,
             VerifyCommand.self, GenerationCommand.self,
-            // Hidden: PDF/OCR worker processes, the OpenMP and OpenBLAS diagnostics.
+            // Hidden: PDF/OCR worker processes, the OpenMP and OpenBLAS diagnostics, the exit probe.
             ExtractWorkerCommand.self, OpenMPLimitCommand.self, OpenBLASCoreCommand.self,
+            CryptoExitProbeCommand.self,
         ],
         defaultSubcommand: nil
     )

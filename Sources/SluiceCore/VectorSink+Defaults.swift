@@ -24,6 +24,9 @@ extension VectorSink {
     /// Nil: a store that says nothing about it cannot read vectors back, and a new state embeds again.
     public func storedVectors(ofDocument key: String) async throws -> [VectorID: [Float]]? { nil }
 
+    /// Nil: the store gives no reason beyond answering nil.
+    public var readBackRefusal: String? { nil }
+
     public func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws {
         try await delete(ids)
     }

@@ -40,6 +40,10 @@ public protocol VectorSink: Sendable {
     /// embedder's, so a vector stored under a chunk's id is that chunk's. The ids of the document that are
     /// no longer its chunks are deleted after its new vectors are written, as a changed document's are.
     func storedVectors(ofDocument key: String) async throws -> [VectorID: [Float]]?
+    /// Why ``storedVectors(ofDocument:)`` answers nil although the store could read vectors back (a Qdrant
+    /// collection or Pinecone namespace holding vectors with no record of the embedder that made them), said
+    /// once by a run that would have adopted; nil by default.
+    var readBackRefusal: String? { get }
     /// Removes the collection/table/index itself (`sluice sink drop --yes`); the next run creates it again.
     func drop() async throws
     /// Called once at the end of a run that wrote to the sink (builds deferred indexes, compacts files).

@@ -139,36 +139,11 @@ public struct TestTokenIssuer {
         else {
             throw SluiceError(.configuration, "the openssl CLI is missing (scripts/setup.sh test installs it)")
         }
-        // Files, not pipes: a child started at the same moment by another test (a `sluice run` paused at a
-        // debug hook) can inherit a pipe's write end and keep it open, and a read to the end of the pipe, on
-        // the cooperative pool, then never returns (seen once: the whole suite stalled).
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sluice-openssl-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let inputFile = folder.appendingPathComponent("in")
-        let outputFile = folder.appendingPathComponent("out")
-        try (input ?? Data()).write(to: inputFile)
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        let inputHandle = try FileHandle(forReadingFrom: inputFile)
-        let outputHandle = try FileHandle(forWritingTo: outputFile)
-        defer {
-            try? inputHandle.close()
-            try? outputHandle.close()
+        // Files, not pipes (ChildOutput): the suite once stalled reading openssl's output from a pipe.
+        let result = try ChildOutput.run(executable, arguments, input: input)
+        guard result.exit.status == 0, !result.exit.signaled else {
+            throw SluiceError(.io, "openssl \(arguments.first ?? "") failed (\(result.exit.status))")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = outputHandle
-        process.standardInput = inputHandle
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let exit = ProcessExit.wait(for: process)
-        guard exit.status == 0, !exit.signaled else {
-            throw SluiceError(.io, "openssl \(arguments.first ?? "") failed (\(exit.status))")
-        }
-        let data = try Data(contentsOf: outputFile)
-        return data
+        return result.output
     }
 }

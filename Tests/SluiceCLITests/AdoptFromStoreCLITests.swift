@@ -14,9 +14,10 @@ import Glibc
 @Suite(.serialized)
 struct AdoptFromStoreCLITests {
     /// The stores that read vectors back, as the tests reach them: the local store of the workspace, or a
-    /// ``StoreUnderTest`` (JSONL files, a real PostgreSQL with pgvector, a real Chroma).
+    /// ``StoreUnderTest`` (JSONL files, a real PostgreSQL with pgvector, a real Chroma, the validating Qdrant
+    /// and Pinecone stand-ins).
     enum Store: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case local, jsonl, pgvector, chroma
+        case local, jsonl, pgvector, chroma, qdrant, pinecone
         var testDescription: String { rawValue }
         /// Whether the store gives back its vectors bit for bit: Chroma normalizes each vector it is given for
         /// cosine, so a vector written again may differ in its last bits (within 1e-6).
@@ -83,6 +84,8 @@ struct AdoptFromStoreCLITests {
         case .jsonl: try await StoreUnderTest.start(.jsonl, in: ws)
         case .pgvector: try await StoreUnderTest.start(.pgvector, in: ws)
         case .chroma: try await StoreUnderTest.start(.chroma, in: ws)
+        case .qdrant: try await StoreUnderTest.start(.qdrant, in: ws)
+        case .pinecone: try await StoreUnderTest.start(.pinecone, in: ws)
         }
     }
 
@@ -179,7 +182,7 @@ struct AdoptFromStoreCLITests {
     }
     @Test(
         "kill -9 in the middle of an adoption, twice: the resumed runs adopt the rest, send no embedding request and end as the store was",
-        arguments: [Store.local, .pgvector]
+        arguments: [Store.local, .pgvector, .qdrant, .pinecone]
     )
     func killedAdoptionResumes(_ kind: Store) async throws {
         let ws = try Workspace("adopt-killed-\(kind.rawValue)")

@@ -170,16 +170,8 @@ struct ServeTLSProxyCLITests {
 
     /// Runs a program to its end: its exit status and its output (standard output and error together).
     static func run(_ path: String, _ arguments: [String]) async throws -> (exit: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
-        let exit = await Task.detached { ProcessExit.wait(for: process) }.value
-        return (exit.status, String(decoding: output, as: UTF8.self))
+        // Off the cooperative pool's threads: the program may take its time (curl waits for the proxy).
+        let result = try await Task.detached { try ChildOutput.run(path, arguments, mergingErrors: true) }.value
+        return (result.exit.status, result.text)
     }
 }

@@ -70,14 +70,12 @@ private func sample(_ relative: String) -> String {
     func pageTextIsWhatPdftotextPrints(_ file: String) throws {
         let document = try PDFDocument(path: sample(file))
         for index in 0..<document.pageCount {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-            process.arguments = ["-f", "\(index + 1)", "-l", "\(index + 1)", sample(file), "-"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let printed = pipe.fileHandleForReading.readDataToEndOfFile()
-            #expect(ProcessExit.wait(for: process) == ProcessExit(status: 0, signaled: false))
+            let result = try ChildOutput.run(
+                "/usr/bin/pdftotext",
+                ["-f", "\(index + 1)", "-l", "\(index + 1)", sample(file), "-"]
+            )
+            let printed = result.output
+            #expect(result.exit == ProcessExit(status: 0, signaled: false))
             // pdftotext ends every page with a form feed; the text layer gives pages one by one.
             let expected = String(decoding: printed, as: UTF8.self).replacingOccurrences(of: "\u{0C}", with: "")
             #expect(try document.text(ofPage: index) == expected, "page \(index + 1) of \(file)")

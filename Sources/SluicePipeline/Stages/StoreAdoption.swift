@@ -58,8 +58,9 @@ package final class StoreAdoption: Sendable {
                     return first
                 }
                 if first {
+                    let reason = sink.readBackRefusal ?? "cannot read vectors back"
                     logger.notice(
-                        "\(sink.name) cannot read vectors back: this new state embeds its documents again (docs/STORES.md)"
+                        "\(sink.name): \(reason): this new state embeds its documents again (docs/OPERATIONS.md)"
                     )
                 }
                 return document

@@ -6,6 +6,7 @@ import Synchronization
 extension PineconeSink {
     public func prepare(embedder: EmbedderIdentity) async throws {
         var description = try await describeIndex()
+        let existed = description != nil
         if let existing = description {
             if let dimension = existing.dimension, dimension != embedder.dimensions {
                 throw SluiceError(
@@ -25,15 +26,15 @@ extension PineconeSink {
                 var dimension: Int
                 var metric: String
                 var spec = ["serverless": ["cloud": "aws", "region": "us-east-1"]]
+                var tags: [String: String]
             }
-            try await control.send(
-                "POST",
-                "/indexes",
-                json: try StoreHTTP.encode(
-                    Create(name: settings.index, dimension: embedder.dimensions, metric: metricName)
-                ),
-                accepting: [409]
+            let create = Create(
+                name: settings.index,
+                dimension: embedder.dimensions,
+                metric: metricName,
+                tags: [embedderTagKey: Self.embedderTagValue(embedder)]
             )
+            try await control.send("POST", "/indexes", json: try StoreHTTP.encode(create), accepting: [409])
             description = try await describeIndex()
         }
         // Wait (bounded) for a new index to be ready.
@@ -48,6 +49,12 @@ extension PineconeSink {
         }
         let data = try dataPlane(for: description)
         state.withLock { $0.data = data }
+        // A new index carries the record from its creation; another worker's new one is checked as any.
+        if existed || description.tags?[embedderTagKey] != Self.embedderTagValue(embedder) {
+            try await checkEmbedderRecord(description.tags?[embedderTagKey], embedder: embedder)
+        } else {
+            embedderRecord.set(.allowed)
+        }
     }
 
     struct Vector: Codable {
@@ -283,6 +290,7 @@ extension PineconeSink {
             count: try await count(),
             dimensions: description.dimension,
             metric: metric,
+            embedder: description.tags?[embedderTagKey].flatMap(Self.embedder(tagValue:)),
             details: ["host": description.host ?? "unknown", "api version": Self.apiVersion]
         )
     }

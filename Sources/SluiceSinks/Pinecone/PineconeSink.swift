@@ -74,6 +74,8 @@ public final class PineconeSink: VectorSink {
     /// The data-plane client, once the host is known; and full Pinecone ids learned from listing, for
     /// deleting vectors whose document key the caller does not know.
     let state = Mutex<(data: StoreHTTP?, listed: [VectorID: String])>((nil, [:]))
+    /// The embedder the index's tag names for this namespace, as ``prepare(embedder:)`` found it.
+    let embedderRecord = StoreEmbedderRecord()
 
     public var name: String {
         "pinecone:\(settings.index)/\(settings.namespace.isEmpty ? "(default namespace)" : settings.namespace)"
@@ -109,6 +111,8 @@ public final class PineconeSink: VectorSink {
         var metric: String?
         var host: String?
         var status: Status?
+        /// The index's tags (Sluice records each namespace's embedder in one).
+        var tags: [String: String]?
         struct Status: Decodable {
             var ready: Bool?
             var state: String?

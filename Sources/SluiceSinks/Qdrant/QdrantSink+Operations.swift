@@ -8,6 +8,7 @@ extension QdrantSink {
             let count = info.points_count ?? 0
             let vectors = info.config.params.vectors
             if vectors.size == embedder.dimensions && vectors.distance == distance {
+                try await checkEmbedderRecord(info.config.metadata?.embedder, count: count, embedder: embedder)
                 return
             }
             if count > 0 {
@@ -26,17 +27,27 @@ extension QdrantSink {
         }
         struct Create: Encodable {
             var vectors: Vectors
+            var metadata: [String: MetadataValue]
             struct Vectors: Encodable {
                 var size: Int
                 var distance: String
             }
         }
-        try await http.send(
-            "PUT",
-            collectionPath,
-            json: try StoreHTTP.encode(Create(vectors: .init(size: embedder.dimensions, distance: distance))),
-            accepting: [409]
+        let create = Create(
+            vectors: .init(size: embedder.dimensions, distance: distance),
+            metadata: Self.recordedMetadata(embedder)
         )
+        let created = try await http.send("PUT", collectionPath, json: try StoreHTTP.encode(create), accepting: [409])
+        if created.status == 409, let info = try await collectionInfo() {
+            // Another worker created it first: its record is checked as any existing collection's.
+            try await checkEmbedderRecord(
+                info.config.metadata?.embedder,
+                count: info.points_count ?? 0,
+                embedder: embedder
+            )
+        } else {
+            embedderRecord.set(.allowed)
+        }
         // Filtering deletes by document key wants a payload index on it.
         struct FieldIndex: Encodable {
             var field_name = "document_key"
@@ -138,10 +149,17 @@ extension QdrantSink {
     }
 
     /// Pages through every point with `scroll`.
-    func scroll(withContents: Bool, _ body: ([Point]) throws -> Void) async throws {
+    /// `filter` (Qdrant's filter JSON) narrows it; `withVectors` without `withContents` reads ids and vectors.
+    func scroll(
+        withContents: Bool,
+        withVectors: Bool? = nil,
+        filter: JSONValue? = nil,
+        _ body: ([Point]) throws -> Void
+    ) async throws {
         struct Scroll: Encodable {
             var limit: Int
             var offset: String?
+            var filter: JSONValue?
             var with_payload: PayloadSelector
             var with_vector: Bool
         }
@@ -154,8 +172,9 @@ extension QdrantSink {
             let request = Scroll(
                 limit: 1000,
                 offset: offset,
+                filter: filter,
                 with_payload: withContents ? .all : .fields(["sluice_id"]),
-                with_vector: withContents
+                with_vector: withVectors ?? withContents
             )
             let response = try await http.send(
                 "POST",
@@ -217,6 +236,7 @@ extension QdrantSink {
             count: try await count(),
             dimensions: vectors.size,
             metric: metric,
+            embedder: info.config.metadata?.embedder,
             details: ["batch": String(batchSize)]
         )
     }

@@ -56,6 +56,8 @@ public final class QdrantSink: VectorSink {
 
     let settings: Settings
     let http: StoreHTTP
+    /// The embedder the collection's metadata names, as ``prepare(embedder:)`` found it.
+    let embedderRecord = StoreEmbedderRecord()
 
     public var name: String { "qdrant:\(http.baseURL)/\(settings.collection)" }
 
@@ -103,10 +105,27 @@ public final class QdrantSink: VectorSink {
         var config: Config
         struct Config: Decodable {
             var params: Params
+            /// The collection's metadata (absent on a Qdrant that predates it); Sluice reads its own fields only.
+            var metadata: Recorded?
             struct Params: Decodable { var vectors: Vectors }
             struct Vectors: Decodable {
                 var size: Int
                 var distance: String
+            }
+            /// The embedder Sluice recorded; a field another tool wrote in another type reads as absent.
+            struct Recorded: Decodable {
+                var embedder: String?
+                init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: Key.self)
+                    embedder = try? container.decodeIfPresent(String.self, forKey: Key(StoreEmbedderRecord.field))
+                }
+                struct Key: CodingKey {
+                    var stringValue: String
+                    var intValue: Int? { nil }
+                    init(_ name: String) { stringValue = name }
+                    init?(stringValue: String) { self.stringValue = stringValue }
+                    init?(intValue: Int) { nil }
+                }
             }
         }
     }

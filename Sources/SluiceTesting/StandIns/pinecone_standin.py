@@ -13,10 +13,13 @@ way in this API version); reads (query, fetch, list) of a namespace that does no
 one; a delete in a namespace that does not exist answers 404 ("Namespace not found"); a namespace whose last
 record is deleted no longer exists (it leaves `describe_index_stats` and `GET /namespaces`);
 `DELETE /namespaces/{namespace}` deletes one (404 when it does not exist), `GET /namespaces` lists them.
+Index tags as documented (API 2025-04): `tags` when an index is created, `PATCH /indexes/{name}` with `tags`
+merges them (an empty value unsets a key), the description returns them; a key is 1–80 letters, digits,
+`_` or `-`, a value at most 120 letters, digits or `;@_-.+ ` (others are refused with 400).
 Prints "PORT <n>". `GET /_standin/stats` returns request statistics (`control_describes` counts index
 descriptions, i.e. host look-ups).
 """
-import json, os, sys, time
+import json, os, re, sys, time
 from urllib.parse import urlparse, parse_qs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,6 +40,20 @@ class PineconeStore(Store):
         super().__init__(options)
         self.indexes = {}  # name -> {"dimension", "metric", "namespaces": {ns: {id: {"values", "metadata"}}}}
         self.windows = {}  # (index, namespace) -> (second, count)
+
+
+TAG_KEY = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+TAG_VALUE = re.compile(r"^[A-Za-z0-9;@_.+ -]{0,120}$")
+
+
+def check_tags(tags):
+    if not isinstance(tags, dict):
+        raise Rejected(400, "tags must be an object of strings")
+    for key, value in tags.items():
+        if not TAG_KEY.match(key):
+            raise Rejected(400, f"Invalid tag key '{key}': keys must be 80 characters or less, alphanumeric, '_' or '-'")
+        if not isinstance(value, str) or not TAG_VALUE.match(value):
+            raise Rejected(400, f"Invalid value for tag '{key}': values must be 120 characters or less, alphanumeric, ';', '@', '_', '-', '.', '+' or ' '")
 
 
 def check_metadata(metadata):
@@ -81,7 +98,7 @@ class Handler(JSONHandler):
         url = urlparse(self.path)
         query = parse_qs(url.query)
         parts = [p for p in url.path.split("/") if p]
-        body = self.read_json() if self.command == "POST" else {}
+        body = self.read_json() if self.command in ("POST", "PATCH") else {}
         if parts and parts[0] == "indexes":
             return self.control(parts[1:], body)
         if len(parts) >= 3 and parts[0] == "index" and parts[2] == "namespaces":
@@ -101,12 +118,30 @@ class Handler(JSONHandler):
                     raise Rejected(400, "spec.serverless or spec.pod required")
                 if name in store.indexes:
                     raise Rejected(409, f"Resource {name} already exists")
-                store.indexes[name] = {"dimension": dimension, "metric": metric, "namespaces": {}}
+                tags = body.get("tags") or {}
+                check_tags(tags)
+                store.indexes[name] = {"dimension": dimension, "metric": metric, "namespaces": {},
+                                       "tags": {k: v for k, v in tags.items() if v}}
                 return self.send_json(201, self.describe(name))
             if len(rest) == 1 and self.command == "GET":
                 store.stats["control_describes"] += 1
                 if rest[0] not in store.indexes:
                     raise Rejected(404, f"Resource {rest[0]} not found")
+                return self.send_json(200, self.describe(rest[0]))
+            if len(rest) == 1 and self.command == "PATCH":
+                if rest[0] not in store.indexes:
+                    raise Rejected(404, f"Resource {rest[0]} not found")
+                unknown = set(body) - {"spec", "deletion_protection", "tags", "embed"}
+                if unknown:
+                    raise Rejected(400, f"Bad request: unknown field(s) {sorted(unknown)}")
+                tags = body.get("tags") or {}
+                check_tags(tags)
+                index = store.indexes[rest[0]]
+                for key, value in tags.items():
+                    if value:
+                        index["tags"][key] = value
+                    else:
+                        index["tags"].pop(key, None)
                 return self.send_json(200, self.describe(rest[0]))
             if len(rest) == 1 and self.command == "DELETE":
                 store.indexes.pop(rest[0], None)
@@ -118,7 +153,7 @@ class Handler(JSONHandler):
         port = self.server.server_address[1]
         return {"name": name, "dimension": index["dimension"], "metric": index["metric"],
                 "host": f"127.0.0.1:{port}/index/{name}", "status": {"ready": True, "state": "Ready"},
-                "spec": {"serverless": {"cloud": "aws", "region": "us-east-1"}}}
+                "spec": {"serverless": {"cloud": "aws", "region": "us-east-1"}}, "tags": dict(index["tags"]) or None}
 
     def namespaces(self, name, rest):
         """`GET /namespaces` and `DELETE /namespaces/{namespace}` (API 2025-04; the default namespace is

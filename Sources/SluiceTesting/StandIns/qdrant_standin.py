@@ -12,6 +12,9 @@ deletes its aliases; `GET /aliases` and `GET /collections/{name}/aliases` list t
 Conditional upserts as Qdrant 1.16 documents them: with `update_filter`, a point that exists is updated only
 when it matches the filter (else it keeps its state), a new point is inserted regardless; other upsert
 fields are refused.
+Collection metadata as Qdrant documents it (CreateCollection and UpdateCollection in its source): `metadata` (a JSON object) when a collection is created,
+`PATCH /collections/{name}` with `metadata` merges into it (a null value removes its key), and `GET /collections/{name}` returns it in
+`config.metadata`. `scroll` applies its `filter`.
 Search is exact (brute force), with Qdrant's filter validated and applied while ranking (qdrant_filter.py). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
 """
 import os, sys, uuid
@@ -126,7 +129,7 @@ class Handler(JSONHandler):
             raise Rejected(404, f"no route {self.command} {url.path}")
         name = parts[1]
         rest = parts[2:]
-        body = self.read_json() if self.command in ("POST", "PUT") else {}
+        body = self.read_json() if self.command in ("POST", "PUT", "PATCH") else {}
         if rest == ["aliases"] and self.command == "GET":
             with store.lock:
                 if name not in store.collections:
@@ -151,8 +154,27 @@ class Handler(JSONHandler):
                 if self.command == "GET":
                     if collection is None:
                         raise Rejected(404, f"Not found: Collection `{name}` doesn't exist!")
-                    return self.ok({"status": "green", "points_count": len(collection["points"]),
-                                    "config": {"params": {"vectors": {"size": collection["size"], "distance": collection["distance"]}}}})
+                    config = {"params": {"vectors": {"size": collection["size"], "distance": collection["distance"]}}}
+                    if collection["metadata"]:
+                        config["metadata"] = collection["metadata"]
+                    return self.ok({"status": "green", "points_count": len(collection["points"]), "config": config})
+                if self.command == "PATCH":
+                    if collection is None:
+                        raise Rejected(404, f"Not found: Collection `{name}` doesn't exist!")
+                    unknown = set(body) - {"vectors", "optimizers_config", "params", "hnsw_config", "quantization_config",
+                                           "sparse_vectors", "strict_mode_config", "metadata"}
+                    if unknown:
+                        raise Rejected(400, f"Format error in JSON body: unknown field(s) {sorted(unknown)}")
+                    metadata = body.get("metadata")
+                    if metadata is not None:
+                        if not isinstance(metadata, dict):
+                            raise Rejected(400, "Format error in JSON body: metadata must be an object")
+                        for key, value in metadata.items():  # merged; a null removes the key
+                            if value is None:
+                                collection["metadata"].pop(key, None)
+                            else:
+                                collection["metadata"][key] = value
+                    return self.ok(True)
                 if self.command == "PUT":
                     if collection is not None:
                         raise Rejected(409, f"Wrong input: Collection `{name}` already exists!")
@@ -162,7 +184,11 @@ class Handler(JSONHandler):
                     if not isinstance(vectors, dict) or not isinstance(vectors.get("size"), int) or vectors["size"] < 1 \
                             or vectors.get("distance") not in DISTANCES:
                         raise Rejected(400, "vectors: {size: positive integer, distance: Cosine|Euclid|Dot} required")
-                    store.collections[name] = {"size": vectors["size"], "distance": vectors["distance"], "points": {}, "indexes": set()}
+                    metadata = body.get("metadata", {})
+                    if not isinstance(metadata, dict):
+                        raise Rejected(400, "Format error in JSON body: metadata must be an object")
+                    store.collections[name] = {"size": vectors["size"], "distance": vectors["distance"], "points": {},
+                                               "indexes": set(), "metadata": dict(metadata)}
                     return self.ok(True)
                 if self.command == "DELETE":
                     store.aliases = {a: c for a, c in store.aliases.items() if c != name}
@@ -238,7 +264,11 @@ class Handler(JSONHandler):
                 limit = int(body.get("limit", 10))
                 return self.ok([self.view(pid, p, body.get("with_payload", False), body.get("with_vector", False), s) for s, pid, p in scored[:limit]])
             if rest == ["points", "scroll"]:
-                ordered = sorted(points.keys(), key=str)
+                unknown = set(body) - {"offset", "limit", "filter", "with_payload", "with_vector", "order_by", "shard_key"}
+                if unknown:
+                    raise Rejected(400, f"Format error in JSON body: unknown field(s) {sorted(unknown)}")
+                matches(body.get("filter"), None, {})  # validated even when no point is there to test it on
+                ordered = sorted((pid for pid, p in points.items() if matches(body.get("filter"), pid, p["payload"])), key=str)
                 offset = body.get("offset")
                 start = 0 if offset is None else next((i for i, pid in enumerate(ordered) if str(pid) >= str(point_id(offset))), len(ordered))
                 limit = int(body.get("limit", 10))

@@ -6,18 +6,14 @@ extension StandInServer {
     /// the answer is not an object. python3 (a set-up dependency) fetches it: Foundation's URL loading on
     /// Linux needs FoundationNetworking, and these callers are synchronous.
     func jsonObject(_ path: String) throws -> [String: Any] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
-            baseURL + path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        ProcessExit.wait(for: process)
+        let data = try ChildOutput.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sys,urllib.request;sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
+                baseURL + path,
+            ]
+        ).output
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 
