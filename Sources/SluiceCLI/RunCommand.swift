@@ -154,7 +154,8 @@ struct RunCommand: AsyncParsableCommand {
             }
             let candidate = try options.loadConfiguration(source: source, generation: .candidate)
             // The shard's part of the candidate is incomplete until both runs below end.
-            if let shard, deploymentLock != nil { try await generations.beginShardRun(shard: shard) }
+            var partVersion: Int?
+            if let shard, deploymentLock != nil { partVersion = try await generations.beginShardRun(shard: shard) }
             var code = RunExitCode.success
             do {
                 try await runOne(configuration, logger: logger, finished: finished)
@@ -162,12 +163,26 @@ struct RunCommand: AsyncParsableCommand {
                 // Documents that failed are the source's: the candidate is still brought up to date.
                 code = .documentsFailed
             }
+            // A store without the deployment's lock (Chroma, Qdrant): a change made with another shard's state
+            // meanwhile may have promoted or dropped the candidate; then it is left alone.
+            let candidateID = candidate.generation ?? ""
+            guard try await generations.candidateStillCurrent(candidateID, since: partVersion) else {
+                logger.notice(
+                    "candidate generation \(candidateID) was promoted, dropped or rolled back while this shard ran: not built by this run",
+                    metadata: ["sluice-generation": "\(candidateID)"]
+                )
+                try await generations.publishActive()
+                if code != .success { throw ExitCode(code) }
+                return
+            }
             logger.notice(
                 "candidate generation \(candidate.generation ?? "?"): bringing it up to date",
                 metadata: ["sluice-generation": "\(candidate.generation ?? "?")"]
             )
             try await runOne(candidate, logger: logger, primary: false, finished: { _ in })
-            if let shard, deploymentLock != nil { try await generations.endShardRun(shard: shard) }
+            if let shard, deploymentLock != nil {
+                try await generations.endShardRun(shard: shard, version: partVersion)
+            }
             try await generations.publishActive()
             if code != .success { throw ExitCode(code) }
         }

@@ -11,8 +11,10 @@ import Glibc
 /// With `SLUICE_DEBUG_PAUSE_<POINT>` set to a marker, the thread that reaches `point` for a path containing
 /// the marker writes `sluice-debug: paused at <POINT>` to standard error and waits until the file named by
 /// `SLUICE_DEBUG_RESUME` exists. Points: `READ` (the pipeline, before it opens a document to read and hash
-/// it) and `REOPEN` (an extractor, before it opens the document's file again: PDF in process, and the
-/// worker processes for PDF and images).
+/// it), `REOPEN` (an extractor, before it opens the document's file again: PDF in process, and the
+/// worker processes for PDF and images) and `CHANGE` (a `sluice generation …` change of a sharded
+/// deployment kept in a store, after it read the store's manifest and before it writes it; the path is the
+/// state folder's).
 package enum DebugPause {
     package static func at(_ point: String, path: @autoclosure () -> String) {
         #if DEBUG

@@ -55,6 +55,12 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     /// The quality gate's last comparison of a candidate with the active generation (promoted or refused);
     /// nil before the first promote with a judged query file. Absent from manifests written before it.
     package var comparison: GenerationComparison?
+    /// In a sharded deployment whose manifest is kept in its store: the version of the store's manifest
+    /// record the change that made the candidate (a start, a rollback) wrote. A shard's part of the candidate
+    /// counts only when its run began at this version or a later one: a part a run built under an earlier
+    /// candidate of the same name (before a promote and a rollback) does not. Nil beside a local store, and
+    /// in manifests written before it.
+    package var partsSince: Int?
 
     /// The name of the index made before generations were used.
     package static let original = "g0"

@@ -70,6 +70,28 @@ struct GenerationShardsCLITests {
         )
     }
 
+    /// Every shard of `deployment` run once, a candidate started with shard 0's state, then the shards
+    /// `building` run again (each builds its part): the shards' targets.
+    static func startCandidate(
+        _ ws: Workspace,
+        _ deployment: Shards,
+        building: [Int]
+    ) async throws -> [Workspace.Target] {
+        let shards = (0..<count).map { deployment.shard(ws, "shard\($0)") }
+        for (index, shard) in shards.enumerated() {
+            #expect(try await run(ws, shard, index).exitCode == 0)
+        }
+        let started = try await GenerationCLITests.generation(
+            ws,
+            "start",
+            shards[0],
+            GenerationCLITests.candidateSettings
+        )
+        #expect(started.exitCode == 0, "\(started)")
+        for index in building { #expect(try await run(ws, shards[index], index).exitCode == 0) }
+        return shards
+    }
+
     /// `generation status --json`'s `shards` object of `target`.
     static func shardsStatus(_ ws: Workspace, _ target: Workspace.Target) async throws -> [String: Any] {
         let status = try await GenerationCLITests.generation(ws, "status", target, ["--json"])
@@ -85,7 +107,7 @@ struct GenerationShardsCLITests {
 
     @Test(
         "each shard builds its part of the candidate; promote refused until every part is complete, a shard killed mid-build included; one switch for all shards",
-        arguments: [Deployment.local, .pgvector]
+        arguments: [Deployment.local, .pgvector, .chroma, .qdrant]
     )
     func shardsBuildTheirPartsThenOneSwitch(_ deployment: Deployment) async throws {
         let (ws, deploymentShards) = try await Self.setUp(
@@ -222,18 +244,7 @@ struct GenerationShardsCLITests {
             deploymentShards.store?.stop()
             ws.cleanUp()
         }
-        let shards = (0..<Self.count).map { deploymentShards.shard(ws, "shard\($0)") }
-        for (index, shard) in shards.enumerated() {
-            #expect(try await Self.run(ws, shard, index).exitCode == 0)
-        }
-        let started = try await GenerationCLITests.generation(
-            ws,
-            "start",
-            shards[0],
-            GenerationCLITests.candidateSettings
-        )
-        #expect(started.exitCode == 0, "\(started)")
-        for index in [0, 2] { #expect(try await Self.run(ws, shards[index], index).exitCode == 0) }
+        let shards = try await Self.startCandidate(ws, deploymentShards, building: [0, 2])
 
         // Shard 1's run builds its part, held at a document's read: it holds the deployment's lock, shared.
         let resume = ws.root.appendingPathComponent("resume")
@@ -263,7 +274,7 @@ struct GenerationShardsCLITests {
 
     @Test(
         "a shard run with another shard count than the deployment's generations is refused (exit 1)",
-        arguments: [Deployment.local, .pgvector]
+        arguments: [Deployment.local, .pgvector, .chroma, .qdrant]
     )
     func otherShardCountRefused(_ deployment: Deployment) async throws {
         let (ws, shards) = try await Self.setUp("generation-shards-count", deployment, documents: 4, seed: 0x6E_0051)
@@ -281,5 +292,127 @@ struct GenerationShardsCLITests {
         let refused = try await ws.sluice(ws.runArguments(other, ["--shard", "1/2"]))
         #expect(refused.exitCode == 1, "\(refused)")
         #expect(refused.stderr.contains("3 shards"), "\(refused)")
+    }
+
+    @Test(
+        "without a deployment lock (Chroma, Qdrant): a promote while a shard rebuilds its part is refused (exit 8); of two racing promotes the one that read the manifest first and wrote it last loses with exit 3, changing nothing",
+        arguments: [Deployment.chroma, .qdrant]
+    )
+    func changesRaceSafelyWithoutALock(_ deployment: Deployment) async throws {
+        let (ws, deploymentShards) = try await Self.setUp(
+            "generation-shards-race",
+            deployment,
+            documents: 9,
+            seed: 0x6E_0053
+        )
+        defer {
+            deploymentShards.store?.stop()
+            ws.cleanUp()
+        }
+        let shards = try await Self.startCandidate(ws, deploymentShards, building: [0, 1, 2])
+        #expect(Self.partsComplete(try await Self.shardsStatus(ws, shards[0])) == [true, true, true])
+
+        // Shard 1 runs again, held at a document's read (every file's time moved: its documents are read
+        // again): its part was marked incomplete when its run began, so a promote is refused (no lock to
+        // wait for: the part says it).
+        // (Put back once it ran: a file's time alone does not rewrite its records, and the reference below
+        // is built from the files as they are.)
+        var times: [String: Date] = [:]
+        for name in try FileManager.default.subpathsOfDirectory(atPath: ws.corpus.path) {
+            let path = ws.corpus.appendingPathComponent(name).path
+            times[path] = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(120)],
+                ofItemAtPath: path
+            )
+        }
+        let resumeRun = ws.root.appendingPathComponent("resume-run")
+        let running = try ws.start(
+            ws.runArguments(shards[1], ["--shard", "1/\(Self.count)"]),
+            environment: [
+                "SLUICE_DEBUG_PAUSE_READ": ws.corpus.lastPathComponent, "SLUICE_DEBUG_RESUME": resumeRun.path,
+            ]
+        )
+        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
+        try #require(paused, "never paused: \(running.stderrSoFar)")
+        let statusBefore = try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"])
+        let whileRunning = try await GenerationCLITests.generation(ws, "promote", shards[2])
+        #expect(whileRunning.exitCode == 8, "promote while shard 1 runs: \(whileRunning)")
+        #expect(whileRunning.stderr.contains("shard 1/3"), "\(whileRunning)")
+        #expect(
+            try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"]).stdout
+                == statusBefore.stdout,
+            "the refused promote changed nothing"
+        )
+        _ = FileManager.default.createFile(atPath: resumeRun.path, contents: Data())
+        let ran = try await running.wait(timeout: .seconds(240))
+        #expect(ran.exitCode == 0, "\(ran)")
+        #expect(Self.partsComplete(try await Self.shardsStatus(ws, shards[0])) == [true, true, true])
+        for (path, time) in times {
+            try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: path)
+        }
+
+        // Two promotes: the first (shard 0's state) is held after it read the store's manifest, before it
+        // writes it; the second (shard 2's) promotes meanwhile. The first's conditional write then loses.
+        let resumeChange = ws.root.appendingPathComponent("resume-change")
+        let held = try ws.start(
+            ["generation", "promote", ws.pipeline.path] + shards[0].arguments,
+            environment: [
+                "SLUICE_DEBUG_PAUSE_CHANGE": shards[0].state.lastPathComponent,
+                "SLUICE_DEBUG_RESUME": resumeChange.path,
+            ]
+        )
+        let heldAtChange = await held.waitForStderr(
+            containing: "sluice-debug: paused at CHANGE",
+            timeout: .seconds(120)
+        )
+        try #require(heldAtChange, "never paused: \(held.stderrSoFar)")
+        let promoted = try await GenerationCLITests.generation(ws, "promote", shards[2])
+        #expect(promoted.exitCode == 0, "\(promoted)")
+        var afterWinner: [String] = []
+        for shard in shards {
+            afterWinner.append(try await GenerationCLITests.generation(ws, "status", shard, ["--json"]).stdout)
+        }
+        let winner = try JSONSerialization.jsonObject(with: Data(afterWinner[0].utf8)) as? [String: Any]
+        #expect(winner?["previous"] is [String: Any] && winner?["candidate"] is NSNull, "promoted: \(afterWinner[0])")
+        _ = FileManager.default.createFile(atPath: resumeChange.path, contents: Data())
+        let lost = try await held.wait(timeout: .seconds(120))
+        #expect(lost.exitCode == 3, "the promote that lost the race: \(lost)")
+        #expect(lost.stderr.contains("changed while this command ran"), "\(lost)")
+        for (index, shard) in shards.enumerated() {
+            let status = try await GenerationCLITests.generation(ws, "status", shard, ["--json"])
+            #expect(status.stdout == afterWinner[index], "the losing promote changed nothing: \(status)")
+        }
+        // Every shard's next run keeps the one generation promoted, equal to a from-scratch build with the
+        // candidate's settings.
+        for (index, shard) in shards.enumerated() {
+            let result = try await Self.run(ws, shard, index)
+            #expect(result.exitCode == 0, "\(result)")
+        }
+        let reference = deploymentShards.reference(ws)
+        try await ws.run(reference, GenerationCLITests.candidateSettings, expecting: 0)
+        let rebuilt = try await ws.export(reference)
+        for (index, shard) in shards.enumerated() {
+            try expectSameRecords(
+                try await ws.export(shard),
+                rebuilt,
+                exact: deploymentShards.exactVectors,
+                "shard \(index)'s state after the one promote that won"
+            )
+        }
+    }
+
+    @Test("Pinecone keeps no deployment manifest: a sharded `generation start` exits 1 and says why")
+    func shardedStartRefusedOnPinecone() async throws {
+        let (ws, shards) = try await Self.setUp("generation-shards-pinecone", .pinecone, documents: 3, seed: 0x6E_0054)
+        defer {
+            shards.store?.stop()
+            ws.cleanUp()
+        }
+        let first = shards.shard(ws, "a")
+        #expect(try await Self.run(ws, first, 0).exitCode == 0)
+        let refused = try await GenerationCLITests.generation(ws, "start", first, GenerationCLITests.candidateSettings)
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.stderr.contains("no conditional write"), "\(refused)")
     }
 }

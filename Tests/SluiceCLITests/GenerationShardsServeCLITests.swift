@@ -21,20 +21,7 @@ struct GenerationShardsServeCLITests {
             ws.cleanUp()
         }
         let count = GenerationShardsCLITests.count
-        let shards = (0..<count).map { deployment.shard(ws, "shard\($0)") }
-        for (index, shard) in shards.enumerated() {
-            #expect(try await GenerationShardsCLITests.run(ws, shard, index).exitCode == 0)
-        }
-        let started = try await GenerationCLITests.generation(
-            ws,
-            "start",
-            shards[0],
-            GenerationCLITests.candidateSettings
-        )
-        #expect(started.exitCode == 0, "\(started)")
-        for (index, shard) in shards.enumerated() {
-            #expect(try await GenerationShardsCLITests.run(ws, shard, index).exitCode == 0)
-        }
+        let shards = try await GenerationShardsCLITests.startCandidate(ws, deployment, building: Array(0..<count))
 
         let query = "configuration file"
         let old = try await GenerationServeCLITests.cliSearch(ws, shards[1], query)

@@ -14,9 +14,19 @@ protocol GenerationParts: Sendable {
 }
 
 extension GenerationParts {
-    /// The shards whose part of `candidate` is not complete (none written counts as incomplete), of `count`.
-    func incompleteShards(of candidate: String, count: Int) async throws -> [Int] {
+    /// The parts of `candidate` that count, by shard index: those whose run began at manifest version
+    /// `since` or later (``GenerationManifest/partsSince``; nil: every part). A part left by a run that
+    /// began before (of an earlier time the same generation was the candidate) is as if none was written.
+    func currentParts(of candidate: String, count: Int, since: Int?) async throws -> [Int: ShardedGenerations.Part] {
         let parts = try await parts(of: candidate, count: count)
+        guard let since else { return parts }
+        return parts.filter { ($0.value.version ?? 0) >= since }
+    }
+
+    /// The shards whose part of `candidate` is not complete (none written counts as incomplete), of `count`.
+    /// - Parameter since: as for ``currentParts(of:count:since:)``.
+    func incompleteShards(of candidate: String, count: Int, since: Int? = nil) async throws -> [Int] {
+        let parts = try await currentParts(of: candidate, count: count, since: since)
         return (0..<count).filter { parts[$0]?.complete != true }
     }
 }

@@ -171,7 +171,11 @@ extension IndexGenerations {
         guard let manifest = try manifest() else { return GenerationsReport() }
         var result = GenerationsReport(comparison: manifest.comparison)
         if let count = manifest.shards {
-            result.shards = try await shardsReport(count: count, candidate: manifest.candidate?.id)
+            result.shards = try await shardsReport(
+                count: count,
+                candidate: manifest.candidate?.id,
+                since: manifest.partsSince
+            )
         }
         let roles: [(String, GenerationManifest.Generation?)] = [
             ("active", manifest.active), ("candidate", manifest.candidate), ("previous", manifest.previous),
@@ -216,11 +220,12 @@ extension IndexGenerations {
 
     /// Every shard's part of `candidate`, from the deployment's one manifest and parts (beside a local store, or
     /// in a store behind a server).
-    func shardsReport(count: Int, candidate: String?) async throws -> ShardsReport {
+    /// - Parameter since: the manifest's ``GenerationManifest/partsSince`` (what promote counts).
+    func shardsReport(count: Int, candidate: String?, since: Int?) async throws -> ShardsReport {
         guard let candidate, let store = try shardParts() else {
             return ShardsReport(count: count, candidate: candidate, parts: [])
         }
-        let written = try await store.parts(of: candidate, count: count)
+        let written = try await store.currentParts(of: candidate, count: count, since: since)
         let parts = (0..<count).map { index in
             guard let part = written[index] else {
                 return ShardsReport.Part(

@@ -23,9 +23,13 @@ extension IndexGenerations {
     /// - Throws: ``SluiceError/Code/configuration`` for a store that keeps none yet.
     func requiredStoreDeployment(_ remote: RemoteGenerationStore) throws -> StoreGenerationDeployment {
         guard let deployment = try StoreGenerationDeployment(remote) else {
+            let reason =
+                sinkKind == .pinecone
+                ? "Pinecone has no conditional write to keep the deployment's one manifest with (an upsert overwrites, and a read right after a write may not see it), so two shards' commands could each switch generations and neither would know"
+                : "this store cannot keep the deployment's one manifest"
             throw SluiceError(
                 .configuration,
-                "index generations of a sharded deployment work with the local and pgvector stores so far (sink.kind \(sinkKind): docs/GENERATIONS.md, \"Sharded deployments\")"
+                "index generations of a sharded deployment work with the local store, pgvector, Chroma and Qdrant (sink.kind \(sinkKind): \(reason); docs/GENERATIONS.md, \"Sharded deployments\")"
             )
         }
         return deployment
@@ -83,6 +87,8 @@ extension IndexGenerations {
     /// links to).
     func save(_ manifest: GenerationManifest, _ hold: inout ChangeHold) async throws {
         if let deployment = hold.deployment {
+            // A test holds a change here, after it read the store's manifest, to race another change.
+            DebugPause.at("CHANGE", path: stateDirectory.path)
             try await deployment.save(manifest, expecting: hold.version)
             hold.version += 1
         }
@@ -168,9 +174,20 @@ extension IndexGenerations {
     /// Before a shard's run touches either generation: its part of the candidate is marked incomplete (a run
     /// killed from here on leaves it so), and the document records of generations the manifest no longer names
     /// are dropped from its state (a change made with another shard's state dropped them only there).
+    /// - Returns: for a deployment whose manifest is kept in its store, the version of the manifest record
+    ///   the run goes on from (its part is tagged with it: ``GenerationManifest/partsSince``); nil otherwise.
     /// - Throws: ``SluiceError/Code/usage`` when the run's shard count is not the deployment's.
-    package func beginShardRun(shard: Shard) async throws {
-        guard let parts = try shardParts(), let manifest = try manifest() else { return }
+    @discardableResult
+    package func beginShardRun(shard: Shard) async throws -> Int? {
+        guard let parts = try shardParts() else { return nil }
+        var version: Int?
+        if let deployment = parts as? StoreGenerationDeployment, let shared = try await deployment.manifest() {
+            // Read again: on a store without the deployment's lock a change may have been made since the
+            // run's start.
+            try copy(shared.manifest)
+            version = shared.version
+        }
+        guard let manifest = try manifest() else { return version }
         if let shards = manifest.shards, shards != shard.count {
             throw SluiceError(
                 .usage,
@@ -178,19 +195,39 @@ extension IndexGenerations {
             )
         }
         if let candidate = manifest.candidate {
-            try await parts.write(ShardedGenerations.Part(complete: false), of: candidate.id, shard: shard)
+            try await parts.write(
+                ShardedGenerations.Part(complete: false, version: version),
+                of: candidate.id,
+                shard: shard
+            )
         }
         let named = Set(manifest.all.map(\.id))
         let unnamed = (0..<manifest.next).map { "g\($0)" }.filter { !named.contains($0) }
-        guard !unnamed.isEmpty else { return }
+        guard !unnamed.isEmpty else { return version }
         let checkpoint = try CheckpointStore(directory: stateDirectory)
         for generation in unnamed { try checkpoint.dropGeneration(generation) }
+        return version
+    }
+
+    /// Before a shard's run builds the candidate, for a deployment whose manifest is kept in a store without
+    /// the deployment's lock: whether the candidate it began with (`candidate`, at manifest version
+    /// `version`) is still the one to build. False when a change made meanwhile (with another shard's
+    /// state) promoted, dropped or restarted it: the run then leaves it alone (its part would not count).
+    /// True for every other deployment (its lock keeps changes out while the run holds it).
+    package func candidateStillCurrent(_ candidate: String, since version: Int?) async throws -> Bool {
+        guard version != nil, let deployment = try shardParts() as? StoreGenerationDeployment,
+            let shared = try await deployment.manifest()
+        else { return true }
+        try copy(shared.manifest)
+        guard shared.manifest.candidate?.id == candidate else { return false }
+        return (shared.manifest.partsSince ?? 0) <= (version ?? 0)
     }
 
     /// After a shard's run of both generations ended: its part of the candidate, as its document records
     /// show it (complete when every document of its active generation is indexed in the candidate from the
     /// same bytes, it holds no other, and no write is pending), with the candidate's documents and vectors.
-    package func endShardRun(shard: Shard) async throws {
+    /// - Parameter version: what ``beginShardRun(shard:)`` returned: the part is tagged with it.
+    package func endShardRun(shard: Shard, version: Int? = nil) async throws {
         guard let parts = try shardParts(), let manifest = try manifest(), let candidate = manifest.candidate
         else { return }
         let checkpoint = try CheckpointStore(directory: stateDirectory)
@@ -208,7 +245,8 @@ extension IndexGenerations {
             extra: completeness.extra.count,
             pending: completeness.pending.count,
             documents: documents,
-            vectors: vectors
+            vectors: vectors,
+            version: version
         )
         try await parts.write(part, of: candidate.id, shard: shard)
     }

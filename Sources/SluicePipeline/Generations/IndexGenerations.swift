@@ -135,6 +135,9 @@ package struct IndexGenerations: Sendable {
             return
         }
         defer { withExtendedLifetime(lock) {} }
+        // A shard's copy of a manifest kept in the store, as the store has it now (on Chroma and Qdrant a
+        // change may have been made while this shard ran): never points the alias back at an old generation.
+        try await followDeployment()
         guard let manifest = try manifest() else { return }
         try await remote.publish(active: manifest.active.id)
     }
@@ -219,6 +222,8 @@ package struct IndexGenerations: Sendable {
         _ = try remote?.sink(of: candidate.id)
         manifest.candidate = candidate
         manifest.next += 1
+        // Parts count from the version this change writes (a store's manifest record).
+        manifest.partsSince = hold.deployment == nil ? nil : hold.version + 1
         try await save(manifest, &hold)
         try await remote?.publish(active: manifest.active.id)
         try await collectUnnamed(manifest)
@@ -312,7 +317,13 @@ package struct IndexGenerations: Sendable {
         let parts = try shardParts()
         if let parts, let shards = manifest.shards {
             // Every shard's part, as its last run left it (a shard's run holds the lock shared: none is running).
-            let incomplete = try await parts.incompleteShards(of: candidate.id, count: shards)
+            // (Chroma, Qdrant: no lock, but a running shard's part is incomplete from its run's start, and a
+            // part built before the candidate was last made, as before a rollback, does not count.)
+            let incomplete = try await parts.incompleteShards(
+                of: candidate.id,
+                count: shards,
+                since: manifest.partsSince
+            )
             guard incomplete.isEmpty else {
                 throw SluiceError(
                     .promoteRefused,
@@ -395,6 +406,7 @@ package struct IndexGenerations: Sendable {
         manifest.candidate = manifest.active
         manifest.active = previous
         manifest.previous = nil
+        manifest.partsSince = hold.deployment == nil ? nil : hold.version + 1
         try await save(manifest, &hold)
         // The candidate's parts are built again by every shard's next run.
         try await shardParts()?.removeParts()

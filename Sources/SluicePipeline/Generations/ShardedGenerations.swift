@@ -70,6 +70,9 @@ struct ShardedGenerations: Sendable {
         var documents: Int?
         var vectors: Int?
         var at = Date().timeIntervalSince1970
+        /// For a deployment whose manifest is kept in its store: the version of the manifest record the
+        /// shard's run read before it began (``GenerationManifest/partsSince``); nil beside a local store.
+        var version: Int?
     }
 
     func partURL(_ candidate: String, _ shard: Shard) -> URL {

@@ -6,7 +6,8 @@ import SluiceState
 /// The index generations of a sharded deployment whose store is behind a server (docs/GENERATIONS.md,
 /// "Sharded deployments"): the shards' states may be on several machines, so the one manifest and the
 /// shards' parts are kept in the store itself (``SharedGenerationRecords``: pgvector's table
-/// `<table>_generations`), and the deployment's lock is the store's (pgvector: an advisory lock).
+/// `<table>_generations`; Chroma's and Qdrant's collection `<collection>_generations`), and the deployment's
+/// lock is the store's where it has one (pgvector: an advisory lock).
 ///
 /// - The record `manifest` is the deployment's manifest; every shard's `STATE/generations.json` is a copy of
 ///   it, brought in line by every command before it reads it (``IndexGenerations/followDeployment()``), and
@@ -90,9 +91,11 @@ struct StoreGenerationDeployment: GenerationParts {
         try await records.deleteSharedRecords(prefix: Self.partsPrefix)
     }
 
-    /// The deployment's lock: shared for a shard's run, exclusive for a change.
+    /// The deployment's lock: shared for a shard's run, exclusive for a change; nil for a store that has none
+    /// (Chroma, Qdrant: there a change is protected by the manifest's conditional write alone, and a shard's
+    /// part by the manifest version it was built under).
     /// - Throws: ``SluiceError/Code/lockHeld`` while it is held the other way.
-    func lock(shared: Bool) async throws -> any DeploymentLockHold {
+    func lock(shared: Bool) async throws -> (any DeploymentLockHold)? {
         try await records.deploymentLock(shared: shared)
     }
 }

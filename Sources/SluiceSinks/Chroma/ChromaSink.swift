@@ -92,11 +92,11 @@ public final class ChromaSink: VectorSink {
         }
     }
 
-    /// The collection, or nil when it does not exist.
-    func lookUpCollection() async throws -> Collection? {
+    /// The collection (or the one named `name` in the same database), or nil when it does not exist.
+    func lookUpCollection(named name: String? = nil) async throws -> Collection? {
         let response = try await http.send(
             "GET",
-            "\(databasePath)/collections/\(StoreHTTP.segment(settings.collection))",
+            "\(databasePath)/collections/\(StoreHTTP.segment(name ?? settings.collection))",
             accepting: [404]
         )
         guard response.status != 404 else { return nil }

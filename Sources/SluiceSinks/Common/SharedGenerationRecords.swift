@@ -24,8 +24,10 @@ package protocol SharedGenerationRecords: Sendable {
     /// Takes the deployment's lock, held until the returned value is released or the process ends (a
     /// process killed with it held releases it): `shared` for a shard's run, exclusive for a change of
     /// the generations.
+    /// - Returns: nil for a store that has no such lock (Chroma, Qdrant: ``InsertOnceRecordStore``): there
+    ///   the conditional write of the manifest and the parts' versions keep changes safe.
     /// - Throws: ``SluiceError/Code/lockHeld`` when it is held the other way (or exclusively).
-    func deploymentLock(shared: Bool) async throws -> any DeploymentLockHold
+    func deploymentLock(shared: Bool) async throws -> (any DeploymentLockHold)?
 }
 
 /// One record of ``SharedGenerationRecords``.

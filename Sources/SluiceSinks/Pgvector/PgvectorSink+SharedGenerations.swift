@@ -98,7 +98,7 @@ extension PgvectorSink: SharedGenerationRecords {
         }
     }
 
-    package func deploymentLock(shared: Bool) async throws -> any DeploymentLockHold {
+    package func deploymentLock(shared: Bool) async throws -> (any DeploymentLockHold)? {
         let key = deploymentLockKey
         let url = settings.url
         let password = settings.password

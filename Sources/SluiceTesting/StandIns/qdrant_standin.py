@@ -9,6 +9,9 @@ delete_alias — "delete alias if exists" —, rename_alias) all or none; an ali
 name nor a collection an alias's; creating an alias that exists is refused here (delete it in the same
 request: Sluice does); reads and writes through an alias reach its collection; deleting a collection
 deletes its aliases; `GET /aliases` and `GET /collections/{name}/aliases` list them.
+Conditional upserts as Qdrant 1.16 documents them: with `update_filter`, a point that exists is updated only
+when it matches the filter (else it keeps its state), a new point is inserted regardless; other upsert
+fields are refused.
 Collection metadata as Qdrant documents it (CreateCollection and UpdateCollection in its source): `metadata` (a JSON object) when a collection is created,
 `PATCH /collections/{name}` with `metadata` merges into it (a null value removes its key), and `GET /collections/{name}` returns it in
 `config.metadata`. `scroll` applies its `filter`.
@@ -199,9 +202,17 @@ class Handler(JSONHandler):
                 collection["indexes"].add(body.get("field_name"))
                 return self.ok({"operation_id": 0, "status": "completed"})
             if rest == ["points"] and self.command == "PUT":
+                unknown = set(body) - {"points", "update_filter"}
+                if unknown:
+                    raise Rejected(400, f"Format error in JSON body: unknown field(s) {sorted(unknown)} (stand-in: points, update_filter)")
                 batch = body.get("points")
                 if not isinstance(batch, list) or not 1 <= len(batch) <= MAX_POINTS_PER_UPSERT:
                     raise Rejected(400, f"points: a list of 1 to {MAX_POINTS_PER_UPSERT} points")
+                # Qdrant 1.16's conditional update: "only points matching this filter will be updated; points
+                # that don't match will keep their current state; new points will be inserted regardless".
+                update_filter = body.get("update_filter")
+                if update_filter is not None:
+                    matches(update_filter, None, {})  # validated even when no stored point is tested
                 staged = {}
                 for point in batch:
                     pid = point_id(point.get("id"))
@@ -211,6 +222,9 @@ class Handler(JSONHandler):
                     payload = point.get("payload") or {}
                     if not isinstance(payload, dict):
                         raise Rejected(400, "payload must be an object")
+                    if update_filter is not None and pid in points \
+                            and not matches(update_filter, pid, points[pid]["payload"]):
+                        continue
                     staged[pid] = {"vector": [float(x) for x in vector], "payload": payload}
                 store.batch(len(batch), self.body_bytes)
                 points.update(staged)

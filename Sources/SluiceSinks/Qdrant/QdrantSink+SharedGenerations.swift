@@ -1,0 +1,125 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+/// The records of a sharded deployment's index generations (``SharedGenerationRecords``) in Qdrant: the
+/// collection `<collection>_generations` beside the original generation's (one-dimensional vectors), a point
+/// per version of a key (``InsertOnceRecordStore``), its id a UUID made from `<key>@<version>` and its
+/// payload `key`, `version`, `value` and `writer`.
+///
+/// The insert-once write is an upsert with an `update_filter` (Qdrant 1.16 and later: "only points matching
+/// this filter will be updated … new points will be inserted regardless of the filter") that no stored point
+/// matches (`version` is -1; stored versions start at 1): a point that exists is left as it is.
+extension QdrantSink: InsertOnceRecordStore {
+    /// `/collections/<collection>_generations`.
+    var generationRecordsPath: String { "/collections/\(StoreHTTP.segment(settings.collection + "_generations"))" }
+
+    struct GenerationRecordPoint: Codable {
+        var id: String
+        var vector: [Float]?
+        var payload: Payload?
+        struct Payload: Codable {
+            var key: String
+            var version: Int
+            var value: String
+            var writer: String
+        }
+
+        /// The point's id: a UUID made from the record's id.
+        static func pointID(_ recordID: String) -> String {
+            VectorID(rawValue: ContentHash(utf8: "sluice-generations\u{0}\(recordID)").hex).uuidString
+        }
+
+        var record: VersionedGenerationRecord? {
+            payload.map {
+                VersionedGenerationRecord(key: $0.key, version: $0.version, value: $0.value, writer: $0.writer)
+            }
+        }
+    }
+
+    package func insertIfAbsent(_ record: VersionedGenerationRecord) async throws {
+        let exists = try await http.send("GET", generationRecordsPath, accepting: [404])
+        if exists.status == 404 {
+            struct Create: Encodable {
+                var vectors: JSONValue = .object(["size": .value(.int(1)), "distance": .value(.string("Dot"))])
+            }
+            // 409: another process created it meanwhile.
+            try await http.send("PUT", generationRecordsPath, json: try StoreHTTP.encode(Create()), accepting: [409])
+        }
+        struct Upsert: Encodable {
+            var points: [GenerationRecordPoint]
+            var update_filter: JSONValue
+        }
+        let point = GenerationRecordPoint(
+            id: GenerationRecordPoint.pointID(record.id),
+            vector: [1],
+            payload: .init(key: record.key, version: record.version, value: record.value, writer: record.writer)
+        )
+        let never: JSONValue = .object([
+            "must": .array([
+                .object(["key": .value(.string("version")), "match": .object(["value": .value(.int(-1))])])
+            ])
+        ])
+        try await http.send(
+            "PUT",
+            "\(generationRecordsPath)/points?wait=true",
+            json: try StoreHTTP.encode(Upsert(points: [point], update_filter: never))
+        )
+    }
+
+    package func versionedRecord(id: String) async throws -> VersionedGenerationRecord? {
+        struct Retrieve: Encodable {
+            var ids: [String]
+            var with_payload = true
+            var with_vector = false
+        }
+        let response = try await http.send(
+            "POST",
+            "\(generationRecordsPath)/points",
+            json: try StoreHTTP.encode(Retrieve(ids: [GenerationRecordPoint.pointID(id)])),
+            accepting: [404]
+        )
+        guard response.status != 404 else { return nil }
+        return try JSONDecoder().decode(Envelope<[GenerationRecordPoint]>.self, from: Data(response.body)).result
+            .first?.record
+    }
+
+    package func allVersionedRecords() async throws -> [VersionedGenerationRecord] {
+        struct Scroll: Encodable {
+            var limit = 1000
+            var offset: String?
+            var with_payload = true
+            var with_vector = false
+        }
+        struct Page: Decodable {
+            var points: [GenerationRecordPoint]
+            var next_page_offset: String?
+        }
+        var result: [VersionedGenerationRecord] = []
+        var offset: String?
+        repeat {
+            let response = try await http.send(
+                "POST",
+                "\(generationRecordsPath)/points/scroll",
+                json: try StoreHTTP.encode(Scroll(offset: offset)),
+                accepting: [404]
+            )
+            guard response.status != 404 else { return [] }
+            let page = try JSONDecoder().decode(Envelope<Page>.self, from: Data(response.body)).result
+            result += page.points.compactMap(\.record)
+            offset = page.next_page_offset
+        } while offset != nil
+        return result
+    }
+
+    package func deleteVersionedRecords(ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        struct Delete: Encodable { var points: [String] }
+        try await http.send(
+            "POST",
+            "\(generationRecordsPath)/points/delete?wait=true",
+            json: try StoreHTTP.encode(Delete(points: ids.map(GenerationRecordPoint.pointID))),
+            accepting: [404]
+        )
+    }
+}
