@@ -20,6 +20,14 @@ bench_sluice() {
     [ -x "$sluice" ] || sluice="$2/.build/debug/sluice"
   fi
   [ -x "$sluice" ] || { echo "$1: build sluice first (swift build -c release --product sluice)" >&2; exit 1; }
+  # `sluice serve` runs the sluice-serve beside it: one from an older build reads the store as an older
+  # release does (a keyword index of a newer layout is scanned instead of used), which measures nothing.
+  local serve
+  serve="$(dirname "$sluice")/sluice-serve"
+  if [ ! -x "$serve" ] || [ "$serve" -ot "$sluice" ]; then
+    echo "$1: $serve is missing or older than $sluice: build it too (swift build -c release --product sluice-serve)" >&2
+    exit 1
+  fi
   command -v wrk >/dev/null || { echo "$1: install wrk (apt-get install wrk)" >&2; exit 1; }
   echo "$sluice"
 }
