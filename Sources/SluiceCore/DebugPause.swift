@@ -12,9 +12,10 @@ import Glibc
 /// the marker writes `sluice-debug: paused at <POINT>` to standard error and waits until the file named by
 /// `SLUICE_DEBUG_RESUME` exists. Points: `READ` (the pipeline, before it opens a document to read and hash
 /// it), `REOPEN` (an extractor, before it opens the document's file again: PDF in process, and the
-/// worker processes for PDF and images) and `CHANGE` (a `sluice generation …` change of a sharded
+/// worker processes for PDF and images), `CHANGE` (a `sluice generation …` change of a sharded
 /// deployment kept in a store, after it read the store's manifest and before it writes it; the path is the
-/// state folder's).
+/// state folder's) and `INDEX` (the local store, after it wrote its graph's temporary file and before it
+/// renames it into place; the path is the store's folder).
 package enum DebugPause {
     package static func at(_ point: String, path: @autoclosure () -> String) {
         #if DEBUG

@@ -195,7 +195,7 @@ extension LocalSink {
             annState.set(live)
             // Older graphs left by a process killed before it removed them (a caught-up graph is saved,
             // and the older files removed, by `finish()`).
-            if !live.dirty { removeIndexFiles(keeping: indexFile(generation: generation).lastPathComponent) }
+            if !live.dirty { removeIndexFiles(olderThan: generation) }
         } else {
             do {
                 try rebuildIndex()
@@ -259,16 +259,17 @@ extension LocalSink {
     func saveIndex() throws {
         guard !readOnly else { return }
         guard indexSettings.kind == .hnsw else {
-            removeIndexFiles(keeping: nil)
+            removeIndexFiles(olderThan: nil)
             return
         }
         settleIndex()
         guard let live = annState.live, live.dirty else { return }
         let file = indexFile(generation: live.generation)
         if let index = live.index {
-            let temporary = URL(fileURLWithPath: file.path + ".tmp")
+            let temporary = Self.temporaryFile(for: file)
             try index.save(to: temporary)
             CrashPoint.reach("local.index-written")
+            DebugPause.at("INDEX", path: directory.path)
             try Self.durablyRename(temporary, to: file)
             CrashPoint.reach("local.index-renamed")
             // The saved graph covers the whole log; the newest entries stay for readers holding older graphs.
@@ -276,7 +277,7 @@ extension LocalSink {
             try environment.write { try log.trim(keepingLabels: LocalANNChangeLog.retainedLabels, $0) }
             CrashPoint.reach("local.change-log-trimmed")
         }
-        removeIndexFiles(keeping: live.index == nil ? nil : file.lastPathComponent)
+        removeIndexFiles(olderThan: live.index == nil ? nil : live.generation)
         annState.markSaved()
     }
 
@@ -296,11 +297,41 @@ extension LocalSink {
         directory.appendingPathComponent("hnsw-\(generation).index")
     }
 
-    func removeIndexFiles(keeping kept: String?) {
+    /// A save's temporary file beside `file`, named for this process (`hnsw-<generation>.index.<pid>.tmp`):
+    /// processes that share the store (shards) may save the same generation at the same moment, and must
+    /// never write, rename or remove each other's temporary file.
+    static func temporaryFile(for file: URL) -> URL {
+        URL(fileURLWithPath: file.path + ".\(getpid()).tmp")
+    }
+
+    /// Removes saved graphs older than `generation` or than the newest saved graph (every saved graph when
+    /// nil: the store has no graph) and the temporary files of saves whose process is gone (killed mid-save).
+    /// A newer graph, saved meanwhile by another process sharing the store, is kept (this process's own older
+    /// one goes), and so is another live process's save in progress.
+    func removeIndexFiles(olderThan generation: UInt64?) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasPrefix("hnsw-") && name != kept {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        let newest = names.compactMap(Self.savedGeneration).max()
+        let generation = generation.map { max($0, newest ?? $0) }
+        for name in names where name.hasPrefix("hnsw-") {
+            let remove: Bool
+            if name.hasSuffix(".tmp") {
+                // hnsw-<generation>.index.<pid>.tmp, or the older hnsw-<generation>.index.tmp (no owner).
+                let parts = name.split(separator: ".")
+                let owner = parts.count == 4 ? Int32(parts[2]) : nil
+                remove = owner.map { $0 != getpid() && kill($0, 0) != 0 && errno == ESRCH } ?? true
+            } else if let number = Self.savedGeneration(name) {
+                remove = generation.map { number < $0 } ?? true
+            } else {
+                remove = false
+            }
+            if remove { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
         }
+    }
+
+    /// The generation of a saved graph's file name (`hnsw-<generation>.index`), nil for any other name.
+    static func savedGeneration(_ name: String) -> UInt64? {
+        guard name.hasPrefix("hnsw-"), name.hasSuffix(".index") else { return nil }
+        return UInt64(name.dropFirst(5).dropLast(6))
     }
 
     // MARK: - For the benchmark

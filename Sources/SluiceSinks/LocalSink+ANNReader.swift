@@ -179,10 +179,7 @@ extension LocalSink {
         let saved =
             names
             .compactMap { name -> (name: String, generation: UInt64)? in
-                guard name.hasPrefix("hnsw-"), name.hasSuffix(".index"),
-                    let number = UInt64(name.dropFirst(5).dropLast(6))
-                else { return nil }
-                return (name, number)
+                Self.savedGeneration(name).map { (name, $0) }
             }
             .filter { $0.generation <= generation && $0.generation >= held && !annState.isUnloadable($0.name) }
             .max { $0.generation < $1.generation }

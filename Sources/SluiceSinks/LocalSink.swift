@@ -291,7 +291,7 @@ public final class LocalSink: VectorSink {
             }
             self.follow(change)
             self.documentKeys.cleared()
-            self.removeIndexFiles(keeping: nil)
+            self.removeIndexFiles(olderThan: nil)
         }
     }
 

@@ -101,3 +101,49 @@ extension SluiceCLITests {
         #expect(result.exitCode == 1, "\(result)")
     }
 }
+
+extension SluiceCLITests {
+    @Test(
+        "shards sharing a local store save its graph at the same moment: neither removes the other's save in progress"
+    )
+    func shardsSaveTheGraphTogether() async throws {
+        // Seen once in the suite: shard 1 exited 70, "rename to …/hnsw-3.index: No such file or directory",
+        // because another shard's save removed every `hnsw-` file but its own, the temporary one included.
+        let ws = try Workspace("shards-graph")
+        defer { ws.cleanUp() }
+        _ = try Corpus.write(count: 24, into: ws.corpus, seed: 0x5EED_0052)
+        let sharedIndex = ws.root.appendingPathComponent("shared-index")
+        func arguments(_ index: Int) -> [String] {
+            [
+                "run", ws.pipeline.path, "--state", ws.root.appendingPathComponent("shard-state-\(index)").path,
+                "--set", "sink.path=\(sharedIndex.path)", "--source", ws.corpus.path, "--quiet", "--shard",
+                "\(index)/2",
+            ]
+        }
+        // Shard 0 holds between writing its graph's temporary file and renaming it; shard 1 runs to its end,
+        // saving its own graph meanwhile.
+        let resume = ws.root.appendingPathComponent("resume")
+        let held = try ws.start(
+            arguments(0),
+            environment: [
+                "SLUICE_DEBUG_PAUSE_INDEX": sharedIndex.lastPathComponent, "SLUICE_DEBUG_RESUME": resume.path,
+            ]
+        )
+        let paused = await held.waitForStderr(containing: "sluice-debug: paused at INDEX", timeout: .seconds(120))
+        try #require(paused, "never paused: \(held.stderrSoFar)")
+        let other = try await ws.sluice(arguments(1), environment: ["SLUICE_DEBUG_PAUSE_INDEX": nil])
+        #expect(other.exitCode == 0, "shard 1: \(other)")
+        _ = FileManager.default.createFile(atPath: resume.path, contents: Data())
+        let first = try await held.wait(timeout: .seconds(120))
+        #expect(first.exitCode == 0, "shard 0, its save held while shard 1 saved: \(first)")
+
+        // One saved graph is left, no temporary file, and a search by the graph answers.
+        let files = try FileManager.default.contentsOfDirectory(atPath: sharedIndex.path).filter {
+            $0.hasPrefix("hnsw-")
+        }
+        #expect(files.count == 1 && files[0].hasSuffix(".index"), "\(files)")
+        let shared = Workspace.Target(state: ws.root.appendingPathComponent("shard-state-0"), index: sharedIndex)
+        let search = try await ws.sluice(["search", "river", ws.pipeline.path, "--mode", "vector"] + shared.arguments)
+        #expect(search.exitCode == 0 && !search.stdout.isEmpty, "\(search)")
+    }
+}

@@ -83,7 +83,9 @@ package struct ExtractStep: Sendable {
         // Unchanged bytes are skipped, unless a crashed attempt left pending ids: it may have overwritten
         // records whose ids this version shares (same key, ordinal and text) with another version's
         // metadata, so the document is written again (its vectors come from the embedding cache).
-        // A change of metadata alone (the pipeline's values, the file's mtime) writes the records again.
+        // A change of metadata alone (the pipeline's values, front matter rules, readers) writes the records
+        // again; the file's mtime and size alone do not (they change with the bytes as far as the index is
+        // concerned: DocumentMetadataRules.ofTheBytes, docs/CONFIGURATION.md's `mtime`).
         if let previous = document.previous, previous.status == .indexed, previous.contentHash == hash,
             previous.pendingIDs.isEmpty, previous.metadataHash == document.metadataHash
         {
