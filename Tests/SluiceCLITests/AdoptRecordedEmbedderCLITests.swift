@@ -46,13 +46,14 @@ struct AdoptRecordedEmbedderCLITests {
     }
 
     @Test(
-        "a Qdrant collection without a record (another tool's copy): not adopted from, said once, loaded as a fresh run"
+        "a collection without a record (another tool's copy): not adopted from, said once, loaded as a fresh run",
+        arguments: [StoreUnderTest.Kind.qdrant, .chroma]
     )
-    func collectionWithoutRecordIsNotAdoptedFrom() async throws {
-        let ws = try Workspace("adopt-unrecorded-qdrant")
+    func collectionWithoutRecordIsNotAdoptedFrom(_ kind: StoreUnderTest.Kind) async throws {
+        let ws = try Workspace("adopt-unrecorded-\(kind.rawValue)")
         defer { ws.cleanUp() }
         let keys = try Corpus.write(count: 10, into: ws.corpus, seed: 0x5EED_0A05, maxBytes: 4_000)
-        let store = try await StoreUnderTest.start(.qdrant, in: ws)
+        let store = try await StoreUnderTest.start(kind, in: ws)
         defer { store.stop() }
         let server = try await adopt.embedder()
         defer { server.stop() }
@@ -60,7 +61,17 @@ struct AdoptRecordedEmbedderCLITests {
         let reference = store.target(ws, "reference", sinkName: "reference")
         let first = try await adopt.load(ws, reference, server)
         #expect(first > 0)
-        // Another tool copies every point into a collection it creates itself, with no metadata.
+        // Another tool copies every record into a collection it creates itself, with no metadata.
+        if kind == .qdrant {
+            try await Self.copyQdrantCollection(store)
+        } else {
+            try await Self.copyChromaCollection(store)
+        }
+        try await expectLoadedAsFresh(ws, store, server, copy: "copy", reference: reference, embedded: first, keys)
+    }
+
+    /// Copies the Qdrant collection `reference` into a new collection `copy`, created without metadata.
+    static func copyQdrantCollection(_ store: StoreUnderTest) async throws {
         let qdrant = try #require(store.server).baseURL
         let headers = [("api-key", StoreUnderTest.apiKey), ("Content-Type", "application/json")]
         func call(_ method: String, _ path: String, _ body: String) async throws -> [String: Any] {
@@ -91,25 +102,10 @@ struct AdoptRecordedEmbedderCLITests {
             _ = try await call("PUT", "/collections/copy/points?wait=true", body)
         }
 
-        try await expectLoadedAsFresh(ws, store, server, copy: "copy", reference: reference, embedded: first, keys)
     }
 
-    @Test(
-        "a Chroma collection without a record (another tool's copy): not adopted from, said once, loaded as a fresh run"
-    )
-    func chromaCollectionWithoutRecordIsNotAdoptedFrom() async throws {
-        let ws = try Workspace("adopt-unrecorded-chroma")
-        defer { ws.cleanUp() }
-        let keys = try Corpus.write(count: 10, into: ws.corpus, seed: 0x5EED_0A06, maxBytes: 4_000)
-        let store = try await StoreUnderTest.start(.chroma, in: ws)
-        defer { store.stop() }
-        let server = try await adopt.embedder()
-        defer { server.stop() }
-
-        let reference = store.target(ws, "reference", sinkName: "reference")
-        let first = try await adopt.load(ws, reference, server)
-        #expect(first > 0)
-        // Another tool copies every record into a collection it creates itself, with no metadata.
+    /// Copies the Chroma collection `c_reference` into a new collection `c_copy`, created without metadata.
+    static func copyChromaCollection(_ store: StoreUnderTest) async throws {
         let database = try #require(store.endpoint).baseURL + "/api/v2/tenants/sluice_tests/databases/db_tests"
         func call(_ method: String, _ path: String, _ body: Any?) async throws -> [String: Any] {
             let response = try await HTTPClient.shared.send(
@@ -146,7 +142,6 @@ struct AdoptRecordedEmbedderCLITests {
                 "documents": records["documents"]!,
             ] as [String: Any]
         )
-        try await expectLoadedAsFresh(ws, store, server, copy: "copy", reference: reference, embedded: first, keys)
     }
 
     /// A new state on the collection `copy` (another tool's copy of `reference`'s records, with no record of
