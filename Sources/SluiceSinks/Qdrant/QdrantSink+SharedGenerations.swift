@@ -38,6 +38,7 @@ extension QdrantSink: InsertOnceRecordStore {
     }
 
     package func insertIfAbsent(_ record: VersionedGenerationRecord) async throws {
+        try await requireConditionalUpdates()
         let exists = try await http.send("GET", generationRecordsPath, accepting: [404])
         if exists.status == 404 {
             struct Create: Encodable {
@@ -65,6 +66,21 @@ extension QdrantSink: InsertOnceRecordStore {
             "\(generationRecordsPath)/points?wait=true",
             json: try StoreHTTP.encode(Upsert(points: [point], update_filter: never))
         )
+    }
+
+    /// Refuses a Qdrant older than 1.16: it would ignore `update_filter` (an unknown field) and overwrite the
+    /// point, so two racing changes could both believe they won.
+    /// - Throws: ``SluiceError/Code/configuration`` naming the server's version.
+    func requireConditionalUpdates() async throws {
+        struct Root: Decodable { var version: String? }
+        let root = try await http.decode(Root.self, "GET", "/")
+        let parts = (root.version ?? "").split(separator: ".").compactMap { Int($0) }
+        guard parts.count >= 2, (parts[0], parts[1]) >= (1, 16) else {
+            throw SluiceError(
+                .configuration,
+                "qdrant at \(http.baseURL) is version \(root.version ?? "unknown"): sharded index generations need Qdrant 1.16 or later (conditional updates, `update_filter`); upgrade Qdrant, or run the generations unsharded"
+            )
+        }
     }
 
     package func versionedRecord(id: String) async throws -> VersionedGenerationRecord? {

@@ -117,6 +117,10 @@ class Handler(JSONHandler):
         url = urlparse(self.path)
         query = parse_qs(url.query)
         parts = [p for p in url.path.split("/") if p]
+        if parts == [] and self.command == "GET":
+            # Qdrant's root answers its title and version (it is not wrapped in "result").
+            version = store.options.server_version or "1.16.0"
+            return self.send_json(200, {"title": "qdrant - vector search engine", "version": version})
         if parts == ["aliases"] and self.command == "GET":
             with store.lock:
                 return self.ok(alias_list(store.aliases))

@@ -33,6 +33,8 @@ def arguments(description):
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--api-key", default=None, help="required key")
     parser.add_argument("--fault-every", type=int, default=0, help="fail every Nth write request")
+    parser.add_argument("--server-version", default=None,
+                        help="the version the service says it is (Qdrant's GET /; default its own)")
     return parser.parse_args()
 
 
