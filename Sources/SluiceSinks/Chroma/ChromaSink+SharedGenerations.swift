@@ -53,14 +53,33 @@ extension ChromaSink: InsertOnceRecordStore {
 
     package func versionedRecord(id: String) async throws -> VersionedGenerationRecord? {
         guard let collection = try await generationRecordsID(create: false) else { return nil }
-        return try await generationRecords(collection, ids: [id], offset: 0).first
+        return try await generationRecords(collection, ids: [id], where: nil, offset: 0).first
     }
 
     package func allVersionedRecords() async throws -> [VersionedGenerationRecord] {
+        try await generationRecords(where: nil)
+    }
+
+    /// A `get` with `where` `{"$and": [{"key": {"$eq": key}}, {"version": {"$gte": version}}]}` (checked on the
+    /// real chroma 1.5.9 server: `version` is an integer in the records' metadata).
+    package func versionedRecords(of key: String, from version: Int) async throws -> [VersionedGenerationRecord] {
+        try await generationRecords(
+            where: ChromaWhere.combined(
+                "$and",
+                [
+                    ChromaWhere.condition("key", "$eq", .string(key)),
+                    ChromaWhere.condition("version", "$gte", .int(version)),
+                ]
+            )
+        )
+    }
+
+    /// Every record `filter` matches (every record without one), page by page.
+    private func generationRecords(where filter: JSONValue?) async throws -> [VersionedGenerationRecord] {
         guard let collection = try await generationRecordsID(create: false) else { return [] }
         var result: [VersionedGenerationRecord] = []
         while true {
-            let page = try await generationRecords(collection, ids: nil, offset: result.count)
+            let page = try await generationRecords(collection, ids: nil, where: filter, offset: result.count)
             result += page
             if page.count < Self.generationRecordsPage { return result }
         }
@@ -73,14 +92,16 @@ extension ChromaSink: InsertOnceRecordStore {
 
     private static let generationRecordsPage = 1000
 
-    /// The records under `ids`, or a page of them all.
+    /// The records under `ids`, or a page of those `filter` matches (of them all without one).
     private func generationRecords(
         _ collection: String,
         ids: [String]?,
+        where filter: JSONValue?,
         offset: Int
     ) async throws -> [VersionedGenerationRecord] {
         struct Get: Encodable {
             var ids: [String]?
+            var `where`: JSONValue?
             var include = ["documents", "metadatas"]
             var limit: Int?
             var offset: Int?
@@ -92,6 +113,7 @@ extension ChromaSink: InsertOnceRecordStore {
             json: try StoreHTTP.encode(
                 Get(
                     ids: ids,
+                    where: filter,
                     limit: ids == nil ? Self.generationRecordsPage : nil,
                     offset: ids == nil ? offset : nil
                 )

@@ -32,6 +32,13 @@ package protocol InsertOnceRecordStore: SharedGenerationRecords {
     /// per shard).
     func allVersionedRecords() async throws -> [VersionedGenerationRecord]
 
+    /// The records of `key` whose version is `version` or higher, in any order (a filter the store applies:
+    /// Chroma's `where`, Qdrant's scroll `filter`).
+    func versionedRecords(of key: String, from version: Int) async throws -> [VersionedGenerationRecord]
+
+    /// The highest version of each key read so far, where ``sharedRecord(_:)`` starts its next read.
+    var seenVersions: SeenRecordVersions { get }
+
     /// Deletes the records under `ids` (an id with no record is skipped).
     func deleteVersionedRecords(ids: [String]) async throws
 }
@@ -59,9 +66,17 @@ package struct VersionedGenerationRecord: Sendable, Hashable {
 }
 
 extension InsertOnceRecordStore {
+    /// The highest version of `key`, read from the highest version seen before (one record while nothing
+    /// changed): versions only grow, so the highest of those is the highest of all. When none is there any
+    /// more (every record was deleted: `generation drop` of everything, and a new manifest written from
+    /// version 1), every version of the key is read.
     package func sharedRecord(_ key: String) async throws -> SharedGenerationRecord? {
-        guard let latest = try await versions(of: key).last else { return nil }
-        return SharedGenerationRecord(value: Data(latest.value.utf8), version: latest.version)
+        let seen = seenVersions.highest(of: key)
+        var found = try await versionedRecords(of: key, from: seen ?? 1)
+        if found.isEmpty, seen != nil { found = try await versionedRecords(of: key, from: 1) }
+        let latest = found.max { $0.version < $1.version }
+        seenVersions.saw(key, version: latest?.version)
+        return latest.map { SharedGenerationRecord(value: Data($0.value.utf8), version: $0.version) }
     }
 
     package func writeSharedRecord(_ key: String, _ value: Data, expecting version: Int?) async throws -> Bool {
@@ -98,7 +113,7 @@ extension InsertOnceRecordStore {
 
     /// The versions of `key`, lowest first.
     func versions(of key: String) async throws -> [VersionedGenerationRecord] {
-        try await allVersionedRecords().filter { $0.key == key }.sorted { $0.version < $1.version }
+        try await versionedRecords(of: key, from: 1).sorted { $0.version < $1.version }
     }
 
     /// Inserts version `version` of `key` unless it exists, and reads it back.

@@ -101,9 +101,27 @@ extension QdrantSink: InsertOnceRecordStore {
     }
 
     package func allVersionedRecords() async throws -> [VersionedGenerationRecord] {
+        try await scrollGenerationRecords(filter: nil)
+    }
+
+    /// A scroll with the `filter` `{"must": [{"key": "key", "match": {"value": key}}, {"key": "version",
+    /// "range": {"gte": version}}]}`.
+    package func versionedRecords(of key: String, from version: Int) async throws -> [VersionedGenerationRecord] {
+        let filter: JSONValue = .object([
+            "must": .array([
+                .object(["key": .value(.string("key")), "match": .object(["value": .value(.string(key))])]),
+                .object(["key": .value(.string("version")), "range": .object(["gte": .value(.int(version))])]),
+            ])
+        ])
+        return try await scrollGenerationRecords(filter: filter)
+    }
+
+    /// Every record `filter` matches (every record without one); none when the collection does not exist.
+    private func scrollGenerationRecords(filter: JSONValue?) async throws -> [VersionedGenerationRecord] {
         struct Scroll: Encodable {
             var limit = 1000
             var offset: String?
+            var filter: JSONValue?
             var with_payload = true
             var with_vector = false
         }
@@ -117,7 +135,7 @@ extension QdrantSink: InsertOnceRecordStore {
             let response = try await http.send(
                 "POST",
                 "\(generationRecordsPath)/points/scroll",
-                json: try StoreHTTP.encode(Scroll(offset: offset)),
+                json: try StoreHTTP.encode(Scroll(offset: offset, filter: filter)),
                 accepting: [404]
             )
             guard response.status != 404 else { return [] }
