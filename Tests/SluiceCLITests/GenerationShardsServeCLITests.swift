@@ -2,17 +2,21 @@ import Foundation
 import SluiceClient
 import Testing
 
-/// Every reader of a sharded deployment on pgvector follows a promote made with another shard's state (on
-/// another machine, as far as the states go: nothing but the database links them): `sluice search` with a
-/// third shard's state, and a running `sluice serve` over a second one, without a restart
-/// (docs/GENERATIONS.md, "Sharded deployments").
+/// Every reader of a sharded deployment on pgvector, Chroma or Qdrant follows a promote made with another
+/// shard's state (on another machine, as far as the states go: nothing but the store links them): `sluice
+/// search` with a third shard's state, and a running `sluice serve` over a second one, without a restart
+/// (docs/GENERATIONS.md, "Sharded deployments"). On Chroma and Qdrant the serve's poll reads the manifest
+/// from the highest version it has seen.
 @Suite(.serialized)
 struct GenerationShardsServeCLITests {
-    @Test("a promote made with shard 0's state switches search with shard 1's and a running serve over shard 2's")
-    func readersOfEveryShardFollow() async throws {
+    @Test(
+        "a promote made with shard 0's state switches search with shard 1's and a running serve over shard 2's",
+        arguments: [GenerationShardsCLITests.Deployment.pgvector, .chroma, .qdrant]
+    )
+    func readersOfEveryShardFollow(_ store: GenerationShardsCLITests.Deployment) async throws {
         let (ws, deployment) = try await GenerationShardsCLITests.setUp(
             "generation-shards-serve",
-            .pgvector,
+            store,
             documents: 10,
             seed: 0x6E_0053
         )
@@ -37,6 +41,10 @@ struct GenerationShardsServeCLITests {
         #expect(try await GenerationServeCLITests.cliSearch(ws, shards[0], query) == expected)
 
         try await GenerationServeCLITests.expectFollows(client, query, from: old, to: expected)
+        // A second change, from the version the serve's poll saw last: a rollback with shard 1's state.
+        let rolledBack = try await GenerationCLITests.generation(ws, "rollback", shards[1])
+        #expect(rolledBack.exitCode == 0, "\(rolledBack)")
+        try await GenerationServeCLITests.expectFollows(client, query, from: expected, to: old)
         let stopped = try await server.stop()
         #expect(stopped.exitCode == 0, "\(stopped)")
     }
