@@ -414,5 +414,6 @@ struct GenerationShardsCLITests {
         let refused = try await GenerationCLITests.generation(ws, "start", first, GenerationCLITests.candidateSettings)
         #expect(refused.exitCode == 1, "\(refused)")
         #expect(refused.stderr.contains("no conditional write"), "\(refused)")
+        #expect(refused.stderr.contains("eventually consistent"), "\(refused)")
     }
 }
