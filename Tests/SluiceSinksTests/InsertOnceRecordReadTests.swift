@@ -13,7 +13,8 @@ import Testing
     final class CountingStore: InsertOnceRecordStore {
         let records = Mutex<[String: VersionedGenerationRecord]>([:])
         let read = Mutex(0)
-        let seenVersions = SeenRecordVersions()
+        let location = "counting \(UUID().uuidString)"
+        var seenVersions: SeenRecordVersions { .of(location) }
 
         func insertIfAbsent(_ record: VersionedGenerationRecord) async throws {
             records.withLock { if $0[record.id] == nil { $0[record.id] = record } }
@@ -94,18 +95,35 @@ import Testing
     /// The stores that keep generation records insert-once: real Chroma, the Qdrant stand-in.
     enum Store: String, CaseIterable, Sendable { case chroma, qdrant }
 
-    static func open(_ store: Store, _ folder: URL) async throws -> (any InsertOnceRecordStore, StandInServer) {
+    /// A sink of `collection` on `url`.
+    static func sink(_ store: Store, _ url: String, collection: String = "docs") -> any InsertOnceRecordStore {
         switch store {
         case .chroma:
-            let server = try await StandInServer.launch(script: "chroma_server.py", arguments: [folder.path])
-            var settings = ChromaSink.Settings(url: server.baseURL, apiKey: nil)
-            settings.collection = "docs"
-            return (ChromaSink(settings: settings), server)
+            var settings = ChromaSink.Settings(url: url, apiKey: nil)
+            settings.collection = collection
+            return ChromaSink(settings: settings)
         case .qdrant:
-            let server = try await StandInServer.launch(script: "qdrant_standin.py")
-            var settings = QdrantSink.Settings(url: server.baseURL, apiKey: nil)
-            settings.collection = "docs"
-            return (QdrantSink(settings: settings), server)
+            var settings = QdrantSink.Settings(url: url, apiKey: nil)
+            settings.collection = collection
+            return QdrantSink(settings: settings)
+        }
+    }
+
+    @Test(
+        "every sink of one store shares the versions read (serve makes a new sink for each poll); another's is its own",
+        arguments: Store.allCases
+    )
+    func sinksOfOneStoreShareTheVersionsSeen(_ kind: Store) {
+        let url = "http://127.0.0.1:9"
+        #expect(Self.sink(kind, url).seenVersions === Self.sink(kind, url).seenVersions)
+        #expect(Self.sink(kind, url).seenVersions !== Self.sink(kind, url, collection: "other").seenVersions)
+        #expect(Self.sink(kind, url).seenVersions !== Self.sink(kind, "http://127.0.0.1:10").seenVersions)
+    }
+
+    static func launch(_ store: Store, _ folder: URL) async throws -> StandInServer {
+        switch store {
+        case .chroma: try await StandInServer.launch(script: "chroma_server.py", arguments: [folder.path])
+        case .qdrant: try await StandInServer.launch(script: "qdrant_standin.py")
         }
     }
 
@@ -119,8 +137,9 @@ import Testing
         )
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { TemporaryDirectory.remove(folder) }
-        let (store, server) = try await Self.open(kind, folder)
+        let server = try await Self.launch(kind, folder)
         defer { server.stop() }
+        let store = Self.sink(kind, server.baseURL)
         for version in 0..<4 {
             #expect(try await store.writeSharedRecord("manifest", Self.data("m\(version + 1)"), expecting: version))
         }
@@ -130,13 +149,15 @@ import Testing
         #expect(fromThree.map(\.version).sorted() == [3, 4], "\(fromThree)")
         #expect(fromThree.allSatisfy { $0.key == "manifest" })
         #expect(try await store.versionedRecords(of: "manifest", from: 5).isEmpty)
-        #expect(try await store.sharedRecord("manifest")?.value == Self.data("m4"))
+        // Each read with a new sink, as `sluice serve`'s poll makes them.
+        #expect(try await Self.sink(kind, server.baseURL).sharedRecord("manifest")?.value == Self.data("m4"))
         #expect(try await store.writeSharedRecord("manifest", Self.data("m5"), expecting: 4))
-        #expect(try await store.sharedRecord("manifest")?.value == Self.data("m5"))
+        #expect(try await Self.sink(kind, server.baseURL).sharedRecord("manifest")?.value == Self.data("m5"))
         try await store.deleteSharedRecords(prefix: "")
         #expect(try await store.writeSharedRecord("manifest", Self.data("fresh"), expecting: 0))
         #expect(
-            try await store.sharedRecord("manifest") == SharedGenerationRecord(value: Self.data("fresh"), version: 1)
+            try await Self.sink(kind, server.baseURL).sharedRecord("manifest")
+                == SharedGenerationRecord(value: Self.data("fresh"), version: 1)
         )
     }
 }

@@ -14,6 +14,11 @@ extension ChromaSink: InsertOnceRecordStore {
     /// `<collection>_generations`.
     var generationRecordsCollection: String { settings.collection + "_generations" }
 
+    /// The highest version of each record read from this collection, in this process.
+    package var seenVersions: SeenRecordVersions {
+        .of("chroma \(http.baseURL) \(settings.tenant) \(settings.database) \(generationRecordsCollection)")
+    }
+
     /// The records collection's UUID: created when `create` is true and it does not exist; nil when it does
     /// not exist otherwise.
     private func generationRecordsID(create: Bool) async throws -> String? {

@@ -60,8 +60,6 @@ public final class ChromaSink: VectorSink {
     let cache = Mutex<(collectionID: String?, maxBatch: Int?, base64: Bool)>((nil, nil, false))
     /// Whether the collection's vectors may be adopted: its metadata names the pipeline's embedder.
     let embedderRecord = StoreEmbedderRecord()
-    /// The highest version of each generation record read (``InsertOnceRecordStore``).
-    package let seenVersions = SeenRecordVersions()
 
     public var name: String { "chroma:\(http.baseURL)/\(settings.tenant)/\(settings.database)/\(settings.collection)" }
 

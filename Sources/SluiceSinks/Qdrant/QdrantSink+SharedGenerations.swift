@@ -14,6 +14,9 @@ extension QdrantSink: InsertOnceRecordStore {
     /// `/collections/<collection>_generations`.
     var generationRecordsPath: String { "/collections/\(StoreHTTP.segment(settings.collection + "_generations"))" }
 
+    /// The highest version of each record read from this collection, in this process.
+    package var seenVersions: SeenRecordVersions { .of("qdrant \(http.baseURL)\(generationRecordsPath)") }
+
     struct GenerationRecordPoint: Codable {
         var id: String
         var vector: [Float]?

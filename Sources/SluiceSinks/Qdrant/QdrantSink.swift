@@ -58,8 +58,6 @@ public final class QdrantSink: VectorSink {
     let http: StoreHTTP
     /// The embedder the collection's metadata names, as ``prepare(embedder:)`` found it.
     let embedderRecord = StoreEmbedderRecord()
-    /// The highest version of each generation record read (``InsertOnceRecordStore``).
-    package let seenVersions = SeenRecordVersions()
 
     public var name: String { "qdrant:\(http.baseURL)/\(settings.collection)" }
 
