@@ -78,6 +78,34 @@ struct PgvectorKeywordTests {
         #expect(try await embeddings(reopened) == before)
     }
 
+    @Test("a word whose stem Snowball stems again (release → releas → relea) still counts, and every hit scores")
+    func stemsAreNotStemmedTwice() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let sink = try PgvectorSink(settings: postgres.settings(table: "keyword_stems"))
+        try await sink.prepare(embedder: EmbedderIdentity(provider: "test", model: "kw", dimensions: 3))
+        try await sink.upsert([
+            Self.record(1, "The release of the database is planned."),
+            Self.record(2, "Notes, notes and more notes on planning."),
+            Self.record(3, "The database release notes."),
+        ])
+        try await sink.finish()
+        func keyword(_ text: String) async throws -> [SearchHit] {
+            try await sink.search(SearchRequest(mode: .keyword, text: text, k: 10))
+        }
+        func ids(_ hits: [SearchHit]) -> [Int] { hits.map { Int($0.record.id.rawValue, radix: 16)! } }
+        // `databas` and `releas` are the query's lexemes; stemmed once more they are `databa` and `relea`,
+        // which no row holds: the ranking counted `note` alone and put the rows holding only the lost words
+        // first, with no score.
+        let hits = try await keyword("database release notes")
+        #expect(ids(hits).first == 3)
+        #expect(Set(ids(hits)) == [1, 2, 3])
+        #expect(hits.allSatisfy { $0.score > 0 })
+        let release = try await keyword("releases")
+        #expect(Set(ids(release)) == [1, 3])
+        #expect(release.allSatisfy { $0.score > 0 })
+    }
+
     @Test("keyword search finds the rare term first, follows replace and delete, and is added to an older table")
     func keywordSearch() async throws {
         let postgres = try await PostgresForTest.launch()
