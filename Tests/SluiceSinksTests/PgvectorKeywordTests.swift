@@ -21,6 +21,20 @@ struct PgvectorKeywordTests {
         )
     }
 
+    static let identity = EmbedderIdentity(provider: "test", model: "kw", dimensions: 3)
+
+    /// A sink on `settings`' table, prepared, holding `rows` once they are written and finished.
+    static func sink(_ settings: PgvectorSink.Settings, holding rows: [VectorRecord]) async throws -> PgvectorSink {
+        let sink = try PgvectorSink(settings: settings)
+        try await sink.prepare(embedder: identity)
+        try await sink.upsert(rows)
+        try await sink.finish()
+        return sink
+    }
+
+    /// The hits' record numbers (``record(_:_:)``'s `id`).
+    static func ids(_ hits: [SearchHit]) -> [Int] { hits.map { Int($0.record.id.rawValue, radix: 16)! } }
+
     @Test("the column holds the title or file name and headings besides the text; an older column is made again")
     func titleFileNameAndHeadings() async throws {
         let postgres = try await PostgresForTest.launch()
@@ -78,25 +92,49 @@ struct PgvectorKeywordTests {
         #expect(try await embeddings(reopened) == before)
     }
 
+    @Test("a word whose stem Snowball stems again (release → releas → relea) still counts, and every hit scores")
+    func stemsAreNotStemmedTwice() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let sink = try await Self.sink(
+            postgres.settings(table: "keyword_stems"),
+            holding: [
+                Self.record(1, "The release of the database is planned."),
+                Self.record(2, "Notes, notes and more notes on planning."),
+                Self.record(3, "The database release notes."),
+            ]
+        )
+        func keyword(_ text: String) async throws -> [SearchHit] {
+            try await sink.search(SearchRequest(mode: .keyword, text: text, k: 10))
+        }
+        // `databas` and `releas` are the query's lexemes; stemmed once more they are `databa` and `relea`,
+        // which no row holds: the ranking counted `note` alone and put the rows holding only the lost words
+        // first, with no score.
+        let hits = try await keyword("database release notes")
+        #expect(Self.ids(hits).first == 3)
+        #expect(Set(Self.ids(hits)) == [1, 2, 3])
+        #expect(hits.allSatisfy { $0.score > 0 })
+        let release = try await keyword("releases")
+        #expect(Set(Self.ids(release)) == [1, 3])
+        #expect(release.allSatisfy { $0.score > 0 })
+    }
+
     @Test("keyword search finds the rare term first, follows replace and delete, and is added to an older table")
     func keywordSearch() async throws {
         let postgres = try await PostgresForTest.launch()
         defer { postgres.stop() }
         let settings = postgres.settings(table: "Keyword_Chunks")
-        let sink = try PgvectorSink(settings: settings)
+        let sink = try await Self.sink(
+            settings,
+            holding: [
+                Self.record(1, "The invoice total is 120 CHF including tax."),
+                Self.record(2, "The invoice total is 120 EUR including tax and the invoice date."),
+                Self.record(3, "Shipping is free above a total of 50."),
+            ]
+        )
         #expect(sink.searchModes == [.vector, .keyword])
-        let identity = EmbedderIdentity(provider: "test", model: "kw", dimensions: 3)
-        try await sink.prepare(embedder: identity)
-        try await sink.upsert([
-            Self.record(1, "The invoice total is 120 CHF including tax."),
-            Self.record(2, "The invoice total is 120 EUR including tax and the invoice date."),
-            Self.record(3, "Shipping is free above a total of 50."),
-        ])
-        try await sink.finish()
         func keyword(_ text: String) async throws -> [Int] {
-            try await sink.search(SearchRequest(mode: .keyword, text: text, k: 10)).map {
-                Int($0.record.id.rawValue, radix: 16)!
-            }
+            Self.ids(try await sink.search(SearchRequest(mode: .keyword, text: text, k: 10)))
         }
         let hits = try await keyword("what is the invoice total in CHF?")
         #expect(hits.first == 1)
@@ -127,7 +165,7 @@ struct PgvectorKeywordTests {
             try connection.query("ALTER TABLE \"Keyword_Chunks\" DROP COLUMN text_search")
         }
         let reopened = try PgvectorSink(settings: settings)
-        try await reopened.prepare(embedder: identity)
+        try await reopened.prepare(embedder: Self.identity)
         let again = try await reopened.search(SearchRequest(mode: .keyword, text: "invoice date", k: 5))
         #expect(again.map(\.record.id.rawValue) == [Self.record(2, "").id.rawValue])
         let indexes = try await reopened.withConnection("indexes") { connection in

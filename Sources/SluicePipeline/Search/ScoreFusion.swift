@@ -23,6 +23,11 @@ import SluiceCore
 /// stands out from its candidates was measured too and did not hold on the held-out set. The constants
 /// were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there, "Titles and
 /// heading paths in the keyword index": vector weight 0.15, question weight 0.7, the ramp from 0.3 to 0.8).
+/// Where it falls below keyword alone (a few table rows, a heading, on these sets) a flat keyword ranking's
+/// near ties are reordered by the vector ranking's tail, as they are, rightly, for two option look-ups; 363
+/// variants replayed (vector normalization, a floor on vector ranks, a weight for a confident vector ranking,
+/// the query's shape) did not tell them apart (README there, "pgvector on the judged sets, and the remaining
+/// misses read"; `fusion_grid.py`).
 struct ScoreFusion: Sendable {
     var vectorWeight: Double
     /// The vector ranking's largest weight for a question in words.

@@ -65,6 +65,12 @@ extension PgvectorSink {
     /// with document frequencies counted through the GIN index and the row count from the planner's
     /// estimate (counted when the table was never analyzed).
     ///
+    /// Each word's query is its lexeme as it stands (a one-lexeme `tsvector`'s text form read as a `tsquery`),
+    /// not `plainto_tsquery` of it: that stems the stem again, and Snowball changes some stems (`releas` →
+    /// `relea`, `databas` → `databa`, `consid` from `consider`), so those words counted for nothing and a row
+    /// holding only them ranked first with no score (`NULL` sorts first in `DESC`). Measured on
+    /// Benchmarks/retrieval (README there, "pgvector on the judged sets"): keyword nDCG@10 0.752 → 0.798 tuning.
+    ///
     /// The filter is part of the `WHERE` (``PgvectorFilter``): PostgreSQL applies it while it ranks.
     func keywordSearch(_ text: String, k: Int, filter searchFilter: SearchFilter?) async throws -> [SearchHit] {
         guard k > 0, !KeywordTokenizer.terms(of: text).isEmpty else { return [] }
@@ -80,7 +86,7 @@ extension PgvectorSink {
             let rows = try connection.query(
                 """
                 WITH words AS (
-                    SELECT DISTINCT plainto_tsquery('\(configuration)', lexeme) AS query
+                    SELECT DISTINCT array_to_tsvector(ARRAY[lexeme])::text::tsquery AS query
                     FROM unnest(tsvector_to_array(to_tsvector('\(configuration)', $1))) AS lexeme),
                 corpus AS (
                     SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8
@@ -93,8 +99,8 @@ extension PgvectorSink {
                 any_word AS (
                     SELECT replace(strip(to_tsvector('\(configuration)', $1))::text, ' ', ' | ')::tsquery AS query)
                 SELECT \(Self.columns),
-                    (SELECT sum(w.idf * ts_rank(t.text_search, w.query)) FROM weighted w
-                     WHERE t.text_search @@ w.query) AS rank
+                    coalesce((SELECT sum(w.idf * ts_rank(t.text_search, w.query)) FROM weighted w
+                     WHERE t.text_search @@ w.query), 0) AS rank
                 FROM \(table) t, any_word
                 WHERE any_word.query <> ''::tsquery AND t.text_search @@ any_word.query AND (\(filter?.sql ?? "TRUE"))
                 ORDER BY rank DESC, id LIMIT \(k)
