@@ -51,17 +51,27 @@ public enum KeywordTokenizer {
     /// as it does within the whole text.
     static func mixedTerms(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
         var terms: [String] = []
-        var start = 0
-        var ascii = true
-        var lastBoundary = 0
-        func emit(_ end: Int) {
-            guard end > start else { return }
-            let stretch = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        forEachStretch(bytes) { stretch, ascii in
             if ascii, let found = asciiTerms(stretch) {
                 terms += found
             } else {
                 terms += characterTerms(of: String(decoding: stretch, as: UTF8.self))
             }
+        }
+        return terms
+    }
+
+    /// Cuts UTF-8 text into the stretches ``mixedTerms(_:)`` reads, in order, each with whether it is ASCII.
+    static func forEachStretch(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (_ stretch: UnsafeBufferPointer<UInt8>, _ ascii: Bool) -> Void
+    ) {
+        var start = 0
+        var ascii = true
+        var lastBoundary = 0
+        func emit(_ end: Int) {
+            guard end > start else { return }
+            body(UnsafeBufferPointer(rebasing: bytes[start..<end]), ascii)
         }
         for index in 0..<bytes.count {
             let byte = bytes[index]
@@ -84,7 +94,6 @@ public enum KeywordTokenizer {
             }
         }
         emit(bytes.count)
-        return terms
     }
 
     /// The terms of an ASCII text, read byte by byte: the same terms as ``characterTerms(of:)`` gives it
