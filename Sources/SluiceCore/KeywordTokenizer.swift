@@ -100,31 +100,10 @@ public enum KeywordTokenizer {
     /// (in ASCII, letters and digits are the bytes `A`–`Z`, `a`–`z`, `0`–`9`, and no character is unspaced),
     /// several times faster. nil when the text is not ASCII.
     static func asciiTerms(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         var terms: [String] = []
-        var start = -1
-        func flush(_ end: Int) {
-            guard start >= 0 else { return }
-            let word = String(unsafeUninitializedCapacity: end - start) { buffer in
-                for index in start..<end {
-                    let byte = bytes[index]
-                    buffer[index - start] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                }
-                return end - start
-            }
-            if !stopWords.contains(word) { terms.append(stem(word)) }
-            start = -1
-        }
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            guard byte < 0x80 else { return nil }
-            let alphanumeric = (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
-            if alphanumeric {
-                if start < 0 { start = index }
-            } else {
-                flush(index)
-            }
-        }
-        flush(bytes.count)
+        var scratch: [UInt8] = []
+        forEachASCIITerm(bytes, scratch: &scratch) { terms.append(String(decoding: $0, as: UTF8.self)) }
         return terms
     }
 
