@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -48,7 +49,15 @@ inline float scaleOf(const void *v)
 
 inline const int8_t *valuesOf(const void *v) { return static_cast<const int8_t *>(v) + scaleBytes; }
 
-// 1 − a·b for two quantized vectors, with the widest integer instructions the CPU has, chosen at run time.
+// 1 − a·b from the dot product of the 8-bit values, rounded alike in every kernel: a kernel built for a CPU
+// with FMA would otherwise fuse the product and the difference into one rounding, and the kernels differ.
+inline float distanceOf(const void *a, const void *b, int32_t dot)
+{
+#pragma clang fp contract(off)
+    return 1.0f - scaleOf(a) * scaleOf(b) * float(dot);
+}
+
+// 1 − a·b for two quantized vectors in plain C++ (any CPU); the wide kernels below are chosen at run time.
 float quantizedDistancePortable(const void *a, const void *b, const void *parameters)
 {
     size_t n = static_cast<const QuantizedSpaceParameters *>(parameters)->dimensions;
@@ -58,47 +67,50 @@ float quantizedDistancePortable(const void *a, const void *b, const void *parame
     for (size_t i = 0; i < n; i++) {
         dot += int32_t(x[i]) * int32_t(y[i]);
     }
-    return 1.0f - scaleOf(a) * scaleOf(b) * float(dot);
+    return distanceOf(a, b, dot);
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f,avx512bw"))) float quantizedDistanceAVX512(
+// The dot product of the 8-bit values by VNNI's `vpdpbusd` (unsigned × signed bytes, four products summed
+// into each 32-bit lane, without saturation): |x| times y with x's sign moved onto it, which is x·y term by
+// term because the values lie in [-127, 127] (the quantizer never writes -128, so |x| fits a byte and -y
+// does too). The tail of a row is read with masked loads, so any dimension runs in this one loop.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) float quantizedDistanceVNNI(
     const void *a, const void *b, const void *parameters)
 {
     size_t n = static_cast<const QuantizedSpaceParameters *>(parameters)->dimensions;
     const int8_t *x = valuesOf(a);
     const int8_t *y = valuesOf(b);
-    __m512i sum = _mm512_setzero_si512();
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        __m512i wx = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + i)));
-        __m512i wy = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(y + i)));
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(wx, wy));
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i sum = zero;
+    for (size_t i = 0; i < n; i += 64) {
+        __mmask64 live = n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1;
+        __m512i vx = _mm512_maskz_loadu_epi8(live, x + i);
+        __m512i vy = _mm512_maskz_loadu_epi8(live, y + i);
+        __mmask64 negative = _mm512_movepi8_mask(vx);
+        __m512i signedY = _mm512_mask_sub_epi8(vy, negative, zero, vy);
+        sum = _mm512_dpbusd_epi32(sum, _mm512_abs_epi8(vx), signedY);
     }
     int32_t dot = _mm512_reduce_add_epi32(sum);
-    for (; i < n; i++) {
-        dot += int32_t(x[i]) * int32_t(y[i]);
-    }
-    return 1.0f - scaleOf(a) * scaleOf(b) * float(dot);
+    return distanceOf(a, b, dot);
 }
 
+// The same with AVX2's `vpmaddubsw`: |x| times y with x's sign, two products summed into each 16-bit lane
+// (at most 2 × 127 × 127 = 32,258, so it never saturates), then widened by `vpmaddwd`.
 __attribute__((target("avx2"))) float quantizedDistanceAVX2(const void *a, const void *b, const void *parameters)
 {
     size_t n = static_cast<const QuantizedSpaceParameters *>(parameters)->dimensions;
     const int8_t *x = valuesOf(a);
     const int8_t *y = valuesOf(b);
-    __m256i sum0 = _mm256_setzero_si256();
-    __m256i sum1 = _mm256_setzero_si256();
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i sum = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        __m256i x0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x + i)));
-        __m256i y0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(y + i)));
-        __m256i x1 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(x + i + 16)));
-        __m256i y1 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(y + i + 16)));
-        sum0 = _mm256_add_epi32(sum0, _mm256_madd_epi16(x0, y0));
-        sum1 = _mm256_add_epi32(sum1, _mm256_madd_epi16(x1, y1));
+        __m256i vx = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + i));
+        __m256i vy = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(y + i));
+        __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(vx), _mm256_sign_epi8(vy, vx));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, ones));
     }
-    __m256i sum = _mm256_add_epi32(sum0, sum1);
     __m128i half = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
     half = _mm_add_epi32(half, _mm_shuffle_epi32(half, _MM_SHUFFLE(1, 0, 3, 2)));
     half = _mm_add_epi32(half, _mm_shuffle_epi32(half, _MM_SHUFFLE(2, 3, 0, 1)));
@@ -106,24 +118,50 @@ __attribute__((target("avx2"))) float quantizedDistanceAVX2(const void *a, const
     for (; i < n; i++) {
         dot += int32_t(x[i]) * int32_t(y[i]);
     }
-    return 1.0f - scaleOf(a) * scaleOf(b) * float(dot);
+    return distanceOf(a, b, dot);
 }
 
 #endif
+// The kernel for `kernel` (a `SluiceHNSWKernel`), or null if this CPU cannot run it.
+hnswlib::DISTFUNC<float> distanceKernel(int kernel)
+{
+    switch (kernel) {
+    case SLUICE_HNSW_KERNEL_PORTABLE:
+        return quantizedDistancePortable;
+#if defined(__x86_64__)
+    case SLUICE_HNSW_KERNEL_AVX2:
+        return __builtin_cpu_supports("avx2") ? quantizedDistanceAVX2 : nullptr;
+    case SLUICE_HNSW_KERNEL_AVX512_VNNI:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vnni")
+            ? quantizedDistanceVNNI
+            : nullptr;
+#endif
+    default:
+        return nullptr;
+    }
+}
+
+// The widest kernel this CPU runs, lowered by `SLUICE_HNSW_VECTOR_WIDTH=avx2|baseline` (to measure on a
+// wide CPU what a narrower one runs, as `SLUICE_MINILM_VECTOR_WIDTH` does for the embedder's kernels).
+int chosenKernel()
+{
+    const char *cap = std::getenv("SLUICE_HNSW_VECTOR_WIDTH");
+    int ceiling = SLUICE_HNSW_KERNEL_AVX512_VNNI;
+    if (cap != nullptr && std::strcmp(cap, "avx2") == 0) ceiling = SLUICE_HNSW_KERNEL_AVX2;
+    if (cap != nullptr && std::strcmp(cap, "baseline") == 0) ceiling = SLUICE_HNSW_KERNEL_PORTABLE;
+    for (int kernel = ceiling; kernel > SLUICE_HNSW_KERNEL_PORTABLE; kernel--) {
+        if (distanceKernel(kernel) != nullptr) return kernel;
+    }
+    return SLUICE_HNSW_KERNEL_PORTABLE;
+}
 
 // hnswlib's space for the quantized vectors: a scale and `dimensions` signed bytes per element.
 class QuantizedInnerProductSpace : public hnswlib::SpaceInterface<float> {
   public:
     explicit QuantizedInnerProductSpace(size_t dimensions) : parameters_{dimensions}
     {
-        distance_ = quantizedDistancePortable;
-#if defined(__x86_64__)
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
-            distance_ = quantizedDistanceAVX512;
-        } else if (__builtin_cpu_supports("avx2")) {
-            distance_ = quantizedDistanceAVX2;
-        }
-#endif
+        distance_ = distanceKernel(chosenKernel());
     }
     size_t get_data_size() override { return scaleBytes + parameters_.dimensions; }
     hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
@@ -369,4 +407,19 @@ size_t sluice_hnsw_memory_bytes(SluiceHNSW *index)
     bytes += graph.label_lookup_.size() * 48 + graph.label_lookup_.bucket_count() * sizeof(void *);
     bytes += graph.max_elements_ * sizeof(unsigned short);  // one visited list (one more per concurrent search)
     return bytes;
+}
+
+int sluice_hnsw_distance_kernel(void) { return chosenKernel(); }
+
+float sluice_hnsw_quantized_distance(const float *a, const float *b, size_t dimensions, int kernel)
+{
+    auto distance = distanceKernel(kernel);
+    if (distance == nullptr) {
+        return std::nanf("");
+    }
+    std::vector<uint8_t> x(scaleBytes + dimensions), y(scaleBytes + dimensions);
+    quantized(a, dimensions, x.data());
+    quantized(b, dimensions, y.data());
+    QuantizedSpaceParameters parameters{dimensions};
+    return distance(x.data(), y.data(), &parameters);
 }

@@ -51,17 +51,27 @@ public enum KeywordTokenizer {
     /// as it does within the whole text.
     static func mixedTerms(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
         var terms: [String] = []
-        var start = 0
-        var ascii = true
-        var lastBoundary = 0
-        func emit(_ end: Int) {
-            guard end > start else { return }
-            let stretch = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        forEachStretch(bytes) { stretch, ascii in
             if ascii, let found = asciiTerms(stretch) {
                 terms += found
             } else {
                 terms += characterTerms(of: String(decoding: stretch, as: UTF8.self))
             }
+        }
+        return terms
+    }
+
+    /// Cuts UTF-8 text into the stretches ``mixedTerms(_:)`` reads, in order, each with whether it is ASCII.
+    static func forEachStretch(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (_ stretch: UnsafeBufferPointer<UInt8>, _ ascii: Bool) -> Void
+    ) {
+        var start = 0
+        var ascii = true
+        var lastBoundary = 0
+        func emit(_ end: Int) {
+            guard end > start else { return }
+            body(UnsafeBufferPointer(rebasing: bytes[start..<end]), ascii)
         }
         for index in 0..<bytes.count {
             let byte = bytes[index]
@@ -84,38 +94,16 @@ public enum KeywordTokenizer {
             }
         }
         emit(bytes.count)
-        return terms
     }
 
     /// The terms of an ASCII text, read byte by byte: the same terms as ``characterTerms(of:)`` gives it
     /// (in ASCII, letters and digits are the bytes `A`–`Z`, `a`–`z`, `0`–`9`, and no character is unspaced),
     /// several times faster. nil when the text is not ASCII.
     static func asciiTerms(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         var terms: [String] = []
-        var start = -1
-        func flush(_ end: Int) {
-            guard start >= 0 else { return }
-            let word = String(unsafeUninitializedCapacity: end - start) { buffer in
-                for index in start..<end {
-                    let byte = bytes[index]
-                    buffer[index - start] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                }
-                return end - start
-            }
-            if !stopWords.contains(word) { terms.append(stem(word)) }
-            start = -1
-        }
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            guard byte < 0x80 else { return nil }
-            let alphanumeric = (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
-            if alphanumeric {
-                if start < 0 { start = index }
-            } else {
-                flush(index)
-            }
-        }
-        flush(bytes.count)
+        var scratch: [UInt8] = []
+        forEachASCIITerm(bytes, scratch: &scratch) { terms.append(String(decoding: $0, as: UTF8.self)) }
         return terms
     }
 

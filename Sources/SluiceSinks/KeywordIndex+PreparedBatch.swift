@@ -26,8 +26,7 @@ extension KeywordIndex {
                 segment.add(number: UInt64(self.records.count), record.counts)
             }
             // Records without a term have no postings: no segment needs to cover their numbers.
-            entries = segment.postings.map { (term: Array($0.key.utf8), value: $0.value.stored) }
-                .sorted { $0.term.lexicographicallyPrecedes($1.term) }
+            entries = segment.entries
         }
     }
 }

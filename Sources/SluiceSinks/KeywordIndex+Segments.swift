@@ -5,7 +5,9 @@ import SluiceLMDB
 extension KeywordIndex {
     /// The postings of the records a transaction writes, collected in memory and written as one segment.
     struct SegmentBuilder {
-        var postings: [String: KeywordPostings] = [:]
+        /// The segment's terms (bytes), and each one's postings by its number there.
+        var terms = KeywordTermTable()
+        var postings: [KeywordPostings] = []
         var records = 0
         var first: UInt64 = 0
         var last: UInt64 = 0
@@ -14,13 +16,22 @@ extension KeywordIndex {
             if records == 0 { first = number }
             records += 1
             last = number
-            for (term, frequency) in counts.terms {
-                postings[term, default: KeywordPostings()].append(
-                    number: number,
-                    frequency: frequency,
-                    length: counts.length
-                )
+            counts.table.bytes.withUnsafeBufferPointer { bytes in
+                var start = 0
+                for (index, frequency) in counts.frequencies.enumerated() {
+                    let end = start + counts.table.term(index).count
+                    let found = terms.insert(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                    if found.inserted { postings.append(KeywordPostings()) }
+                    postings[found.number].append(number: number, frequency: frequency, length: counts.length)
+                    start = end
+                }
             }
+        }
+
+        /// The postings as a segment's entries: each term's bytes and stored list, sorted by term.
+        var entries: [(term: [UInt8], value: [UInt8])] {
+            postings.indices.map { (term: Array(terms.term($0)), value: postings[$0].stored) }
+                .sorted { $0.term.lexicographicallyPrecedes($1.term) }
         }
     }
 
@@ -30,8 +41,7 @@ extension KeywordIndex {
         defer { segment = SegmentBuilder() }
         // Records without a term have no postings: no segment needs to cover their numbers.
         guard segment.records > 0, !segment.postings.isEmpty else { return }
-        let entries = segment.postings.map { (term: Array($0.key.utf8), value: $0.value.stored) }
-            .sorted { $0.term.lexicographicallyPrecedes($1.term) }
+        let entries = segment.entries
         try append(
             entries,
             rebasedBy: 0,

@@ -19,7 +19,8 @@ import SluiceLMDB
 ///   in a segment (they are skipped when read, and dropped when their segment is rewritten). An upsert
 ///   gives its record a new number (numbers only rise), so a replaced record's old postings are dead.
 /// - `meta` (the store's): `keyword-index` = the index's version (absent: not built, or another layout,
-///   tokenizer version or set of fields a record contributes, `KeywordIndex+Fields.swift`),
+///   tokenizer version, set of fields a record contributes (`KeywordIndex+Fields.swift`) or form of the
+///   terms' bytes (composed, `KeywordIndex+Counts.swift`)),
 ///   `keyword-corpus` = `[UInt64 records][UInt64 terms]` (exact: BM25's N and average
 ///   length), `keyword-segments` = the directory (``KeywordSegment``, in record-number order),
 ///   `keyword-next` = `[UInt64 next record number][UInt64 next segment]`.
@@ -39,7 +40,7 @@ struct KeywordIndex {
     static let segmentsKey = Array("keyword-segments".utf8)
     static let nextKey = Array("keyword-next".utf8)
     static let version = Array(
-        "bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title-or-name,headings".utf8
+        "bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title-or-name,headings terms=nfc".utf8
     )
     static let maxTermBytes = 200
     /// A rebuild cuts the store into segments of this many records (as if written by that many upserts).
@@ -210,16 +211,6 @@ struct KeywordIndex {
     }
 
     // MARK: - Encoding
-
-    /// A text's indexed terms with their frequencies, and its length in terms (every term counts).
-    typealias Counts = (terms: [String: Int], length: Int)
-
-    static func counts(of text: String) -> Counts {
-        let all = KeywordTokenizer.terms(of: text)
-        var terms: [String: Int] = [:]
-        for term in all where term.utf8.count <= maxTermBytes { terms[term, default: 0] += 1 }
-        return (terms, all.count)
-    }
 
     static func numberKey(_ number: UInt64) -> [UInt8] { [UInt8(ascii: "n")] + bigEndian(number) }
     static func deadKey(_ number: UInt64) -> [UInt8] { [UInt8(ascii: "d")] + bigEndian(number) }

@@ -11,14 +11,18 @@ extension LocalSink {
         var metadata: [String: MetadataValue]
     }
 
-    static func encode(_ record: VectorRecord) throws -> [UInt8] {
+    /// The record's stored value. `encoder` may be shared by a batch's records (one encoder each cost more
+    /// than the encoding of a short record).
+    static func encode(_ record: VectorRecord, encoder: JSONEncoder = JSONEncoder()) throws -> [UInt8] {
+        let json = try encoder.encode(
+            Stored(key: record.documentKey, ordinal: record.ordinal, text: record.text, metadata: record.metadata)
+        )
         var out = [UInt8]()
+        out.reserveCapacity(4 + record.vector.count * 4 + json.count)
         var dimension = UInt32(record.vector.count).littleEndian
         withUnsafeBytes(of: &dimension) { out += $0 }
         record.vector.withUnsafeBytes { out += $0 }
-        out += try JSONEncoder().encode(
-            Stored(key: record.documentKey, ordinal: record.ordinal, text: record.text, metadata: record.metadata)
-        )
+        out += json
         return out
     }
 

@@ -20,7 +20,7 @@ extension LocalSink {
         bm25: BM25 = BM25(),
         cancellation: CancellationFlag? = nil
     ) throws -> [SearchHit] {
-        let terms = Set(KeywordIndex.counts(of: text).terms.keys).sorted()
+        let terms = KeywordIndex.counts(of: text).terms.sorted()
         guard !terms.isEmpty, k > 0 else { return [] }
         let index = KeywordIndex(environment: environment)
         let vectors = try environment.database("vectors")
@@ -87,7 +87,7 @@ extension LocalSink {
             corpus.documents += 1
             corpus.terms += counts.length
             for (index, term) in terms.enumerated() {
-                guard let frequency = counts.terms[term] else { continue }
+                guard let frequency = counts.frequency(of: term) else { continue }
                 postings[index].append(.init(id: record.id.rawValue, frequency: frequency, length: counts.length))
             }
             return true

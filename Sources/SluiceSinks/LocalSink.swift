@@ -131,7 +131,8 @@ public final class LocalSink: VectorSink {
         // writer thread only writes (and the callers prepare the next batches meanwhile).
         let indexed = records.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0)) }
         let batch = KeywordIndex.PreparedBatch(indexed)
-        let encoded = try records.map { try LocalSink.encode($0) }
+        let encoder = JSONEncoder()
+        let encoded = try records.map { try LocalSink.encode($0, encoder: encoder) }
         try await executor.run {
             // A graph that cannot be built leaves searches scanning; the write itself goes on.
             try? self.ensureIndex()

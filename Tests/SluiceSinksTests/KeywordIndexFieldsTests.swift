@@ -64,6 +64,8 @@ import Testing
         arguments: [
             "bm25 tokenizer=2 layout=segments",  // the text alone
             "bm25 tokenizer=2 layout=segments fields=text,title,headings",  // no file name for an untitled document
+            // terms as the first-met form of equal strings, not composed bytes
+            "bm25 tokenizer=2 layout=segments fields=text,title-or-name,headings",
         ]
     )
     func earlierIndexIsRebuilt(version: String) async throws {

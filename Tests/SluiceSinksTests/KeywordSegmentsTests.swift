@@ -126,7 +126,8 @@ import Testing
                     let id = Array(record.id.rawValue.utf8)
                     try txn.put(vectors, id, try LocalSink.encode(record))
                     let counts = KeywordIndex.counts(of: record.text)
-                    for (term, frequency) in counts.terms {
+                    for term in counts.terms {
+                        let frequency = counts.frequency(of: term) ?? 0
                         var value: [UInt8] = []
                         for field in [UInt32(frequency), UInt32(counts.length)] {
                             withUnsafeBytes(of: field.littleEndian) { value += $0 }

@@ -39,7 +39,7 @@ import Testing
 
     /// The ranking a freshly built index over exactly `records` gives: what the stored index must answer.
     static func expectedRanking(_ query: String, over records: [VectorRecord]) -> [(id: String, score: Double)] {
-        let terms = Set(KeywordIndex.counts(of: query).terms.keys).sorted()
+        let terms = KeywordIndex.counts(of: query).terms.sorted()
         var corpus = BM25.Corpus(documents: 0, terms: 0)
         var postings = [[BM25.Posting]](repeating: [], count: terms.count)
         for record in records {
@@ -47,7 +47,7 @@ import Testing
             corpus.documents += 1
             corpus.terms += counts.length
             for (index, term) in terms.enumerated() {
-                if let frequency = counts.terms[term] {
+                if let frequency = counts.frequency(of: term) {
                     postings[index].append(.init(id: record.id.rawValue, frequency: frequency, length: counts.length))
                 }
             }

@@ -59,6 +59,22 @@ size_t sluice_hnsw_deleted_count(SluiceHNSW *index);
 size_t sluice_hnsw_capacity(SluiceHNSW *index);
 size_t sluice_hnsw_memory_bytes(SluiceHNSW *index);
 
+/// The graph's distance kernels: all give the same distances (the dot product of the 8-bit values is exact
+/// in each), the widest one the CPU has is chosen once at run time (never at build time), and
+/// `SLUICE_HNSW_VECTOR_WIDTH=avx2|baseline` lowers the choice.
+enum SluiceHNSWKernel {
+    SLUICE_HNSW_KERNEL_PORTABLE = 0,      ///< plain C++, any CPU
+    SLUICE_HNSW_KERNEL_AVX2 = 1,          ///< `vpmaddubsw` on 32 bytes
+    SLUICE_HNSW_KERNEL_AVX512_VNNI = 2,   ///< `vpdpbusd` on 64 bytes
+};
+
+/// The kernel the graph uses on this CPU (a `SluiceHNSWKernel`).
+int sluice_hnsw_distance_kernel(void);
+
+/// 1 − a·b of `a` and `b` as the graph holds them (L2-normalized, quantized to 8 bits), by `kernel`; NaN if
+/// this CPU cannot run that kernel. For tests of the kernels against each other.
+float sluice_hnsw_quantized_distance(const float *a, const float *b, size_t dimensions, int kernel);
+
 #ifdef __cplusplus
 }
 #endif

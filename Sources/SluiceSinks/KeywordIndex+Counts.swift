@@ -1,0 +1,51 @@
+import Foundation
+import SluiceCore
+
+/// Counting a text's terms for the keyword index: the tokenizer's terms as bytes
+/// (``KeywordTokenizer/forEachTerm(of:_:)``) into a ``KeywordTermTable``, so that no `String` is made or
+/// hashed per term. A record's distinct terms are then collected by a segment's own table
+/// (`KeywordIndex+Segments.swift`), and written as the same bytes a `String` of them would give.
+extension KeywordIndex {
+    /// A text's indexed terms with their frequencies, and its length in terms (every term counts, indexed
+    /// or not: a term over ``KeywordIndex/maxTermBytes`` counts in the length only).
+    struct Counts {
+        /// The distinct indexed terms, numbered in the order first met.
+        var table = KeywordTermTable()
+        /// The frequency of each term of `table`, by number.
+        var frequencies: [Int] = []
+        var length = 0
+
+        /// The frequency of `term`, nil if the text does not hold it.
+        func frequency(of term: String) -> Int? {
+            var term = term.unicodeScalars.allSatisfy(\.isASCII) ? term : term.precomposedStringWithCanonicalMapping
+            return term.withUTF8 { table.number(of: $0) }.map { frequencies[$0] }
+        }
+
+        /// Counts one occurrence of `term` (composed bytes, at most ``KeywordIndex/maxTermBytes``).
+        fileprivate mutating func add(_ term: UnsafeBufferPointer<UInt8>) {
+            let found = table.insert(term)
+            if found.inserted {
+                frequencies.append(1)
+            } else {
+                frequencies[found.number] += 1
+            }
+        }
+
+        /// The distinct indexed terms, as strings.
+        var terms: [String] { (0..<table.count).map { String(decoding: table.term($0), as: UTF8.self) } }
+    }
+
+    static func counts(of text: String) -> Counts {
+        var counts = Counts()
+        KeywordTokenizer.forEachTerm(of: text) { term in
+            counts.length += 1
+            if term.allSatisfy({ $0 < 0x80 }) {
+                if term.count <= maxTermBytes { counts.add(term) }
+                return
+            }
+            var composed = String(decoding: term, as: UTF8.self).precomposedStringWithCanonicalMapping
+            composed.withUTF8 { if $0.count <= maxTermBytes { counts.add($0) } }
+        }
+        return counts
+    }
+}
