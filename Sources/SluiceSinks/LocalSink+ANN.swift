@@ -23,6 +23,8 @@ import Glibc
 ///   everything that needs the graph current (`finish()`, a rebuild, a catch-up) settles the follower first.
 /// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename) and trims
 ///   the change log.
+/// - Below `sink.hnsw.exact_below` vectors no graph is built (searches scan there): the first write that
+///   finds the store at that size builds it from LMDB, and from then on it follows the store.
 /// - Before writing (`prepare`, upserts, deletes), a graph that does not match the store's generation
 ///   (none in memory, no saved file of that generation after a crash, a damaged file, a count that
 ///   differs) is loaded from its file and brought up to date from the change log, or rebuilt from LMDB
@@ -185,6 +187,13 @@ extension LocalSink {
         if annState.expectedGeneration == generation { return }
         settleIndex()
         if annState.live?.generation == generation { return }
+        if count < indexSettings.exactBelow {
+            // Searches scan below `exact_below` and never ask the graph: none is built or kept until a write
+            // finds the store at that size (it is then built from LMDB). A graph that already follows the
+            // store keeps following it (above), so a store hovering around the size is not rebuilt again.
+            annState.set(nil)
+            return
+        }
         if count == 0 {
             annState.set(.init(index: nil, generation: generation, dirty: true))
         } else if let saved = loadNewestSavedIndex(generation: generation, count: count),

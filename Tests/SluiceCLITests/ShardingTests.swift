@@ -116,8 +116,8 @@ extension SluiceCLITests {
         func arguments(_ index: Int) -> [String] {
             [
                 "run", ws.pipeline.path, "--state", ws.root.appendingPathComponent("shard-state-\(index)").path,
-                "--set", "sink.path=\(sharedIndex.path)", "--source", ws.corpus.path, "--quiet", "--shard",
-                "\(index)/2",
+                "--set", "sink.path=\(sharedIndex.path)", "--set", "sink.hnsw.exact_below=0",  // a graph for 24
+                "--source", ws.corpus.path, "--quiet", "--shard", "\(index)/2",
             ]
         }
         // Shard 0 holds between writing its graph's temporary file and renaming it; shard 1 runs to its end,

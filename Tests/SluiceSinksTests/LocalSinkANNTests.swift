@@ -92,20 +92,40 @@ import Testing
         }
     }
 
-    @Test("below sink.hnsw.exact_below vectors, searches scan (exact), and the graph is kept up to date all the same")
+    @Test("below sink.hnsw.exact_below vectors, searches scan (exact) and no graph is built; at that size a write builds it")
     func smallStoresScan() async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 3, seed: 0x5CA)
-        let sink = try LocalSink(directory: folder)  // the defaults: hnsw, exact below 10,000
+        var section = PipelineConfiguration.Sink()
+        section.hnsw.exactBelow = 200
+        let sink = try LocalSink(directory: folder, index: .init(section: section))
         try await Self.prepare(sink)
-        try await sink.upsert(Self.records(generator.next(300)))
-        sink.settleIndex()  // the follower has applied the writes
-        #expect(sink.annState.live?.index?.elementCount == 300)
-        for query in generator.next(20) {
+        // 150, then 100 more: each write found the store below 200 vectors, so no graph.
+        try await sink.upsert(Self.records(generator.next(150)))
+        try await sink.upsert(Self.records(generator.next(100), from: 150))
+        sink.settleIndex()
+        #expect(sink.annState.live == nil, "no graph below exact_below")
+        for query in generator.next(10) {
             let hits = try await sink.search(query, k: 10)
             #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
         }
+        try await sink.finish()
+        #expect(try Self.indexFiles(folder).isEmpty, "nothing saved without a graph")
+
+        // The next write finds 250 ≥ 200 vectors: the graph is built from every stored vector and follows on.
+        try await sink.upsert(Self.records(generator.next(10), from: 250))
+        sink.settleIndex()
+        #expect(sink.annState.live?.index?.elementCount == 260)
+        try await sink.finish()
+        #expect(try Self.indexFiles(folder).count == 1)
+
+        // Deletes that bring the store below the size again keep the graph following (no rebuild later).
+        let reopened = try LocalSink(directory: folder, index: .init(section: section))
+        try await Self.prepare(reopened)
+        try await reopened.delete(Self.records(Array(repeating: [Float](repeating: 0, count: Self.dimensions), count: 100)).map(\.id))
+        reopened.settleIndex()
+        #expect(reopened.annState.live?.index?.deletedCount == 100)
     }
 
     @Test("deleted vectors are never returned, and new ones re-use their graph slots")
