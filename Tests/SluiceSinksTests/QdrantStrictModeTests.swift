@@ -15,10 +15,26 @@ import Testing
         try await StandInServer.launch(script: "qdrant_standin.py", arguments: ["--strict-mode"])
     }
 
-    static func sink(_ server: StandInServer) -> QdrantSink {
-        var settings = QdrantSink.Settings(url: server.baseURL, apiKey: nil)
-        settings.collection = "docs"
-        return QdrantSink(settings: settings)
+    /// The sink of the collection `docs`.
+    static func sink(_ server: StandInServer) -> QdrantSink { QdrantConditionalUpdateTests.sink(server) }
+
+    /// Chunk `index` of `key`, in the folder of the key's first two characters.
+    static func record(_ index: Int, of key: String) -> VectorRecord {
+        VectorRecord(
+            id: VectorID(rawValue: String(format: "%032x", index + 1)),
+            documentKey: key,
+            ordinal: 0,
+            text: key,
+            vector: [1, Float(index)],
+            metadata: ["folders": .strings([String(key.prefix(2))])]
+        )
+    }
+
+    /// Creates the collection `name` with no payload index, as an older Sluice did.
+    static func createWithoutIndexes(_ server: StandInServer, _ name: String, size: Int) async throws {
+        let http = StoreHTTP(baseURL: server.baseURL, headers: [], maxRetries: 0, timeout: .seconds(30), label: "test")
+        let body = #"{"vectors":{"size":\#(size),"distance":"Cosine"}}"#
+        try await http.send("PUT", "/collections/\(name)", json: Array(body.utf8))
     }
 
     @Test("the stand-in refuses a filter on an unindexed field as Qdrant does: 400, \"Index required but not found\"")
@@ -68,12 +84,7 @@ import Testing
     func existingCollectionWithoutIndexes() async throws {
         let server = try await Self.strictServer()
         defer { server.stop() }
-        let http = StoreHTTP(baseURL: server.baseURL, headers: [], maxRetries: 0, timeout: .seconds(30), label: "test")
-        try await http.send(
-            "PUT",
-            "/collections/docs_generations",
-            json: Array(#"{"vectors":{"size":1,"distance":"Dot"}}"#.utf8)
-        )
+        try await Self.createWithoutIndexes(server, "docs_generations", size: 1)
         let sink = Self.sink(server)
         #expect(try await sink.sharedRecord("manifest") == nil)
         #expect(try await sink.writeSharedRecord("manifest", Data("m1".utf8), expecting: 0))
@@ -86,17 +97,7 @@ import Testing
         defer { server.stop() }
         let sink = Self.sink(server)
         try await sink.prepare(embedder: EmbedderIdentity(provider: "test", model: "strict", dimensions: 2))
-        let records = ["a/x.md", "a/y.md", "b/z.md"].enumerated().map { index, key in
-            VectorRecord(
-                id: VectorID(rawValue: String(format: "%032x", index + 1)),
-                documentKey: key,
-                ordinal: 0,
-                text: key,
-                vector: [1, Float(index)],
-                metadata: ["folders": .strings([String(key.prefix(2))])]
-            )
-        }
-        try await sink.upsert(records)
+        try await sink.upsert(["a/x.md", "a/y.md", "b/z.md"].enumerated().map { Self.record($0, of: $1) })
         let inA = try await sink.search(
             SearchRequest(vector: [1, 0], k: 10, filter: try SearchFilter(parsing: "document_key ^= \"a/\""))
         )
@@ -117,22 +118,9 @@ import Testing
     func existingCollectionSearchedByFolder() async throws {
         let server = try await Self.strictServer()
         defer { server.stop() }
-        let http = StoreHTTP(baseURL: server.baseURL, headers: [], maxRetries: 0, timeout: .seconds(30), label: "test")
-        try await http.send(
-            "PUT",
-            "/collections/docs",
-            json: Array(#"{"vectors":{"size":2,"distance":"Cosine"}}"#.utf8)
-        )
+        try await Self.createWithoutIndexes(server, "docs", size: 2)
         let sink = Self.sink(server)
-        let record = VectorRecord(
-            id: VectorID(rawValue: String(format: "%032x", 7)),
-            documentKey: "a/x.md",
-            ordinal: 0,
-            text: "x",
-            vector: [1, 0],
-            metadata: ["folders": .strings(["a/"])]
-        )
-        try await sink.upsert([record])
+        try await sink.upsert([Self.record(0, of: "a/x.md")])
         let hits = try await sink.search(
             SearchRequest(vector: [1, 0], k: 10, filter: try SearchFilter(parsing: "document_key ^= \"a/\""))
         )
