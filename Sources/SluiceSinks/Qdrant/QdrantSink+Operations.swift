@@ -48,12 +48,8 @@ extension QdrantSink {
         } else {
             embedderRecord.set(.allowed)
         }
-        // Filtering deletes by document key wants a payload index on it.
-        struct FieldIndex: Encodable {
-            var field_name = "document_key"
-            var field_schema = "keyword"
-        }
-        try await http.send("PUT", "\(collectionPath)/index?wait=true", json: try StoreHTTP.encode(FieldIndex()))
+        // The fields Sluice filters on, indexed: a strict-mode Qdrant refuses filters on unindexed fields.
+        try await createPayloadIndexes(Self.collectionIndexes, at: collectionPath)
     }
 
     public func upsert(_ records: [VectorRecord]) async throws {
@@ -134,12 +130,11 @@ extension QdrantSink {
             var with_payload = true
             var with_vector = true
         }
-        let response = try await http.send(
-            "POST",
-            "\(collectionPath)/points/search",
-            json: try StoreHTTP.encode(Search(vector: vector, limit: max(1, k), filter: filter)),
-            accepting: [404]
-        )
+        let body = try StoreHTTP.encode(Search(vector: vector, limit: max(1, k), filter: filter))
+        // A collection an older Sluice made lacks some of the indexes a filter needs on a strict-mode Qdrant.
+        let response = try await indexingOnRefusal(Self.collectionIndexes, at: collectionPath) {
+            try await http.send("POST", "\(collectionPath)/points/search", json: body, accepting: [404])
+        }
         guard response.status != 404 else { return [] }
         let points = try JSONDecoder().decode(Envelope<[Point]>.self, from: Data(response.body)).result
         // Qdrant scores: cosine similarity, dot product, or the Euclidean distance (lower is better).

@@ -10,6 +10,9 @@ import SluiceHTTP
 /// The insert-once write is an upsert with an `update_filter` (Qdrant 1.16 and later: "only points matching
 /// this filter will be updated … new points will be inserted regardless of the filter") that no stored point
 /// matches (`version` is -1; stored versions start at 1): a point that exists is left as it is.
+///
+/// `key` and `version` have payload indexes (``generationRecordIndexes``), created with the collection, so that a
+/// Qdrant in strict mode accepts the reads' filter and the `update_filter`.
 extension QdrantSink: InsertOnceRecordStore {
     /// `/collections/<collection>_generations`.
     var generationRecordsPath: String { "/collections/\(StoreHTTP.segment(settings.collection + "_generations"))" }
@@ -49,6 +52,7 @@ extension QdrantSink: InsertOnceRecordStore {
             }
             // 409: another process created it meanwhile.
             try await http.send("PUT", generationRecordsPath, json: try StoreHTTP.encode(Create()), accepting: [409])
+            try await createPayloadIndexes(Self.generationRecordIndexes, at: generationRecordsPath)
         }
         struct Upsert: Encodable {
             var points: [GenerationRecordPoint]
@@ -64,11 +68,10 @@ extension QdrantSink: InsertOnceRecordStore {
                 .object(["key": .value(.string("version")), "match": .object(["value": .value(.int(-1))])])
             ])
         ])
-        try await http.send(
-            "PUT",
-            "\(generationRecordsPath)/points?wait=true",
-            json: try StoreHTTP.encode(Upsert(points: [point], update_filter: never))
-        )
+        let body = try StoreHTTP.encode(Upsert(points: [point], update_filter: never))
+        try await indexingOnRefusal(Self.generationRecordIndexes, at: generationRecordsPath) {
+            try await http.send("PUT", "\(generationRecordsPath)/points?wait=true", json: body)
+        }
     }
 
     /// Refuses a Qdrant older than 1.16: it would ignore `update_filter` (an unknown field) and overwrite the
@@ -135,12 +138,10 @@ extension QdrantSink: InsertOnceRecordStore {
         var result: [VersionedGenerationRecord] = []
         var offset: String?
         repeat {
-            let response = try await http.send(
-                "POST",
-                "\(generationRecordsPath)/points/scroll",
-                json: try StoreHTTP.encode(Scroll(offset: offset, filter: filter)),
-                accepting: [404]
-            )
+            let body = try StoreHTTP.encode(Scroll(offset: offset, filter: filter))
+            let response = try await indexingOnRefusal(Self.generationRecordIndexes, at: generationRecordsPath) {
+                try await http.send("POST", "\(generationRecordsPath)/points/scroll", json: body, accepting: [404])
+            }
             guard response.status != 404 else { return [] }
             let page = try JSONDecoder().decode(Envelope<Page>.self, from: Data(response.body)).result
             result += page.points.compactMap(\.record)

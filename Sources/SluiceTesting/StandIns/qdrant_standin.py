@@ -15,6 +15,9 @@ fields are refused.
 Collection metadata as Qdrant documents it (CreateCollection and UpdateCollection in its source): `metadata` (a JSON object) when a collection is created,
 `PATCH /collections/{name}` with `metadata` merges into it (a null value removes its key), and `GET /collections/{name}` returns it in
 `config.metadata`. `scroll` applies its `filter`.
+Strict mode (qdrant_strict_mode.py): a collection created with `strict_mode_config` (or every collection, with
+`--strict-mode`) refuses filters on payload fields without a payload index; `PUT /collections/{name}/index`
+creates one (again with the same schema: 200, as Qdrant).
 Search is exact (brute force), with Qdrant's filter validated and applied while ranking (qdrant_filter.py). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
 """
 import os, sys, uuid
@@ -23,6 +26,7 @@ from urllib.parse import urlparse, parse_qs
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from store_standin import JSONHandler, Rejected, Store, arguments, score, serve  # noqa: E402
 from qdrant_filter import matches  # noqa: E402
+from qdrant_strict_mode import config as strict_config, require_indexes  # noqa: E402
 
 DISTANCES = {"Cosine": "cosine", "Euclid": "l2", "Dot": "dot"}
 MAX_POINTS_PER_UPSERT = 256
@@ -192,7 +196,8 @@ class Handler(JSONHandler):
                     if not isinstance(metadata, dict):
                         raise Rejected(400, "Format error in JSON body: metadata must be an object")
                     store.collections[name] = {"size": vectors["size"], "distance": vectors["distance"], "points": {},
-                                               "indexes": set(), "metadata": dict(metadata)}
+                                               "indexes": {}, "metadata": dict(metadata),
+                                               "strict": strict_config(body, store.options.strict_mode)}
                     return self.ok(True)
                 if self.command == "DELETE":
                     store.aliases = {a: c for a, c in store.aliases.items() if c != name}
@@ -201,9 +206,13 @@ class Handler(JSONHandler):
                 raise Rejected(404, f"Not found: Collection `{name}` doesn't exist!")
             points = collection["points"]
             if rest == ["index"] and self.command == "PUT":
-                if body.get("field_schema") not in ("keyword", "integer", "float", "bool"):
+                if query.get("wait") != ["true"]:
+                    raise Rejected(400, "stand-in: index creation must pass ?wait=true (a filter right after it needs it)")
+                if body.get("field_schema") not in ("keyword", "integer", "float", "bool", "datetime"):
                     raise Rejected(400, "field_schema must be a known type")
-                collection["indexes"].add(body.get("field_name"))
+                if not isinstance(body.get("field_name"), str) or not body["field_name"]:
+                    raise Rejected(400, "Format error in JSON body: field_name required")
+                collection["indexes"][body["field_name"]] = body["field_schema"]
                 return self.ok({"operation_id": 0, "status": "completed"})
             if rest == ["points"] and self.command == "PUT":
                 unknown = set(body) - {"points", "update_filter"}
@@ -217,6 +226,7 @@ class Handler(JSONHandler):
                 update_filter = body.get("update_filter")
                 if update_filter is not None:
                     matches(update_filter, None, {})  # validated even when no stored point is tested
+                    require_indexes(collection, update_filter, "update")
                 staged = {}
                 for point in batch:
                     pid = point_id(point.get("id"))
@@ -242,6 +252,7 @@ class Handler(JSONHandler):
                 elif "filter" in body:
                     if "document_key" not in collection["indexes"]:
                         raise Rejected(400, "stand-in: filter deletes need a payload index on the field")
+                    require_indexes(collection, body["filter"], "update")
                     for pid in [pid for pid, p in points.items() if matches(body["filter"], pid, p["payload"])]:
                         del points[pid]
                 else:
@@ -250,6 +261,7 @@ class Handler(JSONHandler):
                     raise Rejected(500, "injected: internal error after applying")
                 return self.ok({"operation_id": 0, "status": "completed"})
             if rest == ["points", "count"]:
+                require_indexes(collection, body.get("filter"), "retrieve")
                 return self.ok({"count": sum(1 for pid, p in points.items() if matches(body.get("filter"), pid, p["payload"]))})
             if rest == ["points", "search"]:
                 vector = body.get("vector")
@@ -262,6 +274,7 @@ class Handler(JSONHandler):
                 if unknown:
                     raise Rejected(400, f"Format error in JSON body: unknown field(s) {sorted(unknown)}")
                 matches(body.get("filter"), None, {})  # validated even when no point is there to test it on
+                require_indexes(collection, body.get("filter"), "retrieve")
                 scored = [(score(metric, vector, p["vector"]), pid, p) for pid, p in points.items()
                           if matches(body.get("filter"), pid, p["payload"])]
                 scored.sort(key=lambda t: t[0], reverse=(metric != "l2"))
@@ -272,6 +285,7 @@ class Handler(JSONHandler):
                 if unknown:
                     raise Rejected(400, f"Format error in JSON body: unknown field(s) {sorted(unknown)}")
                 matches(body.get("filter"), None, {})  # validated even when no point is there to test it on
+                require_indexes(collection, body.get("filter"), "retrieve")
                 ordered = sorted((pid for pid, p in points.items() if matches(body.get("filter"), pid, p["payload"])), key=str)
                 offset = body.get("offset")
                 start = 0 if offset is None else next((i for i, pid in enumerate(ordered) if str(pid) >= str(point_id(offset))), len(ordered))

@@ -35,6 +35,8 @@ def arguments(description):
     parser.add_argument("--fault-every", type=int, default=0, help="fail every Nth write request")
     parser.add_argument("--server-version", default=None,
                         help="the version the service says it is (Qdrant's GET /; default its own)")
+    parser.add_argument("--strict-mode", action="store_true",
+                        help="Qdrant: every collection in strict mode, refusing filters on unindexed payload fields")
     return parser.parse_args()
 
 
