@@ -107,6 +107,7 @@ public struct RunStats: Sendable, Hashable, Codable {
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"
         case diskFull = "disk_full"
+        case upkeepFailures = "upkeep_failures"
     }
 
     /// The exit code this outcome maps to (interrupted and provider stops are decided by the runner).
