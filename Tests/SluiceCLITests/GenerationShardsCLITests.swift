@@ -92,6 +92,30 @@ struct GenerationShardsCLITests {
         return shards
     }
 
+    /// Shard `index`'s run of `target` started and held at a document's read (`SLUICE_DEBUG_PAUSE_READ`) until
+    /// the file `resume` exists: the running command.
+    static func startHeldAtRead(
+        _ ws: Workspace,
+        _ target: Workspace.Target,
+        _ index: Int,
+        resume: URL
+    ) async throws -> SluiceProcess {
+        let running = try ws.start(
+            ws.runArguments(target, ["--shard", "\(index)/\(count)"]),
+            environment: ["SLUICE_DEBUG_PAUSE_READ": ws.corpus.lastPathComponent, "SLUICE_DEBUG_RESUME": resume.path]
+        )
+        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
+        try #require(paused, "never paused: \(running.stderrSoFar)")
+        return running
+    }
+
+    /// A from-scratch build of the corpus with the candidate's settings, in the deployment's store: its export.
+    static func rebuiltReference(_ ws: Workspace, _ deployment: Shards) async throws -> Data {
+        let reference = deployment.reference(ws)
+        try await ws.run(reference, GenerationCLITests.candidateSettings, expecting: 0)
+        return try await ws.export(reference)
+    }
+
     /// `generation status --json`'s `shards` object of `target`.
     static func shardsStatus(_ ws: Workspace, _ target: Workspace.Target) async throws -> [String: Any] {
         let status = try await GenerationCLITests.generation(ws, "status", target, ["--json"])
@@ -189,9 +213,7 @@ struct GenerationShardsCLITests {
         #expect(Self.partsComplete(try await Self.shardsStatus(ws, shards[0])) == [true, true, true])
         let promoted = try await GenerationCLITests.generation(ws, "promote", shards[2])
         #expect(promoted.exitCode == 0, "\(promoted)")
-        let reference = deploymentShards.reference(ws)
-        try await ws.run(reference, GenerationCLITests.candidateSettings, expecting: 0)
-        let rebuilt = try await ws.export(reference)
+        let rebuilt = try await Self.rebuiltReference(ws, deploymentShards)
         #expect(rebuilt != before, "the two chunkings gave the same export: the test proves nothing")
         for (index, shard) in shards.enumerated() {
             try expectSameRecords(
@@ -248,12 +270,7 @@ struct GenerationShardsCLITests {
 
         // Shard 1's run builds its part, held at a document's read: it holds the deployment's lock, shared.
         let resume = ws.root.appendingPathComponent("resume")
-        let running = try ws.start(
-            ws.runArguments(shards[1], ["--shard", "1/\(Self.count)"]),
-            environment: ["SLUICE_DEBUG_PAUSE_READ": ws.corpus.lastPathComponent, "SLUICE_DEBUG_RESUME": resume.path]
-        )
-        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
-        try #require(paused, "never paused: \(running.stderrSoFar)")
+        let running = try await Self.startHeldAtRead(ws, shards[1], 1, resume: resume)
         let manifestBefore = try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"])
         for change in ["promote", "drop"] {
             let refused = try await GenerationCLITests.generation(ws, change, shards[2])
@@ -327,14 +344,7 @@ struct GenerationShardsCLITests {
             )
         }
         let resumeRun = ws.root.appendingPathComponent("resume-run")
-        let running = try ws.start(
-            ws.runArguments(shards[1], ["--shard", "1/\(Self.count)"]),
-            environment: [
-                "SLUICE_DEBUG_PAUSE_READ": ws.corpus.lastPathComponent, "SLUICE_DEBUG_RESUME": resumeRun.path,
-            ]
-        )
-        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
-        try #require(paused, "never paused: \(running.stderrSoFar)")
+        let running = try await Self.startHeldAtRead(ws, shards[1], 1, resume: resumeRun)
         let statusBefore = try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"])
         let whileRunning = try await GenerationCLITests.generation(ws, "promote", shards[2])
         #expect(whileRunning.exitCode == 8, "promote while shard 1 runs: \(whileRunning)")
@@ -389,9 +399,7 @@ struct GenerationShardsCLITests {
             let result = try await Self.run(ws, shard, index)
             #expect(result.exitCode == 0, "\(result)")
         }
-        let reference = deploymentShards.reference(ws)
-        try await ws.run(reference, GenerationCLITests.candidateSettings, expecting: 0)
-        let rebuilt = try await ws.export(reference)
+        let rebuilt = try await Self.rebuiltReference(ws, deploymentShards)
         for (index, shard) in shards.enumerated() {
             try expectSameRecords(
                 try await ws.export(shard),
