@@ -77,6 +77,11 @@ extension PipelineConfiguration {
         public var localIndex: LocalIndex = .hnsw
         /// Local store: the HNSW graph's parameters.
         public var hnsw = HNSW()
+        /// Local store: the most pages (estimated) one write transaction dirties; a larger upsert commits in
+        /// several steps, a document's records together when they fit.
+        public var localCommitPages: Int = Self.defaultLocalCommitPages
+        /// `sink.local_commit_pages`'s default (docs/BENCHMARKS.md, "Flat memory with the default index").
+        public static let defaultLocalCommitPages = 256
         public init() {}
     }
 }
@@ -134,6 +139,7 @@ extension PipelineConfiguration.Sink {
             }
         }
         localIndex = try s.choice("local_index") ?? localIndex
+        localCommitPages = try s.int("local_commit_pages", min: 1) ?? localCommitPages
         if let h = try s.section("hnsw") { hnsw = try HNSW(section: h) }
         try s.finish()
     }

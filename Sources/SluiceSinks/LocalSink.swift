@@ -18,6 +18,8 @@ public final class LocalSink: VectorSink {
     public let directory: URL
     let readOnly: Bool
     let indexSettings: IndexSettings
+    /// The most pages (estimated) one write transaction of an upsert dirties (`LocalCommitPlan.swift`).
+    let commitPages: Int
     let annState = LocalANNState()
     /// Applies each committed write to the graph while the writer thread goes on (`LocalSink+ANN.swift`).
     let follower = LocalANNFollower()
@@ -39,11 +41,14 @@ public final class LocalSink: VectorSink {
     /// - Parameters:
     ///   - mapSize: the most the data file may grow to (tests make it small to fill it).
     ///   - index: exact scan or HNSW graph, and the graph's parameters.
+    ///   - commitPages: the most pages (estimated) one write transaction of an upsert dirties; a larger
+    ///     upsert commits in several steps, a document's records together when they fit (`sink.local_commit_pages`).
     public init(
         directory: URL,
         readOnly: Bool = false,
         mapSize: Int = 1 << 40,
-        index: IndexSettings = IndexSettings()
+        index: IndexSettings = IndexSettings(),
+        commitPages: Int = PipelineConfiguration.Sink.defaultLocalCommitPages
     ) throws {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no local store at \(directory.path): run the pipeline first")
@@ -51,6 +56,7 @@ public final class LocalSink: VectorSink {
         self.directory = directory
         self.readOnly = readOnly
         self.indexSettings = index
+        self.commitPages = max(1, commitPages)
         // Its errors are the sink's (a full disk here is not the state's problem).
         // A second open of the folder in this process shares the first one's LMDB handle (never a second
         // `mdb_env_open` under the merge thread's transactions: `LMDBEnvironmentRegistry.swift`).
@@ -122,15 +128,41 @@ public final class LocalSink: VectorSink {
         }
     }
 
+    /// Writes the records in one or more commits of at most ``commitPages`` pages (estimated), in order;
+    /// a document's records share a commit when they fit in one (`LocalCommitPlan.swift`). A kill between
+    /// two commits leaves the first ones' records: the checkpoint is written only after the whole upsert,
+    /// so the next run writes them again, and an upsert of a record already there replaces it.
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
-        let environment = self.environment
-        // Tokenizing, building the batch's keyword segment and encoding run on the caller's task, so that the
-        // writer thread only writes (and the callers prepare the next batches meanwhile).
-        let indexed = records.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0)) }
-        let batch = KeywordIndex.PreparedBatch(indexed)
+        // Tokenizing, building each commit's keyword segment and encoding run on the caller's task, so that
+        // the writer thread only writes (and the callers prepare the next batches meanwhile).
         let encoder = JSONEncoder()
         let encoded = try records.map { try LocalSink.encode($0, encoder: encoder) }
+        let plan = LocalCommitPlan.commits(
+            documentKeys: records.map(\.documentKey),
+            valueBytes: encoded.map(\.count),
+            budget: commitPages
+        )
+        let commits = plan.map { range in
+            let part = Array(records[range])
+            let indexed = part.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0)) }
+            return (
+                records: part, indexed: indexed, batch: KeywordIndex.PreparedBatch(indexed), encoded: encoded[range]
+            )
+        }
+        for commit in commits {
+            try await write(commit.records, indexed: commit.indexed, batch: commit.batch, encoded: commit.encoded)
+        }
+    }
+
+    /// One write transaction of an upsert: the keyword segment, the records, the change log.
+    private func write(
+        _ records: [VectorRecord],
+        indexed: [(id: [UInt8], counts: KeywordIndex.Counts)],
+        batch: KeywordIndex.PreparedBatch,
+        encoded: ArraySlice<[UInt8]>
+    ) async throws {
+        let environment = self.environment
         try await executor.run {
             try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
             // A graph that cannot be built leaves searches scanning; the write itself goes on.

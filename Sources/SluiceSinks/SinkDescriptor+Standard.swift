@@ -11,7 +11,7 @@ extension SinkDescriptor {
     /// LMDB in a folder, with an exact scan or an HNSW graph.
     public static let local = SinkDescriptor(
         kind: .local,
-        keys: ["path", "local_index", "hnsw"],
+        keys: ["path", "local_index", "hnsw", "local_commit_pages"],
         createIfMissing: { configuration in
             let directory = configuration.resolve(configuration.sink.path)
             if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
@@ -22,7 +22,8 @@ extension SinkDescriptor {
             try LocalSink(
                 directory: configuration.resolve(configuration.sink.path),
                 readOnly: readOnly,
-                index: .init(section: configuration.sink)
+                index: .init(section: configuration.sink),
+                commitPages: configuration.sink.localCommitPages
             )
         }
     )

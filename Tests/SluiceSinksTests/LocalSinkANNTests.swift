@@ -92,7 +92,9 @@ import Testing
         }
     }
 
-    @Test("below sink.hnsw.exact_below vectors, searches scan (exact) and no graph is built; at that size a write builds it")
+    @Test(
+        "below sink.hnsw.exact_below vectors, searches scan (exact) and no graph is built; at that size a write builds it"
+    )
     func smallStoresScan() async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
@@ -123,7 +125,9 @@ import Testing
         // Deletes that bring the store below the size again keep the graph following (no rebuild later).
         let reopened = try LocalSink(directory: folder, index: .init(section: section))
         try await Self.prepare(reopened)
-        try await reopened.delete(Self.records(Array(repeating: [Float](repeating: 0, count: Self.dimensions), count: 100)).map(\.id))
+        try await reopened.delete(
+            Self.records(Array(repeating: [Float](repeating: 0, count: Self.dimensions), count: 100)).map(\.id)
+        )
         reopened.settleIndex()
         #expect(reopened.annState.live?.index?.deletedCount == 100)
     }
