@@ -13,6 +13,8 @@ import Glibc
 @Suite("kill -9 inside the local store's index upkeep")
 struct LocalIndexCrashCLITests {
     static let queries = ["alpha delta index", "quarterly report figures", "the store answers searches"]
+    /// These stores are small: a graph is built for them only below `exact_below` 0 (no graph below it).
+    static let graph = ["--set", "sink.hnsw.exact_below=0"]
 
     /// The scores (to 4 decimals) of the hits, by the HNSW graph and by the exact scan.
     static func expectSearchIsExact(
@@ -71,7 +73,7 @@ struct LocalIndexCrashCLITests {
         defer { ws.cleanUp() }
         let keys = try Corpus.write(count: 24, into: ws.corpus, seed: 0x1DE7)
         let main = ws.target("main")
-        try await ws.run(main, expecting: 0)
+        try await ws.run(main, Self.graph, expecting: 0)
         #expect(try Self.indexFiles(main).count == 1, "the first run saves the graph")
 
         // Changed, new and removed documents: the next run upserts and deletes.
@@ -85,13 +87,13 @@ struct LocalIndexCrashCLITests {
             }
         }
         let crashed = try await ws.sluice(
-            ws.runArguments(main, ["--prune"]),
+            ws.runArguments(main, Self.graph + ["--prune"]),
             environment: ["SLUICE_DEBUG_CRASH_AT": point]
         )
         CrashWindowCLITests.expectKilled(crashed)
         try await Self.expectSearchIsExact(ws, main, "after the kill at \(point)")
 
-        try await ws.run(main, ["--prune"], expecting: 0)
+        try await ws.run(main, Self.graph + ["--prune"], expecting: 0)
         try await Self.expectSearchIsExact(ws, main, "after the next run")
         let files = try Self.indexFiles(main)
         #expect(files.count == 1, "\(files)")
@@ -105,18 +107,18 @@ struct LocalIndexCrashCLITests {
         defer { ws.cleanUp() }
         _ = try Corpus.write(count: 24, into: ws.corpus, seed: 0xC1A6)
         let main = ws.target("main")
-        try await ws.run(main, expecting: 0)
+        try await ws.run(main, Self.graph, expecting: 0)
         let saved = try Self.indexFiles(main)
         _ = try Corpus.write(count: 12, into: ws.corpus, seed: 0xC2A6, prefix: "new")
         _ = try Corpus.write(count: 6, into: ws.corpus, seed: 0xC3A6)  // overwrites doc-0…5: stale chunks deleted
         let crashed = try await ws.sluice(
-            ws.runArguments(main, ["--set", "sink.batch=4"]),
+            ws.runArguments(main, Self.graph + ["--set", "sink.batch=4"]),
             environment: ["SLUICE_DEBUG_CRASH_AT": "local.upsert-committed@5"]
         )
         CrashWindowCLITests.expectKilled(crashed)
         #expect(try Self.indexFiles(main) == saved, "killed before its save: the saved graph is older than the data")
         try await Self.expectSearchIsExact(ws, main, "after the kill")
-        try await ws.run(main, expecting: 0)
+        try await ws.run(main, Self.graph, expecting: 0)
         try await Self.expectSearchIsExact(ws, main, "after the next run")
         #expect(try Self.indexFiles(main).count == 1)
     }
