@@ -41,8 +41,6 @@ extension VectorSink {
 
     public var isRemote: Bool { true }
 
-    public var upkeepFailures: SinkUpkeepFailures { SinkUpkeepFailures() }
-
     public var embedsText: Bool { false }
 
     public func checkAvailability() async throws {

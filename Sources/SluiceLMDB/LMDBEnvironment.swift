@@ -10,16 +10,14 @@ package typealias LMDBDatabase = MDB_dbi
 /// Opened with `MDB_NOTLS`, so read transactions are not tied to a thread. Every transaction is run
 /// inside one synchronous closure (``read(_:)`` / ``write(_:)``) so that begin and commit happen on the
 /// same thread; callers on the cooperative pool wrap write calls in a ``BlockingExecutor``.
-///
-/// Every environment opened on one data file in this process shares one LMDB handle
-/// (``LMDBEnvironmentRegistry``): LMDB must never open an environment twice in a process.
 package final class LMDBEnvironment: @unchecked Sendable {
-    /// The process's handle on the data file, shared with every other open of it.
-    private let shared: LMDBSharedEnvironment
-    private var env: OpaquePointer { shared.env }
+    // The env handle is thread-safe by LMDB's contract (with MDB_NOTLS); it is freed in deinit only.
+    private let env: OpaquePointer
     package let path: URL
-    /// Whether this open may only read (the shared handle may be writable for another user).
-    package let readOnly: Bool
+    private let databaseLock = NSLock()
+    private var databases: [String: MDB_dbi] = [:]
+    /// This environment's memory map, registered with the ``ResidentMemoryReleaser``.
+    private let mapping: Int?
     /// Whose errors this environment's are: the code and the owner named in their messages.
     package let errors: ErrorLabel
 
@@ -72,21 +70,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
                     (owner.map { "\($0): " } ?? "") + "\(what): no space left on device; free space, then run again"
                 )
             }
-            // A full map is told apart by its cause (``LMDBMapFull``), not by its words.
-            throw SluiceError(
-                code,
-                owner.map { "\($0): \(what): \(LMDBEnvironment.message(rc))" }
-                    ?? "\(what): \(LMDBEnvironment.message(rc))",
-                cause: rc == MDB_MAP_FULL ? LMDBMapFull() : nil
-            )
+            throw error("\(what): \(LMDBEnvironment.message(rc))")
         }
     }
 
-    /// Opens (creating the folder if needed) an environment, or shares this process's open handle on the
-    /// same data file (``LMDBEnvironmentRegistry``, which says when a second open is refused instead).
+    /// Opens (creating the folder if needed) an environment.
     /// - Parameters:
-    ///   - mapSize: the largest the data file may grow (virtual address space, not disk); a handle this
-    ///     process already has open keeps its own.
+    ///   - mapSize: the largest the data file may grow (virtual address space, not disk).
     ///   - errors: the code and owner of this environment's errors.
     /// - Throws: ``ErrorLabel/damage(_:)``'s error when the data file is truncated or damaged (checked
     ///   before it is mapped: LMDB would take an empty file for a new one, and fault on pages past the end
@@ -100,29 +90,69 @@ package final class LMDBEnvironment: @unchecked Sendable {
         errors: ErrorLabel = ErrorLabel()
     ) throws {
         self.path = path
-        self.readOnly = readOnly
         var errors = errors
         errors.directory = path
         self.errors = errors
         if !readOnly {
             try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
         }
-        shared = try LMDBEnvironmentRegistry.open(
-            path: path,
-            mapSize: mapSize,
-            maxDatabases: maxDatabases,
-            maxReaders: maxReaders,
-            readOnly: readOnly,
-            errors: errors
-        )
+        var handle: OpaquePointer?
+        try errors.check(mdb_env_create(&handle), "mdb_env_create")
+        guard let handle else { throw errors.error("mdb_env_create returned no handle") }
+        mdb_env_set_mapsize(handle, mapSize)
+        mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases))
+        mdb_env_set_maxreaders(handle, UInt32(maxReaders))
+        let flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | (readOnly ? UInt32(MDB_RDONLY) : 0)
+        // LMDB maps the data file once, at open, with the full map size; the mapping never moves. Only the
+        // mapping this open creates is registered: another environment open on the same file has its own,
+        // which is unmapped when that one closes — releasing its old range later could zero whatever the
+        // kernel puts there next (heap blocks are mapped too). Opens are serialized so that the mappings
+        // seen before and after belong to this one.
+        // The data file is checked under the same lock: an unfinished one may be another process's creation,
+        // waited for through `lock.mdb` (``LMDBDataFile/check(_:)``), which must never race an open here.
+        let dataFile = path.appendingPathComponent("data.mdb")
+        Self.openLock.lock()
+        do {
+            try LMDBDataFile.check(dataFile)
+        } catch let damage as LMDBDataFile.Damage {
+            Self.openLock.unlock()
+            mdb_env_close(handle)
+            throw errors.damage(damage.description)
+        } catch {
+            Self.openLock.unlock()
+            mdb_env_close(handle)
+            throw error
+        }
+        let before = ResidentMemoryReleaser.mappings(of: dataFile)
+        let rc = mdb_env_open(handle, path.path, flags, 0o644)
+        let created =
+            rc == 0
+            ? ResidentMemoryReleaser.mappings(of: dataFile).filter { range in !before.contains { $0 == range } } : []
+        Self.openLock.unlock()
+        if rc != 0 {
+            mdb_env_close(handle)
+            // Another user's folder is the user's to sort out (exit 1), not a bug: LMDB writes its lock file
+            // even to read, so a read-only command needs write access too.
+            if rc == EACCES || rc == EPERM {
+                throw SluiceError(
+                    .usage,
+                    (errors.owner.map { "\($0): " } ?? "")
+                        + "permission denied: this user (uid \(getuid())) cannot write \(path.path), and LMDB writes its lock file there even to read. Run as the user that owns the folder (the one that runs the pipeline), or give this user write access"
+                )
+            }
+            throw errors.error("cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
+        }
+        self.env = handle
+        self.mapping = ResidentMemoryReleaser.shared.register(created)
     }
+
+    /// Serializes opens (see `init`).
+    private static let openLock = NSLock()
 
     deinit {
-        LMDBEnvironmentRegistry.release(shared)
+        ResidentMemoryReleaser.shared.unregister(mapping)  // before the map goes away
+        mdb_env_close(env)
     }
-
-    /// Whether this environment and `other` share one LMDB handle (one data file, opened once).
-    package func sharesHandle(with other: LMDBEnvironment) -> Bool { shared === other.shared }
 
     /// The handle of a named database, created on first use (unless the environment is read-only).
     package func database(_ name: String) throws -> LMDBDatabase {
@@ -135,7 +165,24 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// The handle of a named database, or nil when a read-only environment has none (a store written by an
     /// older version, before that database existed). A writable environment creates it.
     package func existingDatabase(_ name: String) throws -> LMDBDatabase? {
-        try shared.database(name, create: !readOnly, errors: errors)
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        if let dbi = databases[name] { return dbi }
+        var txn: OpaquePointer?
+        var flags: UInt32 = 0
+        mdb_env_get_flags(env, &flags)
+        let readOnly = flags & UInt32(MDB_RDONLY) != 0
+        try errors.check(mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn), "mdb_txn_begin")
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
+        if rc != 0 {
+            mdb_txn_abort(txn)
+            if rc == MDB_NOTFOUND { return nil }
+            throw errors.error("mdb_dbi_open(\(name)): \(Self.message(rc))")
+        }
+        try errors.check(mdb_txn_commit(txn), "mdb_txn_commit")
+        databases[name] = dbi
+        return dbi
     }
 
     /// Runs `body` in a read-only transaction.
@@ -152,8 +199,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// Runs `body` in a write transaction, committed when `body` returns and aborted when it throws.
     /// - Important: blocks while another write transaction is open; call it from a blocking executor.
     package func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
-        // What LMDB answers on a read-only handle; this open may share a writable one.
-        if readOnly { try errors.check(EACCES, "mdb_txn_begin(write)") }
         var txn: OpaquePointer?
         try errors.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin(write)")
         let result: T

@@ -5,8 +5,7 @@ import SluiceState
 import Synchronization
 
 /// The server's one read-only handle on the checkpoint, opened on first use (the state may appear only
-/// with the first run) and kept, so requests share it (one LMDB handle per file and process:
-/// `LMDBEnvironmentRegistry`).
+/// with the first run) and kept: LMDB must not be opened twice in one process, so requests share it.
 ///
 /// Every read of the state by the server goes through here, and none is taken for "nothing there" when it
 /// fails: no state yet (a fresh index) is ``openIfPresent()``'s nil, a damaged one is an error that says how

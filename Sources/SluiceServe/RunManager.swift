@@ -14,10 +14,9 @@ import Glibc
 /// Starts incremental runs in the background and keeps their progress (`POST /v1/runs`,
 /// `GET /v1/runs/{id}`).
 ///
-/// A run is a child `sluice run` process, not a pipeline inside the server: the child is exactly what cron
-/// runs, with the same exit codes, and a crash or a leak of the run stays out of the server (the server's
-/// own opens of the store and the checkpoint would share their LMDB handles with an in-process run:
-/// `LMDBEnvironmentRegistry`). One run at a time: the state lock decides, so a run
+/// A run is a child `sluice run` process, not a pipeline inside the server: LMDB must not be opened twice
+/// in one process (the server holds the store and the checkpoint open for reading), and the child is
+/// exactly what cron runs, with the same exit codes. One run at a time: the state lock decides, so a run
 /// of this server or of a cron `sluice run` already going answers 409. A service of the server's group: on
 /// SIGTERM/SIGINT it passes SIGINT to the child (documents in flight finish and are committed, as `sluice
 /// run` does on a signal) and waits for it.

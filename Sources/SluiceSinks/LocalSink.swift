@@ -58,21 +58,22 @@ public final class LocalSink: VectorSink {
         self.indexSettings = index
         self.commitPages = max(1, commitPages)
         // Its errors are the sink's (a full disk here is not the state's problem).
-        // A second open of the folder in this process shares the first one's LMDB handle (never a second
-        // `mdb_env_open` under the merge thread's transactions: `LMDBEnvironmentRegistry.swift`).
-        environment = try LMDBEnvironment(
-            path: directory,
-            mapSize: mapSize,
-            readOnly: readOnly,
-            errors: .init(
-                code: .sinkFailed,
-                owner: "the local store at \(directory.path)",
-                damaged: (
-                    .sinkFailed,
-                    "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)"
+        // Not while a merge transaction of this process runs (`KeywordMerger.swift`, ``KeywordMerger/openGate``).
+        environment = try KeywordMerger.openGate.withLock { _ in
+            try LMDBEnvironment(
+                path: directory,
+                mapSize: mapSize,
+                readOnly: readOnly,
+                errors: .init(
+                    code: .sinkFailed,
+                    owner: "the local store at \(directory.path)",
+                    damaged: (
+                        .sinkFailed,
+                        "Restore it from a backup, or delete the folder and run `sluice run PIPELINE --reembed` (the state's embedding cache makes that cheap)"
+                    )
                 )
             )
-        )
+        }
         _ = try environment.database("vectors")
         _ = try environment.database("meta")
         // A store written before the graph existed has neither when opened read-only: it is scanned.
@@ -88,7 +89,8 @@ public final class LocalSink: VectorSink {
     }
 
     deinit {
-        // No merge transaction outlives the sink (the pass holds the keyword index, not the sink).
+        // No merge transaction outlives the sink (LMDB forbids a second open of the environment in the process
+        // while this one is in use: it re-initializes the lock file's mutexes under a holder).
         keywordMerger.settle()
         executor.shutdown()
         readers.shutdown()
@@ -164,7 +166,6 @@ public final class LocalSink: VectorSink {
     ) async throws {
         let environment = self.environment
         try await executor.run {
-            try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
             // A graph that cannot be built leaves searches scanning; the write itself goes on.
             try? self.ensureIndex()
             let vectors = try environment.database("vectors")
@@ -189,7 +190,6 @@ public final class LocalSink: VectorSink {
         guard !ids.isEmpty else { return }
         let environment = self.environment
         try await executor.run {
-            try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
             try? self.ensureIndex()
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
@@ -332,7 +332,6 @@ public final class LocalSink: VectorSink {
     public func finish() async throws {
         try await executor.run {
             self.settleKeywordMerges()
-            try self.throwFailedKeywordMerge()  // the run's last merges too
             try self.saveIndex()
         }
     }

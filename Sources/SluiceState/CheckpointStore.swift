@@ -51,9 +51,9 @@ package final class CheckpointStore: Sendable {
     }
 
     /// The same state seen as the store of `generation` (its document records and settings), on this
-    /// store's LMDB environment: a reader that follows generations, as `sluice serve` does, opens the state
-    /// once and takes such views of it (a second open would share the same LMDB handle anyway:
-    /// `LMDBEnvironmentRegistry`).
+    /// store's LMDB environment: a process must not open one environment twice (closing either releases
+    /// the locks of both), so a reader that follows generations, as `sluice serve` does, opens the state
+    /// once and takes such views of it.
     package func viewing(generation: String?) throws -> CheckpointStore {
         let scope = generation == GenerationManifest.original ? nil : generation
         if scope == self.generation { return self }
