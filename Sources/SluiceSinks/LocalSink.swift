@@ -130,7 +130,7 @@ public final class LocalSink: VectorSink {
         }
     }
 
-    /// Writes the records in one or more commits of at most ``commitPages`` pages (estimated), in order;
+    /// Writes the records in one or more commits of at most `sink.local_commit_pages` pages (estimated), in order;
     /// a document's records share a commit when they fit in one (`LocalCommitPlan.swift`). A kill between
     /// two commits leaves the first ones' records: the checkpoint is written only after the whole upsert,
     /// so the next run writes them again, and an upsert of a record already there replaces it.
