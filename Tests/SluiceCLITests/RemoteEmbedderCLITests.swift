@@ -216,7 +216,7 @@ struct RemoteEmbedderCLITests {
         // requests get no answer, so the count stays).
         let answered = try await Self.serverStats(server)["inputs_ok"] ?? 0
         while process.isRunning, ContinuousClock.now < deadline,
-            (try? await ws.status(target).cacheCount).flatMap { $0 } ?? 0 < answered
+            ((try? await ws.status(target).cacheCount).flatMap({ $0 }) ?? 0) < answered
         {
             try await Task.sleep(for: .milliseconds(50))
         }
