@@ -197,7 +197,14 @@ struct RemoteEmbedderCLITests {
         let parallelism = 2
         let server = try await server(["--latency-ms", "150"])
         let target = ws.target("main")
-        let arguments = ws.runArguments(target, settings(server, batch: batch, parallelism: parallelism))
+        // The suite's 2-second request limit would let the killed run time out its held requests and send them
+        // again (each retry held too, and answered once the hold is lifted, to a dead socket): 24 re-sent with a
+        // 3-second pause before the kill. A retry is not a re-send after a kill; this test counts only those.
+        let patient = ["--set", "embed.timeout_seconds=600"]
+        let arguments = ws.runArguments(
+            target,
+            settings(server, batch: batch, parallelism: parallelism, extra: patient)
+        )
         // Kill once a few batches are done, with requests in flight: past 6 answers the stand-in itself holds
         // the next requests unanswered, so the run cannot end before the kill however slowly this test polls
         // (a loaded machine let the run finish first, twice: once when the test only polled, once when the
@@ -210,10 +217,9 @@ struct RemoteEmbedderCLITests {
         {
             try await Task.sleep(for: .milliseconds(20))
         }
-        // An answer the run has received but not yet written to its embedding cache is in flight too: on a
-        // loaded machine the last of the six answers was still on its way to the state when the test killed
-        // (24 re-sent, seen once in the full suite). Kill once every answered input is in the cache (the held
-        // requests get no answer, so the count stays).
+        // An answer the run has received but not yet written to its embedding cache is in flight too, beside the
+        // held requests: kill once every answered input is in the cache (the held requests get no answer, so the
+        // count stays).
         let answered = try await Self.serverStats(server)["inputs_ok"] ?? 0
         while process.isRunning, ContinuousClock.now < deadline,
             ((try? await ws.status(target).cacheCount).flatMap({ $0 }) ?? 0) < answered
@@ -224,7 +230,12 @@ struct RemoteEmbedderCLITests {
         let killed = try await process.wait(timeout: .seconds(30))
         try await control(server, #"{"hold_after": 0}"#)
         try #require(killed.signaled, "the run ended before the kill: \(killed)")
-        let resumed = try await run(ws, target, settings(server, batch: batch, parallelism: parallelism))
+        let held = try await Self.serverStats(server)["held_inputs"] ?? 0
+        let resumed = try await run(
+            ws,
+            target,
+            settings(server, batch: batch, parallelism: parallelism, extra: patient)
+        )
         #expect(resumed.exitCode == 0, "\(resumed)")
         let embeddedInputs = try await Self.serverStats(server)["inputs_ok"] ?? 0
         let distinct = try #require(try await ws.status(target).cacheCount)
@@ -232,7 +243,7 @@ struct RemoteEmbedderCLITests {
         #expect(resent >= 0)
         #expect(
             resent <= batch * parallelism,
-            "\(resent) chunks embedded twice after one kill (in flight at most \(batch * parallelism))"
+            "\(resent) chunks embedded twice after one kill (in flight at most \(batch * parallelism); held \(held))"
         )
         print(
             "killResendsAtMostInFlight: \(embeddedInputs) inputs embedded for \(distinct) distinct chunks; re-sent \(resent)"
