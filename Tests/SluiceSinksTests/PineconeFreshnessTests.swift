@@ -21,51 +21,36 @@ import Testing
             Namespace(server: server, name: name)
         }
 
-        var data: StoreHTTP {
+        /// The stand-in at `path`, with Pinecone's key and version headers (`keyed`) or without (its own
+        /// `/_standin/…` routes).
+        static func client(_ server: StandInServer, _ path: String = "", keyed: Bool = true) -> StoreHTTP {
             StoreHTTP(
-                baseURL: server.baseURL + "/index/i",
-                headers: [("Api-Key", "p-key"), ("X-Pinecone-Api-Version", "2025-04")],
+                baseURL: server.baseURL + path,
+                headers: keyed ? [("Api-Key", "p-key"), ("X-Pinecone-Api-Version", "2025-04")] : [],
                 maxRetries: 0,
                 timeout: .seconds(30),
                 label: "pinecone"
             )
         }
 
+        /// The data plane of the index `i`.
+        var data: StoreHTTP { Self.client(server, "/index/i") }
+
         static func createIndex(_ server: StandInServer) async throws {
-            let control = StoreHTTP(
-                baseURL: server.baseURL,
-                headers: [("Api-Key", "p-key"), ("X-Pinecone-Api-Version", "2025-04")],
-                maxRetries: 0,
-                timeout: .seconds(30),
-                label: "pinecone"
-            )
             let body = #"{"name":"i","dimension":2,"metric":"cosine","spec":{"serverless":{}}}"#
-            try await control.send("POST", "/indexes", json: Array(body.utf8))
+            try await client(server).send("POST", "/indexes", json: Array(body.utf8))
         }
 
         /// Sets the stand-in's indexing lag (a large one holds indexing; 0 indexes everything pending).
         static func setLag(_ server: StandInServer, _ lag: Int) async throws {
-            let control = StoreHTTP(
-                baseURL: server.baseURL,
-                headers: [],
-                maxRetries: 0,
-                timeout: .seconds(30),
-                label: "s"
-            )
-            try await control.send("POST", "/_standin/indexing", json: Array(#"{"lag":\#(lag)}"#.utf8))
+            let body = #"{"lag":\#(lag)}"#
+            try await client(server, keyed: false).send("POST", "/_standin/indexing", json: Array(body.utf8))
         }
 
         /// Indexes the next `writes` pending writes of this namespace.
         func advance(_ writes: Int) async throws {
-            let control = StoreHTTP(
-                baseURL: server.baseURL,
-                headers: [],
-                maxRetries: 0,
-                timeout: .seconds(30),
-                label: "s"
-            )
             let body = #"{"advance":{"index":"i","namespace":"\#(name)","writes":\#(writes)}}"#
-            try await control.send("POST", "/_standin/indexing", json: Array(body.utf8))
+            try await Self.client(server, keyed: false).send("POST", "/_standin/indexing", json: Array(body.utf8))
         }
 
         /// Upserts one record; returns the write's LSN (`x-pinecone-request-lsn`).
