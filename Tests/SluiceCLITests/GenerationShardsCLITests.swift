@@ -423,5 +423,6 @@ struct GenerationShardsCLITests {
         #expect(refused.exitCode == 1, "\(refused)")
         #expect(refused.stderr.contains("no conditional write"), "\(refused)")
         #expect(refused.stderr.contains("eventually consistent"), "\(refused)")
+        #expect(refused.stderr.contains("its LSNs tell a writer"), "\(refused)")
     }
 }

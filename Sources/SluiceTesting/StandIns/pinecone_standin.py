@@ -16,6 +16,17 @@ record is deleted no longer exists (it leaves `describe_index_stats` and `GET /n
 Index tags as documented (API 2025-04): `tags` when an index is created, `PATCH /indexes/{name}` with `tags`
 merges them (an empty value unsets a key), the description returns them; a key is 1–80 letters, digits,
 `_` or `-`, a value at most 120 letters, digits or `;@_-.+ ` (others are refused with 400).
+Freshness as Pinecone documents it for serverless indexes ("Check data freshness"): every write (upsert,
+delete) to a namespace gets the next of that namespace's log sequence numbers (LSNs: 1, 2, …; writes to one
+namespace do not move another's), answered in `x-pinecone-request-lsn`; a query answers
+`x-pinecone-max-indexed-lsn`, the highest LSN it reflects, and reflects every write up to it. Reads (query,
+fetch, list, `describe_index_stats`, `GET /namespaces`) see only indexed writes; a write is indexed once
+`--index-lag` later writes were made to its namespace (0, the default: at once). Fetch and list answer no
+LSN header: Pinecone documents the barrier for queries only, so the stand-in gives them nothing to rely on.
+`POST /_standin/indexing` (no key needed) steers it during a test, deterministically: `{"lag": N}` sets the
+lag (a large one holds indexing; 0 indexes every pending write), `{"advance": {"index": I, "namespace": NS,
+"writes": K}}` indexes the next K pending writes of one namespace whatever the lag; the answer lists each
+namespace's `lsn` (the last assigned) and `indexed` (the highest reflected).
 Prints "PORT <n>". `GET /_standin/stats` returns request statistics (`control_describes` counts index
 descriptions, i.e. host look-ups).
 """
@@ -38,8 +49,68 @@ METRICS = {"cosine": "cosine", "euclidean": "l2", "dotproduct": "dot"}
 class PineconeStore(Store):
     def __init__(self, options):
         super().__init__(options)
-        self.indexes = {}  # name -> {"dimension", "metric", "namespaces": {ns: {id: {"values", "metadata"}}}}
+        # name -> {"dimension", "metric", "tags",
+        #          "namespaces": {ns: {id: {"values", "metadata"}}}  every write applied: what writes check,
+        #          "indexed": {ns: {id: …}}                         the indexed writes only: what reads see,
+        #          "lsn": {ns: n}, "indexed_lsn": {ns: n}, "pending": {ns: [(lsn, op)]}}
+        self.indexes = {}
         self.windows = {}  # (index, namespace) -> (second, count)
+        self.lag = options.index_lag
+
+    def write(self, index, namespace, op):
+        """Applies `op` to the namespace, gives it the namespace's next LSN and indexes what the lag lets
+        through. Returns the LSN."""
+        lsn = index["lsn"].get(namespace, 0) + 1
+        index["lsn"][namespace] = lsn
+        apply_op(index["namespaces"], namespace, op)
+        index["pending"].setdefault(namespace, []).append((lsn, op))
+        self.advance(index, namespace)
+        return lsn
+
+    def advance(self, index, namespace, writes=None):
+        """Indexes the namespace's pending writes the lag lets through, or the next `writes` of them."""
+        pending = index["pending"].get(namespace, [])
+        target = index["lsn"].get(namespace, 0) - self.lag
+        while pending and (pending[0][0] <= target if writes is None else writes > 0):
+            lsn, op = pending.pop(0)
+            apply_op(index["indexed"], namespace, op)
+            index["indexed_lsn"][namespace] = lsn
+            if writes is not None:
+                writes -= 1
+
+    def indexing(self, body):
+        """`POST /_standin/indexing`: sets the lag or indexes pending writes of one namespace."""
+        with self.lock:
+            if "lag" in body:
+                if not isinstance(body["lag"], int) or body["lag"] < 0:
+                    raise Rejected(400, "lag: a count of writes, 0 or more")
+                self.lag = body["lag"]
+                for index in self.indexes.values():
+                    for namespace in list(index["pending"]):
+                        self.advance(index, namespace)
+            step = body.get("advance")
+            if step is not None:
+                index = self.indexes.get(step.get("index"))
+                if index is None or not isinstance(step.get("writes"), int):
+                    raise Rejected(400, "advance: an existing index, a namespace and a count of writes")
+                self.advance(index, step.get("namespace", ""), writes=step["writes"])
+            return {name: {ns: {"lsn": lsn, "indexed": index["indexed_lsn"].get(ns, 0)}
+                           for ns, lsn in index["lsn"].items()} for name, index in self.indexes.items()}
+
+
+def apply_op(namespaces, namespace, op):
+    """One write, applied to a state of the index's namespaces (the latest one, or the indexed one)."""
+    kind, payload = op
+    if kind == "upsert":
+        namespaces.setdefault(namespace, {}).update(payload)
+    elif kind == "delete":
+        records = namespaces.get(namespace, {})
+        for vid in payload:
+            records.pop(vid, None)
+        if not records:
+            namespaces.pop(namespace, None)  # its last record deleted: the namespace is gone
+    else:  # "deleteAll", or the namespace deleted
+        namespaces.pop(namespace, None)
 
 
 TAG_KEY = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
@@ -91,6 +162,8 @@ class Handler(JSONHandler):
 
     def dispatch(self):
         store = self.store
+        if self.path == "/_standin/indexing" and self.command == "POST":
+            return self.send_json(200, store.indexing(self.read_json()))
         if self.headers.get("Api-Key") != store.options.api_key:
             raise Rejected(401, "Invalid API Key")
         if self.headers.get("X-Pinecone-Api-Version") != API_VERSION:
@@ -107,6 +180,14 @@ class Handler(JSONHandler):
             return self.data(parts[1], parts[2:], body, query)
         raise Rejected(404, f"no route {self.command} {url.path}")
 
+    def lsn_headers(self, index, namespace, lsn=None):
+        """`x-pinecone-request-lsn` (a write's) and `x-pinecone-max-indexed-lsn`; none for a namespace never
+        written."""
+        if namespace not in index["lsn"]:
+            return []
+        headers = [("x-pinecone-max-indexed-lsn", str(index["indexed_lsn"].get(namespace, 0)))]
+        return headers + ([("x-pinecone-request-lsn", str(lsn))] if lsn is not None else [])
+
     def control(self, rest, body):
         store = self.store
         with store.lock:
@@ -121,7 +202,8 @@ class Handler(JSONHandler):
                 tags = body.get("tags") or {}
                 check_tags(tags)
                 store.indexes[name] = {"dimension": dimension, "metric": metric, "namespaces": {},
-                                       "tags": {k: v for k, v in tags.items() if v}}
+                                       "tags": {k: v for k, v in tags.items() if v},
+                                       "indexed": {}, "lsn": {}, "indexed_lsn": {}, "pending": {}}
                 return self.send_json(201, self.describe(name))
             if len(rest) == 1 and self.command == "GET":
                 store.stats["control_describes"] += 1
@@ -165,13 +247,14 @@ class Handler(JSONHandler):
                 raise Rejected(404, f"index {name} not found")
             live = index["namespaces"]
             if not rest and self.command == "GET":
-                listed = [{"name": ns or "__default__", "record_count": len(v)} for ns, v in sorted(live.items())]
+                listed = [{"name": ns or "__default__", "record_count": len(v)}
+                          for ns, v in sorted(index["indexed"].items())]
                 return self.send_json(200, {"namespaces": listed, "pagination": None})
             if len(rest) == 1 and self.command == "DELETE":
                 namespace = "" if rest[0] == "__default__" else rest[0]
                 if namespace not in live:
                     raise Rejected(404, "Namespace not found")
-                del live[namespace]
+                store.write(index, namespace, ("drop", None))
                 return self.send_json(202, {})
         raise Rejected(404, "no such namespaces route")
 
@@ -190,9 +273,10 @@ class Handler(JSONHandler):
             index = store.indexes.get(name)
             if index is None:
                 raise Rejected(404, f"index {name} not found")
-            # A namespace that does not exist reads as an empty one; only an upsert creates it.
+            # A namespace that does not exist reads as an empty one; only an upsert creates it. Writes check
+            # the latest state; reads see the indexed writes only.
             live = index["namespaces"]
-            records = live.get(namespace, {})
+            records = index["indexed"].get(namespace, {})
             if route == "vectors/upsert":
                 vectors = body.get("vectors")
                 if not isinstance(vectors, list) or not 1 <= len(vectors) <= MAX_RECORDS:
@@ -208,26 +292,24 @@ class Handler(JSONHandler):
                     check_metadata(metadata)
                     staged[vid] = {"values": [float(x) for x in values], "metadata": metadata}
                 store.batch(len(vectors), self.body_bytes)
-                live.setdefault(namespace, {}).update(staged)
+                lsn = store.write(index, namespace, ("upsert", staged))
                 if fault == "after-500":
                     raise Rejected(500, "injected: internal error after applying")
-                return self.send_json(200, {"upsertedCount": len(staged)})
+                return self.send_json(200, {"upsertedCount": len(staged)}, headers=self.lsn_headers(index, namespace, lsn))
             if route == "vectors/delete":
                 if namespace not in live:
                     raise Rejected(404, "Namespace not found")
                 if body.get("deleteAll"):
-                    records.clear()
+                    op = ("deleteAll", None)
                 else:
                     ids = body.get("ids")
                     if not isinstance(ids, list) or len(ids) > 1000:
                         raise Rejected(400, "ids: a list of at most 1000 ids (or deleteAll)")
-                    for vid in ids:
-                        records.pop(vid, None)
-                if not records:
-                    del live[namespace]  # its last record deleted: the namespace is gone
+                    op = ("delete", list(ids))
+                lsn = store.write(index, namespace, op)
                 if fault == "after-500":
                     raise Rejected(500, "injected: internal error after applying")
-                return self.send_json(200, {})
+                return self.send_json(200, {}, headers=self.lsn_headers(index, namespace, lsn))
             if route == "vectors/fetch":
                 ids = query.get("ids", [])
                 if len(ids) > 1000:
@@ -271,9 +353,10 @@ class Handler(JSONHandler):
                     if body.get("includeMetadata"):
                         match["metadata"] = record["metadata"]
                     matches.append(match)
-                return self.send_json(200, {"matches": matches, "namespace": namespace})
+                return self.send_json(200, {"matches": matches, "namespace": namespace},
+                                      headers=self.lsn_headers(index, namespace))
             if route == "describe_index_stats":
-                namespaces = {ns: {"vectorCount": len(v)} for ns, v in index["namespaces"].items() if v}
+                namespaces = {ns: {"vectorCount": len(v)} for ns, v in index["indexed"].items() if v}
                 return self.send_json(200, {"namespaces": namespaces, "dimension": index["dimension"],
                                             "totalVectorCount": sum(n["vectorCount"] for n in namespaces.values())})
         raise Rejected(404, f"no data-plane route {route}")

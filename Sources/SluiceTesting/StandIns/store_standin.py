@@ -37,6 +37,8 @@ def arguments(description):
                         help="the version the service says it is (Qdrant's GET /; default its own)")
     parser.add_argument("--strict-mode", action="store_true",
                         help="Qdrant: every collection in strict mode, refusing filters on unindexed payload fields")
+    parser.add_argument("--index-lag", type=int, default=0,
+                        help="Pinecone: how many of a namespace's latest writes reads do not reflect yet")
     return parser.parse_args()
 
 
