@@ -22,7 +22,7 @@ import Testing
 
     /// Runs `service` in a group, triggers graceful shutdown, and returns once the group has ended; a group
     /// that is still running after `guardTime` is a failure (the guard only stops a hang).
-    static func stop(_ service: some Service, guardTime: Duration = .seconds(120)) async throws -> Bool {
+    static func stop(_ service: some Service, guardTime: Duration = .seconds(600)) async throws -> Bool {
         let group = ServiceGroup(configuration: .init(services: [service], logger: Logger(label: "test")))
         return try await withThrowingTaskGroup(of: Bool.self) { tasks in
             tasks.addTask {
