@@ -83,7 +83,7 @@ extension FaultCampaignTests {
             scenario in
             let crashed = server.target(ws, "crashed")
             let process = try ws.start(ws.runArguments(crashed, slowRunSettings))
-            let started = await process.waitForStderr(containing: "run started", timeout: .seconds(120))
+            let started = await process.waitForStderr(containing: "run started", timeout: .seconds(600))
             scenario.expect(started || !process.isRunning, "no 'run started': \(process.stderrSoFar)")
             // Kill once a third of the documents are committed (the progress is in the state), or at the end.
             while process.isRunning {

@@ -104,7 +104,7 @@ struct GenerationShardsCLITests {
             ws.runArguments(target, ["--shard", "\(index)/\(count)"]),
             environment: ["SLUICE_DEBUG_PAUSE_READ": ws.corpus.lastPathComponent, "SLUICE_DEBUG_RESUME": resume.path]
         )
-        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
+        let paused = await running.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(600))
         try #require(paused, "never paused: \(running.stderrSoFar)")
         return running
     }

@@ -136,7 +136,7 @@ extension RemoteEmbedderCLITests {
         try #require(process.isRunning, "the run ended before the signal: \(process.stderrSoFar)")
         #expect(try await Self.serverStats(server)["held_inputs"] == inputs)
         process.send(SIGINT)
-        let seen = await process.waitForStderr(containing: "signal received", timeout: .seconds(60))
+        let seen = await process.waitForStderr(containing: "signal received", timeout: .seconds(600))
         try #require(seen, "\(process.stderrSoFar)")
         try await control(server, #"{"hold": false}"#)
         let result = try await process.wait(timeout: .seconds(120))

@@ -226,7 +226,7 @@ struct S3SourceCLITests {
                 uniquingKeysWith: { $1 }
             )
         )
-        let paused = await process.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(120))
+        let paused = await process.waitForStderr(containing: "sluice-debug: paused at READ", timeout: .seconds(600))
         try #require(paused, "never paused: \(process.stderrSoFar)")
         let fetched = killedTarget.state.appendingPathComponent("fetch")
         #expect(

@@ -191,7 +191,7 @@ struct ServeCLITests {
         )
         try #require(paused, "\(server.process.stderrSoFar)")
         server.process.send(SIGTERM)
-        let signalled = await server.process.waitForStderr(containing: "signal received", timeout: .seconds(60))
+        let signalled = await server.process.waitForStderr(containing: "signal received", timeout: .seconds(600))
         #expect(signalled, "\(server.process.stderrSoFar)")
         _ = FileManager.default.createFile(atPath: resume.path, contents: nil)
         let result = try await server.process.wait(timeout: .seconds(120))

@@ -129,7 +129,7 @@ extension SluiceCLITests {
                 "SLUICE_DEBUG_PAUSE_INDEX": sharedIndex.lastPathComponent, "SLUICE_DEBUG_RESUME": resume.path,
             ]
         )
-        let paused = await held.waitForStderr(containing: "sluice-debug: paused at INDEX", timeout: .seconds(120))
+        let paused = await held.waitForStderr(containing: "sluice-debug: paused at INDEX", timeout: .seconds(600))
         try #require(paused, "never paused: \(held.stderrSoFar)")
         let other = try await ws.sluice(arguments(1), environment: ["SLUICE_DEBUG_PAUSE_INDEX": nil])
         #expect(other.exitCode == 0, "shard 1: \(other)")

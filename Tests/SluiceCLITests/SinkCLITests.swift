@@ -90,7 +90,7 @@ struct SinkCLITests {
         var delays: [Duration] = [.milliseconds(150), .milliseconds(400), .milliseconds(800)]
         let timed = try ws.start(ws.runArguments(store.target(ws, "timing"), slowRunSettings))
         try #require(
-            await timed.waitForStderr(containing: "run started", timeout: .seconds(60)),
+            await timed.waitForStderr(containing: "run started", timeout: .seconds(600)),
             "\(timed.stderrSoFar)"
         )
         let begun = ContinuousClock.now
@@ -114,7 +114,7 @@ struct SinkCLITests {
             kills = 0
             for delay in delays {
                 let process = try ws.start(ws.runArguments(crashed, slowRunSettings))
-                let started = await process.waitForStderr(containing: "run started", timeout: .seconds(60))
+                let started = await process.waitForStderr(containing: "run started", timeout: .seconds(600))
                 try #require(started, "\(process.stderrSoFar)")
                 try await Task.sleep(for: delay)
                 process.send(SIGKILL)

@@ -72,7 +72,7 @@ struct SluiceCLITests {
                 ws.runArguments(crashed, settings),
                 environment: ["SLUICE_EMBED_AUDIT_LOG": audit.path]
             )
-            let started = await process.waitForStderr(containing: "run started", timeout: .seconds(30))
+            let started = await process.waitForStderr(containing: "run started", timeout: .seconds(600))
             try #require(started, "attempt \(attempts.count + 1) did not start: \(process.stderrSoFar)")
             try await Task.sleep(for: .milliseconds(rng.int(in: 50...maxDelay)))
             process.send(SIGKILL)
@@ -223,7 +223,7 @@ struct SluiceCLITests {
                 keys.append(key)
             }
             let process = try ws.start(ws.runArguments(main, settings + ["--prune"]))
-            let started = await process.waitForStderr(containing: "run started", timeout: .seconds(30))
+            let started = await process.waitForStderr(containing: "run started", timeout: .seconds(600))
             try #require(started, "round \(round) did not start: \(process.stderrSoFar)")
             try await Task.sleep(for: .milliseconds(rng.int(in: 0...160)))
             process.send(SIGKILL)
@@ -374,7 +374,7 @@ struct SluiceCLITests {
         try Corpus.write(count: 120, into: ws.corpus, seed: 0x5EED_0004)
         let main = ws.target("main")
         let first = try ws.start(ws.runArguments(main, slowRunSettings))
-        let started = await first.waitForStderr(containing: "run started", timeout: .seconds(30))
+        let started = await first.waitForStderr(containing: "run started", timeout: .seconds(600))
         try #require(started, "the first run did not start: \(first.stderrSoFar)")
 
         let second = try await ws.sluice(ws.runArguments(main), timeout: .seconds(20))
@@ -626,7 +626,7 @@ struct SluiceCLITests {
         let main = ws.target("main")
         let interruptedStatsURL = ws.file("interrupted.stats.json")
         let process = try ws.start(ws.runArguments(main, slowRunSettings + ["--stats-json", interruptedStatsURL.path]))
-        let started = await process.waitForStderr(containing: "run started", timeout: .seconds(30))
+        let started = await process.waitForStderr(containing: "run started", timeout: .seconds(600))
         try #require(started, "the run did not start: \(process.stderrSoFar)")
         try await Task.sleep(for: .milliseconds(800))
         try #require(process.isRunning, "the run ended before it could be interrupted; make it slower")
@@ -668,7 +668,7 @@ struct SluiceCLITests {
         try Corpus.write(count: 60, into: ws.corpus, seed: 0x5EED_0010)
         let main = ws.target("main")
         let process = try ws.start(ws.runArguments(main, slowRunSettings))
-        let started = await process.waitForStderr(containing: "run started", timeout: .seconds(30))
+        let started = await process.waitForStderr(containing: "run started", timeout: .seconds(600))
         try #require(started, "the run did not start: \(process.stderrSoFar)")
         try await Task.sleep(for: .milliseconds(500))
         try #require(process.isRunning)

@@ -24,7 +24,7 @@ struct SymlinkSwapCLITests {
             ws.runArguments(target, settings),
             environment: ["SLUICE_DEBUG_PAUSE_\(point)": key, "SLUICE_DEBUG_RESUME": resume.path]
         )
-        let paused = await process.waitForStderr(containing: "sluice-debug: paused at \(point)", timeout: .seconds(120))
+        let paused = await process.waitForStderr(containing: "sluice-debug: paused at \(point)", timeout: .seconds(600))
         try #require(paused, "never paused at \(point): \(process.stderrSoFar)")
         let file = ws.corpus.appendingPathComponent(key)
         try FileManager.default.removeItem(at: file)
