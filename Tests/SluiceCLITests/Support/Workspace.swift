@@ -109,7 +109,7 @@ struct Workspace: Sendable {
     func sluice(
         _ arguments: [String],
         environment: [String: String?] = [:],
-        timeout: Duration = .seconds(60)
+        timeout: Duration = .seconds(600)
     ) async throws -> CommandResult {
         try await start(arguments, environment: environment).wait(timeout: timeout)
     }
@@ -120,7 +120,7 @@ struct Workspace: Sendable {
         _ target: Target,
         _ extra: [String] = [],
         auditLog: URL? = nil,
-        timeout: Duration = .seconds(60)
+        timeout: Duration = .seconds(600)
     ) async throws -> CommandResult {
         try await sluice(
             runArguments(target, extra),
@@ -146,7 +146,7 @@ struct Workspace: Sendable {
     /// `sluice export` of a target, as bytes (must exit 0).
     func export(_ target: Target, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Data {
         let process = try start(["export", pipeline.path] + target.arguments)
-        let result = try await process.wait(timeout: .seconds(60))
+        let result = try await process.wait(timeout: .seconds(600))
         try #require(result.exitCode == 0, "\(result)", sourceLocation: sourceLocation)
         return try Data(contentsOf: process.stdoutURL)
     }
