@@ -59,6 +59,8 @@ package final class ResidentMemoryReleaser: Sendable {
 
     /// File-backed resident bytes allowed above the level right after the last release.
     private let budgetPages: Int
+    /// Bytes in a page.
+    private let pageSize: Int
     /// File-backed resident pages right after the last release (-1: not measured yet).
     private let floorPages = Atomic<Int>(-1)
     /// Releases so far (for tests).
@@ -75,7 +77,8 @@ package final class ResidentMemoryReleaser: Sendable {
     package init(interval: TimeInterval, budgetBytes: Int, residentPages: (@Sendable () -> Int?)? = nil) {
         self.measure = residentPages
         self.interval = interval
-        self.budgetPages = budgetBytes / Int(max(1, sysconf(Int32(_SC_PAGESIZE))))
+        self.pageSize = Int(max(1, sysconf(Int32(_SC_PAGESIZE))))
+        self.budgetPages = budgetBytes / pageSize
         #if os(Linux)
         self.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
         #else
@@ -98,24 +101,36 @@ package final class ResidentMemoryReleaser: Sendable {
     /// Resident pages backed by files or shared memory (the third field of `/proc/self/statm`).
     private func sharedResidentPages() -> Int? {
         if let measure { return measure() }
+        return statmFields()?.shared
+    }
+
+    /// Anonymous resident bytes (resident less shared, from `/proc/self/statm`): what the heap trim watches.
+    private func anonymousResidentBytes() -> Int? {
+        statmFields().map { max(0, $0.resident - $0.shared) * pageSize }
+    }
+
+    /// The resident and shared pages (second and third fields of `/proc/self/statm`), one `pread`.
+    private func statmFields() -> (resident: Int, shared: Int)? {
         #if os(Linux)
         guard statm >= 0 else { return nil }
         var buffer = (Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))  // 64 bytes
-        return withUnsafeMutableBytes(of: &buffer) { raw -> Int? in
+        return withUnsafeMutableBytes(of: &buffer) { raw -> (resident: Int, shared: Int)? in
             let count = pread(statm, raw.baseAddress, raw.count, 0)
             guard count > 0 else { return nil }
             var field = 0
             var value = 0
+            var resident = 0
             for byte in raw.prefix(count) {
                 if byte == UInt8(ascii: " ") {
-                    if field == 2 { return value }
+                    if field == 1 { resident = value }
+                    if field == 2 { return (resident, value) }
                     field += 1
                     value = 0
                 } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
                     value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 }
             }
-            return field == 2 ? value : nil
+            return field == 2 ? (resident, value) : nil
         }
         #else
         return nil
@@ -213,20 +228,23 @@ package final class ResidentMemoryReleaser: Sendable {
 
     private func loop() {
         #if os(Linux)
-        var ticks = 0
-        var freeAfterTrim = sluice_malloc_free_bytes()
+        var policy = HeapTrimPolicy(trimEvery: trimEvery, thresholdBytes: Self.trimAfterFreedBytes)
+        policy.trimmed(freeBytes: Int(sluice_malloc_free_bytes()), anonymousBytes: anonymousResidentBytes())
         while true {
             Thread.sleep(forTimeInterval: interval)
             releaseAll()
-            ticks += 1
             // Free bytes in the arenas count what was freed since the last trim (a trim leaves them free, only
-            // no longer resident): past the threshold, trim now rather than at the next regular trim.
-            let free = sluice_malloc_free_bytes()
-            if ticks % trimEvery == 0 || free > freeAfterTrim + Self.trimAfterFreedBytes {
+            // no longer resident): past the threshold, trim now rather than at the next regular trim. They are
+            // looked at only once anonymous memory has grown (`HeapTrimPolicy`): the look walks every arena.
+            var trim = false
+            switch policy.tick(anonymousBytes: anonymousResidentBytes()) {
+            case .none: break
+            case .trim: trim = true
+            case .measureFree: trim = policy.freeBytesMeasured(Int(sluice_malloc_free_bytes()))
+            }
+            if trim {
                 _ = malloc_trim(0)
-                freeAfterTrim = sluice_malloc_free_bytes()
-            } else if free < freeAfterTrim {
-                freeAfterTrim = free  // reused since: what is freed next counts from here
+                policy.trimmed(freeBytes: Int(sluice_malloc_free_bytes()), anonymousBytes: anonymousResidentBytes())
             }
         }
         #endif

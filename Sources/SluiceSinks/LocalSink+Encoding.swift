@@ -1,29 +1,35 @@
 import Foundation
 import SluiceCore
 
-/// The local store's value layout: `[UInt32 dimension][dimension × Float32][JSON of the rest]`, so that
-/// search reads vectors without decoding JSON.
+/// The local store's value layout: `[UInt32 dimension][dimension × Float32][the rest]`, so that search reads
+/// vectors without decoding the rest; the rest (document key, ordinal, text, metadata) is in the binary
+/// layout, or, in a store written before it, JSON (`LocalRecordLayout.swift`).
 extension LocalSink {
-    private struct Stored: Codable {
-        var key: String
-        var ordinal: Int
-        var text: String
-        var metadata: [String: MetadataValue]
+    /// The record's stored value, in the binary layout.
+    static func encode(_ record: VectorRecord) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(
+            4 + record.vector.count * 4 + 24 + record.documentKey.utf8.count + record.text.utf8.count
+                + record.metadata.count * 48
+        )
+        appendVector(record, to: &out)
+        LocalRecordLayout.appendBinary(record, to: &out)
+        return out
     }
 
-    /// The record's stored value. `encoder` may be shared by a batch's records (one encoder each cost more
-    /// than the encoding of a short record).
-    static func encode(_ record: VectorRecord, encoder: JSONEncoder = JSONEncoder()) throws -> [UInt8] {
-        let json = try encoder.encode(
-            Stored(key: record.documentKey, ordinal: record.ordinal, text: record.text, metadata: record.metadata)
-        )
+    /// The record's stored value in the JSON layout that stores written before the binary one hold (for
+    /// tests of reading such stores).
+    static func encodeJSON(_ record: VectorRecord) throws -> [UInt8] {
         var out = [UInt8]()
-        out.reserveCapacity(4 + record.vector.count * 4 + json.count)
+        appendVector(record, to: &out)
+        out += try LocalRecordLayout.json(record)
+        return out
+    }
+
+    private static func appendVector(_ record: VectorRecord, to out: inout [UInt8]) {
         var dimension = UInt32(record.vector.count).littleEndian
         withUnsafeBytes(of: &dimension) { out += $0 }
         record.vector.withUnsafeBytes { out += $0 }
-        out += json
-        return out
     }
 
     package static func decode<Bytes: Collection>(id: [UInt8], _ bytes: Bytes) throws -> VectorRecord
@@ -33,18 +39,18 @@ extension LocalSink {
         let dimension = array.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
         let vectorEnd = 4 + dimension * 4
         guard array.count >= vectorEnd else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
-        let vector = array[4..<vectorEnd].withUnsafeBytes { raw in
-            (0..<dimension).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        return try array.withUnsafeBytes { raw in
+            let vector = (0..<dimension).map { raw.loadUnaligned(fromByteOffset: 4 + $0 * 4, as: Float.self) }
+            let fields = try LocalRecordLayout.decode(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]))
+            return VectorRecord(
+                id: VectorID(rawValue: String(decoding: id, as: UTF8.self)),
+                documentKey: fields.key,
+                ordinal: fields.ordinal,
+                text: fields.text,
+                vector: vector,
+                metadata: fields.metadata
+            )
         }
-        let stored = try JSONDecoder().decode(Stored.self, from: Data(array[vectorEnd...]))
-        return VectorRecord(
-            id: VectorID(rawValue: String(decoding: id, as: UTF8.self)),
-            documentKey: stored.key,
-            ordinal: stored.ordinal,
-            text: stored.text,
-            vector: vector,
-            metadata: stored.metadata
-        )
     }
 
     static func norm(_ v: [Float]) -> Float {

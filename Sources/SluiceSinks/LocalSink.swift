@@ -138,8 +138,7 @@ public final class LocalSink: VectorSink {
         guard !records.isEmpty else { return }
         // Tokenizing, building each commit's keyword segment and encoding run on the caller's task, so that
         // the writer thread only writes (and the callers prepare the next batches meanwhile).
-        let encoder = JSONEncoder()
-        let encoded = try records.map { try LocalSink.encode($0, encoder: encoder) }
+        let encoded = records.map(LocalSink.encode)
         let plan = LocalCommitPlan.commits(
             documentKeys: records.map(\.documentKey),
             valueBytes: encoded.map(\.count),

@@ -124,7 +124,7 @@ import Testing
                 var terms: UInt64 = 0
                 for record in Keyword.corpus {
                     let id = Array(record.id.rawValue.utf8)
-                    try txn.put(vectors, id, try LocalSink.encode(record))
+                    try txn.put(vectors, id, try LocalSink.encodeJSON(record))
                     let counts = KeywordIndex.counts(of: record.text)
                     for term in counts.terms {
                         let frequency = counts.frequency(of: term) ?? 0

@@ -156,7 +156,7 @@ import Testing
             _ = try environment.database("meta")
             try environment.write { txn in
                 for record in Self.corpus {
-                    try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encode(record))
+                    try txn.put(vectors, Array(record.id.rawValue.utf8), try LocalSink.encodeJSON(record))
                 }
             }
         }
