@@ -64,7 +64,7 @@ struct StatusCommand: AsyncParsableCommand {
                     let started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: run.startedAt))
                     if let stats = run.stats {
                         print(
-                            "  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s\(stats.ocrSummary.map { "  \($0)" } ?? "")\(run.failure.map { "  (\($0))" } ?? "")"
+                            "  \(run.runID)  \(started)  exit \(run.exitCode.map(String.init) ?? "-")  \(stats.documentsUpserted) upserted, \(stats.documentsSkipped) skipped, \(stats.documentsFailed) failed\(stats.interrupted ? ", interrupted" : "")  \(String(format: "%.1f", stats.wallSeconds)) s\(stats.ocrSummary.map { "  \($0)" } ?? "")\(stats.upkeepFailures.map { "  store upkeep: \($0.count) failed" } ?? "")\(run.failure.map { "  (\($0))" } ?? "")"
                         )
                     } else if let failure = run.failure {
                         print(

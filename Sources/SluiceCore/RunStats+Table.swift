@@ -69,11 +69,21 @@ extension RunStats {
                     + failuresByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             )
         }
+        if let upkeepSummary { lines.append(upkeepSummary) }
         if interrupted { lines.append("interrupted: run the same command again to resume") }
         if let providerRefusal {
             lines.append("stopped, provider refused: \(providerRefusal) — fix it, then run again to resume")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The store's upkeep that failed (keyword merges), with the first reason of each kind; nil when none.
+    public var upkeepSummary: String? {
+        guard let upkeepFailures, upkeepFailures.count > 0 else { return nil }
+        let reasons = upkeepFailures.reasons.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        return "store upkeep: \(upkeepFailures.count) keyword merge passes failed"
+            + (upkeepFailures.stopped ? ", merges stopped until the next run" : "") + " ("
+            + reasons.joined(separator: "; ") + ") — searches stay right; see docs/RELIABILITY.md"
     }
 
     static func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }

@@ -63,6 +63,10 @@ public struct RunStats: Sendable, Hashable, Codable {
     public var providerRefusal: String? = nil
     /// Set when a disk filled up (the state's or the local store's): the run stopped taking documents (exit 6).
     public var diskFull: String? = nil
+    /// The store's own upkeep that failed during the run (the local store's keyword merges,
+    /// ``SinkUpkeepFailures``): searches stayed right, but what failed is said. Nil when none, and in runs
+    /// recorded before it.
+    public var upkeepFailures: SinkUpkeepFailures? = nil
     /// Failure reasons by code (bounded labels).
     public var failuresByCode: [String: Int] = [:]
 
@@ -103,6 +107,7 @@ public struct RunStats: Sendable, Hashable, Codable {
         case failuresByCode = "failures_by_code"
         case providerRefusal = "provider_refusal"
         case diskFull = "disk_full"
+        case upkeepFailures = "upkeep_failures"
     }
 
     /// The exit code this outcome maps to (interrupted and provider stops are decided by the runner).

@@ -41,6 +41,8 @@ extension VectorSink {
 
     public var isRemote: Bool { true }
 
+    public var upkeepFailures: SinkUpkeepFailures { SinkUpkeepFailures() }
+
     public var embedsText: Bool { false }
 
     public func checkAvailability() async throws {

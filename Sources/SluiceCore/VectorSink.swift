@@ -63,6 +63,9 @@ public protocol VectorSink: Sendable {
     /// set when it is created: `sluice check` compares them with the pipeline's even while it is empty.
     /// True by default: a store the pipeline knows nothing about is checked as a remote one.
     var isRemote: Bool { get }
+    /// The store's own upkeep that failed since the sink was opened (``SinkUpkeepFailures``); none for a
+    /// store that has no upkeep of its own.
+    var upkeepFailures: SinkUpkeepFailures { get }
     /// The cheap check a run makes before it takes any document (and `sluice check` before the rest).
     /// - Throws: an error for which ``SluiceError/isUnavailability`` holds when the store cannot be reached
     ///   now: the run stops with ``SluiceError/Code/dependencyUnavailable`` (exit 6) before anything is

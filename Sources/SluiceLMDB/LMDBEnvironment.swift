@@ -70,7 +70,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
                     (owner.map { "\($0): " } ?? "") + "\(what): no space left on device; free space, then run again"
                 )
             }
-            throw error("\(what): \(LMDBEnvironment.message(rc))")
+            // A full map is told apart by its cause (``LMDBMapFull``), not by its words.
+            throw SluiceError(
+                code,
+                owner.map { "\($0): \(what): \(LMDBEnvironment.message(rc))" }
+                    ?? "\(what): \(LMDBEnvironment.message(rc))",
+                cause: rc == MDB_MAP_FULL ? LMDBMapFull() : nil
+            )
         }
     }
 

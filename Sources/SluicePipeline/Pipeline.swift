@@ -225,6 +225,8 @@ public struct Pipeline: Sendable {
         stats.phases = stages.phases
         stats.maxDocumentsInFlight = tally.inFlight.maximum
         stats.filesLeftOut = source.leftOut.files > 0 ? source.leftOut.files : nil
+        let upkeep = components.sink.upkeepFailures
+        stats.upkeepFailures = upkeep.count > 0 ? upkeep : nil
         record.endedAt = Date().timeIntervalSince1970
         // The code the process exits with: an error that stops the run after its documents settled (a
         // failed commit, a failed index build) decides it, not the documents' outcomes.
@@ -238,6 +240,17 @@ public struct Pipeline: Sendable {
         }
         if let failure { throw failure }
         try await finishAdoption(adopting, stats: stats, checkpoint: checkpoint, stateExecutor: stateExecutor)
+        // Never silent: the store's upkeep that failed, once per kind with its reason.
+        for (kind, reason) in stats.upkeepFailures?.reasons.sorted(by: { $0.key < $1.key }) ?? [] {
+            logger.warning(
+                "the store's keyword merges failed (\(kind)): \(reason)",
+                metadata: [
+                    "sluice-upkeep-failure": "\(kind)",
+                    "sluice-upkeep-failures": "\(stats.upkeepFailures?.count ?? 0)",
+                    "sluice-upkeep-stopped": "\(stats.upkeepFailures?.stopped ?? false)",
+                ]
+            )
+        }
         if let skipped = source.skipped {
             // Never silent either: what the source itself passed over, and why.
             logger.notice("\(source.name): \(skipped)")

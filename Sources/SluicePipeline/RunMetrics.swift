@@ -69,6 +69,10 @@ package enum RunMetrics {
             ("sluice_run_vectors_deleted", "Vectors deleted from the store.", stats.vectorsDeleted),
             ("sluice_run_bytes_read", "Bytes of documents read.", stats.bytesRead),
             ("sluice_run_files_left_out", "Files source.include/exclude did not select.", stats.filesLeftOut ?? 0),
+            (
+                "sluice_run_store_upkeep_failures", "Store upkeep passes (keyword merges) that failed.",
+                stats.upkeepFailures?.count ?? 0
+            ),
         ]
         for (name, help, value) in counters { gauge(name, help, [("", Double(value))]) }
         gauge(

@@ -165,6 +165,7 @@ public final class LocalSink: VectorSink {
     ) async throws {
         let environment = self.environment
         try await executor.run {
+            try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
             // A graph that cannot be built leaves searches scanning; the write itself goes on.
             try? self.ensureIndex()
             let vectors = try environment.database("vectors")
@@ -189,6 +190,7 @@ public final class LocalSink: VectorSink {
         guard !ids.isEmpty else { return }
         let environment = self.environment
         try await executor.run {
+            try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
             try? self.ensureIndex()
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
@@ -331,6 +333,7 @@ public final class LocalSink: VectorSink {
     public func finish() async throws {
         try await executor.run {
             self.settleKeywordMerges()
+            try self.throwFailedKeywordMerge()  // the run's last merges too
             try self.saveIndex()
         }
     }
