@@ -72,22 +72,29 @@ import Testing
         ]
     )
     func localStoreFolds(query: String, expected: String) async throws {
-        let dir = Keyword.directory()
-        defer { TemporaryDirectory.remove(dir) }
-        let sink = try LocalSink(directory: dir)
-        try await sink.upsert(Self.records)
-        let hits = try await Keyword.keyword(sink, query)
-        #expect(hits.first?.record.id.rawValue == expected, "\(query): \(hits.map(\.record.id.rawValue))")
-        try await Keyword.expectSameRanking(sink, query, Self.records)
+        try await Self.withStore { sink in
+            let hits = try await Keyword.keyword(sink, query)
+            #expect(hits.first?.record.id.rawValue == expected, "\(query): \(hits.map(\.record.id.rawValue))")
+            try await Keyword.expectSameRanking(sink, query, Self.records)
+        }
     }
 
     @Test("a Greek or Cyrillic word is not folded into a Latin one")
     func otherScriptsStayApart() async throws {
+        try await Self.withStore { sink in
+            let latin = try await Keyword.keyword(sink, "athina moskva")
+            let unaccented = try await Keyword.keyword(sink, "αθηνα")
+            #expect(latin.isEmpty)
+            #expect(unaccented.isEmpty, "Greek keeps its accents")
+        }
+    }
+
+    /// Runs `body` on a new local store holding ``records``, removed afterwards.
+    static func withStore(_ body: (LocalSink) async throws -> Void) async throws {
         let dir = Keyword.directory()
         defer { TemporaryDirectory.remove(dir) }
         let sink = try LocalSink(directory: dir)
-        try await sink.upsert(Self.records)
-        #expect(try await Keyword.keyword(sink, "athina moskva").isEmpty)
-        #expect(try await Keyword.keyword(sink, "αθηνα").isEmpty, "Greek keeps its accents")
+        try await sink.upsert(records)
+        try await body(sink)
     }
 }
