@@ -7,14 +7,14 @@ should contribute to it without rebuilding Sluice or the index.
   Benchmarks/retrieval/keyword_replay.py --records records.jsonl --rankings rankings.json [--queries FILE]
 
 `Index` is KeywordIndex's BM25 (k1 1.2, b 0.75, Lucene's idf) over KeywordTokenizer's terms (lower-cased
-letter and digit runs, stop words out, Harman's S-stemmer; Han, Hiragana and Katakana as pairs) of each
+letter and digit runs, Latin letters folded to their base letters, stop words out, Harman's S-stemmer; Han, Hiragana and Katakana as pairs) of each
 record's text and context: its title, or without one its document's file name (`name`), and its heading
 path, each once. `weight` scales the context's term counts and length (BM25F with one field weight; 1 is
 the index as Sluice builds it). On 2026-11-29 it gave the index's own top-50 keyword rankings for all 70
 held-out queries, ids and order, and the tuning set's figures. Each variant is scored with replay.py's
 score fusion (today's default) against the fetched vector rankings, nDCG@10 per kind.
 """
-import argparse, json, math, os, sys
+import argparse, json, math, os, sys, unicodedata
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,6 +36,28 @@ def stem(w):
     if n > 3 and w.endswith("s") and not w.endswith(("us", "ss")):
         return w[:-1]
     return w
+
+
+# KeywordTokenizer+Folding.swift: Latin letters fold to their base letters (NFD without combining marks, and
+# this table for the letters that do not decompose); other scripts are kept.
+FOLDED = {
+    "ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i",
+    "ħ": "h", "ŧ": "t", "ŋ": "n", "ſ": "s", "ĳ": "ij", "ŀ": "l", "ƀ": "b", "ƚ": "l", "ɨ": "i",
+    "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
+}
+
+
+def latin(c):
+    v = ord(c)
+    return 0x41 <= v <= 0x5A or 0x61 <= v <= 0x7A or 0xC0 <= v <= 0x24F or 0x1E00 <= v <= 0x1EFF or 0xFB00 <= v <= 0xFB06
+
+
+def fold(c):
+    if c in FOLDED:
+        return FOLDED[c]
+    if ord(c) < 0x80 or not latin(c):
+        return c
+    return "".join(FOLDED.get(x, x) for x in unicodedata.normalize("NFD", c) if unicodedata.category(x) != "Mn")
 
 
 def unspaced(c):
@@ -60,13 +82,18 @@ def terms(text):
             out.extend(run[i - 1] + run[i] for i in range(1, len(run)))
         run.clear()
 
+    last_latin = False  # a combining mark after a Latin letter belongs to it (Swift reads characters)
     for c in text.lower():
         if unspaced(c):
             flush_word()
             run.append(c)
         elif c.isalpha() or c.isnumeric():
             flush_run()
-            word.append(c)
+            word.append(fold(c))
+            last_latin = latin(c)
+            continue
+        elif last_latin and word and unicodedata.category(c) == "Mn":
+            continue
         else:
             flush_word()
             flush_run()

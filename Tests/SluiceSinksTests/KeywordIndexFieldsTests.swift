@@ -66,6 +66,8 @@ import Testing
             "bm25 tokenizer=2 layout=segments fields=text,title,headings",  // no file name for an untitled document
             // terms as the first-met form of equal strings, not composed bytes
             "bm25 tokenizer=2 layout=segments fields=text,title-or-name,headings",
+            // Latin letters not folded to their base letters (KeywordTokenizer+Folding.swift)
+            "bm25 tokenizer=2 layout=segments fields=text,title-or-name,headings terms=nfc",
         ]
     )
     func earlierIndexIsRebuilt(version: String) async throws {
