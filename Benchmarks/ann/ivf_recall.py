@@ -26,7 +26,9 @@ what the 8 bits cost), with the codes scanned per query (mean and p99), for:
    everything; with the lists' size skew;
 3. growth: the first n/4, n/2 and all n base vectors, nlist 2 x sqrt(size), the smallest nprobe reaching recall
    0.95 with the rerank and the codes it scans;
-4. timing on this CPU, one thread: faiss's IVF scan of 8-bit codes (IndexIVFScalarQuantizer, QT_8bit, not
+4. (`--parts sample`, not in the default set) the training sample's size: nlist 2 x sqrt(n) trained on at most
+   8, 16 or 32 vectors a list;
+5. timing on this CPU, one thread: faiss's IVF scan of 8-bit codes (IndexIVFScalarQuantizer, QT_8bit, not
    by residual) per query and per code, and HNSW (faiss IndexHNSWFlat, M 16, efConstruction 100, efSearch 64
    as the local store's defaults, 20 candidates re-ranked by floats) recall and time.
 """
@@ -72,8 +74,8 @@ class Truth:
         return float(self.hits(found).mean())
 
 
-def kmeans(train, nlist):
-    km = faiss.Kmeans(train.shape[1], nlist, niter=10, seed=1, verbose=False, max_points_per_centroid=64)
+def kmeans(train, nlist, per_list=64):
+    km = faiss.Kmeans(train.shape[1], nlist, niter=10, seed=1, verbose=False, max_points_per_centroid=per_list)
     km.train(train)
     return km.centroids
 
@@ -223,7 +225,7 @@ def main():
     parser.add_argument("--skip-hnsw", action="store_true")
     parser.add_argument("--stale-size", type=int, default=10_000)
     parser.add_argument("--parts", default="hnsw,fresh,stale,growth,timing",
-                        help="which measurements, comma-separated: hnsw, fresh, stale, growth, timing")
+                        help="which measurements, comma-separated: hnsw, fresh, stale, growth, timing, sample")
     parser.add_argument("--keep-copies", action="store_true", help="keep repeated vectors (copies of one text)")
     args = parser.parse_args()
     faiss.omp_set_num_threads(2)
@@ -301,8 +303,9 @@ def main():
 
     # 3. Growth: the first n/4, n/2 of the base (the whole base is the fresh 2 x sqrt(n) run above).
     results["growth"] = []
-    print("\n| base | nlist | smallest nprobe with recall@10 >= 0.95 (int8 + rerank) | recall | codes scanned mean | p99 |")
-    print("|---|---|---|---|---|---|")
+    if "growth" in parts:
+        print("\n| base | nlist | smallest nprobe with recall@10 >= 0.95 (int8 + rerank) | recall | codes scanned mean | p99 |")
+        print("|---|---|---|---|---|---|")
     for part in (4, 2, 1) if "growth" in parts else ():
         size = n // part
         nlist = 2 * int(round(np.sqrt(size)))
@@ -320,6 +323,20 @@ def main():
             last = rows[-1]
             print(f"| {size:,} | {nlist} | none up to {last['nprobe']} (a quarter of the lists): "
                   f"{last['rerank']:.3f} there | | {last['scanned_mean']:,.0f} | {last['scanned_p99']:,.0f} |")
+
+    # 3b. The training sample's size: nlist 2 x sqrt(n) trained on at most 8, 16 or 32 vectors a list drawn from
+    # the whole base (64 is the fresh run above).
+    if "sample" in parts:
+        nlist = 2 * root
+        print("\n| nlist | training vectors a list | nprobe | recall@10 + rerank (held out / judged) | codes scanned mean | p99 |")
+        print("|---|---|---|---|---|---|")
+        results["sample"] = {}
+        for per_list in (8, 16, 32):
+            rows, sizes = ivf_sweep(base, deq, truth, kmeans(base, nlist, per_list), nprobes=[32, 64], heldout=held_n)
+            results["sample"][per_list] = {"rows": rows, "skew": skew(sizes)}
+            for r in rows:
+                print(f"| {nlist} | {per_list} | {r['nprobe']} | {r['rerank']:.3f} ({r['rerank_heldout']:.3f} / "
+                      f"{r['rerank_judged']:.3f}) | {r['scanned_mean']:,.0f} | {r['scanned_p99']:,.0f} |")
 
     # 4. Timing, one thread.
     nlist = 2 * root
