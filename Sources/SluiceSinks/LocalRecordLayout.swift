@@ -107,6 +107,25 @@ enum LocalRecordLayout {
         }
     }
 
+    /// The JSON layout's document key alone (the rest of the object is skipped).
+    private struct StoredKey: Decodable { var key: String }
+
+    /// Reads only the document key from the bytes after the vector, in either layout (a scan for keys
+    /// decodes nothing else).
+    /// - Throws: `sinkFailed` for bytes in neither layout, or cut short.
+    static func documentKey(_ bytes: UnsafeRawBufferPointer) throws -> String {
+        guard let first = bytes.first else { throw corrupt("no fields") }
+        switch first {
+        case jsonMarker:
+            return try JSONDecoder().decode(StoredKey.self, from: Data(bytes)).key
+        case binaryVersion:
+            var reader = Reader(bytes: bytes, offset: 1)
+            return try reader.string()
+        default:
+            return try decode(bytes).key  // throws the layout's error
+        }
+    }
+
     /// The JSON layout's bytes of a record's fields (only tests write it now: stores written before keep it).
     static func json(_ record: VectorRecord) throws -> [UInt8] {
         Array(

@@ -6,21 +6,17 @@ import SluiceLMDB
 /// by id alone, so the first call scans the store once for the document keys (``DocumentKeyIndex``), and
 /// each call then reads its document's records by id.
 extension LocalSink {
-    /// The part of a stored record the scan reads: its document key (the rest of the JSON is skipped).
-    private struct StoredKey: Decodable { var key: String }
-
     public func storedVectors(ofDocument key: String) async throws -> [VectorID: [Float]]? {
         let environment = self.environment
         let documentKeys = self.documentKeys
         return try await readers.run {
             let vectors = try environment.database("vectors")
             let ids = try documentKeys.ids(of: key) { add in
-                let decoder = JSONDecoder()
                 try environment.read { txn in
                     try txn.forEach(vectors) { id, value in
                         try add(
                             VectorID(rawValue: String(decoding: id, as: UTF8.self)),
-                            Self.documentKey(value, decoder)
+                            Self.documentKey(value)
                         )
                         return true
                     }
@@ -38,14 +34,16 @@ extension LocalSink {
         }
     }
 
-    /// The document key of an encoded record (`[UInt32 dimension][vector][JSON]`).
-    private static func documentKey<Bytes: Collection>(_ bytes: Bytes, _ decoder: JSONDecoder) throws -> String
+    /// The document key of an encoded record (`[UInt32 dimension][vector][fields]`, either layout).
+    private static func documentKey<Bytes: Collection>(_ bytes: Bytes) throws -> String
     where Bytes.Element == UInt8 {
         let array = Array(bytes)
         guard array.count >= 4 else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
         let dimension = array.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
         let vectorEnd = 4 + dimension * 4
         guard array.count >= vectorEnd else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
-        return try decoder.decode(StoredKey.self, from: Data(array[vectorEnd...])).key
+        return try array.withUnsafeBytes { raw in
+            try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]))
+        }
     }
 }

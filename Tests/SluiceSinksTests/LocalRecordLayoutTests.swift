@@ -31,6 +31,21 @@ import Testing
         ]
     )
 
+    @Test("the document key alone is read from either layout (the adoption's scan for keys)")
+    func documentKeyOfEitherLayout() throws {
+        let vectorEnd = 4 + Self.record.vector.count * 4
+        for encoded in [LocalSink.encode(Self.record), try LocalSink.encodeJSON(Self.record)] {
+            let key = try encoded.withUnsafeBytes { raw in
+                try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]))
+            }
+            #expect(key == Self.record.documentKey)
+        }
+        let unknown: [UInt8] = [9, 1, 2]
+        #expect(throws: SluiceError.self) {
+            try unknown.withUnsafeBytes { try LocalRecordLayout.documentKey($0) }
+        }
+    }
+
     @Test("the binary layout gives back every field and value as written, and starts with its version")
     func binaryRoundTrip() throws {
         let encoded = LocalSink.encode(Self.record)

@@ -34,7 +34,7 @@ struct ServeProcess: Sendable {
                 environment: environment,
                 executable: URL(fileURLWithPath: launcher[0])
             )
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
             let out = (try? String(contentsOf: process.stdoutURL, encoding: .utf8)) ?? ""
             if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
