@@ -236,6 +236,14 @@ extension Pipeline {
             )
         }
         let shape = [info.dimensions.map { "\($0) dimensions" }, info.metric].compactMap { $0 }.joined(separator: ", ")
+        if !info.warnings.isEmpty {
+            return DependencyCheck(
+                "store",
+                .warning,
+                "\(sink.name): reachable, \(info.count) vectors; \(info.warnings.joined(separator: "; "))",
+                fix: "see docs/STORES.md for what the store needs"
+            )
+        }
         return DependencyCheck(
             "store",
             .ok,
