@@ -15,8 +15,9 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
         case failed
         /// The state's lock is held by a run in progress: wait for it (exit 3, as `run` exits then).
         case locked
-        /// Works, but likely not as meant: files Sluice could read are left out by `source.include`. The fix
-        /// says how to take them in; alone it exits 0, as `ok` does.
+        /// Works, but likely not as meant: files Sluice could read are left out by `source.include`, or the
+        /// store works less well than it could (``SinkInfo/warnings``: pgvector's keyword search without accent
+        /// folding). The fix says what to do; alone it exits 0, as `ok` does.
         case warning
     }
 

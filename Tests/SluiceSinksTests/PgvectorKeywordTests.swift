@@ -227,6 +227,13 @@ struct PgvectorKeywordTests {
         let info = try await reopened.info()
         #expect(info.details["keyword search"] == "accents folded (sluice_english_unaccent)")
         #expect(info.warnings.isEmpty)
+
+        // A table named with its schema, in upper case: the configuration is the schema's.
+        let qualified = try await Self.sink(
+            postgres.settings(table: "public.Keyword_Accents"),
+            holding: [Self.record(1, "Simón Bolívar led the campaigns.")]
+        )
+        #expect(try await keyword(qualified, "bolivar") == [1])
     }
 
     @Test("without the unaccent extension keyword search stays on english and says so")

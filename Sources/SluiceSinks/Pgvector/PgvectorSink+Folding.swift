@@ -10,11 +10,10 @@ import Synchronization
 /// keyword search stays on `english`, and says so (``textSearchFallback``).
 extension PgvectorSink {
     /// The folding configuration's name, in the table's schema (the search path's first for a table
-    /// without one).
+    /// without one). `table` is quoted as statements write it (``quotedTable``).
     static func foldingConfiguration(table: String) -> String {
         let parts = table.split(separator: ".")
-        let name = "sluice_english_unaccent"
-        return parts.count > 1 ? quotedIdentifier("\(parts[0]).\(name)") : name
+        return parts.count > 1 ? "\(parts[0]).sluice_english_unaccent" : "sluice_english_unaccent"
     }
 
     /// The parser's token types that can hold letters beyond ASCII (`word`, and the parts of hyphenated
