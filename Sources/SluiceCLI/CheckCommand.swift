@@ -15,7 +15,7 @@ struct CheckCommand: AsyncParsableCommand {
             connected to and its dimensions, metric and embedder compared with the pipeline's; the source \
             is listed; the state's lock is tried and its checkpoint read. Nothing is written but the lock file \
             and, with the local store, an empty store where there is none yet. Exit codes: \
-            0 every check passed (a warning, such as readable files left out by source.include, included) · \
+            0 every check passed (a warning, such as readable files left out by source.include or a pgvector store without accent folding, included) · \
             1 a configuration error (the pipeline file, a key, a mismatch) · \
             3 a run holds the state's lock (as `run` exits then) · 6 a dependency is unavailable (retry later). \
             With --json the answer is JSON whatever happens, a pipeline file that does not read included.

@@ -27,6 +27,8 @@ extension VectorSink {
     /// Nil: the store gives no reason beyond answering nil.
     public var readBackRefusal: String? { nil }
 
+    public var preparationNotice: String? { nil }
+
     public func delete(_ ids: [VectorID], documentKeys: [VectorID: String]) async throws {
         try await delete(ids)
     }

@@ -44,6 +44,10 @@ public protocol VectorSink: Sendable {
     /// collection or Pinecone namespace holding vectors with no record of the embedder that made them), said
     /// once by a run that would have adopted; nil by default.
     var readBackRefusal: String? { get }
+    /// What the last ``prepare(embedder:)`` could not set up as well as it meant to (pgvector's keyword search
+    /// without accent folding, where the `unaccent` extension cannot be created), said once by a run in its
+    /// log; nil by default.
+    var preparationNotice: String? { get }
     /// Removes the collection/table/index itself (`sluice sink drop --yes`); the next run creates it again.
     func drop() async throws
     /// Called once at the end of a run that wrote to the sink (builds deferred indexes, compacts files).
@@ -96,6 +100,9 @@ public struct SinkInfo: Sendable, Hashable, Codable {
     public var embedder: String?
     /// Store-specific facts (index type, host, batch limit), for display.
     public var details: [String: String]
+    /// What works less well than it could (pgvector's keyword search without accent folding): `sluice check`
+    /// reports each as a warning.
+    public var warnings: [String]
 
     public init(
         name: String,
@@ -104,7 +111,8 @@ public struct SinkInfo: Sendable, Hashable, Codable {
         dimensions: Int? = nil,
         metric: String? = nil,
         embedder: String? = nil,
-        details: [String: String] = [:]
+        details: [String: String] = [:],
+        warnings: [String] = []
     ) {
         self.name = name
         self.exists = exists
@@ -113,5 +121,25 @@ public struct SinkInfo: Sendable, Hashable, Codable {
         self.metric = metric
         self.embedder = embedder
         self.details = details
+        self.warnings = warnings
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, exists, count, dimensions, metric, embedder, details, warnings
+    }
+
+    /// Decodes an answer from an older Sluice too, which has no `warnings`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            exists: try container.decode(Bool.self, forKey: .exists),
+            count: try container.decode(Int.self, forKey: .count),
+            dimensions: try container.decodeIfPresent(Int.self, forKey: .dimensions),
+            metric: try container.decodeIfPresent(String.self, forKey: .metric),
+            embedder: try container.decodeIfPresent(String.self, forKey: .embedder),
+            details: try container.decode([String: String].self, forKey: .details),
+            warnings: try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        )
     }
 }

@@ -15,8 +15,9 @@ public struct DependencyCheck: Sendable, Hashable, Codable {
         case failed
         /// The state's lock is held by a run in progress: wait for it (exit 3, as `run` exits then).
         case locked
-        /// Works, but likely not as meant: files Sluice could read are left out by `source.include`. The fix
-        /// says how to take them in; alone it exits 0, as `ok` does.
+        /// Works, but likely not as meant: files Sluice could read are left out by `source.include`, or the
+        /// store works less well than it could (``SinkInfo/warnings``: pgvector's keyword search without accent
+        /// folding). The fix says what to do; alone it exits 0, as `ok` does.
         case warning
     }
 
@@ -236,6 +237,14 @@ extension Pipeline {
             )
         }
         let shape = [info.dimensions.map { "\($0) dimensions" }, info.metric].compactMap { $0 }.joined(separator: ", ")
+        if !info.warnings.isEmpty {
+            return DependencyCheck(
+                "store",
+                .warning,
+                "\(sink.name): reachable, \(info.count) vectors; \(info.warnings.joined(separator: "; "))",
+                fix: "see docs/STORES.md for what the store needs"
+            )
+        }
         return DependencyCheck(
             "store",
             .ok,

@@ -77,6 +77,7 @@ public struct Pipeline: Sendable {
         } catch let error as SluiceError where error.isUnavailability && sinkIsRemote {
             throw Self.storeUnavailable(components.sink.name, error)
         }
+        if let notice = components.sink.preparationNotice { logger.warning("\(components.sink.name): \(notice)") }
         let shard = options.shard
         let shaping = ShapingSettings(configuration, extractors: components.extractors.extractors)
         let previousShaping = try await stateExecutor.run {

@@ -77,6 +77,31 @@ import Testing
         #expect(store.outcome == .unavailable, "\(store)")
     }
 
+    /// A store that works but says what it cannot do (``SinkInfo/warnings``, as pgvector without `unaccent`).
+    final class WarningSink: VectorSink {
+        var name: String { "warning:test" }
+        func prepare(embedder: EmbedderIdentity) async throws {}
+        func upsert(_ records: [VectorRecord]) async throws {}
+        func delete(_ ids: [VectorID]) async throws {}
+        func count() async throws -> Int { 0 }
+        func search(_ vector: [Float], k: Int) async throws -> [SearchHit] { [] }
+        func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {}
+        func removeAll() async throws {}
+        func info() async throws -> SinkInfo {
+            SinkInfo(name: name, count: 0, warnings: ["keyword search does not fold accents"])
+        }
+    }
+
+    /// `sluice check` reports a store's warnings as a warning (exit 0), not as `ok`.
+    @Test func checkReportsAStoreWarning() async throws {
+        let harness = try PipelineHarness()
+        defer { harness.cleanUp() }
+        let checks = await Self.pipeline(harness, sink: WarningSink()).check()
+        let store = try #require(checks.first { $0.subject == "store" })
+        #expect(store.outcome == .warning, "\(store)")
+        #expect(store.detail.contains("keyword search does not fold accents"), "\(store)")
+    }
+
     /// A store kind registered from outside SluiceSinks: `sink.kind` names it, the standard components
     /// build it, and a run checks it and writes to it. No list of kinds was edited.
     @Test func aKindRegisteredFromOutsideIsBuiltCheckedAndUsed() async throws {

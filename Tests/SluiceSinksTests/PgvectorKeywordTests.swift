@@ -173,4 +173,90 @@ struct PgvectorKeywordTests {
         }
         #expect(indexes.contains("Keyword_Chunks_text_search"))
     }
+
+    @Test(
+        "accents fold as in the local store (bolivar finds Bolívar), codes stay exact, an english column is made again"
+    )
+    func accentsFold() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let settings = postgres.settings(table: "keyword_accents")
+        let sink = try await Self.sink(
+            settings,
+            holding: [
+                Self.record(1, "Simón Bolívar led the campaigns."),
+                Self.record(2, "The café serves a naïve crème brûlée."),
+                Self.record(3, "Set DEVRANDOM_WAIT to block until the pool is ready (since 5.6.1)."),
+                Self.record(4, "Müller wrote the Übersicht."),
+            ]
+        )
+        func keyword(_ sink: PgvectorSink, _ text: String) async throws -> [Int] {
+            Self.ids(try await sink.search(SearchRequest(mode: .keyword, text: text, k: 10)))
+        }
+        #expect(try await keyword(sink, "bolivar") == [1])
+        #expect(try await keyword(sink, "Bolívar") == [1])
+        #expect(try await keyword(sink, "cafe") == [2])
+        #expect(try await keyword(sink, "naive") == [2])
+        #expect(try await keyword(sink, "creme brulee") == [2])
+        #expect(try await keyword(sink, "muller") == [4])  // ü → u, as Lucene's ASCIIFoldingFilter
+        #expect(try await keyword(sink, "ubersicht") == [4])
+        #expect(try await keyword(sink, "DEVRANDOM_WAIT") == [3])
+        #expect(try await keyword(sink, "5.6.1") == [3])
+        #expect(try await keyword(sink, "5.6.2").isEmpty)
+
+        // A column made by an older Sluice, on `english` with its comment: found with `english` until the next
+        // prepare makes it again with the folding configuration.
+        try await sink.withConnection("the english column") { connection in
+            try connection.query("ALTER TABLE keyword_accents DROP COLUMN text_search")
+            try connection.query(
+                """
+                ALTER TABLE keyword_accents ADD COLUMN text_search tsvector
+                GENERATED ALWAYS AS (\(PgvectorSink.textSearchExpression("english"))) STORED
+                """
+            )
+            try connection.query(
+                "COMMENT ON COLUMN keyword_accents.text_search IS 'sluice text_search: text, title or file name, headings'"
+            )
+        }
+        #expect(try await keyword(sink, "bolivar").isEmpty)
+        #expect(try await keyword(sink, "Bolívar") == [1])
+        let reopened = try PgvectorSink(settings: settings)
+        try await reopened.prepare(embedder: Self.identity)
+        #expect(try await keyword(reopened, "bolivar") == [1])
+        #expect(try await keyword(reopened, "DEVRANDOM_WAIT") == [3])
+        let info = try await reopened.info()
+        #expect(info.details["keyword search"] == "accents folded (sluice_english_unaccent)")
+        #expect(info.warnings.isEmpty)
+
+        // A table named with its schema, in upper case: the configuration is the schema's.
+        let qualified = try await Self.sink(
+            postgres.settings(table: "public.Keyword_Accents"),
+            holding: [Self.record(1, "Simón Bolívar led the campaigns.")]
+        )
+        #expect(try await keyword(qualified, "bolivar") == [1])
+    }
+
+    @Test("without the unaccent extension keyword search stays on english and says so")
+    func fallbackWithoutUnaccent() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let settings = postgres.settings(table: "keyword_plain")
+        // A role that may create tables but not extensions: unaccent is a trusted extension, which needs
+        // CREATE on the database, and PUBLIC has only CONNECT and TEMPORARY there.
+        let owner = try PgvectorSink(settings: settings)
+        try await owner.withConnection("a role without CREATE on the database") { connection in
+            try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
+            try connection.query("CREATE ROLE plain LOGIN PASSWORD 'pw'")
+            try connection.query("GRANT CREATE, USAGE ON SCHEMA public TO plain")
+        }
+        var plain = settings
+        plain.url = settings.url.replacingOccurrences(of: "postgres@", with: "plain@")
+        let sink = try await Self.sink(plain, holding: [Self.record(1, "Simón Bolívar led the campaigns.")])
+        #expect(Self.ids(try await sink.search(SearchRequest(mode: .keyword, text: "Bolívar", k: 5))) == [1])
+        #expect(try await sink.search(SearchRequest(mode: .keyword, text: "bolivar", k: 5)).isEmpty)
+        let info = try await sink.info()
+        #expect(info.warnings.count == 1)
+        #expect(info.warnings.first?.contains("does not fold accents") == true)
+        #expect(sink.preparationNotice?.contains("CREATE EXTENSION unaccent") == true)
+    }
 }

@@ -10,51 +10,56 @@ import SluiceCore
 extension PgvectorSink {
     public var searchModes: Set<SearchMode> { [.vector, .keyword] }
 
-    /// The text search configuration: `english` (Snowball stemming, stop words). On Benchmarks/retrieval's
-    /// records, with this file's ranking, it scored recall@5/@10 and nDCG@10 0.801/0.862/0.704 against
-    /// `simple`'s 0.773/0.828/0.702 (docs/STORES.md).
+    /// The text search configuration underneath: `english` (Snowball stemming, stop words), with accents
+    /// folded where it can (``ensureFoldingConfiguration(_:table:)``). On Benchmarks/retrieval's records, with
+    /// this file's ranking, `english` scored recall@5/@10 and nDCG@10 0.801/0.862/0.704 against `simple`'s
+    /// 0.773/0.828/0.702 (docs/STORES.md).
     static let textSearchConfiguration = "english"
 
     var textSearchIndexName: String { String(settings.table.split(separator: ".").last!) + "_text_search" }
 
-    /// What the generated column holds: the text, then the title (`metadata.title`) or, without one, the
-    /// document's name (the key's last path component without its query and extension, as
-    /// `KeywordIndex.name(of:)`), then the heading path (`metadata.headings`, as its JSON text: the
-    /// parser reads its words, not its brackets and quotes).
-    static let textSearchExpression = """
-        to_tsvector('\(textSearchConfiguration)', text || E'\\n' || coalesce(nullif(metadata->>'title', ''), \
+    /// What the generated column holds, parsed with `configuration`: the text, then the title
+    /// (`metadata.title`) or, without one, the document's name (the key's last path component without its
+    /// query and extension, as `KeywordIndex.name(of:)`), then the heading path (`metadata.headings`, as its
+    /// JSON text: the parser reads its words, not its brackets and quotes).
+    static func textSearchExpression(_ configuration: String) -> String {
+        """
+        to_tsvector('\(configuration)', text || E'\\n' || coalesce(nullif(metadata->>'title', ''), \
         regexp_replace(regexp_replace(regexp_replace(document_key, '[?#].*$', ''), '^.*/', ''), '(.)\\.[^.]*$', '\\1')) \
         || E'\\n' || coalesce((metadata->'headings')::text, ''))
         """
+    }
 
-    /// The column's comment, naming what it holds: a column without it (made before titles, file names and
-    /// headings were in it) is made again.
-    static let textSearchVersion = "sluice text_search: text, title or file name, headings"
+    /// The column's comment, naming what it holds and the configuration it was parsed with: a column with
+    /// another comment (made before titles, file names and headings were in it, or before accents were
+    /// folded, or folding since became possible) is made again.
+    static func textSearchVersion(_ configuration: String) -> String {
+        "sluice text_search: text, title or file name, headings; configuration=\(configuration)"
+    }
 
     /// Adds the generated column and its GIN index to a table that lacks them (tables made before keyword
     /// search; a new table gets them here too, right after `CREATE TABLE`), and makes the column again where
-    /// it holds less than ``textSearchExpression`` (the text alone, before 2026-11-29). Adding a stored
-    /// generated column to a table that holds rows rewrites it once, under an exclusive lock; the rows'
-    /// embeddings are kept, nothing is embedded again.
-    static func ensureTextSearch(_ connection: PGConnection, table: String, indexName: String) throws {
-        let existing = try connection.query(
-            """
-            SELECT coalesce(col_description(attrelid, attnum), '') FROM pg_attribute
-            WHERE attrelid = $1::regclass AND attname = 'text_search' AND NOT attisdropped
-            """,
-            [table]
-        )
-        if let comment = existing.first?[0], comment != textSearchVersion {
+    /// it holds less than ``textSearchExpression(_:)`` (the text alone, before 2026-11-29) or was parsed with
+    /// another configuration (`english`, before accents were folded). Adding a stored generated column to a
+    /// table that holds rows rewrites it once, under an exclusive lock; the rows' embeddings are kept,
+    /// nothing is embedded again.
+    /// - Returns: why accents are not folded, nil when they are.
+    @discardableResult
+    static func ensureTextSearch(_ connection: PGConnection, table: String, indexName: String) throws -> String? {
+        let (configuration, fallback) = try ensureFoldingConfiguration(connection, table: table)
+        let version = textSearchVersion(configuration)
+        if let comment = try textSearchComment(connection, table: table), comment != version {
             try connection.query("ALTER TABLE \(table) DROP COLUMN text_search")
         }
         try connection.query(
             """
             ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS text_search tsvector
-            GENERATED ALWAYS AS (\(textSearchExpression)) STORED
+            GENERATED ALWAYS AS (\(textSearchExpression(configuration))) STORED
             """
         )
-        try connection.query("COMMENT ON COLUMN \(table).text_search IS '\(textSearchVersion)'")
+        try connection.query("COMMENT ON COLUMN \(table).text_search IS '\(version)'")
         try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING gin (text_search)")
+        return fallback
     }
 
     /// The best `k` rows holding any of the query's words (an AND of the words, as `plainto_tsquery` or
@@ -75,19 +80,20 @@ extension PgvectorSink {
     func keywordSearch(_ text: String, k: Int, filter searchFilter: SearchFilter?) async throws -> [SearchHit] {
         guard k > 0, !KeywordTokenizer.terms(of: text).isEmpty else { return [] }
         let table = quotedTable
-        let configuration = Self.textSearchConfiguration
         guard !text.utf8.contains(0) else {
             throw SluiceError(.usage, "pgvector cannot hold U+0000 (NUL) in text: remove it from the query")
         }
-        let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 3) }
+        let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 4) }
         return try await withCancellableConnection("keyword search \(settings.table)") { connection in
             guard try Self.describe(connection, table) != nil else { return [] }
+            // The configuration the column was parsed with (a parameter: the comment is the database's text).
+            let configuration = try Self.columnConfiguration(connection, table: table) ?? Self.textSearchConfiguration
             // A tsvector's text form ('a' 'b') is a valid tsquery once the spaces between lexemes are ORs.
             let rows = try connection.query(
                 """
                 WITH words AS (
                     SELECT DISTINCT array_to_tsvector(ARRAY[lexeme])::text::tsquery AS query
-                    FROM unnest(tsvector_to_array(to_tsvector('\(configuration)', $1))) AS lexeme),
+                    FROM unnest(tsvector_to_array(to_tsvector($3::regconfig, $1))) AS lexeme),
                 corpus AS (
                     SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8
                         ELSE (SELECT count(*) FROM \(table))::float8 END AS n
@@ -97,7 +103,7 @@ extension PgvectorSink {
                     FROM words, corpus,
                         LATERAL (SELECT count(*)::float8 AS n FROM \(table) WHERE text_search @@ words.query) AS df),
                 any_word AS (
-                    SELECT replace(strip(to_tsvector('\(configuration)', $1))::text, ' ', ' | ')::tsquery AS query)
+                    SELECT replace(strip(to_tsvector($3::regconfig, $1))::text, ' ', ' | ')::tsquery AS query)
                 SELECT \(Self.columns),
                     coalesce((SELECT sum(w.idf * ts_rank(t.text_search, w.query)) FROM weighted w
                      WHERE t.text_search @@ w.query), 0) AS rank
@@ -105,7 +111,7 @@ extension PgvectorSink {
                 WHERE any_word.query <> ''::tsquery AND t.text_search @@ any_word.query AND (\(filter?.sql ?? "TRUE"))
                 ORDER BY rank DESC, id LIMIT \(k)
                 """,
-                [text, table] + (filter?.parameters ?? [])
+                [text, table, configuration] + (filter?.parameters ?? [])
             )
             return try rows.map { SearchHit(score: Float($0[6] ?? "") ?? 0, record: try Self.record($0)) }
         }

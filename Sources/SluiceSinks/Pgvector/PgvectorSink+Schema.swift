@@ -19,7 +19,8 @@ extension PgvectorSink {
             of: "'",
             with: "''"
         )
-        let state = try await withConnection("prepare \(rawTable)") { connection -> (empty: Bool, type: String) in
+        let state = try await withConnection("prepare \(rawTable)") {
+            connection -> (empty: Bool, type: String, fallback: String?) in
             try Self.serializingPreparation(connection) {
                 try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
                 if let existing = try Self.describe(connection, table) {
@@ -49,9 +50,9 @@ extension PgvectorSink {
                         try connection.query("DROP TABLE \(table)")
                     }
                     if try Self.describe(connection, table) != nil {
-                        try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
+                        let fallback = try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
                         try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
-                        return (count == 0, type)
+                        return (count == 0, type, fallback)
                     }
                 }
                 try connection.query(
@@ -68,15 +69,16 @@ extension PgvectorSink {
                 try connection.query(
                     "CREATE INDEX IF NOT EXISTS \"\(rawTable.split(separator: ".").last!)_document_key\" ON \(table) (document_key)"
                 )
-                try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
+                let fallback = try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
                 try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
-                return (true, type)
+                return (true, type, fallback)
             }
         }
         runState.withLock {
             $0.columnType = state.type
             $0.dimensions = dimensions
             $0.bulk = state.empty
+            $0.textSearchFallback = state.fallback
         }
         // A table that already holds rows keeps its index maintained row by row; an empty one gets it
         // after the bulk load (finish).
@@ -158,13 +160,19 @@ extension PgvectorSink {
                 } ?? existing.comment.flatMap { Self.field("metric", in: $0) }
             var details = ["column": "\(existing.type)(\(existing.dimensions))"]
             details["hnsw index"] = index == nil ? "not built yet (built at the end of the next run)" : indexName
+            let fallback = try Self.textSearchFallback(connection, table: table)
+            if let configuration = try Self.columnConfiguration(connection, table: table) {
+                details["keyword search"] =
+                    fallback == nil ? "accents folded (\(configuration))" : "accents not folded (english)"
+            }
             return SinkInfo(
                 name: name,
                 count: count,
                 dimensions: existing.dimensions,
                 metric: metric,
                 embedder: existing.comment.flatMap { Self.field("embedder", in: $0) },
-                details: details
+                details: details,
+                warnings: fallback.map { [$0] } ?? []
             )
         }
     }

@@ -71,6 +71,8 @@ public final class PgvectorSink: VectorSink {
         var columnType = "vector"
         var dimensions = 0
         var bulk = false
+        /// Why the last prepare could not fold accents in keyword search (``preparationNotice``).
+        var textSearchFallback: String?
     }
 
     public var name: String { "pgvector:\(Self.redacted(settings.url))#\(settings.table)" }

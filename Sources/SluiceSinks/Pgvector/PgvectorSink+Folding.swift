@@ -1,0 +1,108 @@
+import Foundation
+import SluiceCore
+import Synchronization
+
+/// Accent folding in pgvector's keyword search, as the local store's keyword index folds
+/// (`KeywordTokenizer+Folding.swift`): `bolivar` finds `Bolívar`, `cafe` finds `café`. A text search
+/// configuration copied from `english` runs PostgreSQL's `unaccent` dictionary before `english_stem` on the
+/// words with letters beyond ASCII; words in ASCII (codes such as `DEVRANDOM_WAIT`) and numbers such as
+/// `5.6.1` are parsed as before. Where the extension cannot be created (not installed, or no privilege),
+/// keyword search stays on `english`, and says so (``textSearchFallback``).
+extension PgvectorSink {
+    /// The folding configuration's name, in the table's schema (the search path's first for a table
+    /// without one). `table` is quoted as statements write it (``quotedTable``).
+    static func foldingConfiguration(table: String) -> String {
+        let parts = table.split(separator: ".")
+        return parts.count > 1 ? "\(parts[0]).sluice_english_unaccent" : "sluice_english_unaccent"
+    }
+
+    /// The parser's token types that can hold letters beyond ASCII (`word`, and the parts of hyphenated
+    /// words): `english` maps them, as the ASCII ones, to `english_stem` alone.
+    static let foldedTokenTypes = "word, hword, hword_part"
+
+    /// The configuration the generated column and the queries use: ``foldingConfiguration(table:)``,
+    /// created here if it does not exist yet (with the `unaccent` extension), or `english` with the reason
+    /// folding is off. Runs under the preparation lock (``serializingPreparation(_:_:)``): shards starting
+    /// together create it once. The creation runs in a savepoint, so a missing extension or privilege
+    /// leaves the preparation's transaction usable.
+    static func ensureFoldingConfiguration(
+        _ connection: PGConnection,
+        table: String
+    ) throws -> (configuration: String, fallback: String?) {
+        let name = foldingConfiguration(table: table)
+        let parts = table.split(separator: ".")
+        // The schema a `CREATE` of the name makes it in: the table's, or the search path's first.
+        let schema = parts.count > 1 ? "to_regnamespace('\(parts[0])')" : "to_regnamespace(current_schema())"
+        let existing = try connection.query(
+            "SELECT count(*) FROM pg_ts_config WHERE cfgname = 'sluice_english_unaccent' AND cfgnamespace = \(schema)"
+        )
+        if existing.first?[0] != "0" { return (name, nil) }
+        try connection.query("SAVEPOINT sluice_folding")
+        do {
+            try connection.query("CREATE EXTENSION IF NOT EXISTS unaccent")
+            let schema =
+                try connection.query(
+                    """
+                    SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'unaccent'
+                    """
+                ).first?[0] ?? "public"
+            try connection.query("CREATE TEXT SEARCH CONFIGURATION \(name) (COPY = pg_catalog.english)")
+            try connection.query(
+                """
+                ALTER TEXT SEARCH CONFIGURATION \(name)
+                ALTER MAPPING FOR \(foldedTokenTypes) WITH \(schema).unaccent, english_stem
+                """
+            )
+            try connection.query("RELEASE SAVEPOINT sluice_folding")
+            return (name, nil)
+        } catch {
+            guard PGConnection.sqlState(of: error) != nil else { throw error }
+            try connection.query("ROLLBACK TO SAVEPOINT sluice_folding")
+            try connection.query("RELEASE SAVEPOINT sluice_folding")
+            return ("english", Self.fallbackMessage(error))
+        }
+    }
+
+    /// What the log and `sluice check` say when keyword search cannot fold accents.
+    static func fallbackMessage(_ error: (any Error)?) -> String {
+        let reason =
+            error.map { "the unaccent extension could not be created: \(($0 as? SluiceError)?.message ?? "\($0)")" }
+            ?? "the keyword column is on english"
+        return
+            "keyword search does not fold accents (\(reason)); with the unaccent extension (a database owner "
+            + "can run CREATE EXTENSION unaccent) the next run folds them"
+    }
+
+    /// The configuration the table's column was made with, from its comment (``textSearchVersion(_:)``);
+    /// `english` for a column made before accents were folded, nil without a column.
+    static func columnConfiguration(_ connection: PGConnection, table: String) throws -> String? {
+        guard let comment = try textSearchComment(connection, table: table) else { return nil }
+        guard let range = comment.range(of: "; configuration=") else { return "english" }
+        return String(comment[range.upperBound...])
+    }
+
+    /// The generated column's comment, nil without the column.
+    static func textSearchComment(_ connection: PGConnection, table: String) throws -> String? {
+        try connection.query(
+            """
+            SELECT coalesce(col_description(attrelid, attnum), '') FROM pg_attribute
+            WHERE attrelid = $1::regclass AND attname = 'text_search' AND NOT attisdropped
+            """,
+            [table]
+        ).first?[0] ?? nil
+    }
+
+    /// Why keyword search does not fold accents on this table, nil when it does (or there is no column):
+    /// for `sink info` and `sluice check`.
+    static func textSearchFallback(_ connection: PGConnection, table: String) throws -> String? {
+        guard let configuration = try columnConfiguration(connection, table: table), configuration == "english"
+        else { return nil }
+        return fallbackMessage(nil)
+    }
+}
+
+extension PgvectorSink {
+    /// Why the last ``prepare(embedder:)`` could not fold accents in keyword search, nil when it could.
+    public var preparationNotice: String? { runState.withLock { $0.textSearchFallback } }
+}
