@@ -144,13 +144,9 @@ enum LocalRecordLayout {
     static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
     static func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
 
+    /// The keyword postings' varint (LEB128), so the store has one.
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        out.append(UInt8(value))
+        KeywordPostings.putVarint(value, into: &out)
     }
 
     private static func appendString(_ text: String, to out: inout [UInt8]) {
