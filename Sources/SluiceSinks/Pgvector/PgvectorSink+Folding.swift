@@ -31,10 +31,15 @@ extension PgvectorSink {
     ) throws -> (configuration: String, fallback: String?) {
         let name = foldingConfiguration(table: table)
         let parts = table.split(separator: ".")
-        // The schema a `CREATE` of the name makes it in: the table's, or the search path's first.
-        let schema = parts.count > 1 ? "to_regnamespace('\(parts[0])')" : "to_regnamespace(current_schema())"
+        // The schema a `CREATE` of the name makes it in: the table's (bound, as written: quoted or not), or the
+        // search path's first.
         let existing = try connection.query(
-            "SELECT count(*) FROM pg_ts_config WHERE cfgname = 'sluice_english_unaccent' AND cfgnamespace = \(schema)"
+            """
+            SELECT count(*) FROM pg_ts_config WHERE cfgname = 'sluice_english_unaccent' AND cfgnamespace =
+                CASE WHEN $1::text IS NULL THEN (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+                ELSE to_regnamespace($1) END
+            """,
+            [parts.count > 1 ? String(parts[0]) : nil]
         )
         if existing.first?[0] != "0" { return (name, nil) }
         try connection.query("SAVEPOINT sluice_folding")
@@ -77,9 +82,28 @@ extension PgvectorSink {
     /// The configuration the table's column was made with, from its comment (``textSearchVersion(_:)``);
     /// `english` for a column made before accents were folded, nil without a column.
     static func columnConfiguration(_ connection: PGConnection, table: String) throws -> String? {
-        guard let comment = try textSearchComment(connection, table: table) else { return nil }
+        try textSearchComment(connection, table: table).map(configuration(fromComment:))
+    }
+
+    /// The configuration a column's comment names; `english` for a comment from before accents were folded.
+    static func configuration(fromComment comment: String) -> String {
         guard let range = comment.range(of: "; configuration=") else { return "english" }
         return String(comment[range.upperBound...])
+    }
+
+    /// For a search, in one catalog query: nil when the table does not exist, else the configuration its
+    /// keyword column was parsed with (`english` without a comment naming one).
+    static func searchConfiguration(_ connection: PGConnection, table: String) throws -> String? {
+        let row = try connection.query(
+            """
+            SELECT c.oid IS NOT NULL, (SELECT coalesce(col_description(a.attrelid, a.attnum), '') FROM pg_attribute a
+                WHERE a.attrelid = c.oid AND a.attname = 'text_search' AND NOT a.attisdropped)
+            FROM (SELECT to_regclass($1) AS oid) c
+            """,
+            [table]
+        ).first
+        guard row?[0] == "t" else { return nil }
+        return configuration(fromComment: (row?[1] ?? nil) ?? "")
     }
 
     /// The generated column's comment, nil without the column.

@@ -85,9 +85,9 @@ extension PgvectorSink {
         }
         let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 4) }
         return try await withCancellableConnection("keyword search \(settings.table)") { connection in
-            guard try Self.describe(connection, table) != nil else { return [] }
-            // The configuration the column was parsed with (a parameter: the comment is the database's text).
-            let configuration = try Self.columnConfiguration(connection, table: table) ?? Self.textSearchConfiguration
+            // The configuration the column was parsed with (a parameter: the comment is the database's text), and
+            // whether the table exists, in one catalog query.
+            guard let configuration = try Self.searchConfiguration(connection, table: table) else { return [] }
             // A tsvector's text form ('a' 'b') is a valid tsquery once the spaces between lexemes are ORs.
             let rows = try connection.query(
                 """
