@@ -423,3 +423,67 @@ float sluice_hnsw_quantized_distance(const float *a, const float *b, size_t dime
     QuantizedSpaceParameters parameters{dimensions};
     return distance(x.data(), y.data(), &parameters);
 }
+
+size_t sluice_ivf_code_bytes(size_t dimensions) { return scaleBytes + dimensions; }
+
+void sluice_ivf_encode(const float *vector, size_t dimensions, uint8_t *out) { quantized(vector, dimensions, out); }
+
+void sluice_ivf_score(
+    const uint8_t *query_code, const uint8_t *codes, size_t count, size_t stride, size_t dimensions,
+    float *similarities)
+{
+    static const hnswlib::DISTFUNC<float> distance = distanceKernel(chosenKernel());
+    QuantizedSpaceParameters parameters{dimensions};
+    for (size_t i = 0; i < count; i++) {
+        similarities[i] = 1.0f - distance(query_code, codes + i * stride, &parameters);
+    }
+}
+
+#if defined(__x86_64__)
+#define SLUICE_IVF_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SLUICE_IVF_CLONES
+#endif
+
+// Eight partial sums, so that the compiler vectorizes the loop without reassociating (`-ffast-math` is
+// not on): the same sums in the same order on every CPU, whichever clone runs.
+SLUICE_IVF_CLONES static float innerProduct(const float *a, const float *b, size_t n)
+{
+#pragma clang fp contract(off)
+    float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        for (size_t j = 0; j < 8; j++) {
+            partial[j] += a[i + j] * b[i + j];
+        }
+    }
+    for (; i < n; i++) {
+        partial[i % 8] += a[i] * b[i];
+    }
+    return ((partial[0] + partial[1]) + (partial[2] + partial[3])) + ((partial[4] + partial[5]) + (partial[6] + partial[7]));
+}
+
+void sluice_ivf_products(const float *rows, size_t count, size_t dimensions, const float *vector, float *products)
+{
+    for (size_t r = 0; r < count; r++) {
+        products[r] = innerProduct(rows + r * dimensions, vector, dimensions);
+    }
+}
+
+void sluice_ivf_nearest(
+    const float *rows, size_t row_count, size_t dimensions, const float *vectors, size_t count, uint32_t *nearest)
+{
+    for (size_t v = 0; v < count; v++) {
+        const float *vector = vectors + v * dimensions;
+        float best = -INFINITY;
+        uint32_t bestRow = 0;
+        for (size_t r = 0; r < row_count; r++) {
+            float product = innerProduct(rows + r * dimensions, vector, dimensions);
+            if (product > best) {
+                best = product;
+                bestRow = uint32_t(r);
+            }
+        }
+        nearest[v] = bestRow;
+    }
+}

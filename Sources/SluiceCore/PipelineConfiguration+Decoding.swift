@@ -81,7 +81,8 @@ extension PipelineConfiguration {
         let skeleton: [String: Any] = [
             "source": ["s3": [String: Any](), "http": [String: Any]()], "chunk": [String: Any](),
             "embed": [String: Any](),
-            "sink": ["hnsw": [String: Any]()], "run": [String: Any](), "answer": [String: Any](),
+            "sink": ["hnsw": [String: Any](), "ivf": [String: Any]()], "run": [String: Any](),
+            "answer": [String: Any](),
             "serve": ["jwt": [String: Any]()], "search": ["rerank": [String: Any]()],
             "eval": [String: Any](), "access": [String: Any](),
             "extract": [

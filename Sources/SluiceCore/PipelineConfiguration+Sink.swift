@@ -13,6 +13,19 @@ extension PipelineConfiguration {
             case exact
             /// An HNSW graph (hnswlib) beside the data: approximate, fast at millions of vectors.
             case hnsw
+            /// Inverted lists of 8-bit codes in LMDB (docs/LOCAL_INDEX.md): approximate, and its memory is
+            /// its centroids only.
+            case ivf
+        }
+
+        /// `sink.ivf`: the local store's IVF index (`local_index: ivf`).
+        public struct IVF: Sendable, Hashable {
+            /// Lists scanned a search; nil (`auto`): 64, or every list when there are fewer.
+            public var nprobe: Int? = nil
+            /// Searches scan every vector while the store holds fewer than this; the first write that finds
+            /// the store at that size trains the lists.
+            public var exactBelow: Int = 10_000
+            public init() {}
         }
 
         /// `sink.hnsw`: the local store's HNSW graph.
@@ -75,6 +88,8 @@ extension PipelineConfiguration {
         public var chunkingOverlapTokens: Int? = nil
         /// Local store: exact scan or HNSW graph.
         public var localIndex: LocalIndex = .hnsw
+        /// The local store's IVF index (`sink.ivf`).
+        public var ivf = IVF()
         /// Local store: the HNSW graph's parameters.
         public var hnsw = HNSW()
         /// Local store: the most pages (estimated) one write transaction dirties; a larger upsert commits in
@@ -141,6 +156,7 @@ extension PipelineConfiguration.Sink {
         localIndex = try s.choice("local_index") ?? localIndex
         localCommitPages = try s.int("local_commit_pages", min: 1) ?? localCommitPages
         if let h = try s.section("hnsw") { hnsw = try HNSW(section: h) }
+        if let i = try s.section("ivf") { ivf = try IVF(section: i) }
         try s.finish()
     }
 }
@@ -156,6 +172,21 @@ extension PipelineConfiguration.Sink.HNSW {
             efSearch = nil
         } else {
             efSearch = try s.int("ef_search", min: 1, max: 10_000) ?? efSearch
+        }
+        exactBelow = try s.int("exact_below", min: 0) ?? exactBelow
+        try s.finish()
+    }
+}
+
+extension PipelineConfiguration.Sink.IVF {
+    /// Reads `sink.ivf.*` over the defaults: `nprobe` (`auto` or 1–65,536), `exact_below` (10,000).
+    init(section: ConfigurationSection) throws {
+        self.init()
+        var s = section
+        if try s.isAuto("nprobe") {
+            nprobe = nil
+        } else {
+            nprobe = try s.int("nprobe", min: 1, max: 65_536) ?? nprobe
         }
         exactBelow = try s.int("exact_below", min: 0) ?? exactBelow
         try s.finish()

@@ -236,7 +236,8 @@ extension Pipeline {
                 fix: "run with --reembed to replace every vector, or use another sink"
             )
         }
-        let shape = [info.dimensions.map { "\($0) dimensions" }, info.metric].compactMap { $0 }.joined(separator: ", ")
+        let shape = [info.dimensions.map { "\($0) dimensions" }, info.metric, Self.indexSummary(info.details)]
+            .compactMap { $0 }.joined(separator: ", ")
         if !info.warnings.isEmpty {
             return DependencyCheck(
                 "store",
@@ -250,6 +251,15 @@ extension Pipeline {
             .ok,
             "\(sink.name): reachable, \(info.count) vectors\(shape.isEmpty ? "" : " (\(shape))")"
         )
+    }
+
+    /// The local store's index, as its details say it (`index`, and the IVF index's `ivf_*`), for the check line.
+    static func indexSummary(_ details: [String: String]) -> String? {
+        guard let index = details["index"] else { return nil }
+        guard let lists = details["ivf_lists"], let epoch = details["ivf_epoch"],
+            let trainedOn = details["ivf_trained_on"]
+        else { return details["ivf_epoch"].map { "index \(index): \($0)" } ?? "index \(index)" }
+        return "index \(index): epoch \(epoch), \(lists) lists, trained on \(trainedOn) vectors"
     }
 
     private func checkSource() async -> DependencyCheck {

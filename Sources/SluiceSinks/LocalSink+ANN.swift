@@ -51,10 +51,11 @@ extension LocalSink {
 
     // MARK: - In the write transaction
 
-    /// Counts the generation up and, when the graph follows the store, gives each record a label.
+    /// Counts the generation up and, when the graph follows the store or with `ivf`, gives each record a
+    /// label (and with `ivf` moves it in the lists, `LocalSink+IVF.swift`).
     func recordUpsert(_ records: [VectorRecord], in txn: LMDBTransaction) throws -> ANNChange {
         var change = try beginChange(in: txn)
-        guard change.tracked else { return change }
+        guard change.tracked || ivfIndexed else { return change }
         let (ann, labels) = (try environment.database("ann"), try environment.database("ann-labels"))
         var latest: [VectorID: Int] = [:]
         for (position, record) in records.enumerated() { latest[record.id] = position }
@@ -78,15 +79,18 @@ extension LocalSink {
             change.adds.append((label, record.vector))
         }
         try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
+        if ivfIndexed { try ivfUpsert(change.adds, txn) }
+        // A write with `ivf` keeps the labels but writes no change log entry: a gap the graph cannot bridge.
+        guard change.tracked else { return change }
         try LocalANNChangeLog(environment: environment).record(change.generation, labels: change.adds.map(\.label), txn)
         CrashPoint.reach("local.change-logged")  // inside the transaction: nothing of it survives
         return change
     }
 
-    /// Counts the generation up and frees the labels of deleted ids.
+    /// Counts the generation up and frees the labels of deleted ids (with `ivf`, removes them from the lists).
     func recordDelete(_ ids: [VectorID], in txn: LMDBTransaction) throws -> ANNChange {
         var change = try beginChange(in: txn)
-        guard change.tracked else { return change }
+        guard change.tracked || ivfIndexed else { return change }
         let (ann, labels) = (try environment.database("ann"), try environment.database("ann-labels"))
         for id in Set(ids) {
             let key = Array(id.rawValue.utf8)
@@ -96,6 +100,8 @@ extension LocalSink {
             try txn.put(ann, ANNKey.freePrefix + Self.bytes(label), [])
             change.deletes.append(label)
         }
+        if ivfIndexed { try ivfDelete(change.deletes, txn) }
+        guard change.tracked else { return change }
         try LocalANNChangeLog(environment: environment).record(change.generation, labels: change.deletes, txn)
         return change
     }
@@ -107,6 +113,7 @@ extension LocalSink {
         try txn.drop(ann)
         try txn.drop(try environment.database("ann-labels"))
         try txn.put(ann, ANNKey.generation, Self.bytes(generation))
+        try ivfClear(txn)
         return ANNChange(generation: generation, tracked: false)
     }
 
@@ -114,7 +121,10 @@ extension LocalSink {
         let ann = try environment.database("ann")
         let previous = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
         try txn.put(ann, ANNKey.generation, Self.bytes(previous + 1))
-        return ANNChange(generation: previous + 1, tracked: indexed && annState.expectedGeneration == previous)
+        let tracked = indexed && annState.expectedGeneration == previous
+        // A write that does not keep the IVF lists retires them (and the labels, unless the graph keeps them).
+        if !ivfIndexed { try ivfInvalidate(keepingLabels: tracked, txn) }
+        return ANNChange(generation: previous + 1, tracked: tracked)
     }
 
     private func firstFreeLabel(in txn: LMDBTransaction) throws -> UInt64? {
@@ -230,6 +240,7 @@ extension LocalSink {
             try txn.drop(ann)
             try txn.drop(labels)
             try txn.put(ann, ANNKey.generation, Self.bytes(generation))
+            try ivfInvalidate(keepingLabels: true, txn)  // new labels: the IVF lists' are the old ones
             var index: LocalANNIndex?
             var batch: [(label: UInt64, vector: [Float])] = []
             var next: UInt64 = 0

@@ -20,6 +20,7 @@ extension LocalSink {
     /// The best `k` by cosine: from the graph when the change log brings it to what this read transaction
     /// sees and the store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread.
     func searchBest(_ query: [Float], k: Int) throws -> [SearchHit] {
+        if indexSettings.kind == .ivf { return try searchIVF(query, k: k) ?? exactSearch(query, k: k) }
         // A store written before the graph existed, opened read-only, has no `ann` database: it is scanned.
         guard indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") else {
             return try exactSearch(query, k: k)

@@ -2,8 +2,9 @@ import Foundation
 import SluiceCore
 
 extension LocalSink {
-    /// How the local store answers searches: an exact scan of every vector, or an HNSW graph (hnswlib)
-    /// kept beside the data and updated by the same upserts and deletes.
+    /// How the local store answers searches: an exact scan of every vector, an HNSW graph (hnswlib) kept
+    /// beside the data, or inverted lists of 8-bit codes in LMDB (IVF), both updated by the same upserts and
+    /// deletes.
     public struct IndexSettings: Sendable, Hashable {
         public var kind: PipelineConfiguration.Sink.LocalIndex
         /// Graph degree (hnswlib's `M`): neighbours per node, twice that on the bottom layer.
@@ -13,8 +14,11 @@ extension LocalSink {
         /// Candidates considered while searching (hnswlib's `ef`; at least `k` is used); nil: chosen by the
         /// store's size (``searchBreadth(vectors:)``).
         public var efSearch: Int?
-        /// Searches scan while the store holds fewer vectors than this.
+        /// Searches scan while the store holds fewer vectors than this (`sink.hnsw.exact_below` for the graph,
+        /// `sink.ivf.exact_below` for IVF).
         public var exactBelow: Int
+        /// IVF lists scanned a search; nil: chosen by the number of lists (``probes(lists:)``).
+        public var nprobe: Int?
         /// Threads that insert at once (rebuilds and upserts).
         public var buildThreads: Int
 
@@ -24,7 +28,8 @@ extension LocalSink {
             m = section.hnsw.m
             efConstruction = section.hnsw.efConstruction
             efSearch = section.hnsw.efSearch
-            exactBelow = section.hnsw.exactBelow
+            exactBelow = section.localIndex == .ivf ? section.ivf.exactBelow : section.hnsw.exactBelow
+            nprobe = section.ivf.nprobe
             buildThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         }
 
@@ -38,6 +43,16 @@ extension LocalSink {
             let grown = 64 * (Double(vectors) / Double(Self.breadthGrowsFrom)).squareRoot()
             return min(1024, Int(grown.rounded(.up)))
         }
+
+        /// The IVF lists a search scans among `lists`: `sink.ivf.nprobe` when the pipeline sets it, else
+        /// (`auto`) 64 — recall@10 0.954 on real MiniLM vectors at nlist 2√n, scanning about 12% of them at
+        /// 100,000 (docs/LOCAL_INDEX.md) — and never more than there are lists.
+        public func probes(lists: Int) -> Int {
+            max(1, min(lists, nprobe ?? Self.autoProbes))
+        }
+
+        /// `sink.ivf.nprobe: auto`.
+        public static let autoProbes = 64
 
         /// Past this many vectors, `auto` widens searches.
         public static let breadthGrowsFrom = 250_000

@@ -4,7 +4,8 @@ import SluiceLMDB
 import Synchronization
 
 /// The embedded store: vectors, text and metadata in an LMDB environment of its own, searched by cosine
-/// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
+/// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), inverted lists in LMDB
+/// (`LocalSink+IVF.swift`), or by an exact scan.
 /// No server to run.
 ///
 /// Writes run on the sink's own thread (LMDB write transactions block and fsync), and the graph takes each
@@ -21,6 +22,8 @@ public final class LocalSink: VectorSink {
     /// The most pages (estimated) one write transaction of an upsert dirties (`LocalCommitPlan.swift`).
     let commitPages: Int
     let annState = LocalANNState()
+    /// The IVF index's centroids in use (`LocalSink+IVF.swift`).
+    let ivfState = LocalIVFState()
     /// Applies each committed write to the graph while the writer thread goes on (`LocalSink+ANN.swift`).
     let follower = LocalANNFollower()
     /// Merges the keyword index's segments after the writes (`LocalSink+KeywordMerges.swift`).
@@ -63,6 +66,7 @@ public final class LocalSink: VectorSink {
             try LMDBEnvironment(
                 path: directory,
                 mapSize: mapSize,
+                maxDatabases: 16,
                 readOnly: readOnly,
                 errors: .init(
                     code: .sinkFailed,
@@ -80,6 +84,10 @@ public final class LocalSink: VectorSink {
         if !readOnly {
             _ = try environment.database("ann")
             _ = try environment.database("ann-labels")
+            // Opened here, never first inside a write transaction (opening one begins a transaction of its own).
+            for name in [LocalIVFLayout.database, LocalIVFLayout.listsDatabase, LocalIVFLayout.whereDatabase] {
+                _ = try environment.database(name)
+            }
         }
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
         readers = BlockingExecutor(
@@ -117,8 +125,9 @@ public final class LocalSink: VectorSink {
                 try txn.put(meta, Array("dimensions".utf8), Array(String(embedder.dimensions).utf8))
                 try keywords.ensureBuilt(txn)  // a store made before the keyword index gets it here
             }
-            // A graph that cannot be built leaves searches scanning; the run goes on.
+            // A graph or lists that cannot be built leave searches scanning; the run goes on.
             try? self.ensureIndex()
+            try? self.ensureIVF()
         }
     }
 
@@ -166,8 +175,9 @@ public final class LocalSink: VectorSink {
         let environment = self.environment
         try await executor.run {
             try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
-            // A graph that cannot be built leaves searches scanning; the write itself goes on.
+            // A graph or lists that cannot be built leave searches scanning; the write itself goes on.
             try? self.ensureIndex()
+            try? self.ensureIVF()
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
             let (change, segments) = try environment.write { txn in
@@ -192,6 +202,7 @@ public final class LocalSink: VectorSink {
         try await executor.run {
             try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
             try? self.ensureIndex()
+            try? self.ensureIVF()
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
             let change = try environment.write { txn in
@@ -293,7 +304,8 @@ public final class LocalSink: VectorSink {
             count: try await count(),
             dimensions: dimensions,
             metric: "cosine",
-            embedder: embedder
+            embedder: embedder,
+            details: ["index": indexSettings.kind.rawValue].merging(try ivfDetails()) { $1 }
         )
     }
 

@@ -8,10 +8,10 @@ extension SinkDescriptor {
         local, jsonl, pgvector, chroma, qdrant, pinecone, openAIVectorStore,
     ]
 
-    /// LMDB in a folder, with an exact scan or an HNSW graph.
+    /// LMDB in a folder, with an exact scan, an HNSW graph or inverted lists (IVF).
     public static let local = SinkDescriptor(
         kind: .local,
-        keys: ["path", "local_index", "hnsw", "local_commit_pages"],
+        keys: ["path", "local_index", "hnsw", "ivf", "local_commit_pages"],
         createIfMissing: { configuration in
             let directory = configuration.resolve(configuration.sink.path)
             if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {

@@ -16,24 +16,25 @@ struct LocalIndexCrashCLITests {
     /// These stores are small: a graph is built for them only below `exact_below` 0 (no graph below it).
     static let graph = ["--set", "sink.hnsw.exact_below=0"]
 
-    /// The scores (to 4 decimals) of the hits, by the HNSW graph and by the exact scan.
+    /// The scores (to 4 decimals) of the hits, by the index `index` sets (the HNSW graph unless told) and by
+    /// the exact scan.
     static func expectSearchIsExact(
         _ ws: Workspace,
         _ target: Workspace.Target,
         _ moment: String,
+        index: [String] = ["--set", "sink.local_index=hnsw"],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         for query in queries {
             var answers: [[String]] = []
-            for kind in ["hnsw", "exact"] {
+            for settings in [index, ["--set", "sink.local_index=exact"]] {
                 // A candidate list longer than the store makes the graph's search visit every node it
                 // holds: the answer is the scan's exactly when the graph matches the data. Vector mode:
                 // hybrid's fused ranks would also depend on how ties among identical texts fall.
                 let result = try await ws.sluice(
                     ["search", query, "--json", "-k", "8", "--mode", "vector", ws.pipeline.path] + target.arguments + [
-                        "--set", "sink.local_index=\(kind)", "--set", "sink.hnsw.ef_search=5000",
-                        "--set", "sink.hnsw.exact_below=0",
-                    ]
+                        "--set", "sink.hnsw.ef_search=5000", "--set", "sink.hnsw.exact_below=0",
+                    ] + settings
                 )
                 #expect(result.exitCode == 0, "\(moment): \(result)", sourceLocation: sourceLocation)
                 answers.append(
@@ -51,7 +52,7 @@ struct LocalIndexCrashCLITests {
             #expect(answers[0].count == 8, "\(moment): \(answers[0])", sourceLocation: sourceLocation)
             #expect(
                 answers[0] == answers[1],
-                "\(moment): '\(query)' by the graph vs. the scan",
+                "\(moment): '\(query)' by the index (\(index)) vs. the scan",
                 sourceLocation: sourceLocation
             )
         }

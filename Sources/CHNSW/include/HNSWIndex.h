@@ -75,6 +75,35 @@ int sluice_hnsw_distance_kernel(void);
 /// this CPU cannot run that kernel. For tests of the kernels against each other.
 float sluice_hnsw_quantized_distance(const float *a, const float *b, size_t dimensions, int kernel);
 
+// MARK: - The IVF index's codes (`sink.local_index: ivf`, Sources/SluiceSinks/LocalIVF*.swift)
+//
+// The IVF index stores each vector as the graph does (a float scale, then one signed byte a dimension, of
+// the L2-normalized vector) inside LMDB values, and scores them in place with the graph's kernels.
+
+/// Bytes of one code: the scale and `dimensions` signed bytes.
+size_t sluice_ivf_code_bytes(size_t dimensions);
+
+/// `vector` L2-normalized and quantized into `out` (`sluice_ivf_code_bytes(dimensions)` bytes), exactly as
+/// the graph quantizes its vectors.
+void sluice_ivf_encode(const float *vector, size_t dimensions, uint8_t *out);
+
+/// The cosine similarity, by the codes, of `query_code` and each of `count` codes found every `stride` bytes
+/// from `codes` (an entry's label may sit between them), into `similarities`, with the widest kernel this
+/// CPU runs (`sluice_hnsw_distance_kernel`). Every kernel gives the same values bit for bit.
+void sluice_ivf_score(
+    const uint8_t *query_code, const uint8_t *codes, size_t count, size_t stride, size_t dimensions,
+    float *similarities);
+
+/// The inner product of `vector` with each of `count` rows of `rows` (`dimensions` floats each), into
+/// `products` (the IVF index's distances to its centroids). Built for the baseline CPU and for AVX2 and
+/// AVX-512, chosen at run time.
+void sluice_ivf_products(const float *rows, size_t count, size_t dimensions, const float *vector, float *products);
+
+/// For each of `count` vectors (`dimensions` floats each, row after row), the row of `rows` (`row_count`
+/// rows) with the largest inner product (the first such row on a tie), into `nearest`.
+void sluice_ivf_nearest(
+    const float *rows, size_t row_count, size_t dimensions, const float *vectors, size_t count, uint32_t *nearest);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,100 @@
+import CHNSW
+import Foundation
+import SluiceCore
+import SluiceLMDB
+
+/// Searching the IVF index (docs/LOCAL_INDEX.md, "Search"), in one read transaction, so that lists and
+/// records are of one generation: the `nprobe` lists whose centroids are nearest to the query, their codes
+/// scored in place (the LMDB values are read where they are mapped) with the graph's 8-bit kernels, and the
+/// best k + max(k, 8) ranked again by the stored float vectors, as the scan scores them. Ties fall as in the
+/// scan: by id.
+extension LocalSink {
+    /// The best `k` by the IVF index, or nil when it cannot answer (no trained epoch yet, fewer vectors than
+    /// `sink.ivf.exact_below`, a query of another dimension): the caller scans.
+    func searchIVF(_ query: [Float], k: Int) throws -> [SearchHit]? {
+        guard let ivf = try environment.existingDatabase(LocalIVFLayout.database),
+            let lists = try environment.existingDatabase(LocalIVFLayout.listsDatabase),
+            let ann = try environment.existingDatabase("ann")
+        else { return nil }
+        let vectors = try environment.database("vectors")
+        let queryNorm = Self.norm(query)
+        guard queryNorm > 0, k > 0 else { return [] }
+        return try environment.read { txn -> [SearchHit]? in
+            guard try txn.count(vectors) >= indexSettings.exactBelow,
+                let number = try txn.get(ivf, LocalIVFLayout.current).map({ LocalIVFLayout.uint32($0) }),
+                let epoch = try ivfEpoch(number, txn), query.count == epoch.dimensions
+            else { return nil }
+            let probed = epoch.nearest(LocalIVFTraining.unit(query), count: indexSettings.probes(lists: epoch.lists))
+            let labels = try Self.bestCodes(
+                query,
+                among: probed,
+                of: epoch,
+                wanted: LocalANNIndex.candidates(for: k),
+                lists: lists,
+                txn
+            )
+            var candidates: [(score: Float, id: [UInt8], bytes: [UInt8])] = []
+            for label in labels {
+                guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(UInt64(label))),
+                    let bytes = try txn.get(vectors, id)
+                else { continue }
+                candidates.append(
+                    (bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }, id, bytes)
+                )
+            }
+            candidates.sort { $0.score > $1.score || ($0.score == $1.score && $0.id.lexicographicallyPrecedes($1.id)) }
+            return try candidates.prefix(k).map {
+                SearchHit(score: $0.score, record: try Self.decode(id: $0.id, $0.bytes))
+            }
+        }
+    }
+
+    /// The labels of the `wanted` best codes, by the 8-bit similarity, in the lists `probed`.
+    static func bestCodes(
+        _ query: [Float],
+        among probed: [UInt32],
+        of epoch: LocalIVFEpoch,
+        wanted: Int,
+        lists: LMDBDatabase,
+        _ txn: LMDBTransaction
+    ) throws -> [UInt32] {
+        let entryBytes = LocalIVFLayout.entryBytes(dimensions: epoch.dimensions)
+        var code = [UInt8](repeating: 0, count: entryBytes - 4)
+        query.withUnsafeBufferPointer { q in
+            code.withUnsafeMutableBufferPointer { sluice_ivf_encode(q.baseAddress, query.count, $0.baseAddress) }
+        }
+        var scores = [Float](repeating: 0, count: LocalIVFLayout.blockEntries)
+        var best: [(score: Float, label: UInt32)] = []  // best first, at most `wanted`
+        best.reserveCapacity(wanted + 1)
+        for list in probed {
+            let prefix = LocalIVFLayout.listPrefix(epoch.epoch, list: list)
+            try txn.forEach(lists, from: prefix) { key, value in
+                guard key.count == 12, key.starts(with: prefix) else { return false }
+                let entries = min(value.count / entryBytes, LocalIVFLayout.blockEntries)
+                guard entries > 0, let base = value.baseAddress else { return true }
+                code.withUnsafeBufferPointer { q in
+                    scores.withUnsafeMutableBufferPointer {
+                        sluice_ivf_score(
+                            q.baseAddress,
+                            base.assumingMemoryBound(to: UInt8.self) + 4,
+                            entries,
+                            entryBytes,
+                            epoch.dimensions,
+                            $0.baseAddress
+                        )
+                    }
+                }
+                for slot in 0..<entries {
+                    let score = scores[slot]
+                    guard best.count < wanted || score > best[best.count - 1].score else { continue }
+                    let label = LocalIVFLayout.label(in: value, at: slot * entryBytes)
+                    let index = best.firstIndex { $0.score < score } ?? best.count
+                    best.insert((score, label), at: index)
+                    if best.count > wanted { best.removeLast() }
+                }
+                return true
+            }
+        }
+        return best.map(\.label)
+    }
+}
