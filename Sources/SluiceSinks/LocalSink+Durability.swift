@@ -26,9 +26,16 @@ extension LocalSink {
 final class LocalSyncLedger: Sendable {
     private let state = Mutex((committed: 0, durable: 0))
 
-    /// Called by the writer after each upsert's commit, before the upsert returns.
+    /// Called by the writer after each upsert's commit, before the upsert returns. Under `MDB_NOMETASYNC` a
+    /// commit still syncs its own data pages (`fdatasync` of `data.mdb`) before it writes its meta page, and
+    /// that sync flushes every page written to the file before it — the previous commit's meta page
+    /// included: so every commit but the newest is durable, and ``makeDurable()`` syncs only when the
+    /// newest commit is one it must cover (while the writer keeps committing, mostly it need not).
     func committed() {
-        state.withLock { $0.committed += 1 }
+        state.withLock { state in
+            state.durable = max(state.durable, state.committed)
+            state.committed += 1
+        }
     }
 
     /// The number of commits a sync started now covers, or nil when every commit is covered already.
