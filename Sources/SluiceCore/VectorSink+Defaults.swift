@@ -37,9 +37,6 @@ extension VectorSink {
 
     public func finish() async throws {}
 
-    /// Nothing to do: the store's acknowledged writes are durable.
-    public func makeDurable() async throws {}
-
     public var searchModes: Set<SearchMode> { [.vector] }
 
     public var filterLimits: FilterLimits { .standard }

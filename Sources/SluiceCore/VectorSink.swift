@@ -9,8 +9,7 @@ public protocol VectorSink: Sendable {
     /// creating the collection/table on first use.
     /// - Throws: ``SluiceError/Code/configuration`` or ``SluiceError/Code/embedderMismatch`` on a mismatch.
     func prepare(embedder: EmbedderIdentity) async throws
-    /// Writes records; returns once they are acknowledged: durable, or made durable by the next
-    /// ``makeDurable()`` (a `kill -9` of this process must not lose them either way).
+    /// Writes records; returns once they are durable (acknowledged).
     func upsert(_ records: [VectorRecord]) async throws
     /// Deletes ids; ids that do not exist are ignored.
     func delete(_ ids: [VectorID]) async throws
@@ -84,15 +83,6 @@ public protocol VectorSink: Sendable {
     /// and chunker are not used, and a search sends the query's text (``SearchRequest/text``) instead of
     /// its embedding. False by default.
     var embedsText: Bool { get }
-
-    /// Makes every write acknowledged so far durable (synced to disk), for a store that acknowledges
-    /// writes before they are: the pipeline calls it before the checkpoint claims what they wrote
-    /// (docs/RELIABILITY.md, "Durable before claimed"). Does nothing by default: a store whose
-    /// acknowledgement means durable has nothing to do.
-    /// - Throws: the store's error when it cannot sync; the checkpoint then claims nothing.
-    // Last: a requirement added here shifts no other's slot in the witness tables of modules an
-    // incremental build did not recompile (one added after `upsert` did, and `export` crashed).
-    func makeDurable() async throws
 }
 
 /// What `sluice sink info` prints.

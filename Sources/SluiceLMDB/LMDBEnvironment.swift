@@ -83,11 +83,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// Opens (creating the folder if needed) an environment.
     /// - Parameters:
     ///   - mapSize: the largest the data file may grow (virtual address space, not disk).
-    ///   - syncsEveryCommit: true (the default): a commit returns once it is on disk (its data pages synced,
-    ///     then its meta page written synchronously). False: LMDB's `MDB_NOMETASYNC` — a commit syncs its
-    ///     data pages and writes the meta page without waiting for the disk, so a power loss can undo the
-    ///     last commits (never a `kill -9`, never LMDB's integrity) until ``sync()`` or the next commit's
-    ///     sync.
     ///   - errors: the code and owner of this environment's errors.
     /// - Throws: ``ErrorLabel/damage(_:)``'s error when the data file is truncated or damaged (checked
     ///   before it is mapped: LMDB would take an empty file for a new one, and fault on pages past the end
@@ -98,7 +93,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
         maxDatabases: Int = 8,
         maxReaders: Int = 256,
         readOnly: Bool = false,
-        syncsEveryCommit: Bool = true,
         errors: ErrorLabel = ErrorLabel()
     ) throws {
         self.path = path
@@ -114,9 +108,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
         mdb_env_set_mapsize(handle, mapSize)
         mdb_env_set_maxdbs(handle, MDB_dbi(maxDatabases))
         mdb_env_set_maxreaders(handle, UInt32(maxReaders))
-        let flags =
-            UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | (readOnly ? UInt32(MDB_RDONLY) : 0)
-            | (syncsEveryCommit || readOnly ? 0 : UInt32(MDB_NOMETASYNC))
+        let flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         // LMDB maps the data file once, at open, with the full map size; the mapping never moves. Only the
         // mapping this open creates is registered: another environment open on the same file has its own,
         // which is unmapped when that one closes — releasing its old range later could zero whatever the
@@ -225,13 +217,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
         try errors.check(mdb_txn_commit(txn), "mdb_txn_commit")
         ResidentMemoryReleaser.shared.releaseIfOverBudget()
         return result
-    }
-
-    /// Flushes every committed transaction to disk (`mdb_env_sync` forced: one `fdatasync` of the data
-    /// file), whatever the environment's sync mode; after it, a power loss undoes none of them.
-    /// - Important: blocks for the disk; call it from a blocking executor.
-    package func sync() throws {
-        try errors.check(mdb_env_sync(env, 1), "mdb_env_sync")
     }
 
     static func message(_ rc: Int32) -> String {

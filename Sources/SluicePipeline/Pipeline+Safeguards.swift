@@ -88,7 +88,6 @@ extension Pipeline {
         try await stateExecutor.run { try checkpoint.markRemoving(keys) }
         try await components.sink.delete(plan.ids, documentKeys: plan.documentKeys)
         CrashPoint.reach("prune.vectors-deleted")
-        try await components.sink.makeDurable()  // gone for good before the records are
         try await stateExecutor.run { try checkpoint.commit(put: [], delete: keys) }
         tally.update {
             $0.documentsPruned += plan.keys.count

@@ -232,13 +232,7 @@ extension Pipeline {
                     )
                 }
             ),
-            commit: CommitStage(
-                checkpoint: checkpoint,
-                sink: components.sink,
-                stateExecutor: stateExecutor,
-                tally: tally,
-                logger: logger
-            ),
+            commit: CommitStage(checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally, logger: logger),
             toExtract: StageChannel(capacity: buffer, producers: 1),
             toChunk: StageChannel(capacity: buffer, producers: extractWorkers),
             toHash: StageChannel(capacity: buffer, producers: chunkWorkers),

@@ -7,8 +7,7 @@ import Synchronization
 /// similarity through an HNSW graph kept beside the data (`LocalSink+ANN.swift`), or by an exact scan.
 /// No server to run.
 ///
-/// Writes run on the sink's own thread (LMDB write transactions block and fsync; an upsert's commit is made
-/// durable by ``makeDurable()`` before the checkpoint claims it, `LocalSink+Durability.swift`), and the graph takes each
+/// Writes run on the sink's own thread (LMDB write transactions block and fsync), and the graph takes each
 /// committed write in on a follower thread (`LocalANNFollower.swift`); the keyword index's segments are
 /// built before the write and merged after it on a thread of their own (`KeywordMerger.swift`); searches run
 /// on reader threads of their own.
@@ -16,10 +15,6 @@ public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
     let executor: BlockingExecutor
     let readers: BlockingExecutor
-    /// Runs ``makeDurable()``'s syncs, so that the writer does not wait for them (`LocalSink+Durability.swift`).
-    let syncer: BlockingExecutor
-    /// The upsert commits and how many of them are synced (`LocalSink+Durability.swift`).
-    let syncLedger = LocalSyncLedger()
     public let directory: URL
     let readOnly: Bool
     let indexSettings: IndexSettings
@@ -69,7 +64,6 @@ public final class LocalSink: VectorSink {
                 path: directory,
                 mapSize: mapSize,
                 readOnly: readOnly,
-                syncsEveryCommit: false,  // upserts are synced by makeDurable(), deletes at once
                 errors: .init(
                     code: .sinkFailed,
                     owner: "the local store at \(directory.path)",
@@ -88,7 +82,6 @@ public final class LocalSink: VectorSink {
             _ = try environment.database("ann-labels")
         }
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
-        syncer = BlockingExecutor(label: "sl-local-sync", threads: 1)
         readers = BlockingExecutor(
             label: "sl-local-read",
             threads: min(4, ProcessInfo.processInfo.activeProcessorCount)
@@ -100,7 +93,6 @@ public final class LocalSink: VectorSink {
         // while this one is in use: it re-initializes the lock file's mutexes under a holder).
         keywordMerger.settle()
         executor.shutdown()
-        syncer.shutdown()
         readers.shutdown()
     }
 
@@ -141,8 +133,7 @@ public final class LocalSink: VectorSink {
     /// Writes the records in one or more commits of at most `sink.local_commit_pages` pages (estimated), in order;
     /// a document's records share a commit when they fit in one (`LocalCommitPlan.swift`). A kill between
     /// two commits leaves the first ones' records: the checkpoint is written only after the whole upsert,
-    /// so the next run writes them again, and an upsert of a record already there replaces it. The commits
-    /// survive a `kill -9` when this returns; a power loss only after ``makeDurable()``.
+    /// so the next run writes them again, and an upsert of a record already there replaces it.
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
         // Tokenizing, building each commit's keyword segment and encoding run on the caller's task, so that
@@ -188,7 +179,6 @@ public final class LocalSink: VectorSink {
                 }
                 return (try self.recordUpsert(records, in: txn), segments)
             }
-            self.syncLedger.committed()
             CrashPoint.reach("local.upsert-committed")
             self.follow(change)
             self.requestKeywordMerges(keywords, after: segments)
@@ -210,8 +200,6 @@ public final class LocalSink: VectorSink {
                 for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
                 return try self.recordDelete(ids, in: txn)
             }
-            // Durable before it returns, as before `MDB_NOMETASYNC`: a caller may record the deletion at once.
-            try environment.sync()
             self.follow(change)
             self.requestKeywordMerges(keywords)
             self.documentKeys.deleted(ids)
@@ -335,20 +323,17 @@ public final class LocalSink: VectorSink {
                 try txn.drop(keywordRecords)
                 return try self.recordClear(in: txn)
             }
-            try environment.sync()  // durable before the state forgets the clearing
             self.follow(change)
             self.documentKeys.cleared()
             self.removeIndexFiles(olderThan: nil)
         }
     }
 
-    /// Lets the keyword merges catch up, syncs the store and saves the HNSW graph (see `LocalSink+ANN.swift`).
+    /// Lets the keyword merges catch up and saves the HNSW graph (see `LocalSink+ANN.swift`).
     public func finish() async throws {
         try await executor.run {
             self.settleKeywordMerges()
             try self.throwFailedKeywordMerge()  // the run's last merges too
-            // The saved graph never runs ahead of what a power loss leaves of the store.
-            if !self.readOnly { try self.environment.sync() }
             try self.saveIndex()
         }
     }

@@ -5,28 +5,19 @@ import SluiceState
 
 /// The last stage: writes each document's outcome to the checkpoint, many documents per LMDB
 /// transaction (group commit), and counts outcomes. A document is marked indexed only here, after the
-/// sink acknowledged all its chunks and made them durable (``VectorSink/makeDurable()``, called before
-/// each checkpoint commit that claims what the sink wrote: docs/RELIABILITY.md, "Durable before claimed").
+/// sink acknowledged all its chunks.
 package actor CommitStage {
     private enum State { case initial, running, finished }
 
     package nonisolated let meter: StageMeter
     private let checkpoint: CheckpointStore
-    private let sink: any VectorSink
     private let stateExecutor: BlockingExecutor
     private let tally: RunTally
     private let logger: Logger
     private var state = State.initial
 
-    package init(
-        checkpoint: CheckpointStore,
-        sink: any VectorSink,
-        stateExecutor: BlockingExecutor,
-        tally: RunTally,
-        logger: Logger
-    ) {
+    package init(checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, tally: RunTally, logger: Logger) {
         self.checkpoint = checkpoint
-        self.sink = sink
         self.stateExecutor = stateExecutor
         self.tally = tally
         self.logger = logger
@@ -52,8 +43,6 @@ package actor CommitStage {
             let stopped = documents.filter(\.wasStopped).count
             let records = documents.filter { !$0.wasStopped }.map { Self.record(for: $0, now: now) }
             do {
-                // The sink's writes first, then the claim: a power loss after the commit loses nothing claimed.
-                if documents.contains(where: \.wroteToSink) { try await sink.makeDurable() }
                 try await stateExecutor.run { [checkpoint] in try checkpoint.commit(put: records) }
                 CrashPoint.reach("commit.committed")
             } catch {

@@ -116,10 +116,6 @@ package struct DocumentWork: Sendable {
         return !previous.knownIDs.isEmpty
     }
 
-    /// Whether this run wrote to the sink for the document (its records, or the deletion of its old ones):
-    /// the checkpoint's record of it then claims what the sink must keep through a power loss.
-    package var wroteToSink: Bool { !attemptedIDs.isEmpty || removedStaleVectors > 0 }
-
     package var isSettled: Bool {
         if case .pending = outcome { return false }
         return true
