@@ -36,13 +36,13 @@ import Testing
         let vectorEnd = 4 + Self.record.vector.count * 4
         for encoded in [LocalSink.encode(Self.record), try LocalSink.encodeJSON(Self.record)] {
             let key = try encoded.withUnsafeBytes { raw in
-                try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]))
+                try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]), record: "r")
             }
             #expect(key == Self.record.documentKey)
         }
         let unknown: [UInt8] = [9, 1, 2]
         #expect(throws: SluiceError.self) {
-            try unknown.withUnsafeBytes { try LocalRecordLayout.documentKey($0) }
+            try unknown.withUnsafeBytes { try LocalRecordLayout.documentKey($0, record: "r") }
         }
     }
 
