@@ -106,16 +106,7 @@ import Testing
             "local-layout-\(UInt64.random(in: 0...UInt64.max))"
         )
         defer { TemporaryDirectory.remove(dir) }
-        func record(_ id: String, _ text: String, _ vector: [Float]) -> VectorRecord {
-            VectorRecord(
-                id: VectorID(rawValue: id),
-                documentKey: "\(id).txt",
-                ordinal: 0,
-                text: text,
-                vector: vector,
-                metadata: ["page": .int(1)]
-            )
-        }
+        let record = VectorRecord.onPageOne
         let old = record("old", "written by an older Sluice", [1, 0])
         do {
             // What an older Sluice wrote: the JSON layout.

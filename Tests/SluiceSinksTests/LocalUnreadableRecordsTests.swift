@@ -10,16 +10,7 @@ import Testing
 /// filtered and keyword searches answer from the others and say what they skipped; an export stops at it,
 /// naming it.
 @Suite struct LocalUnreadableRecordsTests {
-    static func record(_ id: String, _ text: String, _ vector: [Float]) -> VectorRecord {
-        VectorRecord(
-            id: VectorID(rawValue: id),
-            documentKey: "\(id).txt",
-            ordinal: 0,
-            text: text,
-            vector: vector,
-            metadata: ["page": .int(1)]
-        )
-    }
+    static let record = VectorRecord.onPageOne
 
     @Test("searches skip a record that does not decode, name it in the sink's notice, and export refuses it")
     func oneDamagedRecord() async throws {
