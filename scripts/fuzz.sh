@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx pptx xlsx epub odt ods odp rtf text worker-protocol extraction-cache local-record pdf-flate)
+[ ${#targets[@]} -gt 0 ] || targets=(json csv html docx pptx xlsx epub odt ods odp rtf text worker-protocol extraction-cache local-record local-record-fields pdf-flate)
 
 SLUICE_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product SluiceFuzz \
   --sanitize=fuzzer --sanitize=address \

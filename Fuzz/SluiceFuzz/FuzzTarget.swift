@@ -14,6 +14,7 @@ enum FuzzTarget: String, CaseIterable {
     case workerProtocol = "worker-protocol"
     case extractionCache = "extraction-cache"
     case localRecord = "local-record"
+    case localRecordFields = "local-record-fields"
     case pdfFlate = "pdf-flate"
 
     func run(_ bytes: [UInt8]) {
@@ -33,6 +34,7 @@ enum FuzzTarget: String, CaseIterable {
         case .workerProtocol: Self.workerLines(bytes)
         case .extractionCache: Self.extractionCache(bytes)
         case .localRecord: _ = try? LocalSink.decode(id: Array("fuzz".utf8), bytes)
+        case .localRecordFields: Self.localRecordFields(bytes)
         case .pdfFlate:
             Self.flate(bytes)
             Self.flate([0x78, 0x9C] + bytes)  // behind a valid zlib header, so the fuzzer reaches the blocks
@@ -46,6 +48,20 @@ enum FuzzTarget: String, CaseIterable {
         let blocks = PDFStreamInflater.zlib.decode(bytes)
         precondition(PDFStreamInflater.zlib.decode(bytes, byteAtATime: true) == blocks, "blocks and bytes differ")
         precondition(PDFStreamInflater.poppler.decode(bytes).starts(with: blocks), "not a prefix")
+    }
+
+    /// A local-store record's fields behind a valid vector header (one dimension), as they are and behind
+    /// the binary layout's version byte (2), so the fuzzer reaches the fields' reader rather than the
+    /// header's checks. What decodes must encode to bytes that decode and encode to the same bytes again
+    /// (compared as bytes: a NaN is not equal to itself).
+    private static func localRecordFields(_ bytes: [UInt8]) {
+        let header: [UInt8] = [1, 0, 0, 0, 0, 0, 0x80, 0x3F]
+        for fields in [bytes, [2] + bytes] {
+            guard let record = try? LocalSink.decode(id: Array("fuzz".utf8), header + fields) else { continue }
+            let encoded = LocalSink.encode(record)
+            let again = try? LocalSink.decode(id: Array("fuzz".utf8), encoded)
+            precondition(again.map(LocalSink.encode) == encoded, "a decoded record does not round-trip")
+        }
     }
 
     /// The bound on a document's text here (`extract.max_text_mb`): small, so that inputs that multiply

@@ -74,6 +74,11 @@ struct AskCommand: AsyncParsableCommand {
                 throw error
             }
             output.end()
+            if let notice = components.sink.readNotice {
+                // The passages came from the records it could read: said, and exit 2, as `search` does.
+                FileHandle.standardError.write(Data("sluice: ask: \(notice)\n".utf8))
+                throw ExitCode(.documentsFailed)
+            }
         }
     }
 }

@@ -112,6 +112,12 @@ struct SearchCommand: AsyncParsableCommand {
                 }
             }
             if results.isEmpty && !json { print(Self.emptyAnswer(filter: filter, minScore: minScore)) }
+            if let notice = components.sink.readNotice {
+                // The results are those of the records it could read: said, and exit 2, as `export` does
+                // when it leaves records out (docs/RELIABILITY.md).
+                FileHandle.standardError.write(Data("sluice: search: \(notice)\n".utf8))
+                throw ExitCode(.documentsFailed)
+            }
         }
     }
 

@@ -26,6 +26,8 @@ extension VectorSink {
 
     /// Nil: the store gives no reason beyond answering nil.
     public var readBackRefusal: String? { nil }
+    /// Nil: the store skips nothing it cannot read (it fails instead).
+    public var readNotice: String? { nil }
 
     public var preparationNotice: String? { nil }
 

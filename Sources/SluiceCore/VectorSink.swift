@@ -48,6 +48,10 @@ public protocol VectorSink: Sendable {
     /// without accent folding, where the `unaccent` extension cannot be created), said once by a run in its
     /// log; nil by default.
     var preparationNotice: String? { get }
+    /// What this sink's searches have skipped since it was opened because it could not be read (the local
+    /// store's records whose bytes do not decode), said by `sluice search` on standard error and by the
+    /// service in its log; nil by default.
+    var readNotice: String? { get }
     /// Removes the collection/table/index itself (`sluice sink drop --yes`); the next run creates it again.
     func drop() async throws
     /// Called once at the end of a run that wrote to the sink (builds deferred indexes, compacts files).

@@ -40,6 +40,7 @@ struct APIRoutes: Sendable {
             AuditRecord.asked(query.text, filter: query.filter)
             let searcher = server.searcher
             let outcome = try await bounded { try await searcher.searchOutcome(query) }
+            server.readNotices.report(searcher.sink.readNotice, logger: server.logger)
             var results = outcome.results
             // A record's readers name other principals and groups: the operator's to see, not a restricted caller's.
             if identity.filter(access) != nil {
@@ -82,6 +83,7 @@ struct APIRoutes: Sendable {
                 }
                 return transcript
             }
+            server.readNotices.report(server.searcher.sink.readNotice, logger: server.logger)
             AuditRecord.showed(transcript.sources.map(\.documentKey))
             return try JSONResponse.make(object: transcript.jsonObject)
         }

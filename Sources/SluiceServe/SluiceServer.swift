@@ -23,6 +23,8 @@ public struct SluiceServer: Sendable {
     /// `POST /v1/ask`'s answerer; nil when the pipeline has no `answer` section (404).
     var answerer: Answerer? { served.answerer }
     let metrics = ServeMetrics()
+    /// What the store's searches skipped, logged once a change (``ReadNoticeLog``).
+    let readNotices = ReadNoticeLog()
     let runs: RunManager
     let checkpoint: CheckpointReader
     let token: [UInt8]?

@@ -20,6 +20,12 @@ import SluiceCore
 /// an integer, and a string in RFC 3339 form into a time, when read back; the binary layout keeps a double
 /// a double and a string a string, as the record had them. Any other first byte is a layout this version
 /// does not know (a store written by a later Sluice): reading it fails with `sinkFailed`.
+///
+/// The bytes are read as untrusted (a damaged page, a hostile file): every read is checked against the end,
+/// a length or count is compared with the bytes left before anything is allocated by it (a count of 2^60 is
+/// refused, not reserved), text must be valid UTF-8, tags and the version byte must be known and metadata
+/// keys strictly in byte order (so no key twice). Whatever fails throws `sinkFailed` naming the record
+/// (``decode(_:record:)``), never traps (`LocalRecordLayoutTests`, the `local-record-fields` fuzz target).
 enum LocalRecordLayout {
     /// The first byte of the binary layout.
     static let binaryVersion: UInt8 = 2
@@ -76,33 +82,53 @@ enum LocalRecordLayout {
         }
     }
 
+    /// One decoder for every JSON record a scan reads (a `JSONDecoder` made per record cost more than the
+    /// decoding in a scan of a store of JSON records; it keeps no state between calls).
+    private static let jsonDecoder = JSONDecoder()
+
     /// Reads the fields from the bytes after the vector, in either layout.
-    /// - Throws: `sinkFailed` for bytes in neither layout, or cut short.
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Fields {
-        guard let first = bytes.first else { throw corrupt("no fields") }
+    /// - Parameter record: the record's id, named in the error.
+    /// - Throws: `sinkFailed` naming the record, for bytes in neither layout, cut short, or not as the layout
+    ///   says (``LocalRecordLayout``).
+    static func decode(_ bytes: UnsafeRawBufferPointer, record: String) throws -> Fields {
+        do {
+            return try fields(bytes)
+        } catch let problem as Problem {
+            throw corrupt(record, problem.description)
+        } catch {
+            throw corrupt(record, "not JSON as written: \(error)")
+        }
+    }
+
+    private static func fields(_ bytes: UnsafeRawBufferPointer) throws -> Fields {
+        guard let first = bytes.first else { throw Problem("no fields") }
         switch first {
         case jsonMarker:
-            let stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))
+            let stored = try jsonDecoder.decode(Stored.self, from: Data(bytes))
             return Fields(key: stored.key, ordinal: stored.ordinal, text: stored.text, metadata: stored.metadata)
         case binaryVersion:
             var reader = Reader(bytes: bytes, offset: 1)
             let key = try reader.string()
             let ordinal = Int(truncatingIfNeeded: unzigzag(try reader.varint()))
             let text = try reader.string()
-            let count = try reader.varint()
-            guard count <= UInt64(bytes.count) else { throw corrupt("metadata count \(count)") }
+            // An entry takes 3 bytes at least (an empty key's length, a tag, a one-byte value).
+            let count = try reader.count(ofAtLeast: 3, "metadata entries")
             var metadata: [String: MetadataValue] = [:]
-            metadata.reserveCapacity(Int(count))
+            metadata.reserveCapacity(min(count, 64))
+            var previous: String?
             for _ in 0..<count {
                 let name = try reader.string()
+                if let previous, !previous.utf8.lexicographicallyPrecedes(name.utf8) {
+                    throw Problem("metadata key out of order or twice at \(reader.offset)")
+                }
                 metadata[name] = try reader.value()
+                previous = name
             }
-            guard reader.offset == bytes.count else { throw corrupt("\(bytes.count - reader.offset) bytes left over") }
+            guard reader.offset == bytes.count else { throw Problem("\(bytes.count - reader.offset) bytes left over") }
             return Fields(key: key, ordinal: ordinal, text: text, metadata: metadata)
         default:
-            throw SluiceError(
-                .sinkFailed,
-                "a record in the local store has layout \(first), which this version of Sluice cannot read (written by a later version?)"
+            throw Problem(
+                "layout \(first), which this version of Sluice cannot read (written by a later version?)"
             )
         }
     }
@@ -112,17 +138,22 @@ enum LocalRecordLayout {
 
     /// Reads only the document key from the bytes after the vector, in either layout (a scan for keys
     /// decodes nothing else).
-    /// - Throws: `sinkFailed` for bytes in neither layout, or cut short.
-    static func documentKey(_ bytes: UnsafeRawBufferPointer) throws -> String {
-        guard let first = bytes.first else { throw corrupt("no fields") }
-        switch first {
-        case jsonMarker:
-            return try JSONDecoder().decode(StoredKey.self, from: Data(bytes)).key
-        case binaryVersion:
-            var reader = Reader(bytes: bytes, offset: 1)
-            return try reader.string()
-        default:
-            return try decode(bytes).key  // throws the layout's error
+    /// - Throws: `sinkFailed` naming the record, for bytes in neither layout, or cut short.
+    static func documentKey(_ bytes: UnsafeRawBufferPointer, record: String) throws -> String {
+        do {
+            switch bytes.first {
+            case jsonMarker:
+                return try jsonDecoder.decode(StoredKey.self, from: Data(bytes)).key
+            case binaryVersion:
+                var reader = Reader(bytes: bytes, offset: 1)
+                return try reader.string()
+            default:
+                return try fields(bytes).key  // throws the layout's error
+            }
+        } catch let problem as Problem {
+            throw corrupt(record, problem.description)
+        } catch {
+            throw corrupt(record, "not JSON as written: \(error)")
         }
     }
 
@@ -137,8 +168,18 @@ enum LocalRecordLayout {
 
     // MARK: - Binary pieces
 
-    private static func corrupt(_ what: String) -> SluiceError {
-        SluiceError(.sinkFailed, "corrupt record in local store (\(what))")
+    /// What is wrong with a record's bytes, before the record's id is known to the reader.
+    private struct Problem: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The error for the record `id` whose bytes are not as written: `what` says where.
+    static func corrupt(_ id: String, _ what: String) -> SluiceError {
+        SluiceError(
+            .sinkFailed,
+            "corrupt record \(DisplayEscaping.escaped(id)) in the local store (\(what)); restore the store from a backup, or write it again with sluice run --reembed (its vectors come from the embedding cache)"
+        )
     }
 
     static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
@@ -163,7 +204,7 @@ enum LocalRecordLayout {
         var offset: Int
 
         mutating func byte() throws -> UInt8 {
-            guard offset < bytes.count else { throw corrupt("cut short at \(offset)") }
+            guard offset < bytes.count else { throw Problem("cut short at \(offset)") }
             defer { offset += 1 }
             return bytes[offset]
         }
@@ -173,21 +214,33 @@ enum LocalRecordLayout {
             var shift: UInt64 = 0
             while true {
                 let byte = try byte()
-                guard shift < 64 else { throw corrupt("varint too long at \(offset)") }
+                // The tenth byte holds the 64th bit alone.
+                guard shift < 63 || (shift == 63 && byte <= 1) else { throw Problem("varint too long at \(offset)") }
                 value |= UInt64(byte & 0x7F) << shift
                 if byte < 0x80 { return value }
                 shift += 7
             }
         }
 
+        /// A count of things of at least `size` bytes each, checked against the bytes left.
+        mutating func count(ofAtLeast size: Int, _ what: String) throws -> Int {
+            let count = try varint()
+            guard count <= UInt64((bytes.count - offset) / size) else {
+                throw Problem("\(count) \(what) at \(offset), in \(bytes.count - offset) bytes")
+            }
+            return Int(count)
+        }
+
         mutating func string() throws -> String {
             let length = try varint()
             guard length <= UInt64(bytes.count - offset) else {
-                throw corrupt("string of \(length) bytes at \(offset)")
+                throw Problem("string of \(length) bytes at \(offset), \(bytes.count - offset) left")
             }
             let end = offset + Int(length)
-            defer { offset = end }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+            guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self)
+            else { throw Problem("text at \(offset) is not UTF-8") }
+            offset = end
+            return text
         }
 
         mutating func value() throws -> MetadataValue {
@@ -195,20 +248,24 @@ enum LocalRecordLayout {
             case 0: return .string(try string())
             case 1: return .int(Int(truncatingIfNeeded: unzigzag(try varint())))
             case 2:
-                guard bytes.count - offset >= 8 else { throw corrupt("double cut short at \(offset)") }
+                guard bytes.count - offset >= 8 else { throw Problem("double cut short at \(offset)") }
                 let bits = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                 offset += 8
                 return .double(Double(bitPattern: bits))
-            case 3: return .bool(try byte() != 0)
+            case 3:
+                switch try byte() {
+                case 0: return .bool(false)
+                case 1: return .bool(true)
+                case let other: throw Problem("boolean \(other) at \(offset - 1)")
+                }
             case 4: return .time(Date(timeIntervalSince1970: Double(unzigzag(try varint()))))
             case 5:
-                let count = try varint()
-                guard count <= UInt64(bytes.count - offset) else { throw corrupt("list of \(count) at \(offset)") }
+                let count = try count(ofAtLeast: 1, "strings")
                 var texts: [String] = []
-                texts.reserveCapacity(Int(count))
+                texts.reserveCapacity(min(count, 64))
                 for _ in 0..<count { texts.append(try string()) }
                 return .strings(texts)
-            case let tag: throw corrupt("metadata tag \(tag) at \(offset - 1)")
+            case let tag: throw Problem("metadata tag \(tag) at \(offset - 1)")
             }
         }
     }

@@ -14,7 +14,7 @@ import SluiceLMDB
 extension LocalSink {
     /// The best `k` by a scan of every vector (the truth the graph is measured against).
     func exactSearch(_ query: [Float], k: Int) throws -> [SearchHit] {
-        try Self.exactSearch(environment: environment, query, k: k, filter: nil)
+        try Self.exactSearch(environment: environment, query, k: k, filter: nil, skipping: unreadable)
     }
 
     /// The best `k` by cosine: from the graph when the change log brings it to what this read transaction
@@ -92,9 +92,14 @@ extension LocalSink {
                 if let hit = try candidate(label) { candidates.append(hit) }
             }
             candidates.sort { $0.score > $1.score }
-            return try candidates.prefix(k).map {
-                SearchHit(score: $0.score, record: try Self.decode(id: $0.id, $0.bytes))
+            // A record that does not decode is skipped (``LocalUnreadableRecords``): the next candidate takes
+            // its place.
+            var hits: [SearchHit] = []
+            for candidate in candidates where hits.count < k {
+                guard let record = try unreadable.record(id: candidate.id, candidate.bytes) else { continue }
+                hits.append(SearchHit(score: candidate.score, record: record))
             }
+            return hits
         }
     }
 

@@ -14,10 +14,8 @@ extension LocalSink {
             let ids = try documentKeys.ids(of: key) { add in
                 try environment.read { txn in
                     try txn.forEach(vectors) { id, value in
-                        try add(
-                            VectorID(rawValue: String(decoding: id, as: UTF8.self)),
-                            Self.documentKey(value)
-                        )
+                        let name = String(decoding: id, as: UTF8.self)
+                        try add(VectorID(rawValue: name), Self.documentKey(value, record: name))
                         return true
                     }
                 }
@@ -35,15 +33,17 @@ extension LocalSink {
     }
 
     /// The document key of an encoded record (`[UInt32 dimension][vector][fields]`, either layout).
-    private static func documentKey<Bytes: Collection>(_ bytes: Bytes) throws -> String
+    private static func documentKey<Bytes: Collection>(_ bytes: Bytes, record: String) throws -> String
     where Bytes.Element == UInt8 {
         let array = Array(bytes)
-        guard array.count >= 4 else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
+        guard array.count >= 4 else { throw LocalRecordLayout.corrupt(record, "\(array.count) bytes") }
         let dimension = array.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
         let vectorEnd = 4 + dimension * 4
-        guard array.count >= vectorEnd else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
+        guard array.count >= vectorEnd else {
+            throw LocalRecordLayout.corrupt(record, "a vector of \(dimension) dimensions in \(array.count) bytes")
+        }
         return try array.withUnsafeBytes { raw in
-            try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]))
+            try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]), record: record)
         }
     }
 }

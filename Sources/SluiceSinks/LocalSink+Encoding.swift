@@ -6,7 +6,7 @@ import SluiceCore
 /// layout, or, in a store written before it, JSON (`LocalRecordLayout.swift`).
 extension LocalSink {
     /// The record's stored value, in the binary layout.
-    static func encode(_ record: VectorRecord) -> [UInt8] {
+    package static func encode(_ record: VectorRecord) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(
             4 + record.vector.count * 4 + 24 + record.documentKey.utf8.count + record.text.utf8.count
@@ -32,18 +32,27 @@ extension LocalSink {
         record.vector.withUnsafeBytes { out += $0 }
     }
 
+    /// The record stored under `id`.
+    /// - Throws: `sinkFailed` naming the record when its bytes are not as written (cut short, a dimension
+    ///   past the end, or fields that do not decode: ``LocalRecordLayout``).
     package static func decode<Bytes: Collection>(id: [UInt8], _ bytes: Bytes) throws -> VectorRecord
     where Bytes.Element == UInt8 {
         let array = Array(bytes)
-        guard array.count >= 4 else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
+        let name = String(decoding: id, as: UTF8.self)
+        guard array.count >= 4 else { throw LocalRecordLayout.corrupt(name, "\(array.count) bytes") }
         let dimension = array.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
         let vectorEnd = 4 + dimension * 4
-        guard array.count >= vectorEnd else { throw SluiceError(.sinkFailed, "corrupt record in local store") }
+        guard array.count >= vectorEnd else {
+            throw LocalRecordLayout.corrupt(name, "a vector of \(dimension) dimensions in \(array.count) bytes")
+        }
         return try array.withUnsafeBytes { raw in
             let vector = (0..<dimension).map { raw.loadUnaligned(fromByteOffset: 4 + $0 * 4, as: Float.self) }
-            let fields = try LocalRecordLayout.decode(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]))
+            let fields = try LocalRecordLayout.decode(
+                UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]),
+                record: name
+            )
             return VectorRecord(
-                id: VectorID(rawValue: String(decoding: id, as: UTF8.self)),
+                id: VectorID(rawValue: name),
                 documentKey: fields.key,
                 ordinal: fields.ordinal,
                 text: fields.text,

@@ -18,7 +18,8 @@ extension LocalSink {
         k: Int,
         filter: SearchFilter?,
         bm25: BM25 = BM25(),
-        cancellation: CancellationFlag? = nil
+        cancellation: CancellationFlag? = nil,
+        skipping unreadable: LocalUnreadableRecords? = nil
     ) throws -> [SearchHit] {
         let terms = KeywordIndex.counts(of: text).terms.sorted()
         guard !terms.isEmpty, k > 0 else { return [] }
@@ -34,14 +35,22 @@ extension LocalSink {
             func consider(_ id: [UInt8], _ score: Double) throws -> Bool {
                 considered += 1
                 if considered % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
-                guard let value = try txn.get(vectors, id) else { return true }
-                let record = try LocalSink.decode(id: id, value)
+                guard let value = try txn.get(vectors, id),
+                    let record = try LocalSink.record(id: id, value, skipping: unreadable)
+                else { return true }
                 guard filter?.matches(record) ?? true else { return true }
                 hits.append(SearchHit(score: Float(score), record: record))
                 return hits.count < k
             }
             guard try index.isBuilt(txn) else {
-                let ranking = try scanRanking(terms, environment: environment, txn, bm25: bm25, cancellation)
+                let ranking = try scanRanking(
+                    terms,
+                    environment: environment,
+                    txn,
+                    bm25: bm25,
+                    cancellation,
+                    unreadable
+                )
                 for (id, score) in ranking {
                     guard try consider(Array(id.utf8), score) else { break }
                 }
@@ -76,13 +85,14 @@ extension LocalSink {
         environment: LMDBEnvironment,
         _ txn: LMDBTransaction,
         bm25: BM25,
-        _ cancellation: CancellationFlag?
+        _ cancellation: CancellationFlag?,
+        _ unreadable: LocalUnreadableRecords?
     ) throws -> [(id: String, score: Double)] {
         var postings = [[BM25.Posting]](repeating: [], count: terms.count)
         var corpus = BM25.Corpus(documents: 0, terms: 0)
         try txn.forEach(environment.database("vectors")) { key, value in
             if corpus.documents % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
-            let record = try LocalSink.decode(id: Array(key), value)
+            guard let record = try LocalSink.record(id: Array(key), value, skipping: unreadable) else { return true }
             let counts = KeywordIndex.counts(of: record)
             corpus.documents += 1
             corpus.terms += counts.length

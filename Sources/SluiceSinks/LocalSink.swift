@@ -32,8 +32,12 @@ public final class LocalSink: VectorSink {
     let changedLabels = LocalANNChangedLabels()
     /// Document key → ids, built when a new state first asks for a document's vectors (`LocalSink+Adoption.swift`).
     let documentKeys = DocumentKeyIndex()
+    /// The records searches skipped because they do not decode (``readNotice``).
+    let unreadable = LocalUnreadableRecords()
 
     public var name: String { "local:\(directory.path)" }
+
+    public var readNotice: String? { unreadable.notice }
 
     /// Files on this machine, opened when the sink was built: nothing to check before a run.
     public var isRemote: Bool { false }
@@ -238,7 +242,8 @@ public final class LocalSink: VectorSink {
                     request.text,
                     k: request.k,
                     filter: request.filter,
-                    cancellation: cancellation
+                    cancellation: cancellation,
+                    skipping: self.unreadable
                 )
             }
         }
@@ -250,7 +255,8 @@ public final class LocalSink: VectorSink {
                 request.vector,
                 k: request.k,
                 filter: filter,
-                cancellation: cancellation
+                cancellation: cancellation,
+                skipping: self.unreadable
             )
         }
     }
@@ -258,13 +264,15 @@ public final class LocalSink: VectorSink {
     /// The best `k` by cosine among the records that match `filter`, by a scan of every vector. The filter
     /// is evaluated only for records whose score would enter the current top k (decoding is the costly part).
     /// The scan stops with `CancellationError` once `cancellation` is set (checked every
-    /// ``cancellationInterval`` records).
+    /// ``cancellationInterval`` records). A record that does not decode is skipped and noted in `unreadable`
+    /// when there is one (a search), and fails the scan otherwise.
     static func exactSearch(
         environment: LMDBEnvironment,
         _ query: [Float],
         k: Int,
         filter: SearchFilter?,
-        cancellation: CancellationFlag? = nil
+        cancellation: CancellationFlag? = nil,
+        skipping unreadable: LocalUnreadableRecords? = nil
     ) throws -> [SearchHit] {
         let vectors = try environment.database("vectors")
         let queryNorm = LocalSink.norm(query)
@@ -277,7 +285,9 @@ public final class LocalSink: VectorSink {
                 if scanned % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
                 let score = LocalSink.cosine(query, queryNorm: queryNorm, encoded: value)
                 guard best.count < k || score > best[best.count - 1].score else { return true }
-                let record = try LocalSink.decode(id: Array(key), value)
+                guard let record = try LocalSink.record(id: Array(key), value, skipping: unreadable) else {
+                    return true
+                }
                 guard filter?.matches(record) ?? true else { return true }
                 let index = best.firstIndex { $0.score < score } ?? best.count
                 best.insert(SearchHit(score: score, record: record), at: index)

@@ -36,13 +36,13 @@ import Testing
         let vectorEnd = 4 + Self.record.vector.count * 4
         for encoded in [LocalSink.encode(Self.record), try LocalSink.encodeJSON(Self.record)] {
             let key = try encoded.withUnsafeBytes { raw in
-                try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]))
+                try LocalRecordLayout.documentKey(UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]), record: "r")
             }
             #expect(key == Self.record.documentKey)
         }
         let unknown: [UInt8] = [9, 1, 2]
         #expect(throws: SluiceError.self) {
-            try unknown.withUnsafeBytes { try LocalRecordLayout.documentKey($0) }
+            try unknown.withUnsafeBytes { try LocalRecordLayout.documentKey($0, record: "r") }
         }
     }
 
@@ -106,16 +106,7 @@ import Testing
             "local-layout-\(UInt64.random(in: 0...UInt64.max))"
         )
         defer { TemporaryDirectory.remove(dir) }
-        func record(_ id: String, _ text: String, _ vector: [Float]) -> VectorRecord {
-            VectorRecord(
-                id: VectorID(rawValue: id),
-                documentKey: "\(id).txt",
-                ordinal: 0,
-                text: text,
-                vector: vector,
-                metadata: ["page": .int(1)]
-            )
-        }
+        let record = VectorRecord.onPageOne
         let old = record("old", "written by an older Sluice", [1, 0])
         do {
             // What an older Sluice wrote: the JSON layout.

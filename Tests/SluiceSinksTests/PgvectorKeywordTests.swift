@@ -236,6 +236,37 @@ struct PgvectorKeywordTests {
         #expect(try await keyword(qualified, "bolivar") == [1])
     }
 
+    @Test("a table or schema whose quoted name holds a dot loads, searches by keyword and folds accents")
+    func dottedNames() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let admin = try PgvectorSink(settings: postgres.settings(table: "setup"))
+        try await admin.withConnection("a schema with a dot in its name") { connection in
+            try connection.query("CREATE SCHEMA \"my.schema\"")
+        }
+        let rows = [Self.record(1, "Simón Bolívar led the campaigns."), Self.record(2, "Nothing about it here.")]
+        for table in [#""my.table""#, #""my.schema".chunks"#, #""my.schema"."my.table""#] {
+            let sink = try await Self.sink(postgres.settings(table: table), holding: rows)
+            #expect(try await sink.count() == 2, "\(table)")
+            let folded = try await sink.search(SearchRequest(mode: .keyword, text: "bolivar", k: 5))
+            #expect(Self.ids(folded) == [1], "\(table)")
+            #expect(Self.ids(try await sink.search(SearchRequest(vector: [1, 1, 0.5], k: 1))) == [1], "\(table)")
+            let info = try await sink.info()
+            #expect(info.warnings.isEmpty, "\(table): \(info.warnings)")
+            #expect(sink.preparationNotice == nil, "\(table)")
+        }
+        // The dotted schema's tables use a configuration made in that schema, not in one named `"my`.
+        let schemas = try await admin.withConnection("where the configurations are") { connection in
+            try connection.query(
+                """
+                SELECT n.nspname FROM pg_ts_config c JOIN pg_namespace n ON n.oid = c.cfgnamespace
+                WHERE c.cfgname = 'sluice_english_unaccent' ORDER BY 1
+                """
+            ).map { $0[0] ?? "" }
+        }
+        #expect(schemas == ["my.schema", "public"])
+    }
+
     @Test("without the unaccent extension keyword search stays on english and says so")
     func fallbackWithoutUnaccent() async throws {
         let postgres = try await PostgresForTest.launch()

@@ -74,13 +74,46 @@ struct SinkPartsTests {
         #expect(PgvectorCopy.arrayLiteral([VectorID(rawValue: "ab"), VectorID(rawValue: "cd")]) == "{ab,cd}")
     }
 
-    @Test("pgvector: table names are plain identifiers, and URLs with passwords are refused")
+    @Test("pgvector: table names are plain or quoted identifiers, schema.table at most")
     func pgvectorSettings() {
         #expect(PgvectorSink.validIdentifier("chunks"))
         #expect(PgvectorSink.validIdentifier("search.chunks_2"))
         #expect(!PgvectorSink.validIdentifier("chunks; DROP TABLE x"))
         #expect(!PgvectorSink.validIdentifier("a.b.c"))
         #expect(!PgvectorSink.validIdentifier("1abc"))
+        #expect(!PgvectorSink.validIdentifier(#""unclosed"#))
+        #expect(!PgvectorSink.validIdentifier(#""a"b"#))
+        #expect(!PgvectorSink.validIdentifier(#""""#))
+        #expect(!PgvectorSink.validIdentifier("\"a\u{0}b\""))
+        #expect(!PgvectorSink.validIdentifier("\"a\"\u{301}b\""))  // a quote, then an accent: the name ends there
+        #expect(!PgvectorSink.validIdentifier("\"" + String(repeating: "é", count: 32) + "\""))  // 64 bytes
+    }
+
+    @Test(
+        "pgvector: a quoted table or schema name keeps its dots, quotes and case",
+        arguments: [
+            (#""my.table""#, nil, "my.table", #""my.table""#),
+            (#""my.schema".chunks"#, "my.schema", "chunks", #""my.schema"."chunks""#),
+            (#""my.schema"."my.table""#, "my.schema", "my.table", #""my.schema"."my.table""#),
+            (#"search.Mixed_Case"#, "search", "Mixed_Case", #""search"."Mixed_Case""#),
+            (#""say ""hi""""#, nil, #"say "hi""#, #""say ""hi""""#),
+            ("\"a\"\"\u{301}b\"", nil, "a\"\u{301}b", "\"a\"\"\u{301}b\""),
+        ] as [(String, String?, String, String)]
+    )
+    func pgvectorTableNames(text: String, schema: String?, table: String, quoted: String) throws {
+        let name = try #require(PgvectorTableName(parsing: text))
+        #expect(name.schema == schema)
+        #expect(name.table == table)
+        #expect(name.quoted == quoted)
+        #expect(PgvectorTableName(parsing: name.text) == name, "\(name.text) reads back")
+        #expect(PgvectorSink.table(PgvectorSink.table(text, adding: "_g2"), removing: "_g2") == name.text)
+        #expect(PgvectorTableName(parsing: PgvectorSink.table(text, adding: "_g2"))?.table == table + "_g2")
+        let configuration = PgvectorSink.foldingConfiguration(table: name)
+        #expect(configuration == (name.quotedSchema.map { $0 + "." } ?? "") + "sluice_english_unaccent")
+    }
+
+    @Test("pgvector: URLs with passwords are refused")
+    func pgvectorURLs() {
         #expect(PgvectorSink.urlHasPassword("postgresql://me:secret@db/x"))
         #expect(PgvectorSink.urlHasPassword("host=db password=secret"))
         #expect(!PgvectorSink.urlHasPassword("postgresql://me@db:5432/x"))

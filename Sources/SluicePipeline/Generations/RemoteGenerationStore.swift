@@ -45,8 +45,8 @@ struct RemoteGenerationStore: Sendable {
                 base.sink.namespace =
                     namespace == generation
                     ? "" : namespace.hasSuffix(suffix) ? String(namespace.dropLast(suffix.count)) : namespace
-            } else if kind == .pgvector, base.sink.table.hasSuffix(suffix) {
-                base.sink.table.removeLast(suffix.count)
+            } else if kind == .pgvector {
+                base.sink.table = PgvectorSink.table(base.sink.table, removing: suffix)
             } else if kind != .pgvector, base.sink.collection.hasSuffix(suffix) {
                 base.sink.collection.removeLast(suffix.count)
             }
@@ -71,7 +71,8 @@ struct RemoteGenerationStore: Sendable {
     func name(of generation: String) -> String {
         if kind == .jsonl { return JSONLGenerationLink.adding(generation, to: baseName) }
         if kind == .pinecone, baseName.isEmpty { return generation == GenerationManifest.original ? "" : generation }
-        return generation == GenerationManifest.original ? baseName : "\(baseName)_\(generation)"
+        guard generation != GenerationManifest.original else { return baseName }
+        return kind == .pgvector ? PgvectorSink.table(baseName, adding: "_" + generation) : "\(baseName)_\(generation)"
     }
 
     /// The name outside readers query, which always shows the active generation: the view (pgvector), the
@@ -81,6 +82,7 @@ struct RemoteGenerationStore: Sendable {
         switch kind {
         case .chroma, .pinecone: nil
         case .jsonl: JSONLGenerationLink.adding("active", to: baseName)
+        case .pgvector: PgvectorSink.table(baseName, adding: "_active")
         default: "\(baseName)_active"
         }
     }

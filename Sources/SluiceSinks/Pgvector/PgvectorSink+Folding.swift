@@ -9,11 +9,11 @@ import Synchronization
 /// `5.6.1` are parsed as before. Where the extension cannot be created (not installed, or no privilege),
 /// keyword search stays on `english`, and says so (``textSearchFallback``).
 extension PgvectorSink {
-    /// The folding configuration's name, in the table's schema (the search path's first for a table
-    /// without one). `table` is quoted as statements write it (``quotedTable``).
-    static func foldingConfiguration(table: String) -> String {
-        let parts = table.split(separator: ".")
-        return parts.count > 1 ? "\(parts[0]).sluice_english_unaccent" : "sluice_english_unaccent"
+    /// The folding configuration's name as statements write it, in the table's schema (the search path's
+    /// first for a table without one): the schema is the name's own part, so a dot inside a quoted name
+    /// (`"my.schema"`, `"my.table"`) is part of it, never the end of the schema.
+    static func foldingConfiguration(table: PgvectorTableName) -> String {
+        (table.quotedSchema.map { $0 + "." } ?? "") + "sluice_english_unaccent"
     }
 
     /// The parser's token types that can hold letters beyond ASCII (`word`, and the parts of hyphenated
@@ -27,19 +27,18 @@ extension PgvectorSink {
     /// leaves the preparation's transaction usable.
     static func ensureFoldingConfiguration(
         _ connection: PGConnection,
-        table: String
+        table: PgvectorTableName
     ) throws -> (configuration: String, fallback: String?) {
         let name = foldingConfiguration(table: table)
-        let parts = table.split(separator: ".")
-        // The schema a `CREATE` of the name makes it in: the table's (bound, as written: quoted or not), or the
-        // search path's first.
+        // The schema a `CREATE` of the name makes it in: the table's (bound, quoted), or the search path's
+        // first.
         let existing = try connection.query(
             """
             SELECT count(*) FROM pg_ts_config WHERE cfgname = 'sluice_english_unaccent' AND cfgnamespace =
                 CASE WHEN $1::text IS NULL THEN (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
                 ELSE to_regnamespace($1) END
             """,
-            [parts.count > 1 ? String(parts[0]) : nil]
+            [table.quotedSchema]
         )
         if existing.first?[0] != "0" { return (name, nil) }
         try connection.query("SAVEPOINT sluice_folding")

@@ -16,7 +16,7 @@ extension PgvectorSink {
     /// 0.773/0.828/0.702 (docs/STORES.md).
     static let textSearchConfiguration = "english"
 
-    var textSearchIndexName: String { String(settings.table.split(separator: ".").last!) + "_text_search" }
+    var textSearchIndexName: String { tableName.table + "_text_search" }
 
     /// What the generated column holds, parsed with `configuration`: the text, then the title
     /// (`metadata.title`) or, without one, the document's name (the key's last path component without its
@@ -24,7 +24,7 @@ extension PgvectorSink {
     /// JSON text: the parser reads its words, not its brackets and quotes).
     static func textSearchExpression(_ configuration: String) -> String {
         """
-        to_tsvector('\(configuration)', text || E'\\n' || coalesce(nullif(metadata->>'title', ''), \
+        to_tsvector(\(PgvectorTableName.literal(configuration)), text || E'\\n' || coalesce(nullif(metadata->>'title', ''), \
         regexp_replace(regexp_replace(regexp_replace(document_key, '[?#].*$', ''), '^.*/', ''), '(.)\\.[^.]*$', '\\1')) \
         || E'\\n' || coalesce((metadata->'headings')::text, ''))
         """
@@ -45,8 +45,13 @@ extension PgvectorSink {
     /// nothing is embedded again.
     /// - Returns: why accents are not folded, nil when they are.
     @discardableResult
-    static func ensureTextSearch(_ connection: PGConnection, table: String, indexName: String) throws -> String? {
-        let (configuration, fallback) = try ensureFoldingConfiguration(connection, table: table)
+    static func ensureTextSearch(
+        _ connection: PGConnection,
+        table name: PgvectorTableName,
+        indexName: String
+    ) throws -> String? {
+        let table = name.quoted
+        let (configuration, fallback) = try ensureFoldingConfiguration(connection, table: name)
         let version = textSearchVersion(configuration)
         if let comment = try textSearchComment(connection, table: table), comment != version {
             try connection.query("ALTER TABLE \(table) DROP COLUMN text_search")
@@ -57,8 +62,10 @@ extension PgvectorSink {
             GENERATED ALWAYS AS (\(textSearchExpression(configuration))) STORED
             """
         )
-        try connection.query("COMMENT ON COLUMN \(table).text_search IS '\(version)'")
-        try connection.query("CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING gin (text_search)")
+        try connection.query("COMMENT ON COLUMN \(table).text_search IS \(PgvectorTableName.literal(version))")
+        try connection.query(
+            "CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(indexName)) ON \(table) USING gin (text_search)"
+        )
         return fallback
     }
 

@@ -9,6 +9,7 @@ extension PgvectorSink {
 
     public func prepare(embedder: EmbedderIdentity) async throws {
         let table = quotedTable
+        let name = tableName
         let rawTable = settings.table
         let textSearchIndex = textSearchIndexName
         let metric = settings.metric
@@ -50,7 +51,7 @@ extension PgvectorSink {
                         try connection.query("DROP TABLE \(table)")
                     }
                     if try Self.describe(connection, table) != nil {
-                        let fallback = try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
+                        let fallback = try Self.ensureTextSearch(connection, table: name, indexName: textSearchIndex)
                         try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                         return (count == 0, type, fallback)
                     }
@@ -67,9 +68,12 @@ extension PgvectorSink {
                     """
                 )
                 try connection.query(
-                    "CREATE INDEX IF NOT EXISTS \"\(rawTable.split(separator: ".").last!)_document_key\" ON \(table) (document_key)"
+                    """
+                    CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(name.table + "_document_key")) \
+                    ON \(table) (document_key)
+                    """
                 )
-                let fallback = try Self.ensureTextSearch(connection, table: table, indexName: textSearchIndex)
+                let fallback = try Self.ensureTextSearch(connection, table: name, indexName: textSearchIndex)
                 try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                 return (true, type, fallback)
             }
@@ -112,7 +116,7 @@ extension PgvectorSink {
             try connection.query("SET maintenance_work_mem = '512MB'")
             do {
                 try connection.query(
-                    "CREATE INDEX IF NOT EXISTS \"\(indexName)\" ON \(table) USING hnsw (embedding \(opclass))"
+                    "CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(indexName)) ON \(table) USING hnsw (embedding \(opclass))"
                 )
             } catch {
                 // Sharded runs finishing at once: another one just created it (23505 on pg_class, or 42P07).

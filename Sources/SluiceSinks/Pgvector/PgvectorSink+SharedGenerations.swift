@@ -10,7 +10,7 @@ import Synchronization
 /// it when that connection ends, a process killed with it held included.
 extension PgvectorSink: SharedGenerationRecords {
     /// `<table>_generations` (`schema.<table>_generations`).
-    var sharedGenerationsTable: String { Self.quotedIdentifier(settings.table + "_generations") }
+    var sharedGenerationsTable: String { tableName.appending("_generations").quoted }
 
     /// The advisory lock's key: a hash of the table's name (one deployment per original table).
     var deploymentLockKey: Int64 {

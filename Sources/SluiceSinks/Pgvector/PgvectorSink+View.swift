@@ -15,7 +15,7 @@ extension PgvectorSink {
     @discardableResult
     package func publishView(_ view: String, label: String) async throws -> Bool {
         guard Self.validIdentifier(view) else {
-            throw SluiceError(.configuration, "the view name '\(view)' is not a plain SQL identifier")
+            throw SluiceError(.configuration, "the view name '\(view)' is not a SQL identifier")
         }
         let quotedView = Self.quotedIdentifier(view)
         let table = quotedTable
@@ -81,8 +81,9 @@ extension PgvectorSink {
         }
     }
 
-    /// `name` or `schema.name` as every statement writes it (quoted, so case-sensitive).
+    /// `name` or `schema.name` as every statement writes it (quoted, so case-sensitive); a name that is
+    /// not valid (``validIdentifier(_:)``) as one identifier.
     static func quotedIdentifier(_ name: String) -> String {
-        name.split(separator: ".").map { "\"\($0)\"" }.joined(separator: ".")
+        PgvectorTableName(parsing: name)?.quoted ?? PgvectorTableName.quote(name)
     }
 }

@@ -19,8 +19,9 @@ public final class PgvectorSink: VectorSink {
     public struct Settings: Sendable {
         public var url: String
         public var password: String?
-        /// `table` or `schema.table` (plain SQL identifiers). Every statement quotes the name, so it is
-        /// case-sensitive: `Mixed_Case` is the table `"Mixed_Case"`, not `mixed_case`.
+        /// `table` or `schema.table`, each part a plain SQL identifier or a double-quoted one (`"my.table"`,
+        /// ``PgvectorTableName``). Every statement quotes the name, so it is case-sensitive: `Mixed_Case` is
+        /// the table `"Mixed_Case"`, not `mixed_case`.
         public var table: String
         /// `cosine`, `l2` or `dot`.
         public var metric: String
@@ -64,6 +65,8 @@ public final class PgvectorSink: VectorSink {
     let executor: BlockingExecutor
     /// Set by `prepare`: the column type (`vector` or `halfvec`) and whether the bulk path is allowed.
     let runState = Mutex(RunState())
+    /// `settings.table`, read (``PgvectorTableName``).
+    let tableName: PgvectorTableName
     let quotedTable: String
     let indexName: String
 
@@ -78,18 +81,19 @@ public final class PgvectorSink: VectorSink {
     public var name: String { "pgvector:\(Self.redacted(settings.url))#\(settings.table)" }
 
     public init(settings: Settings) throws {
-        guard Self.validIdentifier(settings.table) else {
+        guard let tableName = PgvectorTableName(parsing: settings.table) else {
             throw SluiceError(
                 .configuration,
-                "sink.table: '\(settings.table)' must be a plain SQL identifier (letters, digits, _; optionally schema.table)"
+                "sink.table: '\(settings.table)' must be a SQL identifier (letters, digits, _, or any text in double quotes; optionally schema.table)"
             )
         }
         try Self.refusePassword(in: settings.url)
         self.settings = settings
         pool = PGConnectionPool(url: settings.url, password: settings.password)
         executor = BlockingExecutor(label: "sl-pgvector", threads: max(1, settings.connections))
-        quotedTable = Self.quotedIdentifier(settings.table)
-        indexName = String(settings.table.split(separator: ".").last!) + "_embedding_hnsw"
+        self.tableName = tableName
+        quotedTable = tableName.quoted
+        indexName = tableName.table + "_embedding_hnsw"
     }
 
     deinit { executor.shutdown() }
@@ -141,14 +145,6 @@ public final class PgvectorSink: VectorSink {
         }
     }
 
-    static func validIdentifier(_ name: String) -> Bool {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count) else { return false }
-        return parts.allSatisfy { part in
-            guard let first = part.first, first == "_" || (first.isASCII && first.isLetter), part.count <= 63 else {
-                return false
-            }
-            return part.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-        }
-    }
+    /// Whether `name` is a table's name as `sink.table` takes it (``PgvectorTableName``).
+    static func validIdentifier(_ name: String) -> Bool { PgvectorTableName(parsing: name) != nil }
 }
