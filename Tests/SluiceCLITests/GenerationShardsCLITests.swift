@@ -4,7 +4,8 @@ import Testing
 
 /// Index generations in a sharded deployment (docs/GENERATIONS.md, "Sharded deployments"): three shards, each
 /// with its own state, one store — the local store (the manifest beside it), or a store behind a server
-/// (real PostgreSQL+pgvector and Chroma, the Qdrant and Pinecone stand-ins: the manifest in the store itself).
+/// (real PostgreSQL+pgvector and Chroma, the Qdrant and Pinecone stand-ins: the manifest in the store itself;
+/// for Pinecone, in a coordination store, a second real PostgreSQL).
 /// Every shard builds its part of the candidate; promote is refused until every part is complete (a shard
 /// killed during its build included), then switches once for all: every shard's state reads the new
 /// generation, equal to a from-scratch build, and a rollback restores the old one. `generation status` shows
