@@ -79,6 +79,29 @@ struct PostgresCoordinationStoreTests {
     }
 
     @Test(
+        "a role with SELECT, INSERT and DELETE on the table and no CREATE on the schema writes and reads, once the table exists"
+    )
+    func writesWithoutCreatePrivilege() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        #expect(try await Self.store(postgres).writeSharedRecord("manifest", Self.data("m1"), expecting: 0))
+        let admin = try PGConnection(url: postgres.url, password: "pw")
+        try admin.query("CREATE ROLE coordination_writer LOGIN PASSWORD 'writer-pw'")
+        try admin.query("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        try admin.query("GRANT SELECT, INSERT, DELETE ON sluice_generation_records TO coordination_writer")
+        let writer = PostgresCoordinationStore(
+            url: "postgresql://coordination_writer@127.0.0.1:\(postgres.server.port)/postgres",
+            password: "writer-pw",
+            deployment: "pinecone index docs namespace n",
+            maxRetries: 0
+        )
+        #expect(try await writer.writeSharedRecord("manifest", Self.data("m2"), expecting: 1))
+        #expect(try await writer.writeSharedRecord("parts/g1/0-of-2", Self.data("p"), expecting: nil))
+        #expect(try await writer.sharedRecord("manifest")?.value == Self.data("m2"))
+        try await writer.deleteSharedRecords(prefix: "parts/")
+    }
+
+    @Test(
         "the keys: a password in generations.coordination, an s3:// store (not built), both keys at once, generations.* on another store: refused, never quoting the URL"
     )
     func keysRefused() throws {

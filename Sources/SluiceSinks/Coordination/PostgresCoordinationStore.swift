@@ -63,8 +63,10 @@ package final class PostgresCoordinationStore: InsertOnceRecordStore {
 
     /// Creates the table unless it exists. Two processes creating it at once would clash on PostgreSQL's
     /// catalog (`CREATE TABLE IF NOT EXISTS` is not atomic against a concurrent creator): serialized by a
-    /// transaction-level advisory lock.
+    /// transaction-level advisory lock. Once it exists no `CREATE` is sent, so a role without the `CREATE`
+    /// privilege on the schema can write (`CREATE … IF NOT EXISTS` checks the privilege before the name).
     private static func ensureTable(_ connection: PGConnection) throws {
+        if try tableExists(connection) { return }
         try PgvectorSink.committing(connection) {
             try connection.query("SELECT pg_advisory_xact_lock(\(tableCreationLock))")
             try connection.query(
