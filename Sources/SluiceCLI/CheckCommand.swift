@@ -38,12 +38,14 @@ struct CheckCommand: AsyncParsableCommand {
             let logger = options.makeLogger()
             let configuration: PipelineConfiguration
             let generations: DependencyCheck?
+            let coordination: DependencyCheck?
             do {
                 // The active generation's settings, unless the manifest naming it cannot be read: that is
                 // the `generations` line's failure, and the rest is checked with the pipeline file's.
                 try await options.followGenerations(source: source)
                 let base = try options.loadConfiguration(source: source, generation: nil)
                 generations = IndexGenerations.check(base)
+                coordination = await IndexGenerations.checkCoordination(base)
                 configuration =
                     generations?.outcome == .failed
                     ? base
@@ -91,7 +93,7 @@ struct CheckCommand: AsyncParsableCommand {
                 options: runOptions,
                 logger: logger
             )
-            let checks = await pipeline.check() + [generations].compactMap { $0 }
+            let checks = await pipeline.check() + [generations, coordination].compactMap { $0 }
             let code = DependencyCheck.exitCode(of: checks)
             if json {
                 try Self.printJSON([valid] + checks, code: code)

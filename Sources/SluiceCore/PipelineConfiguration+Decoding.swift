@@ -84,7 +84,7 @@ extension PipelineConfiguration {
             "sink": ["hnsw": [String: Any](), "ivf": [String: Any]()], "run": [String: Any](),
             "answer": [String: Any](),
             "serve": ["jwt": [String: Any]()], "search": ["rerank": [String: Any]()],
-            "eval": [String: Any](), "access": [String: Any](),
+            "eval": [String: Any](), "access": [String: Any](), "generations": [String: Any](),
             "extract": [
                 "zip": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
                 "images": ["caption": ["pictures": [String: Any]()]],
@@ -112,6 +112,7 @@ extension PipelineConfiguration {
         if let s = try root.section("search") { c.search = try Search(section: s) }
         if let s = try root.section("eval") { c.eval = try Eval(section: s) }
         if let s = try root.section("access") { c.access = try Access(section: s) }
+        if let s = try root.section("generations") { c.generations = try Generations(section: s) }
         c.state = try root.string("state") ?? c.state
         try root.finish()
         // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.
@@ -119,6 +120,12 @@ extension PipelineConfiguration {
             try checkHTTPURL(url, key: "embed.base_url")
         }
         if let url = c.answer.baseURL { try checkHTTPURL(url, key: "answer.base_url") }
+        if c.generations.hasCoordination, c.sink.kind != .pinecone {
+            throw SluiceError(
+                .configuration,
+                "generations.coordination: only a sharded deployment on Pinecone keeps its generation manifest in a coordination store (sink.kind \(c.sink.kind) keeps it in the store itself, or beside it)"
+            )
+        }
         // sink.url is checked by the store's descriptor (SinkFactory), which knows what it must be.
         for (key, value) in [
             ("sink.collection", c.sink.collection), ("sink.index", c.sink.index), ("sink.table", c.sink.table),

@@ -22,6 +22,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var eval = Eval()
     /// Who may read each record (`access`, docs/ACCESS.md); off unless `access.enabled`.
     public var access = Access()
+    /// Where a sharded deployment's generation manifest is kept when the store cannot keep it
+    /// (`generations.coordination`, docs/GENERATIONS.md).
+    public var generations = Generations()
     /// Folder of the LMDB checkpoint.
     public var state: String = ".sluice/state"
     /// The file the configuration came from, if any (relative paths resolve against its folder).

@@ -1,9 +1,11 @@
 import Foundation
+import SluiceTesting
 import Testing
 
 /// Index generations in a sharded deployment (docs/GENERATIONS.md, "Sharded deployments"): three shards, each
 /// with its own state, one store — the local store (the manifest beside it), or a store behind a server
-/// (real PostgreSQL+pgvector and Chroma, the Qdrant and Pinecone stand-ins: the manifest in the store itself).
+/// (real PostgreSQL+pgvector and Chroma, the Qdrant and Pinecone stand-ins: the manifest in the store itself;
+/// for Pinecone, in a coordination store, a second real PostgreSQL).
 /// Every shard builds its part of the candidate; promote is refused until every part is complete (a shard
 /// killed during its build included), then switches once for all: every shard's state reads the new
 /// generation, equal to a from-scratch build, and a rollback restores the old one. `generation status` shows
@@ -15,8 +17,12 @@ struct GenerationShardsCLITests {
     /// Where the shards write: the local store, or one of the stores behind a server.
     enum Deployment: String, Sendable, CustomTestStringConvertible {
         case local, pgvector, chroma, qdrant, pinecone
+        /// The Pinecone stand-in, the generation records in a real PostgreSQL (`generations.coordination`).
+        case pineconeCoordinated = "pinecone-coordinated"
         var testDescription: String { rawValue }
-        var store: StoreUnderTest.Kind? { StoreUnderTest.Kind(rawValue: rawValue) }
+        var store: StoreUnderTest.Kind? {
+            self == .pineconeCoordinated ? .pinecone : StoreUnderTest.Kind(rawValue: rawValue)
+        }
     }
 
     /// The shards' targets (and the reference's) of one deployment: a state each, one store.
@@ -48,7 +54,13 @@ struct GenerationShardsCLITests {
         do {
             try Corpus.write(count: documents, into: ws.corpus, seed: seed)
             var store: StoreUnderTest?
-            if let kind = deployment.store { store = try await StoreUnderTest.start(kind, in: ws) }
+            if let kind = deployment.store {
+                store = try await StoreUnderTest.start(
+                    kind,
+                    in: ws,
+                    coordination: deployment == .pineconeCoordinated
+                )
+            }
             return (ws, Shards(store: store, local: ws.root.appendingPathComponent("shared-index")))
         } catch {
             ws.cleanUp()
@@ -131,7 +143,7 @@ struct GenerationShardsCLITests {
 
     @Test(
         "each shard builds its part of the candidate; promote refused until every part is complete, a shard killed mid-build included; one switch for all shards",
-        arguments: [Deployment.local, .pgvector, .chroma, .qdrant]
+        arguments: [Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated]
     )
     func shardsBuildTheirPartsThenOneSwitch(_ deployment: Deployment) async throws {
         let (ws, deploymentShards) = try await Self.setUp(
@@ -291,7 +303,7 @@ struct GenerationShardsCLITests {
 
     @Test(
         "a shard run with another shard count than the deployment's generations is refused (exit 1)",
-        arguments: [Deployment.local, .pgvector, .chroma, .qdrant]
+        arguments: [Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated]
     )
     func otherShardCountRefused(_ deployment: Deployment) async throws {
         let (ws, shards) = try await Self.setUp("generation-shards-count", deployment, documents: 4, seed: 0x6E_0051)
@@ -312,8 +324,8 @@ struct GenerationShardsCLITests {
     }
 
     @Test(
-        "without a deployment lock (Chroma, Qdrant): a promote while a shard rebuilds its part is refused (exit 8); of two racing promotes the one that read the manifest first and wrote it last loses with exit 3, changing nothing",
-        arguments: [Deployment.chroma, .qdrant]
+        "without a deployment lock (Chroma, Qdrant, Pinecone with a coordination store): a promote while a shard rebuilds its part is refused (exit 8); of two racing promotes the one that read the manifest first and wrote it last loses with exit 3, changing nothing",
+        arguments: [Deployment.chroma, .qdrant, .pineconeCoordinated]
     )
     func changesRaceSafelyWithoutALock(_ deployment: Deployment) async throws {
         let (ws, deploymentShards) = try await Self.setUp(
@@ -410,7 +422,50 @@ struct GenerationShardsCLITests {
         }
     }
 
-    @Test("Pinecone keeps no deployment manifest: a sharded `generation start` exits 1 and says why")
+    @Test(
+        "`sluice check` reaches the coordination store: ok with the manifest's version, no secret printed; exit 6 with a coordination line when it cannot be reached"
+    )
+    func checkReachesTheCoordinationStore() async throws {
+        let (ws, deployment) = try await Self.setUp(
+            "generation-shards-check",
+            .pineconeCoordinated,
+            documents: 3,
+            seed: 0x6E_0055
+        )
+        defer {
+            deployment.store?.stop()
+            ws.cleanUp()
+        }
+        let store = try #require(deployment.store)
+        let shard = deployment.shard(ws, "a")
+        #expect(try await Self.run(ws, shard, 0).exitCode == 0)
+        let started = try await GenerationCLITests.generation(ws, "start", shard, GenerationCLITests.candidateSettings)
+        #expect(started.exitCode == 0, "\(started)")
+        let checked = try await ws.sluice(
+            ["check", ws.pipeline.path] + shard.arguments + ["--source", ws.corpus.path, "--shard", "0/3"]
+        )
+        #expect(checked.exitCode == 0, "\(checked)")
+        let line = checked.stdout.split(separator: "\n").first { $0.contains("coordination") }
+        #expect(line?.contains("the deployment's manifest is at version 1") == true, "\(checked)")
+        #expect(!checked.stdout.contains(StoreUnderTest.password) && !checked.stderr.contains(StoreUnderTest.password))
+
+        // A coordination store nothing listens at (port 1 on loopback: the connection is refused).
+        let fresh = store.target(ws, "fresh", sinkName: "shared")
+        let down = try await ws.sluice(
+            ["check", ws.pipeline.path] + fresh.arguments
+                + [
+                    "--source", ws.corpus.path, "--set",
+                    "generations.coordination=postgresql://postgres@127.0.0.1:1/postgres",
+                ]
+        )
+        #expect(down.exitCode == 6, "\(down)")
+        let downLine = down.stdout.split(separator: "\n").first { $0.contains("coordination") }
+        #expect(downLine?.hasPrefix("unavailable") == true, "\(down)")
+    }
+
+    @Test(
+        "Pinecone keeps no deployment manifest: without a coordination store a sharded `generation start` exits 1, says why and names generations.coordination"
+    )
     func shardedStartRefusedOnPinecone() async throws {
         let (ws, shards) = try await Self.setUp("generation-shards-pinecone", .pinecone, documents: 3, seed: 0x6E_0054)
         defer {
@@ -424,5 +479,6 @@ struct GenerationShardsCLITests {
         #expect(refused.stderr.contains("no conditional write"), "\(refused)")
         #expect(refused.stderr.contains("eventually consistent"), "\(refused)")
         #expect(refused.stderr.contains("its LSNs tell a writer"), "\(refused)")
+        #expect(refused.stderr.contains("generations.coordination"), "\(refused)")
     }
 }

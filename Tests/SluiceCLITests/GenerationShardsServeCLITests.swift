@@ -2,7 +2,8 @@ import Foundation
 import SluiceClient
 import Testing
 
-/// Every reader of a sharded deployment on pgvector, Chroma or Qdrant follows a promote made with another
+/// Every reader of a sharded deployment on pgvector, Chroma, Qdrant or Pinecone (its records in a coordination
+/// store, a real PostgreSQL) follows a promote made with another
 /// shard's state (on another machine, as far as the states go: nothing but the store links them): `sluice
 /// search` with a third shard's state, and a running `sluice serve` over a second one, without a restart
 /// (docs/GENERATIONS.md, "Sharded deployments"). On Chroma and Qdrant the serve's poll reads the manifest
@@ -11,7 +12,7 @@ import Testing
 struct GenerationShardsServeCLITests {
     @Test(
         "a promote made with shard 0's state switches search with shard 1's and a running serve over shard 2's",
-        arguments: [GenerationShardsCLITests.Deployment.pgvector, .chroma, .qdrant]
+        arguments: [GenerationShardsCLITests.Deployment.pgvector, .chroma, .qdrant, .pineconeCoordinated]
     )
     func readersOfEveryShardFollow(_ store: GenerationShardsCLITests.Deployment) async throws {
         let (ws, deployment) = try await GenerationShardsCLITests.setUp(

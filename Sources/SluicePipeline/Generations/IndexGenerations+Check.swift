@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceSinks
 import SluiceState
 
 extension IndexGenerations {
@@ -42,5 +43,43 @@ extension IndexGenerations {
             detail,
             fix: fixes.isEmpty ? nil : fixes.joined(separator: "; ")
         )
+    }
+}
+
+extension IndexGenerations {
+    /// `sluice check`'s `coordination` line when the pipeline file names a coordination store
+    /// (`generations.coordination`): the store reached, and the version of the deployment's manifest in it.
+    /// Unavailable (exit 6) when it cannot be reached, failed (exit 1) when it is named wrongly; nil when
+    /// none is named.
+    package static func checkCoordination(_ base: PipelineConfiguration) async -> DependencyCheck? {
+        guard base.generations.hasCoordination, let remote = RemoteGenerationStore(configuration: base) else {
+            return nil
+        }
+        do {
+            guard
+                let store = try CoordinationStore.make(
+                    remote.base,
+                    deployment: StoreGenerationDeployment.deploymentName(remote)
+                )
+            else { return nil }
+            let version = try await store.checkReachable()
+            return DependencyCheck(
+                "coordination",
+                .ok,
+                "\(store.location): reachable; "
+                    + (version.map { "the deployment's manifest is at version \($0)" }
+                        ?? "no manifest yet (a sharded `sluice generation start` writes it)")
+            )
+        } catch {
+            let code = RunExitCode(for: error)
+            return DependencyCheck(
+                "coordination",
+                code == .usage ? .failed : .unavailable,
+                (error as? SluiceError)?.message ?? "\(error)",
+                fix: code == .usage
+                    ? "correct generations.* (docs/CONFIGURATION.md)"
+                    : "start the coordination store's PostgreSQL server, or check generations.coordination and its password"
+            )
+        }
     }
 }

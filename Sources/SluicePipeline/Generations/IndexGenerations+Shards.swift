@@ -25,11 +25,11 @@ extension IndexGenerations {
         guard let deployment = try StoreGenerationDeployment(remote) else {
             let reason =
                 sinkKind == .pinecone
-                ? "Pinecone has no conditional write to keep the deployment's one manifest with that a later read is documented to see (an upsert overwrites; a namespace create answers 409 when the name exists, but its atomicity is not documented, and Pinecone's reads are eventually consistent: its LSNs tell a writer when its own write is visible to queries, not a reader which of two racing writes won), so two shards' commands could each switch generations and neither would know"
+                ? "Pinecone has no conditional write to keep the deployment's one manifest with that a later read is documented to see (an upsert overwrites; a namespace create answers 409 when the name exists, but its atomicity is not documented, and Pinecone's reads are eventually consistent: its LSNs tell a writer when its own write is visible to queries, not a reader which of two racing writes won), so two shards' commands could each switch generations and neither would know. Name a coordination store that keeps it instead: generations.coordination (a PostgreSQL database, postgresql://user@host/db)"
                 : "this store cannot keep the deployment's one manifest"
             throw SluiceError(
                 .configuration,
-                "index generations of a sharded deployment work with the local store, pgvector, Chroma and Qdrant (sink.kind \(sinkKind): \(reason); docs/GENERATIONS.md, \"Sharded deployments\")"
+                "index generations of a sharded deployment work with the local store, pgvector, Chroma, Qdrant, and Pinecone with a coordination store (sink.kind \(sinkKind): \(reason); docs/GENERATIONS.md, \"Sharded deployments\")"
             )
         }
         return deployment

@@ -6,7 +6,8 @@ import SluiceState
 /// The index generations of a sharded deployment whose store is behind a server (docs/GENERATIONS.md,
 /// "Sharded deployments"): the shards' states may be on several machines, so the one manifest and the
 /// shards' parts are kept in the store itself (``SharedGenerationRecords``: pgvector's table
-/// `<table>_generations`; Chroma's and Qdrant's collection `<collection>_generations`), and the deployment's
+/// `<table>_generations`; Chroma's and Qdrant's collection `<collection>_generations`), or, for Pinecone, in
+/// the coordination store the pipeline file names (``PostgresCoordinationStore``), and the deployment's
 /// lock is the store's where it has one (pgvector: an advisory lock).
 ///
 /// - The record `manifest` is the deployment's manifest; every shard's `STATE/generations.json` is a copy of
@@ -20,10 +21,21 @@ struct StoreGenerationDeployment: GenerationParts {
     let records: any SharedGenerationRecords
 
     static let manifestKey = "manifest"
+
+    /// The name of `remote`'s records in a coordination store that several deployments may share: the
+    /// Pinecone index and the original generation's namespace (`pinecone index docs namespace tests`).
+    static func deploymentName(_ remote: RemoteGenerationStore) -> String {
+        "\(remote.kind) index \(remote.base.sink.index ?? "") namespace \(remote.base.sink.namespace)"
+    }
     static let partsPrefix = "parts/"
 
-    /// The store's records for `remote`'s generations; nil for a store that keeps none.
+    /// The store's records for `remote`'s generations, or the coordination store's when the pipeline file
+    /// names one (`generations.coordination`: Pinecone); nil for a store that keeps none.
     init?(_ remote: RemoteGenerationStore) throws {
+        if let coordination = try CoordinationStore.make(remote.base, deployment: Self.deploymentName(remote)) {
+            records = coordination
+            return
+        }
         guard let records = try remote.sink(of: GenerationManifest.original) as? any SharedGenerationRecords else {
             return nil
         }

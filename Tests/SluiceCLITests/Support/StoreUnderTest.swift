@@ -23,20 +23,40 @@ final class StoreUnderTest: Sendable {
     let server: StandInServer?
     /// For Chroma with faults: a proxy in front of the real server that injects them.
     let proxy: StandInServer?
+    /// A real PostgreSQL the targets name as their coordination store (`generations.coordination`: Pinecone's
+    /// sharded generations), when asked for.
+    let coordination: StandInServer?
+    /// The coordination server's folder (outside the workspace: ``stop()`` removes it).
+    let coordinationFolder: URL?
     let directory: URL
 
-    private init(kind: Kind, server: StandInServer?, proxy: StandInServer? = nil, directory: URL) {
+    private init(
+        kind: Kind,
+        server: StandInServer?,
+        proxy: StandInServer? = nil,
+        coordination: StandInServer? = nil,
+        coordinationFolder: URL? = nil,
+        directory: URL
+    ) {
         self.kind = kind
         self.server = server
         self.proxy = proxy
+        self.coordination = coordination
+        self.coordinationFolder = coordinationFolder
         self.directory = directory
     }
 
     /// Where sluice talks to the store (the fault proxy when there is one).
     var endpoint: StandInServer? { proxy ?? server }
 
-    /// Starts the store's server (`faultEvery`: the stand-ins fail every Nth write, see store_standin.py).
-    static func start(_ kind: Kind, in workspace: Workspace, faultEvery: Int = 0) async throws -> StoreUnderTest {
+    /// Starts the store's server (`faultEvery`: the stand-ins fail every Nth write, see store_standin.py) and,
+    /// with `coordination`, a PostgreSQL server the targets keep their generation records in.
+    static func start(
+        _ kind: Kind,
+        in workspace: Workspace,
+        faultEvery: Int = 0,
+        coordination: Bool = false
+    ) async throws -> StoreUnderTest {
         setenv(passwordVariable, password, 1)
         setenv(apiKeyVariable, apiKey, 1)
         let directory = workspace.root.appendingPathComponent("store-\(kind.rawValue)")
@@ -69,10 +89,48 @@ final class StoreUnderTest: Sendable {
                 arguments: ["--target", server.baseURL] + faults
             )
         }
-        return StoreUnderTest(kind: kind, server: server, proxy: proxy, directory: directory)
+        var coordinationServer: StandInServer?
+        var coordinationFolder: URL?
+        if coordination {
+            // A short path of its own: PostgreSQL's socket goes in it, and a socket's path is at most 107 bytes.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sluice-coord-\(UInt32.random(in: 0...UInt32.max))"
+            )
+            coordinationFolder = folder
+            do {
+                coordinationServer = try await StandInServer.launch(
+                    script: "pgvector_server.py",
+                    arguments: [folder.path, password]
+                )
+            } catch {
+                proxy?.stop()
+                server?.stop()
+                TemporaryDirectory.remove(folder)
+                throw error
+            }
+        }
+        return StoreUnderTest(
+            kind: kind,
+            server: server,
+            proxy: proxy,
+            coordination: coordinationServer,
+            coordinationFolder: coordinationFolder,
+            directory: directory
+        )
+    }
+
+    /// The `--set` settings naming the coordination store (none without one).
+    var coordinationArguments: [String] {
+        guard let coordination else { return [] }
+        return [
+            "generations.coordination=postgresql://postgres@127.0.0.1:\(coordination.port)/postgres",
+            "generations.password_env=\(Self.passwordVariable)",
+        ].flatMap { ["--set", $0] }
     }
 
     func stop() {
+        coordination?.stop()
+        if let coordinationFolder { TemporaryDirectory.remove(coordinationFolder) }
         proxy?.stop()
         server?.stop()
     }
@@ -105,7 +163,7 @@ final class StoreUnderTest: Sendable {
                 "sink.api_key_env=\(Self.apiKeyVariable)", "sink.batch=100",
             ]
         }
-        return settings.flatMap { ["--set", $0] }
+        return settings.flatMap { ["--set", $0] } + coordinationArguments
     }
 
     /// A target with its own state folder and sink `sinkName` (targets may share a sink).
