@@ -42,10 +42,20 @@ struct BM25: Sendable, Hashable {
         _ postings: [[(id: ID, frequency: Int, length: Int)]],
         corpus: Corpus
     ) -> [ID: Double] {
+        scores(postings.map { (records: $0.count, list: $0) }, corpus: corpus)
+    }
+
+    /// Every unit's score, each unit a record or a row or record of one (`KeywordIndex+Units.swift`).
+    /// - Parameter postings: each distinct query term's postings, live ones only, and the number of records
+    ///   among them (the df: a record's units hold a term once between them).
+    func scores<ID: Hashable>(
+        _ postings: [(records: Int, list: [(id: ID, frequency: Int, length: Int)])],
+        corpus: Corpus
+    ) -> [ID: Double] {
         var scores: [ID: Double] = [:]
         let n = Double(max(corpus.documents, 1))
-        for list in postings where !list.isEmpty {
-            let df = Double(list.count)
+        for (records, list) in postings where !list.isEmpty {
+            let df = Double(records)
             let idf = log(1 + (n - df + 0.5) / (df + 0.5))
             for posting in list {
                 let tf = Double(posting.frequency)
@@ -54,5 +64,19 @@ struct BM25: Sendable, Hashable {
             }
         }
         return scores
+    }
+
+    /// A unit of a record: the record's key and the unit's number in it (0 for a record scored whole).
+    struct Unit<ID: Hashable>: Hashable {
+        var id: ID
+        var unit: Int
+    }
+
+    /// Each record's score as its best unit's.
+    static func best<ID: Hashable>(_ scores: [Unit<ID>: Double]) -> [ID: Double] {
+        var best: [ID: Double] = [:]
+        best.reserveCapacity(scores.count)
+        for (unit, score) in scores where score > best[unit.id] ?? -.infinity { best[unit.id] = score }
+        return best
     }
 }

@@ -14,6 +14,8 @@ extension KeywordIndex {
         /// The frequency of each term of `table`, by number.
         var frequencies: [Int] = []
         var length = 0
+        /// The rows or records it is scored by, nil when it is scored whole (`KeywordIndex+Units.swift`).
+        var units: Units?
 
         /// The frequency of `term`, nil if the text does not hold it.
         func frequency(of term: String) -> Int? {
@@ -31,21 +33,37 @@ extension KeywordIndex {
             }
         }
 
+        /// The postings a search reads of `term`: one per unit holding it (unit 0, the whole text, for a
+        /// record scored whole), with the term's frequency and the unit's length; empty if it is absent.
+        func postings(of term: String) -> [(unit: Int, frequency: Int, length: Int)] {
+            var term = term.unicodeScalars.allSatisfy(\.isASCII) ? term : term.precomposedStringWithCanonicalMapping
+            guard let number = term.withUTF8({ table.number(of: $0) }) else { return [] }
+            return units?.postings(of: number) ?? [(0, frequencies[number], length)]
+        }
+
         /// The distinct indexed terms, as strings.
         var terms: [String] { (0..<table.count).map { String(decoding: table.term($0), as: UTF8.self) } }
     }
 
     static func counts(of text: String) -> Counts {
         var counts = Counts()
-        KeywordTokenizer.forEachTerm(of: text) { term in
+        forEachCountedTerm(of: text) { term in
             counts.length += 1
+            if let term { counts.add(term) }
+        }
+        return counts
+    }
+
+    /// Calls `body` with each term of `text` as the index counts it: its composed bytes, or nil for a term
+    /// over ``KeywordIndex/maxTermBytes`` (it counts in a length, and is not indexed).
+    static func forEachCountedTerm(of text: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
+        KeywordTokenizer.forEachTerm(of: text) { term in
             if term.allSatisfy({ $0 < 0x80 }) {
-                if term.count <= maxTermBytes { counts.add(term) }
+                body(term.count <= maxTermBytes ? term : nil)
                 return
             }
             var composed = String(decoding: term, as: UTF8.self).precomposedStringWithCanonicalMapping
-            composed.withUTF8 { if $0.count <= maxTermBytes { counts.add($0) } }
+            composed.withUTF8 { body($0.count <= maxTermBytes ? $0 : nil) }
         }
-        return counts
     }
 }

@@ -15,10 +15,15 @@ import SluiceCore
 /// a record's own words still weigh most; they count in its length as well, so BM25's length normalisation
 /// sees what it scores.
 extension KeywordIndex {
-    /// The terms of `record` as the index counts them: its text and its context (``context(of:)``).
+    /// The terms of `record` as the index counts them: its text and its context (``context(of:)``), and the
+    /// units it is scored by (`KeywordIndex+Units.swift`).
     static func counts(of record: VectorRecord) -> Counts {
         let context = Self.context(of: record)
-        return counts(of: context.isEmpty ? record.text : record.text + "\n" + context)
+        var whole = counts(of: context.isEmpty ? record.text : record.text + "\n" + context)
+        if let units = units(of: record) {
+            whole.units = Units(units, context: counts(of: context), whole: whole)
+        }
+        return whole
     }
 
     /// The record's title (or, without one, its document's name) and heading path, each once, a line each.

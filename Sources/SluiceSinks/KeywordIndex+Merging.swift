@@ -67,10 +67,8 @@ extension KeywordIndex {
                 if dead.isEmpty {
                     combined.append(stored: value)
                 } else {
-                    KeywordPostings.forEach(stored: value) { number, frequency, length in
-                        if !dead.contains(number) {
-                            combined.append(number: number, frequency: frequency, length: length)
-                        }
+                    KeywordPostings.forEachPosting(stored: value) { number, encoded in
+                        if !dead.contains(number) { combined.append(number: number, encoded: encoded) }
                     }
                 }
             }

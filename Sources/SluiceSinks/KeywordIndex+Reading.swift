@@ -24,24 +24,32 @@ extension KeywordIndex {
         return Snapshot(corpus: state.corpus, segments: state.segments, dead: dead)
     }
 
-    /// The live postings of `term`, by record number: one key per segment.
+    /// The live postings of `term`: one key per segment. A posting is one unit of a record (unit 0 for a
+    /// record scored whole, `KeywordIndex+Units.swift`), with the term's frequency and the unit's length;
+    /// `records` counts the records among them (the term's df).
     func postings(
         of term: String,
         in snapshot: Snapshot,
         _ txn: LMDBTransaction
     ) throws
-        -> [(id: UInt64, frequency: Int, length: Int)]
+        -> (records: Int, list: [(id: UInt64, unit: Int, frequency: Int, length: Int)])
     {
         let postings = try environment.database(Self.postingsDatabase)
         let termBytes = Array(term.utf8)
-        var list: [(id: UInt64, frequency: Int, length: Int)] = []
+        var list: [(id: UInt64, unit: Int, frequency: Int, length: Int)] = []
+        var records = 0
+        var previous: UInt64 = 0
         for segment in snapshot.segments {
             guard let value = try txn.get(postings, segment.prefix + termBytes) else { continue }
-            KeywordPostings.forEach(stored: value) { number, frequency, length in
-                if !snapshot.dead.contains(number) { list.append((number, frequency, length)) }
+            KeywordPostings.forEach(stored: value) { number, unit, frequency, length in
+                guard !snapshot.dead.contains(number) else { return }
+                // Numbers rise through a list and from one segment to the next.
+                if number != previous { records += 1 }
+                previous = number
+                list.append((number, unit, frequency, length))
             }
         }
-        return list
+        return (records, list)
     }
 
     /// The id of a live record number.

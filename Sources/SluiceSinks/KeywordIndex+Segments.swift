@@ -22,7 +22,11 @@ extension KeywordIndex {
                     let end = start + counts.table.term(index).count
                     let found = terms.insert(UnsafeBufferPointer(rebasing: bytes[start..<end]))
                     if found.inserted { postings.append(KeywordPostings()) }
-                    postings[found.number].append(number: number, frequency: frequency, length: counts.length)
+                    if let units = counts.units {
+                        postings[found.number].append(number: number, units: units.postings(of: index))
+                    } else {
+                        postings[found.number].append(number: number, frequency: frequency, length: counts.length)
+                    }
                     start = end
                 }
             }

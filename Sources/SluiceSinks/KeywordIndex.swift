@@ -12,15 +12,17 @@ import SluiceLMDB
 ///
 /// Layout:
 /// - `keyword-postings`: key `[UInt64 segment, big endian][term]`, value the term's postings in that
-///   segment (``KeywordPostings``: record number, term frequency and record length, numbers ascending).
+///   segment (``KeywordPostings``: record number, term frequency and record length, numbers ascending; for
+///   a record scored by its rows or records, `KeywordIndex+Units.swift`, each unit holding the term with its
+///   frequency and length there).
 ///   Terms are ``KeywordTokenizer`` terms; a term over ``maxTermBytes`` is not indexed.
 /// - `keyword-records`: `i<id>` → `[UInt64 number, big endian][UInt32 record length]`; `n<number>` → id
 ///   (live records only); `d<number>` → empty for a replaced or deleted record whose postings are still
 ///   in a segment (they are skipped when read, and dropped when their segment is rewritten). An upsert
 ///   gives its record a new number (numbers only rise), so a replaced record's old postings are dead.
 /// - `meta` (the store's): `keyword-index` = the index's version (absent: not built, or another layout,
-///   tokenizer version, set of fields a record contributes (`KeywordIndex+Fields.swift`) or form of the
-///   terms' bytes (composed, `KeywordIndex+Counts.swift`)),
+///   tokenizer version, set of fields a record contributes (`KeywordIndex+Fields.swift`), form of the
+///   terms' bytes (composed, `KeywordIndex+Counts.swift`) or units scored (`KeywordIndex+Units.swift`)),
 ///   `keyword-corpus` = `[UInt64 records][UInt64 terms]` (exact: BM25's N and average
 ///   length), `keyword-segments` = the directory (``KeywordSegment``, in record-number order),
 ///   `keyword-next` = `[UInt64 next record number][UInt64 next segment]`.
@@ -40,7 +42,8 @@ struct KeywordIndex {
     static let segmentsKey = Array("keyword-segments".utf8)
     static let nextKey = Array("keyword-next".utf8)
     static let version = Array(
-        "bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title-or-name,headings terms=nfc".utf8
+        ("bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title-or-name,headings terms=nfc"
+            + " units=rows,records").utf8
     )
     static let maxTermBytes = 200
     /// A rebuild cuts the store into segments of this many records (as if written by that many upserts).

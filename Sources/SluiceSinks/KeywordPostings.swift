@@ -1,6 +1,9 @@
 /// One term's postings in one segment of the local keyword index, in their stored form:
-/// `[varint last number][(varint Δnumber, varint frequency, varint record length)…]`, numbers ascending,
-/// each Δ taken from the previous posting's number (the first from 0, so it is the number itself).
+/// `[varint last number][posting…]`, numbers ascending. A posting is `varint Δnumber` (from the previous
+/// posting's number; the first from 0, so it is the number itself), then either
+/// - `varint frequency << 1, varint record length` for a record scored whole, or
+/// - `varint count << 1 | 1, count × (varint unit, varint frequency, varint unit length)` for a record
+///   scored by its rows or records (`KeywordIndex+Units.swift`): the units that hold the term, ascending.
 ///
 /// The last number up front lets two lists of consecutive segments be joined by copying bytes: only the
 /// second list's first Δ is rewritten (``append(stored:)``).
@@ -15,8 +18,31 @@ struct KeywordPostings {
     mutating func append(number: UInt64, frequency: Int, length: Int) {
         precondition(number > last, "postings are kept in ascending record numbers")
         Self.putVarint(number - last, into: &body)
-        Self.putVarint(UInt64(frequency), into: &body)
+        Self.putVarint(UInt64(frequency) << 1, into: &body)
         Self.putVarint(UInt64(length), into: &body)
+        last = number
+    }
+
+    /// Adds a posting of a record scored by units: the units holding the term (ascending), with its
+    /// frequency in each and each one's length; `number` must be above every number added before.
+    mutating func append(number: UInt64, units: [(unit: Int, frequency: Int, length: Int)]) {
+        precondition(number > last, "postings are kept in ascending record numbers")
+        Self.putVarint(number - last, into: &body)
+        Self.putVarint(UInt64(units.count) << 1 | 1, into: &body)
+        for unit in units {
+            Self.putVarint(UInt64(unit.unit), into: &body)
+            Self.putVarint(UInt64(unit.frequency), into: &body)
+            Self.putVarint(UInt64(unit.length), into: &body)
+        }
+        last = number
+    }
+
+    /// Adds a posting read from a stored list (``forEachPosting(stored:_:)``), its bytes after the number
+    /// copied as they are; `number` must be above every number added before.
+    mutating func append<Bytes: Collection>(number: UInt64, encoded: Bytes) where Bytes.Element == UInt8 {
+        precondition(number > last, "postings are kept in ascending record numbers")
+        Self.putVarint(number - last, into: &body)
+        body += encoded
         last = number
     }
 
@@ -58,19 +84,50 @@ struct KeywordPostings {
         return out
     }
 
-    /// Calls `body` with every posting of a stored list, in ascending numbers.
+    /// Calls `body` with every unit a stored list scores, in ascending numbers (and units): a record scored
+    /// whole is its unit 0, with the record's length.
     static func forEach<Bytes: RandomAccessCollection>(
         stored: Bytes,
-        _ body: (_ number: UInt64, _ frequency: Int, _ length: Int) throws -> Void
+        _ body: (_ number: UInt64, _ unit: Int, _ frequency: Int, _ length: Int) throws -> Void
     ) rethrows where Bytes.Element == UInt8, Bytes.Index == Int {
         var offset = stored.startIndex
         _ = varint(stored, &offset)
         var number: UInt64 = 0
         while offset < stored.endIndex {
             number += varint(stored, &offset)
-            let frequency = Int(varint(stored, &offset))
-            let length = Int(varint(stored, &offset))
-            try body(number, frequency, length)
+            let head = varint(stored, &offset)
+            guard head & 1 == 1 else {
+                try body(number, 0, Int(head >> 1), Int(varint(stored, &offset)))
+                continue
+            }
+            for _ in 0..<(head >> 1) where offset < stored.endIndex {
+                let unit = Int(varint(stored, &offset))
+                let frequency = Int(varint(stored, &offset))
+                try body(number, unit, frequency, Int(varint(stored, &offset)))
+            }
+        }
+    }
+
+    /// Calls `body` with every posting of a stored list, in ascending numbers: its number and its bytes after
+    /// the number (to copy with ``append(number:encoded:)``).
+    static func forEachPosting(
+        stored: [UInt8],
+        _ body: (_ number: UInt64, _ encoded: ArraySlice<UInt8>) throws -> Void
+    ) rethrows {
+        var offset = 0
+        _ = varint(stored, &offset)
+        var number: UInt64 = 0
+        while offset < stored.endIndex {
+            number += varint(stored, &offset)
+            let start = offset
+            let head = varint(stored, &offset)
+            let fields = head & 1 == 1 ? 3 * (head >> 1) : 1
+            var read: UInt64 = 0
+            while read < fields && offset < stored.endIndex {
+                _ = varint(stored, &offset)
+                read += 1
+            }
+            try body(number, stored[start..<offset])
         }
     }
 

@@ -57,9 +57,18 @@ extension LocalSink {
                 return hits
             }
             let snapshot = try index.snapshot(txn)
-            let scores = bm25.scores(
-                try terms.map { try index.postings(of: $0, in: snapshot, txn) },
-                corpus: snapshot.corpus
+            // Each record scores as its best unit (a row or record of a table or record chunk, or itself).
+            let scores = BM25.best(
+                bm25.scores(
+                    try terms.map { term in
+                        let read = try index.postings(of: term, in: snapshot, txn)
+                        return (
+                            read.records,
+                            read.list.map { (BM25.Unit(id: $0.id, unit: $0.unit), $0.frequency, $0.length) }
+                        )
+                    },
+                    corpus: snapshot.corpus
+                )
             )
             // By descending score, ties by id: ids are looked up only for the scores walked.
             let ranked = scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
@@ -88,7 +97,10 @@ extension LocalSink {
         _ cancellation: CancellationFlag?,
         _ unreadable: LocalUnreadableRecords?
     ) throws -> [(id: String, score: Double)] {
-        var postings = [[BM25.Posting]](repeating: [], count: terms.count)
+        var postings = [(records: Int, list: [(id: BM25.Unit<String>, frequency: Int, length: Int)])](
+            repeating: (0, []),
+            count: terms.count
+        )
         var corpus = BM25.Corpus(documents: 0, terms: 0)
         try txn.forEach(environment.database("vectors")) { key, value in
             if corpus.documents % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
@@ -97,11 +109,18 @@ extension LocalSink {
             corpus.documents += 1
             corpus.terms += counts.length
             for (index, term) in terms.enumerated() {
-                guard let frequency = counts.frequency(of: term) else { continue }
-                postings[index].append(.init(id: record.id.rawValue, frequency: frequency, length: counts.length))
+                let units = counts.postings(of: term)
+                guard !units.isEmpty else { continue }
+                postings[index].records += 1
+                for unit in units {
+                    postings[index].list.append(
+                        (BM25.Unit(id: record.id.rawValue, unit: unit.unit), unit.frequency, unit.length)
+                    )
+                }
             }
             return true
         }
-        return bm25.rank(postings, corpus: corpus)
+        return BM25.best(bm25.scores(postings, corpus: corpus)).map { (id: $0.key, score: $0.value) }
+            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
     }
 }

@@ -168,7 +168,7 @@ import Testing
                 let index = KeywordIndex(environment: environment)
                 guard try index.isBuilt(txn) else { return }
                 let snapshot = try index.snapshot(txn)
-                let postings = try index.postings(of: "zebra", in: snapshot, txn)
+                let postings = try index.postings(of: "zebra", in: snapshot, txn).list
                 var ids = Set<[UInt8]>()
                 for posting in postings {
                     let id = try #require(try index.id(of: posting.id, txn), "a posting without its record")

@@ -23,8 +23,8 @@ import Testing
         joined.append(stored: a.stored)
         joined.append(stored: b.stored)
         var read: [[Int]] = []
-        KeywordPostings.forEach(stored: joined.stored) { read.append([Int($0), $1, $2]) }
-        #expect(read == [[1, 2, 300], [200, 1, 7], [100_000, 130, 1 << 20], [100_001, 1, 1]])
+        KeywordPostings.forEach(stored: joined.stored) { read.append([Int($0), $1, $2, $3]) }
+        #expect(read == [[1, 0, 2, 300], [200, 0, 1, 7], [100_000, 0, 130, 1 << 20], [100_001, 0, 1, 1]])
         #expect(joined.last == 100_001)
     }
 
@@ -35,9 +35,9 @@ import Testing
         list.append(number: 5, frequency: 1, length: 200)
         var read: [[Int]] = []
         KeywordPostings.forEach(stored: KeywordPostings.rebased(stored: list.stored, by: 100_000)) {
-            read.append([Int($0), $1, $2])
+            read.append([Int($0), $1, $2, $3])
         }
-        #expect(read == [[100_001, 2, 3], [100_005, 1, 200]])
+        #expect(read == [[100_001, 0, 2, 3], [100_005, 0, 1, 200]])
         #expect(KeywordPostings.rebased(stored: list.stored, by: 0) == list.stored)
         // The same bytes as a list built with the final numbers.
         var direct = KeywordPostings()
