@@ -43,9 +43,14 @@ extension LocalSink {
                 )
             }
             candidates.sort { $0.score > $1.score || ($0.score == $1.score && $0.id.lexicographicallyPrecedes($1.id)) }
-            return try candidates.prefix(k).map {
-                SearchHit(score: $0.score, record: try Self.decode(id: $0.id, $0.bytes))
+            // A record that does not decode is skipped (``LocalUnreadableRecords``): the next candidate takes
+            // its place.
+            var hits: [SearchHit] = []
+            for candidate in candidates where hits.count < k {
+                guard let record = try unreadable.record(id: candidate.id, candidate.bytes) else { continue }
+                hits.append(SearchHit(score: candidate.score, record: record))
             }
+            return hits
         }
     }
 

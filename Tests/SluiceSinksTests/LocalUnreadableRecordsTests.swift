@@ -48,4 +48,32 @@ import Testing
         let error = await #expect(throws: SluiceError.self) { try await sink.exportAll { collector.append($0) } }
         #expect(error?.message.contains("corrupt record b") == true)
     }
+
+    @Test("an IVF search skips a record that does not decode and answers with the next best")
+    func damagedRecordUnderIVF() async throws {
+        let folder = LocalSinkIVFTests.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        let dimensions = LocalSinkIVFTests.dimensions
+        var generator = ClusteredVectors(dimensions: dimensions, clusters: 4, seed: 0xDA3)
+        let vectors = generator.next(200)
+        // nprobe 1,000: every list is scanned, so the answer must equal the scan's.
+        let sink = try LocalSinkIVFTests.open(folder, exactBelow: 100, nprobe: 1_000)
+        try await LocalSinkIVFTests.prepare(sink, dimensions: dimensions)
+        try await sink.upsert(LocalSinkIVFTests.records(vectors))
+        #expect(try LocalSinkIVFTests.current(sink) != nil, "the lists were trained")
+
+        let query = vectors[7]
+        let before = try await sink.search(query, k: 4).map(\.record.id.rawValue)
+        let victim = try #require(before.first)
+        let record = try #require(LocalSinkIVFTests.records(vectors).first { $0.id.rawValue == victim })
+        var damaged = LocalSink.encode(record)
+        damaged[4 + dimensions * 4 + 3] = 0xFF
+        let stored = try sink.environment.database("vectors")
+        try sink.environment.write { try $0.put(stored, Array(victim.utf8), damaged) }
+
+        let after = try await sink.search(query, k: 3).map(\.record.id.rawValue)
+        #expect(after == Array(before.dropFirst()), "before \(before), after \(after)")
+        let notice = try #require(sink.readNotice)
+        #expect(notice.contains("(\(victim))"), "\(notice)")
+    }
 }
