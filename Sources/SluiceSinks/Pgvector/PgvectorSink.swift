@@ -20,7 +20,7 @@ public final class PgvectorSink: VectorSink {
         public var url: String
         public var password: String?
         /// `table` or `schema.table`, each part a plain SQL identifier or a double-quoted one (`"my.table"`,
-        /// ``PgvectorTableName``). Every statement quotes the name, so it is case-sensitive: `Mixed_Case` is
+        /// `PgvectorTableName`). Every statement quotes the name, so it is case-sensitive: `Mixed_Case` is
         /// the table `"Mixed_Case"`, not `mixed_case`.
         public var table: String
         /// `cosine`, `l2` or `dot`.
