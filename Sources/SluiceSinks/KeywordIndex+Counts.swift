@@ -3,8 +3,10 @@ import SluiceCore
 
 /// Counting a text's terms for the keyword index: the tokenizer's terms as bytes
 /// (``KeywordTokenizer/forEachTerm(of:_:)``) into a ``KeywordTermTable``, so that no `String` is made or
-/// hashed per term. A record's distinct terms are then collected by a segment's own table
-/// (`KeywordIndex+Segments.swift`), and written as the same bytes a `String` of them would give.
+/// hashed per term. A record the store writes is counted straight into its segment's table instead
+/// (`KeywordIndex+SegmentBuilder.swift`) unless it is scored by its rows or records; a search's query and
+/// a scan count with ``KeywordIndex/Counts``. The terms are written as the same bytes a `String` of them
+/// would give.
 extension KeywordIndex {
     /// A text's indexed terms with their frequencies, and its length in terms (every term counts, indexed
     /// or not: a term over ``KeywordIndex/maxTermBytes`` counts in the length only).

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// A batch's keyword segment, built before its write transaction (on the upsert caller's task, off the
 /// store's writer thread), so that the transaction only writes it.
@@ -16,14 +17,16 @@ extension KeywordIndex {
         /// The segment's entries, sorted by term, with numbers 1…`records.count`.
         var entries: [(term: [UInt8], value: [UInt8])] = []
 
-        /// Builds the batch of `records` (id and counts: text, title and headings).
-        init(_ records: [(id: [UInt8], counts: Counts)]) {
+        /// Builds the batch of `records`, their terms counted straight into the segment's table
+        /// (``SegmentBuilder/add(number:record:)``).
+        init(_ records: [VectorRecord]) {
+            let ids = records.map { Array($0.id.rawValue.utf8) }
             var latest: [[UInt8]: Int] = [:]
-            for (position, record) in records.enumerated() { latest[record.id] = position }
+            for (position, id) in ids.enumerated() { latest[id] = position }
             var segment = SegmentBuilder()
-            for (position, record) in records.enumerated() where latest[record.id] == position {
-                self.records.append((record.id, record.counts.length))
-                segment.add(number: UInt64(self.records.count), record.counts)
+            for (position, record) in records.enumerated() where latest[ids[position]] == position {
+                let length = segment.add(number: UInt64(self.records.count + 1), record: record)
+                self.records.append((ids[position], length))
             }
             // Records without a term have no postings: no segment needs to cover their numbers.
             entries = segment.entries

@@ -1,44 +1,9 @@
 import Foundation
 import SluiceLMDB
 
-/// Writing segments: one per write transaction. Merges are in `KeywordIndex+Merging.swift`.
+/// Writing segments: one per write transaction, collected by a `SegmentBuilder`
+/// (`KeywordIndex+SegmentBuilder.swift`). Merges are in `KeywordIndex+Merging.swift`.
 extension KeywordIndex {
-    /// The postings of the records a transaction writes, collected in memory and written as one segment.
-    struct SegmentBuilder {
-        /// The segment's terms (bytes), and each one's postings by its number there.
-        var terms = KeywordTermTable()
-        var postings: [KeywordPostings] = []
-        var records = 0
-        var first: UInt64 = 0
-        var last: UInt64 = 0
-
-        mutating func add(number: UInt64, _ counts: Counts) {
-            if records == 0 { first = number }
-            records += 1
-            last = number
-            counts.table.bytes.withUnsafeBufferPointer { bytes in
-                var start = 0
-                for (index, frequency) in counts.frequencies.enumerated() {
-                    let end = start + counts.table.term(index).count
-                    let found = terms.insert(UnsafeBufferPointer(rebasing: bytes[start..<end]))
-                    if found.inserted { postings.append(KeywordPostings()) }
-                    if let units = counts.units {
-                        postings[found.number].append(number: number, units: units.postings(of: index))
-                    } else {
-                        postings[found.number].append(number: number, frequency: frequency, length: counts.length)
-                    }
-                    start = end
-                }
-            }
-        }
-
-        /// The postings as a segment's entries: each term's bytes and stored list, sorted by term.
-        var entries: [(term: [UInt8], value: [UInt8])] {
-            postings.indices.map { (term: Array(terms.term($0)), value: postings[$0].stored) }
-                .sorted { $0.term.lexicographicallyPrecedes($1.term) }
-        }
-    }
-
     /// Writes the collected postings as a new level-0 segment, merges what the policy asks for (a rebuild
     /// runs in one transaction) and empties `segment`.
     func flush(_ segment: inout SegmentBuilder, _ state: inout State, _ txn: LMDBTransaction) throws {

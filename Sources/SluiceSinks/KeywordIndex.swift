@@ -90,8 +90,10 @@ struct KeywordIndex {
         // Writing other databases while a cursor walks `vectors` is safe in an LMDB write transaction.
         try txn.forEach(environment.database("vectors")) { key, value in
             let id = Array(key)
-            let counts = Self.counts(of: try LocalSink.decode(id: id, value))
-            try add(id: id, counts: counts, to: &segment, &state, txn)
+            let number = state.nextNumber
+            state.nextNumber += 1
+            let length = segment.add(number: number, record: try LocalSink.decode(id: id, value))
+            try add(id: id, number: number, length: length, &state, txn)
             if segment.records == Self.rebuildSegmentRecords { try flush(&segment, &state, txn) }
             return true
         }
@@ -137,20 +139,6 @@ struct KeywordIndex {
     }
 
     // MARK: - Records
-
-    /// Gives a record the next number and collects its postings in `segment` (a rebuild).
-    private func add(
-        id: [UInt8],
-        counts: Counts,
-        to segment: inout SegmentBuilder,
-        _ state: inout State,
-        _ txn: LMDBTransaction
-    ) throws {
-        let number = state.nextNumber
-        state.nextNumber += 1
-        try add(id: id, number: number, length: counts.length, &state, txn)
-        segment.add(number: number, counts)
-    }
 
     /// Records `id` as live under `number`, with its length in terms.
     private func add(id: [UInt8], number: UInt64, length: Int, _ state: inout State, _ txn: LMDBTransaction) throws {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A set of terms as UTF-8 bytes, each given a number (0, 1, … in the order first added): an open-addressing
 /// hash table over the bytes, which it keeps end to end in one array. The keyword index counts the terms of
 /// every record it writes with it, and collects a segment's postings by it, without making or hashing a
@@ -44,6 +46,25 @@ struct KeywordTermTable {
             slot = (slot + 1) & (slots.count - 1)
         }
         return nil
+    }
+
+    /// The terms' numbers in the order of their bytes (`memcmp`, a term before any longer one it begins):
+    /// the order a segment's keys are written in.
+    func sortedNumbers() -> [Int] {
+        guard count > 1 else { return Array(0..<count) }
+        return bytes.withUnsafeBufferPointer { stored in
+            starts.withUnsafeBufferPointer { starts in
+                let base = stored.baseAddress!
+                return (0..<count).sorted { a, b in
+                    let aStart = starts[a]
+                    let bStart = starts[b]
+                    let aCount = starts[a + 1] - aStart
+                    let bCount = starts[b + 1] - bStart
+                    let order = memcmp(base + aStart, base + bStart, min(aCount, bCount))
+                    return order != 0 ? order < 0 : aCount < bCount
+                }
+            }
+        }
     }
 
     private func matches(_ number: Int, _ term: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -159,20 +159,16 @@ public final class LocalSink: VectorSink {
         )
         let commits = plan.map { range in
             let part = Array(records[range])
-            let indexed = part.map { (id: Array($0.id.rawValue.utf8), counts: KeywordIndex.counts(of: $0)) }
-            return (
-                records: part, indexed: indexed, batch: KeywordIndex.PreparedBatch(indexed), encoded: encoded[range]
-            )
+            return (records: part, batch: KeywordIndex.PreparedBatch(part), encoded: encoded[range])
         }
         for commit in commits {
-            try await write(commit.records, indexed: commit.indexed, batch: commit.batch, encoded: commit.encoded)
+            try await write(commit.records, batch: commit.batch, encoded: commit.encoded)
         }
     }
 
     /// One write transaction of an upsert: the keyword segment, the records, the change log.
     private func write(
         _ records: [VectorRecord],
-        indexed: [(id: [UInt8], counts: KeywordIndex.Counts)],
         batch: KeywordIndex.PreparedBatch,
         encoded: ArraySlice<[UInt8]>
     ) async throws {
@@ -187,9 +183,9 @@ public final class LocalSink: VectorSink {
             let (change, segments) = try environment.write { txn in
                 try keywords.ensureBuilt(txn)
                 let segments = try keywords.upsert(batch, txn)
-                for (record, value) in zip(indexed, encoded) {
+                for (record, value) in zip(records, encoded) {
                     CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
-                    try txn.put(vectors, record.id, value)
+                    try txn.put(vectors, Array(record.id.rawValue.utf8), value)
                 }
                 return (try self.recordUpsert(records, in: txn), segments)
             }
