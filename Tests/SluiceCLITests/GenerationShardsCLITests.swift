@@ -19,9 +19,19 @@ struct GenerationShardsCLITests {
         case local, pgvector, chroma, qdrant, pinecone
         /// The Pinecone stand-in, the generation records in a real PostgreSQL (`generations.coordination`).
         case pineconeCoordinated = "pinecone-coordinated"
+        /// The Pinecone stand-in, the generation records in an S3 bucket (moto, `s3_server.py`).
+        case pineconeS3 = "pinecone-s3"
         var testDescription: String { rawValue }
         var store: StoreUnderTest.Kind? {
-            self == .pineconeCoordinated ? .pinecone : StoreUnderTest.Kind(rawValue: rawValue)
+            coordination != nil ? .pinecone : StoreUnderTest.Kind(rawValue: rawValue)
+        }
+        /// Where the generation records are kept instead of the store.
+        var coordination: StoreUnderTest.Coordination? {
+            switch self {
+            case .pineconeCoordinated: .postgres
+            case .pineconeS3: .s3
+            default: nil
+            }
         }
     }
 
@@ -58,7 +68,7 @@ struct GenerationShardsCLITests {
                 store = try await StoreUnderTest.start(
                     kind,
                     in: ws,
-                    coordination: deployment == .pineconeCoordinated
+                    coordination: deployment.coordination
                 )
             }
             return (ws, Shards(store: store, local: ws.root.appendingPathComponent("shared-index")))
