@@ -84,7 +84,7 @@ extension PipelineConfiguration {
             "sink": ["hnsw": [String: Any](), "ivf": [String: Any]()], "run": [String: Any](),
             "answer": [String: Any](),
             "serve": ["jwt": [String: Any]()], "search": ["rerank": [String: Any]()],
-            "eval": [String: Any](), "access": [String: Any](), "generations": [String: Any](),
+            "eval": [String: Any](), "access": [String: Any](), "generations": ["s3": [String: Any]()],
             "extract": [
                 "zip": [String: Any](), "json": [String: Any](), "ocr": [String: Any](), "pdf": [String: Any](),
                 "images": ["caption": ["pictures": [String: Any]()]],

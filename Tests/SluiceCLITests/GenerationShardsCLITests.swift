@@ -5,7 +5,7 @@ import Testing
 /// Index generations in a sharded deployment (docs/GENERATIONS.md, "Sharded deployments"): three shards, each
 /// with its own state, one store — the local store (the manifest beside it), or a store behind a server
 /// (real PostgreSQL+pgvector and Chroma, the Qdrant and Pinecone stand-ins: the manifest in the store itself;
-/// for Pinecone, in a coordination store, a second real PostgreSQL).
+/// for Pinecone, in a coordination store: a second real PostgreSQL, or an S3 bucket on moto).
 /// Every shard builds its part of the candidate; promote is refused until every part is complete (a shard
 /// killed during its build included), then switches once for all: every shard's state reads the new
 /// generation, equal to a from-scratch build, and a rollback restores the old one. `generation status` shows
@@ -19,9 +19,19 @@ struct GenerationShardsCLITests {
         case local, pgvector, chroma, qdrant, pinecone
         /// The Pinecone stand-in, the generation records in a real PostgreSQL (`generations.coordination`).
         case pineconeCoordinated = "pinecone-coordinated"
+        /// The Pinecone stand-in, the generation records in an S3 bucket (moto, `s3_server.py`).
+        case pineconeS3 = "pinecone-s3"
         var testDescription: String { rawValue }
         var store: StoreUnderTest.Kind? {
-            self == .pineconeCoordinated ? .pinecone : StoreUnderTest.Kind(rawValue: rawValue)
+            coordination != nil ? .pinecone : StoreUnderTest.Kind(rawValue: rawValue)
+        }
+        /// Where the generation records are kept instead of the store.
+        var coordination: StoreUnderTest.Coordination? {
+            switch self {
+            case .pineconeCoordinated: .postgres
+            case .pineconeS3: .s3
+            default: nil
+            }
         }
     }
 
@@ -58,7 +68,7 @@ struct GenerationShardsCLITests {
                 store = try await StoreUnderTest.start(
                     kind,
                     in: ws,
-                    coordination: deployment == .pineconeCoordinated
+                    coordination: deployment.coordination
                 )
             }
             return (ws, Shards(store: store, local: ws.root.appendingPathComponent("shared-index")))
@@ -143,7 +153,7 @@ struct GenerationShardsCLITests {
 
     @Test(
         "each shard builds its part of the candidate; promote refused until every part is complete, a shard killed mid-build included; one switch for all shards",
-        arguments: [Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated]
+        arguments: [Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated, .pineconeS3]
     )
     func shardsBuildTheirPartsThenOneSwitch(_ deployment: Deployment) async throws {
         let (ws, deploymentShards) = try await Self.setUp(
@@ -325,7 +335,7 @@ struct GenerationShardsCLITests {
 
     @Test(
         "without a deployment lock (Chroma, Qdrant, Pinecone with a coordination store): a promote while a shard rebuilds its part is refused (exit 8); of two racing promotes the one that read the manifest first and wrote it last loses with exit 3, changing nothing",
-        arguments: [Deployment.chroma, .qdrant, .pineconeCoordinated]
+        arguments: [Deployment.chroma, .qdrant, .pineconeCoordinated, .pineconeS3]
     )
     func changesRaceSafelyWithoutALock(_ deployment: Deployment) async throws {
         let (ws, deploymentShards) = try await Self.setUp(

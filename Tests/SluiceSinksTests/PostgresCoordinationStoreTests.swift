@@ -102,7 +102,7 @@ struct PostgresCoordinationStoreTests {
     }
 
     @Test(
-        "the keys: a password in generations.coordination, an s3:// store (not built), both keys at once, generations.* on another store: refused, never quoting the URL"
+        "the keys: a password in generations.coordination, a URL of another scheme, both keys at once, generations.* on another store: refused, never quoting the URL"
     )
     func keysRefused() throws {
         func make(_ overrides: [String], environment: [String: String] = [:]) throws -> PostgresCoordinationStore? {
@@ -110,7 +110,16 @@ struct PostgresCoordinationStoreTests {
                 file: nil,
                 overrides: ["sink.kind=pinecone", "sink.index=docs"] + overrides
             )
-            return try CoordinationStore.make(configuration, deployment: "d", environment: environment)
+            guard let (url, key) = try CoordinationStore.named(configuration, environment: environment) else {
+                return nil
+            }
+            return try CoordinationStore.postgres(
+                url: url,
+                key: key,
+                configuration,
+                deployment: "d",
+                environment: environment
+            )
         }
         let secret = "s3cr3t-\(UInt32.random(in: 0...UInt32.max))"
         for url in ["postgresql://u:\(secret)@db/x", "postgresql://u@db/x?password=\(secret)"] {
@@ -119,8 +128,8 @@ struct PostgresCoordinationStoreTests {
             #expect(error.message.contains("generations.password_env"), "\(error.message)")
             #expect(!error.message.contains(secret))
         }
-        let s3 = try #require(throws: SluiceError.self) { try make(["generations.coordination=s3://bucket/prefix"]) }
-        #expect(s3.message.contains("not built yet"), "\(s3.message)")
+        let other = try #require(throws: SluiceError.self) { try make(["generations.coordination=mysql://db/x"]) }
+        #expect(other.message.contains("PostgreSQL URL"), "\(other.message)")
         #expect(throws: SluiceError.self) {
             try make(["generations.coordination=postgresql://db/x", "generations.coordination_env=V"])
         }

@@ -57,7 +57,7 @@ extension IndexGenerations {
         }
         do {
             guard
-                let store = try CoordinationStore.make(
+                let store = try CoordinationStore.open(
                     remote.base,
                     deployment: StoreGenerationDeployment.deploymentName(remote)
                 )
@@ -78,7 +78,7 @@ extension IndexGenerations {
                 (error as? SluiceError)?.message ?? "\(error)",
                 fix: code == .usage
                     ? "correct generations.* (docs/CONFIGURATION.md)"
-                    : "start the coordination store's PostgreSQL server, or check generations.coordination and its password"
+                    : "start the coordination store's server (PostgreSQL, or the S3 endpoint), or check generations.coordination and its credentials"
             )
         }
     }

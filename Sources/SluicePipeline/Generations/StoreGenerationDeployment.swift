@@ -7,7 +7,7 @@ import SluiceState
 /// "Sharded deployments"): the shards' states may be on several machines, so the one manifest and the
 /// shards' parts are kept in the store itself (``SharedGenerationRecords``: pgvector's table
 /// `<table>_generations`; Chroma's and Qdrant's collection `<collection>_generations`), or, for Pinecone, in
-/// the coordination store the pipeline file names (``PostgresCoordinationStore``), and the deployment's
+/// the coordination store the pipeline file names (``PostgresCoordinationStore``, ``S3CoordinationStore``), and the deployment's
 /// lock is the store's where it has one (pgvector: an advisory lock).
 ///
 /// - The record `manifest` is the deployment's manifest; every shard's `STATE/generations.json` is a copy of
@@ -22,17 +22,23 @@ struct StoreGenerationDeployment: GenerationParts {
 
     static let manifestKey = "manifest"
 
-    /// The name of `remote`'s records in a coordination store that several deployments may share: the
-    /// Pinecone index and the original generation's namespace (`pinecone index docs namespace tests`).
+    /// The name of `remote`'s records in a coordination store that several deployments may share: the host
+    /// of the Pinecone control plane (`sink.url`, else Pinecone's), the index and the original generation's
+    /// namespace (`pinecone api.pinecone.io index docs namespace tests`).
     static func deploymentName(_ remote: RemoteGenerationStore) -> String {
-        "\(remote.kind) index \(remote.base.sink.index ?? "") namespace \(remote.base.sink.namespace)"
+        let control = remote.base.sink.url ?? PineconeSink.Settings.defaultControlURL
+        let host = URLComponents(string: control).flatMap { components in
+            components.host.map { host in components.port.map { "\(host):\($0)" } ?? host }
+        }
+        return
+            "\(remote.kind) \(host ?? control) index \(remote.base.sink.index ?? "") namespace \(remote.base.sink.namespace)"
     }
     static let partsPrefix = "parts/"
 
     /// The store's records for `remote`'s generations, or the coordination store's when the pipeline file
     /// names one (`generations.coordination`: Pinecone); nil for a store that keeps none.
     init?(_ remote: RemoteGenerationStore) throws {
-        if let coordination = try CoordinationStore.make(remote.base, deployment: Self.deploymentName(remote)) {
+        if let coordination = try CoordinationStore.open(remote.base, deployment: Self.deploymentName(remote)) {
             records = coordination
             return
         }

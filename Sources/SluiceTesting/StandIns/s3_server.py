@@ -16,7 +16,7 @@ when its parent goes away. Besides the S3 API:
                                    the last POST /_standin/faults}
                                    (requests signed with the stand-in's own key, "standin", are not counted:
                                    they are the control layer's and a benchmark's uploads)
-  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1&hold_gets=N&pad_gets=B
+  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1&hold_gets=N&pad_gets=B&conflict_puts=N
          fail_continued_lists: every ListObjectsV2 request with a continuation token (the second page and
          later) answers 500 InternalError: a listing that fails halfway. slowdown_every: every Nth S3
          request answers 503 SlowDown, as S3 throttles (0: never). deny: every S3 request answers
@@ -25,6 +25,13 @@ when its parent goes away. Besides the S3 API:
          concurrency shows in get_max_in_flight whatever the machine's speed (0: no wait). pad_gets: every
          GET object answer carries B bytes more than the object holds (its Content-Length too), as an object
          replaced by a larger one between the listing and the download would.
+         conflict_puts: the next N conditional PUTs (If-None-Match) answer 409 ConditionalRequestConflict,
+         as AWS answers a conditional write that raced another write of the same key (to be retried).
+
+A PUT with `If-None-Match: *` is enforced as AWS S3 documents it: 412 PreconditionFailed when the key
+exists. moto 5.2.5 checks the header, but its check and its write are two steps that concurrent requests
+interleave (two of 12 racing PUTs of one key both answered 200, seen 2026-11-29 with 2-MB bodies): here
+every conditional PUT runs alone, so exactly one of racing writers wins, as on AWS.
 """
 import argparse, json, os, sys, threading, urllib.parse
 
@@ -47,7 +54,9 @@ def main():
 
     lock = threading.Lock()
     state = {"list": 0, "get": 0, "tagging": 0, "head": 0, "other": 0, "total": 0, "faults": 0, "requests": 0, "fail_continued_lists": False,
-             "slowdown_every": 0, "deny": False, "hold_gets": 0, "pad_gets": 0, "get_in_flight": 0, "get_max_in_flight": 0}
+             "slowdown_every": 0, "deny": False, "hold_gets": 0, "pad_gets": 0, "get_in_flight": 0, "get_max_in_flight": 0,
+             "conflict_puts": 0}
+    conditional_puts = threading.Lock()
     gets_changed = threading.Condition(lock)
     moto = DomainDispatcherApplication(create_backend_app)
     port = server_child.free_port()
@@ -81,6 +90,7 @@ def main():
                     state["deny"] = query.get("deny", ["0"])[0] == "1"
                     state["hold_gets"] = int(query.get("hold_gets", ["0"])[0])
                     state["pad_gets"] = int(query.get("pad_gets", ["0"])[0])
+                    state["conflict_puts"] = int(query.get("conflict_puts", ["0"])[0])
                     state["get_max_in_flight"] = state["get_in_flight"]
                     state["requests"] = 0
                 return answer(start_response, "200 OK", "{}")
@@ -130,6 +140,17 @@ def main():
                 return s3_error(start_response, "500 Internal Server Error", "InternalError", "injected: the listing fails here")
             if method == "GET" and not is_list and not is_tagging:
                 return held_get(environ, start_response)
+            if method == "PUT" and "HTTP_IF_NONE_MATCH" in environ:
+                with lock:
+                    conflict = state["conflict_puts"] > 0
+                    if conflict:
+                        state["conflict_puts"] -= 1
+                        state["faults"] += 1
+                if conflict:
+                    return s3_error(start_response, "409 Conflict", "ConditionalRequestConflict",
+                                    "injected: a conflicting operation occurred; retry")
+                with conditional_puts:
+                    return [b"".join(moto(environ, start_response))]
         return moto(environ, start_response)
 
     def held_get(environ, start_response):

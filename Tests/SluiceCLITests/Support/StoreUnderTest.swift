@@ -16,6 +16,9 @@ final class StoreUnderTest: Sendable {
     /// Environment variables the secrets are read from (set in this process; sluice inherits them).
     static let passwordVariable = "SLUICE_TEST_PG_PASSWORD"
     static let apiKeyVariable = "SLUICE_TEST_STORE_KEY"
+    /// The variables an S3 coordination store's keys are in.
+    static let s3KeyVariable = "SLUICE_TEST_COORD_S3_KEY"
+    static let s3SecretVariable = "SLUICE_TEST_COORD_S3_SECRET"
     static let password = "pw-\(UInt32.random(in: 0...UInt32.max))"
     static let apiKey = "key-\(UInt32.random(in: 0...UInt32.max))"
 
@@ -23,7 +26,15 @@ final class StoreUnderTest: Sendable {
     let server: StandInServer?
     /// For Chroma with faults: a proxy in front of the real server that injects them.
     let proxy: StandInServer?
-    /// A real PostgreSQL the targets name as their coordination store (`generations.coordination`: Pinecone's
+    /// Where the targets keep their generation records instead of the store (Pinecone's
+    /// `generations.coordination`): a real PostgreSQL, or an S3 bucket (moto behind `s3_server.py`).
+    enum Coordination: Sendable {
+        case postgres, s3
+    }
+
+    /// The kind of ``coordination``.
+    let coordinationKind: Coordination?
+    /// A real PostgreSQL (or S3) the targets name as their coordination store (`generations.coordination`: Pinecone's
     /// sharded generations), when asked for.
     let coordination: StandInServer?
     /// The coordination server's folder (outside the workspace: ``stop()`` removes it).
@@ -35,6 +46,7 @@ final class StoreUnderTest: Sendable {
         server: StandInServer?,
         proxy: StandInServer? = nil,
         coordination: StandInServer? = nil,
+        coordinationKind: Coordination? = nil,
         coordinationFolder: URL? = nil,
         directory: URL
     ) {
@@ -42,6 +54,7 @@ final class StoreUnderTest: Sendable {
         self.server = server
         self.proxy = proxy
         self.coordination = coordination
+        self.coordinationKind = coordinationKind
         self.coordinationFolder = coordinationFolder
         self.directory = directory
     }
@@ -50,12 +63,12 @@ final class StoreUnderTest: Sendable {
     var endpoint: StandInServer? { proxy ?? server }
 
     /// Starts the store's server (`faultEvery`: the stand-ins fail every Nth write, see store_standin.py) and,
-    /// with `coordination`, a PostgreSQL server the targets keep their generation records in.
+    /// with `coordination`, a PostgreSQL server (or an S3 stand-in) the targets keep their generation records in.
     static func start(
         _ kind: Kind,
         in workspace: Workspace,
         faultEvery: Int = 0,
-        coordination: Bool = false
+        coordination: Coordination? = nil
     ) async throws -> StoreUnderTest {
         setenv(passwordVariable, password, 1)
         setenv(apiKeyVariable, apiKey, 1)
@@ -91,7 +104,21 @@ final class StoreUnderTest: Sendable {
         }
         var coordinationServer: StandInServer?
         var coordinationFolder: URL?
-        if coordination {
+        if coordination == .s3 {
+            setenv(s3KeyVariable, "sluice-test-key", 1)
+            setenv(s3SecretVariable, "sluice-test-secret", 1)
+            do {
+                coordinationServer = try await StandInServer.launch(
+                    script: "s3_server.py",
+                    arguments: ["--bucket", "coordination"]
+                )
+            } catch {
+                proxy?.stop()
+                server?.stop()
+                throw error
+            }
+        }
+        if coordination == .postgres {
             // A short path of its own: PostgreSQL's socket goes in it, and a socket's path is at most 107 bytes.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "sluice-coord-\(UInt32.random(in: 0...UInt32.max))"
@@ -114,6 +141,7 @@ final class StoreUnderTest: Sendable {
             server: server,
             proxy: proxy,
             coordination: coordinationServer,
+            coordinationKind: coordination,
             coordinationFolder: coordinationFolder,
             directory: directory
         )
@@ -122,6 +150,14 @@ final class StoreUnderTest: Sendable {
     /// The `--set` settings naming the coordination store (none without one).
     var coordinationArguments: [String] {
         guard let coordination else { return [] }
+        if coordinationKind == .s3 {
+            return [
+                "generations.coordination=s3://coordination/shards", "generations.s3.endpoint=\(coordination.baseURL)",
+                "generations.s3.access_key_env=\(Self.s3KeyVariable)",
+                "generations.s3.secret_key_env=\(Self.s3SecretVariable)",
+            ]
+            .flatMap { ["--set", $0] }
+        }
         return [
             "generations.coordination=postgresql://postgres@127.0.0.1:\(coordination.port)/postgres",
             "generations.password_env=\(Self.passwordVariable)",

@@ -155,8 +155,9 @@ struct S3Client: Sendable {
         return S3ObjectMetadata.tags(xml: response.body)
     }
 
-    /// The request, signed (SigV4 by libcurl), with the payload hash S3 requires and the session token.
-    private func signed(_ request: HTTPRequest) -> HTTPRequest {
+    /// The request, signed (SigV4 by libcurl), with the payload hash S3 requires (of its body) and the
+    /// session token.
+    func signed(_ request: HTTPRequest) -> HTTPRequest {
         var request = request
         request.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
         request.awsSigning = AWSSigning(
@@ -165,7 +166,12 @@ struct S3Client: Sendable {
             accessKey: credentials.accessKey,
             secretKey: credentials.secretKey
         )
-        request.headers.append(("x-amz-content-sha256", Self.emptyPayloadHash))
+        request.headers.append(
+            (
+                "x-amz-content-sha256",
+                request.body.isEmpty ? Self.emptyPayloadHash : SHA256.hex(SHA256.digest(request.body))
+            )
+        )
         if let token = credentials.sessionToken { request.headers.append(("x-amz-security-token", token)) }
         return request
     }
@@ -201,7 +207,7 @@ struct S3Client: Sendable {
 
     /// Runs `body` until it returns, retrying transport failures and retryable answers through the one
     /// request loop (``RemoteCall``, no gate): the retries spent are an unavailability (exit 6).
-    private func withRetries<T: Sendable>(what: String, _ body: () async throws -> T) async throws -> T {
+    func withRetries<T: Sendable>(what: String, _ body: () async throws -> T) async throws -> T {
         try await call.run(
             what: what,
             onRetry: { requests.retried() },

@@ -17,9 +17,11 @@ struct S3Credentials: Sendable, CustomStringConvertible {
 
     var description: String { "credentials from \(origin)" }
 
+    /// - Parameter section: the settings' section, named in errors (`source.s3`, `generations.s3`).
     /// - Throws: ``SluiceError/Code/configuration`` when none are found, or a named variable is unset.
     static func resolve(
         _ settings: PipelineConfiguration.Source.S3,
+        section: String = "source.s3",
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> S3Credentials {
         func value(_ name: String) -> String? {
@@ -29,7 +31,7 @@ struct S3Credentials: Sendable, CustomStringConvertible {
             guard let key = value(keyName), let secret = value(secretName) else {
                 throw SluiceError(
                     .configuration,
-                    "source.s3: the variables \(keyName) and \(secretName) (access_key_env, secret_key_env) must both be set"
+                    "\(section): the variables \(keyName) and \(secretName) (access_key_env, secret_key_env) must both be set"
                 )
             }
             var token: String?
@@ -37,7 +39,7 @@ struct S3Credentials: Sendable, CustomStringConvertible {
                 guard let value = value(tokenName) else {
                     throw SluiceError(
                         .configuration,
-                        "source.s3.session_token_env names \(tokenName), which is not set"
+                        "\(section).session_token_env names \(tokenName), which is not set"
                     )
                 }
                 token = value
@@ -62,19 +64,19 @@ struct S3Credentials: Sendable, CustomStringConvertible {
             value("AWS_SHARED_CREDENTIALS_FILE").map { NSString(string: $0).expandingTildeInPath }
             ?? (value("HOME") ?? NSHomeDirectory()) + "/.aws/credentials"
         if let text = try? String(contentsOfFile: path, encoding: .utf8),
-            let section = sharedFileProfile(text, profile: profile),
-            let key = section["aws_access_key_id"], let secret = section["aws_secret_access_key"]
+            let found = sharedFileProfile(text, profile: profile),
+            let key = found["aws_access_key_id"], let secret = found["aws_secret_access_key"]
         {
             return S3Credentials(
                 accessKey: key,
                 secretKey: secret,
-                sessionToken: section["aws_session_token"],
+                sessionToken: found["aws_session_token"],
                 origin: "profile \(profile) of \(path)"
             )
         }
         throw SluiceError(
             .configuration,
-            "source.s3: no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, name variables in source.s3.access_key_env and secret_key_env, or add profile \(profile) to \(path)"
+            "\(section): no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, name variables in \(section).access_key_env and secret_key_env, or add profile \(profile) to \(path)"
         )
     }
 
