@@ -85,7 +85,9 @@ struct LocalIVFBench: AsyncParsableCommand {
                 + "\(details["ivf_trained_on"] ?? "?") vectors"
         )
         Self.say("")
-        Self.say("| queries | search | recall@\(k) | lists a query | codes a query, mean | p99 | share of n | p50 ms | p99 ms |")
+        Self.say(
+            "| queries | search | recall@\(k) | lists a query | codes a query, mean | p99 | share of n | p50 ms | p99 ms |"
+        )
         Self.say("|---|---|---|---|---|---|---|---|---|")
         for (name, queryVectors) in sets {
             let kth: [Float]
@@ -193,7 +195,8 @@ struct LocalIVFBench: AsyncParsableCommand {
         }
         let sorted = codes.sorted()
         let mean = Double(codes.reduce(0, +)) / Double(max(1, codes.count))
-        let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        let rank = Int((Double(sorted.count) * 0.99).rounded(.up)) - 1
+        let p99 = sorted.isEmpty ? 0 : sorted[max(0, min(sorted.count - 1, rank))]
         let label = setting == 0 ? "ivf nprobe auto" : "ivf nprobe \(setting)"
         let fellBack = answered == queryVectors.count ? "" : " (\(queryVectors.count - answered) scanned)"
         Self.say(

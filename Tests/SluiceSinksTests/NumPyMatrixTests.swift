@@ -14,7 +14,8 @@ import Testing
         text += "\n"
         var bytes: [UInt8] = [0x93] + Array("NUMPY".utf8) + [version, 0]
         let length = text.utf8.count
-        bytes += version == 1 ? [UInt8(length & 0xFF), UInt8(length >> 8)] : (0..<4).map { UInt8((length >> (8 * $0)) & 0xFF) }
+        let lengthBytes = version == 1 ? 2 : 4
+        bytes += (0..<lengthBytes).map { UInt8((length >> (8 * $0)) & 0xFF) }
         bytes += Array(text.utf8)
         for value in floats { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } }
         return Data(bytes)
