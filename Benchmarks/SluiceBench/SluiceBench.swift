@@ -17,7 +17,7 @@ struct SluiceBench: AsyncParsableCommand {
         subcommands: [
             CorpusCommand.self, PipelineBench.self, RemoteBench.self, SinkBench.self, ExtractBench.self,
             MiniLMBench.self, LocalSearchBench.self, TokenizerBench.self, ChunkBench.self, LatencyBench.self,
-            TextBench.self,
+            TextBench.self, LocalIVFBench.self,
         ]
     )
 }

@@ -2,11 +2,14 @@ import Synchronization
 
 /// What this process keeps of the IVF index: the centroids of the epochs it has read (an epoch's centroids
 /// never change once written, and epoch numbers are never re-used, so a cached epoch is never stale), and
-/// whether a training failed here (not tried again by this process; searches scan).
+/// whether a training failed here (not tried again by this process; searches scan); for the benchmark, an
+/// `nprobe` fixed for this process and the lists and codes its searches scanned.
 final class LocalIVFState: Sendable {
     private struct State {
         var epochs: [UInt32: LocalIVFEpoch] = [:]
         var trainingFailed = false
+        var probes: Int?
+        var scanned = LocalIVFScanCounts()
     }
 
     private let state = Mutex(State())
@@ -20,6 +23,24 @@ final class LocalIVFState: Sendable {
             $0.epochs[number] = loaded
         }
         return loaded
+    }
+
+    /// An `nprobe` fixed for this process (``LocalSink/setProbes(_:)``), else the setting's.
+    var probes: Int? {
+        get { state.withLock { $0.probes } }
+        set { state.withLock { $0.probes = newValue } }
+    }
+
+    /// What the IVF searches of this process scanned so far.
+    var scanned: LocalIVFScanCounts { state.withLock { $0.scanned } }
+
+    /// Counts one search that probed `lists` lists holding `codes` codes.
+    func count(lists: Int, codes: Int) {
+        state.withLock {
+            $0.scanned.searches += 1
+            $0.scanned.lists += lists
+            $0.scanned.codes += codes
+        }
     }
 
     var trainingFailed: Bool {

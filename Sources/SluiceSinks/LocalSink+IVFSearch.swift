@@ -24,8 +24,9 @@ extension LocalSink {
                 let number = try txn.get(ivf, LocalIVFLayout.current).map({ LocalIVFLayout.uint32($0) }),
                 let epoch = try ivfEpoch(number, txn), query.count == epoch.dimensions
             else { return nil }
-            let probed = epoch.nearest(LocalIVFTraining.unit(query), count: indexSettings.probes(lists: epoch.lists))
-            let labels = try Self.bestCodes(
+            let probes = ivfState.probes.map { min($0, epoch.lists) } ?? indexSettings.probes(lists: epoch.lists)
+            let probed = epoch.nearest(LocalIVFTraining.unit(query), count: probes)
+            let (labels, scanned) = try Self.bestCodes(
                 query,
                 among: probed,
                 of: epoch,
@@ -33,6 +34,7 @@ extension LocalSink {
                 lists: lists,
                 txn
             )
+            ivfState.count(lists: probed.count, codes: scanned)
             var candidates: [(score: Float, id: [UInt8], bytes: [UInt8])] = []
             for label in labels {
                 guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(UInt64(label))),
@@ -54,7 +56,8 @@ extension LocalSink {
         }
     }
 
-    /// The labels of the `wanted` best codes, by the 8-bit similarity, in the lists `probed`.
+    /// The labels of the `wanted` best codes, by the 8-bit similarity, in the lists `probed`, and the number of
+    /// codes scored.
     static func bestCodes(
         _ query: [Float],
         among probed: [UInt32],
@@ -62,7 +65,7 @@ extension LocalSink {
         wanted: Int,
         lists: LMDBDatabase,
         _ txn: LMDBTransaction
-    ) throws -> [UInt32] {
+    ) throws -> (labels: [UInt32], scanned: Int) {
         let entryBytes = LocalIVFLayout.entryBytes(dimensions: epoch.dimensions)
         var code = [UInt8](repeating: 0, count: entryBytes - 4)
         query.withUnsafeBufferPointer { q in
@@ -71,12 +74,14 @@ extension LocalSink {
         var scores = [Float](repeating: 0, count: LocalIVFLayout.blockEntries)
         var best: [(score: Float, label: UInt32)] = []  // best first, at most `wanted`
         best.reserveCapacity(wanted + 1)
+        var scanned = 0
         for list in probed {
             let prefix = LocalIVFLayout.listPrefix(epoch.epoch, list: list)
             try txn.forEach(lists, from: prefix) { key, value in
                 guard key.count == 12, key.starts(with: prefix) else { return false }
                 let entries = min(value.count / entryBytes, LocalIVFLayout.blockEntries)
                 guard entries > 0, let base = value.baseAddress else { return true }
+                scanned += entries
                 code.withUnsafeBufferPointer { q in
                     scores.withUnsafeMutableBufferPointer {
                         sluice_ivf_score(
@@ -100,6 +105,15 @@ extension LocalSink {
                 return true
             }
         }
-        return best.map(\.label)
+        return (best.map(\.label), scanned)
     }
+
+    // MARK: - For the benchmark
+
+    /// Fixes the IVF index's `nprobe` for the rest of this process (nil: `sink.ivf.nprobe` again), whatever
+    /// the setting says (the benchmark sweeps it).
+    package func setProbes(_ nprobe: Int?) { ivfState.probes = nprobe }
+
+    /// What this process's IVF searches scanned so far (the benchmark's codes a query).
+    package var ivfScanned: LocalIVFScanCounts { ivfState.scanned }
 }

@@ -1,0 +1,209 @@
+import ArgumentParser
+import Foundation
+import SluiceCore
+import SluiceSinks
+import SluiceTesting
+
+/// The local store's IVF index (`sink.local_index: ivf`) measured through Sluice's own code on given
+/// vectors: the base is read from a NumPy `.npy` file and written through `LocalSink.upsert`, so the store
+/// trains its centroids as it would in a run; then each set of queries (`--queries NAME=FILE.npy`) is
+/// searched at each `nprobe`, with recall@k against the store's exact scan (or the exact k-th best scores
+/// given with `--truth`), the lists and codes a query
+/// scanned (counts: they do not depend on the machine's load), and the latency of one query at a time.
+///
+/// `--train-at` says when the store trains: by default at the whole base (one training on every vector,
+/// as `Benchmarks/ann/ivf_recall.py` trains its "fresh" lists); `--train-at 10000` is the store's default
+/// (`sink.ivf.exact_below`), trained at 10,000 and again at each 4× growth while the base loads.
+struct LocalIVFBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "local-ivf",
+        abstract:
+            "The local store's IVF index on vectors from .npy files: recall@k against the exact scan, codes scanned, latency, training stalls."
+    )
+
+    @Option(help: "The base: a float32 .npy file of n × d vectors (Benchmarks/ann/split.py writes one).")
+    var base: String
+    @Option(
+        parsing: .singleValue,
+        help: "A set of queries, NAME=FILE.npy (float32, m × d); repeat for several sets, measured apart."
+    )
+    var queries: [String] = []
+    @Option(
+        parsing: .singleValue,
+        help:
+            "The exact k-th best cosine of each query of a set, NAME=FILE.npy (split.py writes them), instead of the store's exact scan (slow in a debug build)."
+    )
+    var truth: [String] = []
+    @Option(help: "Read only the first N vectors of the base.") var limit: Int?
+    @Option(help: "Top k.") var k = 10
+    @Option(parsing: .upToNextOption, help: "nprobe values to measure; 0 is `auto` (the store's default).")
+    var nprobe = [16, 32, 64, 128, 0]
+    @Option(help: "sink.ivf.exact_below: the store's size at which it trains (default: the whole base).")
+    var trainAt: Int?
+    @Option(help: "Vectors an upsert.") var batch = 2000
+    @Option(help: "Store folder to create, or to reuse when it holds the same number of vectors (default: temporary).")
+    var store: String?
+
+    static func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+    func run() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var vectors = try NumPyMatrix(contentsOf: URL(fileURLWithPath: base)).rows
+        if let limit { vectors = Array(vectors.prefix(limit)) }
+        let sets = try queries.map(Self.named)
+        let given = Dictionary(try truth.map(Self.named)) { $1 }
+        let dimensions = vectors.first?.count ?? 0
+        guard !vectors.isEmpty, sets.allSatisfy({ $0.1.allSatisfy { $0.count == dimensions } }) else {
+            throw ValidationError("an empty base, or queries of another dimension than the base's \(dimensions)")
+        }
+        Self.say(
+            "\(vectors.count) vectors × \(dimensions) dimensions from \(base) read in "
+                + "\(f(LocalSearchBench.seconds(start.duration(to: clock.now)), 1)) s; queries "
+                + sets.map { "\($0.0) \($0.1.count)" }.joined(separator: ", ") + "; k \(k); "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
+        let folder =
+            store.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("sluice-local-ivf-\(getpid())")
+        defer { if store == nil { try? FileManager.default.removeItem(at: folder) } }
+        var settings = PipelineConfiguration.Sink()
+        settings.localIndex = .ivf
+        settings.ivf.exactBelow = trainAt ?? vectors.count
+        let sink = try LocalSink(directory: folder, index: .init(section: settings))
+        try await sink.prepare(embedder: EmbedderIdentity(provider: "bench", model: "npy", dimensions: dimensions))
+        if try await sink.count() != vectors.count {
+            try await sink.removeAll()
+            try await sink.prepare(embedder: EmbedderIdentity(provider: "bench", model: "npy", dimensions: dimensions))
+            try await load(vectors, into: sink)
+        } else {
+            Self.say("reusing the \(vectors.count) vectors in \(folder.path)")
+        }
+        let details = try await sink.info().details
+        Self.say(
+            "index: epoch \(details["ivf_epoch"] ?? "?"), \(details["ivf_lists"] ?? "?") lists, trained on "
+                + "\(details["ivf_trained_on"] ?? "?") vectors"
+        )
+        Self.say("")
+        Self.say(
+            "| queries | search | recall@\(k) | lists a query | codes a query, mean | p99 | share of n | p50 ms | p99 ms |"
+        )
+        Self.say("|---|---|---|---|---|---|---|---|---|")
+        for (name, queryVectors) in sets {
+            let kth: [Float]
+            if let scores = given[name]?.first, scores.count == queryVectors.count {
+                kth = scores
+            } else {
+                // The truth: the store's own exact scan (a filter every record matches makes a search scan).
+                let (exact, found) = try await LocalSearchBench.single(queryVectors) {
+                    try await sink.search(
+                        SearchRequest(vector: $0, k: k, filter: .prefix(SearchFilter.documentKeyField, "docs/"))
+                    )
+                }
+                kth = found.map { $0.last?.score ?? -.infinity }
+                Self.say(
+                    "| \(name) | exact scan | 1.000 | | \(vectors.count) | | 100% | "
+                        + "\(f(exact.percentile(0.5), 2)) | \(f(exact.percentile(0.99), 2)) |"
+                )
+            }
+            for setting in nprobe {
+                sink.setProbes(setting == 0 ? nil : setting)
+                try await measure(name, setting, queryVectors, kth, sink, of: vectors.count)
+            }
+        }
+    }
+
+    /// Writes `vectors` in upserts of `batch`, and says which upserts trained (or went on training) and how
+    /// long they stalled the writer. When the last upsert leaves the store at the training size untrained
+    /// (training runs before a write), one more upsert of the last record trains it.
+    func load(_ vectors: [[Float]], into sink: LocalSink) async throws {
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        var stalls: [String] = []
+        var epoch = try await sink.info().details["ivf_epoch"]
+        let start = clock.now
+        func upsert(_ records: [VectorRecord], at stored: Int) async throws {
+            let begin = clock.now
+            try await sink.upsert(records)
+            let seconds = LocalSearchBench.seconds(begin.duration(to: clock.now))
+            times.append(seconds)
+            let details = try await sink.info().details
+            if details["ivf_epoch"] != epoch {
+                stalls.append(
+                    "the upsert at \(stored) vectors took \(f(seconds, 2)) s: epoch \(details["ivf_epoch"] ?? "?"), "
+                        + "\(details["ivf_lists"] ?? "?") lists trained on \(details["ivf_trained_on"] ?? "?")"
+                )
+                epoch = details["ivf_epoch"]
+            }
+        }
+        for first in stride(from: 0, to: vectors.count, by: batch) {
+            let part = Array(vectors[first..<min(first + batch, vectors.count)])
+            try await upsert(LocalSearchBench.records(part, from: first), at: first)
+        }
+        if vectors.count >= (trainAt ?? vectors.count), epoch?.hasPrefix("none") != false {
+            let last = vectors.count - 1
+            try await upsert(LocalSearchBench.records([vectors[last]], from: last), at: vectors.count)
+        }
+        Self.say(
+            "loaded through LocalSink.upsert in \(f(LocalSearchBench.seconds(start.duration(to: clock.now)), 1)) s, "
+                + "\(times.count) upserts of at most \(batch), median \(f(median(times), 3)) s"
+        )
+        for stall in stalls { Self.say("  " + stall) }
+    }
+
+    /// `NAME=FILE.npy`: the name and the file's rows.
+    static func named(_ spec: String) throws -> (String, [[Float]]) {
+        guard let equals = spec.firstIndex(of: "=") else {
+            throw ValidationError("--queries and --truth take NAME=FILE.npy, not \(spec)")
+        }
+        return (
+            String(spec[..<equals]),
+            try NumPyMatrix(contentsOf: URL(fileURLWithPath: String(spec[spec.index(after: equals)...]))).rows
+        )
+    }
+
+    /// One row: `queryVectors` at `setting` (0: auto), recall against the k-th best scores `kth`, counts from
+    /// the store's own.
+    func measure(
+        _ name: String,
+        _ setting: Int,
+        _ queryVectors: [[Float]],
+        _ kth: [Float],
+        _ sink: LocalSink,
+        of count: Int
+    ) async throws {
+        var codes: [Int] = []
+        var lists = 0
+        var answered = 0
+        let (latencies, found) = try await LocalSearchBench.single(queryVectors) { query in
+            try await sink.search(query, k: k)
+        }
+        // Counts per query: once more, one query at a time, reading the store's counters around each.
+        for query in queryVectors {
+            let before = sink.ivfScanned
+            _ = try await sink.search(query, k: k)
+            let after = sink.ivfScanned
+            codes.append(after.codes - before.codes)
+            lists += after.lists - before.lists
+            answered += after.searches - before.searches
+        }
+        var recall = 0.0
+        for (index, best) in kth.enumerated() {
+            // A hit is any returned record whose score reaches the exact k-th best (ties count; 1e-5 for
+            // the rounding of a truth computed elsewhere).
+            recall += Double(min(k, found[index].filter { $0.score >= best - 1e-5 }.count)) / Double(k)
+        }
+        let sorted = codes.sorted()
+        let mean = Double(codes.reduce(0, +)) / Double(max(1, codes.count))
+        let rank = Int((Double(sorted.count) * 0.99).rounded(.up)) - 1
+        let p99 = sorted.isEmpty ? 0 : sorted[max(0, min(sorted.count - 1, rank))]
+        let label = setting == 0 ? "ivf nprobe auto" : "ivf nprobe \(setting)"
+        let fellBack = answered == queryVectors.count ? "" : " (\(queryVectors.count - answered) scanned)"
+        Self.say(
+            "| \(name) | \(label)\(fellBack) | \(f(recall / Double(max(1, kth.count)), 3)) | "
+                + "\(f(Double(lists) / Double(max(1, answered)), 0)) | \(f(mean, 0)) | \(p99) | "
+                + "\(f(mean / Double(max(1, count)) * 100, 2))% | \(f(latencies.percentile(0.5), 2)) | "
+                + "\(f(latencies.percentile(0.99), 2)) |"
+        )
+    }
+}
