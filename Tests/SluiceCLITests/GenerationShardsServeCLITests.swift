@@ -12,7 +12,9 @@ import Testing
 struct GenerationShardsServeCLITests {
     @Test(
         "a promote made with shard 0's state switches search with shard 1's and a running serve over shard 2's",
-        arguments: [GenerationShardsCLITests.Deployment.pgvector, .chroma, .qdrant, .pineconeCoordinated]
+        arguments: [
+            GenerationShardsCLITests.Deployment.pgvector, .chroma, .qdrant, .pineconeCoordinated, .pineconeS3,
+        ]
     )
     func readersOfEveryShardFollow(_ store: GenerationShardsCLITests.Deployment) async throws {
         let (ws, deployment) = try await GenerationShardsCLITests.setUp(
