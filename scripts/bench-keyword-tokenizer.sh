@@ -1,6 +1,7 @@
 #!/bin/sh
 # The keyword tokenizer before session 28 (kept in the tests as the reference) against this tree's, outside
-# the pipeline (issue 33 goal 1; docs/BENCHMARKS.md, "The keyword tokenizer's CPU"):
+# the pipeline (issue 33 goal 1; docs/BENCHMARKS.md, "The keyword tokenizer's CPU, and what
+# the releaser's `madvise`s are"):
 #   scripts/bench-keyword-tokenizer.sh CORPUS [PASSES]
 set -eu
 corpus=${1:?usage: $0 CORPUS [PASSES]}
@@ -12,5 +13,6 @@ cp "$root/scripts/write-path-cpu/keyword_tokenizer.swift" "$work/main.swift"  # 
 grep -v -e '^import Sluice' -e '^@testable import' "$root/Tests/SluiceSinksTests/ReferenceKeywordTokenizer.swift" \
     > "$work/ReferenceKeywordTokenizer.swift"
 swiftc -O -package-name bench -o "$work/keyword_tokenizer" "$work/main.swift" "$work/ReferenceKeywordTokenizer.swift" \
+    "$root/scripts/write-path-cpu/corpus_chunks.swift" \
     "$root"/Sources/SluiceCore/KeywordTokenizer*.swift
 "$work/keyword_tokenizer" "$corpus" "${2:-7}"

@@ -7,10 +7,11 @@
 // checks that both give the same terms (a digest of every term's bytes, in order).
 import Foundation
 
+/// The index's counting, copied from Sources/SluiceSinks/KeywordIndex+Counts.swift: the benchmark builds
+/// the tokenizer alone, without the module that holds the index.
 enum KeywordIndex {
     static let maxTermBytes = 200
 
-    /// As Sources/SluiceSinks/KeywordIndex+Counts.swift counts.
     static func forEachCountedTerm(of text: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
         KeywordTokenizer.forEachTermNotingASCII(of: text) { term, ascii in
             if ascii {
@@ -23,29 +24,10 @@ enum KeywordIndex {
     }
 }
 
-func cpu() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
-}
-
 let root = CommandLine.arguments[1]
 let passes = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2])! : 7
-var texts: [String] = []
-var bytes = 0
-let files = FileManager.default.enumerator(atPath: root)!
-while let path = files.nextObject() as? String {
-    guard let data = FileManager.default.contents(atPath: root + "/" + path) else { continue }
-    let text = String(decoding: data, as: UTF8.self)
-    let name = (path as NSString).lastPathComponent
-    var i = text.startIndex
-    while i < text.endIndex {
-        let j = text.index(i, offsetBy: 1000, limitedBy: text.endIndex) ?? text.endIndex
-        texts.append(String(text[i..<j]) + "\n" + name)
-        bytes += texts[texts.count - 1].utf8.count
-        i = j
-    }
-}
+let texts = corpusChunks(root)  // corpus_chunks.swift
+let bytes = texts.reduce(0) { $0 + $1.utf8.count }
 print("chunks", texts.count, "bytes", bytes)
 
 struct Pass {
