@@ -13,7 +13,8 @@
 ///   and a mark that extends the separator belongs to the next stretch with it;
 /// - lower-casing maps each scalar on its own, so a stretch lower-cases as it does within the whole text.
 ///
-/// Measured apart on the 8 MB doc-files corpus: docs/BENCHMARKS.md, "The keyword tokenizer's CPU".
+/// Measured on the 8 MB doc-files corpus: docs/BENCHMARKS.md, "The keyword tokenizer's CPU, and what the
+/// releaser's `madvise`s are".
 extension KeywordTokenizer {
     /// Calls `body` with the UTF-8 bytes of each term of `text`, in order. The bytes are valid only during
     /// the call.
