@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$root/scripts/write-path-cpu/keyword_segment.swift" "$work/main.swift"  # top-level code: main.swift
-swiftc -O -package-name bench -o "$work/keyword_segment" "$work/main.swift" \
+swiftc -O -package-name bench -o "$work/keyword_segment" "$work/main.swift" "$root/scripts/write-path-cpu/corpus_chunks.swift" \
     "$root"/Sources/SluiceCore/KeywordTokenizer*.swift "$root/Sources/SluiceSinks/KeywordTermTable.swift" \
     "$root/Sources/SluiceSinks/KeywordPostings.swift"
 "$work/keyword_segment" "$corpus" "${2:-7}"

@@ -36,76 +36,11 @@ public enum KeywordTokenizer {
         return word
     }
 
+    /// The terms of `text`, in order (``forEachTerm(of:_:)``: its ASCII words read byte by byte, the
+    /// stretches around non-ASCII bytes character by character, ``characterTerms(of:)``).
     public static func terms(of text: String) -> [String] {
-        if let terms = text.utf8.withContiguousStorageIfAvailable(mixedTerms) { return terms }
-        return characterTerms(of: text)
-    }
-
-    /// The terms of a text in UTF-8: its ASCII stretches read byte by byte (``asciiTerms(_:)``), the rest
-    /// character by character, with the terms ``characterTerms(of:)`` gives the whole text. Most texts are
-    /// ASCII but for a few characters (a name, a © sign); reading all of such a text by characters cost
-    /// most of the keyword index's tokenizing.
-    ///
-    /// A stretch ends only before an ASCII byte that is neither a letter nor a digit and follows an ASCII
-    /// byte (not the LF of a CR LF): there a character ends (no ASCII character extends the one before,
-    /// and a mark that extends the separator belongs to the next stretch with it), and so does a word
-    /// (the separator is not part of one). Lower-casing maps each scalar on its own, so a stretch lower-cases
-    /// as it does within the whole text.
-    static func mixedTerms(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
         var terms: [String] = []
-        forEachStretch(bytes) { stretch, ascii in
-            if ascii, let found = asciiTerms(stretch) {
-                terms += found
-            } else {
-                terms += characterTerms(of: String(decoding: stretch, as: UTF8.self))
-            }
-        }
-        return terms
-    }
-
-    /// Cuts UTF-8 text into the stretches ``mixedTerms(_:)`` reads, in order, each with whether it is ASCII.
-    static func forEachStretch(
-        _ bytes: UnsafeBufferPointer<UInt8>,
-        _ body: (_ stretch: UnsafeBufferPointer<UInt8>, _ ascii: Bool) -> Void
-    ) {
-        var start = 0
-        var ascii = true
-        var lastBoundary = 0
-        func emit(_ end: Int) {
-            guard end > start else { return }
-            body(UnsafeBufferPointer(rebasing: bytes[start..<end]), ascii)
-        }
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            if byte >= 0x80 {
-                if ascii {
-                    emit(lastBoundary)
-                    start = lastBoundary
-                    ascii = false
-                }
-                continue
-            }
-            let previous = index > 0 ? bytes[index - 1] : 0
-            let separator = !((byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A))
-            guard index > 0, separator, previous < 0x80, !(previous == 0x0D && byte == 0x0A) else { continue }
-            lastBoundary = index
-            if !ascii {
-                emit(index)
-                start = index
-                ascii = true
-            }
-        }
-        emit(bytes.count)
-    }
-
-    /// The terms of an ASCII text, read byte by byte: the same terms as ``characterTerms(of:)`` gives it
-    /// (in ASCII, letters and digits are the bytes `A`–`Z`, `a`–`z`, `0`–`9`, and no character is unspaced),
-    /// several times faster. nil when the text is not ASCII.
-    static func asciiTerms(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-        var terms: [String] = []
-        var scratch: [UInt8] = []
-        forEachASCIITerm(bytes, scratch: &scratch) { terms.append(String(decoding: $0, as: UTF8.self)) }
+        forEachTermNotingASCII(of: text) { term, _ in terms.append(String(decoding: term, as: UTF8.self)) }
         return terms
     }
 

@@ -59,8 +59,8 @@ extension KeywordIndex {
     /// Calls `body` with each term of `text` as the index counts it: its composed bytes, or nil for a term
     /// over ``KeywordIndex/maxTermBytes`` (it counts in a length, and is not indexed).
     static func forEachCountedTerm(of text: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
-        KeywordTokenizer.forEachTerm(of: text) { term in
-            if term.allSatisfy({ $0 < 0x80 }) {
+        KeywordTokenizer.forEachTermNotingASCII(of: text) { term, ascii in
+            if ascii {
                 body(term.count <= maxTermBytes ? term : nil)
                 return
             }

@@ -9,27 +9,9 @@
 // that both passes give the same bytes.
 import Foundation
 
-func cpu() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
-}
-
 let root = CommandLine.arguments[1]
 let passes = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2])! : 7
-var texts: [String] = []
-let files = FileManager.default.enumerator(atPath: root)!
-while let path = files.nextObject() as? String {
-    guard let data = FileManager.default.contents(atPath: root + "/" + path) else { continue }
-    let text = String(decoding: data, as: UTF8.self)
-    let name = (path as NSString).lastPathComponent
-    var i = text.startIndex
-    while i < text.endIndex {
-        let j = text.index(i, offsetBy: 1000, limitedBy: text.endIndex) ?? text.endIndex
-        texts.append(String(text[i..<j]) + "\n" + name)
-        i = j
-    }
-}
+let texts = corpusChunks(root)  // corpus_chunks.swift
 print("chunks", texts.count)
 
 func forEachCountedTerm(of text: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
