@@ -17,11 +17,7 @@ struct PgvectorKeywordRowsTests {
     static let identity = EmbedderIdentity(provider: "test", model: "rows", dimensions: 2)
 
     static func sink(_ settings: PgvectorSink.Settings, holding records: [VectorRecord]) async throws -> PgvectorSink {
-        let sink = try PgvectorSink(settings: settings)
-        try await sink.prepare(embedder: identity)
-        try await sink.upsert(records)
-        try await sink.finish()
-        return sink
+        try await PgvectorKeywordTests.sink(settings, holding: records, identity: identity)
     }
 
     static func keyword(_ sink: PgvectorSink, _ text: String) async throws -> [SearchHit] {

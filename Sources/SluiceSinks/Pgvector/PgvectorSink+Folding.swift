@@ -119,13 +119,7 @@ extension PgvectorSink {
 
     /// The generated column's comment, nil without the column.
     static func textSearchComment(_ connection: PGConnection, table: String) throws -> String? {
-        try connection.query(
-            """
-            SELECT coalesce(col_description(attrelid, attnum), '') FROM pg_attribute
-            WHERE attrelid = $1::regclass AND attname = 'text_search' AND NOT attisdropped
-            """,
-            [table]
-        ).first?[0] ?? nil
+        try columnComment(connection, table: table, column: "text_search")
     }
 
     /// Why keyword search does not fold accents on this table, nil when it does (or there is no column):

@@ -92,6 +92,11 @@ extension PgvectorSink {
     /// holding only them ranked first with no score (`NULL` sorts first in `DESC`). Measured on
     /// Benchmarks/retrieval (README there, "pgvector on the judged sets"): keyword nDCG@10 0.752 → 0.798 tuning.
     ///
+    /// `weighted` is `MATERIALIZED`: referenced once (by the whole-chunk rank alone), PostgreSQL inlined it and
+    /// counted every word's document frequency again for every candidate row — on the sample index (2,200
+    /// chunks) a median 77 ms a search against 15 ms materialized (Benchmarks/retrieval/README.md, *rows and
+    /// records on pgvector*).
+    ///
     /// The filter is part of the `WHERE` (``PgvectorFilter``): PostgreSQL applies it while it ranks.
     func keywordSearch(_ text: String, k: Int, filter searchFilter: SearchFilter?) async throws -> [SearchHit] {
         guard k > 0, !KeywordTokenizer.terms(of: text).isEmpty else { return [] }
@@ -117,7 +122,7 @@ extension PgvectorSink {
                         ELSE (SELECT count(*) FROM \(table))::float8 END AS n,
                         greatest(coalesce($4::float8, (SELECT avg(length(text_search)) FROM \(table))), 1) AS average
                     FROM pg_class c WHERE c.oid = to_regclass($2)),
-                weighted AS (
+                weighted AS MATERIALIZED (
                     SELECT words.query, ln(1 + greatest(corpus.n - df.n + 0.5, 0) / (df.n + 0.5)) AS idf
                     FROM words, corpus,
                         LATERAL (SELECT count(*)::float8 AS n FROM \(table) WHERE text_search @@ words.query) AS df),
