@@ -5,8 +5,9 @@ import SluiceCore
 /// (`KeywordIndex+Units.swift`): each row of a table chunk (CSV, TSV, XLSX, ODS) and each record of a JSON or
 /// JSON Lines chunk is a `tsvector` of its own — its lines with the chunk's title (or file name) and headings —
 /// in the generated column `text_search_units tsvector[]` (NULL for every other chunk, and for a chunk of one
-/// unit), and such a chunk ranks as its best unit. Scored whole, a chunk holding one query word in one row
-/// and another in another row ranked with the chunk whose one row holds both.
+/// unit), and such a chunk ranks as its best unit, each unit weighted by BM25's length normalization
+/// (``keywordRank(units:)``): `ts_rank` has no length in it, so a unit alone scored as its chunk did, and a
+/// short row stayed below long prose chunks holding more of the query's common words.
 ///
 /// The units are cut in SQL by an immutable function in the table's schema (``keywordUnitsFunction(table:)``),
 /// by the rules of `KeywordIndex.units(of:)` (the tests hold the two to the same cases): a table's non-blank
