@@ -23,8 +23,12 @@ struct PgvectorKeywordTests {
 
     static let identity = EmbedderIdentity(provider: "test", model: "kw", dimensions: 3)
 
-    /// A sink on `settings`' table, prepared, holding `rows` once they are written and finished.
-    static func sink(_ settings: PgvectorSink.Settings, holding rows: [VectorRecord]) async throws -> PgvectorSink {
+    /// A sink on `settings`' table, prepared for `identity`, holding `rows` once they are written and finished.
+    static func sink(
+        _ settings: PgvectorSink.Settings,
+        holding rows: [VectorRecord],
+        identity: EmbedderIdentity = identity
+    ) async throws -> PgvectorSink {
         let sink = try PgvectorSink(settings: settings)
         try await sink.prepare(embedder: identity)
         try await sink.upsert(rows)

@@ -91,29 +91,35 @@ extension PgvectorSink {
     }
 
     /// For a search, in one catalog query: nil when the table does not exist, else the configuration its
-    /// keyword column was parsed with (`english` without a comment naming one).
-    static func searchConfiguration(_ connection: PGConnection, table: String) throws -> String? {
+    /// keyword column was parsed with (`english` without a comment naming one), and whether its units column
+    /// (`PgvectorSink+KeywordRows.swift`) is current for that configuration, with the average chunk length the
+    /// last run recorded (nil when none did).
+    static func searchConfiguration(
+        _ connection: PGConnection,
+        table: String
+    ) throws -> (configuration: String, units: Bool, averageLength: String?)? {
         let row = try connection.query(
             """
             SELECT c.oid IS NOT NULL, (SELECT coalesce(col_description(a.attrelid, a.attnum), '') FROM pg_attribute a
-                WHERE a.attrelid = c.oid AND a.attname = 'text_search' AND NOT a.attisdropped)
+                WHERE a.attrelid = c.oid AND a.attname = 'text_search' AND NOT a.attisdropped),
+                (SELECT coalesce(col_description(a.attrelid, a.attnum), '') FROM pg_attribute a
+                WHERE a.attrelid = c.oid AND a.attname = 'text_search_units' AND NOT a.attisdropped),
+                (SELECT substr(d.description, length($2) + 1) FROM pg_index i JOIN pg_description d
+                ON d.objoid = i.indexrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+                WHERE i.indrelid = c.oid AND starts_with(d.description, $2) LIMIT 1)
             FROM (SELECT to_regclass($1) AS oid) c
             """,
-            [table]
+            [table, averageLengthPrefix]
         ).first
-        guard row?[0] == "t" else { return nil }
-        return configuration(fromComment: (row?[1] ?? nil) ?? "")
+        guard let row, row[0] == "t" else { return nil }
+        let configuration = configuration(fromComment: row[1] ?? "")
+        let average = row[3].flatMap(Double.init).map { String($0) }
+        return (configuration, row[2] == keywordUnitsColumnVersion(configuration), average)
     }
 
     /// The generated column's comment, nil without the column.
     static func textSearchComment(_ connection: PGConnection, table: String) throws -> String? {
-        try connection.query(
-            """
-            SELECT coalesce(col_description(attrelid, attnum), '') FROM pg_attribute
-            WHERE attrelid = $1::regclass AND attname = 'text_search' AND NOT attisdropped
-            """,
-            [table]
-        ).first?[0] ?? nil
+        try columnComment(connection, table: table, column: "text_search")
     }
 
     /// Why keyword search does not fold accents on this table, nil when it does (or there is no column):
@@ -126,6 +132,12 @@ extension PgvectorSink {
 }
 
 extension PgvectorSink {
-    /// Why the last ``prepare(embedder:)`` could not fold accents in keyword search, nil when it could.
-    public var preparationNotice: String? { runState.withLock { $0.textSearchFallback } }
+    /// Why the last ``prepare(embedder:)`` could not fold accents in keyword search, or score table rows and
+    /// JSON records on their own, nil when it could both.
+    public var preparationNotice: String? {
+        runState.withLock { state in
+            let notices = [state.textSearchFallback, state.keywordRowsFallback].compactMap { $0 }
+            return notices.isEmpty ? nil : notices.joined(separator: "; ")
+        }
+    }
 }

@@ -23,12 +23,16 @@ extension PgvectorSink {
     /// query and extension, as `KeywordIndex.name(of:)`), then the heading path (`metadata.headings`, as its
     /// JSON text: the parser reads its words, not its brackets and quotes).
     static func textSearchExpression(_ configuration: String) -> String {
-        """
-        to_tsvector(\(PgvectorTableName.literal(configuration)), text || E'\\n' || coalesce(nullif(metadata->>'title', ''), \
-        regexp_replace(regexp_replace(regexp_replace(document_key, '[?#].*$', ''), '^.*/', ''), '(.)\\.[^.]*$', '\\1')) \
-        || E'\\n' || coalesce((metadata->'headings')::text, ''))
-        """
+        "to_tsvector(\(PgvectorTableName.literal(configuration)), text || E'\\n' || \(textSearchContext))"
     }
+
+    /// The context a row's text is searched with: its title or file name, then its heading path
+    /// (``textSearchExpression(_:)``; each unit of ``keywordUnitsExpression(_:table:)`` has it too).
+    static let textSearchContext = """
+        coalesce(nullif(metadata->>'title', ''), \
+        regexp_replace(regexp_replace(regexp_replace(document_key, '[?#].*$', ''), '^.*/', ''), '(.)\\.[^.]*$', '\\1')) \
+        || E'\\n' || coalesce((metadata->'headings')::text, '')
+        """
 
     /// The column's comment, naming what it holds and the configuration it was parsed with: a column with
     /// another comment (made before titles, file names and headings were in it, or before accents were
@@ -43,13 +47,14 @@ extension PgvectorSink {
     /// another configuration (`english`, before accents were folded). Adding a stored generated column to a
     /// table that holds rows rewrites it once, under an exclusive lock; the rows' embeddings are kept,
     /// nothing is embedded again.
-    /// - Returns: why accents are not folded, nil when they are.
+    /// Then adds the rows' and records' column (``ensureKeywordRows(_:table:configuration:)``).
+    /// - Returns: why accents are not folded and why rows are not scored on their own, nil when they are.
     @discardableResult
     static func ensureTextSearch(
         _ connection: PGConnection,
         table name: PgvectorTableName,
         indexName: String
-    ) throws -> String? {
+    ) throws -> (folding: String?, rows: String?) {
         let table = name.quoted
         let (configuration, fallback) = try ensureFoldingConfiguration(connection, table: name)
         let version = textSearchVersion(configuration)
@@ -63,15 +68,19 @@ extension PgvectorSink {
             """
         )
         try connection.query("COMMENT ON COLUMN \(table).text_search IS \(PgvectorTableName.literal(version))")
-        try connection.query(
-            "CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(indexName)) ON \(table) USING gin (text_search)"
-        )
-        return fallback
+        // Looked up first: `CREATE INDEX IF NOT EXISTS` needs CREATE on the schema even when the index is there.
+        if try !hasIndex(connection, table: table, named: indexName) {
+            try connection.query(
+                "CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(indexName)) ON \(table) USING gin (text_search)"
+            )
+        }
+        return (fallback, try ensureKeywordRows(connection, table: name, configuration: configuration))
     }
 
     /// The best `k` rows holding any of the query's words (an AND of the words, as `plainto_tsquery` or
     /// `websearch_to_tsquery` make, finds nothing for most questions in natural language), ranked by
-    /// Σ idf(word) · `ts_rank`(row, word) over the words the row holds. `ts_rank` and `ts_rank_cd` alone
+    /// Σ idf(word) · `ts_rank`(row, word) over the words the row holds — a table or JSON chunk as its best row or
+    /// record (``keywordRank(units:)``, `PgvectorSink+KeywordRows.swift`). `ts_rank` and `ts_rank_cd` alone
     /// have no inverse document frequency: for "what is the invoice total in CHF" they rank a row with
     /// "the" and "invoice" twice above the one row with "CHF". The idf is BM25's (as the local store's),
     /// with document frequencies counted through the GIN index and the row count from the planner's
@@ -83,6 +92,11 @@ extension PgvectorSink {
     /// holding only them ranked first with no score (`NULL` sorts first in `DESC`). Measured on
     /// Benchmarks/retrieval (README there, "pgvector on the judged sets"): keyword nDCG@10 0.752 → 0.798 tuning.
     ///
+    /// `weighted` is `MATERIALIZED`: referenced once (by the whole-chunk rank alone), PostgreSQL inlined it and
+    /// counted every word's document frequency again for every candidate row — on the sample index (2,200
+    /// chunks) a median 77 ms a search against 15 ms materialized (Benchmarks/retrieval/README.md, *rows and
+    /// records on pgvector*).
+    ///
     /// The filter is part of the `WHERE` (``PgvectorFilter``): PostgreSQL applies it while it ranks.
     func keywordSearch(_ text: String, k: Int, filter searchFilter: SearchFilter?) async throws -> [SearchHit] {
         guard k > 0, !KeywordTokenizer.terms(of: text).isEmpty else { return [] }
@@ -90,11 +104,13 @@ extension PgvectorSink {
         guard !text.utf8.contains(0) else {
             throw SluiceError(.usage, "pgvector cannot hold U+0000 (NUL) in text: remove it from the query")
         }
-        let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 4) }
+        let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 5) }
         return try await withCancellableConnection("keyword search \(settings.table)") { connection in
             // The configuration the column was parsed with (a parameter: the comment is the database's text), and
             // whether the table exists, in one catalog query.
-            guard let configuration = try Self.searchConfiguration(connection, table: table) else { return [] }
+            guard let (configuration, units, average) = try Self.searchConfiguration(connection, table: table) else {
+                return []
+            }
             // A tsvector's text form ('a' 'b') is a valid tsquery once the spaces between lexemes are ORs.
             let rows = try connection.query(
                 """
@@ -103,22 +119,21 @@ extension PgvectorSink {
                     FROM unnest(tsvector_to_array(to_tsvector($3::regconfig, $1))) AS lexeme),
                 corpus AS (
                     SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8
-                        ELSE (SELECT count(*) FROM \(table))::float8 END AS n
+                        ELSE (SELECT count(*) FROM \(table))::float8 END AS n,
+                        greatest(coalesce($4::float8, (SELECT avg(length(text_search)) FROM \(table))), 1) AS average
                     FROM pg_class c WHERE c.oid = to_regclass($2)),
-                weighted AS (
+                weighted AS MATERIALIZED (
                     SELECT words.query, ln(1 + greatest(corpus.n - df.n + 0.5, 0) / (df.n + 0.5)) AS idf
                     FROM words, corpus,
                         LATERAL (SELECT count(*)::float8 AS n FROM \(table) WHERE text_search @@ words.query) AS df),
                 any_word AS (
                     SELECT replace(strip(to_tsvector($3::regconfig, $1))::text, ' ', ' | ')::tsquery AS query)
-                SELECT \(Self.columns),
-                    coalesce((SELECT sum(w.idf * ts_rank(t.text_search, w.query)) FROM weighted w
-                     WHERE t.text_search @@ w.query), 0) AS rank
-                FROM \(table) t, any_word
+                SELECT \(Self.columns), \(Self.keywordRank(units: units)) AS rank
+                FROM \(table) t, any_word, corpus
                 WHERE any_word.query <> ''::tsquery AND t.text_search @@ any_word.query AND (\(filter?.sql ?? "TRUE"))
                 ORDER BY rank DESC, id LIMIT \(k)
                 """,
-                [text, table, configuration] + (filter?.parameters ?? [])
+                [text, table, configuration, units ? average : "1"] + (filter?.parameters ?? [])
             )
             return try rows.map { SearchHit(score: Float($0[6] ?? "") ?? 0, record: try Self.record($0)) }
         }

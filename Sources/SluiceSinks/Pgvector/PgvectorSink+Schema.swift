@@ -21,7 +21,7 @@ extension PgvectorSink {
             with: "''"
         )
         let state = try await withConnection("prepare \(rawTable)") {
-            connection -> (empty: Bool, type: String, fallback: String?) in
+            connection -> (empty: Bool, type: String, fallback: (folding: String?, rows: String?)) in
             try Self.serializingPreparation(connection) {
                 try connection.query("CREATE EXTENSION IF NOT EXISTS vector")
                 if let existing = try Self.describe(connection, table) {
@@ -82,7 +82,8 @@ extension PgvectorSink {
             $0.columnType = state.type
             $0.dimensions = dimensions
             $0.bulk = state.empty
-            $0.textSearchFallback = state.fallback
+            $0.textSearchFallback = state.fallback.folding
+            $0.keywordRowsFallback = state.fallback.rows
         }
         // A table that already holds rows keeps its index maintained row by row; an empty one gets it
         // after the bulk load (finish).
@@ -111,6 +112,9 @@ extension PgvectorSink {
         let indexName = self.indexName
         let opclass = operatorClass
         try await withConnection("create index on \(settings.table)") { connection in
+            // Looked up first: `CREATE INDEX IF NOT EXISTS` needs CREATE on the schema even when the index is
+            // there, which a role that owns the table but may not create in its schema lacks.
+            if try Self.hasIndex(connection, table: table, named: indexName) { return }
             // The default maintenance_work_mem (64 MB) makes HNSW builds over ~30k vectors many times
             // slower; this session only.
             try connection.query("SET maintenance_work_mem = '512MB'")
@@ -135,8 +139,10 @@ extension PgvectorSink {
             // Fresh planner statistics once the run's writes are in: without them, autovacuum's ANALYZE lands
             // at some later moment and can flip the plan of a search between the HNSW index (approximate)
             // and a scan (exact), so the same query over the same rows could answer near ties differently.
-            try await withConnection("analyze \(settings.table)") { [table = quotedTable] connection in
+            try await withConnection("analyze \(settings.table)") {
+                [table = quotedTable, textSearchIndex = textSearchIndexName] connection in
                 _ = try connection.query("ANALYZE \(table)")
+                try Self.recordAverageLength(connection, table: table, indexName: textSearchIndex)
             }
         }
         runState.withLock { $0.bulk = false }
@@ -165,9 +171,12 @@ extension PgvectorSink {
             var details = ["column": "\(existing.type)(\(existing.dimensions))"]
             details["hnsw index"] = index == nil ? "not built yet (built at the end of the next run)" : indexName
             let fallback = try Self.textSearchFallback(connection, table: table)
+            let rowsFallback = try Self.keywordRowsFallback(connection, table: table)
             if let configuration = try Self.columnConfiguration(connection, table: table) {
                 details["keyword search"] =
                     fallback == nil ? "accents folded (\(configuration))" : "accents not folded (english)"
+                details["keyword rows"] =
+                    rowsFallback == nil ? "table rows and JSON records scored on their own" : "scored whole"
             }
             return SinkInfo(
                 name: name,
@@ -176,7 +185,7 @@ extension PgvectorSink {
                 metric: metric,
                 embedder: existing.comment.flatMap { Self.field("embedder", in: $0) },
                 details: details,
-                warnings: fallback.map { [$0] } ?? []
+                warnings: [fallback, rowsFallback].compactMap { $0 }
             )
         }
     }
@@ -220,6 +229,17 @@ extension PgvectorSink {
         let name = String(type.prefix { $0 != "(" })
         let dimensions = Int(type.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }) ?? 0
         return Description(type: name, dimensions: dimensions, comment: row[1])
+    }
+
+    /// Whether the table `quotedTable` has an index named `name` (indexes live in their table's schema).
+    static func hasIndex(_ connection: PGConnection, table quotedTable: String, named name: String) throws -> Bool {
+        try connection.query(
+            """
+            SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            WHERE i.indrelid = to_regclass($1) AND c.relname = $2
+            """,
+            [quotedTable, name]
+        ).first?[0] != "0"
     }
 
     /// `value` of `name=value` in a space-separated comment.

@@ -76,6 +76,8 @@ public final class PgvectorSink: VectorSink {
         var bulk = false
         /// Why the last prepare could not fold accents in keyword search (``preparationNotice``).
         var textSearchFallback: String?
+        /// Why the last prepare could not add the rows' and records' units column (``preparationNotice``).
+        var keywordRowsFallback: String?
     }
 
     public var name: String { "pgvector:\(Self.redacted(settings.url))#\(settings.table)" }
