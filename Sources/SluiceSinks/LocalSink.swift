@@ -330,6 +330,7 @@ public final class LocalSink: VectorSink {
         try await executor.run {
             // No merge planned before may be applied after: a pass runs only after a write asks for it.
             self.settleKeywordMerges()
+            self.ivfState.trainer.stop()  // nor a training's part computed from the records before
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
             let postings = try environment.database(KeywordIndex.postingsDatabase)
@@ -352,6 +353,7 @@ public final class LocalSink: VectorSink {
         try await executor.run {
             self.settleKeywordMerges()
             try self.throwFailedKeywordMerge()  // the run's last merges too
+            self.ivfState.trainer.settle()  // a training begun during the run ends with it
             try self.saveIndex()
         }
     }
