@@ -7,8 +7,9 @@ import Synchronization
 /// writer thread goes on writing and readers go on searching meanwhile: k-means runs on a snapshot, and the
 /// lists are filled in bounded commits that interleave with the writer's.
 ///
-/// One job runs at a time; asking for one while another runs or waits does nothing (the running job looks at
-/// the store again before it ends). The job's write transactions are counted and timed here
+/// One job runs at a time; asking for one while another runs makes it run once more when it ends (the store
+/// may need more than that job saw: a retrain after a long first training), unless the trainer is being
+/// stopped. The job's write transactions are counted and timed here
 /// (``LocalIVFTrainerCounts/longestCommit``: the longest the writer could have waited for the trainer).
 final class LocalIVFTrainer: @unchecked Sendable {
     /// Where a job is, for tests that hold it there (``hold(at:_:)``).
@@ -21,7 +22,8 @@ final class LocalIVFTrainer: @unchecked Sendable {
 
     // All are thread-safe; the class only owns them.
     private let queue = DispatchQueue(label: "sl-local-ivf-train")
-    private let busy = Mutex(false)
+    /// Whether a job runs or waits to, and whether it was asked for again meanwhile.
+    private let busy = Mutex((running: false, again: false))
     private let stopped = Mutex(false)
     private let counts = Mutex(LocalIVFTrainerCounts())
     private let failure = Mutex<(any Error)?>(nil)
@@ -47,17 +49,27 @@ final class LocalIVFTrainer: @unchecked Sendable {
         }
     }()
 
-    /// Runs `job` on the trainer's thread unless a job runs or waits already.
+    /// Runs `job` on the trainer's thread, or once more after the one that runs.
     func request(_ job: @escaping @Sendable () -> Void) {
         let queued = busy.withLock { busy in
-            if busy { return false }
-            busy = true
+            if busy.running {
+                busy.again = true
+                return false
+            }
+            busy.running = true
             return true
         }
         guard queued else { return }
         queue.async {
-            job()
-            self.busy.withLock { $0 = false }
+            while true {
+                job()
+                let again = self.busy.withLock { busy in
+                    let again = busy.again && !self.isStopped
+                    busy = (running: again, again: false)
+                    return again
+                }
+                if !again { break }
+            }
         }
     }
 
@@ -74,7 +86,7 @@ final class LocalIVFTrainer: @unchecked Sendable {
     }
 
     /// Whether a job runs or waits to.
-    var isBusy: Bool { busy.withLock { $0 } }
+    var isBusy: Bool { busy.withLock { $0.running } }
 
     /// Whether the running job should stop.
     var isStopped: Bool { stopped.withLock { $0 } }

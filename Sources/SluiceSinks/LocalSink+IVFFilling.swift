@@ -124,8 +124,10 @@ extension LocalSink {
         }
     }
 
-    /// Deletes the entries of retired epochs, in commits of a bounded number of keys.
+    /// Deletes the entries of retired epochs, in commits of a bounded number of keys (none without one: the
+    /// writer is not made to wait for nothing).
     func deleteRetiredIVFEpochs() throws {
+        guard try hasRetiredIVFEpochs() else { return }
         let ivf = try environment.database(LocalIVFLayout.database)
         let (lists, places) = (
             try environment.database(LocalIVFLayout.listsDatabase),

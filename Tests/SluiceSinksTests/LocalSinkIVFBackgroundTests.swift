@@ -3,6 +3,7 @@ import Foundation
 import SluiceCore
 import SluiceLMDB
 import SluiceTesting
+import Synchronization
 import Testing
 
 @testable import SluiceSinks
@@ -137,6 +138,32 @@ import Testing
         for query in generator.next(5) {
             #expect(try await sink.search(query, k: 10) == (try sink.exactSearch(query, k: 10)))
         }
+    }
+
+    /// Counts the runs of a job.
+    final class Runs: Sendable {
+        let count = Mutex(0)
+    }
+
+    @Test("asking the trainer while its job runs runs that job once more when it ends, not once a request")
+    func askedWhileRunning() {
+        let trainer = LocalIVFTrainer()
+        let runs = Runs()
+        let (started, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        trainer.request {
+            runs.count.withLock { $0 += 1 }
+            started.signal()
+            gate.wait()
+        }
+        started.wait()
+        for _ in 0..<3 { trainer.request {} }  // while it runs: the job is asked for again
+        #expect(trainer.isBusy)
+        gate.signal()
+        started.wait()  // its second run
+        gate.signal()
+        trainer.settle()
+        #expect(runs.count.withLock { $0 } == 2)
+        #expect(!trainer.isBusy)
     }
 
     @Test("emptying the store stops a training and leaves nothing of it")
