@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// Writes run on the sink's own thread (LMDB write transactions block and fsync), and the graph takes each
 /// committed write in on a follower thread (`LocalANNFollower.swift`); the keyword index's segments are
-/// built before the write and merged after it on a thread of their own (`KeywordMerger.swift`); searches run
-/// on reader threads of their own.
+/// built before the write and merged after it on a thread of their own (`KeywordMerger.swift`); the IVF index
+/// is trained on a thread of its own while the writer writes (`LocalIVFTrainer.swift`); searches run on
+/// reader threads of their own.
 public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
     let executor: BlockingExecutor
