@@ -18,6 +18,13 @@ import Testing
 
     static func id(_ n: Int) -> VectorID { VectorID(rawValue: String(format: "v%06d", n)) }
 
+    /// A prepared store with `ivf` in `folder`, trained from `exactBelow` vectors, 16 pages a commit.
+    static func sink(_ folder: URL, exactBelow: Int, nprobe: Int? = nil) async throws -> LocalSink {
+        let sink = try LocalSinkIVFTests.open(folder, exactBelow: exactBelow, nprobe: nprobe, commitPages: 16)
+        try await LocalSinkIVFTests.prepare(sink, dimensions: Self.dimensions)
+        return sink
+    }
+
     /// Holds the trainer at `steps`: each time it reaches one, `reached` yields it and the trainer waits until
     /// the test calls `release()`.
     final class Holds: Sendable {
@@ -59,8 +66,7 @@ import Testing
         let folder = LocalSinkIVFTests.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 8, seed: 0xB61)
-        let sink = try LocalSinkIVFTests.open(folder, exactBelow: 200, nprobe: 65_536, commitPages: 16)
-        try await LocalSinkIVFTests.prepare(sink, dimensions: Self.dimensions)
+        let sink = try await Self.sink(folder, exactBelow: 200, nprobe: 65_536)
         let holds = Holds(sink, at: [.trained, .partComputed])
         try await sink.upsert(LocalSinkIVFTests.records(generator.next(200)))
         #expect(try LocalSinkIVFTests.current(sink) == nil)
@@ -111,8 +117,7 @@ import Testing
         let folder = LocalSinkIVFTests.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xB62)
-        let sink = try LocalSinkIVFTests.open(folder, exactBelow: 100, nprobe: 65_536, commitPages: 16)
-        try await LocalSinkIVFTests.prepare(sink, dimensions: Self.dimensions)
+        let sink = try await Self.sink(folder, exactBelow: 100, nprobe: 65_536)
         try await sink.upsert(LocalSinkIVFTests.records(generator.next(101)))
         try await sink.upsert(LocalSinkIVFTests.records(generator.next(1), from: 101))
         try await sink.waitForIVFTraining()
@@ -171,8 +176,7 @@ import Testing
         let folder = LocalSinkIVFTests.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 8, seed: 0xB63)
-        let sink = try LocalSinkIVFTests.open(folder, exactBelow: 100, commitPages: 16)
-        try await LocalSinkIVFTests.prepare(sink, dimensions: Self.dimensions)
+        let sink = try await Self.sink(folder, exactBelow: 100)
         let holds = Holds(sink, at: [.partComputed])
         try await sink.upsert(LocalSinkIVFTests.records(generator.next(101)))
         try await sink.upsert(LocalSinkIVFTests.records(generator.next(1), from: 101))
