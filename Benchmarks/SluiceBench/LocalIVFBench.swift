@@ -113,24 +113,29 @@ struct LocalIVFBench: AsyncParsableCommand {
         }
     }
 
-    /// Writes `vectors` in upserts of `batch`, and says which upserts trained (or went on training) and how
-    /// long they stalled the writer. When the last upsert leaves the store at the training size untrained
-    /// (training runs before a write), one more upsert of the last record trains it.
+    /// Writes `vectors` in upserts of `batch`, and says when each epoch became current, how long the upserts
+    /// took while the trainer worked (the writer's stall: the trainer runs on its own thread, and the writer
+    /// waits only for its bounded commits), and what the trainer did. When the last upsert leaves the store at
+    /// the training size untrained (the writer asks for training before a write), one more upsert of the last
+    /// record asks for it; the load ends when the training has.
     func load(_ vectors: [[Float]], into sink: LocalSink) async throws {
         let clock = ContinuousClock()
         var times: [Double] = []
+        var during: [Double] = []
         var stalls: [String] = []
         var epoch = try await sink.info().details["ivf_epoch"]
         let start = clock.now
         func upsert(_ records: [VectorRecord], at stored: Int) async throws {
+            let training = sink.ivfTrainingRuns
             let begin = clock.now
             try await sink.upsert(records)
             let seconds = LocalSearchBench.seconds(begin.duration(to: clock.now))
             times.append(seconds)
+            if training || sink.ivfTrainingRuns { during.append(seconds) }
             let details = try await sink.info().details
             if details["ivf_epoch"] != epoch {
                 stalls.append(
-                    "the upsert at \(stored) vectors took \(f(seconds, 2)) s: epoch \(details["ivf_epoch"] ?? "?"), "
+                    "after the upsert at \(stored) vectors (\(f(seconds, 2)) s): epoch \(details["ivf_epoch"] ?? "?"), "
                         + "\(details["ivf_lists"] ?? "?") lists trained on \(details["ivf_trained_on"] ?? "?")"
                 )
                 epoch = details["ivf_epoch"]
@@ -144,11 +149,28 @@ struct LocalIVFBench: AsyncParsableCommand {
             let last = vectors.count - 1
             try await upsert(LocalSearchBench.records([vectors[last]], from: last), at: vectors.count)
         }
+        let loaded = clock.now
+        try await sink.waitForIVFTraining()
+        let details = try await sink.info().details
+        if details["ivf_epoch"] != epoch {
+            stalls.append(
+                "after the load: epoch \(details["ivf_epoch"] ?? "?"), \(details["ivf_lists"] ?? "?") lists trained on "
+                    + "\(details["ivf_trained_on"] ?? "?")"
+            )
+        }
         Self.say(
-            "loaded through LocalSink.upsert in \(f(LocalSearchBench.seconds(start.duration(to: clock.now)), 1)) s, "
-                + "\(times.count) upserts of at most \(batch), median \(f(median(times), 3)) s"
+            "loaded through LocalSink.upsert in \(f(LocalSearchBench.seconds(start.duration(to: loaded)), 1)) s, "
+                + "\(times.count) upserts of at most \(batch), median \(f(median(times), 3)) s, longest "
+                + "\(f(times.max() ?? 0, 3)) s; the training ended \(f(LocalSearchBench.seconds(loaded.duration(to: clock.now)), 1)) s after the last upsert"
         )
         for stall in stalls { Self.say("  " + stall) }
+        let trainer = sink.ivfTrainerCounts
+        Self.say(
+            "  while the trainer worked: \(during.count) upserts, median \(f(median(during), 3)) s, longest "
+                + "\(f(during.max() ?? 0, 3)) s (the writer's longest stall); the trainer: \(trainer.trainings) trainings, "
+                + "\(f(LocalSearchBench.seconds(trainer.computing), 1)) s computing outside write transactions, "
+                + "\(trainer.commits) commits, the longest \(f(LocalSearchBench.seconds(trainer.longestCommit) * 1000, 1)) ms"
+        )
     }
 
     /// `NAME=FILE.npy`: the name and the file's rows.

@@ -22,14 +22,17 @@ struct StatusCommand: AsyncParsableCommand {
             try await options.followGenerations()
             let configuration = try options.loadConfiguration()
             let report = try Pipeline.status(configuration: configuration, recentRuns: runs)
+            // The local store's index, from the store (the state does not know it).
+            let storeIndex = await Pipeline.localStoreIndex(configuration: configuration)
             if json {
-                try MachineReadable.print(
-                    MachineReadable.status(report, extractionCacheCapMB: configuration.extract.cacheMB)
-                )
+                var document = MachineReadable.status(report, extractionCacheCapMB: configuration.extract.cacheMB)
+                document["store_index"] = storeIndex ?? NSNull()
+                try MachineReadable.print(document)
                 return
             }
             print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
             print("embedder: \(report.embedder ?? "none yet")")
+            if let line = storeIndex.flatMap(Pipeline.indexSummary) { print("store: \(line)") }
             // With generations, what follows is the active one's; each is summed up here.
             let generations = try await IndexGenerations(configuration: configuration).report()
             if !generations.all.isEmpty {

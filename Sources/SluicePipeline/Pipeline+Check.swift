@@ -253,15 +253,6 @@ extension Pipeline {
         )
     }
 
-    /// The local store's index, as its details say it (`index`, and the IVF index's `ivf_*`), for the check line.
-    static func indexSummary(_ details: [String: String]) -> String? {
-        guard let index = details["index"] else { return nil }
-        guard let lists = details["ivf_lists"], let epoch = details["ivf_epoch"],
-            let trainedOn = details["ivf_trained_on"]
-        else { return details["ivf_epoch"].map { "index \(index): \($0)" } ?? "index \(index)" }
-        return "index \(index): epoch \(epoch), \(lists) lists, trained on \(trainedOn) vectors"
-    }
-
     private func checkSource() async -> DependencyCheck {
         let source: any DocumentSource
         do {

@@ -3,8 +3,11 @@ import Synchronization
 /// What this process keeps of the IVF index: the centroids of the epochs it has read (an epoch's centroids
 /// never change once written, and epoch numbers are never re-used, so a cached epoch is never stale), and
 /// whether a training failed here (not tried again by this process; searches scan); for the benchmark, an
-/// `nprobe` fixed for this process and the lists and codes its searches scanned.
+/// `nprobe` fixed for this process and the lists and codes its searches scanned; and the thread that trains.
 final class LocalIVFState: Sendable {
+    /// Trains, fills and retires epochs while the writer writes (`LocalSink+IVFTraining.swift`).
+    let trainer = LocalIVFTrainer()
+
     private struct State {
         var epochs: [UInt32: LocalIVFEpoch] = [:]
         var trainingFailed = false

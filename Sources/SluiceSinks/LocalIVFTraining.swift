@@ -32,8 +32,13 @@ enum LocalIVFTraining {
     /// `lists` unit centroids (flat, `lists` × `dimensions`) from `sample` (flat unit vectors): the first
     /// centroids are distinct sample vectors chosen by the seeded generator; each round assigns every
     /// vector to its nearest centroid and moves each centroid to its vectors' normalized mean; a list left
-    /// empty takes a sample vector chosen by the generator.
-    static func centroids(sample: [Float], dimensions: Int, lists: Int) -> [Float] {
+    /// empty takes a sample vector chosen by the generator. Empty when `stop` says so before a round.
+    static func centroids(
+        sample: [Float],
+        dimensions: Int,
+        lists: Int,
+        stop: () -> Bool = { false }
+    ) -> [Float] {
         let count = sample.count / dimensions
         guard count > 0, lists > 0 else { return [] }
         var random = SplitMix(seed: seed)
@@ -47,6 +52,7 @@ enum LocalIVFTraining {
         }
         var nearest = [UInt32](repeating: 0, count: count)
         for _ in 0..<iterations {
+            if stop() { return [] }
             sample.withUnsafeBufferPointer { vectors in
                 centroids.withUnsafeBufferPointer { rows in
                     nearest.withUnsafeMutableBufferPointer {

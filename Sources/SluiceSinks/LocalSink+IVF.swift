@@ -103,7 +103,7 @@ extension LocalSink {
     }
 
     /// Facts of the IVF index for `sluice status` and `check`: the current epoch, its lists, the vectors it
-    /// was trained on, and an epoch in training.
+    /// was trained on, the entries its lists hold, and an epoch in training with the next label it fills.
     func ivfDetails() throws -> [String: String] {
         guard indexSettings.kind == .ivf, let ivf = try environment.existingDatabase(LocalIVFLayout.database) else {
             return [:]
@@ -116,11 +116,23 @@ extension LocalSink {
                 details["ivf_epoch"] = String(number)
                 details["ivf_lists"] = String(epoch.lists)
                 details["ivf_trained_on"] = String(epoch.trainedOn)
+                // Every record's once trained (one key a list: nlist reads).
+                var entries = 0
+                let prefix = LocalIVFLayout.sizePrefix(number)
+                try txn.forEach(ivf, from: prefix) { key, value in
+                    guard key.starts(with: prefix) else { return false }
+                    entries += Int(LocalIVFLayout.uint32(value))
+                    return true
+                }
+                details["ivf_entries"] = String(entries)
             } else {
                 details["ivf_epoch"] = "none (searches scan)"
             }
             if let building = try txn.get(ivf, LocalIVFLayout.building).map({ LocalIVFLayout.uint32($0) }) {
                 details["ivf_training"] = String(building)
+                if let next = try txn.get(ivf, LocalIVFLayout.progressKey(building)).map(Self.number) {
+                    details["ivf_training_progress"] = String(next)
+                }
             }
             return details
         }

@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// Writes run on the sink's own thread (LMDB write transactions block and fsync), and the graph takes each
 /// committed write in on a follower thread (`LocalANNFollower.swift`); the keyword index's segments are
-/// built before the write and merged after it on a thread of their own (`KeywordMerger.swift`); searches run
-/// on reader threads of their own.
+/// built before the write and merged after it on a thread of their own (`KeywordMerger.swift`); the IVF index
+/// is trained on a thread of its own while the writer writes (`LocalIVFTrainer.swift`); searches run on
+/// reader threads of their own.
 public final class LocalSink: VectorSink {
     let environment: LMDBEnvironment
     let executor: BlockingExecutor
@@ -330,6 +331,7 @@ public final class LocalSink: VectorSink {
         try await executor.run {
             // No merge planned before may be applied after: a pass runs only after a write asks for it.
             self.settleKeywordMerges()
+            self.ivfState.trainer.stop()  // nor a training's part computed from the records before
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
             let postings = try environment.database(KeywordIndex.postingsDatabase)
@@ -352,6 +354,7 @@ public final class LocalSink: VectorSink {
         try await executor.run {
             self.settleKeywordMerges()
             try self.throwFailedKeywordMerge()  // the run's last merges too
+            self.ivfState.trainer.settle()  // a training begun during the run ends with it
             try self.saveIndex()
         }
     }

@@ -32,9 +32,11 @@ struct MachineReadableCLITests {
             Set(status.keys) == [
                 "state_directory", "embedder", "pending_sink_reset", "documents_by_status", "documents",
                 "vectors_tracked",
-                "embedding_cache_entries", "extraction_cache", "recent_runs", "failures",
+                "embedding_cache_entries", "extraction_cache", "recent_runs", "failures", "store_index",
             ]
         )
+        // The local store's index, read from the store (the default: the graph).
+        #expect(status["store_index"] as? [String: String] == ["index": "hnsw"])
         #expect(status["documents_by_status"] as? [String: Int] == ["indexed": keys.count, "failed": 1])
         #expect(status["documents"] as? Int == keys.count + 1)
         #expect((status["vectors_tracked"] as? Int ?? 0) > 0)

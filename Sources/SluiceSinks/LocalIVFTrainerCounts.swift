@@ -1,0 +1,14 @@
+/// What the IVF index's trainer (``LocalIVFTrainer``) did since the store was opened, for the benchmark.
+package struct LocalIVFTrainerCounts: Sendable {
+    /// Trainings that recorded a new epoch.
+    package var trainings = 0
+    /// Write transactions of the trainer (labels given, epochs recorded, parts of lists written, retired
+    /// entries deleted).
+    package var commits = 0
+    /// The longest of those write transactions, from its begin to its commit: the longest the writer could
+    /// have waited for the trainer.
+    package var longestCommit: Duration = .zero
+    /// Time spent sampling, in k-means and computing the lists' parts from snapshots, outside any write
+    /// transaction.
+    package var computing: Duration = .zero
+}
