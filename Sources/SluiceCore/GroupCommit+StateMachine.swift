@@ -24,10 +24,15 @@ struct GroupCommitStateMachine<Payload> {
     private var waiting: [Entry] = []
     private var draining = false
     let budget: Int
+    /// Whether a transaction takes more than one write (off: one each, for comparisons).
+    let grouping: Bool
 
-    /// - Parameter budget: the most weight one transaction takes (a heavier write still goes alone).
-    init(budget: Int) {
+    /// - Parameters:
+    ///   - budget: the most weight one transaction takes (a heavier write still goes alone).
+    ///   - grouping: false commits each write in a transaction of its own, in order.
+    init(budget: Int, grouping: Bool = true) {
         self.budget = max(1, budget)
+        self.grouping = grouping
     }
 
     /// Writes waiting for a transaction.
@@ -52,7 +57,7 @@ struct GroupCommitStateMachine<Payload> {
         }
         var weight = waiting[0].weight
         var end = 1
-        while end < waiting.count && weight + waiting[end].weight <= budget {
+        while grouping && end < waiting.count && weight + waiting[end].weight <= budget {
             weight += waiting[end].weight
             end += 1
         }

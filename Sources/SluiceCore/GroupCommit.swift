@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Group commit for a store with one writer thread: writes that wait for the writer while it commits are
@@ -16,6 +17,9 @@ import Synchronization
 /// therefore leave nothing behind when it throws (an aborted transaction). A caller cancelled while its
 /// write still waits gets `CancellationError` and its write is never committed; once taken, it is
 /// committed and the caller gets the outcome.
+///
+/// `SLUICE_GROUP_COMMIT=off` in the environment commits every write in a transaction of its own, through
+/// the same queue: the comparison docs/BENCHMARKS.md measures ("Group commit on the writers").
 package final class GroupCommit<Member: Sendable>: Sendable {
     private struct Waiter: Sendable {
         let member: Member
@@ -33,8 +37,11 @@ package final class GroupCommit<Member: Sendable>: Sendable {
     ///   - budget: the most weight one transaction takes.
     package init(executor: BlockingExecutor, budget: Int) {
         self.executor = executor
-        self.state = Mutex(GroupCommitStateMachine(budget: budget))
+        self.state = Mutex(GroupCommitStateMachine(budget: budget, grouping: Self.grouping))
     }
+
+    /// Whether writes are grouped: not when the environment says `SLUICE_GROUP_COMMIT=off`.
+    static var grouping: Bool { groupCommitGrouping }
 
     /// Transactions committed so far (groups, including the single writes of a failed group's retry).
     package var transactions: Int { groups.load(ordering: .relaxed) }
@@ -107,3 +114,6 @@ package final class GroupCommit<Member: Sendable>: Sendable {
         }
     }
 }
+
+/// Read once: `SLUICE_GROUP_COMMIT=off` turns grouping off for the process (``GroupCommit``).
+private let groupCommitGrouping = ProcessInfo.processInfo.environment["SLUICE_GROUP_COMMIT"] != "off"

@@ -54,3 +54,13 @@ import Testing
         #expect(machine.enqueue(id: 3, weight: 1, "c") == .startDrainer)
     }
 }
+
+extension GroupCommitStateMachineTests {
+    @Test func withoutGroupingEachWriteIsATransactionOfItsOwnInOrder() {
+        var machine = GroupCommitStateMachine<Int>(budget: 10, grouping: false)
+        for index in 0..<3 { _ = machine.enqueue(id: UInt64(index), weight: 1, index) }
+        var groups: [[Int]] = []
+        while let group = machine.nextGroup() { groups.append(group.map(\.payload)) }
+        #expect(groups == [[0], [1], [2]])
+    }
+}
