@@ -81,6 +81,19 @@ public final class BlockingExecutor: Sendable {
         }
     }
 
+    /// Queues `body` to run on a pool thread and returns at once (``GroupCommit``'s drainer, which answers
+    /// its callers itself). The submitting stage's CPU meter, if any, gets the body's CPU time.
+    /// - Returns: false if the executor is shut down (`body` never runs).
+    package func execute(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let measured: @Sendable () -> Void
+        if let meter = WorkCPU.current {
+            measured = { meter.measuring(body) }
+        } else {
+            measured = body
+        }
+        return queue.append(measured) != nil
+    }
+
     /// Work queued and not yet started (for tests).
     var queuedCount: Int { queue.count }
 

@@ -112,6 +112,8 @@ extension Pipeline {
         // then exits with code 5 instead of 4.
         let providerStop = ShutdownSignal()
         let logger = self.logger
+        // The embed, upsert and commit stages' state writes, committed together when they wait together.
+        let checkpointCommits = CheckpointCommits(checkpoint: checkpoint, executor: stateExecutor)
         let hashStep = HashStep(
             context: ChunkContext(
                 configuration.chunk.context,
@@ -192,7 +194,7 @@ extension Pipeline {
                 embedder: components.embedder,
                 configuration: configuration.embed,
                 checkpoint: checkpoint,
-                stateExecutor: stateExecutor,
+                checkpointCommits: checkpointCommits,
                 tally: tally,
                 auditLog: auditLog,
                 onRefusal: { error in
@@ -208,6 +210,7 @@ extension Pipeline {
                 sink: components.sink,
                 checkpoint: checkpoint,
                 stateExecutor: stateExecutor,
+                checkpointCommits: checkpointCommits,
                 workers: upsertWorkers,
                 recordsPerWrite: configuration.sink.batch,
                 tally: tally,
@@ -232,7 +235,11 @@ extension Pipeline {
                     )
                 }
             ),
-            commit: CommitStage(checkpoint: checkpoint, stateExecutor: stateExecutor, tally: tally, logger: logger),
+            commit: CommitStage(
+                checkpointCommits: checkpointCommits,
+                tally: tally,
+                logger: logger
+            ),
             toExtract: StageChannel(capacity: buffer, producers: 1),
             toChunk: StageChannel(capacity: buffer, producers: extractWorkers),
             toHash: StageChannel(capacity: buffer, producers: chunkWorkers),

@@ -35,6 +35,8 @@ public final class LocalSink: VectorSink {
     let documentKeys = DocumentKeyIndex()
     /// The records searches skipped because they do not decode (``readNotice``).
     let unreadable = LocalUnreadableRecords()
+    /// The upserts' commits waiting for the writer thread, written together (`LocalWrite.swift`).
+    let commits: GroupCommit<LocalWrite>
 
     public var name: String { "local:\(directory.path)" }
 
@@ -95,6 +97,7 @@ public final class LocalSink: VectorSink {
             }
         }
         executor = BlockingExecutor(label: "sl-local-sink", threads: 1)
+        commits = GroupCommit(executor: executor, budget: self.commitPages)
         readers = BlockingExecutor(
             label: "sl-local-read",
             threads: min(4, ProcessInfo.processInfo.activeProcessorCount)
@@ -145,9 +148,11 @@ public final class LocalSink: VectorSink {
     }
 
     /// Writes the records in one or more commits of at most `sink.local_commit_pages` pages (estimated), in order;
-    /// a document's records share a commit when they fit in one (`LocalCommitPlan.swift`). A kill between
-    /// two commits leaves the first ones' records: the checkpoint is written only after the whole upsert,
-    /// so the next run writes them again, and an upsert of a record already there replaces it.
+    /// a document's records share a commit when they fit in one (`LocalCommitPlan.swift`). Commits of other
+    /// upserts waiting for the writer at the same time share its transaction (group commit, within the same
+    /// bound): one sync for all of them. A kill between two commits leaves the first ones' records: the
+    /// checkpoint is written only after the whole upsert, so the next run writes them again, and an upsert of
+    /// a record already there replaces it.
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
         // Tokenizing, building each commit's keyword segment and encoding run on the caller's task, so that
@@ -167,34 +172,45 @@ public final class LocalSink: VectorSink {
         }
     }
 
-    /// One write transaction of an upsert: the keyword segment, the records, the change log.
+    /// One commit of an upsert: queued for the writer, which writes it in one transaction with the other
+    /// commits waiting then (``GroupCommit``, bounded by `sink.local_commit_pages` together).
     private func write(
         _ records: [VectorRecord],
         batch: KeywordIndex.PreparedBatch,
         encoded: ArraySlice<[UInt8]>
     ) async throws {
-        let environment = self.environment
-        try await executor.run {
-            try self.throwFailedKeywordMerge()  // a full map met by a merge fails this write
-            // A graph or lists that cannot be built leave searches scanning; the write itself goes on.
-            try? self.ensureIndex()
-            try? self.ensureIVF()
-            let vectors = try environment.database("vectors")
-            let keywords = try KeywordIndex(writingTo: environment)
-            let (change, segments) = try environment.write { txn in
-                try keywords.ensureBuilt(txn)
-                let segments = try keywords.upsert(batch, txn)
-                for (record, value) in zip(records, encoded) {
+        try throwFailedKeywordMerge()  // a full map met by a merge fails the next write
+        let pages = encoded.reduce(0) { $0 + LocalCommitPlan.pages(valueBytes: $1.count) }
+        try await commits.submit(LocalWrite(records: records, batch: batch, encoded: encoded), weight: pages) {
+            [self] group in try self.commit(group)
+        }
+    }
+
+    /// One write transaction for a group of upsert commits, in order: each one's keyword segment and records,
+    /// then one change log entry (one generation) for them all. On the writer thread.
+    private func commit(_ group: [LocalWrite]) throws {
+        // A graph or lists that cannot be built leave searches scanning; the write itself goes on.
+        try? ensureIndex()
+        try? ensureIVF()
+        let vectors = try environment.database("vectors")
+        let keywords = try KeywordIndex(writingTo: environment)
+        let (change, segments) = try environment.write { txn in
+            try keywords.ensureBuilt(txn)
+            var segments: [KeywordSegment] = []
+            for write in group {
+                segments = try keywords.upsert(write.batch, txn)
+                for (record, value) in zip(write.records, write.encoded) {
                     CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
                     try txn.put(vectors, Array(record.id.rawValue.utf8), value)
                 }
-                return (try self.recordUpsert(records, in: txn), segments)
             }
-            CrashPoint.reach("local.upsert-committed")
-            self.follow(change)
-            self.requestKeywordMerges(keywords, after: segments)
-            self.documentKeys.upserted(records)
+            let records = group.count == 1 ? group[0].records : group.flatMap(\.records)
+            return (try self.recordUpsert(records, in: txn), segments)
         }
+        CrashPoint.reach("local.upsert-committed")
+        follow(change)
+        requestKeywordMerges(keywords, after: segments)
+        for write in group { documentKeys.upserted(write.records) }
     }
 
     public func delete(_ ids: [VectorID]) async throws {

@@ -191,12 +191,30 @@ package final class CheckpointStore: Sendable {
 
     /// Writes and deletes document records in one transaction.
     package func commit(put records: [DocumentRecord], delete keys: [String] = []) throws {
+        try write([.commit(put: records, delete: keys)])
+    }
+
+    /// Carries out `writes` in one transaction, in order, as if each had committed on its own one after the
+    /// other (the run's group commit, `CheckpointWrite.swift`); nothing of them if it throws.
+    package func write(_ writes: [CheckpointWrite]) throws {
         let encoder = JSONEncoder()
         try environment.write { txn in
-            for record in records {
-                try txn.put(documents, Self.storageKey(record.key), Array(try encoder.encode(record)))
+            for write in writes {
+                switch write {
+                case .commit(let records, let keys):
+                    for record in records {
+                        try txn.put(documents, Self.storageKey(record.key), Array(try encoder.encode(record)))
+                    }
+                    for key in keys { try txn.delete(documents, Self.storageKey(key)) }
+                case .markPending(let pending):
+                    try markPending(pending, txn, encoder)
+                case .cacheEmbeddings(let vectors, let embedder):
+                    for (hash, vector) in vectors {
+                        let bytes = vector.withUnsafeBytes { Array($0) }
+                        try txn.put(cache, Self.cacheKey(embedder: embedder, chunk: hash), bytes)
+                    }
+                }
             }
-            for key in keys { try txn.delete(documents, Self.storageKey(key)) }
         }
     }
 
@@ -204,26 +222,31 @@ package final class CheckpointStore: Sendable {
     /// Documents without a record get one with status ``DocumentRecord/Status/failed`` and the reason
     /// "interrupted before commit", which the commit replaces.
     package func markPending(_ pending: [(key: String, ids: [VectorID])]) throws {
-        let encoder = JSONEncoder()
-        try environment.write { txn in
-            for (key, ids) in pending {
-                var record =
-                    try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key)
-                    ?? DocumentRecord(
-                        key: key,
-                        status: .failed,
-                        contentHash: nil,
-                        size: -1,
-                        mtimeNanoseconds: 0,
-                        error: .init(
-                            code: SluiceError.Code.interrupted.rawValue,
-                            message: "interrupted before its chunks were committed"
-                        )
+        try write([.markPending(pending)])
+    }
+
+    private func markPending(
+        _ pending: [(key: String, ids: [VectorID])],
+        _ txn: LMDBTransaction,
+        _ encoder: JSONEncoder
+    ) throws {
+        for (key, ids) in pending {
+            var record =
+                try decodeDocument(txn.get(documents, Self.storageKey(key)), key: key)
+                ?? DocumentRecord(
+                    key: key,
+                    status: .failed,
+                    contentHash: nil,
+                    size: -1,
+                    mtimeNanoseconds: 0,
+                    error: .init(
+                        code: SluiceError.Code.interrupted.rawValue,
+                        message: "interrupted before its chunks were committed"
                     )
-                let merged = Set(record.pendingIDs).union(ids)
-                record.pendingIDs = merged.sorted()
-                try txn.put(documents, Self.storageKey(key), Array(try encoder.encode(record)))
-            }
+                )
+            let merged = Set(record.pendingIDs).union(ids)
+            record.pendingIDs = merged.sorted()
+            try txn.put(documents, Self.storageKey(key), Array(try encoder.encode(record)))
         }
     }
 
@@ -309,12 +332,7 @@ package final class CheckpointStore: Sendable {
 
     /// Stores vectors in the cache (one transaction).
     package func cacheEmbeddings(_ vectors: [(ContentHash, [Float])], embedder: EmbedderIdentity) throws {
-        try environment.write { txn in
-            for (hash, vector) in vectors {
-                let bytes = vector.withUnsafeBytes { Array($0) }
-                try txn.put(cache, Self.cacheKey(embedder: embedder, chunk: hash), bytes)
-            }
-        }
+        try write([.cacheEmbeddings(vectors, embedder: embedder)])
     }
 
     package func cacheCount() throws -> Int { try environment.read { try $0.count(cache) } }

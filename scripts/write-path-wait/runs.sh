@@ -3,7 +3,8 @@
 # "What serialises the local store's load"):
 #   scripts/write-path-wait/runs.sh SLUICE CORPUS OUT REPEATS CONFIG...
 # CONFIG is `local`, `jsonl`, or `local-shm` (the store's folder on /dev/shm, where fdatasync does not wait
-# for a disk; the state stays on disk). Each run starts from a fresh store and state under OUT and writes
+# for a disk; the state stays on disk), each optionally followed by `-nogroup` (the same with
+# SLUICE_GROUP_COMMIT=off: every write of the store and the state in a transaction of its own). Each run starts from a fresh store and state under OUT and writes
 # OUT/CONFIG-N.json (thread_times.py: per-thread run, run-queue and off-CPU time, user and system CPU).
 set -eu
 sluice=${1:?usage: $0 SLUICE CORPUS OUT REPEATS CONFIG...}
@@ -20,7 +21,10 @@ while [ "$run" -le "$repeats" ]; do
     for config in "$@"; do
         rm -rf "$out/work" "$shm"
         mkdir -p "$out/work"
-        case $config in
+        group=on
+        base=$config
+        case $config in *-nogroup) base=${config%-nogroup}; group=off ;; esac
+        case $base in
         local) sink="{ kind: local, path: $out/work/index }" ;;
         local-shm) sink="{ kind: local, path: $shm/index }" ;;
         jsonl) sink="{ kind: jsonl, path: $out/work/vectors.jsonl }" ;;
@@ -34,7 +38,7 @@ sink: $sink
 state: $out/work/state
 YAML
         echo "$config run $run" >&2
-        python3 "$here/thread_times.py" --json "$out/$config-$run.json" -- \
+        SLUICE_GROUP_COMMIT=$group python3 "$here/thread_times.py" --json "$out/$config-$run.json" -- \
             "$sluice" run "$out/work/pipeline.yaml" --quiet --stats-json "$out/$config-$run.stats.json" >/dev/null
     done
     run=$((run + 1))

@@ -4,21 +4,20 @@ import SluiceCore
 import SluiceState
 
 /// The last stage: writes each document's outcome to the checkpoint, many documents per LMDB
-/// transaction (group commit), and counts outcomes. A document is marked indexed only here, after the
+/// transaction (group commit: the documents waiting in its input, and the other stages' state writes
+/// waiting with them, ``CheckpointCommits``), and counts outcomes. A document is marked indexed only here, after the
 /// sink acknowledged all its chunks.
 package actor CommitStage {
     private enum State { case initial, running, finished }
 
     package nonisolated let meter: StageMeter
-    private let checkpoint: CheckpointStore
-    private let stateExecutor: BlockingExecutor
+    private let checkpointCommits: CheckpointCommits
     private let tally: RunTally
     private let logger: Logger
     private var state = State.initial
 
-    package init(checkpoint: CheckpointStore, stateExecutor: BlockingExecutor, tally: RunTally, logger: Logger) {
-        self.checkpoint = checkpoint
-        self.stateExecutor = stateExecutor
+    package init(checkpointCommits: CheckpointCommits, tally: RunTally, logger: Logger) {
+        self.checkpointCommits = checkpointCommits
         self.tally = tally
         self.logger = logger
         self.meter = StageMeter(name: "commit", workers: 1)
@@ -43,7 +42,7 @@ package actor CommitStage {
             let stopped = documents.filter(\.wasStopped).count
             let records = documents.filter { !$0.wasStopped }.map { Self.record(for: $0, now: now) }
             do {
-                try await stateExecutor.run { [checkpoint] in try checkpoint.commit(put: records) }
+                try await checkpointCommits.write(.commit(put: records, delete: []))
                 CrashPoint.reach("commit.committed")
             } catch {
                 // Keep draining so that no stage waits forever on a full buffer; report at the end. The

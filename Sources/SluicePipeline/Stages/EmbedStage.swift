@@ -20,7 +20,8 @@ package actor EmbedStage {
     package nonisolated let meter: StageMeter
     private let embedder: any Embedder
     private let checkpoint: CheckpointStore
-    private let stateExecutor: BlockingExecutor
+    /// The embedding cache's writes, committed with the other stages' waiting state writes.
+    private let checkpointCommits: CheckpointCommits
     private let parallelism: Int
     private let tally: RunTally
     private let auditLog: FileHandle?
@@ -37,7 +38,7 @@ package actor EmbedStage {
         embedder: any Embedder,
         configuration: PipelineConfiguration.Embed,
         checkpoint: CheckpointStore,
-        stateExecutor: BlockingExecutor,
+        checkpointCommits: CheckpointCommits,
         tally: RunTally,
         auditLog: FileHandle?,
         onRefusal: @escaping @Sendable (SluiceError) -> Void = { _ in }
@@ -46,7 +47,7 @@ package actor EmbedStage {
         self.requestStatsAtStart = embedder.requestStats
         self.embedder = embedder
         self.checkpoint = checkpoint
-        self.stateExecutor = stateExecutor
+        self.checkpointCommits = checkpointCommits
         self.parallelism = configuration.requestsInFlight
         self.tally = tally
         self.auditLog = auditLog
@@ -139,8 +140,7 @@ package actor EmbedStage {
     private func dispatch(_ batch: [Pending], in group: inout DiscardingTaskGroup) async {
         await acquirePermit()
         let embedder = self.embedder
-        let checkpoint = self.checkpoint
-        let stateExecutor = self.stateExecutor
+        let checkpointCommits = self.checkpointCommits
         let identity = embedder.identity
         let auditLog = self.auditLog
         let meter = self.meter
@@ -167,7 +167,7 @@ package actor EmbedStage {
                     (try? result.get()).map { (item.hash, $0) }
                 }
                 if !entries.isEmpty {
-                    try await stateExecutor.run { try checkpoint.cacheEmbeddings(entries, embedder: identity) }
+                    try await checkpointCommits.write(.cacheEmbeddings(entries, embedder: identity))
                 }
                 results = checked
             } catch {

@@ -21,6 +21,8 @@ package actor UpsertStage {
     private let sink: any VectorSink
     private let checkpoint: CheckpointStore
     private let stateExecutor: BlockingExecutor
+    /// The pending ids' writes, committed with the other stages' waiting state writes.
+    private let checkpointCommits: CheckpointCommits
     private let workers: Int
     private let recordsPerWrite: Int
     private let tally: RunTally
@@ -35,6 +37,7 @@ package actor UpsertStage {
         sink: any VectorSink,
         checkpoint: CheckpointStore,
         stateExecutor: BlockingExecutor,
+        checkpointCommits: CheckpointCommits,
         workers: Int,
         recordsPerWrite: Int,
         tally: RunTally,
@@ -48,6 +51,7 @@ package actor UpsertStage {
         self.sink = sink
         self.checkpoint = checkpoint
         self.stateExecutor = stateExecutor
+        self.checkpointCommits = checkpointCommits
         self.workers = workers
         self.recordsPerWrite = recordsPerWrite
         self.tally = tally
@@ -62,6 +66,7 @@ package actor UpsertStage {
             sink: sink,
             checkpoint: checkpoint,
             stateExecutor: stateExecutor,
+            checkpointCommits: checkpointCommits,
             recordsPerWrite: recordsPerWrite,
             tally: tally,
             staleBudget: staleBudget,
@@ -101,6 +106,7 @@ package actor UpsertStage {
         let sink: any VectorSink
         let checkpoint: CheckpointStore
         let stateExecutor: BlockingExecutor
+        let checkpointCommits: CheckpointCommits
         let recordsPerWrite: Int
         let tally: RunTally
         let staleBudget: StaleDeletionBudget
@@ -116,7 +122,7 @@ package actor UpsertStage {
             do {
                 let pending = writing.map { (key: documents[$0].file.key, ids: documents[$0].chunks.map(\.id)) }
                 if !pending.isEmpty {
-                    try await stateExecutor.run { [checkpoint] in try checkpoint.markPending(pending) }
+                    try await checkpointCommits.write(.markPending(pending))
                 }
                 CrashPoint.reach("upsert.pending-recorded")
                 for index in writing { documents[index].attemptedIDs = documents[index].chunks.map(\.id) }
