@@ -16,7 +16,8 @@ extension PgvectorSink {
     /// 0.773/0.828/0.702 (docs/STORES.md).
     static let textSearchConfiguration = "english"
 
-    var textSearchIndexName: String { tableName.table + "_text_search" }
+    /// The keyword index's name (``PgvectorIndexName``: within 63 bytes).
+    var textSearchIndexName: PgvectorIndexName { PgvectorIndexName(table: tableName, suffix: "_text_search") }
 
     /// What the generated column holds, parsed with `configuration`: the text, then the title
     /// (`metadata.title`) or, without one, the document's name (the key's last path component without its
@@ -48,7 +49,7 @@ extension PgvectorSink {
     static func ensureTextSearch(
         _ connection: PGConnection,
         table name: PgvectorTableName,
-        indexName: String
+        indexName: PgvectorIndexName
     ) throws -> String? {
         let table = name.quoted
         let (configuration, fallback) = try ensureFoldingConfiguration(connection, table: name)
@@ -63,9 +64,7 @@ extension PgvectorSink {
             """
         )
         try connection.query("COMMENT ON COLUMN \(table).text_search IS \(PgvectorTableName.literal(version))")
-        try connection.query(
-            "CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(indexName)) ON \(table) USING gin (text_search)"
-        )
+        try indexName.create(connection, table: name, "USING gin (text_search)")
         return fallback
     }
 
