@@ -9,19 +9,21 @@ import Testing
 /// nothing of it (the field is absent), whichever group the damaged document belongs to.
 @Suite(.serialized)
 struct ServeSkippedRecordsCLITests {
+    /// The access tests' corpus, indexed, with hr/pay-3.md's text damaged in the store's file: its key still
+    /// reads, its text is not UTF-8.
+    static func damagedCorpus(_ ws: Workspace) async throws -> Workspace.Target {
+        let target = try ServeAccessCLITests.corpus(ws)
+        try await ws.run(target, expecting: 0)
+        let data = target.index.appendingPathComponent("data.mdb")
+        try #require(try StateDamageCLITests.overwrite("Payroll 3: salary", in: data, with: 0xFF) > 0)
+        return target
+    }
+
     @Test("a search's answer names the record it skipped to the operator, and nothing of it to a restricted caller")
     func skippedInTheAnswer() async throws {
         let ws = try Workspace("serve-skipped")
         defer { ws.cleanUp() }
-        let target = try ServeAccessCLITests.corpus(ws)
-        try await ws.run(target, expecting: 0)
-        // hr/pay-3.md's text, damaged in the store's file: its key still reads, its text is not UTF-8.
-        let copies = try StateDamageCLITests.overwrite(
-            "Payroll 3: salary",
-            in: target.index.appendingPathComponent("data.mdb"),
-            with: 0xFF
-        )
-        try #require(copies > 0)
+        let target = try await Self.damagedCorpus(ws)
 
         let server = try await ServeAccessCLITests.serve(ws, target)
         let query = SearchRequest(query: "salary payroll", k: 30, mode: "keyword")
@@ -57,15 +59,7 @@ struct ServeSkippedRecordsCLITests {
     func skippedInTheAnswerToAQuestion() async throws {
         let ws = try Workspace("serve-skipped-ask")
         defer { ws.cleanUp() }
-        let target = try ServeAccessCLITests.corpus(ws)
-        try await ws.run(target, expecting: 0)
-        try #require(
-            try StateDamageCLITests.overwrite(
-                "Payroll 3: salary",
-                in: target.index.appendingPathComponent("data.mdb"),
-                with: 0xFF
-            ) > 0
-        )
+        let target = try await Self.damagedCorpus(ws)
         let key = "sk-test-\(UUID().uuidString.lowercased())-skipped"
         let chat = try await StandInServer.launch(
             script: "chat_standin.py",

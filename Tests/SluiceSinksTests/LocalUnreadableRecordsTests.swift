@@ -14,17 +14,8 @@ import Testing
 
     @Test("searches skip a record that does not decode, name it in the sink's notice, and an export goes on past it")
     func oneDamagedRecord() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "local-unreadable-\(UInt64.random(in: 0...UInt64.max))"
-        )
+        let (sink, dir) = try await Self.threeRecords("local-unreadable")
         defer { TemporaryDirectory.remove(dir) }
-        let sink = try LocalSink(directory: dir)
-        try await sink.upsert([
-            Self.record("a", "alpha harbour crane", [1, 0, 0]),
-            Self.record("b", "beta harbour crane", [0.9, 0.1, 0]),
-            Self.record("c", "gamma harbour", [0, 1, 0]),
-        ])
-        try await sink.finish()
         #expect(sink.readNotice == nil)
         // Record b's fields damaged in place: its vector still scores, its text is no longer UTF-8.
         var damaged = LocalSink.encode(Self.record("b", "beta harbour crane", [0.9, 0.1, 0]))
@@ -57,17 +48,8 @@ import Testing
 
     @Test("a search's own log names what that search skipped, and only that")
     func searchLog() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "local-unreadable-log-\(UInt64.random(in: 0...UInt64.max))"
-        )
+        let (sink, dir) = try await Self.threeRecords("local-unreadable-log")
         defer { TemporaryDirectory.remove(dir) }
-        let sink = try LocalSink(directory: dir)
-        try await sink.upsert([
-            Self.record("a", "alpha harbour crane", [1, 0, 0]),
-            Self.record("b", "beta harbour crane", [0.9, 0.1, 0]),
-            Self.record("c", "gamma harbour", [0, 1, 0]),
-        ])
-        try await sink.finish()
         try Self.damage(sink, "b", "beta harbour crane", [0.9, 0.1, 0])
 
         let near = UnreadableRecordLog()
@@ -110,6 +92,21 @@ import Testing
         #expect(notice.contains("(b)"), "\(notice)")
         let keyword = try await sink.search(SearchRequest(mode: .keyword, text: "crane", k: 3))
         #expect(keyword.map(\.record.id.rawValue) == ["a"])
+    }
+
+    /// A new store in a folder named after `label` holding records a, b and c (b close to a).
+    static func threeRecords(_ label: String) async throws -> (LocalSink, URL) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(label)-\(UInt64.random(in: 0...UInt64.max))"
+        )
+        let sink = try LocalSink(directory: dir)
+        try await sink.upsert([
+            Self.record("a", "alpha harbour crane", [1, 0, 0]),
+            Self.record("b", "beta harbour crane", [0.9, 0.1, 0]),
+            Self.record("c", "gamma harbour", [0, 1, 0]),
+        ])
+        try await sink.finish()
+        return (sink, dir)
     }
 
     /// Damages record `id`'s text in place (its second byte, after the version byte, the key's length, the
