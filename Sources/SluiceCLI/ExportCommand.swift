@@ -8,7 +8,7 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Write every stored vector with id, metadata and text, sorted by id.",
         discussion:
-            "A record whose vector is not finite (stored by an older version) is left out and named on standard error; the export then exits 2."
+            "A record whose vector is not finite (stored by an older version), or that the store cannot read (a damaged local store), is left out and named on standard error; the export then exits 2."
     )
 
     @OptionGroup var options: PipelineOptions
@@ -28,6 +28,14 @@ struct ExportCommand: AsyncParsableCommand {
             let writer = ExportWriter(handle: try OutputFile.open(output ?? "-"))
             try await components.sink.exportAll { record in try writer.write(record) }
             try writer.flush()
+            // Records the store could not read (a damaged local store): the others are written, as `search`
+            // answers from them; said, and exit 2 (`sluice verify --repair` removes them).
+            let unreadable = components.sink.readNotice
+            if let unreadable {
+                FileHandle.standardError.write(
+                    Data("sluice: export: \(unreadable); `sluice verify --repair` removes them\n".utf8)
+                )
+            }
             if writer.skipped > 0 {
                 // Written by a version that did not refuse such vectors: JSON cannot carry them, and one
                 // must not stop the export of every other record.
@@ -42,6 +50,7 @@ struct ExportCommand: AsyncParsableCommand {
                 )
                 throw ExitCode(.documentsFailed)
             }
+            if unreadable != nil { throw ExitCode(.documentsFailed) }
         }
     }
 }

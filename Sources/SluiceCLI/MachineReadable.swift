@@ -86,6 +86,13 @@ enum MachineReadable {
             "unknown": report.listable ? report.unknown.map(\.description) : NSNull(),
             "forgotten_records": report.forgottenRecords,
             "forgotten_runs": report.forgottenRuns,
+            // The store's records that cannot be read; with repair, deleted (their documents embedded again).
+            "unreadable": report.unreadable.map {
+                [
+                    "id": $0.id.rawValue, "document_key": $0.documentKey.map { $0 as Any } ?? NSNull(),
+                    "reason": $0.reason,
+                ] as [String: Any]
+            },
             "consistent": report.isConsistent,
             "repair": NSNull(),
         ]

@@ -8,7 +8,8 @@ struct VerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract:
             "Reconcile the checkpoint with the store: vectors missing from the store, and vectors it holds that the checkpoint does not know.",
-        discussion: "Exit 0 when consistent (or repaired), 2 when differences were found and not repaired."
+        discussion:
+            "Records of the store that cannot be read (a damaged local store) are reported too, and --repair deletes them so their documents are embedded again. Exit 0 when consistent (or repaired), 2 when differences were found and not repaired."
     )
 
     @OptionGroup var options: PipelineOptions
@@ -63,6 +64,16 @@ struct VerifyCommand: AsyncParsableCommand {
             }
             if !report.forgottenRuns.isEmpty {
                 print("unreadable run records forgotten: \(report.forgottenRuns.count) (the run history only)")
+            }
+            if !report.unreadable.isEmpty {
+                print(
+                    "unreadable in the store: \(report.unreadable.count) records"
+                        + (repair ? " (deleted: their documents are embedded again)" : "")
+                )
+                for record in report.unreadable.prefix(20) {
+                    let key = record.documentKey.map { DisplayEscaping.escaped($0) } ?? "(document key unreadable)"
+                    print("  unreadable  \(record.id)  \(key)  \(DisplayEscaping.escaped(record.reason))")
+                }
             }
             print("missing from the store: \(report.missingCount) vectors in \(report.missing.count) documents")
             for (key, count) in report.missing.sorted(by: { $0.key < $1.key }).prefix(50) {

@@ -97,6 +97,9 @@ public struct AskResponse: Sendable, Hashable, Codable {
     public var finishReason: String?
     /// Whether the server's reranker ordered the passages; nil: it has none, or the request skipped it.
     public var rerank: RerankInfo?
+    /// The records the question's searches skipped because the store could not read them; nil when the server
+    /// did not say (a restricted caller, an older server, a streamed answer).
+    public var skipped: [SkippedRecord]?
 
     public struct Usage: Sendable, Hashable, Codable {
         public var promptTokens: Int
@@ -111,7 +114,7 @@ public struct AskResponse: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case answer, reason, sources, check, model, usage, rerank
+        case answer, reason, sources, check, model, usage, rerank, skipped
         case withheldAnswer = "withheld_answer"
         case finishReason = "finish_reason"
     }

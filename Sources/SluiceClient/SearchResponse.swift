@@ -5,6 +5,27 @@ public struct SearchResponse: Sendable, Hashable, Codable {
     public var mode: String
     /// Present when the server's pipeline has a reranker (`search.rerank`).
     public var rerank: RerankInfo?
+    /// The records the search skipped because the store could not read them (a damaged local store): the
+    /// results are those of the other records. Empty when none; nil when the server did not say (a caller
+    /// restricted by access control is never told, or a server older than this field).
+    public var skipped: [SkippedRecord]?
+}
+
+/// A record a search skipped because the server's store could not read it (docs/openapi.json,
+/// `SkippedRecord`): `sluice verify --repair` on the server's pipeline removes it and embeds its document again.
+public struct SkippedRecord: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var id: String
+    /// Nil when the document key could not be read either.
+    public var documentKey: String?
+    public var reason: String
+
+    /// `id (document key): reason`, for a message to the user.
+    public var description: String { "\(id) (\(documentKey ?? "document key unreadable")): \(reason)" }
+
+    enum CodingKeys: String, CodingKey {
+        case id, reason
+        case documentKey = "document_key"
+    }
 }
 
 /// Whether the server's reranker ordered the results (docs/openapi.json, `Rerank`): when ``applied`` is

@@ -28,6 +28,8 @@ extension VectorSink {
     public var readBackRefusal: String? { nil }
     /// Nil: the store skips nothing it cannot read (it fails instead).
     public var readNotice: String? { nil }
+    /// None: the store skips nothing it cannot read (it fails instead).
+    public func unreadableRecords() async throws -> [UnreadableRecord] { [] }
 
     public var preparationNotice: String? { nil }
 

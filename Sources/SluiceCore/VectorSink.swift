@@ -52,6 +52,10 @@ public protocol VectorSink: Sendable {
     /// store's records whose bytes do not decode), said by `sluice search` on standard error and by the
     /// service in its log; nil by default.
     var readNotice: String? { get }
+    /// Every record the store holds but cannot read (the local store's records whose bytes do not decode),
+    /// found by reading each one: what `sluice verify` reports and `verify --repair` deletes. Empty by default
+    /// (a store that cannot hold such a record, or fails instead of skipping it).
+    func unreadableRecords() async throws -> [UnreadableRecord]
     /// Removes the collection/table/index itself (`sluice sink drop --yes`); the next run creates it again.
     func drop() async throws
     /// Called once at the end of a run that wrote to the sink (builds deferred indexes, compacts files).

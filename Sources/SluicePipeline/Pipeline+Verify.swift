@@ -28,9 +28,15 @@ public struct VerifyReport: Sendable {
     public var forgottenRecords: [String] = []
     /// With repair: ids of run records that could not be read, forgotten (the run history only).
     public var forgottenRuns: [String] = []
+    /// The store's records that cannot be read (``VectorSink/unreadableRecords()``), with the document key from
+    /// the record's bytes or, when those do not give it, from the checkpoint. With repair, deleted from the
+    /// store: their documents then miss those vectors and are processed again.
+    public var unreadable: [UnreadableRecord] = []
 
     public var missingCount: Int { missing.values.reduce(0, +) }
-    public var isConsistent: Bool { missing.isEmpty && unknown.isEmpty && forgottenRecords.isEmpty }
+    public var isConsistent: Bool {
+        missing.isEmpty && unknown.isEmpty && forgottenRecords.isEmpty && unreadable.isEmpty
+    }
 }
 
 extension Pipeline {
@@ -39,7 +45,8 @@ extension Pipeline {
     ///
     /// With `repair`, unknown vectors are deleted (within the mass-delete guard) and the documents with
     /// missing vectors are marked failed (`missing-in-sink`) and processed again, which takes their
-    /// vectors from the embedding cache: nothing is paid for twice.
+    /// vectors from the embedding cache: nothing is paid for twice. The store's records that cannot be read are
+    /// reported; with `repair` they are deleted first, so their documents are among those missing vectors.
     public func verify(repair: Bool, shutdown: ShutdownSignal = ShutdownSignal()) async throws -> VerifyReport {
         var report = VerifyReport()
         var byDocument: [String: [VectorID]] = [:]
@@ -73,6 +80,10 @@ extension Pipeline {
                 known.formUnion(record.knownIDs)
             }
             let sink = components.sink
+            report.unreadable = try await unreadableRecords(in: sink, documents: byDocument)
+            if repair, !report.unreadable.isEmpty {
+                try await deleteUnreadable(report.unreadable, from: sink)
+            }
             // A shard's state is compared with its own documents' vectors (docs/OPERATIONS.md), and its
             // repair run is a run of that shard.
             let shard = try checkpoint.metadata("shard").map(Shard.init(parsing:)) ?? .whole

@@ -78,6 +78,8 @@ public struct Pipeline: Sendable {
             throw Self.storeUnavailable(components.sink.name, error)
         }
         if let notice = components.sink.preparationNotice { logger.warning("\(components.sink.name): \(notice)") }
+        // A keyword index rebuilt by the preparation leaves out the records that do not decode, and says so.
+        if let notice = components.sink.readNotice { logger.warning("\(components.sink.name): \(notice)") }
         let shard = options.shard
         let shaping = ShapingSettings(configuration, extractors: components.extractors.extractors)
         let previousShaping = try await stateExecutor.run {

@@ -39,11 +39,15 @@ struct APIRoutes: Sendable {
             let query = body.query
             AuditRecord.asked(query.text, filter: query.filter)
             let searcher = server.searcher
-            let outcome = try await bounded { try await searcher.searchOutcome(query) }
+            let skipped = UnreadableRecordLog()
+            let outcome = try await bounded {
+                try await UnreadableRecordLog.$current.withValue(skipped) { try await searcher.searchOutcome(query) }
+            }
             server.readNotices.report(searcher.sink.readNotice, logger: server.logger)
             var results = outcome.results
+            let restricted = identity.filter(access) != nil
             // A record's readers name other principals and groups: the operator's to see, not a restricted caller's.
-            if identity.filter(access) != nil {
+            if restricted {
                 for index in results.indices { results[index].metadata[access.field] = nil }
             }
             AuditRecord.showed(outcome.results.map(\.documentKey))
@@ -51,7 +55,8 @@ struct APIRoutes: Sendable {
                 SearchAnswer(
                     results: results,
                     mode: body.query.mode ?? searcher.defaultMode,
-                    rerank: outcome.rerank
+                    rerank: outcome.rerank,
+                    skipped: SkippedRecords.shown(skipped.records, restricted: restricted)
                 )
             )
         }
@@ -69,6 +74,7 @@ struct APIRoutes: Sendable {
             if let fusion = body.fusion { chosen.fusion = fusion }
             let answerer = chosen
             let filter = RequestIdentity.current.access.restricting(body.filter, access)
+            let restricted = RequestIdentity.current.access.filter(access) != nil
             AuditRecord.asked(body.question, filter: filter)
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
             if body.stream || accepts {
@@ -76,16 +82,23 @@ struct APIRoutes: Sendable {
                     answerer.answer(body.question, k: body.k, filter: filter, mode: body.mode)
                 )
             }
+            let skipped = UnreadableRecordLog()
             let transcript = try await bounded {
-                var transcript = AnswerTranscript()
-                try await answerer.answer(body.question, k: body.k, filter: filter, mode: body.mode) {
-                    transcript.take($0)
+                try await UnreadableRecordLog.$current.withValue(skipped) {
+                    var transcript = AnswerTranscript()
+                    try await answerer.answer(body.question, k: body.k, filter: filter, mode: body.mode) {
+                        transcript.take($0)
+                    }
+                    return transcript
                 }
-                return transcript
             }
             server.readNotices.report(server.searcher.sink.readNotice, logger: server.logger)
             AuditRecord.showed(transcript.sources.map(\.documentKey))
-            return try JSONResponse.make(object: transcript.jsonObject)
+            var object = transcript.jsonObject
+            if let shown = SkippedRecords.shown(skipped.records, restricted: restricted) {
+                object["skipped"] = shown.map(SkippedRecords.jsonObject)
+            }
+            return try JSONResponse.make(object: object)
         }
         router.get("/v1/documents") { request, _ in
             // A restricted identity is listed what it may read, the store asked with its access filter.
@@ -167,6 +180,9 @@ struct APIRoutes: Sendable {
         var mode: SearchMode
         /// Present when the pipeline has a reranker (`search.rerank`).
         var rerank: RerankStatus?
+        /// The records the search skipped because the store could not read them (``SkippedRecords``); absent
+        /// for a restricted caller.
+        var skipped: [UnreadableRecord]?
     }
 
     /// The generations the manifest names, by role; none when generations were never used, or when the

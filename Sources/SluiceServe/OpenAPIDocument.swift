@@ -1268,6 +1268,13 @@ enum OpenAPIDocument {
           },
           "rerank": {
             "$ref": "#/components/schemas/Rerank"
+          },
+          "skipped": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SkippedRecord"
+            },
+            "description": "The records the search skipped because the store could not read them (empty: none); the results are those of the other records. Absent for a caller restricted by access control: a record that cannot be read cannot be checked against its access, so such a caller is told nothing of it (docs/ACCESS.md)."
           }
         }
       },
@@ -1407,6 +1414,13 @@ enum OpenAPIDocument {
               }
             ],
             "description": "Null when the pipeline has no reranker, or the request skipped it (`\"rerank\": false`)."
+          },
+          "skipped": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SkippedRecord"
+            },
+            "description": "The records the question's searches skipped because the store could not read them (empty: none); the passages are those of the other records. Absent for a caller restricted by access control: a record that cannot be read cannot be checked against its access, so such a caller is told nothing of it (docs/ACCESS.md). Not sent in a streamed answer."
           }
         }
       },
@@ -1754,6 +1768,31 @@ enum OpenAPIDocument {
             "type": "integer",
             "minimum": 0,
             "description": "Records of this page left out because their vectors are not finite (written by an older version; `sluice run --reembed`)."
+          }
+        }
+      },
+      "SkippedRecord": {
+        "type": "object",
+        "required": [
+          "id",
+          "document_key",
+          "reason"
+        ],
+        "description": "A record a search skipped because the store could not read it (a damaged local store: docs/RELIABILITY.md). `sluice verify` reports it and `sluice verify --repair` removes it and embeds its document again.",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "document_key": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Null when the document key could not be read from the record either."
+          },
+          "reason": {
+            "type": "string",
+            "description": "Why it could not be read."
           }
         }
       }

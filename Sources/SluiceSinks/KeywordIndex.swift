@@ -80,8 +80,9 @@ struct KeywordIndex {
     }
 
     /// Builds the index from every stored record unless it is current: a store made before the keyword
-    /// index existed, or with an older layout or tokenizer, gets it in this one transaction.
-    func ensureBuilt(_ txn: LMDBTransaction) throws {
+    /// index existed, or with an older layout or tokenizer, gets it in this one transaction. A record that does
+    /// not decode is left out of it and noted in `unreadable` (the sink's ``LocalSink/readNotice``).
+    func ensureBuilt(_ txn: LMDBTransaction, skipping unreadable: LocalUnreadableRecords) throws {
         guard try !isBuilt(txn) else { return }
         try txn.drop(environment.database(Self.postingsDatabase))
         try txn.drop(environment.database(Self.recordsDatabase))
@@ -90,9 +91,10 @@ struct KeywordIndex {
         // Writing other databases while a cursor walks `vectors` is safe in an LMDB write transaction.
         try txn.forEach(environment.database("vectors")) { key, value in
             let id = Array(key)
+            guard let record = try unreadable.record(id: id, value) else { return true }
             let number = state.nextNumber
             state.nextNumber += 1
-            let length = segment.add(number: number, record: try LocalSink.decode(id: id, value))
+            let length = segment.add(number: number, record: record)
             try add(id: id, number: number, length: length, &state, txn)
             if segment.records == Self.rebuildSegmentRecords { try flush(&segment, &state, txn) }
             return true

@@ -13,23 +13,34 @@ import SluiceLMDB
 /// entries), it loads the newest saved graph the log covers; until then, and when there is none, it scans.
 extension LocalSink {
     /// The best `k` by a scan of every vector (the truth the graph is measured against).
-    func exactSearch(_ query: [Float], k: Int) throws -> [SearchHit] {
-        try Self.exactSearch(environment: environment, query, k: k, filter: nil, skipping: unreadable)
+    /// A record that does not decode is skipped and noted in `unreadable` (the sink's list by default).
+    func exactSearch(_ query: [Float], k: Int, skipping unreadable: LocalUnreadableRecords? = nil) throws -> [SearchHit]
+    {
+        try Self.exactSearch(
+            environment: environment,
+            query,
+            k: k,
+            filter: nil,
+            skipping: unreadable ?? self.unreadable
+        )
     }
 
     /// The best `k` by cosine: from the graph when the change log brings it to what this read transaction
-    /// sees and the store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread.
-    func searchBest(_ query: [Float], k: Int) throws -> [SearchHit] {
-        if indexSettings.kind == .ivf { return try searchIVF(query, k: k) ?? exactSearch(query, k: k) }
+    /// sees and the store is large enough (`exact_below`), else by an exact scan. Runs on a reader thread; a
+    /// record that does not decode is skipped and noted in `unreadable`.
+    func searchBest(_ query: [Float], k: Int, skipping unreadable: LocalUnreadableRecords) throws -> [SearchHit] {
+        if indexSettings.kind == .ivf {
+            return try searchIVF(query, k: k, skipping: unreadable) ?? exactSearch(query, k: k, skipping: unreadable)
+        }
         // A store written before the graph existed, opened read-only, has no `ann` database: it is scanned.
         guard indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") else {
-            return try exactSearch(query, k: k)
+            return try exactSearch(query, k: k, skipping: unreadable)
         }
         let vectors = try environment.database("vectors")
         let (generation, count) = try environment.read { txn in
             (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
         }
-        if count < indexSettings.exactBelow { return try exactSearch(query, k: k) }
+        if count < indexSettings.exactBelow { return try exactSearch(query, k: k, skipping: unreadable) }
         let breadth = annState.breadth ?? indexSettings.searchBreadth(vectors: count)
         if let hits = try searchGraph(query, k: k, breadth: breadth) { return hits }
         if loadNewerSavedIndex(generation: generation, count: count),
@@ -37,7 +48,7 @@ extension LocalSink {
         {
             return hits
         }
-        return try exactSearch(query, k: k)
+        return try exactSearch(query, k: k, skipping: unreadable)
     }
 
     /// The best `k` from the graph in memory (a search keeping `breadth` candidates) and the records changed

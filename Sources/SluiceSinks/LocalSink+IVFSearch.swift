@@ -11,7 +11,7 @@ import SluiceLMDB
 extension LocalSink {
     /// The best `k` by the IVF index, or nil when it cannot answer (no trained epoch yet, fewer vectors than
     /// `sink.ivf.exact_below`, a query of another dimension): the caller scans.
-    func searchIVF(_ query: [Float], k: Int) throws -> [SearchHit]? {
+    func searchIVF(_ query: [Float], k: Int, skipping unreadable: LocalUnreadableRecords) throws -> [SearchHit]? {
         guard let ivf = try environment.existingDatabase(LocalIVFLayout.database),
             let lists = try environment.existingDatabase(LocalIVFLayout.listsDatabase),
             let ann = try environment.existingDatabase("ann")

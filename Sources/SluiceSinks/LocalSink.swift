@@ -131,7 +131,8 @@ public final class LocalSink: VectorSink {
                 }
                 try txn.put(meta, Array("embedder".utf8), Array(embedder.description.utf8))
                 try txn.put(meta, Array("dimensions".utf8), Array(String(embedder.dimensions).utf8))
-                try keywords.ensureBuilt(txn)  // a store made before the keyword index gets it here
+                // A store made before the keyword index gets it here.
+                try keywords.ensureBuilt(txn, skipping: self.unreadable)
             }
             // A graph or lists that cannot be built leave searches scanning; the run goes on.
             try? self.ensureIndex()
@@ -195,7 +196,7 @@ public final class LocalSink: VectorSink {
         let vectors = try environment.database("vectors")
         let keywords = try KeywordIndex(writingTo: environment)
         let (change, segments) = try environment.write { txn in
-            try keywords.ensureBuilt(txn)
+            try keywords.ensureBuilt(txn, skipping: unreadable)
             var segments: [KeywordSegment] = []
             for write in group {
                 segments = try keywords.upsert(write.batch, txn)
@@ -223,7 +224,7 @@ public final class LocalSink: VectorSink {
             let vectors = try environment.database("vectors")
             let keywords = try KeywordIndex(writingTo: environment)
             let change = try environment.write { txn in
-                try keywords.ensureBuilt(txn)
+                try keywords.ensureBuilt(txn, skipping: self.unreadable)
                 try keywords.remove(ids.map { Array($0.rawValue.utf8) }, txn)
                 for id in ids { try txn.delete(vectors, Array(id.rawValue.utf8)) }
                 return try self.recordDelete(ids, in: txn)
@@ -239,6 +240,20 @@ public final class LocalSink: VectorSink {
         return try environment.read { try $0.count(vectors) }
     }
 
+    /// Every stored id, from the keys alone (a record that does not decode is listed too: `sluice verify`
+    /// compares ids, and reports such records on their own).
+    public func listIDs() async throws -> Set<VectorID>? {
+        let vectors = try environment.database("vectors")
+        var ids = Set<VectorID>()
+        try environment.read { txn in
+            try txn.forEach(vectors) { key, _ in
+                ids.insert(VectorID(rawValue: String(decoding: key, as: UTF8.self)))
+                return true
+            }
+        }
+        return ids
+    }
+
     public func search(_ query: [Float], k: Int) async throws -> [SearchHit] {
         try await search(SearchRequest(vector: query, k: k))
     }
@@ -247,6 +262,8 @@ public final class LocalSink: VectorSink {
         guard request.mode != .hybrid else {
             throw SluiceError(.usage, "\(name) ranks vector and keyword searches; hybrid is fused above the store")
         }
+        // What this search skips goes into the caller's log too (the service's answer names it).
+        let unreadable = self.unreadable.forSearch(UnreadableRecordLog.current)
         // A scan checks the caller's cancellation (a deadline, a client gone) as it goes: it stops then.
         if request.mode == .keyword {
             return try await readers.runCancellable { cancellation in
@@ -256,20 +273,22 @@ public final class LocalSink: VectorSink {
                     k: request.k,
                     filter: request.filter,
                     cancellation: cancellation,
-                    skipping: self.unreadable
+                    skipping: unreadable
                 )
             }
         }
         return try await readers.runCancellable { cancellation in
             // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
-            guard let filter = request.filter else { return try self.searchBest(request.vector, k: request.k) }
+            guard let filter = request.filter else {
+                return try self.searchBest(request.vector, k: request.k, skipping: unreadable)
+            }
             return try LocalSink.exactSearch(
                 environment: self.environment,
                 request.vector,
                 k: request.k,
                 filter: filter,
                 cancellation: cancellation,
-                skipping: self.unreadable
+                skipping: unreadable
             )
         }
     }
@@ -332,11 +351,14 @@ public final class LocalSink: VectorSink {
         )
     }
 
+    /// Every record that decodes, sorted by id; one that does not is skipped and named in ``readNotice`` (so
+    /// `sluice export` writes the others and exits 2, as `search` does).
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {
         let vectors = try environment.database("vectors")
         try environment.read { txn in
             try txn.forEach(vectors) { key, value in
-                try body(try LocalSink.decode(id: Array(key), Array(value)))
+                guard let record = try unreadable.record(id: Array(key), value) else { return true }
+                try body(record)
                 return true
             }
         }

@@ -36,15 +36,15 @@ struct StateDamageCLITests {
     }
 
     /// Overwrites every copy of `marker` in `file` (LMDB keeps old pages around) with bytes that are not
-    /// JSON, so that the records holding it no longer parse.
+    /// JSON, so that the records holding it no longer parse (`byte`, 0x7F unless told).
     /// - Returns: how many copies were overwritten.
-    static func overwrite(_ marker: String, in file: URL) throws -> Int {
+    static func overwrite(_ marker: String, in file: URL, with byte: UInt8 = 0x7F) throws -> Int {
         var bytes = try Data(contentsOf: file)
         let marker = Data(marker.utf8)
         var start = bytes.startIndex
         var damaged = 0
         while let range = bytes.range(of: marker, in: start..<bytes.endIndex) {
-            bytes.replaceSubrange(range, with: Data(repeating: 0x7F, count: marker.count))
+            bytes.replaceSubrange(range, with: Data(repeating: byte, count: marker.count))
             start = range.upperBound
             damaged += 1
         }

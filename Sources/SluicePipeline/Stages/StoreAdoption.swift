@@ -27,6 +27,9 @@ package final class StoreAdoption: Sendable {
     private let logger: Logger
     /// Set once the store answered that it cannot read vectors back: the run stops asking.
     private let unsupported = Mutex(false)
+    /// The store's ``VectorSink/readNotice`` said last: a record the adoption could not read is not adopted
+    /// (its chunk is embedded again), and the run says so once each time the list grows.
+    private let notice = Mutex<String?>(nil)
 
     package init(
         sink: any VectorSink,
@@ -66,6 +69,7 @@ package final class StoreAdoption: Sendable {
                 return document
             }
             stored = answer
+            reportSkipped()
         } catch {
             // Not the document's fault, but embedding it instead would pay for what the store may hold.
             document.fail(error, as: .sinkFailed)
@@ -94,5 +98,18 @@ package final class StoreAdoption: Sendable {
         let adopted = entries.count
         tally.update { $0.vectorsAdopted = ($0.vectorsAdopted ?? 0) + adopted }
         return document
+    }
+
+    /// Logs the store's records the adoption skipped because they do not decode, when that changed.
+    private func reportSkipped() {
+        guard let current = sink.readNotice else { return }
+        let changed = notice.withLock { last in
+            guard last != current else { return false }
+            last = current
+            return true
+        }
+        if changed {
+            logger.warning("\(sink.name): \(current) (such a record is not adopted: its chunk is embedded again)")
+        }
     }
 }

@@ -16,7 +16,8 @@ extension PgvectorSink {
     /// 0.773/0.828/0.702 (docs/STORES.md).
     static let textSearchConfiguration = "english"
 
-    var textSearchIndexName: String { tableName.table + "_text_search" }
+    /// The keyword index's name (``PgvectorIndexName``: within 63 bytes).
+    var textSearchIndexName: PgvectorIndexName { PgvectorIndexName(table: tableName, suffix: "_text_search") }
 
     /// What the generated column holds, parsed with `configuration`: the text, then the title
     /// (`metadata.title`) or, without one, the document's name (the key's last path component without its
@@ -53,7 +54,7 @@ extension PgvectorSink {
     static func ensureTextSearch(
         _ connection: PGConnection,
         table name: PgvectorTableName,
-        indexName: String
+        indexName: PgvectorIndexName
     ) throws -> (folding: String?, rows: String?) {
         let table = name.quoted
         let (configuration, fallback) = try ensureFoldingConfiguration(connection, table: name)
@@ -68,12 +69,9 @@ extension PgvectorSink {
             """
         )
         try connection.query("COMMENT ON COLUMN \(table).text_search IS \(PgvectorTableName.literal(version))")
-        // Looked up first: `CREATE INDEX IF NOT EXISTS` needs CREATE on the schema even when the index is there.
-        if try !hasIndex(connection, table: table, named: indexName) {
-            try connection.query(
-                "CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(indexName)) ON \(table) USING gin (text_search)"
-            )
-        }
+        // Looked up first (in `create`): `CREATE INDEX IF NOT EXISTS` needs CREATE on the schema even when the
+        // index is there.
+        try indexName.create(connection, table: name, "USING gin (text_search)")
         return (fallback, try ensureKeywordRows(connection, table: name, configuration: configuration))
     }
 

@@ -67,11 +67,10 @@ extension PgvectorSink {
                         embedding \(type)(\(dimensions)) NOT NULL)
                     """
                 )
-                try connection.query(
-                    """
-                    CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(name.table + "_document_key")) \
-                    ON \(table) (document_key)
-                    """
+                try PgvectorIndexName(table: name, suffix: "_document_key").create(
+                    connection,
+                    table: name,
+                    "(document_key)"
                 )
                 let fallback = try Self.ensureTextSearch(connection, table: name, indexName: textSearchIndex)
                 try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
@@ -108,20 +107,18 @@ extension PgvectorSink {
 
     /// Builds the HNSW index if it does not exist (at the end of a run, or at once for a non-empty table).
     func ensureIndex() async throws {
-        let table = quotedTable
         let indexName = self.indexName
+        let name = tableName
         let opclass = operatorClass
         try await withConnection("create index on \(settings.table)") { connection in
             // Looked up first: `CREATE INDEX IF NOT EXISTS` needs CREATE on the schema even when the index is
             // there, which a role that owns the table but may not create in its schema lacks.
-            if try Self.hasIndex(connection, table: table, named: indexName) { return }
+            if try indexName.exists(connection, table: name) { return }
             // The default maintenance_work_mem (64 MB) makes HNSW builds over ~30k vectors many times
             // slower; this session only.
             try connection.query("SET maintenance_work_mem = '512MB'")
             do {
-                try connection.query(
-                    "CREATE INDEX IF NOT EXISTS \(PgvectorTableName.quote(indexName)) ON \(table) USING hnsw (embedding \(opclass))"
-                )
+                try indexName.create(connection, table: name, "USING hnsw (embedding \(opclass))")
             } catch {
                 // Sharded runs finishing at once: another one just created it (23505 on pg_class, or 42P07).
                 guard ["23505", "42P07"].contains(PGConnection.sqlState(of: error) ?? "") else { throw error }
@@ -142,7 +139,7 @@ extension PgvectorSink {
             try await withConnection("analyze \(settings.table)") {
                 [table = quotedTable, textSearchIndex = textSearchIndexName] connection in
                 _ = try connection.query("ANALYZE \(table)")
-                try Self.recordAverageLength(connection, table: table, indexName: textSearchIndex)
+                try Self.recordAverageLength(connection, table: table, indexName: textSearchIndex.name)
             }
         }
         runState.withLock { $0.bulk = false }
@@ -158,9 +155,12 @@ extension PgvectorSink {
                 return SinkInfo(name: name, exists: false, count: 0)
             }
             let count = try Int(connection.query("SELECT count(*) FROM \(table)")[0][0] ?? "0") ?? 0
+            // An older version's name until the next run renames it (``PgvectorIndexName``).
             let index =
-                try connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [indexName]).first?[0]
-                ?? nil
+                try connection.query(
+                    "SELECT indexdef FROM pg_indexes WHERE indexname = $1 OR indexname = $2 ORDER BY indexname = $1 DESC",
+                    [indexName.name, indexName.legacy ?? indexName.name]
+                ).first?[0] ?? nil
             let metric =
                 index.map { definition -> String in
                     if definition.contains("_cosine_ops") { return "cosine" }
@@ -169,7 +169,7 @@ extension PgvectorSink {
                     return "unknown"
                 } ?? existing.comment.flatMap { Self.field("metric", in: $0) }
             var details = ["column": "\(existing.type)(\(existing.dimensions))"]
-            details["hnsw index"] = index == nil ? "not built yet (built at the end of the next run)" : indexName
+            details["hnsw index"] = index == nil ? "not built yet (built at the end of the next run)" : indexName.name
             let fallback = try Self.textSearchFallback(connection, table: table)
             let rowsFallback = try Self.keywordRowsFallback(connection, table: table)
             if let configuration = try Self.columnConfiguration(connection, table: table) {

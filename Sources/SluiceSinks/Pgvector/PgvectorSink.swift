@@ -68,7 +68,8 @@ public final class PgvectorSink: VectorSink {
     /// `settings.table`, read (``PgvectorTableName``).
     let tableName: PgvectorTableName
     let quotedTable: String
-    let indexName: String
+    /// The HNSW index's name (``PgvectorIndexName``: within 63 bytes).
+    let indexName: PgvectorIndexName
 
     struct RunState {
         var columnType = "vector"
@@ -95,7 +96,7 @@ public final class PgvectorSink: VectorSink {
         executor = BlockingExecutor(label: "sl-pgvector", threads: max(1, settings.connections))
         self.tableName = tableName
         quotedTable = tableName.quoted
-        indexName = tableName.table + "_embedding_hnsw"
+        indexName = PgvectorIndexName(table: tableName, suffix: "_embedding_hnsw")
     }
 
     deinit { executor.shutdown() }

@@ -4,6 +4,7 @@ import SluiceHTTP
 
 extension QdrantSink {
     public func prepare(embedder: EmbedderIdentity) async throws {
+        try QdrantSink.checkCollectionName(settings.collection)
         if let info = try await collectionInfo() {
             let count = info.points_count ?? 0
             let vectors = info.config.params.vectors

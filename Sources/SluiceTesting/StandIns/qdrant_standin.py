@@ -21,7 +21,7 @@ creates one (again with the same schema: 200, as Qdrant).
 Search is exact (brute force), with Qdrant's filter validated and applied while ranking (qdrant_filter.py). Prints "PORT <n>". `GET /_standin/stats` returns request statistics.
 """
 import os, sys, uuid
-from urllib.parse import urlparse, parse_qs
+from urllib.parse import urlparse, parse_qs, unquote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from store_standin import JSONHandler, Rejected, Store, arguments, score, serve  # noqa: E402
@@ -39,6 +39,16 @@ class QdrantStore(Store):
         self.aliases = {}  # alias name -> collection name
 
 
+FORBIDDEN_NAME_CHARACTERS = set('<>:"/\\|?*\0\x1f')
+
+
+def check_name(name):
+    """Qdrant's rule for collection and alias names: 1 to 255 characters, none of `<>:"/\\|?*`, NUL, U+001F."""
+    if not 1 <= len(name) <= 255 or any(c in FORBIDDEN_NAME_CHARACTERS for c in name):
+        raise Rejected(422, "Validation error in path parameters: [name: value "
+                       + repr(name[:40]) + " is invalid: 1 to 255 characters, none of <>:\"/\\|?*]")
+
+
 def change_aliases(store, body):
     """Applies every action of a `POST /collections/aliases` body to a copy, then all at once."""
     actions = body.get("actions")
@@ -53,6 +63,8 @@ def change_aliases(store, body):
             raise Rejected(400, f"Format error in JSON body: {kind} must be an object")
         if kind == "create_alias":
             alias, target = spec.get("alias_name"), spec.get("collection_name")
+            if isinstance(alias, str):
+                check_name(alias)
             if not isinstance(alias, str) or not alias or not isinstance(target, str):
                 raise Rejected(400, "Format error in JSON body: create_alias needs alias_name and collection_name")
             if target not in store.collections:
@@ -184,6 +196,7 @@ class Handler(JSONHandler):
                                 collection["metadata"][key] = value
                     return self.ok(True)
                 if self.command == "PUT":
+                    check_name(unquote(name))
                     if collection is not None:
                         raise Rejected(409, f"Wrong input: Collection `{name}` already exists!")
                     if name in store.aliases:
