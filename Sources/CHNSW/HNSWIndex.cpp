@@ -428,6 +428,21 @@ size_t sluice_ivf_code_bytes(size_t dimensions) { return scaleBytes + dimensions
 
 void sluice_ivf_encode(const float *vector, size_t dimensions, uint8_t *out) { quantized(vector, dimensions, out); }
 
+void sluice_ivf_decode(const uint8_t *codes, size_t count, size_t dimensions, float *vectors)
+{
+    const size_t codeBytes = scaleBytes + dimensions;
+    for (size_t v = 0; v < count; v++) {
+        const uint8_t *code = codes + v * codeBytes;
+        float scale;
+        std::memcpy(&scale, code, sizeof scale);
+        const int8_t *values = reinterpret_cast<const int8_t *>(code + scaleBytes);
+        float *row = vectors + v * dimensions;
+        for (size_t i = 0; i < dimensions; i++) {
+            row[i] = float(values[i]) * scale;
+        }
+    }
+}
+
 void sluice_ivf_score(
     const uint8_t *query_code, const uint8_t *codes, size_t count, size_t stride, size_t dimensions,
     float *similarities)

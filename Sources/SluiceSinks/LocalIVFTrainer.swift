@@ -122,6 +122,14 @@ final class LocalIVFTrainer: @unchecked Sendable {
 
     func trained() { counts.withLock { $0.trainings += 1 } }
 
+    /// Records that the job holds a training sample of `bytes` (0: it let it go).
+    func holdSample(bytes: Int) {
+        counts.withLock {
+            $0.sampleHeld = bytes
+            $0.largestSample = max($0.largestSample, bytes)
+        }
+    }
+
     /// For tests: the job calls `body` when it reaches `step` (on the trainer's thread, which waits for it).
     func hold(at step: Step, _ body: (@Sendable () -> Void)?) { holds.withLock { $0[step] = body } }
 

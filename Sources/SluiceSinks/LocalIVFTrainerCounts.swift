@@ -11,4 +11,8 @@ package struct LocalIVFTrainerCounts: Sendable {
     /// Time spent sampling, in k-means and computing the lists' parts from snapshots, outside any write
     /// transaction.
     package var computing: Duration = .zero
+    /// Bytes of the training sample held now (0 outside k-means: it is let go before the lists are filled).
+    package var sampleHeld = 0
+    /// The most bytes a training sample held (``LocalIVFSample``: 8-bit codes).
+    package var largestSample = 0
 }

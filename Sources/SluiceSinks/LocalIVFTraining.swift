@@ -2,8 +2,9 @@ import CHNSW
 import Foundation
 
 /// How the IVF index chooses its lists (docs/LOCAL_INDEX.md, "Training"): nlist = 2√n centroids by
-/// spherical k-means (unit vectors, nearest by inner product) on a sample of the stored vectors, with a
-/// bounded number of iterations and a seeded generator, so that the same store trains the same lists.
+/// spherical k-means (unit vectors, nearest by inner product) on a sample of the stored vectors held as 8-bit
+/// codes (``LocalIVFSample``), with a bounded number of iterations and a seeded generator, so that the same
+/// store trains the same lists.
 enum LocalIVFTraining {
     /// A new epoch is trained when the store holds this many times the vectors the current one was trained on.
     static let retrainGrowth = 4
@@ -13,8 +14,11 @@ enum LocalIVFTraining {
     static let mostPerList = 64
     /// The fewest a list, whatever ``sampleBytes`` says.
     static let fewestPerList = 16
-    /// The sample's bound in bytes of floats (64 MB: at a million 384-d vectors, 21 a list).
-    static let sampleBytes = 64 << 20
+    /// The sample's bound in bytes of 8-bit codes (``LocalIVFSample``; 16 MB: at a million 384-d vectors, 21
+    /// a list, as many as 64 MB of floats held before the sample was kept as codes).
+    static let sampleBytes = 16 << 20
+    /// Vectors k-means decodes at a time (1.5 MB of floats at 384 dimensions).
+    static let block = 1024
     /// The generator's seed: a fixed number, so runs are deterministic.
     static let seed: UInt64 = 0x5EED_1F5
 
@@ -25,60 +29,63 @@ enum LocalIVFTraining {
 
     /// Vectors sampled to train `lists` lists of `dimensions`.
     static func sampleSize(lists: Int, dimensions: Int) -> Int {
-        let fitting = sampleBytes / max(1, 4 * dimensions)
+        let fitting = sampleBytes / sluice_ivf_code_bytes(dimensions)
         return max(fewestPerList * lists, min(mostPerList * lists, fitting))
     }
 
-    /// `lists` unit centroids (flat, `lists` × `dimensions`) from `sample` (flat unit vectors): the first
-    /// centroids are distinct sample vectors chosen by the seeded generator; each round assigns every
-    /// vector to its nearest centroid and moves each centroid to its vectors' normalized mean; a list left
-    /// empty takes a sample vector chosen by the generator. Empty when `stop` says so before a round.
-    static func centroids(
-        sample: [Float],
-        dimensions: Int,
-        lists: Int,
-        stop: () -> Bool = { false }
-    ) -> [Float] {
-        let count = sample.count / dimensions
+    /// `lists` unit centroids (flat, `lists` × dimensions) from `sample`: the first centroids are distinct
+    /// sample vectors chosen by the seeded generator; each round assigns every vector to its nearest centroid
+    /// and moves each centroid to its vectors' normalized mean; a list left empty takes a sample vector chosen
+    /// by the generator. The sample is decoded ``block`` vectors at a time. Empty when `stop` says so before a
+    /// round.
+    static func centroids(sample: LocalIVFSample, lists: Int, stop: () -> Bool = { false }) -> [Float] {
+        let (count, dimensions) = (sample.count, sample.dimensions)
         guard count > 0, lists > 0 else { return [] }
         var random = SplitMix(seed: seed)
         var order = Array(0..<count)
         order.shuffle(using: &random)
         var centroids = [Float]()
         centroids.reserveCapacity(lists * dimensions)
+        var vectors = [Float]()
         for i in 0..<lists {
-            let row = order[i % count] * dimensions
-            centroids += sample[row..<row + dimensions]
+            let slot = order[i % count]
+            sample.decode(slot..<slot + 1, into: &vectors)
+            centroids += vectors
         }
-        var nearest = [UInt32](repeating: 0, count: count)
+        var nearest = [UInt32](repeating: 0, count: min(block, count))
         for _ in 0..<iterations {
             if stop() { return [] }
-            sample.withUnsafeBufferPointer { vectors in
-                centroids.withUnsafeBufferPointer { rows in
-                    nearest.withUnsafeMutableBufferPointer {
-                        sluice_ivf_nearest(
-                            rows.baseAddress,
-                            lists,
-                            dimensions,
-                            vectors.baseAddress,
-                            count,
-                            $0.baseAddress
-                        )
-                    }
-                }
-            }
             var sums = [Float](repeating: 0, count: lists * dimensions)
             var members = [Int](repeating: 0, count: lists)
-            for v in 0..<count {
-                let list = Int(nearest[v])
-                members[list] += 1
-                for d in 0..<dimensions { sums[list * dimensions + d] += sample[v * dimensions + d] }
+            for start in stride(from: 0, to: count, by: block) {
+                let slots = start..<min(count, start + block)
+                sample.decode(slots, into: &vectors)
+                vectors.withUnsafeBufferPointer { vectors in
+                    centroids.withUnsafeBufferPointer { rows in
+                        nearest.withUnsafeMutableBufferPointer {
+                            sluice_ivf_nearest(
+                                rows.baseAddress,
+                                lists,
+                                dimensions,
+                                vectors.baseAddress,
+                                slots.count,
+                                $0.baseAddress
+                            )
+                        }
+                    }
+                }
+                for v in 0..<slots.count {
+                    let list = Int(nearest[v])
+                    members[list] += 1
+                    for d in 0..<dimensions { sums[list * dimensions + d] += vectors[v * dimensions + d] }
+                }
             }
             for list in 0..<lists {
                 let row = list * dimensions
                 if members[list] == 0 {
-                    let pick = Int(random.next() % UInt64(count)) * dimensions
-                    centroids.replaceSubrange(row..<row + dimensions, with: sample[pick..<pick + dimensions])
+                    let pick = Int(random.next() % UInt64(count))
+                    sample.decode(pick..<pick + 1, into: &vectors)
+                    centroids.replaceSubrange(row..<row + dimensions, with: vectors)
                     continue
                 }
                 var norm: Float = 0

@@ -102,15 +102,7 @@ extension LocalSink {
         let ivf = try environment.database(LocalIVFLayout.database)
         if try environment.read({ try $0.get(ivf, LocalIVFLayout.labels) }) == nil { try relabelForIVF() }
         guard let dimensions = try firstVectorDimensions(), dimensions > 0 else { return }
-        let wanted = LocalIVFTraining.lists(forVectors: vectors)
-        let (sample, count) = try trainer.compute {
-            try ivfSample(size: LocalIVFTraining.sampleSize(lists: wanted, dimensions: dimensions), dimensions)
-        }
-        let lists = min(LocalIVFTraining.lists(forVectors: count), sample.count / dimensions)
-        guard lists > 0, !trainer.isStopped else { return }
-        let centroids = trainer.compute {
-            LocalIVFTraining.centroids(sample: sample, dimensions: dimensions, lists: lists) { trainer.isStopped }
-        }
+        let (centroids, count) = try ivfCentroids(vectors: vectors, dimensions: dimensions)
         guard !centroids.isEmpty else { return }
         trainer.reach(.trained)
         CrashPoint.reach("local.ivf-trained")
@@ -164,28 +156,43 @@ extension LocalSink {
         CrashPoint.reach("local.ivf-relabelled")
     }
 
-    /// Up to `size` of the stored vectors of `dimensions`, as unit vectors (flat), from one read transaction:
-    /// a reservoir sample, by the seeded generator, in key order; and the number of vectors the snapshot held.
-    private func ivfSample(size: Int, _ dimensions: Int) throws -> ([Float], Int) {
+    /// The centroids of a new epoch for a store that held `vectors` vectors of `dimensions` when the job looked
+    /// (empty: none, or the trainer stops), and the number of vectors the sampled snapshot held. The sample
+    /// lives only here: it is let go before the lists are filled.
+    private func ivfCentroids(vectors: Int, dimensions: Int) throws -> ([Float], Int) {
+        let trainer = ivfState.trainer
+        let wanted = LocalIVFTraining.lists(forVectors: vectors)
+        let (sample, count) = try trainer.compute {
+            try ivfSample(size: LocalIVFTraining.sampleSize(lists: wanted, dimensions: dimensions), dimensions)
+        }
+        trainer.holdSample(bytes: sample.bytes)
+        defer { trainer.holdSample(bytes: 0) }
+        let lists = min(LocalIVFTraining.lists(forVectors: count), sample.count)
+        guard lists > 0, !trainer.isStopped else { return ([], count) }
+        let centroids = trainer.compute {
+            LocalIVFTraining.centroids(sample: sample, lists: lists) { trainer.isStopped }
+        }
+        return (centroids, count)
+    }
+
+    /// Up to `size` of the stored vectors of `dimensions`, as codes, from one read transaction: a reservoir
+    /// sample, by the seeded generator, in key order; and the number of vectors the snapshot held.
+    private func ivfSample(size: Int, _ dimensions: Int) throws -> (LocalIVFSample, Int) {
         let vectors = try environment.database("vectors")
         var random = LocalIVFTraining.SplitMix(seed: LocalIVFTraining.seed ^ 0x5A3F)
-        var sample: [Float] = []
+        var sample = LocalIVFSample(capacity: 0, dimensions: dimensions)
         var seen = 0
         var count = 0
         try environment.read { txn in
             count = try txn.count(vectors)
+            sample = LocalIVFSample(capacity: min(size, count), dimensions: dimensions)
             try txn.forEach(vectors) { _, value in
                 guard let vector = Self.vector(encoded: value), vector.count == dimensions else { return true }
-                if seen < size {
-                    sample += LocalIVFTraining.unit(vector)
+                if seen < sample.capacity {
+                    sample.append(vector)
                 } else {
                     let slot = Int(random.next() % UInt64(seen + 1))
-                    if slot < size {
-                        sample.replaceSubrange(
-                            slot * dimensions..<(slot + 1) * dimensions,
-                            with: LocalIVFTraining.unit(vector)
-                        )
-                    }
+                    if slot < sample.capacity { sample.replace(slot, with: vector) }
                 }
                 seen += 1
                 return true

@@ -2,6 +2,7 @@ import Foundation
 import SluiceCore
 import SluiceLMDB
 import SluiceTesting
+import Synchronization
 import Testing
 
 @testable import SluiceSinks
@@ -197,6 +198,37 @@ import Testing
             #expect(hits.allSatisfy { !gone.contains($0.record.id.rawValue) })
         }
         #expect(try sink.ivfProblems().isEmpty)
+    }
+
+    @Test("the training sample is held as 8-bit codes in one buffer of its size, and let go before the lists fill")
+    func sampleMemory() async throws {
+        let folder = Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x7F1)
+        let sink = try Self.open(folder, exactBelow: 400)
+        try await Self.prepare(sink, dimensions: Self.dimensions)
+        let heldWhileFilling = Mutex<[Int]>([])
+        sink.ivfState.trainer.hold(at: .partComputed) { [sink] in
+            heldWhileFilling.withLock { $0.append(sink.ivfTrainerCounts.sampleHeld) }
+        }
+        try await sink.upsert(Self.records(generator.next(400)))
+        try await Self.train(sink)
+        let sampled = LocalIVFTraining.sampleSize(
+            lists: LocalIVFTraining.lists(forVectors: 400),
+            dimensions: Self.dimensions
+        )
+        #expect(sampled > 400, "the whole store is sampled")
+        let counts = sink.ivfTrainerCounts
+        #expect(counts.trainings == 1)
+        // A float sample grown by appending held at least 400 × 32 × 4 bytes; the codes take 4 + 32 a vector.
+        #expect(counts.largestSample == 400 * (Self.dimensions + 4))
+        #expect(counts.sampleHeld == 0)
+        let held = heldWhileFilling.withLock { $0 }
+        #expect(!held.isEmpty && held.allSatisfy { $0 == 0 }, "sample bytes held while filling: \(held)")
+        #expect(
+            LocalIVFTraining.sampleSize(lists: 2000, dimensions: 384) * (384 + 4) <= LocalIVFTraining.sampleBytes,
+            "at a million 384-d vectors the sample keeps to its bound"
+        )
     }
 
     @Test("at 4× the vectors it was trained on, a new epoch is trained and the old one's entries are deleted")

@@ -87,6 +87,11 @@ size_t sluice_ivf_code_bytes(size_t dimensions);
 /// the graph quantizes its vectors.
 void sluice_ivf_encode(const float *vector, size_t dimensions, uint8_t *out);
 
+/// `count` codes (`sluice_ivf_code_bytes(dimensions)` bytes each, one after another) decoded into `vectors`
+/// (`dimensions` floats each, row after row): each signed byte times its code's scale, so each row is its
+/// vector L2-normalized, up to the codes' rounding.
+void sluice_ivf_decode(const uint8_t *codes, size_t count, size_t dimensions, float *vectors);
+
 /// The cosine similarity, by the codes, of `query_code` and each of `count` codes found every `stride` bytes
 /// from `codes` (an entry's label may sit between them), into `similarities`, with the widest kernel this
 /// CPU runs (`sluice_hnsw_distance_kernel`). Every kernel gives the same values bit for bit.
