@@ -51,6 +51,7 @@ struct ServeSkippedRecordsCLITests {
             SearchRequest(query: "office hours holidays", k: 1, mode: "keyword")
         )
         #expect(clean.skipped == [], "\(String(describing: clean.skipped))")
+        _ = try await server.stop()
     }
 
     @Test(
@@ -81,5 +82,6 @@ struct ServeSkippedRecordsCLITests {
         #expect(!operatorView.sources.contains { $0.documentKey == "hr/pay-3.md" })
         let restricted = try await server.client(token: ServeAccessCLITests.hrKey).ask(question)
         #expect(restricted.skipped == nil, "a restricted caller is told nothing")
+        _ = try await server.stop()
     }
 }
