@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceState
+import SluiceTesting
 import Testing
 
 @testable import SluicePipeline

@@ -1,3 +1,4 @@
+import SluiceTesting
 import Testing
 
 @testable import SluicePipeline
