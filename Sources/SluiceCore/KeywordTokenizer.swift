@@ -36,8 +36,8 @@ public enum KeywordTokenizer {
         return word
     }
 
-    /// The terms of `text`, in order (``forEachTerm(of:_:)``: its ASCII words read byte by byte, the
-    /// stretches around non-ASCII bytes character by character, ``characterTerms(of:)``).
+    /// The terms of `text`, in order (`forEachTerm(of:_:)`: its ASCII words read byte by byte, the
+    /// stretches around non-ASCII bytes character by character, `characterTerms(of:)`).
     public static func terms(of text: String) -> [String] {
         var terms: [String] = []
         forEachTermNotingASCII(of: text) { term, _ in terms.append(String(decoding: term, as: UTF8.self)) }
