@@ -64,22 +64,13 @@ struct S3CoordinationStoreTests {
         let server = try await Self.launch()
         defer { server.stop() }
         for expected in [0, 1] {
-            let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
-                for writer in 0..<12 {
-                    group.addTask {
-                        let won = try await Self.store(server).writeSharedRecord(
-                            "manifest",
-                            Self.data("v\(expected + 1) by \(writer)"),
-                            expecting: expected
-                        )
-                        return (writer, won)
-                    }
-                }
-                var all: [(Int, Bool)] = []
-                for try await outcome in group { all.append(outcome) }
-                return all
+            let winners = try await racingWriters(12) { writer in
+                try await Self.store(server).writeSharedRecord(
+                    "manifest",
+                    Self.data("v\(expected + 1) by \(writer)"),
+                    expecting: expected
+                )
             }
-            let winners = outcomes.filter(\.1).map(\.0)
             #expect(winners.count == 1, "expecting \(expected): winners \(winners)")
             let stored = try await Self.store(server).sharedRecord("manifest")
             #expect(stored?.version == expected + 1)
