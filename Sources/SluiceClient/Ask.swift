@@ -98,7 +98,7 @@ public struct AskResponse: Sendable, Hashable, Codable {
     /// Whether the server's reranker ordered the passages; nil: it has none, or the request skipped it.
     public var rerank: RerankInfo?
     /// The records the question's searches skipped because the store could not read them; nil when the server
-    /// did not say (a restricted caller, an older server, a streamed answer).
+    /// did not say (a restricted caller, an older server). A streamed answer has it in its ``AskEvent/done(_:)``.
     public var skipped: [SkippedRecord]?
 
     public struct Usage: Sendable, Hashable, Codable {

@@ -6,9 +6,14 @@ public struct ExportPage: Sendable, Hashable, Codable {
     public var nextCursor: String?
     /// Records of this page left out because their vectors are not finite (`sluice run --reembed`).
     public var skipped: Int
+    /// The records of this page's range the store could not read (a damaged local store), each named once
+    /// in a whole export: on the page whose range (after its cursor, up to its last record; to the end on
+    /// the last page) holds it. Nil for a caller restricted by access control, who is told nothing of them,
+    /// and from an older server.
+    public var unreadable: [SkippedRecord]?
 
     enum CodingKeys: String, CodingKey {
-        case records, skipped
+        case records, skipped, unreadable
         case nextCursor = "next_cursor"
     }
 }

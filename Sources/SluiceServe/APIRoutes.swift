@@ -77,12 +77,16 @@ struct APIRoutes: Sendable {
             let restricted = RequestIdentity.current.access.filter(access) != nil
             AuditRecord.asked(body.question, filter: filter)
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false
-            if body.stream || accepts {
-                return AnswerStream.response(
-                    answerer.answer(body.question, k: body.k, filter: filter, mode: body.mode)
-                )
-            }
             let skipped = UnreadableRecordLog()
+            if body.stream || accepts {
+                // The answer's task inherits the log: its searches note there what they skip.
+                let events = UnreadableRecordLog.$current.withValue(skipped) {
+                    answerer.answer(body.question, k: body.k, filter: filter, mode: body.mode)
+                }
+                return AnswerStream.response(events, skipped: restricted ? nil : skipped) {
+                    server.readNotices.report(server.searcher.sink.readNotice, logger: server.logger)
+                }
+            }
             let transcript = try await bounded {
                 try await UnreadableRecordLog.$current.withValue(skipped) {
                     var transcript = AnswerTranscript()

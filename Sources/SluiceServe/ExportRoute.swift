@@ -14,6 +14,11 @@ import SluiceState
 /// size. A page holds `limit` records whenever more readable ones follow, and `next_cursor` names the last
 /// record given (its document key and ordinal): neither says anything of the records the caller may not
 /// read, which a restricted caller is never shown, counted or pointed at.
+///
+/// A record the store cannot read (a damaged local store) is left out, as `sluice export` leaves it out, and
+/// named in the `unreadable` list of the one page whose range holds it (after the page's cursor, up to its
+/// last record; to the end on the last page), with the reason `sluice export` gives: a client paging through
+/// learns of each exactly once. A restricted caller is told nothing of them (``SkippedRecords``).
 struct ExportRoute: Sendable {
     let checkpoint: CheckpointReader
     let served: ServedGeneration
@@ -32,8 +37,10 @@ struct ExportRoute: Sendable {
         /// Records of this page left out because their vectors are not finite (written by an older
         /// version; `sluice run --reembed` embeds them again), as `sluice export` leaves them out.
         var skipped: Int
+        /// The records of this page's range the store could not read; nil (absent) for a restricted caller.
+        var unreadable: [UnreadableRecord]?
         enum CodingKeys: String, CodingKey {
-            case records, skipped
+            case records, skipped, unreadable
             case nextCursor = "next_cursor"
         }
     }
@@ -81,8 +88,13 @@ struct ExportRoute: Sendable {
             }
             cursor = parsed
         }
-        let (records, more) = try await records(after: cursor, limit: limit, readable: readable)
-        var page = Page(records: [], nextCursor: nil, skipped: 0)
+        let (records, more, unreadable) = try await records(after: cursor, limit: limit, readable: readable)
+        var page = Page(
+            records: [],
+            nextCursor: nil,
+            skipped: 0,
+            unreadable: SkippedRecords.shown(unreadable, restricted: readable != nil)
+        )
         for var record in records {
             guard VectorMath.problem(record.vector) == nil else {
                 page.skipped += 1
@@ -97,37 +109,70 @@ struct ExportRoute: Sendable {
         return try JSONResponse.make(page)
     }
 
-    /// Up to `limit` records after `cursor` that `readable` matches, in key (bytes) then ordinal order, and
-    /// whether readable ones follow them.
+    /// Up to `limit` records after `cursor` that `readable` matches, in key (bytes) then ordinal order,
+    /// whether readable ones follow them, and the records of that range the store could not read.
     ///
     /// Each round plans the next documents of the checkpoint (their ordinals from the cursor on, as many as
     /// the page still needs plus one, at most ``batchDocuments`` documents) and asks the store for exactly
     /// those records under `readable`: one query, its `k` the plan's size. Unreadable records are never
     /// fetched; a round that finds none moves on to the next documents.
+    ///
+    /// The store's filtered scan meets a damaged record whatever the filter (its fields do not decode, so it
+    /// cannot be matched): it is counted here only when the checkpoint plans its id in this page's range
+    /// (``unreadable(_:planned:upTo:)``), so each is named on one page.
     func records(
         after cursor: Cursor?,
         limit: Int,
         readable: SearchFilter?
-    ) async throws -> (records: [VectorRecord], more: Bool) {
+    ) async throws -> (records: [VectorRecord], more: Bool, unreadable: [UnreadableRecord]) {
         let served = self.served.snapshot
         let store = try checkpoint.open(generation: .some(served.generation))
         var found: [VectorRecord] = []
         var position = cursor
+        var planned: [VectorID: Cursor] = [:]
+        let log = UnreadableRecordLog()
         while found.count <= limit {
             let budget = limit + 1 - found.count
             let plan = try Self.plan(after: position, budget: budget, in: store)
             guard let last = plan.last else { break }
             position = Cursor(key: last.key, ordinal: last.ordinals.upperBound - 1)
+            for part in plan {
+                for (id, ordinal) in zip(part.ids, part.ordinals) {
+                    planned[id] = Cursor(key: part.key, ordinal: ordinal)
+                }
+            }
             let filter = Self.filter(plan, readable: readable)
             let k = plan.reduce(0) { $0 + $1.ordinals.count }
-            let batch = try await DocumentRoutes.records(matching: filter, k: k, in: served.searcher.sink)
+            let sink = served.searcher.sink
+            let batch = try await UnreadableRecordLog.$current.withValue(log) {
+                try await DocumentRoutes.records(matching: filter, k: k, in: sink)
+            }
             found += batch.sorted {
                 $0.documentKey == $1.documentKey
                     ? $0.ordinal < $1.ordinal : $0.documentKey.utf8.lexicographicallyPrecedes($1.documentKey.utf8)
             }
             .prefix(budget)
         }
-        return (Array(found.prefix(limit)), found.count > limit)
+        let more = found.count > limit
+        let page = Array(found.prefix(limit))
+        let end = more ? page.last.map { Cursor(key: $0.documentKey, ordinal: $0.ordinal) } : nil
+        return (page, more, Self.unreadable(log.records, planned: planned, upTo: end))
+    }
+
+    /// The records of `met` that are the page's: planned in its range (`planned`, each id's position), at or
+    /// before `end` (nil: the last page, every planned one). What the scan met outside the range is another
+    /// page's to name.
+    static func unreadable(
+        _ met: [UnreadableRecord],
+        planned: [VectorID: Cursor],
+        upTo end: Cursor?
+    ) -> [UnreadableRecord] {
+        met.filter { record in
+            guard let position = planned[record.id] else { return false }
+            guard let end else { return true }
+            return position.key == end.key
+                ? position.ordinal <= end.ordinal : position.key.utf8.lexicographicallyPrecedes(end.key.utf8)
+        }
     }
 
     /// One document's ordinals asked of the store in a round.
@@ -136,6 +181,8 @@ struct ExportRoute: Sendable {
         var ordinals: Range<Int>
         /// Whether `ordinals` are all the document's (then its key alone says which records).
         var whole: Bool
+        /// The checkpoint's ids of those records, in ordinal order.
+        var ids: ArraySlice<VectorID> = []
     }
 
     /// The next documents after `cursor`, in the checkpoint's (LMDB's) byte order, with the ordinals it
@@ -156,7 +203,14 @@ struct ExportRoute: Sendable {
             let count = record.chunkIDs.count
             guard start < count else { return }
             let end = start + min(count - start, budget - planned)
-            plan.append(Planned(key: record.key, ordinals: start..<end, whole: start == 0 && end == count))
+            plan.append(
+                Planned(
+                    key: record.key,
+                    ordinals: start..<end,
+                    whole: start == 0 && end == count,
+                    ids: record.chunkIDs[start..<end]
+                )
+            )
             planned += end - start
         }
         return plan

@@ -212,7 +212,7 @@ enum OpenAPIDocument {
         },
         "responses": {
           "200": {
-            "description": "The answer as one object (`AskResponse`, what `sluice ask --json` prints), or its events (SSE): `event: text` (data: `{\"text\": \"…\"}`, repeated, as the model writes; none when the answer cites no passage and is held back), `event: check` (data: `AskCheck`), `event: sources` (data: `{\"sources\": [AskSource]}`), then `event: done` (data: `AskResponse`), or `event: error` (data: `Error`) when the answer fails after the stream began.",
+            "description": "The answer as one object (`AskResponse`, what `sluice ask --json` prints), or its events (SSE): `event: text` (data: `{\"text\": \"…\"}`, repeated, as the model writes; none when the answer cites no passage and is held back), `event: check` (data: `AskCheck`), `event: sources` (data: `{\"sources\": [AskSource]}`), then `event: done` (data: `AskResponse`, with `skipped` as in the JSON answer), or `event: error` (data: `Error`) when the answer fails after the stream began.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1420,7 +1420,7 @@ enum OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/SkippedRecord"
             },
-            "description": "The records the question's searches skipped because the store could not read them (empty: none); the passages are those of the other records. Absent for a caller restricted by access control: a record that cannot be read cannot be checked against its access, so such a caller is told nothing of it (docs/ACCESS.md). Not sent in a streamed answer."
+            "description": "The records the question's searches skipped because the store could not read them (empty: none); the passages are those of the other records. Absent for a caller restricted by access control: a record that cannot be read cannot be checked against its access, so such a caller is told nothing of it (docs/ACCESS.md). A streamed answer carries it in its `done` event, under the same rule."
           }
         }
       },
@@ -1768,6 +1768,13 @@ enum OpenAPIDocument {
             "type": "integer",
             "minimum": 0,
             "description": "Records of this page left out because their vectors are not finite (written by an older version; `sluice run --reembed`)."
+          },
+          "unreadable": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SkippedRecord"
+            },
+            "description": "Records of this page's range left out because the store could not read them (a damaged local store; `sluice verify --repair` removes them), with the reason `sluice export` gives. Each is named on exactly one page of an export: the one whose range holds it (after its cursor, up to its last record; to the end on the last page). Empty: none. Absent for a caller restricted by access control, who is told nothing of them (docs/ACCESS.md)."
           }
         }
       },

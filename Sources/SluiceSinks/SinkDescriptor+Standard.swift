@@ -66,9 +66,12 @@ extension SinkDescriptor {
     )
 
     /// A Chroma server.
-    public static let chroma = optionalKeyStore(.chroma, keys: ["collection", "tenant", "database"]) { sink, key in
-        ChromaSink(settings: .init(section: sink, apiKey: key))
-    }
+    public static let chroma = optionalKeyStore(
+        .chroma,
+        keys: ["collection", "tenant", "database"],
+        validate: { try ChromaSink.checkCollectionName($0.collection) },
+        build: { sink, key in ChromaSink(settings: .init(section: sink, apiKey: key)) }
+    )
 
     /// A Qdrant server.
     public static let qdrant = optionalKeyStore(.qdrant, keys: ["collection"]) { sink, key in
@@ -81,19 +84,31 @@ extension SinkDescriptor {
     static func optionalKeyStore(
         _ kind: PipelineConfiguration.Sink.Kind,
         keys: Set<String>,
+        validate: @escaping @Sendable (PipelineConfiguration.Sink) throws -> Void = { _ in },
         build: @escaping @Sendable (PipelineConfiguration.Sink, String?) -> any VectorSink
     ) -> SinkDescriptor {
-        SinkDescriptor(kind: kind, keys: httpKeys.union(keys), validate: validateHTTP) { configuration, _ in
-            let sink = configuration.sink
-            return build(sink, try SinkFactory.secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional))
-        }
+        SinkDescriptor(
+            kind: kind,
+            keys: httpKeys.union(keys),
+            validate: { sink in
+                try validateHTTP(sink)
+                try validate(sink)
+            },
+            make: { configuration, _ in
+                let sink = configuration.sink
+                return build(sink, try SinkFactory.secret(sink.apiKeyEnv, key: "sink.api_key_env", need: .optional))
+            }
+        )
     }
 
     /// A Pinecone serverless index.
     public static let pinecone = SinkDescriptor(
         kind: .pinecone,
         keys: httpKeys.union(["index", "namespace", "metadata_text_bytes"]),
-        validate: validateHTTP,
+        validate: { sink in
+            try validateHTTP(sink)
+            if let index = sink.index { try PineconeSink.checkNames(index: index, namespace: sink.namespace) }
+        },
         make: { configuration, _ in
             let sink = configuration.sink
             return PineconeSink(

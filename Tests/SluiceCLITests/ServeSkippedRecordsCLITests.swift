@@ -82,6 +82,84 @@ struct ServeSkippedRecordsCLITests {
         #expect(!operatorView.sources.contains { $0.documentKey == "hr/pay-3.md" })
         let restricted = try await server.client(token: ServeAccessCLITests.hrKey).ask(question)
         #expect(restricted.skipped == nil, "a restricted caller is told nothing")
+
+        // Streamed, the last event's answer says the same, under the same access rule.
+        let streamed = try await Self.streamedAnswer(server.client(token: ServeAccessCLITests.operatorToken), question)
+        let streamedSkipped = try #require(streamed.skipped, "a streamed answer says what its searches skipped")
+        #expect(streamedSkipped.map(\.documentKey) == ["hr/pay-3.md"], "\(streamedSkipped)")
+        #expect(streamedSkipped.first?.reason.contains("not UTF-8") == true, "\(streamedSkipped)")
+        #expect(!streamed.sources.contains { $0.documentKey == "hr/pay-3.md" })
+        for key in [ServeAccessCLITests.hrKey, ServeAccessCLITests.engKey] {
+            let view = try await Self.streamedAnswer(server.client(token: key), question)
+            #expect(view.skipped == nil, "a restricted caller is told nothing: \(view.skipped ?? [])")
+        }
         _ = try await server.stop()
+    }
+
+    /// The answer of `askStream`'s last event (`done`).
+    static func streamedAnswer(_ client: SluiceClient, _ question: AskRequest) async throws -> AskResponse {
+        var done: AskResponse?
+        for try await event in client.askStream(question) {
+            if case .done(let answer) = event { done = answer }
+        }
+        return try #require(done, "the stream ends with its answer")
+    }
+
+    @Test("an export through the API names a damaged record once, on the page whose range holds it")
+    func unreadableInTheExport() async throws {
+        let ws = try Workspace("serve-skipped-export")
+        defer { ws.cleanUp() }
+        let target = try await Self.damagedCorpus(ws)
+        // The CLI's export names the same record and reason, and exits 2.
+        let cli = try await ws.sluice(["export", ws.pipeline.path] + target.arguments)
+        #expect(cli.exitCode == 2, "\(cli.stderr)")
+
+        let server = try await ServeAccessCLITests.serve(ws, target)
+        let admin = server.client(token: ServeAccessCLITests.operatorToken)
+        for limit in [1, 2, 3, 7, 100] {
+            var cursor: String?
+            var named: [(record: SkippedRecord, after: String?, next: String?)] = []
+            var exported: [String] = []
+            var pages = 0
+            repeat {
+                let page = try await admin.export(cursor: cursor, limit: limit)
+                let unreadable = try #require(page.unreadable, "the operator's pages say what they left out")
+                named += unreadable.map { ($0, cursor, page.nextCursor) }
+                exported += page.records.map(\.documentKey)
+                cursor = page.nextCursor
+                pages += 1
+            } while cursor != nil && pages <= 100
+            #expect(named.map(\.record.documentKey) == ["hr/pay-3.md"], "limit \(limit): \(named.map(\.record))")
+            #expect(!exported.contains("hr/pay-3.md") && exported.contains("hr/pay-4.md"), "limit \(limit)")
+            let written = cli.stdout.split(separator: "\n").count
+            #expect(exported.count == written, "limit \(limit): the records `sluice export` writes: \(exported)")
+            if let (record, after, next) = named.first {
+                #expect(cli.stderr.contains(record.id), "the CLI names it too: \(cli.stderr)")
+                #expect(cli.stderr.contains(record.reason), "with the same reason: \(record.reason) / \(cli.stderr)")
+                #expect(record.reason.contains("not UTF-8"), "\(record)")
+                // The page's range: after its cursor, up to and including its last record.
+                let key = "hr/pay-3.md".utf8
+                if let after { #expect(ExportCursor(after).key.utf8.lexicographicallyPrecedes(key), "\(after)") }
+                if let next { #expect(!ExportCursor(next).key.utf8.lexicographicallyPrecedes(key), "\(next)") }
+            }
+        }
+        // A restricted caller, of the damaged document's group or another, learns nothing of it.
+        for key in [ServeAccessCLITests.hrKey, ServeAccessCLITests.engKey] {
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try await server.client(token: key).export(cursor: cursor, limit: 2)
+                #expect(page.unreadable == nil, "a restricted caller is told nothing: \(page.unreadable ?? [])")
+                cursor = page.nextCursor
+                pages += 1
+            } while cursor != nil && pages <= 100
+        }
+        _ = try await server.stop()
+    }
+
+    /// A `next_cursor` (`ORDINAL:KEY`)'s key.
+    struct ExportCursor {
+        var key: String
+        init(_ text: String) { key = String(text.drop { $0 != ":" }.dropFirst()) }
     }
 }

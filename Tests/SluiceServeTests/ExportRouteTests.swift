@@ -37,4 +37,23 @@ struct ExportRouteTests {
         #expect(ExportRoute.filter(plan, readable: readable) == .and([records, readable]))
         #expect(ExportRoute.filter([plan[1]], readable: nil) == .oneOf(SearchFilter.documentKeyField, [.string("b")]))
     }
+
+    @Test("a damaged record is the page's to name only when planned in its range, up to its last record")
+    func unreadableInRange() {
+        let cursor = { (key: String, ordinal: Int) in ExportRoute.Cursor(key: key, ordinal: ordinal) }
+        let planned = [
+            VectorID(rawValue: "a1"): cursor("a", 1), VectorID(rawValue: "b0"): cursor("b", 0),
+            VectorID(rawValue: "b2"): cursor("b", 2), VectorID(rawValue: "c0"): cursor("c", 0),
+        ]
+        let met = ["a1", "b0", "b2", "c0", "z9"].map {
+            UnreadableRecord(id: VectorID(rawValue: $0), documentKey: nil, reason: "not UTF-8")
+        }
+        let named = { (end: ExportRoute.Cursor?) in
+            ExportRoute.unreadable(met, planned: planned, upTo: end).map(\.id.rawValue)
+        }
+        #expect(named(cursor("b", 0)) == ["a1", "b0"], "up to and including the page's last record")
+        #expect(named(cursor("b", 1)) == ["a1", "b0"], "b2 is the next page's")
+        #expect(named(cursor("a", 5)) == ["a1"], "a key orders before another by bytes")
+        #expect(named(nil) == ["a1", "b0", "b2", "c0"], "the last page names every planned one, never z9")
+    }
 }

@@ -5,6 +5,7 @@ import Synchronization
 
 extension ChromaSink {
     public func prepare(embedder: EmbedderIdentity) async throws {
+        try ChromaSink.checkCollectionName(settings.collection)
         // Tenant and database: created when missing (a 409 means another worker just created it).
         let tenant = try await http.send(
             "GET",

@@ -21,7 +21,10 @@ extension ChromaSink: InsertOnceRecordStore {
 
     /// The records collection's UUID: created when `create` is true and it does not exist; nil when it does
     /// not exist otherwise.
+    /// - Throws: ``SluiceError/Code/configuration`` before any request when the collection's name, with
+    ///   `_generations` added, breaks Chroma's rule (``checkCollectionName(_:derived:)``).
     private func generationRecordsID(create: Bool) async throws -> String? {
+        try ChromaSink.checkCollectionName(generationRecordsCollection, derived: "the generation records' collection")
         if create {
             struct Create: Encodable {
                 var name: String

@@ -16,16 +16,7 @@ struct PgvectorIndexName: Equatable {
     var legacy: String?
 
     init(table: PgvectorTableName, suffix: String) {
-        let full = table.table + suffix
-        let limit = PgvectorTableName.maxIdentifierBytes
-        guard full.utf8.count > limit else {
-            name = full
-            legacy = nil
-            return
-        }
-        let hash = "_" + ContentHash(utf8: full).hex.prefix(8)
-        name = Self.clipped(table.table, to: limit - hash.utf8.count - suffix.utf8.count) + hash + suffix
-        legacy = Self.clipped(full, to: limit)
+        (name, legacy) = table.fitting(suffix)
     }
 
     /// `text`'s longest prefix of at most `bytes` bytes that ends at a character (as the server cuts).

@@ -4,15 +4,16 @@ import Synchronization
 
 /// The records of a sharded deployment's index generations (``SharedGenerationRecords``) in PostgreSQL: the
 /// table `<table>_generations` beside the original generation's (`key text PRIMARY KEY, value text, version
-/// bigint`), every conditional write a `SELECT … FOR UPDATE` and an `UPDATE` (or `INSERT`) in one
+/// bigint`; its name kept within 63 bytes, an older version's cut name renamed: ``PgvectorGenerationsTable``), every conditional write a `SELECT … FOR UPDATE` and an `UPDATE` (or `INSERT`) in one
 /// transaction, and the deployment's lock a session-level advisory lock (`pg_try_advisory_lock_shared` for
 /// a shard's run, `pg_try_advisory_lock` for a change) held on a connection of its own: PostgreSQL releases
 /// it when that connection ends, a process killed with it held included.
 extension PgvectorSink: SharedGenerationRecords {
-    /// `<table>_generations` (`schema.<table>_generations`).
-    var sharedGenerationsTable: String { tableName.appending("_generations").quoted }
+    /// `<table>_generations` (`schema.<table>_generations`), within 63 bytes.
+    var sharedGenerationsTable: PgvectorGenerationsTable { PgvectorGenerationsTable(table: tableName) }
 
-    /// The advisory lock's key: a hash of the table's name (one deployment per original table).
+    /// The advisory lock's key: a hash of the table's name (one deployment per original table; the name as
+    /// every version hashed it, so that an older and a newer process still exclude each other).
     var deploymentLockKey: Int64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in (settings.table + "_generations").utf8 {
@@ -21,24 +22,18 @@ extension PgvectorSink: SharedGenerationRecords {
         return Int64(bitPattern: hash)
     }
 
-    /// Creates the table if it does not exist (serialized with every other preparation).
-    private func ensureSharedGenerationsTable(_ connection: PGConnection) throws {
+    /// Creates the table if it does not exist, or renames an older version's (serialized with every other
+    /// preparation), and returns its quoted name.
+    private func ensureSharedGenerationsTable(_ connection: PGConnection) throws -> String {
         let table = sharedGenerationsTable
-        _ = try Self.serializingPreparation(connection) {
-            try connection.query(
-                "CREATE TABLE IF NOT EXISTS \(table) (key text PRIMARY KEY, value text NOT NULL, version bigint NOT NULL)"
-            )
-        }
-    }
-
-    private func exists(_ connection: PGConnection) throws -> Bool {
-        try connection.query("SELECT to_regclass($1) IS NOT NULL", [sharedGenerationsTable]).first?[0] == "t"
+        try Self.serializingPreparation(connection) { try table.ensure(connection) }
+        return table.name.quoted
     }
 
     package func sharedRecord(_ key: String) async throws -> SharedGenerationRecord? {
-        let table = sharedGenerationsTable
-        return try await withConnection("read \(key) of \(settings.table)_generations") { [self] connection in
-            guard try exists(connection) else { return nil }
+        let generations = sharedGenerationsTable
+        return try await withConnection("read \(key) of \(settings.table)_generations") { connection in
+            guard let table = try generations.existing(connection) else { return nil }
             let rows = try connection.query("SELECT value, version::text FROM \(table) WHERE key = $1", [key])
             guard let row = rows.first, let value = row[0], let version = row[1].flatMap({ Int($0) }) else {
                 return nil
@@ -48,10 +43,9 @@ extension PgvectorSink: SharedGenerationRecords {
     }
 
     package func writeSharedRecord(_ key: String, _ value: Data, expecting version: Int?) async throws -> Bool {
-        let table = sharedGenerationsTable
         let text = String(decoding: value, as: UTF8.self)
         return try await withConnection("write \(key) of \(settings.table)_generations") { [self] connection in
-            try ensureSharedGenerationsTable(connection)
+            let table = try ensureSharedGenerationsTable(connection)
             return try Self.committing(connection) {
                 let current = try connection.query(
                     "SELECT version::text FROM \(table) WHERE key = $1 FOR UPDATE",
@@ -75,9 +69,9 @@ extension PgvectorSink: SharedGenerationRecords {
     }
 
     package func sharedRecords(prefix: String) async throws -> [String: Data] {
-        let table = sharedGenerationsTable
-        return try await withConnection("read \(settings.table)_generations") { [self] connection in
-            guard try exists(connection) else { return [:] }
+        let generations = sharedGenerationsTable
+        return try await withConnection("read \(settings.table)_generations") { connection in
+            guard let table = try generations.existing(connection) else { return [:] }
             let rows = try connection.query(
                 "SELECT key, value FROM \(table) WHERE starts_with(key, $1)",
                 [prefix]
@@ -91,9 +85,9 @@ extension PgvectorSink: SharedGenerationRecords {
     }
 
     package func deleteSharedRecords(prefix: String) async throws {
-        let table = sharedGenerationsTable
-        try await withConnection("delete from \(settings.table)_generations") { [self] connection in
-            guard try exists(connection) else { return }
+        let generations = sharedGenerationsTable
+        try await withConnection("delete from \(settings.table)_generations") { connection in
+            guard let table = try generations.existing(connection) else { return }
             try connection.query("DELETE FROM \(table) WHERE starts_with(key, $1)", [prefix])
         }
     }

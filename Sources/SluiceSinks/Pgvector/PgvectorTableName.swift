@@ -53,6 +53,20 @@ struct PgvectorTableName: Equatable {
         PgvectorTableName(schema: schema, table: table + suffix)
     }
 
+    /// The name of a relation derived from this table's (an index, `<table>_generations`): `<table><suffix>`
+    /// when it fits in 63 bytes; else the table's name cut short (at a character), `_`, eight hex digits of
+    /// the XXH3-128 of the whole name, then `suffix`: within the limit, and distinct for distinct tables
+    /// (``PgvectorIndexName``). `legacy` is the name the server made of the whole name by cutting it to 63
+    /// bytes, as older versions let it; nil when the name fits.
+    func fitting(_ suffix: String) -> (name: String, legacy: String?) {
+        let full = table + suffix
+        let limit = Self.maxIdentifierBytes
+        guard full.utf8.count > limit else { return (full, nil) }
+        let hash = "_" + ContentHash(utf8: full).hex.prefix(8)
+        let name = PgvectorIndexName.clipped(table, to: limit - hash.utf8.count - suffix.utf8.count) + hash + suffix
+        return (name, PgvectorIndexName.clipped(full, to: limit))
+    }
+
     /// `identifier` in double quotes, a `"` inside it doubled.
     static func quote(_ identifier: String) -> String { enclose(identifier, in: "\"") }
 

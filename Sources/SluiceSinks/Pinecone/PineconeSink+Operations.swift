@@ -5,6 +5,7 @@ import Synchronization
 
 extension PineconeSink {
     public func prepare(embedder: EmbedderIdentity) async throws {
+        try PineconeSink.checkNames(index: settings.index, namespace: settings.namespace)
         var description = try await describeIndex()
         let existed = description != nil
         if let existing = description {

@@ -4,7 +4,8 @@ on loopback. Stdlib only.
 
 Not Pinecone: it implements and checks the documented request shapes and limits — `Api-Key` must match
 `--api-key`, `X-Pinecone-Api-Version` must be 2025-04; an upsert holds at most 1,000 records and 2 MB;
-ids are at most 512 bytes; values have the index's dimension; a record's metadata is at most 40 KB of
+ids are at most 512 bytes; an index's name is 1 to 45 characters of a-z, 0-9 and '-' (not starting or ending
+with '-') and a namespace at most 512 ASCII characters other than NUL (400 otherwise); values have the index's dimension; a record's metadata is at most 40 KB of
 JSON and holds no null; 100 requests per second per namespace, over which it answers 429. An index's
 host is `127.0.0.1:<port>/index/<name>` (a path, so one stand-in serves many indexes). Search is exact; the
 metadata filter is validated and applied while ranking (pinecone_filter.py).
@@ -42,6 +43,11 @@ MAX_RECORDS = 1000
 MAX_BODY = 2 * 1024 * 1024
 MAX_METADATA = 40 * 1024
 MAX_ID = 512
+# Identifier limits (docs.pinecone.io): an index's name 1-45 of a-z, 0-9 and '-', not starting or ending with
+# '-'; a namespace at most 512 characters of ASCII except NUL.
+MAX_INDEX_NAME = 45
+INDEX_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,43}[a-z0-9])?")
+MAX_NAMESPACE = 512
 RATE_PER_SECOND = 100
 METRICS = {"cosine": "cosine", "euclidean": "l2", "dotproduct": "dot"}
 
@@ -143,6 +149,11 @@ def check_metadata(metadata):
         raise Rejected(400, f"Metadata size is {size} bytes, which exceeds the limit of {MAX_METADATA} bytes per vector")
 
 
+def check_namespace(namespace):
+    if not isinstance(namespace, str) or len(namespace) > MAX_NAMESPACE or any(c == "\0" or ord(c) > 127 for c in namespace):
+        raise Rejected(400, f"Namespace must be at most {MAX_NAMESPACE} ASCII characters other than NUL")
+
+
 class Handler(JSONHandler):
     max_body = MAX_BODY
 
@@ -195,6 +206,8 @@ class Handler(JSONHandler):
                 name, dimension, metric = body.get("name"), body.get("dimension"), body.get("metric", "cosine")
                 if not isinstance(name, str) or not isinstance(dimension, int) or dimension < 1 or metric not in METRICS:
                     raise Rejected(400, "name, dimension and metric (cosine|euclidean|dotproduct) required")
+                if not INDEX_NAME.fullmatch(name):
+                    raise Rejected(400, f"Name must consist of 1 to {MAX_INDEX_NAME} lower case alphanumeric characters or '-', and must start and end with an alphanumeric character")
                 if "serverless" not in (body.get("spec") or {}) and "pod" not in (body.get("spec") or {}):
                     raise Rejected(400, "spec.serverless or spec.pod required")
                 if name in store.indexes:
@@ -262,6 +275,7 @@ class Handler(JSONHandler):
         store = self.store
         route = "/".join(rest)
         namespace = body.get("namespace", query.get("namespace", [""])[0]) if isinstance(body, dict) else ""
+        check_namespace(namespace)
         is_write = route in ("vectors/upsert", "vectors/delete")
         self.rate_limit(name, namespace)
         fault = store.fault() if is_write else None
