@@ -137,9 +137,9 @@ extension PgvectorSink {
             // at some later moment and can flip the plan of a search between the HNSW index (approximate)
             // and a scan (exact), so the same query over the same rows could answer near ties differently.
             try await withConnection("analyze \(settings.table)") {
-                [table = quotedTable, textSearchIndex = textSearchIndexName] connection in
+                [table = quotedTable, name = tableName, textSearchIndex = textSearchIndexName] connection in
                 _ = try connection.query("ANALYZE \(table)")
-                try Self.recordAverageLength(connection, table: table, indexName: textSearchIndex.name)
+                try Self.recordAverageLength(connection, table: name, indexName: textSearchIndex.name)
             }
         }
         runState.withLock { $0.bulk = false }
