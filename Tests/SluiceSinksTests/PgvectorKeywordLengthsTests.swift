@@ -9,7 +9,8 @@ import Testing
 /// PostgreSQL 18 + pgvector: every write path (the bulk `COPY`, the staging upsert's new and replaced rows,
 /// deletes, `TRUNCATE`, a rolled-back write) keeps them equal to what a scan counts, the end of a run folds
 /// them into one row and records the scan's average, a table of the older shape gains them counted once, and
-/// a writer that does not own the table still writes.
+/// a writer that does not own the table still writes; `sink drop` takes what the sink made for the table
+/// with it, and leaves what another table still uses.
 @Suite(.serialized)
 struct PgvectorKeywordLengthsTests {
     static let identity = EmbedderIdentity(provider: "test", model: "lengths", dimensions: 3)
@@ -167,5 +168,75 @@ struct PgvectorKeywordLengthsTests {
         #expect(measured.sums == measured.scan && measured.rows == "1", "\(measured)")
         let averages = try await Self.averages(owner, "shared")
         #expect(averages.recorded != nil && averages.recorded == averages.scan)
+    }
+
+    @Test("sink drop removes the table's sums, the units function and the folding configuration once unused")
+    func dropRemovesWhatTheSinkMade() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let first = try await PgvectorKeywordTests.sink(
+            postgres.settings(table: "first"),
+            holding: Self.records(0, 3),
+            identity: Self.identity
+        )
+        let second = try await PgvectorKeywordTests.sink(
+            postgres.settings(table: "second"),
+            holding: Self.records(0, 3),
+            identity: Self.identity
+        )
+        try await first.withConnection("a schema of its own") { connection in
+            try connection.query("CREATE SCHEMA other")
+        }
+        let elsewhere = try await PgvectorKeywordTests.sink(
+            postgres.settings(table: "other.third"),
+            holding: Self.records(0, 3),
+            identity: Self.identity
+        )
+        let objects = { (schema: String) in
+            try await first.withConnection("what is left in \(schema)") { connection in
+                try connection.query(
+                    """
+                    SELECT 'function ' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                        WHERE n.nspname = $1 AND p.proname LIKE 'sluice%' OR n.nspname = $1 AND p.proname LIKE '%keyword%'
+                    UNION ALL SELECT 'configuration ' || c.cfgname FROM pg_ts_config c
+                        JOIN pg_namespace n ON n.oid = c.cfgnamespace WHERE n.nspname = $1
+                    UNION ALL SELECT 'table ' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                        WHERE n.nspname = $1 AND c.relkind = 'r'
+                    ORDER BY 1
+                    """,
+                    [schema]
+                ).map { $0[0] ?? "" }
+            }
+        }
+        #expect(
+            try await objects("public") == [
+                "configuration sluice_english_unaccent", "function first_keyword_lengths",
+                "function second_keyword_lengths", "function sluice_keyword_units", "table first",
+                "table first_keyword_lengths", "table second", "table second_keyword_lengths",
+            ]
+        )
+        try await first.drop()
+        // The second table's columns still use the function and the configuration.
+        #expect(
+            try await objects("public") == [
+                "configuration sluice_english_unaccent", "function second_keyword_lengths",
+                "function sluice_keyword_units", "table second", "table second_keyword_lengths",
+            ]
+        )
+        #expect(try await second.count() == 3)
+        #expect(!(try await second.search(SearchRequest(mode: .keyword, text: "w1x0", k: 5)).isEmpty))
+        try await second.drop()
+        #expect(try await objects("public").isEmpty)
+        // Another schema's own function and configuration are another table's: kept.
+        #expect(
+            try await objects("other") == [
+                "configuration sluice_english_unaccent", "function sluice_keyword_units",
+                "function third_keyword_lengths", "table third", "table third_keyword_lengths",
+            ]
+        )
+        try await elsewhere.drop()
+        #expect(try await objects("other").isEmpty)
+        // Dropped twice: nothing to do, no error.
+        try await first.drop()
     }
 }

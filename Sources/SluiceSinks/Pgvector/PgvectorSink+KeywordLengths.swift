@@ -171,4 +171,11 @@ extension PgvectorSink {
         else { return nil }
         return chunks > 0 ? lexemes / chunks : 1
     }
+
+    /// Drops the sums table and its function (the triggers went with the table).
+    static func dropKeywordLengths(_ connection: PGConnection, table name: PgvectorTableName) throws {
+        let sums = keywordLengthsName(table: name).quoted
+        try connection.query("DROP TABLE IF EXISTS \(sums)")
+        try connection.query("DROP FUNCTION IF EXISTS \(sums)()")
+    }
 }
