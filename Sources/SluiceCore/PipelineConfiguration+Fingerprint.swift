@@ -46,7 +46,7 @@ extension PipelineConfiguration.Embed.Provider: NamedSetting {}
 extension PipelineConfiguration.Answer.Provider: NamedSetting {}
 extension PipelineConfiguration.Extract.OCR.Mode: NamedSetting {}
 
-/// `rrf(k=10.0)` or `score(vector_weight=0.15,question_weight=0.7)`: the rule and its parameters, in one stable
+/// `rrf(k=10.0)` or `score(vector_weight=0.15,question_weight=0.8)`: the rule and its parameters, in one stable
 /// token.
 extension SearchFusion: NamedSetting {
     package var rawValue: String {

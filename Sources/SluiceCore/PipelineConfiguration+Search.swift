@@ -33,7 +33,7 @@ extension PipelineConfiguration.Search {
     /// - `fusion`: `score` (default) or `rrf`;
     /// - `rrf_k`: number 0…1000000, default 10: the RRF constant;
     /// - `vector_weight`: number 0…1, default 0.15: the vector ranking's largest weight in score fusion;
-    /// - `question_weight`: number 0…1, default 0.7: that weight for a question in words (nine or more words,
+    /// - `question_weight`: number 0…1, default 0.8: that weight for a question in words (nine or more words,
     ///   each plain letters);
     /// - `rerank`: the second stage (``Rerank``).
     init(section: ConfigurationSection) throws {

@@ -158,11 +158,11 @@ import Testing
             overrides: ["search.fusion=rrf", "search.rrf_k=60", "search.vector_weight=0.3"]
         ).search
         #expect(configured.fusion == .rrf(k: 60))
-        #expect(configured.fusion(named: "score") == .score(vectorWeight: 0.3, questionWeight: 0.7))
+        #expect(configured.fusion(named: "score") == .score(vectorWeight: 0.3, questionWeight: 0.8))
         #expect(configured.fusion(named: "bm25") == nil)
         #expect(
             try PipelineConfiguration.load(file: nil, overrides: []).search.fusion
-                == .score(vectorWeight: 0.15, questionWeight: 0.7)
+                == .score(vectorWeight: 0.15, questionWeight: 0.8)
         )
         let questions = try PipelineConfiguration.load(file: nil, overrides: ["search.question_weight=0.6"]).search
         #expect(questions.fusion == .score(vectorWeight: 0.15, questionWeight: 0.6))
@@ -182,8 +182,8 @@ import Testing
     }
 
     /// Rankings where the vector ranking's first, `answer`, is fifth of a fairly flat keyword ranking (its
-    /// tenth score 0.69 of its first: doubt 0.775) at 0.7 of the first's score: the question weight, 0.7, brings
-    /// it first (0.86 against k0's 0.46), the vector weight, 0.15, does not (0.74 against 0.88).
+    /// tenth score 0.69 of its first: doubt 0.775) at 0.7 of the first's score: the question weight, 0.8, brings
+    /// it first (0.89 against k0's 0.38), the vector weight, 0.15, does not (0.74 against 0.88).
     static let flatKeywordAnswerFifth = (
         vector: vector(["answer", "b", "c"]),
         keyword: hits(

@@ -22,7 +22,8 @@ import SluiceCore
 /// scaled by the vector ranking's top cosine (0 at 0.3, full at 0.8, MiniLM's range) or by how far it
 /// stands out from its candidates was measured too and did not hold on the held-out set. The constants
 /// were chosen on Benchmarks/retrieval/queries.jsonl and checked on heldout.jsonl (README there, "Titles and
-/// heading paths in the keyword index": vector weight 0.15, question weight 0.7, the ramp from 0.3 to 0.8).
+/// heading paths in the keyword index": vector weight 0.15, the ramp from 0.3 to 0.8; the question weight 0.7
+/// then, 0.8 since "The last misses", chosen on both stores' tuning sets).
 /// Where it falls below keyword alone (a few table rows, a heading, on these sets) a flat keyword ranking's
 /// near ties are reordered by the vector ranking's tail, as they are, rightly, for two option look-ups; 363
 /// variants replayed (vector normalization, a floor on vector ranks, a weight for a confident vector ranking,

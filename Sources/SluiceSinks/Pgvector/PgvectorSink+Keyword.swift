@@ -48,7 +48,8 @@ extension PgvectorSink {
     /// another configuration (`english`, before accents were folded). Adding a stored generated column to a
     /// table that holds rows rewrites it once, under an exclusive lock; the rows' embeddings are kept,
     /// nothing is embedded again.
-    /// Then adds the rows' and records' column (``ensureKeywordRows(_:table:configuration:)``).
+    /// Then adds the rows' and records' column (``ensureKeywordRows(_:table:configuration:)``) and the sums
+    /// behind the average length (``ensureKeywordLengths(_:table:)``).
     /// - Returns: why accents are not folded and why rows are not scored on their own, nil when they are.
     @discardableResult
     static func ensureTextSearch(
@@ -72,7 +73,9 @@ extension PgvectorSink {
         // Looked up first (in `create`): `CREATE INDEX IF NOT EXISTS` needs CREATE on the schema even when the
         // index is there.
         try indexName.create(connection, table: name, "USING gin (text_search)")
-        return (fallback, try ensureKeywordRows(connection, table: name, configuration: configuration))
+        let rows = try ensureKeywordRows(connection, table: name, configuration: configuration)
+        try ensureKeywordLengths(connection, table: name)
+        return (fallback, rows)
     }
 
     /// The best `k` rows holding any of the query's words (an AND of the words, as `plainto_tsquery` or

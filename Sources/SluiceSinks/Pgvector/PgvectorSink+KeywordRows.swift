@@ -190,22 +190,23 @@ extension PgvectorSink {
     /// (``keywordRank(units:)``), written at the end of every run (``recordAverageLength(_:table:indexName:)``).
     static let averageLengthPrefix = "sluice keyword average length="
 
-    /// Counts the average length of the rows' `text_search` and keeps it in the keyword index's comment, as
-    /// `ANALYZE` keeps the row count the idf reads. A role that may not comment on the index leaves it, and
-    /// searches count it themselves (a scan of the column).
-    static func recordAverageLength(_ connection: PGConnection, table: String, indexName: String) throws {
+    /// Keeps the average length of the rows' `text_search` in the keyword index's comment, as `ANALYZE` keeps
+    /// the row count the idf reads: from the sums the table's triggers keep (``averageLength(_:table:)``,
+    /// `PgvectorSink+KeywordLengths.swift`), or counted by a scan where they are not kept. A role that may not
+    /// read the sums or comment on the index (a writer that does not own the table) leaves it, and searches
+    /// count it themselves (a scan of the column).
+    static func recordAverageLength(_ connection: PGConnection, table name: PgvectorTableName, indexName: String) throws
+    {
+        let table = name.quoted
         guard try hasIndex(connection, table: table, named: indexName) else { return }
-        let average =
-            try connection.query("SELECT coalesce(avg(length(text_search)), 1)::float8::text FROM \(table)").first?[0]
-            ?? nil
-        guard let average, let value = Double(average) else { return }
-        let schema =
-            try connection.query(
-                "SELECT quote_ident(n.nspname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)",
-                [table]
-            ).first?[0] ?? nil
-        let index = (schema.map { $0 + "." } ?? "") + PgvectorTableName.quote(indexName)
         do {
+            guard let value = try averageLength(connection, table: name) else { return }
+            let schema =
+                try connection.query(
+                    "SELECT quote_ident(n.nspname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)",
+                    [table]
+                ).first?[0] ?? nil
+            let index = (schema.map { $0 + "." } ?? "") + PgvectorTableName.quote(indexName)
             try connection.query(
                 "COMMENT ON INDEX \(index) IS \(PgvectorTableName.literal(averageLengthPrefix + String(value)))"
             )

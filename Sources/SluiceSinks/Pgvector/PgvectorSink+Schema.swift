@@ -137,9 +137,9 @@ extension PgvectorSink {
             // at some later moment and can flip the plan of a search between the HNSW index (approximate)
             // and a scan (exact), so the same query over the same rows could answer near ties differently.
             try await withConnection("analyze \(settings.table)") {
-                [table = quotedTable, textSearchIndex = textSearchIndexName] connection in
+                [table = quotedTable, name = tableName, textSearchIndex = textSearchIndexName] connection in
                 _ = try connection.query("ANALYZE \(table)")
-                try Self.recordAverageLength(connection, table: table, indexName: textSearchIndex.name)
+                try Self.recordAverageLength(connection, table: name, indexName: textSearchIndex.name)
             }
         }
         runState.withLock { $0.bulk = false }
@@ -190,11 +190,38 @@ extension PgvectorSink {
         }
     }
 
+    /// Drops the table and what the sink made for it: the sums behind the keyword average
+    /// (``dropKeywordLengths(_:table:)``), and, when no column of another table uses them any more, the units
+    /// function (``keywordUnitsFunction(table:)``) and the folding configuration
+    /// (``foldingConfiguration(table:)``) of its schema. Extensions (`vector`, `unaccent`) stay: nothing records
+    /// whether the sink created them or what else calls them.
     public func drop() async throws {
         let table = quotedTable
+        let name = tableName
         try await withConnection("drop \(settings.table)") { connection in
-            try connection.query("DROP TABLE IF EXISTS \(table)")
+            // Under the preparation lock: a table being prepared at the same moment has its column (and so its
+            // dependency on the function) committed before, or finds the function missing and makes it again.
+            try Self.serializingPreparation(connection) {
+                try connection.query("DROP TABLE IF EXISTS \(table)")
+                try Self.dropKeywordLengths(connection, table: name)
+                try Self.dropUnlessUsed(connection, "FUNCTION", Self.keywordUnitsSignature(table: name))
+                try Self.dropUnlessUsed(connection, "TEXT SEARCH CONFIGURATION", Self.foldingConfiguration(table: name))
+            }
         }
+    }
+
+    /// Drops the object of `kind` (`FUNCTION`, `TEXT SEARCH CONFIGURATION`) called `name` if it exists and
+    /// nothing depends on it; one that a column of another table still uses (2BP01), or that another role owns
+    /// (42501), stays.
+    static func dropUnlessUsed(_ connection: PGConnection, _ kind: String, _ name: String) throws {
+        try connection.query("SAVEPOINT sluice_drop")
+        do {
+            try connection.query("DROP \(kind) IF EXISTS \(name)")
+        } catch {
+            guard ["2BP01", "42501"].contains(PGConnection.sqlState(of: error) ?? "") else { throw error }
+            try connection.query("ROLLBACK TO SAVEPOINT sluice_drop")
+        }
+        try connection.query("RELEASE SAVEPOINT sluice_drop")
     }
 
     public func removeAll() async throws {
