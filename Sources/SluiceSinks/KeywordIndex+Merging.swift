@@ -20,7 +20,7 @@ extension KeywordIndex {
         /// The dead record numbers in the inputs' range whose postings the merged segment drops.
         var dead: Set<UInt64>
         /// The merged segment's entries, sorted by term.
-        var merged: [(term: [UInt8], value: [UInt8])]
+        var merged: KeywordSegmentEntries
     }
 
     /// Joins the live postings of the consecutive segments `inputs` (reads only).
@@ -51,7 +51,7 @@ extension KeywordIndex {
             }
             lists.append(list)
         }
-        var merged: [(term: [UInt8], value: [UInt8])] = []
+        var merged = KeywordSegmentEntries()
         var heads = [Int](repeating: 0, count: lists.count)
         while true {
             var smallest: [UInt8]?
@@ -72,7 +72,7 @@ extension KeywordIndex {
                     }
                 }
             }
-            if !combined.isEmpty { merged.append((term, combined.stored)) }
+            if !combined.isEmpty { merged.append(term: term) { combined.appendStored(to: &$0) } }
         }
         return MergePlan(inputs: inputs, dead: dead, merged: merged)
     }
