@@ -42,10 +42,13 @@ struct KeywordPostings {
     }
 
     /// Adds every posting of a stored list whose numbers all lie above this list's, without decoding it.
-    mutating func append(stored: [UInt8]) {
-        var offset = 0
+    mutating func append(stored: [UInt8]) { append(stored: stored[...]) }
+
+    /// Adds every posting of a stored list whose numbers all lie above this list's, without decoding it.
+    mutating func append(stored: ArraySlice<UInt8>) {
+        var offset = stored.startIndex
         let storedLast = Self.varint(stored, &offset)
-        guard offset < stored.count else { return }
+        guard offset < stored.endIndex else { return }
         let first = Self.varint(stored, &offset)  // the first Δ is the first number itself
         precondition(first > last, "postings are kept in ascending record numbers")
         Self.putVarint(first - last, into: &body)
@@ -122,7 +125,15 @@ struct KeywordPostings {
         stored: [UInt8],
         _ body: (_ number: UInt64, _ encoded: ArraySlice<UInt8>) throws -> Void
     ) rethrows {
-        var offset = 0
+        try forEachPosting(stored: stored[...], body)
+    }
+
+    /// Calls `body` with every posting of a stored list, in ascending numbers (``forEachPosting(stored:_:)``).
+    static func forEachPosting(
+        stored: ArraySlice<UInt8>,
+        _ body: (_ number: UInt64, _ encoded: ArraySlice<UInt8>) throws -> Void
+    ) rethrows {
+        var offset = stored.startIndex
         _ = varint(stored, &offset)
         var number: UInt64 = 0
         while offset < stored.endIndex {
