@@ -20,7 +20,7 @@ extension KeywordIndex {
         /// The dead record numbers in the inputs' range whose postings the merged segment drops.
         var dead: Set<UInt64>
         /// The merged segment's entries, sorted by term.
-        var merged: [(term: [UInt8], value: [UInt8])]
+        var merged: KeywordSegmentEntries
     }
 
     /// Joins the live postings of the consecutive segments `inputs` (reads only).
@@ -39,30 +39,30 @@ extension KeywordIndex {
                 return true
             }
         }
-        // Each input's entries, in key (term) order.
-        var lists: [[(term: [UInt8], value: [UInt8])]] = []
+        // Each input's entries, in key (term) order, each input's in one piece (no arrays per entry).
+        var lists: [KeywordSegmentEntries] = []
         for input in inputs {
             let prefix = input.prefix
-            var list: [(term: [UInt8], value: [UInt8])] = []
+            var list = KeywordSegmentEntries()
             try txn.forEach(postings, from: prefix) { key, value in
                 guard key.count > prefix.count, key.starts(with: prefix) else { return false }
-                list.append((Array(key[prefix.count...]), Array(value)))
+                list.append(term: key[prefix.count...]) { $0.append(contentsOf: value) }
                 return true
             }
             lists.append(list)
         }
-        var merged: [(term: [UInt8], value: [UInt8])] = []
+        var merged = KeywordSegmentEntries()
         var heads = [Int](repeating: 0, count: lists.count)
         while true {
-            var smallest: [UInt8]?
+            var smallest: ArraySlice<UInt8>?
             for (index, list) in lists.enumerated() where heads[index] < list.count {
-                let term = list[heads[index]].term
-                if smallest.map({ term.lexicographicallyPrecedes($0) }) ?? true { smallest = term }
+                let term = list.term(heads[index])
+                if smallest.map({ KeywordSegmentEntries.precedes(term, $0) }) ?? true { smallest = term }
             }
             guard let term = smallest else { break }
             var combined = KeywordPostings()
-            for (index, list) in lists.enumerated() where heads[index] < list.count && list[heads[index]].term == term {
-                let value = list[heads[index]].value
+            for (index, list) in lists.enumerated() where heads[index] < list.count && list.term(heads[index]) == term {
+                let value = list.value(heads[index])
                 heads[index] += 1
                 if dead.isEmpty {
                     combined.append(stored: value)
@@ -72,7 +72,7 @@ extension KeywordIndex {
                     }
                 }
             }
-            if !combined.isEmpty { merged.append((term, combined.stored)) }
+            if !combined.isEmpty { merged.append(term: term) { combined.appendStored(to: &$0) } }
         }
         return MergePlan(inputs: inputs, dead: dead, merged: merged)
     }

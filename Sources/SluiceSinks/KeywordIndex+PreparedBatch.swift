@@ -7,7 +7,7 @@ import SluiceCore
 /// Record numbers are handed out inside the transaction (they follow the numbers already stored). The
 /// batch is therefore built with its own numbers 1…n, in the order the transaction gives them, and the
 /// transaction raises them by the store's last number as it writes each term's list
-/// (``KeywordPostings/rebased(stored:by:)``: two varints rewritten, the rest copied). The segment written is
+/// (``KeywordPostings/rebase(stored:by:into:)``: two varints rewritten, the rest copied). The segment written is
 /// byte for byte the one a build inside the transaction would write.
 extension KeywordIndex {
     struct PreparedBatch: Sendable {
@@ -15,7 +15,7 @@ extension KeywordIndex {
         /// are given: the i-th gets the store's next number + i.
         var records: [(id: [UInt8], length: Int)] = []
         /// The segment's entries, sorted by term, with numbers 1…`records.count`.
-        var entries: [(term: [UInt8], value: [UInt8])] = []
+        var entries = KeywordSegmentEntries()
 
         /// Builds the batch of `records`, their terms counted straight into the segment's table
         /// (``SegmentBuilder/add(number:record:)``).

@@ -10,12 +10,16 @@ import SluiceCore
 /// its rows or records (`KeywordIndex+Units.swift`) needs its own table to number its units' terms, so it is
 /// still counted apart and added with ``SegmentBuilder/add(number:_:)``: the segment's bytes are the same
 /// either way (`KeywordSegmentBytesTests`).
+///
+/// The postings are kept in one log, in the order they are added (each one's bytes after its record number,
+/// as ``KeywordPostings`` stores them), each term's chained from its first to its last; ``SegmentBuilder/entries``
+/// walks each term's chain into its stored list. An array per term (a ``KeywordPostings`` each, copied again
+/// into its stored list) cost an allocation or more per term and record.
 extension KeywordIndex {
     /// The postings of the records a transaction writes, collected in memory and written as one segment.
     struct SegmentBuilder {
-        /// The segment's terms (bytes), and each one's postings by its number there.
+        /// The segment's terms (bytes), numbered in the order first met.
         var terms = KeywordTermTable()
-        var postings: [KeywordPostings] = []
         var records = 0
         var first: UInt64 = 0
         var last: UInt64 = 0
@@ -23,8 +27,21 @@ extension KeywordIndex {
         /// that record.
         private var countedIn: [Int32] = []
         private var frequencies: [Int32] = []
+        /// For each term of `terms`: its first and last posting (indexes into the postings' arrays below).
+        private var firstPosting: [Int] = []
+        private var lastPosting: [Int] = []
+        /// For each posting, in the order added: its record's number, the next posting of its term (-1 after
+        /// the last), and where its bytes end in `log` (they begin where the previous posting's end).
+        private var postingNumbers: [UInt64] = []
+        private var nextPosting: [Int] = []
+        private var postingEnds: [Int] = []
+        /// Each posting's bytes after its record number, end to end.
+        private var log: [UInt8] = []
         /// The terms of the record being counted, in the order first met.
         private var counted: [Int32] = []
+
+        /// Whether no term has a posting (records without a term add none).
+        var isEmpty: Bool { terms.count == 0 }
 
         /// Adds `record` (its text and context, ``KeywordIndex/context(of:)``) as record `number`, above every
         /// number added before; returns its length in terms.
@@ -58,7 +75,9 @@ extension KeywordIndex {
                 }
             }
             for term in counted {
-                postings[Int(term)].append(number: number, frequency: Int(frequencies[Int(term)]), length: length)
+                KeywordPostings.putVarint(UInt64(frequencies[Int(term)]) << 1, into: &log)
+                KeywordPostings.putVarint(UInt64(length), into: &log)
+                post(Int(term), number: number)
             }
             counted.removeAll(keepingCapacity: true)
             return length
@@ -73,18 +92,44 @@ extension KeywordIndex {
                     let end = start + counts.table.term(index).count
                     let term = insert(UnsafeBufferPointer(rebasing: bytes[start..<end]))
                     if let units = counts.units {
-                        postings[term].append(number: number, units: units.postings(of: index))
+                        KeywordPostings.putUnits(units.postings(of: index), into: &log)
                     } else {
-                        postings[term].append(number: number, frequency: frequency, length: counts.length)
+                        KeywordPostings.putVarint(UInt64(frequency) << 1, into: &log)
+                        KeywordPostings.putVarint(UInt64(counts.length), into: &log)
                     }
+                    post(term, number: number)
                     start = end
                 }
             }
         }
 
         /// The postings as a segment's entries: each term's bytes and stored list, sorted by term.
-        var entries: [(term: [UInt8], value: [UInt8])] {
-            terms.sortedNumbers().map { (term: Array(terms.term($0)), value: postings[$0].stored) }
+        var entries: KeywordSegmentEntries {
+            var out = KeywordSegmentEntries()
+            // A stored list is its last number and each posting's Δnumber before its bytes: a varint each.
+            out.reserve(
+                count: terms.count,
+                termBytes: terms.bytes.count,
+                valueBytes: log.count + 3 * postingNumbers.count + 5 * terms.count
+            )
+            log.withUnsafeBufferPointer { log in
+                for term in terms.sortedNumbers() {
+                    out.append(term: terms.term(term)) { value in
+                        KeywordPostings.putVarint(postingNumbers[lastPosting[term]], into: &value)
+                        var previous: UInt64 = 0
+                        var posting = firstPosting[term]
+                        while posting >= 0 {
+                            let number = postingNumbers[posting]
+                            KeywordPostings.putVarint(number - previous, into: &value)
+                            let start = posting == 0 ? 0 : postingEnds[posting - 1]
+                            value.append(contentsOf: UnsafeBufferPointer(rebasing: log[start..<postingEnds[posting]]))
+                            previous = number
+                            posting = nextPosting[posting]
+                        }
+                    }
+                }
+            }
+            return out
         }
 
         private mutating func begin(_ number: UInt64) {
@@ -93,15 +138,35 @@ extension KeywordIndex {
             last = number
         }
 
-        /// The segment's number of `term`, its postings and counters made if it is new.
+        /// The segment's number of `term`, its counters made if it is new.
         private mutating func insert(_ term: UnsafeBufferPointer<UInt8>) -> Int {
             let found = terms.insert(term)
             if found.inserted {
-                postings.append(KeywordPostings())
                 countedIn.append(0)
                 frequencies.append(0)
+                firstPosting.append(-1)
+                lastPosting.append(-1)
             }
             return found.number
+        }
+
+        /// Chains the posting whose bytes were just put at the end of `log` to `term`'s, as record `number`'s
+        /// (above every number `term` has a posting for).
+        private mutating func post(_ term: Int, number: UInt64) {
+            let posting = postingNumbers.count
+            postingNumbers.append(number)
+            postingEnds.append(log.count)
+            nextPosting.append(-1)
+            if lastPosting[term] < 0 {
+                firstPosting[term] = posting
+            } else {
+                precondition(
+                    number > postingNumbers[lastPosting[term]],
+                    "postings are kept in ascending record numbers"
+                )
+                nextPosting[lastPosting[term]] = posting
+            }
+            lastPosting[term] = posting
         }
     }
 }

@@ -9,7 +9,7 @@ extension KeywordIndex {
     func flush(_ segment: inout SegmentBuilder, _ state: inout State, _ txn: LMDBTransaction) throws {
         defer { segment = SegmentBuilder() }
         // Records without a term have no postings: no segment needs to cover their numbers.
-        guard segment.records > 0, !segment.postings.isEmpty else { return }
+        guard segment.records > 0, !segment.isEmpty else { return }
         let entries = segment.entries
         try append(
             entries,
@@ -26,7 +26,7 @@ extension KeywordIndex {
     /// Writes `entries` (sorted by term, numbers raised by `base` as they are written) as a new level-0
     /// segment covering `first`…`last`, at the end of the directory.
     func append(
-        _ entries: [(term: [UInt8], value: [UInt8])],
+        _ entries: KeywordSegmentEntries,
         rebasedBy base: UInt64,
         first: UInt64,
         last: UInt64,
@@ -57,9 +57,9 @@ extension KeywordIndex {
     }
 
     /// Writes a segment's entries (sorted by term), each list's numbers raised by `base`; returns the bytes
-    /// written.
+    /// written. Each key and value is put together in a buffer used again for the next (LMDB copies them).
     func write(
-        _ entries: [(term: [UInt8], value: [UInt8])],
+        _ entries: KeywordSegmentEntries,
         segment: UInt64,
         rebasedBy base: UInt64 = 0,
         _ txn: LMDBTransaction
@@ -70,10 +70,12 @@ extension KeywordIndex {
         let prefix = Self.bigEndian(segment)
         var bytes = 0
         var key = prefix
-        for entry in entries {
+        var value: [UInt8] = []
+        try entries.forEachEntry { term, stored in
             key.removeSubrange(prefix.count...)
-            key += entry.term
-            let value = KeywordPostings.rebased(stored: entry.value, by: base)
+            key.append(contentsOf: term)
+            value.removeAll(keepingCapacity: true)
+            KeywordPostings.rebase(stored: stored, by: base, into: &value)
             // The segment's id is above every stored one: each key goes after the last (an append).
             try txn.put(postings, key, value)
             bytes += key.count + value.count

@@ -28,12 +28,7 @@ struct KeywordPostings {
     mutating func append(number: UInt64, units: [(unit: Int, frequency: Int, length: Int)]) {
         precondition(number > last, "postings are kept in ascending record numbers")
         Self.putVarint(number - last, into: &body)
-        Self.putVarint(UInt64(units.count) << 1 | 1, into: &body)
-        for unit in units {
-            Self.putVarint(UInt64(unit.unit), into: &body)
-            Self.putVarint(UInt64(unit.frequency), into: &body)
-            Self.putVarint(UInt64(unit.length), into: &body)
-        }
+        Self.putUnits(units, into: &body)
         last = number
     }
 
@@ -47,10 +42,13 @@ struct KeywordPostings {
     }
 
     /// Adds every posting of a stored list whose numbers all lie above this list's, without decoding it.
-    mutating func append(stored: [UInt8]) {
-        var offset = 0
+    mutating func append(stored: [UInt8]) { append(stored: stored[...]) }
+
+    /// Adds every posting of a stored list whose numbers all lie above this list's, without decoding it.
+    mutating func append(stored: ArraySlice<UInt8>) {
+        var offset = stored.startIndex
         let storedLast = Self.varint(stored, &offset)
-        guard offset < stored.count else { return }
+        guard offset < stored.endIndex else { return }
         let first = Self.varint(stored, &offset)  // the first Δ is the first number itself
         precondition(first > last, "postings are kept in ascending record numbers")
         Self.putVarint(first - last, into: &body)
@@ -62,26 +60,39 @@ struct KeywordPostings {
     /// and the first Δ change (a batch's postings are built with numbers from 1 before its write transaction
     /// knows where its numbers start).
     static func rebased(stored: [UInt8], by base: UInt64) -> [UInt8] {
-        guard base > 0 else { return stored }
-        var offset = 0
-        let storedLast = varint(stored, &offset)
-        guard offset < stored.count else { return stored }
-        let first = varint(stored, &offset)
         var out: [UInt8] = []
         out.reserveCapacity(stored.count + 10)
+        stored.withUnsafeBufferPointer { rebase(stored: $0, by: base, into: &out) }
+        return out
+    }
+
+    /// Appends to `out` the stored list `stored` with every number raised by `base` (``rebased(stored:by:)``),
+    /// without an array of its own.
+    static func rebase(stored: UnsafeBufferPointer<UInt8>, by base: UInt64, into out: inout [UInt8]) {
+        var offset = 0
+        let storedLast = varint(stored, &offset)
+        guard base > 0, offset < stored.count else {
+            out.append(contentsOf: stored)
+            return
+        }
+        let first = varint(stored, &offset)
         putVarint(storedLast + base, into: &out)
         putVarint(first + base, into: &out)
-        out += stored[offset...]
-        return out
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: stored[offset...]))
     }
 
     /// The stored bytes.
     var stored: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(body.count + 10)
+        appendStored(to: &out)
+        return out
+    }
+
+    /// Appends the stored bytes to `out`.
+    func appendStored(to out: inout [UInt8]) {
         Self.putVarint(last, into: &out)
         out += body
-        return out
     }
 
     /// Calls `body` with every unit a stored list scores, in ascending numbers (and units): a record scored
@@ -114,7 +125,15 @@ struct KeywordPostings {
         stored: [UInt8],
         _ body: (_ number: UInt64, _ encoded: ArraySlice<UInt8>) throws -> Void
     ) rethrows {
-        var offset = 0
+        try forEachPosting(stored: stored[...], body)
+    }
+
+    /// Calls `body` with every posting of a stored list, in ascending numbers (``forEachPosting(stored:_:)``).
+    static func forEachPosting(
+        stored: ArraySlice<UInt8>,
+        _ body: (_ number: UInt64, _ encoded: ArraySlice<UInt8>) throws -> Void
+    ) rethrows {
+        var offset = stored.startIndex
         _ = varint(stored, &offset)
         var number: UInt64 = 0
         while offset < stored.endIndex {
@@ -128,6 +147,16 @@ struct KeywordPostings {
                 read += 1
             }
             try body(number, stored[start..<offset])
+        }
+    }
+
+    /// Puts a posting's bytes after its number for a record scored by units (``append(number:units:)``).
+    static func putUnits(_ units: [(unit: Int, frequency: Int, length: Int)], into out: inout [UInt8]) {
+        putVarint(UInt64(units.count) << 1 | 1, into: &out)
+        for unit in units {
+            putVarint(UInt64(unit.unit), into: &out)
+            putVarint(UInt64(unit.frequency), into: &out)
+            putVarint(UInt64(unit.length), into: &out)
         }
     }
 

@@ -49,20 +49,36 @@ struct KeywordTermTable {
     }
 
     /// The terms' numbers in the order of their bytes (`memcmp`, a term before any longer one it begins):
-    /// the order a segment's keys are written in.
+    /// the order a segment's keys are written in. Each term's first 8 bytes, read as a big-endian integer
+    /// (zeros past its end), order most pairs without reading the terms again; pairs whose 8 bytes are equal
+    /// are compared whole. The integers never order two terms against their bytes: up to the first byte where
+    /// two terms differ their integers agree, and a term that ends first reads zeros there, at most the other's
+    /// byte.
     func sortedNumbers() -> [Int] {
         guard count > 1 else { return Array(0..<count) }
         return bytes.withUnsafeBufferPointer { stored in
             starts.withUnsafeBufferPointer { starts in
                 let base = stored.baseAddress!
-                return (0..<count).sorted { a, b in
-                    let aStart = starts[a]
-                    let bStart = starts[b]
-                    let aCount = starts[a + 1] - aStart
-                    let bCount = starts[b + 1] - bStart
+                var keyed: [(prefix: UInt64, number: Int)] = []
+                keyed.reserveCapacity(count)
+                for number in 0..<count {
+                    let start = starts[number]
+                    var prefix: UInt64 = 0
+                    for offset in 0..<min(8, starts[number + 1] - start) {
+                        prefix |= UInt64(base[start + offset]) << (56 - 8 * offset)
+                    }
+                    keyed.append((prefix, number))
+                }
+                keyed.sort { a, b in
+                    guard a.prefix == b.prefix else { return a.prefix < b.prefix }
+                    let aStart = starts[a.number]
+                    let bStart = starts[b.number]
+                    let aCount = starts[a.number + 1] - aStart
+                    let bCount = starts[b.number + 1] - bStart
                     let order = memcmp(base + aStart, base + bStart, min(aCount, bCount))
                     return order != 0 ? order < 0 : aCount < bCount
                 }
+                return keyed.map(\.number)
             }
         }
     }

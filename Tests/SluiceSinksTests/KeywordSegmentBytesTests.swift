@@ -44,10 +44,10 @@ import Testing
     /// The batch as main built it at 7e6440c, kept here as it was: each record counted apart into its own
     /// table (``KeywordIndex/counts(of:)``), each of its terms then inserted into the segment's table, and the
     /// terms sorted with `lexicographicallyPrecedes`.
-    static func reference(_ records: [VectorRecord]) -> KeywordIndex.PreparedBatch {
+    static func reference(_ records: [VectorRecord]) -> Reference {
         var latest: [[UInt8]: Int] = [:]
         for (position, record) in records.enumerated() { latest[Array(record.id.rawValue.utf8)] = position }
-        var reference = KeywordIndex.PreparedBatch([])
+        var reference = Reference()
         var terms = KeywordTermTable()
         var postings: [KeywordPostings] = []
         for (position, record) in records.enumerated() where latest[Array(record.id.rawValue.utf8)] == position {
@@ -74,9 +74,16 @@ import Testing
         return reference
     }
 
-    static func same(_ a: KeywordIndex.PreparedBatch, _ b: KeywordIndex.PreparedBatch) -> Bool {
-        a.records.count == b.records.count && zip(a.records, b.records).allSatisfy { $0 == $1 }
-            && a.entries.count == b.entries.count && zip(a.entries, b.entries).allSatisfy { $0 == $1 }
+    /// A batch's records and entries as main's build gave them (a ``KeywordIndex/PreparedBatch`` then).
+    struct Reference {
+        var records: [(id: [UInt8], length: Int)] = []
+        var entries: [(term: [UInt8], value: [UInt8])] = []
+    }
+
+    static func same(_ a: KeywordIndex.PreparedBatch, _ b: Reference) -> Bool {
+        let entries = a.entries.array
+        return a.records.count == b.records.count && zip(a.records, b.records).allSatisfy { $0 == $1 }
+            && entries.count == b.entries.count && zip(entries, b.entries).allSatisfy { $0 == $1 }
     }
 
     @Test("a batch's segment has the bytes main built, rows and records included", arguments: [11, 12, 13, 14])
@@ -87,7 +94,7 @@ import Testing
         #expect(batch.entries.count > 100)
         #expect(batch.records.count < records.count)  // some ids repeat: the last of each wins
         #expect(
-            batch.entries.contains { entry in
+            batch.entries.array.contains { entry in
                 var units = false
                 KeywordPostings.forEach(stored: entry.value) { _, unit, _, _ in units = units || unit > 0 }
                 return units
@@ -103,6 +110,24 @@ import Testing
             [0x62], [0x61, 0x62], [0x61], [], [0xC3, 0xA9], [0x61, 0x61, 0x61], [0x7A], [0x61, 0x61],
         ]
         for term in terms { _ = term.withUnsafeBufferPointer { table.insert($0) } }
+        #expect(table.sortedNumbers().map { terms[$0] } == terms.sorted { $0.lexicographicallyPrecedes($1) })
+    }
+
+    @Test("terms sharing their first 8 bytes, or holding zero bytes, sort as their bytes do", arguments: [1, 2, 3])
+    func termOrderBeyondThePrefix(seed: UInt64) {
+        var generator = SplitMix64(seed: seed)
+        var table = KeywordTermTable()
+        var terms: [[UInt8]] = []
+        let stems: [[UInt8]] = [[], Array("internat".utf8), Array("internationalis".utf8), [0, 0, 0, 0, 0, 0, 0, 0]]
+        for _ in 0..<2_000 {
+            var term = stems[Int(generator.next() % UInt64(stems.count))]
+            // Short tails of few distinct bytes (0, 1, 'a', 'b', 0xFF): many ties and prefixes of each other.
+            for _ in 0..<Int(generator.next() % 12) {
+                term.append([0, 1, 0x61, 0x62, 0xFF][Int(generator.next() % 5)])
+            }
+            if term.withUnsafeBufferPointer({ table.insert($0) }).inserted { terms.append(term) }
+        }
+        #expect(terms.count > 500)
         #expect(table.sortedNumbers().map { terms[$0] } == terms.sorted { $0.lexicographicallyPrecedes($1) })
     }
 }

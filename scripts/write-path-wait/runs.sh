@@ -4,7 +4,8 @@
 #   scripts/write-path-wait/runs.sh SLUICE CORPUS OUT REPEATS CONFIG...
 # CONFIG is `local`, `jsonl`, or `local-shm` (the store's folder on /dev/shm, where fdatasync does not wait
 # for a disk; the state stays on disk), each optionally followed by `-nogroup` (the same with
-# SLUICE_GROUP_COMMIT=off: every write of the store and the state in a transaction of its own). Each run starts from a fresh store and state under OUT and writes
+# SLUICE_GROUP_COMMIT=off: every write of the store and the state in a transaction of its own), or
+# `local-upN` (the local store with `run.upsert_parallelism: N`, N upsert workers instead of 2). Each run starts from a fresh store and state under OUT and writes
 # OUT/CONFIG-N.json (thread_times.py: per-thread run, run-queue and off-CPU time, user and system CPU).
 set -eu
 sluice=${1:?usage: $0 SLUICE CORPUS OUT REPEATS CONFIG...}
@@ -22,10 +23,15 @@ while [ "$run" -le "$repeats" ]; do
         rm -rf "$out/work" "$shm"
         mkdir -p "$out/work"
         group=on
+        extra=""
         base=$config
         case $config in *-nogroup) base=${config%-nogroup}; group=off ;; esac
         case $base in
         local) sink="{ kind: local, path: $out/work/index }" ;;
+        local-up[0-9]*)
+            sink="{ kind: local, path: $out/work/index }"
+            extra="run: { upsert_parallelism: ${base#local-up} }"
+            ;;
         local-shm) sink="{ kind: local, path: $shm/index }" ;;
         jsonl) sink="{ kind: jsonl, path: $out/work/vectors.jsonl }" ;;
         *) echo "unknown configuration $config" >&2; exit 64 ;;
@@ -36,6 +42,7 @@ chunk: { strategy: recursive, max_tokens: 256, overlap_tokens: 32 }
 embed: { provider: hash, dimensions: 64, batch: 64 }
 sink: $sink
 state: $out/work/state
+$extra
 YAML
         echo "$config run $run" >&2
         SLUICE_GROUP_COMMIT=$group python3 "$here/thread_times.py" --json "$out/$config-$run.json" -- \

@@ -5,7 +5,9 @@
 
 For each CONFIG-N.json under the folders: wall, user + system CPU, and for the store's writer
 (`sl-local-sink`), the syncer (`sl-local-sync`) and the state's thread (`sl-state`) their run,
-run-queue and off-CPU seconds; medians over the runs, with the range of wall and CPU.
+run-queue and off-CPU seconds; medians over the runs, with the range of wall and CPU; and, from the run's
+CONFIG-N.stats.json, the upsert stage's workers' busy and starved seconds (all workers together: busy near
+workers × wall means the stage is what the run waits for).
 """
 import glob
 import json
@@ -21,7 +23,12 @@ for folder in sys.argv[1:]:
             continue
         config = re.sub(r"-\d+\.json$", "", os.path.basename(path))
         label = re.sub(r"-\d+$", "", os.path.basename(os.path.normpath(folder)))
-        runs.setdefault(f"{label}/{config}", []).append(json.load(open(path)))
+        run = json.load(open(path))
+        stats = path[: -len(".json")] + ".stats.json"
+        if os.path.exists(stats):
+            phases = json.load(open(stats)).get("phases", [])
+            run["upsert"] = next((p for p in phases if p.get("name") == "upsert"), None)
+        runs.setdefault(f"{label}/{config}", []).append(run)
 
 
 def med(values):
@@ -39,4 +46,10 @@ for name, items in sorted(runs.items()):
                 f" | {thread} run {med([g['run'] for g in groups]):.2f} runq {med([g['wait'] for g in groups]):.2f}"
                 f" off {med([g['off'] for g in groups]):.2f} vcs {med([g['voluntary'] for g in groups]):.0f}"
             )
+    upserts = [r["upsert"] for r in items if r.get("upsert")]
+    if upserts:
+        line += (
+            f" | upsert x{upserts[0]['workers']} busy {med([u['busy_s'] for u in upserts]):.2f}"
+            f" starved {med([u['starved_s'] for u in upserts]):.2f}"
+        )
     print(line)
