@@ -3,6 +3,8 @@
 # the peak RSS and, at that peak, glibc's heap in use, free in the arenas and in mmapped blocks, the file-backed
 # part, and the most dirty pages one LMDB commit held (LMDB keeps them for the store's life).
 #   scripts/bench-run-memory.sh NAME CORPUS [--set key=value …]     (after `swift build`; results in /tmp/sluice-mem/NAME)
+# SLUICE_BIN names the binary to run (default: the debug build's .build/debug/sluice), e.g. a release build's
+# SLUICE_BIN=.build-rel/release/sluice, or a copy, so that a rebuild cannot replace it mid-run.
 # e.g. scripts/bench-run-memory.sh exact10x /tmp/store-corpus-10x --set sink.local_index=exact
 # (corpora: `.build/debug/sluice-bench corpus --size-mb 10 [--copies 10] --out DIR`; docs/BENCHMARKS.md)
 set -euo pipefail
@@ -10,13 +12,14 @@ name=$1; corpus=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 out=/tmp/sluice-mem/$name
+bin=${SLUICE_BIN:-$root/.build/debug/sluice}
 rm -rf "$out"; mkdir -p "$out"
 cc -O2 -shared -fPIC -o "$out/mallinfo-probe.so" "$here/mem-probe/mallinfo-probe.c" -lpthread
 cc -O2 -shared -fPIC -o "$out/lmdb-dirty-probe.so" "$here/mem-probe/lmdb-dirty-probe.c" -ldl -lpthread
 # OMP_THREAD_LIMIT set: sluice does not re-execute itself (which would start a process without the probes' state).
 OMP_THREAD_LIMIT=1 MI_OUT="$out/mi" LP_OUT="$out/lp" \
     LD_PRELOAD="$out/mallinfo-probe.so:$out/lmdb-dirty-probe.so" \
-    /usr/bin/time -v -o "$out/time.txt" "$root/.build/debug/sluice" run "$root/Pipelines/default.yaml" \
+    /usr/bin/time -v -o "$out/time.txt" "$bin" run "$root/Pipelines/default.yaml" \
     --source "$corpus" --state "$out/state" --set sink.path="$out/store" --set 'source.include=["**/*"]' \
     --set embed.provider=hash --set chunk.strategy=recursive "$@" >"$out/run.log" 2>&1
 python3 - "$out" <<'PY'

@@ -13,6 +13,6 @@ package struct LocalIVFTrainerCounts: Sendable {
     package var computing: Duration = .zero
     /// Bytes of the training sample held now (0 outside k-means: it is let go before the lists are filled).
     package var sampleHeld = 0
-    /// The most bytes a training sample held (``LocalIVFSample``: 8-bit codes).
+    /// The most bytes a training sample held (``LocalIVFSample``: its records' labels).
     package var largestSample = 0
 }

@@ -2,9 +2,9 @@ import CHNSW
 import Foundation
 
 /// How the IVF index chooses its lists (docs/LOCAL_INDEX.md, "Training"): nlist = 2√n centroids by
-/// spherical k-means (unit vectors, nearest by inner product) on a sample of the stored vectors held as 8-bit
-/// codes (``LocalIVFSample``), with a bounded number of iterations and a seeded generator, so that the same
-/// store trains the same lists.
+/// spherical k-means (unit vectors, nearest by inner product) on a sample of the stored vectors, held as
+/// their records' labels and read from the store each round (``LocalIVFSample``), with a bounded number of
+/// iterations and a seeded generator, so that the same store trains the same lists.
 enum LocalIVFTraining {
     /// A new epoch is trained when the store holds this many times the vectors the current one was trained on.
     static let retrainGrowth = 4
@@ -14,11 +14,12 @@ enum LocalIVFTraining {
     static let mostPerList = 64
     /// The fewest a list, whatever ``sampleBytes`` says.
     static let fewestPerList = 16
-    /// The sample's bound in bytes of 8-bit codes (``LocalIVFSample``; 16 MB: at a million 384-d vectors, 21
-    /// a list, as many as 64 MB of floats held before the sample was kept as codes).
+    /// The sample's bound, in the bytes its vectors' 8-bit codes would take (16 MB: at a million 384-d vectors,
+    /// 21 a list). It bounds k-means' work; the sample itself holds 8 bytes a vector (``LocalIVFSample``).
     static let sampleBytes = 16 << 20
-    /// Vectors k-means decodes at a time (1.5 MB of floats at 384 dimensions).
-    static let block = 1024
+    /// Vectors k-means reads from the store at a time, in one read transaction (384 KB of floats at 384
+    /// dimensions).
+    static let block = 256
     /// The generator's seed: a fixed number, so runs are deterministic.
     static let seed: UInt64 = 0x5EED_1F5
 
@@ -36,21 +37,21 @@ enum LocalIVFTraining {
     /// `lists` unit centroids (flat, `lists` × dimensions) from `sample`: the first centroids are distinct
     /// sample vectors chosen by the seeded generator; each round assigns every vector to its nearest centroid
     /// and moves each centroid to its vectors' normalized mean; a list left empty takes a sample vector chosen
-    /// by the generator. The sample is decoded ``block`` vectors at a time. Empty when `stop` says so before a
-    /// round.
-    static func centroids(sample: LocalIVFSample, lists: Int, stop: () -> Bool = { false }) -> [Float] {
+    /// by the generator. The sample's vectors are read from the store ``block`` at a time, every round (a
+    /// vector gone since the sample was taken is left out: a first centroid it was to be stays zero, and its
+    /// list takes another vector once it is left empty). Empty when `stop` says so before a round.
+    static func centroids(sample: LocalIVFSample, lists: Int, stop: () -> Bool = { false }) throws -> [Float] {
         let (count, dimensions) = (sample.count, sample.dimensions)
         guard count > 0, lists > 0 else { return [] }
         var random = SplitMix(seed: seed)
         var order = Array(0..<count)
         order.shuffle(using: &random)
-        var centroids = [Float]()
-        centroids.reserveCapacity(lists * dimensions)
+        var centroids = [Float](repeating: 0, count: lists * dimensions)
         var vectors = [Float]()
         for i in 0..<lists {
             let slot = order[i % count]
-            sample.decode(slot..<slot + 1, into: &vectors)
-            centroids += vectors
+            guard try sample.read(slot..<slot + 1, into: &vectors) == 1 else { continue }
+            centroids.replaceSubrange(i * dimensions..<(i + 1) * dimensions, with: vectors)
         }
         var nearest = [UInt32](repeating: 0, count: min(block, count))
         for _ in 0..<iterations {
@@ -58,23 +59,22 @@ enum LocalIVFTraining {
             var sums = [Float](repeating: 0, count: lists * dimensions)
             var members = [Int](repeating: 0, count: lists)
             for start in stride(from: 0, to: count, by: block) {
-                let slots = start..<min(count, start + block)
-                sample.decode(slots, into: &vectors)
+                let rows = try sample.read(start..<min(count, start + block), into: &vectors)
                 vectors.withUnsafeBufferPointer { vectors in
-                    centroids.withUnsafeBufferPointer { rows in
+                    centroids.withUnsafeBufferPointer { centroids in
                         nearest.withUnsafeMutableBufferPointer {
                             sluice_ivf_nearest(
-                                rows.baseAddress,
+                                centroids.baseAddress,
                                 lists,
                                 dimensions,
                                 vectors.baseAddress,
-                                slots.count,
+                                rows,
                                 $0.baseAddress
                             )
                         }
                     }
                 }
-                for v in 0..<slots.count {
+                for v in 0..<rows {
                     let list = Int(nearest[v])
                     members[list] += 1
                     for d in 0..<dimensions { sums[list * dimensions + d] += vectors[v * dimensions + d] }
@@ -84,7 +84,7 @@ enum LocalIVFTraining {
                 let row = list * dimensions
                 if members[list] == 0 {
                     let pick = Int(random.next() % UInt64(count))
-                    sample.decode(pick..<pick + 1, into: &vectors)
+                    guard try sample.read(pick..<pick + 1, into: &vectors) == 1 else { continue }
                     centroids.replaceSubrange(row..<row + dimensions, with: vectors)
                     continue
                 }

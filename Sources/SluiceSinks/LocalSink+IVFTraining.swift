@@ -158,7 +158,8 @@ extension LocalSink {
 
     /// The centroids of a new epoch for a store that held `vectors` vectors of `dimensions` when the job looked
     /// (empty: none, or the trainer stops), and the number of vectors the sampled snapshot held. The sample
-    /// lives only here: it is let go before the lists are filled.
+    /// (labels; k-means reads their vectors from the store) lives only here: it is let go before the lists
+    /// are filled.
     private func ivfCentroids(vectors: Int, dimensions: Int) throws -> ([Float], Int) {
         let trainer = ivfState.trainer
         let wanted = LocalIVFTraining.lists(forVectors: vectors)
@@ -169,32 +170,37 @@ extension LocalSink {
         defer { trainer.holdSample(bytes: 0) }
         let lists = min(LocalIVFTraining.lists(forVectors: count), sample.count)
         guard lists > 0, !trainer.isStopped else { return ([], count) }
-        let centroids = trainer.compute {
-            LocalIVFTraining.centroids(sample: sample, lists: lists) { trainer.isStopped }
+        let centroids = try trainer.compute {
+            try LocalIVFTraining.centroids(sample: sample, lists: lists) { trainer.isStopped }
         }
         return (centroids, count)
     }
 
-    /// Up to `size` of the stored vectors of `dimensions`, as codes, from one read transaction: a reservoir
-    /// sample, by the seeded generator, in key order; and the number of vectors the snapshot held.
+    /// Up to `size` of the stored vectors of `dimensions`, as their records' labels, from one read
+    /// transaction: a reservoir sample, by the seeded generator, in key order; and the number of vectors the
+    /// snapshot held.
     private func ivfSample(size: Int, _ dimensions: Int) throws -> (LocalIVFSample, Int) {
-        let vectors = try environment.database("vectors")
+        let (vectors, labels) = (try environment.database("vectors"), try environment.database("ann-labels"))
         var random = LocalIVFTraining.SplitMix(seed: LocalIVFTraining.seed ^ 0x5A3F)
-        var sample = LocalIVFSample(capacity: 0, dimensions: dimensions)
+        var sample = LocalIVFSample(capacity: 0, dimensions: dimensions, environment: environment)
         var seen = 0
         var count = 0
         try environment.read { txn in
             count = try txn.count(vectors)
-            sample = LocalIVFSample(capacity: min(size, count), dimensions: dimensions)
-            try txn.forEach(vectors) { _, value in
-                guard let vector = Self.vector(encoded: value), vector.count == dimensions else { return true }
-                if seen < sample.capacity {
-                    sample.append(vector)
+            sample = LocalIVFSample(capacity: min(size, count), dimensions: dimensions, environment: environment)
+            try txn.forEach(vectors) { key, value in
+                guard value.count >= 4, Int(UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))) == dimensions,
+                    value.count >= 4 + dimensions * 4
+                else { return true }
+                defer { seen += 1 }
+                // A record without a label (written by another index meanwhile) is left out.
+                let label = { try txn.get(labels, Array(key)).map(Self.number) }
+                if sample.count < sample.capacity {
+                    if let label = try label() { sample.append(label) }
                 } else {
                     let slot = Int(random.next() % UInt64(seen + 1))
-                    if slot < sample.capacity { sample.replace(slot, with: vector) }
+                    if slot < sample.capacity, let label = try label() { sample.replace(slot, with: label) }
                 }
-                seen += 1
                 return true
             }
         }
