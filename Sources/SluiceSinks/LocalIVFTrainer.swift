@@ -18,6 +18,8 @@ final class LocalIVFTrainer: @unchecked Sendable {
         case trained
         /// A part of the lists is computed from a snapshot; it is not yet written.
         case partComputed
+        /// A part of the relabelling of a store written without labels is committed; more follow.
+        case relabelPart
     }
 
     // All are thread-safe; the class only owns them.
