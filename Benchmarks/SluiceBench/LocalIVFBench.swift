@@ -275,7 +275,10 @@ struct LocalIVFBench: AsyncParsableCommand {
         let mean = Double(codes.reduce(0, +)) / Double(max(1, codes.count))
         let rank = Int((Double(sorted.count) * 0.99).rounded(.up)) - 1
         let p99 = sorted.isEmpty ? 0 : sorted[max(0, min(sorted.count - 1, rank))]
-        let label = setting == 0 ? "ivf nprobe auto" : "ivf nprobe \(setting)"
+        let details = try await sink.info().details
+        let epochLists = Int(details["ivf_lists"] ?? "") ?? 0
+        let auto: Int = LocalSink.IndexSettings(section: .init()).probes(lists: epochLists, vectors: count)
+        let label = setting == 0 ? "ivf nprobe auto (\(auto))" : "ivf nprobe \(setting)"
         let fellBack = answered == queryVectors.count ? "" : " (\(queryVectors.count - answered) scanned)"
         Self.say(
             "| \(name) | \(label)\(fellBack) | \(f(recall / Double(max(1, kth.count)), 3)) | "
