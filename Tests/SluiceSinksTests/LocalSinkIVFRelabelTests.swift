@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceLMDB
 import SluiceTesting
 import Testing
 
@@ -73,5 +74,33 @@ import Testing
         for query in generator.next(5) {
             #expect(try await sink.search(query, k: 10) == (try sink.exactSearch(query, k: 10)))
         }
+    }
+
+    @Test("a write that drops the labels between two relabel commits makes the next job label from the first record")
+    func droppedLabelsRestart() async throws {
+        let folder = LocalSinkIVFTests.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 8, seed: 0xB65)
+        do {
+            let exact = try LocalSinkIVFTests.open(folder, kind: .exact)
+            try await LocalSinkIVFTests.prepare(exact, dimensions: Self.dimensions)
+            try await exact.upsert(LocalSinkIVFTests.records(generator.next(120)))
+            try await exact.finish()
+        }
+        let sink = try await LocalSinkIVFBackgroundTests.sink(folder, exactBelow: 100, nprobe: 65_536)
+        let holds = LocalSinkIVFBackgroundTests.Holds(sink, at: [.relabelPart])
+        try await sink.upsert(LocalSinkIVFTests.records(generator.next(1), from: 120))
+        #expect(await holds.next() == .relabelPart)
+        // What a write with `exact` does to the IVF index in its transaction (another process's, say).
+        try sink.environment.write { try sink.ivfInvalidate(keepingLabels: false, $0) }
+        let ivf = try sink.environment.database(LocalIVFLayout.database)
+        #expect(try sink.environment.read { try $0.get(ivf, LocalIVFLayout.relabelling) } == nil)
+        holds.release(holding: false)
+        // The job stops without training; the one asked for again (or the next) labels from the first record.
+        try await LocalSinkIVFTests.train(sink)
+        #expect(try LocalSinkIVFTests.current(sink) != nil)
+        let problems = try sink.ivfProblems()
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        #expect(try sink.ivfDetails()["ivf_entries"] == String(try await sink.count()))
     }
 }
