@@ -22,7 +22,17 @@ struct LocalIVFBench: AsyncParsableCommand {
     )
 
     @Option(help: "The base: a float32 .npy file of n × d vectors (Benchmarks/ann/split.py writes one).")
-    var base: String
+    var base: String?
+    @Option(
+        help:
+            "Instead of --base: N clustered vectors, those of `local-search --vectors N` (same generator and seed), with --clustered-queries of its queries (named `clustered`) and their exact answers computed while the base streams by."
+    )
+    var clustered: Int?
+    @Option(help: "With --clustered: dimensions.") var dimensions = 384
+    @Option(help: "With --clustered: clusters (default: one per 100 vectors).") var clusters: Int?
+    @Option(help: "With --clustered: noise norm around a cluster centre.") var spread: Float = 1.0
+    @Option(help: "With --clustered: queries (the vectors that follow the base).") var clusteredQueries = 200
+    @Option(help: "Concurrent queries in the concurrent measurement (0: none).") var concurrency = 8
     @Option(
         parsing: .singleValue,
         help: "A set of queries, NAME=FILE.npy (float32, m × d); repeat for several sets, measured apart."
@@ -49,17 +59,43 @@ struct LocalIVFBench: AsyncParsableCommand {
     func run() async throws {
         let clock = ContinuousClock()
         let start = clock.now
-        var vectors = try NumPyMatrix(contentsOf: URL(fileURLWithPath: base)).rows
-        if let limit { vectors = Array(vectors.prefix(limit)) }
-        let sets = try queries.map(Self.named)
-        let given = Dictionary(try truth.map(Self.named)) { $1 }
-        let dimensions = vectors.first?.count ?? 0
-        guard !vectors.isEmpty, sets.allSatisfy({ $0.1.allSatisfy { $0.count == dimensions } }) else {
-            throw ValidationError("an empty base, or queries of another dimension than the base's \(dimensions)")
+        // The base: read from a file, or generated a batch at a time (`--clustered`), with the exact answers.
+        var stored: [[Float]] = []
+        var generator: ClusteredVectors?
+        var exact: ExactBest?
+        var sets = try queries.map(Self.named)
+        var given = Dictionary(try truth.map(Self.named)) { $1 }
+        if let clustered {
+            let made = Self.clusteredGenerator(clustered, dimensions: dimensions, clusters: clusters, spread: spread)
+            let queryVectors = Self.clusteredQueries(made, after: clustered, queries: clusteredQueries)
+            (generator, exact) = (made, ExactBest(queries: queryVectors, k: k))
+            sets = [("clustered", queryVectors)] + sets
+        } else if let base {
+            stored = try NumPyMatrix(contentsOf: URL(fileURLWithPath: base)).rows
+            if let limit { stored = Array(stored.prefix(limit)) }
+        }
+        let count = clustered ?? stored.count
+        let dimensions = clustered == nil ? (stored.first?.count ?? 0) : dimensions
+        guard count > 0, sets.allSatisfy({ $0.1.allSatisfy { $0.count == dimensions } }) else {
+            throw ValidationError(
+                "no --base or --clustered, or queries of another dimension than the base's \(dimensions)"
+            )
+        }
+        var offset = 0
+        func next(_ wanted: Int) -> [[Float]] {
+            defer { offset += wanted }
+            guard var made = generator else { return Array(stored[offset..<offset + wanted]) }
+            let part = made.next(wanted)
+            generator = made
+            exact?.add(part)
+            return part
         }
         Self.say(
-            "\(vectors.count) vectors × \(dimensions) dimensions from \(base) read in "
-                + "\(f(LocalSearchBench.seconds(start.duration(to: clock.now)), 1)) s; queries "
+            "\(count) vectors × \(dimensions) dimensions "
+                + (clustered == nil
+                    ? "from \(base ?? "") read"
+                    : "in \(clusters ?? max(10, count / 100)) clusters (spread \(spread)), the queries generated")
+                + " in \(f(LocalSearchBench.seconds(start.duration(to: clock.now)), 1)) s; queries "
                 + sets.map { "\($0.0) \($0.1.count)" }.joined(separator: ", ") + "; k \(k); "
                 + "\(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
@@ -69,26 +105,35 @@ struct LocalIVFBench: AsyncParsableCommand {
         defer { if store == nil { try? FileManager.default.removeItem(at: folder) } }
         var settings = PipelineConfiguration.Sink()
         settings.localIndex = .ivf
-        settings.ivf.exactBelow = trainAt ?? vectors.count
+        settings.ivf.exactBelow = trainAt ?? count
         let sink = try LocalSink(directory: folder, index: .init(section: settings))
-        try await sink.prepare(embedder: EmbedderIdentity(provider: "bench", model: "npy", dimensions: dimensions))
-        if try await sink.count() != vectors.count {
+        let identity = EmbedderIdentity(
+            provider: "bench",
+            model: clustered == nil ? "npy" : "clustered",
+            dimensions: dimensions
+        )
+        try await sink.prepare(embedder: identity)
+        if try await sink.count() != count {
             try await sink.removeAll()
-            try await sink.prepare(embedder: EmbedderIdentity(provider: "bench", model: "npy", dimensions: dimensions))
-            try await load(vectors, into: sink)
+            try await sink.prepare(embedder: identity)
+            try await load(count, next, into: sink)
         } else {
-            Self.say("reusing the \(vectors.count) vectors in \(folder.path)")
+            Self.say("reusing the \(count) vectors in \(folder.path)")
+            for first in stride(from: 0, to: count, by: batch) { _ = next(min(batch, count - first)) }
         }
+        if let exact { given["clustered"] = [exact.kth] }
         let details = try await sink.info().details
         Self.say(
             "index: epoch \(details["ivf_epoch"] ?? "?"), \(details["ivf_lists"] ?? "?") lists, trained on "
-                + "\(details["ivf_trained_on"] ?? "?") vectors"
+                + "\(details["ivf_trained_on"] ?? "?") vectors; the store's folder \(f(Double(Self.folderBytes(folder)) / 1_048_576, 0)) MB; "
+                + "peak RSS so far \(f(Self.peakResidentMB(), 0)) MB"
         )
         Self.say("")
         Self.say(
             "| queries | search | recall@\(k) | lists a query | codes a query, mean | p99 | share of n | p50 ms | p99 ms |"
+                + (concurrency > 0 ? " \(concurrency) at once p50 / p99 ms | queries/s |" : "")
         )
-        Self.say("|---|---|---|---|---|---|---|---|---|")
+        Self.say("|---|---|---|---|---|---|---|---|---|" + (concurrency > 0 ? "---|---|" : ""))
         for (name, queryVectors) in sets {
             let kth: [Float]
             if let scores = given[name]?.first, scores.count == queryVectors.count {
@@ -102,15 +147,16 @@ struct LocalIVFBench: AsyncParsableCommand {
                 }
                 kth = found.map { $0.last?.score ?? -.infinity }
                 Self.say(
-                    "| \(name) | exact scan | 1.000 | | \(vectors.count) | | 100% | "
+                    "| \(name) | exact scan | 1.000 | | \(count) | | 100% | "
                         + "\(f(exact.percentile(0.5), 2)) | \(f(exact.percentile(0.99), 2)) |"
                 )
             }
             for setting in nprobe {
                 sink.setProbes(setting == 0 ? nil : setting)
-                try await measure(name, setting, queryVectors, kth, sink, of: vectors.count)
+                try await measure(name, setting, queryVectors, kth, sink, of: count)
             }
         }
+        Self.say("peak RSS at the end (the searches' mapped pages included): \(f(Self.peakResidentMB(), 0)) MB")
     }
 
     /// Writes `vectors` in upserts of `batch`, and says when each epoch became current, how long the upserts
@@ -118,7 +164,7 @@ struct LocalIVFBench: AsyncParsableCommand {
     /// waits only for its bounded commits), and what the trainer did. When the last upsert leaves the store at
     /// the training size untrained (the writer asks for training before a write), one more upsert of the last
     /// record asks for it; the load ends when the training has.
-    func load(_ vectors: [[Float]], into sink: LocalSink) async throws {
+    func load(_ count: Int, _ next: (Int) -> [[Float]], into sink: LocalSink) async throws {
         let clock = ContinuousClock()
         var times: [Double] = []
         var during: [Double] = []
@@ -141,13 +187,14 @@ struct LocalIVFBench: AsyncParsableCommand {
                 epoch = details["ivf_epoch"]
             }
         }
-        for first in stride(from: 0, to: vectors.count, by: batch) {
-            let part = Array(vectors[first..<min(first + batch, vectors.count)])
+        var last: [Float] = []
+        for first in stride(from: 0, to: count, by: batch) {
+            let part = next(min(batch, count - first))
+            last = part.last ?? last
             try await upsert(LocalSearchBench.records(part, from: first), at: first)
         }
-        if vectors.count >= (trainAt ?? vectors.count), epoch?.hasPrefix("none") != false {
-            let last = vectors.count - 1
-            try await upsert(LocalSearchBench.records([vectors[last]], from: last), at: vectors.count)
+        if count >= (trainAt ?? count), epoch?.hasPrefix("none") != false {
+            try await upsert(LocalSearchBench.records([last], from: count - 1), at: count)
         }
         let loaded = clock.now
         try await sink.waitForIVFTraining()
@@ -171,6 +218,12 @@ struct LocalIVFBench: AsyncParsableCommand {
                 + "\(f(LocalSearchBench.seconds(trainer.computing), 1)) s computing outside write transactions, "
                 + "\(trainer.commits) commits, the longest \(f(LocalSearchBench.seconds(trainer.longestCommit) * 1000, 1)) ms"
         )
+        for (index, job) in trainer.jobs.enumerated() {
+            Self.say(
+                "  trainer job \(index + 1)\(job.trained ? " (trained an epoch)" : ""): wall "
+                    + "\(f(LocalSearchBench.seconds(job.wall), 1)) s, CPU \(f(LocalSearchBench.seconds(job.cpu), 1)) s"
+            )
+        }
     }
 
     /// `NAME=FILE.npy`: the name and the file's rows.
@@ -200,6 +253,9 @@ struct LocalIVFBench: AsyncParsableCommand {
         let (latencies, found) = try await LocalSearchBench.single(queryVectors) { query in
             try await sink.search(query, k: k)
         }
+        let concurrent =
+            concurrency > 0
+            ? try await LocalSearchBench.concurrent(queryVectors, concurrency) { try await sink.search($0, k: k) } : nil
         // Counts per query: once more, one query at a time, reading the store's counters around each.
         for query in queryVectors {
             let before = sink.ivfScanned
@@ -219,13 +275,20 @@ struct LocalIVFBench: AsyncParsableCommand {
         let mean = Double(codes.reduce(0, +)) / Double(max(1, codes.count))
         let rank = Int((Double(sorted.count) * 0.99).rounded(.up)) - 1
         let p99 = sorted.isEmpty ? 0 : sorted[max(0, min(sorted.count - 1, rank))]
-        let label = setting == 0 ? "ivf nprobe auto" : "ivf nprobe \(setting)"
+        let details = try await sink.info().details
+        let epochLists = Int(details["ivf_lists"] ?? "") ?? 0
+        let auto: Int = LocalSink.IndexSettings(section: .init()).probes(lists: epochLists, vectors: count)
+        let label = setting == 0 ? "ivf nprobe auto (\(auto))" : "ivf nprobe \(setting)"
         let fellBack = answered == queryVectors.count ? "" : " (\(queryVectors.count - answered) scanned)"
         Self.say(
             "| \(name) | \(label)\(fellBack) | \(f(recall / Double(max(1, kth.count)), 3)) | "
                 + "\(f(Double(lists) / Double(max(1, answered)), 0)) | \(f(mean, 0)) | \(p99) | "
                 + "\(f(mean / Double(max(1, count)) * 100, 2))% | \(f(latencies.percentile(0.5), 2)) | "
                 + "\(f(latencies.percentile(0.99), 2)) |"
+                + (concurrent.map {
+                    " \(f($0.percentile(0.5), 2)) / \(f($0.percentile(0.99), 2)) | "
+                        + "\(f(Double(queryVectors.count) / max($0.wall, 1e-9), 0)) |"
+                } ?? "")
         )
     }
 }

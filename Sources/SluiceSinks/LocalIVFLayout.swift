@@ -8,6 +8,7 @@ import Foundation
 ///   bounded commits, and every write of the store keeps it up to date meanwhile); `progress/<epoch>` → the
 ///   next label the training fills in; `retired/<epoch>` → an epoch whose entries are to be deleted;
 ///   `next-epoch`; `labels` (present while every record has a label in `ann`, which the lists are keyed by);
+///   `relabelling` → the next record key to label, while records are given labels in bounded commits;
 ///   `centroids/<epoch>` → ``LocalIVFEpoch``; `size/<epoch><list>` → the entries in that list.
 /// - `ivf-lists`: `epoch + list + block` (three big-endian `UInt32`) → up to ``blockEntries`` entries, each
 ///   a label (`UInt32`, little-endian) and the vector's 8-bit code (a float scale and one signed byte a
@@ -25,6 +26,9 @@ enum LocalIVFLayout {
     static let building = Array("building".utf8)
     static let nextEpoch = Array("next-epoch".utf8)
     static let labels = Array("labels".utf8)
+    /// `relabelling` → the key of the next record to give a label (empty: the first): a relabelling under way,
+    /// in bounded commits (`LocalSink+IVFRelabel.swift`).
+    static let relabelling = Array("relabelling".utf8)
     /// `retired/<epoch>`: an epoch no longer searched or kept, whose entries the next writer deletes.
     static let retiredPrefix = Array("retired/".utf8)
 

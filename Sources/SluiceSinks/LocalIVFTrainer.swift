@@ -18,6 +18,8 @@ final class LocalIVFTrainer: @unchecked Sendable {
         case trained
         /// A part of the lists is computed from a snapshot; it is not yet written.
         case partComputed
+        /// A part of the relabelling of a store written without labels is committed; more follow.
+        case relabelPart
     }
 
     // All are thread-safe; the class only owns them.
@@ -62,7 +64,7 @@ final class LocalIVFTrainer: @unchecked Sendable {
         guard queued else { return }
         queue.async {
             while true {
-                job()
+                self.timed(job)
                 let again = self.busy.withLock { busy in
                     let again = busy.again && !self.isStopped
                     busy = (running: again, again: false)
@@ -71,6 +73,23 @@ final class LocalIVFTrainer: @unchecked Sendable {
                 if !again { break }
             }
         }
+    }
+
+    /// Runs `job`, recording its wall and CPU time in ``LocalIVFTrainerCounts/jobs``.
+    private func timed(_ job: () -> Void) {
+        let clock = ContinuousClock()
+        let (begin, cpu, trainings) = (clock.now, Self.threadCPU(), counts.withLock { $0.trainings })
+        job()
+        let took = begin.duration(to: clock.now)
+        let used = Self.threadCPU() - cpu
+        counts.withLock { $0.jobs.append(.init(wall: took, cpu: used, trained: $0.trainings > trainings)) }
+    }
+
+    /// The CPU time of the calling thread.
+    private static func threadCPU() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
     /// Returns once the job asked for before has ended. Never call it on the trainer's thread, nor inside a

@@ -15,4 +15,17 @@ package struct LocalIVFTrainerCounts: Sendable {
     package var sampleHeld = 0
     /// The most bytes a training sample held (``LocalIVFSample``: its records' labels).
     package var largestSample = 0
+    /// Every job the trainer ran, in order: its wall and CPU time (the trainer's thread alone), and whether it
+    /// recorded a new epoch (a training) or only went on filling one or deleted a retired one.
+    package var jobs: [Job] = []
+
+    /// One job of the trainer.
+    package struct Job: Sendable {
+        /// From the job's start to its end.
+        package var wall: Duration
+        /// CPU time of the trainer's thread during the job (k-means runs on that thread alone).
+        package var cpu: Duration
+        /// Whether the job recorded a new epoch.
+        package var trained: Bool
+    }
 }

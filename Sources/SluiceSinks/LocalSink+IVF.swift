@@ -87,7 +87,10 @@ extension LocalSink {
             try txn.put(ivf, LocalIVFLayout.retiredPrefix + number, [])
             try txn.delete(ivf, key)
         }
-        if !keepingLabels { try txn.delete(ivf, LocalIVFLayout.labels) }
+        guard !keepingLabels else { return }
+        // A relabelling under way would not see this write's records: the next one starts from the first.
+        try txn.delete(ivf, LocalIVFLayout.labels)
+        try txn.delete(ivf, LocalIVFLayout.relabelling)
     }
 
     /// In the transaction that empties the store: every list and place goes; epoch numbers are not re-used.

@@ -20,11 +20,13 @@ extension LocalSink {
         let queryNorm = Self.norm(query)
         guard queryNorm > 0, k > 0 else { return [] }
         return try environment.read { txn -> [SearchHit]? in
-            guard try txn.count(vectors) >= indexSettings.exactBelow,
+            let count = try txn.count(vectors)
+            guard count >= indexSettings.exactBelow,
                 let number = try txn.get(ivf, LocalIVFLayout.current).map({ LocalIVFLayout.uint32($0) }),
                 let epoch = try ivfEpoch(number, txn), query.count == epoch.dimensions
             else { return nil }
-            let probes = ivfState.probes.map { min($0, epoch.lists) } ?? indexSettings.probes(lists: epoch.lists)
+            let probes =
+                ivfState.probes.map { min($0, epoch.lists) } ?? indexSettings.probes(lists: epoch.lists, vectors: count)
             let probed = epoch.nearest(LocalIVFTraining.unit(query), count: probes)
             let (labels, scanned) = try Self.bestCodes(
                 query,

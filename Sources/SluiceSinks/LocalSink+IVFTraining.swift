@@ -100,7 +100,11 @@ extension LocalSink {
     private func trainIVF(vectors: Int) throws {
         let trainer = ivfState.trainer
         let ivf = try environment.database(LocalIVFLayout.database)
-        if try environment.read({ try $0.get(ivf, LocalIVFLayout.labels) }) == nil { try relabelForIVF() }
+        if try environment.read({ try $0.get(ivf, LocalIVFLayout.labels) }) == nil {
+            try relabelForIVF()
+            // Stopped, or a write with `exact` came between two of its commits: the next job labels anew.
+            guard try environment.read({ try $0.get(ivf, LocalIVFLayout.labels) }) != nil else { return }
+        }
         guard let dimensions = try firstVectorDimensions(), dimensions > 0 else { return }
         let (centroids, count) = try ivfCentroids(vectors: vectors, dimensions: dimensions)
         guard !centroids.isEmpty else { return }
@@ -128,32 +132,6 @@ extension LocalSink {
         trainer.trained()
         CrashPoint.reach("local.ivf-training-begun")
         try fillIVF(number)
-    }
-
-    /// Gives every record a label (`ann`, `ann-labels`) in one write transaction, as a graph rebuild does,
-    /// and empties the lists (keyed by the old labels): a store written with `exact`, or by a graph that
-    /// could not follow, has records without one.
-    private func relabelForIVF() throws {
-        let (vectors, ann, labels) = (
-            try environment.database("vectors"), try environment.database("ann"),
-            try environment.database("ann-labels")
-        )
-        try ivfTrainerWrite { txn in
-            let generation = (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0) + 1
-            try txn.drop(ann)
-            try txn.drop(labels)
-            try txn.put(ann, ANNKey.generation, Self.bytes(generation))
-            var next: UInt64 = 0
-            try txn.forEach(vectors) { key, _ in
-                try txn.put(labels, Array(key), Self.bytes(next))
-                try txn.put(ann, ANNKey.labelPrefix + Self.bytes(next), Array(key))
-                next += 1
-                return true
-            }
-            try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
-            try ivfClear(txn)
-        }
-        CrashPoint.reach("local.ivf-relabelled")
     }
 
     /// The centroids of a new epoch for a store that held `vectors` vectors of `dimensions` when the job looked

@@ -3,7 +3,8 @@ import SluiceCore
 import Testing
 
 /// kill -9 while the local store's IVF index is trained on the trainer's thread, the run's writes going on
-/// (`SLUICE_DEBUG_CRASH_AT`, see `CrashPoint`): after the labels are given, after k-means (the epoch not yet
+/// (`SLUICE_DEBUG_CRASH_AT`, see `CrashPoint`): between two commits of the relabelling (the store was written
+/// with `exact`), after the labels are given, after k-means (the epoch not yet
 /// recorded), after the epoch is recorded, with a part of the lists computed from a snapshot but not written,
 /// between two of the commits that fill its lists. The LMDB data is the truth and the lists are written in
 /// its transactions: whatever the kill left, `sluice search` with `ivf` must answer as the exact scan does, at
@@ -28,7 +29,8 @@ struct LocalIVFCrashCLITests {
     @Test(
         "kill -9 during training: searches stay exact, and the next run finishes the training",
         arguments: [
-            "local.ivf-relabelled", "local.ivf-trained", "local.ivf-training-begun", "local.ivf-part-computed",
+            "local.ivf-relabel-part", "local.ivf-relabelled", "local.ivf-trained", "local.ivf-training-begun",
+            "local.ivf-part-computed",
             "local.ivf-training-part",
         ]
     )

@@ -32,10 +32,12 @@ import Testing
         private let continuation: AsyncStream<LocalIVFTrainer.Step>.Continuation
         private let gate = DispatchSemaphore(value: 0)
         private let trainer: LocalIVFTrainer
+        private let steps: [LocalIVFTrainer.Step]
 
         init(_ sink: LocalSink, at steps: [LocalIVFTrainer.Step]) {
             (reached, continuation) = AsyncStream.makeStream()
             trainer = sink.ivfState.trainer
+            self.steps = steps
             for step in steps {
                 trainer.hold(at: step) { [continuation, gate] in
                     continuation.yield(step)
@@ -53,7 +55,7 @@ import Testing
         /// Lets the trainer go on; `holding: false` first stops holding it at any step.
         func release(holding: Bool = true) {
             if !holding {
-                for step in [LocalIVFTrainer.Step.trained, .partComputed] { trainer.hold(at: step, nil) }
+                for step in steps { trainer.hold(at: step, nil) }
             }
             gate.signal()
         }

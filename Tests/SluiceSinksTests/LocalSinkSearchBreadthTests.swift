@@ -7,7 +7,8 @@ import Testing
 
 /// `sink.hnsw.ef_search`: a number fixes the breadth of the graph's searches; `auto`, the default, widens
 /// them as the store grows (an HNSW graph's recall at a fixed breadth falls with its size), and the breadth
-/// is an argument of each search, not a setting of the shared graph.
+/// is an argument of each search, not a setting of the shared graph. `sink.ivf.nprobe: auto` widens the IVF
+/// index's searches by the same reasoning.
 @Suite struct LocalSinkSearchBreadthTests {
     @Test("auto keeps 64 up to 250,000 vectors, then grows with the square root of the size, at most 1,024")
     func autoBreadthFollowsTheSize() {
@@ -22,6 +23,22 @@ import Testing
         var fixed = LocalSink.IndexSettings()
         fixed.efSearch = 40
         #expect(fixed.searchBreadth(vectors: 1_000_000) == 40)
+    }
+
+    @Test("IVF auto probes 64 lists up to 250,000 vectors, then in proportion to the size; never more than there are")
+    func autoProbesFollowTheSize() {
+        let auto = LocalSink.IndexSettings()
+        #expect(auto.nprobe == nil)
+        #expect(auto.probes(lists: 628, vectors: 98_731) == 64)
+        #expect(auto.probes(lists: 1_000, vectors: 250_000) == 64)
+        #expect(auto.probes(lists: 1_000, vectors: 250_001) == 65)
+        #expect(auto.probes(lists: 2_000, vectors: 1_000_000) == 256)
+        #expect(auto.probes(lists: 1_762, vectors: 1_000_000) == 256)
+        #expect(auto.probes(lists: 40, vectors: 1_000_000) == 40)
+        var fixed = LocalSink.IndexSettings()
+        fixed.nprobe = 32
+        #expect(fixed.probes(lists: 2_000, vectors: 1_000_000) == 32)
+        #expect(fixed.probes(lists: 10, vectors: 1_000_000) == 10)
     }
 
     @Test("the pipeline file says auto or a number; anything else is refused with the key's name")
