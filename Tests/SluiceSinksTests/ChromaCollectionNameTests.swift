@@ -58,7 +58,10 @@ struct ChromaCollectionNameTests {
 
     @Test("the real Chroma server refuses the names the sink refuses, and takes the ones it takes")
     func theServerAgrees() async throws {
-        let folder = try TemporaryDirectory.make("sluice-chroma-names")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-chroma-names-\(UInt32.random(in: 0...UInt32.max))"
+        )
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { TemporaryDirectory.remove(folder) }
         let server = try await StandInServer.launch(script: "chroma_server.py", arguments: [folder.path])
         defer { server.stop() }

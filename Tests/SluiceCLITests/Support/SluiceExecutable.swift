@@ -89,18 +89,12 @@ struct TimedOut: Error, CustomStringConvertible {
 
 /// A `sluice` subprocess. Standard output and error go to files (no pipe can fill up and stall the
 /// child), read back when asked.
-///
-/// Dropped while the child still runs (a test that failed before stopping it), it kills the child with
-/// SIGKILL through a pidfd opened at the start (``PIDFileDescriptor``), so that no child outlives its test
-/// and only our own child is ever signalled, never a process that got its pid after it was reaped.
 final class SluiceProcess: @unchecked Sendable {
     let arguments: [String]
     let stdoutURL: URL
     let stderrURL: URL
     private let process = Process()
     private let started = ContinuousClock.now
-    /// The child's pidfd; nil where the system has none.
-    private let pidfd: PIDFileDescriptor?
 
     /// Starts `sluice ARGUMENTS` in `directory`, with `environment` added to (or, for nil values, removed
     /// from) the test's own environment; `executable` replaces the built `sluice`.
@@ -134,10 +128,7 @@ final class SluiceProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        pidfd = PIDFileDescriptor(child: process.processIdentifier)
     }
-
-    deinit { pidfd?.send(SIGKILL) }
 
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { ProcessExit.of(process) == nil }
