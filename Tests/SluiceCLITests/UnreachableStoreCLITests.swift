@@ -9,7 +9,7 @@ import Testing
     /// The settings of a store of each kind at an address that refuses connections.
     static let deadStores: [(String, [String])] = [
         ("qdrant", ["sink.kind=qdrant", "sink.url=http://127.0.0.1:1", "sink.collection=c"]),
-        ("chroma", ["sink.kind=chroma", "sink.url=http://127.0.0.1:1", "sink.collection=c"]),
+        ("chroma", ["sink.kind=chroma", "sink.url=http://127.0.0.1:1", "sink.collection=docs"]),
         ("pgvector", ["sink.kind=pgvector", "sink.url=postgresql://postgres@127.0.0.1:1/postgres", "sink.table=t"]),
     ]
 

@@ -42,7 +42,12 @@ struct PgvectorGenerationsTableTests {
 
         let relations = try await Self.relations(sink, prefix: "qqq")
         let generations = PgvectorTableName(schema: nil, table: table).fitting("_generations")
-        #expect(relations == [table: "r", generations.name: "r"], "the table and its own generations: \(relations)")
+        // The keyword index's length sums (`PgvectorSink+KeywordLengths`) are the table's own too.
+        let lengths = PgvectorSink.keywordLengthsName(table: PgvectorTableName(schema: nil, table: table)).table
+        #expect(
+            relations == [table: "r", generations.name: "r", lengths: "r"],
+            "the table, its own generations and its keyword lengths: \(relations)"
+        )
         #expect(generations.name.utf8.count <= 63 && generations.name != table)
         // The vectors' table is untouched.
         let hits = try await sink.search(SearchRequest(mode: .keyword, text: "crane", k: 1))
@@ -82,7 +87,11 @@ struct PgvectorGenerationsTableTests {
         #expect(try await again.sharedRecords(prefix: "shard/") == ["shard/1": Data("s".utf8)])
         #expect(try await again.writeSharedRecord("manifest", Data("new".utf8), expecting: 3))
         let relations = try await Self.relations(again, prefix: "vvv")
-        #expect(relations == [table: "r", generations.name: "r"], "renamed, not duplicated: \(relations)")
+        let lengths = PgvectorSink.keywordLengthsName(table: PgvectorTableName(schema: nil, table: table)).table
+        #expect(
+            relations == [table: "r", generations.name: "r", lengths: "r"],
+            "renamed, not duplicated (and the table's keyword lengths): \(relations)"
+        )
         #expect(try await again.sharedRecord("manifest") == SharedGenerationRecord(value: Data("new".utf8), version: 4))
         #expect(try await again.sharedRecords(prefix: "shard/") == ["shard/1": Data("s".utf8)])
     }
