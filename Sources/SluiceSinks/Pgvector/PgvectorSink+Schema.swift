@@ -191,9 +191,9 @@ extension PgvectorSink {
     }
 
     /// Drops the table and what the sink made for it: the sums behind the keyword average
-    /// (``dropKeywordLengths(_:table:)``), and, when no column of another table uses them any more, the units
-    /// function (``keywordUnitsFunction(table:)``) and the folding configuration
-    /// (``foldingConfiguration(table:)``) of its schema. Extensions (`vector`, `unaccent`) stay: nothing records
+    /// (`dropKeywordLengths(_:table:)`), and, when no column of another table uses them any more, the units
+    /// function (`keywordUnitsFunction(table:)`) and the folding configuration
+    /// (`foldingConfiguration(table:)`) of its schema. Extensions (`vector`, `unaccent`) stay: nothing records
     /// whether the sink created them or what else calls them.
     public func drop() async throws {
         let table = quotedTable
