@@ -20,7 +20,13 @@
 //   clang++ -std=c++17 -O2 -ffp-contract=off -pthread -I Sources/CHNSW/include \
 //       -o /tmp/hnsw_mapped Benchmarks/ann/hnsw_mapped.cpp
 //   /tmp/hnsw_mapped --vectors 100000 --dir DIR [--anonymous] [--build-release none|every:N|budget:MB]
-//       [--search-release none,every:1,budget:4] [--queries 200] [--threads 2] [--ef auto|N]
+//       [--release-from N] [--search-release none,every:1,budget:4] [--queries 200] [--threads 2]
+//       [--ef auto|N] [--advise random|nohuge|both|none]
+// --release-from N applies the build's policy from the Nth insert on only (at a million, releasing from the
+// first insert would take hours of faults); --advise is the madvise advice given the mapping (MADV_RANDOM by
+// default; none of them changes the kernel's fault-around). The first search pass also reports the
+// bottom-layer nodes a search reads and the 4 KB pages and 64 KB windows they lie in. HNSW_MAPPED_TRACE=1
+// prints the memory after the first searches of each pass.
 // DIR receives the graph's file (level0.bin) and the float vectors (floats.bin, read back with pread for the
 // re-ranking and the exact scan, so they are never mapped and count in no RSS). The clang++ of the Swift
 // toolchain builds it (HNSWIndex.cpp uses a clang pragma).
@@ -458,6 +464,31 @@ int main(int argc, char **argv)
         }
     }
 
+    // A breadth-first order of the bottom layer from the entry point (nodes no path reaches after it, in id
+    // order): where each node would lie if the block were rewritten in that order, to count the windows a
+    // search would map if linked nodes shared pages.
+    std::vector<uint32_t> position(graph->cur_element_count, UINT32_MAX);
+    {
+        std::vector<uint32_t> order;
+        order.reserve(graph->cur_element_count);
+        auto visit = [&](uint32_t start) {
+            if (position[start] != UINT32_MAX) return;
+            position[start] = uint32_t(order.size());
+            order.push_back(start);
+            for (size_t head = order.size() - 1; head < order.size(); head++) {
+                unsigned int *links = graph->get_linklist0(order[head]);
+                const unsigned short count = graph->getListCount(links);
+                for (unsigned short j = 1; j <= count; j++) {
+                    if (position[links[j]] != UINT32_MAX) continue;
+                    position[links[j]] = uint32_t(order.size());
+                    order.push_back(links[j]);
+                }
+            }
+        };
+        visit(uint32_t(graph->enterpoint_node_));
+        for (size_t i = 0; i < graph->cur_element_count; i++) visit(uint32_t(i));
+    }
+
     // Searches, one policy after the other, one query at a time.
     std::vector<std::string> policies;
     for (size_t start = 0; start <= searchPolicies.size();) {
@@ -479,6 +510,7 @@ int main(int argc, char **argv)
         resetPeak();
         if (trace) printMemory(("pass " + name).c_str());
         std::vector<double> wall, cpu;
+        size_t nodesRead = 0, pagesRead = 0, windowsRead = 0, orderedWindowsRead = 0;
         long mostShared = 0;  // the most file-backed resident pages seen right after a search (before a release)
         long faults0 = minorFaults(RUSAGE_THREAD);
         size_t hits = 0;
@@ -492,6 +524,32 @@ int main(int argc, char **argv)
             cpu.push_back((threadCPU() - cpu0) * 1e3);
             wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count());
             mostShared = std::max(mostShared, releaser.sharedPages());
+            if (&name == &policies.front()) {
+                // The bottom-layer nodes this search read (hnswlib's visited list: the one just released is the
+                // next handed out, and handing it out moves its mark on by one), and the 4 KB pages and 64 KB
+                // windows (the kernel's fault-around) they lie in.
+                auto *visited = graph->visited_list_pool_->getFreeVisitedList();
+                const auto mark = hnswlib::vl_type(visited->curV - 1);
+                std::vector<uint32_t> pages, ordered;
+                for (size_t i = 0; i < graph->cur_element_count; i++) {
+                    if (visited->mass[i] != mark) continue;
+                    nodesRead++;
+                    pages.push_back(uint32_t(i * elementBytes / 4096));
+                    pages.push_back(uint32_t((i * elementBytes + elementBytes - 1) / 4096));
+                    size_t at = position[i];
+                    ordered.push_back(uint32_t(at * elementBytes / 65536));
+                    ordered.push_back(uint32_t((at * elementBytes + elementBytes - 1) / 65536));
+                }
+                graph->visited_list_pool_->releaseVisitedList(visited);
+                std::sort(ordered.begin(), ordered.end());
+                orderedWindowsRead += size_t(std::unique(ordered.begin(), ordered.end()) - ordered.begin());
+                std::sort(pages.begin(), pages.end());
+                pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+                pagesRead += pages.size();
+                for (auto &page : pages) page /= 16;
+                pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+                windowsRead += pages.size();
+            }
             releaser.after();
             if (trace && q < 3) printMemory(("after search " + std::to_string(q)).c_str());
             // Re-rank by the float vectors (read with pread, as the store reads them from LMDB; not timed).
@@ -521,6 +579,15 @@ int main(int argc, char **argv)
             double(hits) / double(queryCount * k), percentile(wall, 0.5), percentile(wall, 0.99), cpuMean,
             percentile(cpu, 0.99), double(faults) / queryCount, releaser.releases.load(), mem.hwmKB / 1024.0,
             mem.anonKB / 1024.0, mostShared * releaser.pageSize / 1048576.0, mem.fileKB / 1024.0);
+        if (nodesRead > 0) {
+            std::printf("  a search read %.0f bottom-layer nodes, in %.0f distinct 4 KB pages (%.1f MB) and %.0f 64 KB "
+                        "windows (%.1f MB)\n",
+                double(nodesRead) / queryCount, double(pagesRead) / queryCount,
+                double(pagesRead) / queryCount * 4096 / 1048576, double(windowsRead) / queryCount,
+                double(windowsRead) / queryCount * 65536 / 1048576);
+            std::printf("  in a breadth-first order of the bottom layer they would lie in %.0f 64 KB windows (%.1f MB)\n",
+                double(orderedWindowsRead) / queryCount, double(orderedWindowsRead) / queryCount * 65536 / 1048576);
+        }
         std::fflush(stdout);
     }
 
