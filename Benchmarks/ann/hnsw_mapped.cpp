@@ -91,14 +91,17 @@ struct Clustered {
             for (auto &x : v) x = x / norm;
     }
 
-    void next(float *out)
+    // The next vector into `out`; returns its cluster.
+    size_t next(float *out)
     {
-        const auto &centre = centres[rng.next() % centres.size()];
+        const size_t cluster = rng.next() % centres.size();
+        const auto &centre = centres[cluster];
         float scale = spread / std::sqrt(float(dimensions));
         std::vector<float> v(dimensions);
         for (size_t i = 0; i < dimensions; i++) v[i] = centre[i] + scale * gaussian();
         normalize(v);
         std::memcpy(out, v.data(), dimensions * sizeof(float));
+        return cluster;
     }
 };
 
@@ -271,6 +274,7 @@ int main(int argc, char **argv)
     std::string dir = "/tmp/hnsw-mapped", ef = "auto", searchPolicies = "none,every:1,every:16,budget:4";
     std::string buildPolicy = "none";
     size_t releaseFrom = 0;  // the build's policy applies from this insert on (earlier ones: none)
+    bool layouts = false;    // also count the windows a search would map with the nodes in cluster order
     bool anonymous = false;
     std::string advice = "random";
     const bool trace = std::getenv("HNSW_MAPPED_TRACE") != nullptr;
@@ -293,6 +297,7 @@ int main(int argc, char **argv)
         else if (a == "--anonymous") anonymous = true;
         else if (a == "--advise") advice = value();
         else if (a == "--release-from") releaseFrom = std::stoul(value());
+        else if (a == "--layouts") layouts = true;
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -348,6 +353,7 @@ int main(int argc, char **argv)
     int floatsFD = open(floatsPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
     Clustered generator(dimensions, std::max<size_t>(10, n / 100), 1.0f, 0x10CA15EA);
     const size_t batch = 4096;
+    std::vector<uint32_t> clusterOf;  // each vector's cluster (with --layouts only: 4 bytes a vector)
     std::vector<float> vectors(batch * dimensions);
     double insertCPU = 0, insertWall = 0, tailCPU = 0;
     long insertFaults = 0, tailFaults = 0;
@@ -358,7 +364,10 @@ int main(int argc, char **argv)
         size_t count = std::min(batch, n - first);
         const bool releasing = first >= releaseFrom;
         releaser.policy = Policy::parse(releasing ? buildPolicy : "none");
-        for (size_t i = 0; i < count; i++) generator.next(&vectors[i * dimensions]);
+        for (size_t i = 0; i < count; i++) {
+            size_t cluster = generator.next(&vectors[i * dimensions]);
+            if (layouts) clusterOf.push_back(uint32_t(cluster));
+        }
         if (pwrite(floatsFD, vectors.data(), count * dimensions * sizeof(float),
                 off_t(first * dimensions * sizeof(float))) < 0) {
             std::perror("pwrite");
@@ -440,7 +449,7 @@ int main(int argc, char **argv)
 
     // Queries: the vectors that follow the base (as local-search), truth by an exact float scan of floats.bin.
     std::vector<float> queries(queryCount * dimensions);
-    for (size_t q = 0; q < queryCount; q++) generator.next(&queries[q * dimensions]);
+    for (size_t q = 0; q < queryCount; q++) (void)generator.next(&queries[q * dimensions]);
     std::vector<std::vector<float>> best(queryCount);  // ascending, at most k
     {
         const size_t rows = 2048;
@@ -467,8 +476,9 @@ int main(int argc, char **argv)
     // A breadth-first order of the bottom layer from the entry point (nodes no path reaches after it, in id
     // order): where each node would lie if the block were rewritten in that order, to count the windows a
     // search would map if linked nodes shared pages.
-    std::vector<uint32_t> position(graph->cur_element_count, UINT32_MAX);
-    {
+    std::vector<uint32_t> position(layouts ? graph->cur_element_count : 0, UINT32_MAX);
+    std::vector<uint32_t> clusterPosition;
+    if (layouts) {
         std::vector<uint32_t> order;
         order.reserve(graph->cur_element_count);
         auto visit = [&](uint32_t start) {
@@ -487,6 +497,14 @@ int main(int argc, char **argv)
         };
         visit(uint32_t(graph->enterpoint_node_));
         for (size_t i = 0; i < graph->cur_element_count; i++) visit(uint32_t(i));
+        // The generator's own clusters, one after the other (ids in order within one): the best order a
+        // clustering of the vectors (k-means, as the IVF lists) could give.
+        std::vector<uint32_t> byCluster(graph->cur_element_count);
+        for (size_t i = 0; i < byCluster.size(); i++) byCluster[i] = uint32_t(i);
+        std::stable_sort(byCluster.begin(), byCluster.end(),
+            [&](uint32_t a, uint32_t b) { return clusterOf[a] < clusterOf[b]; });
+        clusterPosition.resize(byCluster.size());
+        for (size_t i = 0; i < byCluster.size(); i++) clusterPosition[byCluster[i]] = uint32_t(i);
     }
 
     // Searches, one policy after the other, one query at a time.
@@ -510,7 +528,7 @@ int main(int argc, char **argv)
         resetPeak();
         if (trace) printMemory(("pass " + name).c_str());
         std::vector<double> wall, cpu;
-        size_t nodesRead = 0, pagesRead = 0, windowsRead = 0, orderedWindowsRead = 0;
+        size_t nodesRead = 0, pagesRead = 0, windowsRead = 0, orderedWindowsRead = 0, clusteredWindowsRead = 0;
         long mostShared = 0;  // the most file-backed resident pages seen right after a search (before a release)
         long faults0 = minorFaults(RUSAGE_THREAD);
         size_t hits = 0;
@@ -530,19 +548,26 @@ int main(int argc, char **argv)
                 // windows (the kernel's fault-around) they lie in.
                 auto *visited = graph->visited_list_pool_->getFreeVisitedList();
                 const auto mark = hnswlib::vl_type(visited->curV - 1);
-                std::vector<uint32_t> pages, ordered;
+                std::vector<uint32_t> pages, ordered, clustered;
                 for (size_t i = 0; i < graph->cur_element_count; i++) {
                     if (visited->mass[i] != mark) continue;
                     nodesRead++;
                     pages.push_back(uint32_t(i * elementBytes / 4096));
                     pages.push_back(uint32_t((i * elementBytes + elementBytes - 1) / 4096));
-                    size_t at = position[i];
-                    ordered.push_back(uint32_t(at * elementBytes / 65536));
-                    ordered.push_back(uint32_t((at * elementBytes + elementBytes - 1) / 65536));
+                    if (layouts) {
+                        size_t at = position[i];
+                        ordered.push_back(uint32_t(at * elementBytes / 65536));
+                        ordered.push_back(uint32_t((at * elementBytes + elementBytes - 1) / 65536));
+                        at = clusterPosition[i];
+                        clustered.push_back(uint32_t(at * elementBytes / 65536));
+                        clustered.push_back(uint32_t((at * elementBytes + elementBytes - 1) / 65536));
+                    }
                 }
                 graph->visited_list_pool_->releaseVisitedList(visited);
                 std::sort(ordered.begin(), ordered.end());
                 orderedWindowsRead += size_t(std::unique(ordered.begin(), ordered.end()) - ordered.begin());
+                std::sort(clustered.begin(), clustered.end());
+                clusteredWindowsRead += size_t(std::unique(clustered.begin(), clustered.end()) - clustered.begin());
                 std::sort(pages.begin(), pages.end());
                 pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
                 pagesRead += pages.size();
@@ -585,8 +610,13 @@ int main(int argc, char **argv)
                 double(nodesRead) / queryCount, double(pagesRead) / queryCount,
                 double(pagesRead) / queryCount * 4096 / 1048576, double(windowsRead) / queryCount,
                 double(windowsRead) / queryCount * 65536 / 1048576);
-            std::printf("  in a breadth-first order of the bottom layer they would lie in %.0f 64 KB windows (%.1f MB)\n",
-                double(orderedWindowsRead) / queryCount, double(orderedWindowsRead) / queryCount * 65536 / 1048576);
+            if (layouts) {
+                std::printf("  they would lie in %.0f 64 KB windows (%.1f MB) in a breadth-first order of the bottom "
+                            "layer, in %.0f (%.1f MB) in the order of their clusters\n",
+                    double(orderedWindowsRead) / queryCount, double(orderedWindowsRead) / queryCount * 65536 / 1048576,
+                    double(clusteredWindowsRead) / queryCount,
+                    double(clusteredWindowsRead) / queryCount * 65536 / 1048576);
+            }
         }
         std::fflush(stdout);
     }
