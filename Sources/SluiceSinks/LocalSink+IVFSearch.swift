@@ -79,7 +79,9 @@ extension LocalSink {
         var scanned = 0
         for list in probed {
             let prefix = LocalIVFLayout.listPrefix(epoch.epoch, list: list)
-            try txn.forEach(lists, from: prefix) { key, value in
+            // Blocks sit on their own pages, scattered through the file: copied, not mapped (each mapped block
+            // would fault 16 pages in and pass the memory releaser's budget every 64 blocks; LMDBValueFile).
+            try txn.forEach(lists, from: prefix, largeValues: .copied) { key, value in
                 guard key.count == 12, key.starts(with: prefix) else { return false }
                 let entries = min(value.count / entryBytes, LocalIVFLayout.blockEntries)
                 guard entries > 0, let base = value.baseAddress else { return true }
