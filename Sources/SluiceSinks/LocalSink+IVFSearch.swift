@@ -5,7 +5,7 @@ import SluiceLMDB
 
 /// Searching the IVF index (docs/LOCAL_INDEX.md, "Search"), in one read transaction, so that lists and
 /// records are of one generation: the `nprobe` lists whose centroids are nearest to the query, their codes
-/// scored in place (the LMDB values are read where they are mapped) with the graph's 8-bit kernels, and the
+/// scored with the graph's 8-bit kernels in blocks copied from the data file (`LMDBValueFile`), and the
 /// best k + max(k, 8) ranked again by the stored float vectors, as the scan scores them. Ties fall as in the
 /// scan: by id.
 extension LocalSink {
