@@ -7,9 +7,9 @@ import Foundation
 /// A value larger than half a page sits on its own (overflow) pages, and LMDB hands out a pointer to them
 /// without touching them. Read through the map, each such value faults, and the kernel maps up to 15 cached
 /// neighbours with it (fault-around, 64 KB): a search scanning thousands of scattered values grows the
-/// process's file-backed resident memory by 16 pages a value, and the ``ResidentMemoryReleaser`` drops them
-/// every 4 MB — 113 releases and 14,500 re-faults for one `ivf` query at a million vectors (measured with
-/// `pread` instead: a quarter of the CPU, and no page of the values mapped; docs/BENCHMARKS.md, "Large
+/// process's file-backed resident memory by up to 16 pages a value, and the ``ResidentMemoryReleaser`` drops them
+/// every 4 MB — about 180 releases and 14,500 re-faults for one `ivf` query at a million vectors (measured with
+/// `pread` instead: under a third of the CPU, and no page of the values mapped; docs/BENCHMARKS.md, "Large
 /// searches and the memory releaser"). `pread` copies from the same page cache the map shows, so a read
 /// transaction gets the same bytes: the pages of its snapshot are committed (written to the file before the
 /// meta page that made them visible) and are not reused while it is open.
