@@ -20,6 +20,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     private let mapping: Int?
     /// Whose errors this environment's are: the code and the owner named in their messages.
     package let errors: ErrorLabel
+    /// The data file, from which read transactions copy large values when asked (``LMDBValueFile``).
+    private let valueFile: LMDBValueFile?
 
     /// The code an environment's errors carry, and the owner their messages name ("the local store at
     /// …"): a full disk under a sink's environment is the sink's failure, not the state's.
@@ -149,6 +151,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
             throw errors.error("cannot open LMDB environment at \(path.path): \(LMDBEnvironment.message(rc))")
         }
         self.env = handle
+        // The map is the one range this open created (none when /proc is not there: no copies then).
+        self.valueFile = created.count == 1 ? LMDBValueFile(environment: handle, map: created[0]) : nil
         self.mapping = ResidentMemoryReleaser.shared.register(created)
     }
 
@@ -199,7 +203,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             mdb_txn_abort(txn)
             ResidentMemoryReleaser.shared.releaseIfOverBudget()
         }
-        return try body(LMDBTransaction(txn: txn!, errors: errors))
+        return try body(LMDBTransaction(txn: txn!, errors: errors, file: valueFile))
     }
 
     /// Runs `body` in a write transaction, committed when `body` returns and aborted when it throws.
@@ -231,14 +235,33 @@ package final class LMDBEnvironment: @unchecked Sendable {
 /// against the ``ResidentMemoryReleaser``'s budget, so that one large transaction (a document of
 /// thousands of chunks looked up in the cache, a full scan) cannot map the whole store. Values returned
 /// are copied out of the map first, and a page dropped mid-transaction is faulted back unchanged.
+/// A search's scan of large values (``forEach(_:from:largeValues:_:)`` with ``LargeValues/copied``) copies
+/// them from the data file instead, so that they never enter the resident set (``LMDBValueFile``).
 package struct LMDBTransaction {
     let txn: OpaquePointer
     private let errors: LMDBEnvironment.ErrorLabel
     private let meter = OperationMeter()
+    /// The data file, in a read transaction (a write transaction's values may be its own dirty pages,
+    /// which are not in the file yet).
+    private let file: LMDBValueFile?
 
-    init(txn: OpaquePointer, errors: LMDBEnvironment.ErrorLabel) {
+    init(txn: OpaquePointer, errors: LMDBEnvironment.ErrorLabel, file: LMDBValueFile? = nil) {
         self.txn = txn
         self.errors = errors
+        self.file = file
+    }
+
+    /// How ``forEach(_:from:largeValues:_:)`` reads values larger than half a page (those on their own
+    /// pages).
+    package enum LargeValues: Sendable {
+        /// Through the map, as every other read: the pages stay mapped until the next release (the
+        /// ``ResidentMemoryReleaser``'s budget), and a value read again soon is read in place.
+        case mapped
+        /// Copied from the data file (`pread`), in a read transaction: their pages are never mapped, so a
+        /// scan over many of them (a search's `ivf` lists, the exact scan) neither grows the resident set nor
+        /// passes the releaser's budget, at the cost of a system call and a copy a value. A write transaction
+        /// reads them through the map.
+        case copied
     }
 
     /// Counts operations; not shared between threads (a transaction runs in one synchronous closure).
@@ -342,11 +365,16 @@ package struct LMDBTransaction {
 
     /// Visits entries in key order, starting at the first key ≥ `from` (all when nil); `body` returns
     /// false to stop. The buffers are valid only during the call.
+    /// - Parameter largeValues: how values larger than half a page are read: through the map (the default)
+    ///   or, for a search's scan, copied from the file (``LargeValues/copied``).
     package func forEach(
         _ dbi: LMDBDatabase,
         from: [UInt8]? = nil,
+        largeValues: LargeValues = .mapped,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        let file = largeValues == .copied ? self.file : nil
+        var copy: [UInt8] = []
         var cursor: OpaquePointer?
         try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
         defer { mdb_cursor_close(cursor) }
@@ -364,8 +392,13 @@ package struct LMDBTransaction {
         while rc == 0 {
             meter.tick()
             let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
-            let value = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
-            if try !body(key, value) { return }
+            let more: Bool
+            if let file, file.copy(v, into: &copy) {
+                more = try copy.withUnsafeBytes { try body(key, $0) }
+            } else {
+                more = try body(key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+            }
+            if !more { return }
             rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
         }
         if rc != MDB_NOTFOUND { try errors.check(rc, "mdb_cursor_get") }

@@ -5,7 +5,7 @@ import SluiceLMDB
 
 /// Searching the IVF index (docs/LOCAL_INDEX.md, "Search"), in one read transaction, so that lists and
 /// records are of one generation: the `nprobe` lists whose centroids are nearest to the query, their codes
-/// scored in place (the LMDB values are read where they are mapped) with the graph's 8-bit kernels, and the
+/// scored with the graph's 8-bit kernels in blocks copied from the data file (`LMDBValueFile`), and the
 /// best k + max(k, 8) ranked again by the stored float vectors, as the scan scores them. Ties fall as in the
 /// scan: by id.
 extension LocalSink {
@@ -79,7 +79,9 @@ extension LocalSink {
         var scanned = 0
         for list in probed {
             let prefix = LocalIVFLayout.listPrefix(epoch.epoch, list: list)
-            try txn.forEach(lists, from: prefix) { key, value in
+            // Blocks sit on their own pages, scattered through the file: copied, not mapped (each mapped block
+            // would fault 16 pages in and pass the memory releaser's budget every 64 blocks; LMDBValueFile).
+            try txn.forEach(lists, from: prefix, largeValues: .copied) { key, value in
                 guard key.count == 12, key.starts(with: prefix) else { return false }
                 let entries = min(value.count / entryBytes, LocalIVFLayout.blockEntries)
                 guard entries > 0, let base = value.baseAddress else { return true }

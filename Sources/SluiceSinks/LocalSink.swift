@@ -312,7 +312,9 @@ public final class LocalSink: VectorSink {
         var best: [SearchHit] = []
         var scanned = 0
         try environment.read { txn in
-            try txn.forEach(vectors) { key, value in
+            // The records are copied from the file, not mapped: a scan reads the whole store, which would
+            // pass the memory releaser's budget every 4 MB and fault each page back in (``LMDBValueFile``).
+            try txn.forEach(vectors, largeValues: .copied) { key, value in
                 scanned += 1
                 if scanned % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
                 let score = LocalSink.cosine(query, queryNorm: queryNorm, encoded: value)
@@ -356,7 +358,7 @@ public final class LocalSink: VectorSink {
     public func exportAll(_ body: @Sendable (VectorRecord) throws -> Void) async throws {
         let vectors = try environment.database("vectors")
         try environment.read { txn in
-            try txn.forEach(vectors) { key, value in
+            try txn.forEach(vectors, largeValues: .copied) { key, value in
                 guard let record = try unreadable.record(id: Array(key), value) else { return true }
                 try body(record)
                 return true
