@@ -3,8 +3,9 @@ import Synchronization
 /// What the local store knows of its ANN index in this process: the graph in memory and the store
 /// generation it matches (LMDB's `ann` database counts every write transaction; the data is the truth).
 ///
-/// Only the sink's writer thread changes the graph (in a reader: bringing it up to date), and a search
-/// that loads a saved graph replaces it; searches take a snapshot and use it when the change log brings
+/// Only the sink's writer thread and its follower change the graph (in a reader: bringing it up to date), the
+/// builder hands over a graph it built from a snapshot (``adopt(_:)``), and a search that loads a saved graph
+/// replaces it; searches take a snapshot and use it when the change log brings
 /// its generation to the one their read transaction sees (`LocalSink+ANNReader.swift`).
 final class LocalANNState: Sendable {
     struct Live: Sendable {

@@ -13,7 +13,8 @@ import Glibc
 ///   `local_index` says, so that a graph saved before a run with `exact` is known stale), `next-label`,
 ///   `label/<label>` → vector id and `free/<label>` (labels of deleted vectors, given to the next new ids:
 ///   their graph slots are re-used); `ann-labels` maps a vector id to its label. All are written in the
-///   vectors' own write transaction. After the commit, the same change is applied to the graph.
+///   vectors' own write transaction, by every write with `hnsw` while the `labels` mark says every record has
+///   one (`LocalSink+ANNBuild.swift`), graph or not. After the commit, the same change is applied to the graph.
 /// - The same transaction records the labels it touched in the change log (``LocalANNChangeLog``), so
 ///   that a graph of an older generation stays usable (`LocalSink+ANNReader.swift`).
 /// - The change is applied to the graph by the follower (``LocalANNFollower``), on a thread of its own, while
@@ -24,18 +25,25 @@ import Glibc
 /// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename) and trims
 ///   the change log.
 /// - Below `sink.hnsw.exact_below` vectors no graph is built (searches scan there): the first write that
-///   finds the store at that size builds it from LMDB, and from then on it follows the store.
+///   finds the store at that size starts building it from a snapshot on the builder's thread
+///   (`LocalSink+ANNBuild.swift`; the writes go on, searches scan until it is handed over), and from then on
+///   it follows the store. `finish()` waits for a build under way, except a small one a write started
+///   (``saveIndex()``).
 /// - Before writing (`prepare`, upserts, deletes), a graph that does not match the store's generation
 ///   (none in memory, no saved file of that generation after a crash, a damaged file, a count that
-///   differs) is loaded from its file and brought up to date from the change log, or rebuilt from LMDB
-///   when the log cannot do it. A search never builds: it uses a graph the change log can bring to the
+///   differs) is caught up from the change log (a graph in memory, or loaded from its file), or built anew
+///   from a snapshot when the log cannot do it. A search never builds: it uses a graph the change log can bring to the
 ///   generation its read transaction sees, and scans every vector otherwise.
 extension LocalSink {
     /// What a write transaction did to the labels, applied to the graph after the commit.
     struct ANNChange {
         var generation: UInt64
-        /// Whether the graph in memory followed this write (else it is rebuilt before the next one).
+        /// Whether the graph in memory followed this write (else it is caught up, loaded or built before the
+        /// next one).
         var tracked: Bool
+        /// Whether the write kept every record's label and wrote its change log entry (a graph of an earlier
+        /// generation, or one being built from a snapshot, can then be brought up to it).
+        var labelled: Bool
         var adds: [(label: UInt64, vector: [Float])] = []
         var deletes: [UInt64] = []
     }
@@ -55,7 +63,7 @@ extension LocalSink {
     /// label (and with `ivf` moves it in the lists, `LocalSink+IVF.swift`).
     func recordUpsert(_ records: [VectorRecord], in txn: LMDBTransaction) throws -> ANNChange {
         var change = try beginChange(in: txn)
-        guard change.tracked || ivfIndexed else { return change }
+        guard change.labelled || ivfIndexed else { return change }
         let (ann, labels) = (try environment.database("ann"), try environment.database("ann-labels"))
         var latest: [VectorID: Int] = [:]
         for (position, record) in records.enumerated() { latest[record.id] = position }
@@ -81,7 +89,7 @@ extension LocalSink {
         try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
         if ivfIndexed { try ivfUpsert(change.adds, txn) }
         // A write with `ivf` keeps the labels but writes no change log entry: a gap the graph cannot bridge.
-        guard change.tracked else { return change }
+        guard change.labelled else { return change }
         try LocalANNChangeLog(environment: environment).record(change.generation, labels: change.adds.map(\.label), txn)
         CrashPoint.reach("local.change-logged")  // inside the transaction: nothing of it survives
         return change
@@ -90,7 +98,7 @@ extension LocalSink {
     /// Counts the generation up and frees the labels of deleted ids (with `ivf`, removes them from the lists).
     func recordDelete(_ ids: [VectorID], in txn: LMDBTransaction) throws -> ANNChange {
         var change = try beginChange(in: txn)
-        guard change.tracked || ivfIndexed else { return change }
+        guard change.labelled || ivfIndexed else { return change }
         let (ann, labels) = (try environment.database("ann"), try environment.database("ann-labels"))
         for id in Set(ids) {
             let key = Array(id.rawValue.utf8)
@@ -101,7 +109,7 @@ extension LocalSink {
             change.deletes.append(label)
         }
         if ivfIndexed { try ivfDelete(change.deletes, txn) }
-        guard change.tracked else { return change }
+        guard change.labelled else { return change }
         try LocalANNChangeLog(environment: environment).record(change.generation, labels: change.deletes, txn)
         return change
     }
@@ -114,7 +122,7 @@ extension LocalSink {
         try txn.drop(try environment.database("ann-labels"))
         try txn.put(ann, ANNKey.generation, Self.bytes(generation))
         try ivfClear(txn)
-        return ANNChange(generation: generation, tracked: false)
+        return ANNChange(generation: generation, tracked: false, labelled: false)
     }
 
     private func beginChange(in txn: LMDBTransaction) throws -> ANNChange {
@@ -122,9 +130,15 @@ extension LocalSink {
         let previous = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
         try txn.put(ann, ANNKey.generation, Self.bytes(previous + 1))
         let tracked = indexed && annState.expectedGeneration == previous
-        // A write that does not keep the IVF lists retires them (and the labels, unless the graph keeps them).
-        if !ivfIndexed { try ivfInvalidate(keepingLabels: tracked, txn) }
-        return ANNChange(generation: previous + 1, tracked: tracked)
+        // With `hnsw`, every write keeps the labels while every record has one (the `labels` mark): a graph
+        // followed by the store has them all, and so does a store written so from empty, so that the first
+        // graph is built from a snapshot, off the writer thread, and caught up by the change log.
+        let marked = try labelsMarked(txn)
+        let labelled = indexed && (tracked || marked)
+        if labelled && !marked { try markLabelled(txn) }
+        // A write that does not keep the IVF lists retires them (and the labels, unless this write keeps them).
+        if !ivfIndexed { try ivfInvalidate(keepingLabels: labelled, txn) }
+        return ANNChange(generation: previous + 1, tracked: tracked, labelled: labelled)
     }
 
     private func firstFreeLabel(in txn: LMDBTransaction) throws -> UInt64? {
@@ -144,7 +158,9 @@ extension LocalSink {
     /// the follower still applies the previous one. A change the graph did not follow drops the graph.
     func follow(_ change: ANNChange) {
         guard change.tracked else {
-            guard indexed else { return }
+            // A labelled write leaves an older graph usable (the change log brings it up before the next
+            // write, `ensureIndex()`) and a build under way too.
+            guard indexed, !change.labelled else { return }
             follower.settle()  // nothing handed over earlier may set a graph after this
             annState.lose()
             return
@@ -179,15 +195,40 @@ extension LocalSink {
         }
     }
 
-    /// Waits for the follower to apply every change handed over; the graph in memory is then what
-    /// ``LocalANNState/live`` says (none when it could not follow). On the writer thread, or in tests.
+    /// Waits for the follower to apply every change handed over and for a build under way to end, and brings
+    /// a graph left behind the store (built while writes went on) up by the change log; the graph in memory
+    /// is then what ``LocalANNState/live`` says (none when it could not follow or be built). On the writer
+    /// thread where the graph must be complete (an explicit rebuild), or in tests.
     func settleIndex() {
+        settleFollower()
+        builder.settle()
+        try? catchUpToStore()
+    }
+
+    /// Brings a graph in memory that is behind the store (a build handed it over while writes went on, or
+    /// another process wrote) up to the store's generation by the change log, on the writer thread. A graph
+    /// the log cannot bring up stays as it is (searches use it with the log, or scan).
+    func catchUpToStore() throws {
+        let ann = try environment.database("ann")
+        let generation = try environment.read { try $0.get(ann, ANNKey.generation).map(Self.number) ?? 0 }
+        guard let live = annState.live, live.index != nil, live.generation != generation,
+            let caught = try caughtUp(live, threads: indexSettings.buildThreads, batch: 4096),
+            caught.generation == generation
+        else { return }
+        annState.set(caught)
+    }
+
+    /// Waits for the follower alone (the writer's own path: a build under way goes on).
+    func settleFollower() {
         follower.settle()
         annState.resetFollowing()
     }
 
-    /// Makes the graph in memory match the store: nothing to do, load the saved one, or rebuild it.
-    func ensureIndex() throws {
+    /// Makes the graph in memory match the store before a write, on the writer thread: nothing to do, bring
+    /// the graph in memory (followed before, or just built) up by the change log, load the saved one, or start
+    /// a build from a snapshot (``startIndexBuild(byWrite:)``; the writes go on meanwhile, and searches scan).
+    /// `byWrite`: a write asks (not `prepare`), see ``saveIndex()``.
+    func ensureIndex(byWrite: Bool = true) throws {
         guard indexed, !annState.rebuildFailed else { return }
         let vectors = try environment.database("vectors")
         let ann = try environment.database("ann")
@@ -195,15 +236,21 @@ extension LocalSink {
             (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
         }
         if annState.expectedGeneration == generation { return }
-        settleIndex()
+        settleFollower()
         if annState.live?.generation == generation { return }
+        if count == 0 { try markLabelledWhenEmpty() }
         if count < indexSettings.exactBelow {
             // Searches scan below `exact_below` and never ask the graph: none is built or kept until a write
-            // finds the store at that size (it is then built from LMDB). A graph that already follows the
+            // finds the store at that size (it is then built from a snapshot). A graph that already follows the
             // store keeps following it (above), so a store hovering around the size is not rebuilt again.
             annState.set(nil)
             return
         }
+        // A graph of an older generation (a build that ended, another process's writes): the change log
+        // brings it up here, a few writes' worth of inserts.
+        try? catchUpToStore()
+        if annState.live?.generation == generation { return }
+        if builder.isRunning { return }  // the writes are labelled meanwhile: the build catches up with them
         if count == 0 {
             annState.set(.init(index: nil, generation: generation, dirty: true))
         } else if let saved = loadNewestSavedIndex(generation: generation, count: count),
@@ -216,74 +263,52 @@ extension LocalSink {
             // and the older files removed, by `finish()`).
             if !live.dirty { removeIndexFiles(olderThan: generation) }
         } else {
-            do {
-                try rebuildIndex()
-            } catch {
-                annState.rebuildFailed = true
-                throw error
-            }
+            try startIndexBuild(byWrite: byWrite)
         }
     }
 
-    /// Builds the graph from every vector in LMDB, with new labels (in one write transaction, so that
-    /// labels and generation change together), and saves it.
+    /// Builds the graph from every vector in LMDB with new labels, at once on the calling thread (the
+    /// relabelling in one write transaction, the graph from the snapshot after it), and saves it. The writer's
+    /// own path builds in the background instead (``ensureIndex(byWrite:)``).
     package func rebuildIndex() throws {
         settleIndex()
-        let (vectors, ann, labels) = (
-            try environment.database("vectors"), try environment.database("ann"),
-            try environment.database("ann-labels")
-        )
-        let settings = indexSettings
-        let live: LocalANNState.Live = try environment.write { txn in
-            let generation = (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0) + 1
-            let count = try txn.count(vectors)
-            try txn.drop(ann)
-            try txn.drop(labels)
-            try txn.put(ann, ANNKey.generation, Self.bytes(generation))
-            try ivfInvalidate(keepingLabels: true, txn)  // new labels: the IVF lists' are the old ones
-            var index: LocalANNIndex?
-            var batch: [(label: UInt64, vector: [Float])] = []
-            var next: UInt64 = 0
-            func flush() throws {
-                guard let first = batch.first else { return }
-                if index == nil {
-                    index = try LocalANNIndex(
-                        dimensions: first.vector.count,
-                        capacity: count + count / 8,
-                        settings: settings
-                    )
-                }
-                try index?.add(batch, threads: settings.buildThreads)
-                batch.removeAll(keepingCapacity: true)
-            }
-            try txn.forEach(vectors) { key, value in
-                guard let vector = Self.vector(encoded: value) else { return true }
-                try txn.put(labels, Array(key), Self.bytes(next))
-                try txn.put(ann, ANNKey.labelPrefix + Self.bytes(next), Array(key))
-                batch.append((next, vector))
-                next += 1
-                if batch.count == 4096 { try flush() }
-                return true
-            }
-            try flush()
-            try txn.put(ann, ANNKey.nextLabel, Self.bytes(next))
-            return .init(index: index, generation: generation, dirty: true)
+        try environment.write { try relabelAll($0) }
+        CrashPoint.reach("local.index-relabelled")
+        guard let built = try buildFromSnapshot(threads: indexSettings.buildThreads, batch: 4096, stop: { false })
+        else {
+            throw SluiceError(.sinkFailed, "the graph could not be built: a record has no label")
         }
-        annState.set(live)
-        CrashPoint.reach("local.index-rebuilt")
+        annState.set(built)
         try saveIndex()
     }
 
     /// Saves a changed graph as `hnsw-<generation>.index` and removes older files (`finish()`); with
     /// `exact`, removes any saved graph.
+    ///
+    /// A build under way is waited for, and its graph brought up to the store and saved, unless a write of
+    /// this process started it and the store holds fewer than twice `exact_below` vectors: that build is
+    /// stopped and left to the next writer (its `prepare` starts it again, and its `finish()` waits for it).
+    /// Searches scan meanwhile, at most twice the scan that `exact_below` accepts, so a run that just grew
+    /// the store past `exact_below` does not end with the whole graph's build.
     func saveIndex() throws {
         guard !readOnly else { return }
         guard indexSettings.kind == .hnsw else {
             removeIndexFiles(olderThan: nil)
             return
         }
-        settleIndex()
-        guard let live = annState.live, live.dirty else { return }
+        settleFollower()
+        let vectors = try environment.database("vectors")
+        let ann = try environment.database("ann")
+        let (generation, count) = try environment.read { txn in
+            (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
+        }
+        if builder.isRunning {
+            if builder.startedByWrite && count < 2 * indexSettings.exactBelow { builder.stop() }
+            builder.settle()
+        }
+        try? catchUpToStore()
+        // Only a graph of the store's generation is saved (the log is trimmed after it).
+        guard let live = annState.live, live.dirty, live.generation == generation else { return }
         let file = indexFile(generation: live.generation)
         if let index = live.index {
             let temporary = Self.temporaryFile(for: file)

@@ -135,7 +135,7 @@ extension LocalSink {
     /// Brings the graph in memory to the store's generation by the change log (a graph that cannot be
     /// brought up to date stays as it is: searches use the log, or scan). The caller holds the busy mark.
     func catchUpIndex() {
-        settleIndex()  // in the writing process: what was handed to the follower first
+        settleFollower()  // in the writing process: what was handed to the follower first (a build goes on)
         guard let live = annState.live, live.index != nil,
             let caught = try? caughtUp(live, threads: 1, batch: 64)
         else { return }

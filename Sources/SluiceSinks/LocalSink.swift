@@ -27,6 +27,8 @@ public final class LocalSink: VectorSink {
     let ivfState = LocalIVFState()
     /// Applies each committed write to the graph while the writer thread goes on (`LocalSink+ANN.swift`).
     let follower = LocalANNFollower()
+    /// Builds the graph from a snapshot while the writer thread goes on (`LocalSink+ANNBuild.swift`).
+    let builder = LocalANNBuilder()
     /// Merges the keyword index's segments after the writes (`LocalSink+KeywordMerges.swift`).
     let keywordMerger = KeywordMerger()
     /// The change log's labels for the last (graph, store) generations a search asked about.
@@ -135,7 +137,7 @@ public final class LocalSink: VectorSink {
                 try keywords.ensureBuilt(txn, skipping: self.unreadable)
             }
             // A graph or lists that cannot be built leave searches scanning; the run goes on.
-            try? self.ensureIndex()
+            try? self.ensureIndex(byWrite: false)
             try? self.ensureIVF()
         }
     }
@@ -372,6 +374,8 @@ public final class LocalSink: VectorSink {
             // No merge planned before may be applied after: a pass runs only after a write asks for it.
             self.settleKeywordMerges()
             self.ivfState.trainer.stop()  // nor a training's part computed from the records before
+            self.builder.stop()  // nor a graph built from them
+            self.builder.settle()
             let vectors = try environment.database("vectors")
             let meta = try environment.database("meta")
             let postings = try environment.database(KeywordIndex.postingsDatabase)

@@ -66,7 +66,7 @@ struct LocalIndexCrashCLITests {
         "kill -9 in the index upkeep: searches stay exact, and the next run leaves one saved graph that matches",
         arguments: [
             "local.upsert-committed", "local.index-written", "local.index-renamed", "local.change-log-trimmed",
-            "local.index-rebuilt",
+            "local.index-built",
         ]
     )
     func killInIndexUpkeep(point: String) async throws {
@@ -81,8 +81,9 @@ struct LocalIndexCrashCLITests {
         _ = try Corpus.write(count: 8, into: ws.corpus, seed: 0x2DE7, prefix: "new")
         _ = try Corpus.write(count: 6, into: ws.corpus, seed: 0x3DE7)  // overwrites doc-0…5
         try FileManager.default.removeItem(at: ws.corpus.appendingPathComponent(keys[keys.count - 1]))
-        if point == "local.index-rebuilt" {
-            // A lost graph is rebuilt by the next run (before it writes); the kill comes right after.
+        if point == "local.index-built" {
+            // A lost graph is built again by the next run, from a snapshot beside its writes; the kill comes
+            // once it is built, before it catches up with them.
             for file in try Self.indexFiles(main) {
                 try FileManager.default.removeItem(at: main.index.appendingPathComponent(file))
             }
@@ -120,6 +121,39 @@ struct LocalIndexCrashCLITests {
         #expect(try Self.indexFiles(main) == saved, "killed before its save: the saved graph is older than the data")
         try await Self.expectSearchIsExact(ws, main, "after the kill")
         try await ws.run(main, Self.graph, expecting: 0)
+        try await Self.expectSearchIsExact(ws, main, "after the next run")
+        #expect(try Self.indexFiles(main).count == 1)
+    }
+
+    @Test(
+        "kill -9 in the first build beside a run's writes, and in the relabelling of a store written with exact: searches stay exact, and the next run saves one graph",
+        arguments: [
+            (["--set", "sink.hnsw.exact_below=8", "--set", "sink.batch=4"], "local.index-built", false),
+            (Self.graph, "local.index-relabelled", true),
+            (Self.graph, "local.index-built", true),
+        ]
+    )
+    func killInTheFirstBuild(settings: [String], point: String, exactFirst: Bool) async throws {
+        let ws = try Workspace("crash-local-first-build")
+        defer { ws.cleanUp() }
+        _ = try Corpus.write(count: 24, into: ws.corpus, seed: 0xB1D7)
+        let main = ws.target("main")
+        if exactFirst {
+            // Written without labels: the run with the graph relabels every record, then builds.
+            try await ws.run(main, ["--set", "sink.local_index=exact"], expecting: 0)
+            _ = try Corpus.write(count: 6, into: ws.corpus, seed: 0xB2D7, prefix: "new")
+        }
+        // Without exactFirst, a write of this run finds the store at exact_below (8) and starts the build;
+        // the run ends past twice that, so its finish waits for the build (and the kill comes in it).
+        let crashed = try await ws.sluice(
+            ws.runArguments(main, settings),
+            environment: ["SLUICE_DEBUG_CRASH_AT": point]
+        )
+        CrashWindowCLITests.expectKilled(crashed)
+        #expect(try Self.indexFiles(main).isEmpty, "killed before anything of the graph was saved")
+        try await Self.expectSearchIsExact(ws, main, "after the kill at \(point)")
+
+        try await ws.run(main, settings, expecting: 0)
         try await Self.expectSearchIsExact(ws, main, "after the next run")
         #expect(try Self.indexFiles(main).count == 1)
     }

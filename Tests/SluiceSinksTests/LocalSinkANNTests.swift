@@ -284,7 +284,8 @@ import Testing
             )
         }
         let writer = try Self.open(folder)
-        try await Self.prepare(writer)
+        try await Self.prepare(writer)  // starts the build from a snapshot, beside the writes
+        writer.settleIndex()
         #expect(writer.annState.live?.index?.elementCount == 400)
         #expect(try await Self.recall(writer, queries: generator.next(30)) >= 0.95)
     }
@@ -307,7 +308,8 @@ import Testing
         // The graph saved before the exact run must not come back, even if the file were still there.
         try Data().write(to: folder.appendingPathComponent(saved[0]))
         let sink = try Self.open(folder)
-        try await Self.prepare(sink)
+        try await Self.prepare(sink)  // relabels (written with exact), then builds beside the writes
+        sink.settleIndex()
         #expect(sink.annState.live?.index?.elementCount == 400)
         // Emptying the store empties the graph.
         try await sink.removeAll()

@@ -1,0 +1,178 @@
+import Dispatch
+import Foundation
+import SluiceCore
+import SluiceLMDB
+import SluiceTesting
+import Testing
+
+@testable import SluiceSinks
+
+/// The graph's first build runs off the writer thread (``LocalANNBuilder``): writes and searches go on while
+/// it is built from a snapshot; searches scan (exactly) until it is ready; it is brought up to the store by
+/// the change log and then follows every write. Behaviour only: every wait is for an event (a semaphore the
+/// build signals, or the build's end), never for a duration.
+@Suite struct LocalANNBuilderTests {
+    typealias T = LocalSinkANNTests
+
+    static func open(_ folder: URL, exactBelow: Int = 200) throws -> LocalSink {
+        var section = PipelineConfiguration.Sink()
+        section.hnsw.exactBelow = exactBelow
+        return try LocalSink(directory: folder, index: .init(section: section))
+    }
+
+    /// The store's generation and live count, read from LMDB.
+    static func storeState(_ sink: LocalSink) throws -> (generation: UInt64, count: Int) {
+        let (ann, vectors) = (try sink.environment.database("ann"), try sink.environment.database("vectors"))
+        return try sink.environment.read { txn in
+            (try txn.get(ann, LocalSink.ANNKey.generation).map(LocalSink.number) ?? 0, try txn.count(vectors))
+        }
+    }
+
+    /// The graph in memory is at the store's generation and holds exactly its records, and a search that
+    /// visits every node answers as the scan does.
+    static func expectGraphMatchesStore(_ sink: LocalSink, queries: [[Float]]) async throws {
+        let (generation, count) = try storeState(sink)
+        let live = try #require(sink.annState.live)
+        let index = try #require(live.index)
+        #expect(live.generation == generation)
+        #expect(index.elementCount - index.deletedCount == count)
+        sink.setSearchBreadth(5000)
+        for query in queries {
+            let hits = try await sink.search(query, k: 10)
+            #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
+        }
+    }
+
+    @Test(
+        "the write that finds the store at exact_below returns before the graph is built; searches scan exactly until it is ready, and it then matches the store"
+    )
+    func buildRunsBesideTheWrites() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB01)
+        let sink = try Self.open(folder)
+        try await T.prepare(sink)
+        let gate = DispatchSemaphore(value: 0)
+        sink.builder.hold(until: gate)
+        // An upsert commits in parts: the part that finds 200 vectors or more starts the build (held), and
+        // every part is written without waiting for it.
+        try await sink.upsert(T.records(generator.next(250)))
+        try await sink.upsert(T.records(generator.next(20), from: 250))
+        #expect(sink.builder.isRunning)
+        #expect(sink.annState.live == nil, "no graph while it is being built")
+        for query in generator.next(10) {
+            let hits = try await sink.search(query, k: 10)
+            #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
+        }
+        // More writes while the build waits: labelled and logged, so the build catches up with them.
+        try await sink.upsert(T.records(generator.next(30), from: 270))
+        try await sink.delete(T.records(generator.next(5), from: 0).map(\.id))
+        gate.signal()
+        sink.settleIndex()
+        try await Self.expectGraphMatchesStore(sink, queries: generator.next(10))
+
+        // From then on the follower follows every write.
+        try await sink.upsert(T.records(generator.next(10), from: 300))
+        sink.settleIndex()
+        #expect(sink.annState.live?.generation == (try Self.storeState(sink)).generation)
+        try await sink.finish()
+        #expect(try T.indexFiles(folder).count == 1)
+    }
+
+    @Test("a write that commits while the build catches up is taken in before the next write")
+    func writeRacingTheCatchUp() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB02)
+        let sink = try Self.open(folder)
+        try await T.prepare(sink)
+        let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
+        try await sink.upsert(T.records(generator.next(300)))  // a part of it finds 200 and starts the build
+        try await sink.upsert(T.records(generator.next(10), from: 300))
+        reached.wait()  // built from its snapshot, not yet caught up
+        let replaced = T.records(generator.next(20), from: 100)  // new vectors for existing ids
+        try await sink.upsert(replaced)
+        try await sink.delete(T.records(generator.next(10), from: 200).map(\.id))
+        gate.signal()
+        sink.settleIndex()
+        try await Self.expectGraphMatchesStore(sink, queries: replaced.prefix(5).map(\.vector) + generator.next(5))
+
+        // A write after the build: caught up by the writer (if the build's catch-up missed any) and followed.
+        try await sink.upsert(T.records(generator.next(10), from: 400))
+        sink.settleIndex()
+        try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
+    }
+
+    @Test(
+        "finish() leaves a build a write started below twice exact_below: nothing saved, searches scan; the next writer builds it at its start and saves it"
+    )
+    func finishLeavesASmallBuild() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB03)
+        let queries = generator.next(5)
+        do {
+            let sink = try Self.open(folder)
+            try await T.prepare(sink)
+            let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
+            try await sink.upsert(T.records(generator.next(250)))  // a part of it finds 200 and starts the build
+            try await sink.upsert(T.records(generator.next(10), from: 250))
+            reached.wait()
+            try await sink.finish()  // stops the paused build
+            #expect(!sink.builder.isRunning)
+            #expect(sink.annState.live == nil)
+            #expect(try T.indexFiles(folder).isEmpty, "nothing saved")
+            for query in queries {
+                let hits = try await sink.search(query, k: 10)
+                #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
+            }
+        }
+        // The next run: its prepare starts the build, and its finish waits for it and saves the graph.
+        let next = try Self.open(folder)
+        try await T.prepare(next)
+        try await next.finish()
+        #expect(try T.indexFiles(folder).count == 1)
+        try await Self.expectGraphMatchesStore(next, queries: queries)
+    }
+
+    @Test("finish() waits for a build a write started at twice exact_below or more, and saves the graph")
+    func finishWaitsForALargeBuild() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB04)
+        let sink = try Self.open(folder, exactBelow: 100)
+        try await T.prepare(sink)
+        let gate = DispatchSemaphore(value: 0)
+        sink.builder.hold(until: gate)
+        try await sink.upsert(T.records(generator.next(250)))  // a part of it finds 100 and starts the build
+        try await sink.upsert(T.records(generator.next(10), from: 250))
+        #expect(sink.builder.startedByWrite)
+        gate.signal()
+        try await sink.finish()
+        #expect(try T.indexFiles(folder).count == 1)
+        try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
+    }
+
+    @Test("a store written with exact is relabelled once, then built beside the writes; every record has a label")
+    func unlabelledStoreIsRelabelledThenBuilt() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB05)
+        do {
+            let exact = try T.open(folder, kind: .exact)
+            try await T.prepare(exact)
+            try await exact.upsert(T.records(generator.next(300)))
+            try await exact.finish()
+            let marked = try exact.environment.read { try exact.labelsMarked($0) }
+            #expect(!marked, "a write with exact does not keep the labels")
+        }
+        let sink = try Self.open(folder)
+        try await T.prepare(sink)  // relabels, and starts the build
+        try await sink.upsert(T.records(generator.next(10), from: 300))
+        sink.settleIndex()
+        #expect(try sink.environment.read { try sink.labelsMarked($0) })
+        try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
+    }
+}
