@@ -79,7 +79,7 @@ public final class StandInServer: @unchecked Sendable {
 
     /// The first line read from `fd`, byte by byte with read(2), retrying on EINTR (a blocking read, for a
     /// thread of its own).
-    private static func firstLine(_ fd: Int32) -> String {
+    fileprivate static func firstLine(_ fd: Int32) -> String {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
@@ -135,16 +135,7 @@ extension Process {
         standardInput = input
         standardError = FileHandle.nullDevice
         try run()
-        var line: [UInt8] = []
-        let fd = output.fileHandleForReading.fileDescriptor
-        var byte: UInt8 = 0
-        while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = StandInServer.firstLine(output.fileHandleForReading.fileDescriptor)
         guard text.hasPrefix("\(label) "), let value = Int(text.dropFirst(label.count + 1)) else {
             kill(processIdentifier, SIGKILL)
             ProcessExit.wait(for: self)
