@@ -166,9 +166,10 @@ struct WorkerProcess {
     let input: Int32
     var output: LineReader
 
-    /// Starts the worker with standard input and output on pipes and standard error inherited. Other
-    /// descriptors do not leak into it: Sluice opens its state lock with `O_CLOEXEC` and LMDB sets
-    /// `FD_CLOEXEC` on its files.
+    /// Starts the worker with standard input and output on pipes and standard error inherited. No other
+    /// descriptor reaches it, close-on-exec or not (one action closes every descriptor from 3 up in the child,
+    /// ``PosixSpawnCloseFrom``): a process embedding Sluice may hold unmarked ones, which a worker would keep
+    /// open for the pool's lifetime.
     static func spawn(_ command: ExtractWorkerPool.Command) throws -> WorkerProcess {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
@@ -187,6 +188,7 @@ struct WorkerProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
+        PosixSpawnCloseFrom.add(&actions, from: 3)
 
         let argv = ([command.executable] + command.arguments).map { strdup($0) } + [nil]
         let envp = command.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

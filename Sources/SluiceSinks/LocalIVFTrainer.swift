@@ -20,6 +20,9 @@ final class LocalIVFTrainer: @unchecked Sendable {
         case partComputed
         /// A part of the relabelling of a store written without labels is committed; more follow.
         case relabelPart
+        /// A job has ended: done, stopped, or failed (its error kept for ``takeFailure()``). Lets a test that
+        /// waits for a step learn that the job will not reach it, instead of waiting forever.
+        case ended
     }
 
     // All are thread-safe; the class only owns them.
@@ -65,6 +68,7 @@ final class LocalIVFTrainer: @unchecked Sendable {
         queue.async {
             while true {
                 self.timed(job)
+                self.reach(.ended)
                 let again = self.busy.withLock { busy in
                     let again = busy.again && !self.isStopped
                     busy = (running: again, again: false)

@@ -36,14 +36,17 @@ public enum ChildOutput {
             try? inputHandle.close()
             try? outputHandle.close()
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = inputHandle
-        process.standardOutput = outputHandle
-        process.standardError = mergingErrors ? outputHandle : FileHandle.nullDevice
-        try process.run()
-        let exit = ProcessExit.wait(for: process)
+        let null = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
+        defer { try? null.close() }
+        // Started through `SpawnedChild`: no descriptor of this process reaches it, none is left here.
+        let child = try SpawnedChild(
+            executable,
+            arguments,
+            input: inputHandle.fileDescriptor,
+            output: outputHandle.fileDescriptor,
+            error: mergingErrors ? outputHandle.fileDescriptor : null.fileDescriptor
+        )
+        let exit = child.wait()
         return Result(exit: exit, output: try Data(contentsOf: outputFile))
     }
 }

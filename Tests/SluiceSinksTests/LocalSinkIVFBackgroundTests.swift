@@ -26,7 +26,8 @@ import Testing
     }
 
     /// Holds the trainer at `steps`: each time it reaches one, `reached` yields it and the trainer waits until
-    /// the test calls `release()`.
+    /// the test calls `release()`. The end of each job is yielded too (`.ended`, not held unless asked for), so
+    /// that a job that fails or stops before a held step ends the test's wait instead of hanging it.
     final class Holds: Sendable {
         let reached: AsyncStream<LocalIVFTrainer.Step>
         private let continuation: AsyncStream<LocalIVFTrainer.Step>.Continuation
@@ -44,6 +45,9 @@ import Testing
                     gate.wait()
                 }
             }
+            if !steps.contains(.ended) {
+                trainer.hold(at: .ended) { [continuation] in continuation.yield(.ended) }
+            }
         }
 
         /// Waits until the trainer reaches a held step.
@@ -55,7 +59,7 @@ import Testing
         /// Lets the trainer go on; `holding: false` first stops holding it at any step.
         func release(holding: Bool = true) {
             if !holding {
-                for step in steps { trainer.hold(at: step, nil) }
+                for step in steps + [.ended] { trainer.hold(at: step, nil) }
             }
             gate.signal()
         }

@@ -88,12 +88,13 @@ struct TimedOut: Error, CustomStringConvertible {
 }
 
 /// A `sluice` subprocess. Standard output and error go to files (no pipe can fill up and stall the
-/// child), read back when asked.
+/// child), read back when asked. Started through ``SpawnedChild`` (one close action whatever the number of
+/// descriptors open, nothing left in the test process); a child dropped while it runs is killed.
 final class SluiceProcess: @unchecked Sendable {
     let arguments: [String]
     let stdoutURL: URL
     let stderrURL: URL
-    private let process = Process()
+    private let child: SpawnedChild
     private let started = ContinuousClock.now
 
     /// Starts `sluice ARGUMENTS` in `directory`, with `environment` added to (or, for nil values, removed
@@ -114,29 +115,33 @@ final class SluiceProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["SLUICE_EMBED_AUDIT_LOG"] = nil
         for (key, value) in environment { env[key] = value }
-        process.executableURL = try executable ?? SluiceExecutable.url()
-        process.arguments = arguments
-        process.environment = env
-        process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
+        let path = try (executable ?? SluiceExecutable.url()).path
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
         let out = try FileHandle(forWritingTo: stdoutURL)
         let err = try FileHandle(forWritingTo: stderrURL)
         defer {
+            try? input.close()
             try? out.close()
             try? err.close()
         }
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        child = try SpawnedChild(
+            path,
+            arguments,
+            environment: env,
+            directory: directory.path,
+            input: input.fileDescriptor,
+            output: out.fileDescriptor,
+            error: err.fileDescriptor
+        )
     }
 
-    var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { ProcessExit.of(process) == nil }
+    var pid: Int32 { child.pid }
+    var isRunning: Bool { child.isRunning }
     var elapsedSeconds: Double { Self.seconds(started.duration(to: .now)) }
 
     /// Sends a signal (SIGKILL, SIGINT, …) to the child.
     func send(_ signal: Int32) {
-        if isRunning { kill(process.processIdentifier, signal) }
+        child.signal(signal)
     }
 
     /// What the child has written to standard error so far.
@@ -156,18 +161,18 @@ final class SluiceProcess: @unchecked Sendable {
     /// Waits for the child to end; past `timeout` it is killed and ``TimedOut`` thrown.
     func wait(timeout: Duration) async throws -> CommandResult {
         let deadline = ContinuousClock.now + timeout
-        var exit = ProcessExit.of(process)
+        var exit = child.exit
         while exit == nil {
             if ContinuousClock.now >= deadline {
-                kill(process.processIdentifier, SIGKILL)
-                ProcessExit.wait(for: process)
+                child.signal(SIGKILL)
+                child.wait()
                 throw TimedOut(
                     what:
                         "sluice \(arguments.joined(separator: " ")) still running after \(timeout)\n\(stderrSoFar.suffix(2000))"
                 )
             }
             try? await Task.sleep(for: .milliseconds(5))
-            exit = ProcessExit.of(process)
+            exit = child.exit
         }
         let seconds = elapsedSeconds
         return CommandResult(
