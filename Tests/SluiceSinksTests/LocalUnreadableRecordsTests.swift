@@ -130,6 +130,8 @@ import Testing
         let sink = try LocalSinkIVFTests.open(folder, exactBelow: 100, nprobe: 1_000)
         try await LocalSinkIVFTests.prepare(sink, dimensions: dimensions)
         try await sink.upsert(LocalSinkIVFTests.records(vectors))
+        // Training runs on the trainer's thread: the upsert only asks for it.
+        try await LocalSinkIVFTests.train(sink)
         #expect(try LocalSinkIVFTests.current(sink) != nil, "the lists were trained")
 
         let query = vectors[7]
