@@ -15,6 +15,7 @@ import SluiceLMDB
 ///   transaction, so a stale or deleted record is never returned, whatever the graph holds.
 /// - Entries are trimmed when a graph is saved (``trim(keepingLabels:_:)``), keeping the newest ones for
 ///   readers still holding an older graph in memory.
+///   A store below `exact_below`, where no graph is saved, is trimmed the same way at the end of a run.
 struct LocalANNChangeLog {
     let environment: LMDBEnvironment
 

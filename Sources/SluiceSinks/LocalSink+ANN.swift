@@ -307,6 +307,12 @@ extension LocalSink {
             builder.settle()
         }
         try? catchUpToStore()
+        if count < indexSettings.exactBelow, !builder.isRunning, annState.live?.index == nil {
+            // No graph is built or saved below `exact_below`, but the writes still log their labels (kept for
+            // the build once the store grows): the log is trimmed as a save trims it, or it would only grow.
+            let log = LocalANNChangeLog(environment: environment)
+            try environment.write { try log.trim(keepingLabels: LocalANNChangeLog.retainedLabels, $0) }
+        }
         // Only a graph of the store's generation is saved (the log is trimmed after it).
         guard let live = annState.live, live.dirty, live.generation == generation else { return }
         let file = indexFile(generation: live.generation)

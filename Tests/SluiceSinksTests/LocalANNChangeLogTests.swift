@@ -11,6 +11,38 @@ import Testing
 @Suite struct LocalANNChangeLogTests {
     typealias T = LocalSinkANNTests
 
+    @Test("below exact_below, where no graph is saved, a run's end still trims the log the writes keep")
+    func trimmedWithoutAGraph() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var section = PipelineConfiguration.Sink()
+        section.hnsw.exactBelow = 100_000  // never reached: no graph, searches scan
+        var generator = ClusteredVectors(dimensions: 8, clusters: 4, seed: 0xC7)
+        let records = T.records(generator.next(600))
+        // Runs that rewrite the same 600 records: each write labels and logs them (the store keeps its labels
+        // so that a graph can be built without relabelling once it grows).
+        for _ in 0..<20 {
+            let sink = try LocalSink(directory: folder, index: .init(section: section))
+            try await T.prepare(sink, dimensions: 8)
+            for start in stride(from: 0, to: records.count, by: 200) {
+                try await sink.upsert(Array(records[start..<start + 200]))
+            }
+            try await sink.finish()
+        }
+        let sink = try LocalSink(directory: folder, readOnly: true, index: .init(section: section))
+        let ann = try sink.environment.database("ann")
+        var logged = 0
+        try sink.environment.read { (txn: LMDBTransaction) throws in
+            try txn.forEach(ann, from: LocalANNChangeLog.prefix) { key, value in
+                guard key.starts(with: LocalANNChangeLog.prefix) else { return false }
+                logged += value.count / 8
+                return true
+            }
+        }
+        #expect(sink.annState.live == nil, "no graph was built")
+        #expect(logged > 0 && logged <= LocalANNChangeLog.retainedLabels, "\(logged) labels logged after 12,000 writes")
+    }
+
     @Test("each write records the labels it touched; a rebuild leaves a gap the log cannot bridge")
     func entriesAndGaps() async throws {
         let folder = T.folder()
