@@ -168,7 +168,7 @@ struct WorkerProcess {
 
     /// Starts the worker with standard input and output on pipes and standard error inherited. No other
     /// descriptor reaches it, close-on-exec or not (one action closes every descriptor from 3 up in the child,
-    /// ``PosixSpawnCloseFrom``): a process embedding Sluice may hold unmarked ones, which a worker would keep
+    /// `PosixSpawnCloseFrom` in SluiceCore): a process embedding Sluice may hold unmarked ones, which a worker would keep
     /// open for the pool's lifetime.
     static func spawn(_ command: ExtractWorkerPool.Command) throws -> WorkerProcess {
         var toChild: [Int32] = [-1, -1]

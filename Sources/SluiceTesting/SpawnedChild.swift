@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -118,13 +119,10 @@ public final class SpawnedChild: @unchecked Sendable {
         }
     }
 
-    private typealias FileAction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     private typealias ChdirAction =
         @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does not declare.
-    private static let addCloseFrom: FileAction? = symbol("posix_spawn_file_actions_addclosefrom_np")
-    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29), likewise.
+    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29), which Swift's Glibc module does not declare.
     private static let addChdir: ChdirAction? = symbol("posix_spawn_file_actions_addchdir_np")
 
     private static func symbol<T>(_ name: String) -> T? {
@@ -135,9 +133,10 @@ public final class SpawnedChild: @unchecked Sendable {
     /// One action closing every descriptor from 3 up in the child; without glibc's, one per descriptor open now
     /// (what Foundation does).
     private static func closeFromThree(_ actions: inout posix_spawn_file_actions_t) throws {
-        if let addCloseFrom {
-            let rc = addCloseFrom(&actions, 3)
-            guard rc == 0 else { throw NSError(domain: NSPOSIXErrorDomain, code: Int(rc)) }
+        if PosixSpawnCloseFrom.isAvailable {
+            guard PosixSpawnCloseFrom.add(&actions, from: 3) else {
+                throw NSError(domain: NSPOSIXErrorDomain, code: Int(EINVAL))
+            }
             return
         }
         let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []

@@ -4,7 +4,7 @@ import Glibc
 
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does not declare:
 /// one file action that closes every descriptor from a number up in the child, whatever the parent has open.
-enum PosixSpawnCloseFrom {
+package enum PosixSpawnCloseFrom {
     private typealias AddCloseFrom =
         @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
@@ -15,11 +15,15 @@ enum PosixSpawnCloseFrom {
         return unsafeBitCast(pointer, to: AddCloseFrom.self)
     }()
 
+    /// Whether this glibc has the action (2.34 and later).
+    package static var isAvailable: Bool { addCloseFrom != nil }
+
     /// Adds the action closing every descriptor from `first` up (after the `dup2` actions that set up 0–2).
+    /// Used by the extract workers' spawn and by the tests' children (`SpawnedChild`).
     /// - Returns: false when this glibc has no such action (older than 2.34): the child then inherits what
     ///   is not close-on-exec.
     @discardableResult
-    static func add(_ actions: inout posix_spawn_file_actions_t, from first: Int32 = 3) -> Bool {
+    package static func add(_ actions: inout posix_spawn_file_actions_t, from first: Int32 = 3) -> Bool {
         guard let addCloseFrom else { return false }
         return addCloseFrom(&actions, first) == 0
     }
