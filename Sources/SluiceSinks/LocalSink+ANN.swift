@@ -24,11 +24,11 @@ import Glibc
 ///   everything that needs the graph current (`finish()`, a rebuild, a catch-up) settles the follower first.
 /// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename) and trims
 ///   the change log.
-/// - Below `sink.hnsw.exact_below` vectors no graph is built (searches scan there): the first write that
-///   finds the store at that size starts building it from a snapshot on the builder's thread
-///   (`LocalSink+ANNBuild.swift`; the writes go on, searches scan until it is handed over), and from then on
-///   it follows the store. `finish()` waits for a build under way, except a small one a write started
-///   (``saveIndex()``).
+/// - Below `sink.hnsw.exact_below` vectors no graph is built (searches scan there): a run's `prepare` that
+///   finds the store at that size, or a write that finds it at twice that size, starts building it from a
+///   snapshot on the builder's thread (`LocalSink+ANNBuild.swift`; the writes go on, searches scan until it
+///   is handed over), and from then on it follows the store. `finish()` waits for a build under way, except
+///   one a write started whose store has since shrunk below twice that size (``saveIndex()``).
 /// - Before writing (`prepare`, upserts, deletes), a graph that does not match the store's generation
 ///   (none in memory, no saved file of that generation after a crash, a damaged file, a count that
 ///   differs) is caught up from the change log (a graph in memory, or loaded from its file), or built anew
@@ -227,7 +227,8 @@ extension LocalSink {
     /// Makes the graph in memory match the store before a write, on the writer thread: nothing to do, bring
     /// the graph in memory (followed before, or just built) up by the change log, load the saved one, or start
     /// a build from a snapshot (``startIndexBuild(byWrite:)``; the writes go on meanwhile, and searches scan).
-    /// `byWrite`: a write asks (not `prepare`), see ``saveIndex()``.
+    /// `byWrite`: a write asks (not `prepare`): it starts a build only when the store holds twice
+    /// `exact_below` vectors or more, see ``saveIndex()``.
     func ensureIndex(byWrite: Bool = true) throws {
         guard indexed, !annState.rebuildFailed else { return }
         let vectors = try environment.database("vectors")
@@ -262,6 +263,11 @@ extension LocalSink {
             // Older graphs left by a process killed before it removed them (a caught-up graph is saved,
             // and the older files removed, by `finish()`).
             if !live.dirty { removeIndexFiles(olderThan: generation) }
+        } else if byWrite && count < 2 * indexSettings.exactBelow {
+            // A write does not start the first build below twice `exact_below`: `finish()` would stop it
+            // (``saveIndex()``), its inserts wasted. Searches scan up to that size meanwhile, the scan
+            // `finish()` accepts; the next writer's `prepare` builds it, or a write of this run at that size.
+            annState.set(nil)
         } else {
             try startIndexBuild(byWrite: byWrite)
         }
@@ -289,7 +295,8 @@ extension LocalSink {
     /// this process started it and the store holds fewer than twice `exact_below` vectors: that build is
     /// stopped and left to the next writer (its `prepare` starts it again, and its `finish()` waits for it).
     /// Searches scan meanwhile, at most twice the scan that `exact_below` accepts, so a run that just grew
-    /// the store past `exact_below` does not end with the whole graph's build.
+    /// the store past `exact_below` does not end with the whole graph's build. (A write starts the build only
+    /// at twice `exact_below` (``ensureIndex(byWrite:)``), so such a build is one whose store shrank since.)
     func saveIndex() throws {
         guard !readOnly else { return }
         guard indexSettings.kind == .hnsw else {

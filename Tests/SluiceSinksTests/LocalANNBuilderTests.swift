@@ -54,10 +54,10 @@ import Testing
         try await T.prepare(sink)
         let gate = DispatchSemaphore(value: 0)
         sink.builder.hold(until: gate)
-        // An upsert commits in parts: the part that finds 200 vectors or more starts the build (held), and
-        // every part is written without waiting for it.
-        try await sink.upsert(T.records(generator.next(250)))
-        try await sink.upsert(T.records(generator.next(20), from: 250))
+        // A write that finds twice exact_below (400) vectors or more starts the build (held), and every write
+        // goes on without waiting for it.
+        try await sink.upsert(T.records(generator.next(450)))
+        try await sink.upsert(T.records(generator.next(20), from: 450))
         #expect(sink.builder.isRunning)
         #expect(sink.annState.live == nil, "no graph while it is being built")
         for query in generator.next(10) {
@@ -65,14 +65,14 @@ import Testing
             #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
         }
         // More writes while the build waits: labelled and logged, so the build catches up with them.
-        try await sink.upsert(T.records(generator.next(30), from: 270))
+        try await sink.upsert(T.records(generator.next(30), from: 470))
         try await sink.delete(T.records(generator.next(5), from: 0).map(\.id))
         gate.signal()
         sink.settleIndex()
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(10))
 
         // From then on the follower follows every write.
-        try await sink.upsert(T.records(generator.next(10), from: 300))
+        try await sink.upsert(T.records(generator.next(10), from: 500))
         sink.settleIndex()
         #expect(sink.annState.live?.generation == (try Self.storeState(sink)).generation)
         try await sink.finish()
@@ -88,8 +88,8 @@ import Testing
         try await T.prepare(sink)
         let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
-        try await sink.upsert(T.records(generator.next(300)))  // a part of it finds 200 and starts the build
-        try await sink.upsert(T.records(generator.next(10), from: 300))
+        try await sink.upsert(T.records(generator.next(450)))
+        try await sink.upsert(T.records(generator.next(10), from: 450))  // finds 400 or more: starts the build
         reached.wait()  // built from its snapshot, not yet caught up
         let replaced = T.records(generator.next(20), from: 100)  // new vectors for existing ids
         try await sink.upsert(replaced)
@@ -99,15 +99,15 @@ import Testing
         try await Self.expectGraphMatchesStore(sink, queries: replaced.prefix(5).map(\.vector) + generator.next(5))
 
         // A write after the build: caught up by the writer (if the build's catch-up missed any) and followed.
-        try await sink.upsert(T.records(generator.next(10), from: 400))
+        try await sink.upsert(T.records(generator.next(10), from: 500))
         sink.settleIndex()
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
     }
 
     @Test(
-        "finish() leaves a build a write started below twice exact_below: nothing saved, searches scan; the next writer builds it at its start and saves it"
+        "a write below twice exact_below starts no build: nothing is built or saved, searches scan; the next writer builds it at its start and saves it"
     )
-    func finishLeavesASmallBuild() async throws {
+    func smallStoreLeavesTheBuildToTheNextWriter() async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB03)
@@ -115,13 +115,10 @@ import Testing
         do {
             let sink = try Self.open(folder)
             try await T.prepare(sink)
-            let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-            sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
-            try await sink.upsert(T.records(generator.next(250)))  // a part of it finds 200 and starts the build
-            try await sink.upsert(T.records(generator.next(10), from: 250))
-            reached.wait()
-            try await sink.finish()  // stops the paused build
-            #expect(!sink.builder.isRunning)
+            try await sink.upsert(T.records(generator.next(250)))
+            try await sink.upsert(T.records(generator.next(140), from: 250))  // finds 250: past 200, below 400
+            #expect(!sink.builder.isRunning, "no build started by a write below twice exact_below")
+            try await sink.finish()
             #expect(sink.annState.live == nil)
             #expect(try T.indexFiles(folder).isEmpty, "nothing saved")
             for query in queries {
@@ -132,9 +129,35 @@ import Testing
         // The next run: its prepare starts the build, and its finish waits for it and saves the graph.
         let next = try Self.open(folder)
         try await T.prepare(next)
+        #expect(next.builder.isRunning || next.annState.live?.index != nil, "prepare starts the build")
         try await next.finish()
         #expect(try T.indexFiles(folder).count == 1)
         try await Self.expectGraphMatchesStore(next, queries: queries)
+    }
+
+    @Test(
+        "finish() stops a build a write started when the store has since shrunk below twice exact_below, and saves nothing"
+    )
+    func finishLeavesABuildOfAShrunkStore() async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB06)
+        let sink = try Self.open(folder)
+        try await T.prepare(sink)
+        let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
+        try await sink.upsert(T.records(generator.next(450)))
+        try await sink.upsert(T.records(generator.next(10), from: 450))  // finds 450: starts the build
+        reached.wait()
+        #expect(sink.builder.startedByWrite)
+        try await sink.delete(T.records(generator.next(100), from: 0).map(\.id))  // 360 left
+        try await sink.finish()  // stops the paused build
+        #expect(!sink.builder.isRunning)
+        #expect(try T.indexFiles(folder).isEmpty, "nothing saved")
+        for query in generator.next(5) {
+            let hits = try await sink.search(query, k: 10)
+            #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
+        }
     }
 
     @Test("finish() waits for a build a write started at twice exact_below or more, and saves the graph")
@@ -146,8 +169,8 @@ import Testing
         try await T.prepare(sink)
         let gate = DispatchSemaphore(value: 0)
         sink.builder.hold(until: gate)
-        try await sink.upsert(T.records(generator.next(250)))  // a part of it finds 100 and starts the build
-        try await sink.upsert(T.records(generator.next(10), from: 250))
+        try await sink.upsert(T.records(generator.next(250)))
+        try await sink.upsert(T.records(generator.next(10), from: 250))  // finds 250 ≥ 200: starts the build
         #expect(sink.builder.startedByWrite)
         gate.signal()
         try await sink.finish()

@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test(
-        "below sink.hnsw.exact_below vectors, searches scan (exact) and no graph is built; at that size a write builds it"
+        "below sink.hnsw.exact_below vectors, searches scan (exact) and no graph is built; a write at twice that size builds it"
     )
     func smallStoresScan() async throws {
         let folder = Self.folder()
@@ -115,10 +115,14 @@ import Testing
         try await sink.finish()
         #expect(try Self.indexFiles(folder).isEmpty, "nothing saved without a graph")
 
-        // The next write finds 250 ≥ 200 vectors: the graph is built from every stored vector and follows on.
-        try await sink.upsert(Self.records(generator.next(10), from: 250))
+        // A write that finds 250 vectors (past 200, below twice that) builds nothing either; the one that finds
+        // 400 builds the graph from every stored vector, and it follows on.
+        try await sink.upsert(Self.records(generator.next(150), from: 250))
         sink.settleIndex()
-        #expect(sink.annState.live?.index?.elementCount == 260)
+        #expect(sink.annState.live == nil, "no graph below twice exact_below")
+        try await sink.upsert(Self.records(generator.next(10), from: 400))
+        sink.settleIndex()
+        #expect(sink.annState.live?.index?.elementCount == 410)
         try await sink.finish()
         #expect(try Self.indexFiles(folder).count == 1)
 
@@ -126,10 +130,10 @@ import Testing
         let reopened = try LocalSink(directory: folder, index: .init(section: section))
         try await Self.prepare(reopened)
         try await reopened.delete(
-            Self.records(Array(repeating: [Float](repeating: 0, count: Self.dimensions), count: 100)).map(\.id)
+            Self.records(Array(repeating: [Float](repeating: 0, count: Self.dimensions), count: 250)).map(\.id)
         )
         reopened.settleIndex()
-        #expect(reopened.annState.live?.index?.deletedCount == 100)
+        #expect(reopened.annState.live?.index?.deletedCount == 250)
     }
 
     @Test("deleted vectors are never returned, and new ones re-use their graph slots")
