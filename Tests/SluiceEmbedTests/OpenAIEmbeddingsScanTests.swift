@@ -119,6 +119,8 @@ import Testing
         #"{"data": [{"index": 0, "index": 0, "embedding": [0.5]}]}"#,
         #"{"data": [{"index": 0, "embedding": [0.5], "embedding": [0.25]}]}"#,
         #"{"data": [], "data": [{"index": 0, "embedding": [0.5]}]}"#,
+        #"{"data": [{"index": 0, "embedding": [0.5]}], "usage": {"total_tokens": 1, "total_tokens": 2}}"#,
+        #"{"data": [{"index": 0, "embedding": [0.5], "object": "a", "object": "b"}]}"#,
         #"{"data": [{"index": 0, "embedding": [0.5]}], "model": "mod\u00e8le"}"#,
         #"{"data": [{"index": 0, "embedding": [0.5]}], "model": "modèle"}"#,
         #"{"data": [{"index": 0, "embedding": [0.5]}], "model": "a\/b"}"#,
