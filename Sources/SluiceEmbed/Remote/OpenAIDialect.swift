@@ -27,8 +27,15 @@ struct OpenAIDialect: EmbeddingDialect {
     }
 
     /// `data[].embedding` placed by `data[].index` (the order of `data` is not promised); base64 bodies
-    /// are little-endian float32.
+    /// are little-endian float32. Read by ``OpenAIEmbeddingsScan`` where it can, else (and for every
+    /// refusal) by `JSONSerialization`.
     func vectors(from response: HTTPResponse, count: Int) throws -> [[Float]] {
+        if let vectors = OpenAIEmbeddingsScan.vectors(in: response.body, count: count) { return vectors }
+        return try vectorsFromJSONObject(response, count: count)
+    }
+
+    /// The answer read through `JSONSerialization`: every answer the scan leaves, and the refusals' wording.
+    func vectorsFromJSONObject(_ response: HTTPResponse, count: Int) throws -> [[Float]] {
         guard let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let data = json["data"] as? [[String: Any]]
         else {
