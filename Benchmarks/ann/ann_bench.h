@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -150,6 +151,16 @@ double percentile(std::vector<double> values, double p)
     std::sort(values.begin(), values.end());
     size_t index = std::min(values.size() - 1, size_t(std::ceil(p * values.size())) - 1);
     return values[index];
+}
+
+// The value of the option argv[i] (argv[i + 1], moving i on to it), or exits naming the option.
+std::string optionValue(int argc, char **argv, int &i)
+{
+    if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", argv[i]);
+        std::exit(2);
+    }
+    return argv[++i];
 }
 
 // Reads `count` bytes at `offset` of `fd` into `out` with pread, or exits: the harnesses' files are their own.

@@ -146,13 +146,7 @@ int main(int argc, char **argv)
     const bool trace = std::getenv("HNSW_MAPPED_TRACE") != nullptr;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+        auto value = [&]() { return optionValue(argc, argv, i); };
         if (a == "--vectors") n = std::stoul(value());
         else if (a == "--queries") queryCount = std::stoul(value());
         else if (a == "--threads") threads = std::stoul(value());

@@ -26,11 +26,13 @@
 //   clang++ -std=c++17 -O2 -ffp-contract=off -pthread -I Sources/CHNSW/include \
 //       -o /tmp/hnsw_pread Benchmarks/ann/hnsw_pread.cpp
 //   /tmp/hnsw_pread --vectors 100000 --dir DIR [--build file|memory] [--cache-mb 4] [--threads 2]
-//       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100]
+//       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold]
 // --build file (the default) inserts through pread/pwrite on DIR/nodes.bin; --build memory inserts with the
 // same code into an anonymous buffer of the same records (memcpy instead of pread), then writes the file
 // and frees the buffer: the searches read the file with pread either way. --cache-mb 0 holds no records.
 // With a cache, each search pass runs with it and again bypassing it (reading those nodes from the file).
+// --cold adds passes that drop the node file's pages from the page cache (posix_fadvise DONTNEED) before
+// every search, so that every pread goes to the disk: a store whose file the kernel has evicted.
 #include "../../Sources/CHNSW/HNSWIndex.cpp"
 #include "ann_bench.h"
 
@@ -521,15 +523,10 @@ int main(int argc, char **argv)
     size_t n = 100000, queryCount = 200, threads = 2, m = 16, efConstruction = 100, dimensions = 384, k = 10;
     std::string dir = "/tmp/hnsw-pread", efs = "auto", build = "file";
     double cacheMB = 4;
+    bool cold = false;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+        auto value = [&]() { return optionValue(argc, argv, i); };
         if (a == "--vectors") n = std::stoul(value());
         else if (a == "--queries") queryCount = std::stoul(value());
         else if (a == "--threads") threads = std::stoul(value());
@@ -539,6 +536,7 @@ int main(int argc, char **argv)
         else if (a == "--ef") efs = value();
         else if (a == "--build") build = value();
         else if (a == "--cache-mb") cacheMB = std::stod(value());
+        else if (a == "--cold") cold = true;
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -661,14 +659,20 @@ int main(int argc, char **argv)
         breadths.push_back(e == "auto" ? autoBreadth(n) : std::stoul(e));
         start = comma + 1;
     }
-    std::printf("| ef_search | cache | recall@10 | CPU ms a search p50 / p99 (mean) | wall ms p50 / p99 | preads a "
+    std::printf("| ef_search | cache | page cache | recall@10 | CPU ms a search p50 / p99 (mean) | wall ms p50 / p99 | preads a "
                 "search (upper / level 0) | cache hits | re-rank CPU ms | VmHWM MB | RssAnon MB | RssFile MB |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<uint8_t> code(graph.codeBytes);
     Scratch scratch(n, graph.recordBytes);
     std::vector<bool> cacheModes = {graph.cacheLevel() != INT_MAX};
     if (graph.cacheLevel() != INT_MAX) cacheModes.push_back(false);
+    std::vector<bool> coldModes = {false};
+    if (cold) {
+        coldModes.push_back(true);
+        fdatasync(nodesFD);  // dirty pages cannot be dropped
+    }
     for (size_t ef : breadths) {
+        for (bool dropped : coldModes)
         for (bool cached : cacheModes) {
             graph.useCache = cached;
             resetPeak();
@@ -678,6 +682,7 @@ int main(int argc, char **argv)
             scratch.counters = Counters();
             for (size_t q = 0; q < queryCount; q++) {
                 const float *query = &queries[q * dimensions];
+                if (dropped) posix_fadvise(nodesFD, 0, 0, POSIX_FADV_DONTNEED);
                 auto wall0 = std::chrono::steady_clock::now();
                 double cpu0 = threadCPU();
                 quantized(query, dimensions, code.data());
@@ -696,9 +701,10 @@ int main(int argc, char **argv)
             cpuMean /= double(std::max<size_t>(1, cpu.size()));
             Memory mem = memory();
             const Counters &c = scratch.counters;
-            std::printf("| %zu%s | %s | %.3f | %.2f / %.2f (%.2f) | %.2f / %.2f | %.0f (%.0f / %.0f) | %.0f | %.3f | "
+            std::printf("| %zu%s | %s | %s | %.3f | %.2f / %.2f (%.2f) | %.2f / %.2f | %.0f (%.0f / %.0f) | %.0f | %.3f | "
                         "%.1f | %.1f | %.1f |\n",
-                ef, ef == autoBreadth(n) ? " (auto)" : "", cached ? "on" : "off", double(hits) / double(queryCount * k),
+                ef, ef == autoBreadth(n) ? " (auto)" : "", cached ? "on" : "off", dropped ? "dropped" : "warm",
+                double(hits) / double(queryCount * k),
                 percentile(cpu, 0.5), percentile(cpu, 0.99), cpuMean, percentile(wall, 0.5), percentile(wall, 0.99),
                 double(c.fileReads()) / queryCount, double(c.upperReads) / queryCount,
                 double(c.level0Reads) / queryCount, double(c.cached) / queryCount, rerankCPU / queryCount * 1e3,
