@@ -26,13 +26,16 @@
 //   clang++ -std=c++17 -O2 -ffp-contract=off -pthread -I Sources/CHNSW/include \
 //       -o /tmp/hnsw_pread Benchmarks/ann/hnsw_pread.cpp
 //   /tmp/hnsw_pread --vectors 100000 --dir DIR [--build file|memory] [--cache-mb 4] [--threads 2]
-//       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold]
+//       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold] [--batch uring]
 // --build file (the default) inserts through pread/pwrite on DIR/nodes.bin; --build memory inserts with the
 // same code into an anonymous buffer of the same records (memcpy instead of pread), then writes the file
 // and frees the buffer: the searches read the file with pread either way. --cache-mb 0 holds no records.
 // With a cache, each search pass runs with it and again bypassing it (reading those nodes from the file).
 // --cold adds passes that drop the node file's pages from the page cache (posix_fadvise DONTNEED) before
 // every search, so that every pread goes to the disk: a store whose file the kernel has evicted.
+// --batch uring (built with -DHNSW_PREAD_URING and -luring: Debian's liburing-dev) reads the unvisited
+// neighbours of each expanded level-0 node with one io_uring submission, during the build and the searches
+// (each search pass then runs again without it).
 #include "../../Sources/CHNSW/HNSWIndex.cpp"
 #include "ann_bench.h"
 
@@ -45,11 +48,16 @@
 #include <queue>
 #include <unordered_map>
 
+#if defined(HNSW_PREAD_URING)
+#include <liburing.h>
+#endif
+
 namespace bench {
 
 // What one thread read: records and vectors with pread (or memcpy from the build's buffer), from the cache.
 struct Counters {
     size_t level0Reads = 0, upperReads = 0, pruneReads = 0, cached = 0, writes = 0;
+    size_t submissions = 0;  // io_uring_enter calls of the batched level-0 reads (--batch uring)
 
     size_t fileReads() const { return level0Reads + upperReads + pruneReads; }
     void add(const Counters &other)
@@ -59,6 +67,7 @@ struct Counters {
         pruneReads += other.pruneReads;
         cached += other.cached;
         writes += other.writes;
+        submissions += other.submissions;
     }
 };
 
@@ -80,6 +89,26 @@ struct Scratch {
     Counters counters;
 
     Scratch(size_t capacity, size_t recordBytes) : visited((capacity + 63) / 64), recordBytes(recordBytes) {}
+#if defined(HNSW_PREAD_URING)
+    // The thread's ring for batched reads (--batch uring), set up at its first use.
+    io_uring ring;
+    bool ringReady = false;
+    ~Scratch()
+    {
+        if (ringReady) io_uring_queue_exit(&ring);
+    }
+    io_uring *uring()
+    {
+        if (!ringReady) {
+            if (int error = io_uring_queue_init(64, &ring, 0); error < 0) {
+                std::fprintf(stderr, "io_uring_queue_init: %s\n", std::strerror(-error));
+                std::exit(1);
+            }
+            ringReady = true;
+        }
+        return &ring;
+    }
+#endif
 
     // Marks `id`; false if it was marked already.
     bool visit(uint32_t id)
@@ -144,6 +173,9 @@ class PreadGraph {
     int cacheLevel() const { return cacheLevel_; }
     // Whether searches read cached nodes from memory (false: from the file, as without a cache).
     bool useCache = true;
+    // Level-0 reads of an expanded node's unvisited neighbours in one io_uring submission (--batch uring),
+    // without their stripes (a measurement: a list rewritten meanwhile may be read torn, its ids still nodes).
+    bool batched = false;
 
     // Writes the build's buffer to the file and frees it: from then on every read is a pread.
     void spill(size_t count)
@@ -385,6 +417,12 @@ class PreadGraph {
             } else {
                 upperLinks(nearest.id, layer, locked, links);
             }
+#if defined(HNSW_PREAD_URING)
+            if (batched && layer == 0 && memory_ == nullptr) {
+                expandBatched(query, links, ef, candidates, found, s);
+                continue;
+            }
+#endif
             for (uint32_t next : links) {
                 if (next >= capacity || !s.visit(next)) continue;
                 uint32_t slot = s.slot();
@@ -413,6 +451,60 @@ class PreadGraph {
         }
         return result;
     }
+
+#if defined(HNSW_PREAD_URING)
+    // Reads the unvisited nodes of `links` (level 0) with one io_uring submission and scores them into the
+    // beam: the cached ones copied, the others read from the file by the ring.
+    template <typename Candidates, typename Found>
+    void expandBatched(const char *query, const std::vector<uint32_t> &links, size_t ef, Candidates &candidates,
+        Found &found, Scratch &s)
+    {
+        std::vector<uint32_t> fresh;
+        for (uint32_t next : links)
+            if (next < capacity && s.visit(next)) fresh.push_back(next);
+        if (fresh.empty()) return;
+        const uint32_t first = s.slot();
+        for (size_t i = 1; i < fresh.size(); i++) (void)s.slot();  // contiguous slots; pointers taken after
+        io_uring *ring = s.uring();
+        unsigned queued = 0;
+        for (size_t i = 0; i < fresh.size(); i++) {
+            char *record = s.record(first + uint32_t(i));
+            if (const char *cached = cachedRecord(fresh[i])) {
+                std::memcpy(record, cached, recordBytes);
+                s.counters.cached++;
+                continue;
+            }
+            io_uring_sqe *sqe = io_uring_get_sqe(ring);
+            io_uring_prep_read(sqe, fd_, record, unsigned(recordBytes), uint64_t(fresh[i]) * recordBytes);
+            queued++;
+        }
+        if (queued > 0) {
+            if (int error = io_uring_submit_and_wait(ring, queued); error < 0) {
+                std::fprintf(stderr, "io_uring_submit_and_wait: %s\n", std::strerror(-error));
+                std::exit(1);
+            }
+            s.counters.submissions++;
+            s.counters.level0Reads += queued;
+            for (unsigned done = 0; done < queued; done++) {
+                io_uring_cqe *cqe;
+                if (io_uring_wait_cqe(ring, &cqe) < 0 || cqe->res != int(recordBytes)) {
+                    std::fprintf(stderr, "a batched read failed\n");
+                    std::exit(1);
+                }
+                io_uring_cqe_seen(ring, cqe);
+            }
+        }
+        for (size_t i = 0; i < fresh.size(); i++) {
+            const uint32_t slot = first + uint32_t(i);
+            const float d = distance(query, s.record(slot) + codeOffset);
+            if (found.size() < ef || d < found.top().distance) {
+                candidates.push(Scored{d, fresh[i], slot});
+                found.push(Scored{d, fresh[i], slot});
+                if (found.size() > ef) found.pop();
+            }
+        }
+    }
+#endif
 
     // The neighbour-selection heuristic: from `candidates` (nearest first, their vectors in `vectors`), keep
     // a candidate only if it is nearer to the base than to every one kept before it; at most `most`.
@@ -524,6 +616,7 @@ int main(int argc, char **argv)
     std::string dir = "/tmp/hnsw-pread", efs = "auto", build = "file";
     double cacheMB = 4;
     bool cold = false;
+    std::string batching = "none";
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto value = [&]() { return optionValue(argc, argv, i); };
@@ -537,11 +630,18 @@ int main(int argc, char **argv)
         else if (a == "--build") build = value();
         else if (a == "--cache-mb") cacheMB = std::stod(value());
         else if (a == "--cold") cold = true;
+        else if (a == "--batch") batching = value();
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
         }
     }
+#if !defined(HNSW_PREAD_URING)
+    if (batching != "none") {
+        std::fprintf(stderr, "--batch uring needs a build with -DHNSW_PREAD_URING ... -luring\n");
+        return 2;
+    }
+#endif
     if (build != "file" && build != "memory") {
         std::fprintf(stderr, "--build is file or memory\n");
         return 2;
@@ -559,6 +659,7 @@ int main(int argc, char **argv)
     }
     printMemory("start");
     PreadGraph graph(dimensions, m, efConstruction, n, nodesFD, build == "memory");
+    graph.batched = batching == "uring";
     // The cache: the records of the nodes at the lowest level L >= 1 whose expected count (n / M^L) fits.
     if (cacheMB > 0) {
         for (int level = 1; level < 16; level++) {
@@ -620,7 +721,10 @@ int main(int argc, char **argv)
                 "the cache, and wrote %.1f records or link lists\n",
         insertCPU / n * 1e6, insertCPU, insertWall, threads, double(built.level0Reads) / n,
         double(built.upperReads) / n, double(built.pruneReads) / n, double(built.fileReads()) / n,
-        build == "file" ? " with pread" : " by memcpy", double(built.cached) / n, double(built.writes) / n);
+        build == "file" ? (graph.batched ? " with pread and io_uring" : " with pread") : " by memcpy",
+        double(built.cached) / n, double(built.writes) / n);
+    if (graph.batched) std::printf("  level-0 reads batched: %.0f io_uring submissions an insert\n",
+        double(built.submissions) / n);
     printMemory("after the build");
     if (build == "memory") {
         auto wall0 = std::chrono::steady_clock::now();
@@ -671,10 +775,14 @@ int main(int argc, char **argv)
         coldModes.push_back(true);
         fdatasync(nodesFD);  // dirty pages cannot be dropped
     }
+    std::vector<bool> batchModes = {graph.batched};
+    if (graph.batched) batchModes.push_back(false);
     for (size_t ef : breadths) {
+        for (bool batching : batchModes)
         for (bool dropped : coldModes)
         for (bool cached : cacheModes) {
             graph.useCache = cached;
+            graph.batched = batching;
             resetPeak();
             std::vector<double> wall, cpu;
             double rerankCPU = 0;
@@ -709,6 +817,8 @@ int main(int argc, char **argv)
                 double(c.fileReads()) / queryCount, double(c.upperReads) / queryCount,
                 double(c.level0Reads) / queryCount, double(c.cached) / queryCount, rerankCPU / queryCount * 1e3,
                 mem.hwmKB / 1024.0, mem.anonKB / 1024.0, mem.fileKB / 1024.0);
+            if (batching) std::printf("  (level-0 reads batched: %.0f io_uring submissions a search)\n",
+                double(c.submissions) / queryCount);
             std::fflush(stdout);
         }
     }
