@@ -31,6 +31,7 @@
 // re-ranking and the exact scan, so they are never mapped and count in no RSS). The clang++ of the Swift
 // toolchain builds it (HNSWIndex.cpp uses a clang pragma).
 #include "../../Sources/CHNSW/HNSWIndex.cpp"
+#include "ann_bench.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -43,124 +44,6 @@
 #include <cinttypes>
 
 namespace bench {
-
-// SplitMix64, as Sources/SluiceTesting/SplitMix64.swift.
-struct SplitMix64 {
-    uint64_t state;
-    uint64_t next()
-    {
-        state += 0x9E3779B97F4A7C15ull;
-        uint64_t z = state;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-};
-
-// Sources/SluiceTesting/ClusteredVectors.swift, operation for operation (built with -ffp-contract=off).
-struct Clustered {
-    size_t dimensions;
-    float spread;
-    std::vector<std::vector<float>> centres;
-    SplitMix64 rng;
-
-    Clustered(size_t dimensions, size_t clusters, float spread, uint64_t seed)
-        : dimensions(dimensions), spread(spread), rng{seed}
-    {
-        for (size_t c = 0; c < clusters; c++) {
-            std::vector<float> centre(dimensions);
-            for (auto &x : centre) x = gaussian();
-            normalize(centre);
-            centres.push_back(std::move(centre));
-        }
-    }
-
-    float gaussian()
-    {
-        double u1 = (double(rng.next() >> 11) + 1) / 9007199254740992.0;
-        double u2 = double(rng.next() >> 11) / 9007199254740992.0;
-        return float(std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
-    }
-
-    static void normalize(std::vector<float> &v)
-    {
-        float norm = 0;
-        for (float x : v) norm = norm + x * x;
-        norm = std::sqrt(norm);
-        if (norm > 0)
-            for (auto &x : v) x = x / norm;
-    }
-
-    // The next vector into `out`; returns its cluster.
-    size_t next(float *out)
-    {
-        const size_t cluster = rng.next() % centres.size();
-        const auto &centre = centres[cluster];
-        float scale = spread / std::sqrt(float(dimensions));
-        std::vector<float> v(dimensions);
-        for (size_t i = 0; i < dimensions; i++) v[i] = centre[i] + scale * gaussian();
-        normalize(v);
-        std::memcpy(out, v.data(), dimensions * sizeof(float));
-        return cluster;
-    }
-};
-
-struct Memory {
-    long hwmKB = 0, rssKB = 0, anonKB = 0, fileKB = 0;
-};
-
-Memory memory()
-{
-    Memory m;
-    FILE *f = std::fopen("/proc/self/status", "r");
-    char line[256];
-    while (f && std::fgets(line, sizeof line, f)) {
-        std::sscanf(line, "VmHWM: %ld", &m.hwmKB);
-        std::sscanf(line, "VmRSS: %ld", &m.rssKB);
-        std::sscanf(line, "RssAnon: %ld", &m.anonKB);
-        std::sscanf(line, "RssFile: %ld", &m.fileKB);
-    }
-    if (f) std::fclose(f);
-    return m;
-}
-
-// Resets VmHWM to the current RSS (Linux 4.0+).
-void resetPeak()
-{
-    int fd = open("/proc/self/clear_refs", O_WRONLY);
-    if (fd >= 0) {
-        if (write(fd, "5", 1) != 1) std::perror("clear_refs");
-        close(fd);
-    }
-}
-
-void printMemory(const char *phase)
-{
-    Memory m = memory();
-    std::printf("  memory %-28s VmHWM %8.1f MB  VmRSS %8.1f MB  RssAnon %8.1f MB  RssFile %8.1f MB\n", phase,
-        m.hwmKB / 1024.0, m.rssKB / 1024.0, m.anonKB / 1024.0, m.fileKB / 1024.0);
-}
-
-double processCPU()
-{
-    timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-double threadCPU()
-{
-    timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-long minorFaults(int who)
-{
-    rusage u;
-    getrusage(who, &u);
-    return u.ru_minflt;
-}
 
 // A release policy: none, every N operations, or past a budget of file-backed resident bytes.
 struct Policy {
@@ -246,23 +129,6 @@ struct Releaser {
     }
 };
 
-// `ef_search: auto` (LocalSink.IndexSettings.searchBreadth(vectors:)).
-size_t autoBreadth(size_t vectors)
-{
-    if (vectors <= 250000) return 64;
-    double grown = 64 * std::sqrt(double(vectors) / 250000.0);
-    return std::min<size_t>(1024, size_t(std::ceil(grown)));
-}
-
-float dot(const float *a, const float *b, size_t n) { return innerProduct(a, b, n); }
-
-double percentile(std::vector<double> values, double p)
-{
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    size_t index = std::min(values.size() - 1, size_t(std::ceil(p * values.size())) - 1);
-    return values[index];
-}
 
 }  // namespace bench
 
@@ -280,13 +146,7 @@ int main(int argc, char **argv)
     const bool trace = std::getenv("HNSW_MAPPED_TRACE") != nullptr;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+        auto value = [&]() { return optionValue(argc, argv, i); };
         if (a == "--vectors") n = std::stoul(value());
         else if (a == "--queries") queryCount = std::stoul(value());
         else if (a == "--threads") threads = std::stoul(value());
@@ -450,28 +310,7 @@ int main(int argc, char **argv)
     // Queries: the vectors that follow the base (as local-search), truth by an exact float scan of floats.bin.
     std::vector<float> queries(queryCount * dimensions);
     for (size_t q = 0; q < queryCount; q++) (void)generator.next(&queries[q * dimensions]);
-    std::vector<std::vector<float>> best(queryCount);  // ascending, at most k
-    {
-        const size_t rows = 2048;
-        std::vector<float> chunk(rows * dimensions);
-        for (size_t first = 0; first < n; first += rows) {
-            size_t count = std::min(rows, n - first);
-            if (pread(floatsFD, chunk.data(), count * dimensions * sizeof(float),
-                    off_t(first * dimensions * sizeof(float))) < 0) {
-                std::perror("pread");
-                return 1;
-            }
-            for (size_t q = 0; q < queryCount; q++) {
-                auto &mine = best[q];
-                for (size_t r = 0; r < count; r++) {
-                    float score = dot(&queries[q * dimensions], &chunk[r * dimensions], dimensions);
-                    if (mine.size() == k && score <= mine[0]) continue;
-                    if (mine.size() == k) mine.erase(mine.begin());
-                    mine.insert(std::upper_bound(mine.begin(), mine.end(), score), score);
-                }
-            }
-        }
-    }
+    const auto best = exactBest(floatsFD, n, dimensions, queries, k);  // ascending, at most k
 
     // A breadth-first order of the bottom layer from the entry point (nodes no path reaches after it, in id
     // order): where each node would lie if the block were rewritten in that order, to count the windows a
@@ -519,7 +358,6 @@ int main(int argc, char **argv)
                 "faults a search | releases | VmHWM MB | RssAnon MB | RssFile MB, most after a search / end |\n"
                 "|---|---|---|---|---|---|---|---|---|\n");
     std::vector<uint8_t> row(scaleBytes + dimensions);
-    std::vector<float> candidate(dimensions);
     for (const auto &name : policies) {
         releaser.policy = Policy::parse(name);
         releaser.operations = 0;
@@ -595,22 +433,9 @@ int main(int argc, char **argv)
             releaser.after();
             if (trace && q < 3) printMemory(("after search " + std::to_string(q)).c_str());
             // Re-rank by the float vectors (read with pread, as the store reads them from LMDB; not timed).
-            std::vector<float> scores;
-            while (!found.empty()) {
-                size_t label = found.top().second;
-                found.pop();
-                if (pread(floatsFD, candidate.data(), dimensions * sizeof(float),
-                        off_t(label * dimensions * sizeof(float))) < 0) {
-                    std::perror("pread");
-                    return 1;
-                }
-                scores.push_back(dot(query, candidate.data(), dimensions));
-            }
-            std::sort(scores.rbegin(), scores.rend());
-            float kth = best[q].size() == k ? best[q][0] : -INFINITY;
-            for (size_t i = 0; i < std::min(k, scores.size()); i++) {
-                if (scores[i] >= kth - 1e-6f) hits++;
-            }
+            std::vector<size_t> labels;
+            for (; !found.empty(); found.pop()) labels.push_back(found.top().second);
+            hits += rerankedHits(floatsFD, query, dimensions, labels, best[q], k);
         }
         long faults = minorFaults(RUSAGE_THREAD) - faults0;
         double cpuMean = 0;

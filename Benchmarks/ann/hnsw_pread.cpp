@@ -1,0 +1,828 @@
+// A graph of our own whose bottom-layer nodes live in a file and are read with pread (issue 33 goal 2: the
+// disk graph). HNSW's published algorithm (Malkov and Yashunin): each element gets a random level; a search
+// descends greedily through the upper layers, which are kept in memory, then runs a beam search of breadth
+// ef at level 0; an insert searches each of its layers with ef_construction, chooses M neighbours with the
+// neighbour-selection heuristic, links itself to them, and each neighbour whose list is full re-chooses its
+// list with the same heuristic. M 16 (M0 32 at level 0), ef_construction 100, as the store's graph.
+//
+// What the process keeps in memory: a level a node (1 byte), the upper-layer link lists of the ~6% of nodes
+// that have a level above 0, 4,096 striped locks, a visited bitset a searching thread, and optionally (the
+// node cache) the whole records of the nodes at or above a level chosen so they fit a budget (the nodes
+// every search passes through). Everything else is one file of fixed-size records, one a node, in id order:
+//   u32 count, u32 links[M0]       the level-0 list (132 bytes at M 16)
+//   f32 scale, i8 values[d]        the 8-bit vector, as the store's quantizer writes it (388 bytes at 384 d)
+// (520 bytes a node at 384 d; the node's id is its label, as the store's labels are dense). A search reads
+// each node it scores with one pread of its record (links and vector together), keeps the records it
+// accepts into its beam so that expanding one needs no second read, and reads upper-layer nodes' vectors
+// alone (pread of the vector part). An insert does the same under the striped locks, writes its own record
+// with pwrite before any other node links to it, then rewrites each neighbour's link list with pwrite under
+// the neighbour's stripe (reading the vectors of the neighbour's neighbours to prune a full list).
+//
+// The vectors and queries are those of `sluice-bench local-search` and Benchmarks/ann/hnsw_mapped.cpp (the
+// `ClusteredVectors` generator, the same seed), the kernels and quantizer the store's (Sources/CHNSW, included),
+// recall@10 against an exact float scan after re-ranking the best k + max(k, 8) by the float vectors read
+// with pread, as the store does.
+//
+//   clang++ -std=c++17 -O2 -ffp-contract=off -pthread -I Sources/CHNSW/include \
+//       -o /tmp/hnsw_pread Benchmarks/ann/hnsw_pread.cpp
+//   /tmp/hnsw_pread --vectors 100000 --dir DIR [--build file|memory] [--cache-mb 4] [--threads 2]
+//       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold] [--batch uring]
+// --build file (the default) inserts through pread/pwrite on DIR/nodes.bin; --build memory inserts with the
+// same code into an anonymous buffer of the same records (memcpy instead of pread), then writes the file
+// and frees the buffer: the searches read the file with pread either way. --cache-mb 0 holds no records.
+// With a cache, each search pass runs with it and again bypassing it (reading those nodes from the file).
+// --cold adds passes that drop the node file's pages from the page cache (posix_fadvise DONTNEED) before
+// every search, so that every pread goes to the disk: a store whose file the kernel has evicted.
+// --batch uring (built with -DHNSW_PREAD_URING and -luring: Debian's liburing-dev) reads the unvisited
+// neighbours of each expanded level-0 node with one io_uring submission, during the build and the searches
+// (each search pass then runs again without it).
+#include "../../Sources/CHNSW/HNSWIndex.cpp"
+#include "ann_bench.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <climits>
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+#if defined(HNSW_PREAD_URING)
+#include <liburing.h>
+#endif
+
+namespace bench {
+
+// What one thread read: records and vectors with pread (or memcpy from the build's buffer), from the cache.
+struct Counters {
+    size_t level0Reads = 0, upperReads = 0, pruneReads = 0, cached = 0, writes = 0;
+    size_t submissions = 0;  // io_uring_enter calls of the batched level-0 reads (--batch uring)
+
+    size_t fileReads() const { return level0Reads + upperReads + pruneReads; }
+    void add(const Counters &other)
+    {
+        level0Reads += other.level0Reads;
+        upperReads += other.upperReads;
+        pruneReads += other.pruneReads;
+        cached += other.cached;
+        writes += other.writes;
+        submissions += other.submissions;
+    }
+};
+
+// A scored node: its distance to the query, its id, and where its record is in the search's pool.
+struct Scored {
+    float distance;
+    uint32_t id;
+    uint32_t slot;
+    bool operator<(const Scored &other) const { return distance < other.distance; }
+    bool operator>(const Scored &other) const { return distance > other.distance; }
+};
+
+// A thread's working memory for one search or insert: the visited bitset, and the records read so far.
+struct Scratch {
+    std::vector<uint64_t> visited;
+    std::vector<uint32_t> touched;  // the bitset's words set, to clear them
+    std::vector<char> pool;
+    size_t used = 0, recordBytes = 0;
+    Counters counters;
+
+    Scratch(size_t capacity, size_t recordBytes) : visited((capacity + 63) / 64), recordBytes(recordBytes) {}
+#if defined(HNSW_PREAD_URING)
+    // The thread's ring for batched reads (--batch uring), set up at its first use.
+    io_uring ring;
+    bool ringReady = false;
+    ~Scratch()
+    {
+        if (ringReady) io_uring_queue_exit(&ring);
+    }
+    io_uring *uring()
+    {
+        if (!ringReady) {
+            if (int error = io_uring_queue_init(64, &ring, 0); error < 0) {
+                std::fprintf(stderr, "io_uring_queue_init: %s\n", std::strerror(-error));
+                std::exit(1);
+            }
+            ringReady = true;
+        }
+        return &ring;
+    }
+#endif
+
+    // Marks `id`; false if it was marked already.
+    bool visit(uint32_t id)
+    {
+        uint64_t &word = visited[id / 64];
+        const uint64_t bit = uint64_t(1) << (id % 64);
+        if (word & bit) return false;
+        if (word == 0) touched.push_back(id / 64);
+        word |= bit;
+        return true;
+    }
+    void clearVisited()
+    {
+        for (uint32_t w : touched) visited[w] = 0;
+        touched.clear();
+    }
+    // A new slot for a record (the pointer is valid until the next call).
+    uint32_t slot()
+    {
+        if ((used + 1) * recordBytes > pool.size()) pool.resize(std::max<size_t>(64, 2 * (used + 1)) * recordBytes);
+        return uint32_t(used++);
+    }
+    char *record(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
+    void clear()
+    {
+        clearVisited();
+        used = 0;
+    }
+};
+
+// An upper-layer node's lists (levels 1...level, each a count and M ids) and, if it is cached, its record.
+struct Upper {
+    std::vector<uint32_t> links;
+    std::unique_ptr<char[]> record;
+};
+
+class PreadGraph {
+  public:
+    const size_t dimensions, m, m0, efConstruction, codeBytes, codeOffset, recordBytes, capacity;
+    static constexpr size_t stripeCount = 4096;
+
+    PreadGraph(size_t dimensions, size_t m, size_t efConstruction, size_t capacity, int fd, bool inMemory)
+        : dimensions(dimensions), m(m), m0(2 * m), efConstruction(efConstruction), codeBytes(scaleBytes + dimensions),
+          codeOffset(4 + 4 * 2 * m), recordBytes(codeOffset + scaleBytes + dimensions), capacity(capacity),
+          fd_(fd), levels_(new std::atomic<uint8_t>[capacity]), stripes_(new std::mutex[stripeCount]),
+          distance_(distanceKernel(chosenKernel())), parameters_{dimensions}, levelMultiplier_(1 / std::log(double(m)))
+    {
+        for (size_t i = 0; i < capacity; i++) levels_[i].store(0, std::memory_order_relaxed);
+        if (inMemory) {
+            void *buffer = mmap(nullptr, capacity * recordBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                -1, 0);
+            if (buffer == MAP_FAILED) {
+                std::perror("mmap");
+                std::exit(1);
+            }
+            memory_ = static_cast<char *>(buffer);
+        }
+    }
+
+    // Records of nodes at `level` and above are held in memory (INT_MAX: none).
+    void setCacheLevel(int level) { cacheLevel_ = level; }
+    int cacheLevel() const { return cacheLevel_; }
+    // Whether searches read cached nodes from memory (false: from the file, as without a cache).
+    bool useCache = true;
+    // Level-0 reads of an expanded node's unvisited neighbours in one io_uring submission (--batch uring),
+    // without their stripes (a measurement: a list rewritten meanwhile may be read torn, its ids still nodes).
+    bool batched = false;
+
+    // Writes the build's buffer to the file and frees it: from then on every read is a pread.
+    void spill(size_t count)
+    {
+        if (memory_ == nullptr) return;
+        const size_t chunk = 4096 * recordBytes;
+        for (size_t at = 0; at < count * recordBytes; at += chunk)
+            bench::writeAt(fd_, memory_ + at, std::min(chunk, count * recordBytes - at), at);
+        munmap(memory_, capacity * recordBytes);
+        memory_ = nullptr;
+    }
+
+    // Inserts node `id` (its 8-bit vector `code`); threads may insert different ids at once.
+    void insert(uint32_t id, const char *code, Scratch &s)
+    {
+        const int level = randomLevel(id);
+        levels_[id].store(uint8_t(level), std::memory_order_release);
+        std::vector<char> record(recordBytes, 0);
+        std::memcpy(record.data() + codeOffset, code, codeBytes);
+        if (level > 0) {
+            Upper upper;
+            upper.links.assign(size_t(level) * (1 + m), 0);
+            if (level >= cacheLevel_) {
+                upper.record.reset(new char[recordBytes]);
+                std::memcpy(upper.record.get(), record.data(), recordBytes);
+            }
+            std::unique_lock<std::shared_mutex> hold(upperLock_);
+            upper_.emplace(id, std::move(upper));
+        }
+        // The record is in the file before any node links to it.
+        writeAt(id, 0, recordBytes, record.data());
+        s.counters.writes++;
+
+        // A new top element holds the entry lock for its whole insert, as the published algorithm's
+        // implementations do (rare: a level above every other).
+        std::unique_lock<std::mutex> top(entryLock_);
+        const int maxLevel = maxLevel_;
+        const int64_t entry = entry_;
+        if (entry < 0) {
+            entry_ = id;
+            maxLevel_ = level;
+            return;
+        }
+        if (level <= maxLevel) top.unlock();
+
+        s.clear();
+        const char *query = record.data() + codeOffset;
+        Scored current = scoreEntry(uint32_t(entry), query, s);
+        for (int layer = maxLevel; layer > level; layer--) current = searchLayer(query, current, 1, layer, true, s)[0];
+        for (int layer = std::min(level, maxLevel); layer >= 0; layer--) {
+            std::vector<Scored> found = searchLayer(query, current, efConstruction, layer, true, s);
+            std::vector<Scored> chosen = selectNeighbours(found, m, s);
+            setOwnLinks(id, layer, chosen);
+            for (const Scored &neighbour : chosen) connect(neighbour.id, id, layer, neighbour.distance, s);
+            current = found[0];
+        }
+        if (level > maxLevel) {
+            entry_ = id;
+            maxLevel_ = level;
+        }
+    }
+
+    // The `wanted` nearest ids to `query` (an 8-bit vector) found with breadth `ef`, nearest first.
+    std::vector<uint32_t> search(const char *query, size_t ef, size_t wanted, Scratch &s)
+    {
+        int64_t entry;
+        int maxLevel;
+        {
+            std::lock_guard<std::mutex> hold(entryLock_);
+            entry = entry_;
+            maxLevel = maxLevel_;
+        }
+        std::vector<uint32_t> ids;
+        if (entry < 0) return ids;
+        s.clear();
+        Scored current = scoreEntry(uint32_t(entry), query, s);
+        for (int layer = maxLevel; layer > 0; layer--) current = searchLayer(query, current, 1, layer, false, s)[0];
+        std::vector<Scored> found = searchLayer(query, current, std::max(ef, wanted), 0, false, s);
+        for (size_t i = 0; i < std::min(wanted, found.size()); i++) ids.push_back(found[i].id);
+        return ids;
+    }
+
+    // Anonymous bytes the graph keeps, counted from its structures (malloc's 16-byte rounding and header
+    // included, libstdc++'s hash map nodes and buckets): levels, upper lists, cached records, locks.
+    struct Footprint {
+        double levels = 0, upperLists = 0, cachedRecords = 0, map = 0, locks = 0;
+        size_t upperNodes = 0, cachedNodes = 0;
+    };
+    Footprint footprint() const
+    {
+        auto rounded = [](size_t bytes) { return double((bytes + 8 + 15) / 16 * 16); };
+        Footprint f;
+        f.levels = double(capacity);
+        for (const auto &[id, upper] : upper_) {
+            f.upperNodes++;
+            f.upperLists += rounded(upper.links.size() * sizeof(uint32_t));
+            if (upper.record) {
+                f.cachedNodes++;
+                f.cachedRecords += rounded(recordBytes);
+            }
+        }
+        // a node: next pointer, the key, the Upper (a vector and a pointer), the cached hash; and the buckets
+        f.map = double(upper_.size()) * rounded(8 + 8 + sizeof(Upper) + 8) + double(upper_.bucket_count()) * 8;
+        f.locks = double(stripeCount * sizeof(std::mutex));
+        return f;
+    }
+
+    int maxLevel() const { return maxLevel_; }
+
+  private:
+    int fd_;
+    char *memory_ = nullptr;
+    std::unique_ptr<std::atomic<uint8_t>[]> levels_;
+    std::unordered_map<uint32_t, Upper> upper_;
+    mutable std::shared_mutex upperLock_;
+    std::unique_ptr<std::mutex[]> stripes_;
+    std::mutex entryLock_;
+    int64_t entry_ = -1;
+    int maxLevel_ = -1;
+    int cacheLevel_ = INT_MAX;
+    hnswlib::DISTFUNC<float> distance_;
+    QuantizedSpaceParameters parameters_;
+    double levelMultiplier_;
+
+    std::mutex &stripe(uint32_t id) { return stripes_[id % stripeCount]; }
+
+    float distance(const char *a, const char *b) const { return distance_(a, b, &parameters_); }
+
+    // The level of node `id`: ⌊−ln(u) / ln M⌋ for u uniform in (0, 1], from the id alone (so the graph's
+    // levels do not depend on the threads' order).
+    int randomLevel(uint32_t id) const
+    {
+        SplitMix64 generator{uint64_t(id) * 0x2545F4914F6CDD1Dull + 0x5EED};
+        double u = (double(generator.next() >> 11) + 1) / 9007199254740992.0;
+        return std::min(255, int(-std::log(u) * levelMultiplier_));
+    }
+
+    Upper *upperOf(uint32_t id) const
+    {
+        std::shared_lock<std::shared_mutex> hold(upperLock_);
+        auto found = upper_.find(id);
+        return found == upper_.end() ? nullptr : const_cast<Upper *>(&found->second);
+    }
+
+    // The cached record of `id`, or null.
+    char *cachedRecord(uint32_t id) const
+    {
+        if (!useCache || levels_[id].load(std::memory_order_acquire) < cacheLevel_) return nullptr;
+        Upper *upper = upperOf(id);
+        return upper != nullptr ? upper->record.get() : nullptr;
+    }
+
+    void readAt(uint32_t id, size_t offset, size_t length, char *out) const
+    {
+        if (memory_ != nullptr) std::memcpy(out, memory_ + size_t(id) * recordBytes + offset, length);
+        else bench::readAt(fd_, out, length, size_t(id) * recordBytes + offset);
+    }
+    void writeAt(uint32_t id, size_t offset, size_t length, const char *in)
+    {
+        if (memory_ != nullptr) std::memcpy(memory_ + size_t(id) * recordBytes + offset, in, length);
+        else bench::writeAt(fd_, in, length, size_t(id) * recordBytes + offset);
+    }
+
+    // Node `id`'s whole record into `out` (links and vector), from the cache or the file.
+    void readRecord(uint32_t id, char *out, Scratch &s) const
+    {
+        if (const char *cached = cachedRecord(id)) {
+            std::memcpy(out, cached, recordBytes);
+            s.counters.cached++;
+            return;
+        }
+        readAt(id, 0, recordBytes, out);
+        s.counters.level0Reads++;
+    }
+
+    // Node `id`'s vector alone into `out`'s vector part (vectors never change once written: no lock).
+    void readCode(uint32_t id, char *out, size_t &counter, Scratch &s) const
+    {
+        if (const char *cached = cachedRecord(id)) {
+            std::memcpy(out + codeOffset, cached + codeOffset, codeBytes);
+            s.counters.cached++;
+            return;
+        }
+        readAt(id, codeOffset, codeBytes, out + codeOffset);
+        counter++;
+    }
+
+    Scored scoreEntry(uint32_t entry, const char *query, Scratch &s)
+    {
+        uint32_t slot = s.slot();
+        {
+            std::lock_guard<std::mutex> hold(stripe(entry));
+            readRecord(entry, s.record(slot), s);
+        }
+        return Scored{distance(query, s.record(slot) + codeOffset), entry, slot};
+    }
+
+    // The links of a node at `layer` (> 0) copied out under its stripe when `locked`.
+    void upperLinks(uint32_t id, int layer, bool locked, std::vector<uint32_t> &out)
+    {
+        Upper *upper = upperOf(id);
+        out.clear();
+        if (upper == nullptr || size_t(layer) * (1 + m) > upper->links.size()) return;
+        std::unique_lock<std::mutex> hold(stripe(id), std::defer_lock);
+        if (locked) hold.lock();
+        const uint32_t *list = &upper->links[size_t(layer - 1) * (1 + m)];
+        out.assign(list + 1, list + 1 + std::min<size_t>(list[0], m));
+    }
+
+    // The beam search of breadth `ef` at `layer` from `start`; the found nodes nearest first. Level-0
+    // records are read whole (their links are used when they are expanded); upper-layer nodes' vectors only.
+    // `locked`: records are read under their stripe (inserts run at once with other inserts).
+    std::vector<Scored> searchLayer(const char *query, Scored start, size_t ef, int layer, bool locked, Scratch &s)
+    {
+        s.clearVisited();
+        s.visit(start.id);
+        if (layer == 0) {
+            // The start was scored in an upper layer by its vector alone: its record, for its links.
+            start.slot = s.slot();
+            std::unique_lock<std::mutex> hold(stripe(start.id), std::defer_lock);
+            if (locked) hold.lock();
+            readRecord(start.id, s.record(start.slot), s);
+        }
+        std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> candidates;  // nearest on top
+        std::priority_queue<Scored> found;                                                 // farthest on top
+        candidates.push(start);
+        found.push(start);
+        std::vector<uint32_t> links;
+        while (!candidates.empty()) {
+            const Scored nearest = candidates.top();
+            if (nearest.distance > found.top().distance && found.size() >= ef) break;
+            candidates.pop();
+            if (layer == 0) {
+                const char *record = s.record(nearest.slot);
+                uint32_t count = 0;
+                std::memcpy(&count, record, 4);
+                links.resize(std::min<size_t>(count, m0));
+                std::memcpy(links.data(), record + 4, links.size() * 4);
+            } else {
+                upperLinks(nearest.id, layer, locked, links);
+            }
+#if defined(HNSW_PREAD_URING)
+            if (batched && layer == 0 && memory_ == nullptr) {
+                expandBatched(query, links, ef, candidates, found, s);
+                continue;
+            }
+#endif
+            for (uint32_t next : links) {
+                if (next >= capacity || !s.visit(next)) continue;
+                uint32_t slot = s.slot();
+                char *record = s.record(slot);
+                if (layer == 0) {
+                    std::unique_lock<std::mutex> hold(stripe(next), std::defer_lock);
+                    if (locked) hold.lock();
+                    readRecord(next, record, s);
+                } else {
+                    readCode(next, record, s.counters.upperReads, s);
+                }
+                const float d = distance(query, record + codeOffset);
+                if (found.size() < ef || d < found.top().distance) {
+                    candidates.push(Scored{d, next, slot});
+                    found.push(Scored{d, next, slot});
+                    if (found.size() > ef) found.pop();
+                } else {
+                    s.used--;  // the slot is not kept
+                }
+            }
+        }
+        std::vector<Scored> result(found.size());
+        for (size_t i = found.size(); i > 0; i--) {
+            result[i - 1] = found.top();
+            found.pop();
+        }
+        return result;
+    }
+
+#if defined(HNSW_PREAD_URING)
+    // Reads the unvisited nodes of `links` (level 0) with one io_uring submission and scores them into the
+    // beam: the cached ones copied, the others read from the file by the ring.
+    template <typename Candidates, typename Found>
+    void expandBatched(const char *query, const std::vector<uint32_t> &links, size_t ef, Candidates &candidates,
+        Found &found, Scratch &s)
+    {
+        std::vector<uint32_t> fresh;
+        for (uint32_t next : links)
+            if (next < capacity && s.visit(next)) fresh.push_back(next);
+        if (fresh.empty()) return;
+        const uint32_t first = s.slot();
+        for (size_t i = 1; i < fresh.size(); i++) (void)s.slot();  // contiguous slots; pointers taken after
+        io_uring *ring = s.uring();
+        unsigned queued = 0;
+        for (size_t i = 0; i < fresh.size(); i++) {
+            char *record = s.record(first + uint32_t(i));
+            if (const char *cached = cachedRecord(fresh[i])) {
+                std::memcpy(record, cached, recordBytes);
+                s.counters.cached++;
+                continue;
+            }
+            io_uring_sqe *sqe = io_uring_get_sqe(ring);
+            io_uring_prep_read(sqe, fd_, record, unsigned(recordBytes), uint64_t(fresh[i]) * recordBytes);
+            queued++;
+        }
+        if (queued > 0) {
+            if (int error = io_uring_submit_and_wait(ring, queued); error < 0) {
+                std::fprintf(stderr, "io_uring_submit_and_wait: %s\n", std::strerror(-error));
+                std::exit(1);
+            }
+            s.counters.submissions++;
+            s.counters.level0Reads += queued;
+            for (unsigned done = 0; done < queued; done++) {
+                io_uring_cqe *cqe;
+                if (io_uring_wait_cqe(ring, &cqe) < 0 || cqe->res != int(recordBytes)) {
+                    std::fprintf(stderr, "a batched read failed\n");
+                    std::exit(1);
+                }
+                io_uring_cqe_seen(ring, cqe);
+            }
+        }
+        for (size_t i = 0; i < fresh.size(); i++) {
+            const uint32_t slot = first + uint32_t(i);
+            const float d = distance(query, s.record(slot) + codeOffset);
+            if (found.size() < ef || d < found.top().distance) {
+                candidates.push(Scored{d, fresh[i], slot});
+                found.push(Scored{d, fresh[i], slot});
+                if (found.size() > ef) found.pop();
+            }
+        }
+    }
+#endif
+
+    // The neighbour-selection heuristic: from `candidates` (nearest first, their vectors in `vectors`), keep
+    // a candidate only if it is nearer to the base than to every one kept before it; at most `most`.
+    std::vector<Scored> selectNeighbours(
+        const std::vector<Scored> &candidates, size_t most, const std::function<const char *(const Scored &)> &vector)
+    {
+        std::vector<Scored> chosen;
+        for (const Scored &candidate : candidates) {
+            if (chosen.size() >= most) break;
+            bool kept = true;
+            for (const Scored &other : chosen) {
+                if (distance(vector(candidate), vector(other)) < candidate.distance) {
+                    kept = false;
+                    break;
+                }
+            }
+            if (kept) chosen.push_back(candidate);
+        }
+        return chosen;
+    }
+    std::vector<Scored> selectNeighbours(const std::vector<Scored> &candidates, size_t most, Scratch &s)
+    {
+        return selectNeighbours(candidates, most, [&](const Scored &c) { return s.record(c.slot) + codeOffset; });
+    }
+
+    // Node `id`'s own list at `layer`, written before any neighbour links back to it.
+    void setOwnLinks(uint32_t id, int layer, const std::vector<Scored> &chosen)
+    {
+        std::lock_guard<std::mutex> hold(stripe(id));
+        if (layer == 0) {
+            std::vector<uint32_t> list(1 + m0, 0);
+            list[0] = uint32_t(chosen.size());
+            for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
+            writeLinks0(id, list);
+        } else {
+            uint32_t *list = &upperOf(id)->links[size_t(layer - 1) * (1 + m)];
+            list[0] = uint32_t(chosen.size());
+            for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
+        }
+    }
+
+    // The level-0 list (count and ids) of `id` to the file and, if cached, to its record (under its stripe).
+    void writeLinks0(uint32_t id, const std::vector<uint32_t> &list)
+    {
+        const size_t bytes = 4 * (1 + std::min<size_t>(list[0], m0));
+        writeAt(id, 0, bytes, reinterpret_cast<const char *>(list.data()));
+        if (levels_[id].load(std::memory_order_acquire) >= cacheLevel_) {
+            if (Upper *upper = upperOf(id)) std::memcpy(upper->record.get(), list.data(), bytes);
+        }
+    }
+
+    // Links `neighbour` back to `id` at `layer` (their distance `d`); a full list is pruned by the heuristic
+    // over its nodes and `id`, which reads the vectors of the list's nodes.
+    void connect(uint32_t neighbour, uint32_t id, int layer, float d, Scratch &s)
+    {
+        const size_t most = layer == 0 ? m0 : m;
+        std::lock_guard<std::mutex> hold(stripe(neighbour));
+        std::vector<uint32_t> list(1 + most, 0);
+        std::vector<char> own(recordBytes);
+        uint32_t *upperList = nullptr;
+        if (layer == 0) {
+            readRecord(neighbour, own.data(), s);
+            std::memcpy(list.data(), own.data(), 4 * (1 + m0));
+        } else {
+            upperList = &upperOf(neighbour)->links[size_t(layer - 1) * (1 + m)];
+            std::memcpy(list.data(), upperList, 4 * (1 + m));
+        }
+        const uint32_t count = std::min<uint32_t>(list[0], uint32_t(most));
+        for (uint32_t i = 1; i <= count; i++)
+            if (list[i] == id) return;
+        if (count < most) {
+            list[1 + count] = id;
+            list[0] = count + 1;
+        } else {
+            // The heuristic from the neighbour's point of view over its list and `id`.
+            if (layer > 0) readCode(neighbour, own.data(), s.counters.upperReads, s);
+            std::vector<char> vectors((count + 1) * recordBytes);
+            std::vector<Scored> candidates;
+            for (uint32_t i = 0; i <= count; i++) {
+                const uint32_t other = i < count ? list[1 + i] : id;
+                char *record = vectors.data() + size_t(i) * recordBytes;
+                readCode(other, record, s.counters.pruneReads, s);
+                const float distanceToOther = i < count ? distance(own.data() + codeOffset, record + codeOffset) : d;
+                candidates.push_back(Scored{distanceToOther, other, i});
+            }
+            std::sort(candidates.begin(), candidates.end());
+            std::vector<Scored> chosen = selectNeighbours(candidates, most,
+                [&](const Scored &c) { return vectors.data() + size_t(c.slot) * recordBytes + codeOffset; });
+            list.assign(1 + most, 0);
+            list[0] = uint32_t(chosen.size());
+            for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
+        }
+        if (layer == 0) {
+            writeLinks0(neighbour, list);
+            s.counters.writes++;
+        } else {
+            std::memcpy(upperList, list.data(), 4 * (1 + m));
+        }
+    }
+};
+
+}  // namespace bench
+
+using namespace bench;
+
+int main(int argc, char **argv)
+{
+    size_t n = 100000, queryCount = 200, threads = 2, m = 16, efConstruction = 100, dimensions = 384, k = 10;
+    std::string dir = "/tmp/hnsw-pread", efs = "auto", build = "file";
+    double cacheMB = 4;
+    bool cold = false;
+    std::string batching = "none";
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto value = [&]() { return optionValue(argc, argv, i); };
+        if (a == "--vectors") n = std::stoul(value());
+        else if (a == "--queries") queryCount = std::stoul(value());
+        else if (a == "--threads") threads = std::stoul(value());
+        else if (a == "--m") m = std::stoul(value());
+        else if (a == "--ef-construction") efConstruction = std::stoul(value());
+        else if (a == "--dir") dir = value();
+        else if (a == "--ef") efs = value();
+        else if (a == "--build") build = value();
+        else if (a == "--cache-mb") cacheMB = std::stod(value());
+        else if (a == "--cold") cold = true;
+        else if (a == "--batch") batching = value();
+        else {
+            std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+            return 2;
+        }
+    }
+#if !defined(HNSW_PREAD_URING)
+    if (batching != "none") {
+        std::fprintf(stderr, "--batch uring needs a build with -DHNSW_PREAD_URING ... -luring\n");
+        return 2;
+    }
+#endif
+    if (build != "file" && build != "memory") {
+        std::fprintf(stderr, "--build is file or memory\n");
+        return 2;
+    }
+    const size_t wanted = k + std::max<size_t>(k, 8);  // LocalANNIndex.candidates(for:)
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    mkdir(dir.c_str(), 0755);
+    std::string nodesPath = dir + "/nodes.bin";
+    int nodesFD = open(nodesPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    std::string floatsPath = dir + "/floats.bin";
+    int floatsFD = open(floatsPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (nodesFD < 0 || floatsFD < 0) {
+        std::perror(dir.c_str());
+        return 1;
+    }
+    printMemory("start");
+    PreadGraph graph(dimensions, m, efConstruction, n, nodesFD, build == "memory");
+    graph.batched = batching == "uring";
+    // The cache: the records of the nodes at the lowest level L >= 1 whose expected count (n / M^L) fits.
+    if (cacheMB > 0) {
+        for (int level = 1; level < 16; level++) {
+            double expected = double(n) / std::pow(double(m), level);
+            if (expected * double(graph.recordBytes) <= cacheMB * 1048576) {
+                graph.setCacheLevel(level);
+                break;
+            }
+        }
+    }
+    std::printf("%zu vectors x %zu d in %zu clusters (spread 1.0), M %zu (M0 %zu), ef_construction %zu, %zu "
+                "candidates re-ranked, %zu queries, %zu insert threads, records of %zu bytes built %s, node cache "
+                "%.1f MB (levels >= %d), kernel %d\n",
+        n, dimensions, std::max<size_t>(10, n / 100), m, 2 * m, efConstruction, wanted, queryCount, threads,
+        graph.recordBytes, build == "file" ? "through pread/pwrite" : "in an anonymous buffer, then written",
+        cacheMB, graph.cacheLevel() == INT_MAX ? -1 : graph.cacheLevel(), chosenKernel());
+
+    // Build: generate a batch (floats to floats.bin for the re-ranking and the truth), insert it with
+    // `threads` threads, each with its own scratch.
+    Clustered generator(dimensions, std::max<size_t>(10, n / 100), 1.0f, 0x10CA15EA);
+    const size_t batch = 4096;
+    std::vector<float> vectors(batch * dimensions);
+    std::vector<char> codes(batch * graph.codeBytes);
+    std::vector<std::unique_ptr<Scratch>> scratches;
+    for (size_t t = 0; t < std::max<size_t>(1, threads); t++)
+        scratches.push_back(std::make_unique<Scratch>(n, graph.recordBytes));
+    double insertCPU = 0, insertWall = 0;
+    resetPeak();
+    printMemory("before the build");
+    for (size_t first = 0; first < n; first += batch) {
+        size_t count = std::min(batch, n - first);
+        for (size_t i = 0; i < count; i++) (void)generator.next(&vectors[i * dimensions]);
+        writeAt(floatsFD, vectors.data(), count * dimensions * sizeof(float), first * dimensions * sizeof(float));
+        for (size_t i = 0; i < count; i++)
+            quantized(&vectors[i * dimensions], dimensions, reinterpret_cast<uint8_t *>(&codes[i * graph.codeBytes]));
+        double cpu0 = processCPU();
+        auto wall0 = std::chrono::steady_clock::now();
+        std::atomic<size_t> next{0};
+        auto work = [&](Scratch *scratch) {
+            for (size_t i = next++; i < count; i = next++)
+                graph.insert(uint32_t(first + i), &codes[i * graph.codeBytes], *scratch);
+        };
+        size_t workers = std::max<size_t>(1, std::min(threads, count / 64 + 1));
+        std::vector<std::thread> pool;
+        for (size_t t = 1; t < workers; t++) pool.emplace_back(work, scratches[t].get());
+        work(scratches[0].get());
+        for (auto &thread : pool) thread.join();
+        insertWall += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        insertCPU += processCPU() - cpu0;
+        if ((first / batch) % 8 == 7) {
+            std::printf("  ... %zu inserted, %.1f CPU-s\n", first + count, insertCPU);
+            std::fflush(stdout);
+        }
+    }
+    Counters built;
+    for (auto &scratch : scratches) built.add(scratch->counters);
+    std::printf("build: %.1f us CPU a vector (%.1f CPU-s, %.1f s wall, %zu threads); a vector read %.0f records at "
+                "level 0, %.0f upper-layer vectors and %.0f vectors to prune full lists (%.0f reads%s), %.0f from "
+                "the cache, and wrote %.1f records or link lists\n",
+        insertCPU / n * 1e6, insertCPU, insertWall, threads, double(built.level0Reads) / n,
+        double(built.upperReads) / n, double(built.pruneReads) / n, double(built.fileReads()) / n,
+        build == "file" ? (graph.batched ? " with pread and io_uring" : " with pread") : " by memcpy",
+        double(built.cached) / n, double(built.writes) / n);
+    if (graph.batched) std::printf("  level-0 reads batched: %.0f io_uring submissions an insert\n",
+        double(built.submissions) / n);
+    printMemory("after the build");
+    if (build == "memory") {
+        auto wall0 = std::chrono::steady_clock::now();
+        double cpu0 = processCPU();
+        graph.spill(n);
+        std::printf("the buffer written to %s and freed: %.1f s wall, %.1f CPU-s\n", nodesPath.c_str(),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(), processCPU() - cpu0);
+        printMemory("after the spill");
+    }
+    scratches.clear();  // the build's pools and bitsets
+    std::vector<float>().swap(vectors);
+    std::vector<char>().swap(codes);
+
+    const auto f = graph.footprint();
+    const double perN = 1.0 / double(n);
+    const double visitedBits = 0.125;  // one searching thread's bitset
+    std::printf("anonymous per element: level %.1f, upper lists %.1f (%zu nodes above level 0, top level %d), "
+                "their map %.1f, cached records %.1f (%zu nodes), visited bitset %.3f a searching thread: %.1f "
+                "bytes; plus %.2f MB of striped locks fixed\n",
+        f.levels * perN, f.upperLists * perN, f.upperNodes, graph.maxLevel(), f.map * perN, f.cachedRecords * perN,
+        f.cachedNodes, visitedBits, (f.levels + f.upperLists + f.map + f.cachedRecords) * perN + visitedBits,
+        f.locks / 1048576);
+    std::printf("node file: %zu bytes a node (links %zu, vector %zu): %.1f MB\n", graph.recordBytes, graph.codeOffset,
+        graph.codeBytes, double(n * graph.recordBytes) / 1048576);
+
+    // Queries: the vectors that follow the base (as local-search), truth by an exact float scan of floats.bin.
+    std::vector<float> queries(queryCount * dimensions);
+    for (size_t q = 0; q < queryCount; q++) (void)generator.next(&queries[q * dimensions]);
+    const auto best = exactBest(floatsFD, n, dimensions, queries, k);
+
+    std::vector<size_t> breadths;
+    for (size_t start = 0; start <= efs.size();) {
+        size_t comma = efs.find(',', start);
+        if (comma == std::string::npos) comma = efs.size();
+        std::string e = efs.substr(start, comma - start);
+        breadths.push_back(e == "auto" ? autoBreadth(n) : std::stoul(e));
+        start = comma + 1;
+    }
+    std::printf("| ef_search | cache | page cache | recall@10 | CPU ms a search p50 / p99 (mean) | wall ms p50 / p99 | preads a "
+                "search (upper / level 0) | cache hits | re-rank CPU ms | VmHWM MB | RssAnon MB | RssFile MB |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::vector<uint8_t> code(graph.codeBytes);
+    Scratch scratch(n, graph.recordBytes);
+    std::vector<bool> cacheModes = {graph.cacheLevel() != INT_MAX};
+    if (graph.cacheLevel() != INT_MAX) cacheModes.push_back(false);
+    std::vector<bool> coldModes = {false};
+    if (cold) {
+        coldModes.push_back(true);
+        fdatasync(nodesFD);  // dirty pages cannot be dropped
+    }
+    std::vector<bool> batchModes = {graph.batched};
+    if (graph.batched) batchModes.push_back(false);
+    for (size_t ef : breadths) {
+        for (bool batching : batchModes)
+        for (bool dropped : coldModes)
+        for (bool cached : cacheModes) {
+            graph.useCache = cached;
+            graph.batched = batching;
+            resetPeak();
+            std::vector<double> wall, cpu;
+            double rerankCPU = 0;
+            size_t hits = 0;
+            scratch.counters = Counters();
+            for (size_t q = 0; q < queryCount; q++) {
+                const float *query = &queries[q * dimensions];
+                if (dropped) posix_fadvise(nodesFD, 0, 0, POSIX_FADV_DONTNEED);
+                auto wall0 = std::chrono::steady_clock::now();
+                double cpu0 = threadCPU();
+                quantized(query, dimensions, code.data());
+                std::vector<uint32_t> ids = graph.search(reinterpret_cast<const char *>(code.data()), ef, wanted,
+                    scratch);
+                cpu.push_back((threadCPU() - cpu0) * 1e3);
+                wall.push_back(
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count());
+                double rerank0 = threadCPU();
+                hits += rerankedHits(floatsFD, query, dimensions, std::vector<size_t>(ids.begin(), ids.end()), best[q],
+                    k);
+                rerankCPU += threadCPU() - rerank0;
+            }
+            double cpuMean = 0;
+            for (double c : cpu) cpuMean += c;
+            cpuMean /= double(std::max<size_t>(1, cpu.size()));
+            Memory mem = memory();
+            const Counters &c = scratch.counters;
+            std::printf("| %zu%s | %s | %s | %.3f | %.2f / %.2f (%.2f) | %.2f / %.2f | %.0f (%.0f / %.0f) | %.0f | %.3f | "
+                        "%.1f | %.1f | %.1f |\n",
+                ef, ef == autoBreadth(n) ? " (auto)" : "", cached ? "on" : "off", dropped ? "dropped" : "warm",
+                double(hits) / double(queryCount * k),
+                percentile(cpu, 0.5), percentile(cpu, 0.99), cpuMean, percentile(wall, 0.5), percentile(wall, 0.99),
+                double(c.fileReads()) / queryCount, double(c.upperReads) / queryCount,
+                double(c.level0Reads) / queryCount, double(c.cached) / queryCount, rerankCPU / queryCount * 1e3,
+                mem.hwmKB / 1024.0, mem.anonKB / 1024.0, mem.fileKB / 1024.0);
+            if (batching) std::printf("  (level-0 reads batched: %.0f io_uring submissions a search)\n",
+                double(c.submissions) / queryCount);
+            std::fflush(stdout);
+        }
+    }
+    close(nodesFD);
+    close(floatsFD);
+    return 0;
+}
