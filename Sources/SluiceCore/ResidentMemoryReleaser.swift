@@ -38,8 +38,10 @@ import Glibc
 /// lookups fault about 13,000 random leaf pages in 100 ms on the 10× benchmark corpus, each mapping 64 KB
 /// with its neighbours: 500–800 MB between two ticks, which is what the peak RSS caught. Most of it came
 /// from single transactions: one document of 14,204 chunks looks all of them up in one read transaction.
-/// Checking the file-backed resident size every 64 operations of a transaction and when it ends (one
-/// `pread` of `/proc/self/statm`, about 2 µs) and releasing past the budget bounds it whatever the timing.
+/// Checking the file-backed resident size every few operations of a transaction and when it ends (one
+/// `pread` of `/proc/self/statm`, about 1–2 µs) and releasing past the budget bounds it whatever the timing.
+/// How many operations lie between two checks follows how fast the pages grow (``ReleaseCheckPolicy``: every
+/// 64 operations while they barely fault, down to every one while each faults whole neighbourhoods).
 ///
 /// Ranges are registered and unregistered under the same lock the thread holds while it calls
 /// `madvise`, so a range is never advised after its environment unmapped it (the address could by then
@@ -68,6 +70,15 @@ package final class ResidentMemoryReleaser: Sendable {
     package var releases: Int { releaseCount.load(ordering: .relaxed) }
     /// `/proc/self/statm`, kept open: re-read with `pread` at offset 0.
     private let statm: Int32
+    /// How often transactions check the budget (``checkInterval``), adjusted at each check.
+    private let checks: Mutex<ReleaseCheckPolicy>
+    /// The policy's current interval, read by every operation without the lock.
+    private let operationsPerCheck = Atomic<Int>(64)
+
+    /// Operations an LMDB transaction runs between two checks of the budget (``releaseIfOverBudget()``): a
+    /// power of two, from 64 while the map's resident pages barely grow down to 1 while every operation faults
+    /// (``ReleaseCheckPolicy``).
+    package var checkInterval: Int { operationsPerCheck.load(ordering: .relaxed) }
 
     /// What the budget is checked against, when not `/proc/self/statm` (tests measure their own mapping).
     private let measure: (@Sendable () -> Int?)?
@@ -79,6 +90,10 @@ package final class ResidentMemoryReleaser: Sendable {
         self.interval = interval
         self.pageSize = Int(max(1, sysconf(Int32(_SC_PAGESIZE))))
         self.budgetPages = budgetBytes / pageSize
+        // A quarter of the budget between two checks: past it, the interval shrinks.
+        let policy = ReleaseCheckPolicy(longest: 64, targetPages: max(1, budgetBytes / pageSize / 4))
+        self.checks = Mutex(policy)
+        self.operationsPerCheck.store(policy.interval, ordering: .relaxed)
         #if os(Linux)
         self.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
         #else
@@ -90,10 +105,13 @@ package final class ResidentMemoryReleaser: Sendable {
     /// than the budget since the last release. Cheap enough to call after every transaction.
     package func releaseIfOverBudget() {
         #if os(Linux)
-        guard overBudget() else { return }
+        guard let shared = sharedResidentPages() else { return }
+        let next = checks.withLock { $0.checked(residentPages: shared) }
+        operationsPerCheck.store(next, ordering: .relaxed)
+        guard overBudget(shared) else { return }
         state.withLock { state in
             // Another thread may have released while this one waited for the lock.
-            if overBudget() { release(state.ranges) }
+            if let now = sharedResidentPages(), overBudget(now) { release(state.ranges) }
         }
         #endif
     }
@@ -197,8 +215,7 @@ package final class ResidentMemoryReleaser: Sendable {
     /// the lowest level seen since the last release: when pages leave the resident set meanwhile (another
     /// environment closed, libraries' pages reclaimed), the level follows them down, so that what they
     /// freed does not widen the budget of the mappings still growing.
-    private func overBudget() -> Bool {
-        guard let shared = sharedResidentPages() else { return false }
+    private func overBudget(_ shared: Int) -> Bool {
         var floor = floorPages.load(ordering: .relaxed)
         while floor >= 0 && shared < floor {
             let (exchanged, current) = floorPages.compareExchange(
@@ -221,7 +238,10 @@ package final class ResidentMemoryReleaser: Sendable {
                 _ = madvise(UnsafeMutableRawPointer(bitPattern: range.start), range.length, MADV_DONTNEED)
             }
         }
-        if let shared = sharedResidentPages() { floorPages.store(shared, ordering: .relaxed) }
+        if let shared = sharedResidentPages() {
+            floorPages.store(shared, ordering: .relaxed)
+            checks.withLock { $0.released(residentPages: shared) }
+        }
         releaseCount.add(1, ordering: .relaxed)
         #endif
     }

@@ -231,9 +231,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
 /// A transaction handle, valid only inside the closure it was passed to.
 ///
-/// Every operation maps the pages it reads; every 64 of them the map's resident pages are checked
-/// against the ``ResidentMemoryReleaser``'s budget, so that one large transaction (a document of
-/// thousands of chunks looked up in the cache, a full scan) cannot map the whole store. Values returned
+/// Every operation maps the pages it reads; every few of them (64 while they barely fault, fewer while they
+/// fault much: ``ResidentMemoryReleaser/checkInterval``) the map's resident pages are checked against the
+/// ``ResidentMemoryReleaser``'s budget, so that one large transaction (a document of thousands of chunks looked
+/// up in the cache, a full scan) cannot map the whole store. Values returned
 /// are copied out of the map first, and a page dropped mid-transaction is faulted back unchanged.
 /// A search's scan of large values (``forEach(_:from:largeValues:_:)`` with ``LargeValues/copied``) copies
 /// them from the data file instead, so that they never enter the resident set (``LMDBValueFile``).
@@ -269,7 +270,8 @@ package struct LMDBTransaction {
         var count = 0
         func tick() {
             count &+= 1
-            if count & 63 == 0 { ResidentMemoryReleaser.shared.releaseIfOverBudget() }
+            let releaser = ResidentMemoryReleaser.shared
+            if count & (releaser.checkInterval - 1) == 0 { releaser.releaseIfOverBudget() }
         }
     }
 
