@@ -40,8 +40,9 @@ import Glibc
 /// from single transactions: one document of 14,204 chunks looks all of them up in one read transaction.
 /// Checking the file-backed resident size every few operations of a transaction and when it ends (one
 /// `pread` of `/proc/self/statm`, about 1–2 µs) and releasing past the budget bounds it whatever the timing.
-/// How many operations lie between two checks follows how fast the pages grow (``ReleaseCheckPolicy``: every
-/// 64 operations while they barely fault, down to every one while each faults whole neighbourhoods).
+/// How many operations a transaction runs between two checks follows how fast the pages grow while it runs
+/// (``ReleaseCheckPolicy``: every 64 operations while they barely fault, down to every one while each faults
+/// whole neighbourhoods).
 ///
 /// Ranges are registered and unregistered under the same lock the thread holds while it calls
 /// `madvise`, so a range is never advised after its environment unmapped it (the address could by then
@@ -70,15 +71,9 @@ package final class ResidentMemoryReleaser: Sendable {
     package var releases: Int { releaseCount.load(ordering: .relaxed) }
     /// `/proc/self/statm`, kept open: re-read with `pread` at offset 0.
     private let statm: Int32
-    /// How often transactions check the budget (``checkInterval``), adjusted at each check.
-    private let checks: Mutex<ReleaseCheckPolicy>
-    /// The policy's current interval, read by every operation without the lock.
-    private let operationsPerCheck = Atomic<Int>(64)
-
-    /// Operations an LMDB transaction runs between two checks of the budget (``releaseIfOverBudget()``): a
-    /// power of two, from 64 while the map's resident pages barely grow down to 1 while every operation faults
-    /// (``ReleaseCheckPolicy``).
-    package var checkInterval: Int { operationsPerCheck.load(ordering: .relaxed) }
+    /// The growth of file-backed resident pages a transaction lets pass between two of its checks
+    /// (``ReleaseCheckPolicy``): a quarter of the budget.
+    package var checkTargetPages: Int { max(1, budgetPages / 4) }
 
     /// What the budget is checked against, when not `/proc/self/statm` (tests measure their own mapping).
     private let measure: (@Sendable () -> Int?)?
@@ -90,10 +85,6 @@ package final class ResidentMemoryReleaser: Sendable {
         self.interval = interval
         self.pageSize = Int(max(1, sysconf(Int32(_SC_PAGESIZE))))
         self.budgetPages = budgetBytes / pageSize
-        // A quarter of the budget between two checks: past it, the interval shrinks.
-        let policy = ReleaseCheckPolicy(longest: 64, targetPages: max(1, budgetBytes / pageSize / 4))
-        self.checks = Mutex(policy)
-        self.operationsPerCheck.store(policy.interval, ordering: .relaxed)
         #if os(Linux)
         self.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
         #else
@@ -106,8 +97,31 @@ package final class ResidentMemoryReleaser: Sendable {
     package func releaseIfOverBudget() {
         #if os(Linux)
         guard let shared = sharedResidentPages() else { return }
-        let next = checks.withLock { $0.checked(residentPages: shared) }
-        operationsPerCheck.store(next, ordering: .relaxed)
+        releaseIfOverBudget(shared)
+        #endif
+    }
+
+    /// ``releaseIfOverBudget()`` for a transaction that adapts how often it checks: `policy` learns the growth
+    /// since its previous check (or since the release that came after it) and sets the next interval.
+    package func releaseIfOverBudget(adapting policy: inout ReleaseCheckPolicy) {
+        #if os(Linux)
+        guard let shared = sharedResidentPages() else { return }
+        let released = releaseCount.load(ordering: .relaxed)
+        if released != policy.releasesSeen {
+            policy.released(residentPages: floorPages.load(ordering: .relaxed), releases: released)
+        }
+        _ = policy.checked(residentPages: shared)
+        releaseIfOverBudget(shared)
+        #endif
+    }
+
+    /// The file-backed resident pages now, and the releases so far: where a transaction's policy starts.
+    package func startingPoint() -> (pages: Int, releases: Int)? {
+        sharedResidentPages().map { ($0, releaseCount.load(ordering: .relaxed)) }
+    }
+
+    private func releaseIfOverBudget(_ shared: Int) {
+        #if os(Linux)
         guard overBudget(shared) else { return }
         state.withLock { state in
             // Another thread may have released while this one waited for the lock.
@@ -238,10 +252,7 @@ package final class ResidentMemoryReleaser: Sendable {
                 _ = madvise(UnsafeMutableRawPointer(bitPattern: range.start), range.length, MADV_DONTNEED)
             }
         }
-        if let shared = sharedResidentPages() {
-            floorPages.store(shared, ordering: .relaxed)
-            checks.withLock { $0.released(residentPages: shared) }
-        }
+        if let shared = sharedResidentPages() { floorPages.store(shared, ordering: .relaxed) }
         releaseCount.add(1, ordering: .relaxed)
         #endif
     }

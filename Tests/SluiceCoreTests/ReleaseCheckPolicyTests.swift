@@ -7,6 +7,8 @@ import Testing
         #expect(ReleaseCheckPolicy(longest: 64, targetPages: 256).interval == 64)
         #expect(ReleaseCheckPolicy(longest: 100, targetPages: 256).interval == 64)
         #expect(ReleaseCheckPolicy(longest: 0, targetPages: 256).interval == 1)
+        #expect(ReleaseCheckPolicy(longest: 64, targetPages: 256, interval: 12).interval == 8, "where the last ended")
+        #expect(ReleaseCheckPolicy(longest: 64, targetPages: 256, interval: 1_000).interval == 64)
     }
 
     @Test("while the pages barely grow, the interval stays at the longest")
@@ -51,7 +53,8 @@ import Testing
         var policy = ReleaseCheckPolicy(longest: 64, targetPages: 256)
         _ = policy.checked(residentPages: 20_000)
         #expect(policy.checked(residentPages: 20_100) == 64)
-        policy.released(residentPages: 12_000)
+        policy.released(residentPages: 12_000, releases: 3)
+        #expect(policy.releasesSeen == 3)
         // 1,200 pages since the release: past the target, although the level is below the last check's.
         #expect(policy.checked(residentPages: 13_200) == 8)
     }
