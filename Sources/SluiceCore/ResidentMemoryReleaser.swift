@@ -38,8 +38,11 @@ import Glibc
 /// lookups fault about 13,000 random leaf pages in 100 ms on the 10× benchmark corpus, each mapping 64 KB
 /// with its neighbours: 500–800 MB between two ticks, which is what the peak RSS caught. Most of it came
 /// from single transactions: one document of 14,204 chunks looks all of them up in one read transaction.
-/// Checking the file-backed resident size every 64 operations of a transaction and when it ends (one
-/// `pread` of `/proc/self/statm`, about 2 µs) and releasing past the budget bounds it whatever the timing.
+/// Checking the file-backed resident size every few operations of a transaction and when it ends (one
+/// `pread` of `/proc/self/statm`, about 1–2 µs) and releasing past the budget bounds it whatever the timing.
+/// How many operations a transaction runs between two checks follows how fast the pages grow while it runs
+/// (``ReleaseCheckPolicy``: every 64 operations while they barely fault, down to every one while each faults
+/// whole neighbourhoods).
 ///
 /// Ranges are registered and unregistered under the same lock the thread holds while it calls
 /// `madvise`, so a range is never advised after its environment unmapped it (the address could by then
@@ -68,6 +71,9 @@ package final class ResidentMemoryReleaser: Sendable {
     package var releases: Int { releaseCount.load(ordering: .relaxed) }
     /// `/proc/self/statm`, kept open: re-read with `pread` at offset 0.
     private let statm: Int32
+    /// The growth of file-backed resident pages a transaction lets pass between two of its checks
+    /// (``ReleaseCheckPolicy``): a quarter of the budget.
+    package var checkTargetPages: Int { max(1, budgetPages / 4) }
 
     /// What the budget is checked against, when not `/proc/self/statm` (tests measure their own mapping).
     private let measure: (@Sendable () -> Int?)?
@@ -90,10 +96,36 @@ package final class ResidentMemoryReleaser: Sendable {
     /// than the budget since the last release. Cheap enough to call after every transaction.
     package func releaseIfOverBudget() {
         #if os(Linux)
-        guard overBudget() else { return }
+        guard let shared = sharedResidentPages() else { return }
+        releaseIfOverBudget(shared)
+        #endif
+    }
+
+    /// ``releaseIfOverBudget()`` for a transaction that adapts how often it checks: `policy` learns the growth
+    /// since its previous check (or since the release that came after it) and sets the next interval.
+    package func releaseIfOverBudget(adapting policy: inout ReleaseCheckPolicy) {
+        #if os(Linux)
+        guard let shared = sharedResidentPages() else { return }
+        let released = releaseCount.load(ordering: .relaxed)
+        if released != policy.releasesSeen {
+            policy.released(residentPages: floorPages.load(ordering: .relaxed), releases: released)
+        }
+        _ = policy.checked(residentPages: shared)
+        releaseIfOverBudget(shared)
+        #endif
+    }
+
+    /// The file-backed resident pages now, and the releases so far: where a transaction's policy starts.
+    package func startingPoint() -> (pages: Int, releases: Int)? {
+        sharedResidentPages().map { ($0, releaseCount.load(ordering: .relaxed)) }
+    }
+
+    private func releaseIfOverBudget(_ shared: Int) {
+        #if os(Linux)
+        guard overBudget(shared) else { return }
         state.withLock { state in
             // Another thread may have released while this one waited for the lock.
-            if overBudget() { release(state.ranges) }
+            if let now = sharedResidentPages(), overBudget(now) { release(state.ranges) }
         }
         #endif
     }
@@ -197,8 +229,7 @@ package final class ResidentMemoryReleaser: Sendable {
     /// the lowest level seen since the last release: when pages leave the resident set meanwhile (another
     /// environment closed, libraries' pages reclaimed), the level follows them down, so that what they
     /// freed does not widen the budget of the mappings still growing.
-    private func overBudget() -> Bool {
-        guard let shared = sharedResidentPages() else { return false }
+    private func overBudget(_ shared: Int) -> Bool {
         var floor = floorPages.load(ordering: .relaxed)
         while floor >= 0 && shared < floor {
             let (exchanged, current) = floorPages.compareExchange(

@@ -1,6 +1,7 @@
 import CLMDB
 import Foundation
 import SluiceCore
+import Synchronization
 
 /// A named database of an environment (LMDB's `MDB_dbi`), for the modules that do not import `CLMDB`.
 package typealias LMDBDatabase = MDB_dbi
@@ -22,6 +23,14 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package let errors: ErrorLabel
     /// The data file, from which read transactions copy large values when asked (``LMDBValueFile``).
     private let valueFile: LMDBValueFile?
+    /// The interval between budget checks the last transaction ended with (``ReleaseCheckPolicy``): where
+    /// the next one starts.
+    private let checkInterval = CheckInterval()
+
+    /// An interval shared by an environment's transactions (a class: an `Atomic` cannot be passed around).
+    final class CheckInterval: Sendable {
+        let value = Atomic<Int>(64)
+    }
 
     /// The code an environment's errors carry, and the owner their messages name ("the local store at
     /// …"): a full disk under a sink's environment is the sink's failure, not the state's.
@@ -199,11 +208,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         var txn: OpaquePointer?
         try errors.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
+        let transaction = LMDBTransaction(txn: txn!, errors: errors, file: valueFile, checkEvery: checkInterval)
         defer {
             mdb_txn_abort(txn)
+            transaction.ended()
             ResidentMemoryReleaser.shared.releaseIfOverBudget()
         }
-        return try body(LMDBTransaction(txn: txn!, errors: errors, file: valueFile))
+        return try body(transaction)
     }
 
     /// Runs `body` in a write transaction, committed when `body` returns and aborted when it throws.
@@ -212,8 +223,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         var txn: OpaquePointer?
         try errors.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin(write)")
         let result: T
+        let transaction = LMDBTransaction(txn: txn!, errors: errors, checkEvery: checkInterval)
+        defer { transaction.ended() }
         do {
-            result = try body(LMDBTransaction(txn: txn!, errors: errors))
+            result = try body(transaction)
         } catch {
             mdb_txn_abort(txn)
             throw error
@@ -231,25 +244,35 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
 /// A transaction handle, valid only inside the closure it was passed to.
 ///
-/// Every operation maps the pages it reads; every 64 of them the map's resident pages are checked
-/// against the ``ResidentMemoryReleaser``'s budget, so that one large transaction (a document of
-/// thousands of chunks looked up in the cache, a full scan) cannot map the whole store. Values returned
+/// Every operation maps the pages it reads; every few of them (64 while they barely fault, down to every one
+/// while each faults many: ``ReleaseCheckPolicy``) the map's resident pages are checked against the
+/// ``ResidentMemoryReleaser``'s budget, so that one large transaction (a document of thousands of chunks looked
+/// up in the cache, a full scan) cannot map the whole store. Values returned
 /// are copied out of the map first, and a page dropped mid-transaction is faulted back unchanged.
 /// A search's scan of large values (``forEach(_:from:largeValues:_:)`` with ``LargeValues/copied``) copies
 /// them from the data file instead, so that they never enter the resident set (``LMDBValueFile``).
 package struct LMDBTransaction {
     let txn: OpaquePointer
     private let errors: LMDBEnvironment.ErrorLabel
-    private let meter = OperationMeter()
+    private let meter: OperationMeter
     /// The data file, in a read transaction (a write transaction's values may be its own dirty pages,
     /// which are not in the file yet).
     private let file: LMDBValueFile?
 
-    init(txn: OpaquePointer, errors: LMDBEnvironment.ErrorLabel, file: LMDBValueFile? = nil) {
+    init(
+        txn: OpaquePointer,
+        errors: LMDBEnvironment.ErrorLabel,
+        file: LMDBValueFile? = nil,
+        checkEvery: LMDBEnvironment.CheckInterval
+    ) {
         self.txn = txn
         self.errors = errors
         self.file = file
+        self.meter = OperationMeter(checkEvery: checkEvery)
     }
+
+    /// Hands the interval this transaction ended with to its environment's next transaction.
+    func ended() { meter.ended() }
 
     /// How ``forEach(_:from:largeValues:_:)`` reads values larger than half a page (those on their own
     /// pages).
@@ -264,13 +287,33 @@ package struct LMDBTransaction {
         case copied
     }
 
-    /// Counts operations; not shared between threads (a transaction runs in one synchronous closure).
+    /// Counts operations and checks the budget every ``ReleaseCheckPolicy/interval`` of them; not shared
+    /// between threads (a transaction runs in one synchronous closure).
     private final class OperationMeter {
-        var count = 0
+        private var count = 0
+        private var policy: ReleaseCheckPolicy
+        private let checkEvery: LMDBEnvironment.CheckInterval
+
+        init(checkEvery: LMDBEnvironment.CheckInterval) {
+            let releaser = ResidentMemoryReleaser.shared
+            self.checkEvery = checkEvery
+            policy = ReleaseCheckPolicy(
+                targetPages: releaser.checkTargetPages,
+                interval: checkEvery.value.load(ordering: .relaxed)
+            )
+            if let start = releaser.startingPoint() {
+                policy.released(residentPages: start.pages, releases: start.releases)
+            }
+        }
+
         func tick() {
             count &+= 1
-            if count & 63 == 0 { ResidentMemoryReleaser.shared.releaseIfOverBudget() }
+            if count & (policy.interval - 1) == 0 {
+                ResidentMemoryReleaser.shared.releaseIfOverBudget(adapting: &policy)
+            }
         }
+
+        func ended() { checkEvery.value.store(policy.interval, ordering: .relaxed) }
     }
 
     package func get(_ dbi: LMDBDatabase, _ key: [UInt8]) throws -> [UInt8]? {

@@ -36,7 +36,8 @@ struct LMDBValueFile: Sendable {
         self.largeValueBytes = Int(stat.ms_psize) / 2
     }
 
-    /// Copies `value` from the file into `buffer` (resized to fit) and returns true when it is large and lies
+    /// Copies `value` from the file into `buffer` (resized to fit, its storage kept when large enough: a scan
+    /// of values of many sizes allocates once per new largest size) and returns true when it is large and lies
     /// in the map; returns false otherwise, or when the read fails (then read it through the map).
     func copy(_ value: MDB_val, into buffer: inout [UInt8]) -> Bool {
         guard value.mv_size >= largeValueBytes, let data = value.mv_data else { return false }
@@ -44,7 +45,11 @@ struct LMDBValueFile: Sendable {
         guard value.mv_size <= mapLength, address >= mapStart,
             address - mapStart <= UInt(mapLength - value.mv_size)
         else { return false }
-        if buffer.count != value.mv_size { buffer = [UInt8](repeating: 0, count: value.mv_size) }
+        if buffer.count > value.mv_size {
+            buffer.removeLast(buffer.count - value.mv_size)  // keeps the storage
+        } else if buffer.count < value.mv_size {
+            buffer.append(contentsOf: repeatElement(0, count: value.mv_size - buffer.count))
+        }
         let offset = off_t(address - mapStart)
         return buffer.withUnsafeMutableBytes { raw in
             var done = 0

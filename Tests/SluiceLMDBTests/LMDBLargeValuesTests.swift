@@ -120,6 +120,37 @@ import Testing
         #expect(committed == [UInt8](repeating: 0xEE, count: 3_000), "a read after the commit copies the new bytes")
     }
 
+    /// One scan over values of sizes around half a page and a page, in an order that shrinks and grows the copy
+    /// buffer: each value copied holds exactly its own bytes (none of a longer one read before it).
+    @Test("copies of values around half a page and a page, in mixed order, hold exactly their bytes")
+    func mixedSizesCopyExactly() throws {
+        let sizes = [2_047, 2_048, 2_049, 4_095, 4_096, 4_097, 8_193, 2_100, 6_000, 2_048, 4_000]
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lmdb-mixed-\(UInt64.random(in: 0...UInt64.max))"
+        )
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = try LMDBEnvironment(path: directory, mapSize: 1 << 26)
+        let values = try environment.database("values")
+        let expected = sizes.enumerated().map { index, size in
+            Self.key(index) + (0..<(size - 4)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+        }
+        try environment.write { txn in
+            for (index, value) in expected.enumerated() { try txn.put(values, Self.key(index), value) }
+        }
+        for largeValues in [LMDBTransaction.LargeValues.copied, .mapped] {
+            let read = try environment.read { txn -> [[UInt8]] in
+                var read: [[UInt8]] = []
+                try txn.forEach(values, largeValues: largeValues) { _, value in
+                    read.append(Array(value))
+                    return true
+                }
+                return read
+            }
+            #expect(read.map(\.count) == sizes, "\(largeValues)")
+            #expect(read == expected, "\(largeValues)")
+        }
+    }
+
     /// Small values sit in the leaf pages the cursor reads anyway: they are read in place.
     @Test("small values are read in place")
     func smallValuesAreReadInPlace() throws {
