@@ -385,6 +385,13 @@ class PreadGraph {
         return s.record(c.slot) + codeOffset;
     }
 
+    // Asks for the cache lines of node `id`'s vector in the build's buffer (the next one to score).
+    void prefetchVector(uint32_t id) const
+    {
+        const char *vector = memory_ + size_t(id) * recordBytes + codeOffset;
+        for (size_t line = 0; line < codeBytes; line += 64) __builtin_prefetch(vector + line);
+    }
+
     // Whether reads during an insert take the node's stripe: only when another thread inserts at once.
     bool locking(bool inserting) const { return inserting && concurrentInserts; }
 
@@ -476,14 +483,12 @@ class PreadGraph {
                 continue;
             }
 #endif
-            if (memory_ != nullptr) {
-                for (size_t i = 0; i < fresh; i++) {
-                    const char *vector = memory_ + size_t(links[i]) * recordBytes + codeOffset;
-                    for (size_t line = 0; line < codeBytes; line += 64) __builtin_prefetch(vector + line);
-                }
-            }
+            // The vectors in the buffer asked for one ahead of their scoring (asking for all of them at once
+            // stalled on the CPU's outstanding misses: 45% of the search's samples on the prefetches).
+            if (memory_ != nullptr && fresh > 0) prefetchVector(links[0]);
             for (size_t i = 0; i < fresh; i++) {
                 const uint32_t next = links[i];
+                if (memory_ != nullptr && i + 1 < fresh) prefetchVector(links[i + 1]);
                 uint32_t slot = UINT32_MAX;
                 const char *vector;
                 if (memory_ != nullptr) {
