@@ -14,9 +14,10 @@
 // (520 bytes a node at 384 d; the node's id is its label, as the store's labels are dense). A search reads
 // each node it scores with one pread of its record (links and vector together), keeps the records it
 // accepts into its beam so that expanding one needs no second read, and reads upper-layer nodes' vectors
-// alone (pread of the vector part). An insert does the same under the striped locks, writes its own record
-// with pwrite before any other node links to it, then rewrites each neighbour's link list with pwrite under
-// the neighbour's stripe (reading the vectors of the neighbour's neighbours to prune a full list).
+// alone (pread of the vector part). An insert does the same (under the striped locks when another thread
+// inserts at once; with one insert thread it takes no lock), writes its own record with pwrite before any
+// other node links to it, then rewrites each neighbour's link list with pwrite under the neighbour's stripe
+// (reading the vectors of the neighbour's neighbours to prune a full list).
 //
 // The vectors and queries are those of `sluice-bench local-search` and Benchmarks/ann/hnsw_mapped.cpp (the
 // `ClusteredVectors` generator, the same seed), the kernels and quantizer the store's (Sources/CHNSW, included),
@@ -28,8 +29,9 @@
 //   /tmp/hnsw_pread --vectors 100000 --dir DIR [--build file|memory] [--cache-mb 4] [--threads 2]
 //       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold] [--batch uring]
 // --build file (the default) inserts through pread/pwrite on DIR/nodes.bin; --build memory inserts with the
-// same code into an anonymous buffer of the same records (memcpy instead of pread), then writes the file
-// and frees the buffer: the searches read the file with pread either way. --cache-mb 0 holds no records.
+// same code into an anonymous buffer of the same records (nodes scored in place, an expanded node's links
+// copied out, lists rewritten in place), then writes the file and frees the buffer: the searches read the
+// file with pread either way. --cache-mb 0 holds no records.
 // With a cache, each search pass runs with it and again bypassing it (reading those nodes from the file).
 // --cold adds passes that drop the node file's pages from the page cache (posix_fadvise DONTNEED) before
 // every search, so that every pread goes to the disk: a store whose file the kernel has evicted.
