@@ -119,6 +119,22 @@ struct Scratch {
     }
 #endif
 
+    // Offers a scored node to the beam of breadth `ef` (the heaps `candidates` and `found`); whether it was
+    // taken (nearer than the farthest found, or the beam not yet full).
+    bool offer(const Scored &scored, size_t ef)
+    {
+        if (found.size() >= ef && scored.distance >= found.front().distance) return false;
+        candidates.push_back(scored);
+        std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+        found.push_back(scored);
+        std::push_heap(found.begin(), found.end());
+        if (found.size() > ef) {
+            std::pop_heap(found.begin(), found.end());
+            found.pop_back();
+        }
+        return true;
+    }
+
     // Marks `id`; false if it was marked already.
     bool visit(uint32_t id)
     {
@@ -508,19 +524,8 @@ class PreadGraph {
                     }
                     vector = record + codeOffset;
                 }
-                const float d = distance(query, vector, s);
-                if (found.size() < ef || d < found.front().distance) {
-                    candidates.push_back(Scored{d, next, slot});
-                    std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
-                    found.push_back(Scored{d, next, slot});
-                    std::push_heap(found.begin(), found.end());
-                    if (found.size() > ef) {
-                        std::pop_heap(found.begin(), found.end());
-                        found.pop_back();
-                    }
-                } else if (slot != UINT32_MAX) {
+                if (!s.offer(Scored{distance(query, vector, s), next, slot}, ef) && slot != UINT32_MAX)
                     s.used--;  // the slot is not kept
-                }
             }
         }
         std::sort_heap(found.begin(), found.end());  // nearest first
@@ -533,7 +538,6 @@ class PreadGraph {
     void expandBatched(const char *query, const uint32_t *links, size_t fresh, size_t ef, Scratch &s)
     {
         if (fresh == 0) return;
-        std::vector<Scored> &candidates = s.candidates, &found = s.found;
         const uint32_t first = s.slot();
         for (size_t i = 1; i < fresh; i++) (void)s.slot();  // contiguous slots; pointers taken after
         io_uring *ring = s.uring();
@@ -567,17 +571,7 @@ class PreadGraph {
         }
         for (size_t i = 0; i < fresh; i++) {
             const uint32_t slot = first + uint32_t(i);
-            const float d = distance(query, s.record(slot) + codeOffset, s);
-            if (found.size() < ef || d < found.front().distance) {
-                candidates.push_back(Scored{d, links[i], slot});
-                std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
-                found.push_back(Scored{d, links[i], slot});
-                std::push_heap(found.begin(), found.end());
-                if (found.size() > ef) {
-                    std::pop_heap(found.begin(), found.end());
-                    found.pop_back();
-                }
-            }
+            (void)s.offer(Scored{distance(query, s.record(slot) + codeOffset, s), links[i], slot}, ef);
         }
     }
 #endif
