@@ -60,7 +60,6 @@ struct Counters {
     size_t level0Reads = 0, upperReads = 0, pruneReads = 0, cached = 0, writes = 0;
     size_t submissions = 0;  // io_uring_enter calls of the batched level-0 reads (--batch uring)
     size_t distances = 0;    // distance kernel calls
-    size_t pooled = 0;       // reads a prune spared: the record or vector was in the insert's pool already
 
     size_t fileReads() const { return level0Reads + upperReads + pruneReads; }
     void add(const Counters &other)
@@ -72,7 +71,6 @@ struct Counters {
         writes += other.writes;
         submissions += other.submissions;
         distances += other.distances;
-        pooled += other.pooled;
     }
 };
 
@@ -98,32 +96,6 @@ struct Scratch {
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen;
     std::vector<uint32_t> links, list;
     std::vector<char> own, pruneVectors;
-    // The pool's records by node id (an open-addressing table of id + 1 and slot, cleared with the pool):
-    // what an insert has read already, so that linking and pruning read it no second time.
-    std::vector<uint64_t> pooledSlots = std::vector<uint64_t>(8192, 0);
-    std::vector<uint32_t> pooledUsed;
-
-    void remember(uint32_t id, uint32_t slot)
-    {
-        for (size_t at = (id * 2654435761u) & 8191;; at = (at + 1) & 8191) {
-            uint64_t &entry = pooledSlots[at];
-            if (entry == 0 || uint32_t(entry) == id + 1) {
-                if (entry == 0) pooledUsed.push_back(uint32_t(at));
-                entry = (uint64_t(slot) << 32) | (id + 1);
-                return;
-            }
-            if (pooledUsed.size() >= 6144) return;  // nearly full: not remembered
-        }
-    }
-    // The slot of `id`'s record in the pool, or UINT32_MAX.
-    uint32_t pooled(uint32_t id) const
-    {
-        for (size_t at = (id * 2654435761u) & 8191;; at = (at + 1) & 8191) {
-            const uint64_t entry = pooledSlots[at];
-            if (entry == 0) return UINT32_MAX;
-            if (uint32_t(entry) == id + 1) return uint32_t(entry >> 32);
-        }
-    }
 
     Scratch(size_t capacity, size_t recordBytes) : visited((capacity + 63) / 64), recordBytes(recordBytes) {}
 #if defined(HNSW_PREAD_URING)
@@ -189,8 +161,6 @@ struct Scratch {
     {
         clearVisited();
         used = 0;
-        for (uint32_t at : pooledUsed) pooledSlots[at] = 0;
-        pooledUsed.clear();
     }
 };
 
@@ -554,11 +524,8 @@ class PreadGraph {
                     }
                     vector = record + codeOffset;
                 }
-                if (!s.offer(Scored{distance(query, vector, s), next, slot}, ef)) {
-                    if (slot != UINT32_MAX) s.used--;  // the slot is not kept
-                } else if (slot != UINT32_MAX && layer == 0) {
-                    s.remember(next, slot);  // a whole record
-                }
+                if (!s.offer(Scored{distance(query, vector, s), next, slot}, ef) && slot != UINT32_MAX)
+                    s.used--;  // the slot is not kept
             }
         }
         std::sort_heap(found.begin(), found.end());  // nearest first
@@ -673,15 +640,7 @@ class PreadGraph {
         if (layer == 0 && memory_ == nullptr) {
             s.pruneVectors.resize((most + 2) * recordBytes);
             char *record = s.pruneVectors.data() + (most + 1) * recordBytes;
-            // With one insert thread the record this insert read is still the file's (only this insert
-            // writes, and it links each neighbour once a layer); with two, its links may have changed.
-            const uint32_t slot = concurrentInserts ? UINT32_MAX : s.pooled(neighbour);
-            if (slot != UINT32_MAX) {
-                std::memcpy(record, s.record(slot), recordBytes);
-                s.counters.pooled++;
-            } else {
-                readRecord(neighbour, record, s);
-            }
+            readRecord(neighbour, record, s);
             s.list.assign(1 + most, 0);
             std::memcpy(s.list.data(), record, 4 * (1 + m0));
             list = s.list.data();
@@ -718,14 +677,8 @@ class PreadGraph {
                     vector = memory_ + size_t(other) * recordBytes + codeOffset;
                     s.counters.pruneReads++;
                 } else {
-                    // Vectors never change: one this insert read is good whoever inserts.
                     char *record = s.pruneVectors.data() + size_t(i) * recordBytes;
-                    if (const uint32_t slot = s.pooled(other); slot != UINT32_MAX) {
-                        std::memcpy(record + codeOffset, s.record(slot) + codeOffset, codeBytes);
-                        s.counters.pooled++;
-                    } else {
-                        readCode(other, record, s.counters.pruneReads, s);
-                    }
+                    readCode(other, record, s.counters.pruneReads, s);
                     vector = record + codeOffset;
                 }
                 candidates.push_back(Scored{distance(own, vector, s), other, i});
@@ -868,11 +821,11 @@ int main(int argc, char **argv)
     for (auto &scratch : scratches) built.add(scratch->counters);
     std::printf("build: %.1f us CPU a vector (%.1f CPU-s, %.1f s wall, %zu threads); a vector read %.0f records at "
                 "level 0, %.0f upper-layer vectors and %.0f vectors to prune full lists (%.0f reads%s), %.0f from "
-                "the cache, %.0f from the insert's own pool, and wrote %.1f records or link lists; %.0f distances an insert\n",
+                "the cache, and wrote %.1f records or link lists; %.0f distances an insert\n",
         insertCPU / n * 1e6, insertCPU, insertWall, threads, double(built.level0Reads) / n,
         double(built.upperReads) / n, double(built.pruneReads) / n, double(built.fileReads()) / n,
         build == "file" ? (graph.batched ? " with pread and io_uring" : " with pread") : " by memcpy",
-        double(built.cached) / n, double(built.pooled) / n, double(built.writes) / n, double(built.distances) / n);
+        double(built.cached) / n, double(built.writes) / n, double(built.distances) / n);
     if (graph.batched) std::printf("  level-0 reads batched: %.0f io_uring submissions an insert\n",
         double(built.submissions) / n);
     printMemory("after the build");
