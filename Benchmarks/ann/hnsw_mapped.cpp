@@ -21,7 +21,7 @@
 //       -o /tmp/hnsw_mapped Benchmarks/ann/hnsw_mapped.cpp
 //   /tmp/hnsw_mapped --vectors 100000 --dir DIR [--anonymous] [--build-release none|every:N|budget:MB]
 //       [--release-from N] [--search-release none,every:1,budget:4] [--queries 200] [--threads 2]
-//       [--ef auto|N] [--advise random|nohuge|both|none]
+//       [--ef auto|N] [--advise random|nohuge|both|none] [--count-distances]
 // --release-from N applies the build's policy from the Nth insert on only (at a million, releasing from the
 // first insert would take hours of faults); --advise is the madvise advice given the mapping (MADV_RANDOM by
 // default; none of them changes the kernel's fault-around). The first search pass also reports the
@@ -44,6 +44,16 @@
 #include <cinttypes>
 
 namespace bench {
+
+// --count-distances: hnswlib's distance function wrapped to count its calls, a count a thread (summed when
+// the thread's inserts end). The wrapper costs an indirect call a distance: count in a run of its own.
+hnswlib::DISTFUNC<float> countedKernel = nullptr;
+thread_local size_t distanceCalls = 0;
+float countedDistance(const void *a, const void *b, const void *parameters)
+{
+    distanceCalls++;
+    return countedKernel(a, b, parameters);
+}
 
 // A release policy: none, every N operations, or past a budget of file-backed resident bytes.
 struct Policy {
@@ -142,6 +152,7 @@ int main(int argc, char **argv)
     size_t releaseFrom = 0;  // the build's policy applies from this insert on (earlier ones: none)
     bool layouts = false;    // also count the windows a search would map with the nodes in cluster order
     bool anonymous = false;
+    bool countDistances = false;
     std::string advice = "random";
     const bool trace = std::getenv("HNSW_MAPPED_TRACE") != nullptr;
     for (int i = 1; i < argc; i++) {
@@ -158,6 +169,7 @@ int main(int argc, char **argv)
         else if (a == "--advise") advice = value();
         else if (a == "--release-from") releaseFrom = std::stoul(value());
         else if (a == "--layouts") layouts = true;
+        else if (a == "--count-distances") countDistances = true;
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -176,6 +188,11 @@ int main(int argc, char **argv)
     QuantizedInnerProductSpace space(dimensions);
     auto graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(&space, n, m, efConstruction);
     graph->setEf(1);
+    if (countDistances) {
+        countedKernel = graph->fstdistfunc_;
+        graph->fstdistfunc_ = countedDistance;
+    }
+    std::atomic<size_t> insertDistances{0};
     const size_t elementBytes = graph->size_data_per_element_;
     const size_t blockBytes = n * elementBytes;
 
@@ -239,11 +256,13 @@ int main(int argc, char **argv)
         std::atomic<size_t> next{0};
         auto work = [&]() {
             std::vector<uint8_t> row(scaleBytes + dimensions);
+            const size_t calls0 = distanceCalls;
             for (size_t i = next++; i < count; i = next++) {
                 quantized(&vectors[i * dimensions], dimensions, row.data());
                 graph->addPoint(row.data(), first + i);
                 releaser.after();
             }
+            insertDistances += distanceCalls - calls0;
         };
         size_t workers = std::max<size_t>(1, std::min(threads, count / 64 + 1));
         std::vector<std::thread> pool;
@@ -267,6 +286,7 @@ int main(int argc, char **argv)
                 "policy %s, most file-backed resident seen by a budget check %.1f MB)\n",
         insertCPU / n * 1e6, insertCPU, insertWall, double(insertFaults) / n, releaser.releases.load(),
         buildPolicy.c_str(), releaser.mostPages.load() * releaser.pageSize / 1048576.0);
+    if (countDistances) std::printf("  %.0f distances an insert (counted)\n", double(insertDistances.load()) / n);
     if (releaseFrom > 0 && tailCount > 0) {
         std::printf("build from %zu on, with the policy: %.1f us CPU a vector, %.1f minor faults a vector (%zu vectors)\n",
             releaseFrom, tailCPU / tailCount * 1e6, double(tailFaults) / tailCount, tailCount);

@@ -14,9 +14,10 @@
 // (520 bytes a node at 384 d; the node's id is its label, as the store's labels are dense). A search reads
 // each node it scores with one pread of its record (links and vector together), keeps the records it
 // accepts into its beam so that expanding one needs no second read, and reads upper-layer nodes' vectors
-// alone (pread of the vector part). An insert does the same under the striped locks, writes its own record
-// with pwrite before any other node links to it, then rewrites each neighbour's link list with pwrite under
-// the neighbour's stripe (reading the vectors of the neighbour's neighbours to prune a full list).
+// alone (pread of the vector part). An insert does the same (under the striped locks when another thread
+// inserts at once; with one insert thread it takes no lock), writes its own record with pwrite before any
+// other node links to it, then rewrites each neighbour's link list with pwrite under the neighbour's stripe
+// (reading the vectors of the neighbour's neighbours to prune a full list).
 //
 // The vectors and queries are those of `sluice-bench local-search` and Benchmarks/ann/hnsw_mapped.cpp (the
 // `ClusteredVectors` generator, the same seed), the kernels and quantizer the store's (Sources/CHNSW, included),
@@ -28,8 +29,9 @@
 //   /tmp/hnsw_pread --vectors 100000 --dir DIR [--build file|memory] [--cache-mb 4] [--threads 2]
 //       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold] [--batch uring]
 // --build file (the default) inserts through pread/pwrite on DIR/nodes.bin; --build memory inserts with the
-// same code into an anonymous buffer of the same records (memcpy instead of pread), then writes the file
-// and frees the buffer: the searches read the file with pread either way. --cache-mb 0 holds no records.
+// same code into an anonymous buffer of the same records (nodes scored in place, an expanded node's links
+// copied out, lists rewritten in place), then writes the file and frees the buffer: the searches read the
+// file with pread either way. --cache-mb 0 holds no records.
 // With a cache, each search pass runs with it and again bypassing it (reading those nodes from the file).
 // --cold adds passes that drop the node file's pages from the page cache (posix_fadvise DONTNEED) before
 // every search, so that every pread goes to the disk: a store whose file the kernel has evicted.
@@ -45,7 +47,6 @@
 #include <chrono>
 #include <climits>
 #include <functional>
-#include <queue>
 #include <unordered_map>
 
 #if defined(HNSW_PREAD_URING)
@@ -58,6 +59,7 @@ namespace bench {
 struct Counters {
     size_t level0Reads = 0, upperReads = 0, pruneReads = 0, cached = 0, writes = 0;
     size_t submissions = 0;  // io_uring_enter calls of the batched level-0 reads (--batch uring)
+    size_t distances = 0;    // distance kernel calls
 
     size_t fileReads() const { return level0Reads + upperReads + pruneReads; }
     void add(const Counters &other)
@@ -68,6 +70,7 @@ struct Counters {
         cached += other.cached;
         writes += other.writes;
         submissions += other.submissions;
+        distances += other.distances;
     }
 };
 
@@ -87,6 +90,12 @@ struct Scratch {
     std::vector<char> pool;
     size_t used = 0, recordBytes = 0;
     Counters counters;
+    // Kept from one search or insert to the next, so that none allocates: the beam's two heaps (nearest on
+    // top, farthest on top), an expanded node's links, the neighbours chosen, a full list's candidates and
+    // those kept of them, the inserted node's record and a list being rewritten, the vectors read to prune.
+    std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen;
+    std::vector<uint32_t> links, list;
+    std::vector<char> own, pruneVectors;
 
     Scratch(size_t capacity, size_t recordBytes) : visited((capacity + 63) / 64), recordBytes(recordBytes) {}
 #if defined(HNSW_PREAD_URING)
@@ -109,6 +118,22 @@ struct Scratch {
         return &ring;
     }
 #endif
+
+    // Offers a scored node to the beam of breadth `ef` (the heaps `candidates` and `found`); whether it was
+    // taken (nearer than the farthest found, or the beam not yet full).
+    bool offer(const Scored &scored, size_t ef)
+    {
+        if (found.size() >= ef && scored.distance >= found.front().distance) return false;
+        candidates.push_back(scored);
+        std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+        found.push_back(scored);
+        std::push_heap(found.begin(), found.end());
+        if (found.size() > ef) {
+            std::pop_heap(found.begin(), found.end());
+            found.pop_back();
+        }
+        return true;
+    }
 
     // Marks `id`; false if it was marked already.
     bool visit(uint32_t id)
@@ -176,6 +201,9 @@ class PreadGraph {
     // Level-0 reads of an expanded node's unvisited neighbours in one io_uring submission (--batch uring),
     // without their stripes (a measurement: a list rewritten meanwhile may be read torn, its ids still nodes).
     bool batched = false;
+    // Whether more than one thread inserts: without, an insert takes no lock at all (the store's builder
+    // inserts with one thread on two cores).
+    bool concurrentInserts = true;
 
     // Writes the build's buffer to the file and frees it: from then on every read is a pread.
     void spill(size_t count)
@@ -193,7 +221,8 @@ class PreadGraph {
     {
         const int level = randomLevel(id);
         levels_[id].store(uint8_t(level), std::memory_order_release);
-        std::vector<char> record(recordBytes, 0);
+        std::vector<char> &record = s.own;
+        record.assign(recordBytes, 0);
         std::memcpy(record.data() + codeOffset, code, codeBytes);
         if (level > 0) {
             Upper upper;
@@ -226,11 +255,11 @@ class PreadGraph {
         Scored current = scoreEntry(uint32_t(entry), query, s);
         for (int layer = maxLevel; layer > level; layer--) current = searchLayer(query, current, 1, layer, true, s)[0];
         for (int layer = std::min(level, maxLevel); layer >= 0; layer--) {
-            std::vector<Scored> found = searchLayer(query, current, efConstruction, layer, true, s);
-            std::vector<Scored> chosen = selectNeighbours(found, m, s);
-            setOwnLinks(id, layer, chosen);
-            for (const Scored &neighbour : chosen) connect(neighbour.id, id, layer, neighbour.distance, s);
+            const std::vector<Scored> &found = searchLayer(query, current, efConstruction, layer, true, s);
             current = found[0];
+            selectNeighbours(found, m, s.chosen, [&](const Scored &c) { return vectorOf(c, s); }, s);
+            setOwnLinks(id, layer, s.chosen, s);
+            for (const Scored &neighbour : s.chosen) connect(neighbour.id, id, query, layer, neighbour.distance, s);
         }
         if (level > maxLevel) {
             entry_ = id;
@@ -253,7 +282,7 @@ class PreadGraph {
         s.clear();
         Scored current = scoreEntry(uint32_t(entry), query, s);
         for (int layer = maxLevel; layer > 0; layer--) current = searchLayer(query, current, 1, layer, false, s)[0];
-        std::vector<Scored> found = searchLayer(query, current, std::max(ef, wanted), 0, false, s);
+        const std::vector<Scored> &found = searchLayer(query, current, std::max(ef, wanted), 0, false, s);
         for (size_t i = 0; i < std::min(wanted, found.size()); i++) ids.push_back(found[i].id);
         return ids;
     }
@@ -302,7 +331,11 @@ class PreadGraph {
 
     std::mutex &stripe(uint32_t id) { return stripes_[id % stripeCount]; }
 
-    float distance(const char *a, const char *b) const { return distance_(a, b, &parameters_); }
+    float distance(const char *a, const char *b, Scratch &s) const
+    {
+        s.counters.distances++;
+        return distance_(a, b, &parameters_);
+    }
 
     // The level of node `id`: ⌊−ln(u) / ln M⌋ for u uniform in (0, 1], from the id alone (so the graph's
     // levels do not depend on the threads' order).
@@ -363,119 +396,161 @@ class PreadGraph {
         counter++;
     }
 
-    Scored scoreEntry(uint32_t entry, const char *query, Scratch &s)
+    // Where the vector of a scored node is: in the build's buffer (in place), or in the search's pool.
+    const char *vectorOf(const Scored &c, Scratch &s) const
     {
-        uint32_t slot = s.slot();
-        {
-            std::lock_guard<std::mutex> hold(stripe(entry));
-            readRecord(entry, s.record(slot), s);
-        }
-        return Scored{distance(query, s.record(slot) + codeOffset), entry, slot};
+        if (memory_ != nullptr) return memory_ + size_t(c.id) * recordBytes + codeOffset;
+        return s.record(c.slot) + codeOffset;
     }
 
-    // The links of a node at `layer` (> 0) copied out under its stripe when `locked`.
-    void upperLinks(uint32_t id, int layer, bool locked, std::vector<uint32_t> &out)
+    // Asks for the cache lines of node `id`'s vector in the build's buffer (the next one to score).
+    void prefetchVector(uint32_t id) const
+    {
+        const char *vector = memory_ + size_t(id) * recordBytes + codeOffset;
+        for (size_t line = 0; line < codeBytes; line += 64) __builtin_prefetch(vector + line);
+    }
+
+    // Whether reads during an insert take the node's stripe: only when another thread inserts at once.
+    bool locking(bool inserting) const { return inserting && concurrentInserts; }
+
+    Scored scoreEntry(uint32_t entry, const char *query, Scratch &s)
+    {
+        if (memory_ != nullptr) {
+            s.counters.level0Reads++;
+            return Scored{distance(query, memory_ + size_t(entry) * recordBytes + codeOffset, s), entry, UINT32_MAX};
+        }
+        uint32_t slot = s.slot();
+        {
+            std::unique_lock<std::mutex> hold(stripe(entry), std::defer_lock);
+            if (concurrentInserts) hold.lock();
+            readRecord(entry, s.record(slot), s);
+        }
+        return Scored{distance(query, s.record(slot) + codeOffset, s), entry, slot};
+    }
+
+    // The links of a node at `layer` (> 0) copied into `out` under its stripe when `locked`; their count.
+    size_t upperLinks(uint32_t id, int layer, bool locked, uint32_t *out)
     {
         Upper *upper = upperOf(id);
-        out.clear();
-        if (upper == nullptr || size_t(layer) * (1 + m) > upper->links.size()) return;
+        if (upper == nullptr || size_t(layer) * (1 + m) > upper->links.size()) return 0;
         std::unique_lock<std::mutex> hold(stripe(id), std::defer_lock);
         if (locked) hold.lock();
         const uint32_t *list = &upper->links[size_t(layer - 1) * (1 + m)];
-        out.assign(list + 1, list + 1 + std::min<size_t>(list[0], m));
+        const size_t count = std::min<size_t>(list[0], m);
+        std::memcpy(out, list + 1, count * 4);
+        return count;
     }
 
-    // The beam search of breadth `ef` at `layer` from `start`; the found nodes nearest first. Level-0
-    // records are read whole (their links are used when they are expanded); upper-layer nodes' vectors only.
-    // `locked`: records are read under their stripe (inserts run at once with other inserts).
-    std::vector<Scored> searchLayer(const char *query, Scored start, size_t ef, int layer, bool locked, Scratch &s)
+    // The level-0 links of the scored node `c` copied into `out`: from its record in the pool (read with its
+    // vector), or from the build's buffer under its stripe when `locked`; their count.
+    size_t level0Links(const Scored &c, bool locked, uint32_t *out, Scratch &s)
     {
+        const char *record;
+        std::unique_lock<std::mutex> hold(stripe(c.id), std::defer_lock);
+        if (memory_ != nullptr) {
+            if (locked) hold.lock();
+            record = memory_ + size_t(c.id) * recordBytes;
+        } else {
+            record = s.record(c.slot);
+        }
+        uint32_t count = 0;
+        std::memcpy(&count, record, 4);
+        count = std::min<uint32_t>(count, uint32_t(m0));
+        std::memcpy(out, record + 4, size_t(count) * 4);
+        return count;
+    }
+
+    // The beam search of breadth `ef` at `layer` from `start`; the found nodes nearest first, in the scratch
+    // (valid until its next search). From the file, level-0 records are read whole (their links are used
+    // when they are expanded) and upper-layer nodes' vectors only; in the build's buffer nothing is copied
+    // but an expanded node's links. `inserting`: other inserts may run at once, so records are read under
+    // their stripe when another thread inserts.
+    const std::vector<Scored> &searchLayer(
+        const char *query, Scored start, size_t ef, int layer, bool inserting, Scratch &s)
+    {
+        const bool locked = locking(inserting);
         s.clearVisited();
         s.visit(start.id);
-        if (layer == 0) {
+        if (layer == 0 && memory_ == nullptr) {
             // The start was scored in an upper layer by its vector alone: its record, for its links.
             start.slot = s.slot();
             std::unique_lock<std::mutex> hold(stripe(start.id), std::defer_lock);
             if (locked) hold.lock();
             readRecord(start.id, s.record(start.slot), s);
         }
-        std::priority_queue<Scored, std::vector<Scored>, std::greater<Scored>> candidates;  // nearest on top
-        std::priority_queue<Scored> found;                                                 // farthest on top
-        candidates.push(start);
-        found.push(start);
-        std::vector<uint32_t> links;
+        // Two binary heaps on the scratch's vectors: candidates nearest on top, found farthest on top.
+        std::vector<Scored> &candidates = s.candidates, &found = s.found;
+        candidates.assign(1, start);
+        found.assign(1, start);
+        s.links.resize(m0 + 1);
+        uint32_t *links = s.links.data();
         while (!candidates.empty()) {
-            const Scored nearest = candidates.top();
-            if (nearest.distance > found.top().distance && found.size() >= ef) break;
-            candidates.pop();
-            if (layer == 0) {
-                const char *record = s.record(nearest.slot);
-                uint32_t count = 0;
-                std::memcpy(&count, record, 4);
-                links.resize(std::min<size_t>(count, m0));
-                std::memcpy(links.data(), record + 4, links.size() * 4);
-            } else {
-                upperLinks(nearest.id, layer, locked, links);
-            }
+            const Scored nearest = candidates.front();
+            if (nearest.distance > found.front().distance && found.size() >= ef) break;
+            std::pop_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+            candidates.pop_back();
+            const size_t count =
+                layer == 0 ? level0Links(nearest, locked, links, s) : upperLinks(nearest.id, layer, locked, links);
+            // The unvisited neighbours, then (in the buffer) their vectors prefetched before any is scored.
+            size_t fresh = 0;
+            for (size_t i = 0; i < count; i++)
+                if (links[i] < capacity && s.visit(links[i])) links[fresh++] = links[i];
 #if defined(HNSW_PREAD_URING)
             if (batched && layer == 0 && memory_ == nullptr) {
-                expandBatched(query, links, ef, candidates, found, s);
+                expandBatched(query, links, fresh, ef, s);
                 continue;
             }
 #endif
-            for (uint32_t next : links) {
-                if (next >= capacity || !s.visit(next)) continue;
-                uint32_t slot = s.slot();
-                char *record = s.record(slot);
-                if (layer == 0) {
-                    std::unique_lock<std::mutex> hold(stripe(next), std::defer_lock);
-                    if (locked) hold.lock();
-                    readRecord(next, record, s);
+            // The vectors in the buffer asked for one ahead of their scoring (asking for all of them at once
+            // stalled on the CPU's outstanding misses: 45% of the search's samples on the prefetches).
+            if (memory_ != nullptr && fresh > 0) prefetchVector(links[0]);
+            for (size_t i = 0; i < fresh; i++) {
+                const uint32_t next = links[i];
+                if (memory_ != nullptr && i + 1 < fresh) prefetchVector(links[i + 1]);
+                uint32_t slot = UINT32_MAX;
+                const char *vector;
+                if (memory_ != nullptr) {
+                    vector = memory_ + size_t(next) * recordBytes + codeOffset;
+                    (layer == 0 ? s.counters.level0Reads : s.counters.upperReads)++;
                 } else {
-                    readCode(next, record, s.counters.upperReads, s);
+                    slot = s.slot();
+                    char *record = s.record(slot);
+                    if (layer == 0) {
+                        std::unique_lock<std::mutex> hold(stripe(next), std::defer_lock);
+                        if (locked) hold.lock();
+                        readRecord(next, record, s);
+                    } else {
+                        readCode(next, record, s.counters.upperReads, s);
+                    }
+                    vector = record + codeOffset;
                 }
-                const float d = distance(query, record + codeOffset);
-                if (found.size() < ef || d < found.top().distance) {
-                    candidates.push(Scored{d, next, slot});
-                    found.push(Scored{d, next, slot});
-                    if (found.size() > ef) found.pop();
-                } else {
+                if (!s.offer(Scored{distance(query, vector, s), next, slot}, ef) && slot != UINT32_MAX)
                     s.used--;  // the slot is not kept
-                }
             }
         }
-        std::vector<Scored> result(found.size());
-        for (size_t i = found.size(); i > 0; i--) {
-            result[i - 1] = found.top();
-            found.pop();
-        }
-        return result;
+        std::sort_heap(found.begin(), found.end());  // nearest first
+        return found;
     }
 
 #if defined(HNSW_PREAD_URING)
-    // Reads the unvisited nodes of `links` (level 0) with one io_uring submission and scores them into the
-    // beam: the cached ones copied, the others read from the file by the ring.
-    template <typename Candidates, typename Found>
-    void expandBatched(const char *query, const std::vector<uint32_t> &links, size_t ef, Candidates &candidates,
-        Found &found, Scratch &s)
+    // Reads the nodes `fresh` of `links` (level 0, unvisited) with one io_uring submission and scores them
+    // into the beam: the cached ones copied, the others read from the file by the ring.
+    void expandBatched(const char *query, const uint32_t *links, size_t fresh, size_t ef, Scratch &s)
     {
-        std::vector<uint32_t> fresh;
-        for (uint32_t next : links)
-            if (next < capacity && s.visit(next)) fresh.push_back(next);
-        if (fresh.empty()) return;
+        if (fresh == 0) return;
         const uint32_t first = s.slot();
-        for (size_t i = 1; i < fresh.size(); i++) (void)s.slot();  // contiguous slots; pointers taken after
+        for (size_t i = 1; i < fresh; i++) (void)s.slot();  // contiguous slots; pointers taken after
         io_uring *ring = s.uring();
         unsigned queued = 0;
-        for (size_t i = 0; i < fresh.size(); i++) {
+        for (size_t i = 0; i < fresh; i++) {
             char *record = s.record(first + uint32_t(i));
-            if (const char *cached = cachedRecord(fresh[i])) {
+            if (const char *cached = cachedRecord(links[i])) {
                 std::memcpy(record, cached, recordBytes);
                 s.counters.cached++;
                 continue;
             }
             io_uring_sqe *sqe = io_uring_get_sqe(ring);
-            io_uring_prep_read(sqe, fd_, record, unsigned(recordBytes), uint64_t(fresh[i]) * recordBytes);
+            io_uring_prep_read(sqe, fd_, record, unsigned(recordBytes), uint64_t(links[i]) * recordBytes);
             queued++;
         }
         if (queued > 0) {
@@ -494,51 +569,46 @@ class PreadGraph {
                 io_uring_cqe_seen(ring, cqe);
             }
         }
-        for (size_t i = 0; i < fresh.size(); i++) {
+        for (size_t i = 0; i < fresh; i++) {
             const uint32_t slot = first + uint32_t(i);
-            const float d = distance(query, s.record(slot) + codeOffset);
-            if (found.size() < ef || d < found.top().distance) {
-                candidates.push(Scored{d, fresh[i], slot});
-                found.push(Scored{d, fresh[i], slot});
-                if (found.size() > ef) found.pop();
-            }
+            (void)s.offer(Scored{distance(query, s.record(slot) + codeOffset, s), links[i], slot}, ef);
         }
     }
 #endif
 
-    // The neighbour-selection heuristic: from `candidates` (nearest first, their vectors in `vectors`), keep
-    // a candidate only if it is nearer to the base than to every one kept before it; at most `most`.
-    std::vector<Scored> selectNeighbours(
-        const std::vector<Scored> &candidates, size_t most, const std::function<const char *(const Scored &)> &vector)
+    // The neighbour-selection heuristic: from `candidates` (nearest first; `vector` gives each one's vector)
+    // into `chosen`, keep a candidate only if it is nearer to the base than to every one kept before it; at
+    // most `most`.
+    template <typename Vector>
+    void selectNeighbours(
+        const std::vector<Scored> &candidates, size_t most, std::vector<Scored> &chosen, Vector vector, Scratch &s)
     {
-        std::vector<Scored> chosen;
+        chosen.clear();
         for (const Scored &candidate : candidates) {
             if (chosen.size() >= most) break;
+            const char *mine = vector(candidate);
             bool kept = true;
             for (const Scored &other : chosen) {
-                if (distance(vector(candidate), vector(other)) < candidate.distance) {
+                if (distance(mine, vector(other), s) < candidate.distance) {
                     kept = false;
                     break;
                 }
             }
             if (kept) chosen.push_back(candidate);
         }
-        return chosen;
-    }
-    std::vector<Scored> selectNeighbours(const std::vector<Scored> &candidates, size_t most, Scratch &s)
-    {
-        return selectNeighbours(candidates, most, [&](const Scored &c) { return s.record(c.slot) + codeOffset; });
     }
 
     // Node `id`'s own list at `layer`, written before any neighbour links back to it.
-    void setOwnLinks(uint32_t id, int layer, const std::vector<Scored> &chosen)
+    void setOwnLinks(uint32_t id, int layer, const std::vector<Scored> &chosen, Scratch &s)
     {
-        std::lock_guard<std::mutex> hold(stripe(id));
+        std::unique_lock<std::mutex> hold(stripe(id), std::defer_lock);
+        if (concurrentInserts) hold.lock();
         if (layer == 0) {
-            std::vector<uint32_t> list(1 + m0, 0);
+            std::vector<uint32_t> &list = s.list;
+            list.assign(1 + m0, 0);
             list[0] = uint32_t(chosen.size());
             for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
-            writeLinks0(id, list);
+            writeLinks0(id, list.data());
         } else {
             uint32_t *list = &upperOf(id)->links[size_t(layer - 1) * (1 + m)];
             list[0] = uint32_t(chosen.size());
@@ -547,61 +617,93 @@ class PreadGraph {
     }
 
     // The level-0 list (count and ids) of `id` to the file and, if cached, to its record (under its stripe).
-    void writeLinks0(uint32_t id, const std::vector<uint32_t> &list)
+    void writeLinks0(uint32_t id, const uint32_t *list)
     {
         const size_t bytes = 4 * (1 + std::min<size_t>(list[0], m0));
-        writeAt(id, 0, bytes, reinterpret_cast<const char *>(list.data()));
+        writeAt(id, 0, bytes, reinterpret_cast<const char *>(list));
         if (levels_[id].load(std::memory_order_acquire) >= cacheLevel_) {
-            if (Upper *upper = upperOf(id)) std::memcpy(upper->record.get(), list.data(), bytes);
+            if (Upper *upper = upperOf(id)) std::memcpy(upper->record.get(), list, bytes);
         }
     }
 
-    // Links `neighbour` back to `id` at `layer` (their distance `d`); a full list is pruned by the heuristic
-    // over its nodes and `id`, which reads the vectors of the list's nodes.
-    void connect(uint32_t neighbour, uint32_t id, int layer, float d, Scratch &s)
+    // Links `neighbour` back to `id` (whose vector is `code`) at `layer` (their distance `d`); a full list is
+    // pruned by the heuristic over its nodes and `id`, which reads the vectors of the list's nodes (in the
+    // build's buffer they are scored in place; the list is rewritten there in place too).
+    void connect(uint32_t neighbour, uint32_t id, const char *code, int layer, float d, Scratch &s)
     {
         const size_t most = layer == 0 ? m0 : m;
-        std::lock_guard<std::mutex> hold(stripe(neighbour));
-        std::vector<uint32_t> list(1 + most, 0);
-        std::vector<char> own(recordBytes);
-        uint32_t *upperList = nullptr;
-        if (layer == 0) {
-            readRecord(neighbour, own.data(), s);
-            std::memcpy(list.data(), own.data(), 4 * (1 + m0));
+        std::unique_lock<std::mutex> hold(stripe(neighbour), std::defer_lock);
+        if (concurrentInserts) hold.lock();
+        // The list to change: in place (the buffer's record, or an upper list), or a copy read from the file.
+        uint32_t *list;
+        const char *own;  // the neighbour's vector
+        if (layer == 0 && memory_ == nullptr) {
+            s.pruneVectors.resize((most + 2) * recordBytes);
+            char *record = s.pruneVectors.data() + (most + 1) * recordBytes;
+            readRecord(neighbour, record, s);
+            s.list.assign(1 + most, 0);
+            std::memcpy(s.list.data(), record, 4 * (1 + m0));
+            list = s.list.data();
+            own = record + codeOffset;
         } else {
-            upperList = &upperOf(neighbour)->links[size_t(layer - 1) * (1 + m)];
-            std::memcpy(list.data(), upperList, 4 * (1 + m));
+            list = layer == 0 ? reinterpret_cast<uint32_t *>(memory_ + size_t(neighbour) * recordBytes)
+                              : &upperOf(neighbour)->links[size_t(layer - 1) * (1 + m)];
+            own = nullptr;
         }
         const uint32_t count = std::min<uint32_t>(list[0], uint32_t(most));
         for (uint32_t i = 1; i <= count; i++)
             if (list[i] == id) return;
         if (count < most) {
             list[1 + count] = id;
-            list[0] = count + 1;
+            list[0] = count + 1;  // after the id: a reader never sees a count past the ids written
         } else {
             // The heuristic from the neighbour's point of view over its list and `id`.
-            if (layer > 0) readCode(neighbour, own.data(), s.counters.upperReads, s);
-            std::vector<char> vectors((count + 1) * recordBytes);
-            std::vector<Scored> candidates;
-            for (uint32_t i = 0; i <= count; i++) {
-                const uint32_t other = i < count ? list[1 + i] : id;
-                char *record = vectors.data() + size_t(i) * recordBytes;
-                readCode(other, record, s.counters.pruneReads, s);
-                const float distanceToOther = i < count ? distance(own.data() + codeOffset, record + codeOffset) : d;
-                candidates.push_back(Scored{distanceToOther, other, i});
+            s.pruneVectors.resize((most + 2) * recordBytes);
+            if (own == nullptr) {
+                if (memory_ != nullptr) {
+                    own = memory_ + size_t(neighbour) * recordBytes + codeOffset;
+                } else {
+                    char *record = s.pruneVectors.data() + (most + 1) * recordBytes;
+                    readCode(neighbour, record, s.counters.upperReads, s);
+                    own = record + codeOffset;
+                }
             }
+            std::vector<Scored> &candidates = s.pruneCandidates;
+            candidates.clear();
+            for (uint32_t i = 0; i < count; i++) {
+                const uint32_t other = list[1 + i];
+                const char *vector;
+                if (memory_ != nullptr) {
+                    vector = memory_ + size_t(other) * recordBytes + codeOffset;
+                    s.counters.pruneReads++;
+                } else {
+                    char *record = s.pruneVectors.data() + size_t(i) * recordBytes;
+                    readCode(other, record, s.counters.pruneReads, s);
+                    vector = record + codeOffset;
+                }
+                candidates.push_back(Scored{distance(own, vector, s), other, i});
+            }
+            candidates.push_back(Scored{d, id, count});  // `id`'s vector is the insert's own: no read
             std::sort(candidates.begin(), candidates.end());
-            std::vector<Scored> chosen = selectNeighbours(candidates, most,
-                [&](const Scored &c) { return vectors.data() + size_t(c.slot) * recordBytes + codeOffset; });
-            list.assign(1 + most, 0);
-            list[0] = uint32_t(chosen.size());
-            for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
+            auto vectorOfCandidate = [&](const Scored &c) -> const char * {
+                if (c.id == id) return code;
+                if (memory_ != nullptr) return memory_ + size_t(c.id) * recordBytes + codeOffset;
+                return s.pruneVectors.data() + size_t(c.slot) * recordBytes + codeOffset;
+            };
+            selectNeighbours(candidates, most, s.pruneChosen, vectorOfCandidate, s);
+            // The ids first, then the count: in place, a reader of the list sees whole ids.
+            for (size_t i = 0; i < s.pruneChosen.size(); i++) list[1 + i] = s.pruneChosen[i].id;
+            for (size_t i = s.pruneChosen.size(); i < most; i++) list[1 + i] = 0;
+            list[0] = uint32_t(s.pruneChosen.size());
         }
-        if (layer == 0) {
+        if (layer == 0 && memory_ == nullptr) {
             writeLinks0(neighbour, list);
             s.counters.writes++;
-        } else {
-            std::memcpy(upperList, list.data(), 4 * (1 + m));
+        } else if (layer == 0) {
+            s.counters.writes++;
+            if (levels_[neighbour].load(std::memory_order_acquire) >= cacheLevel_) {
+                if (Upper *upper = upperOf(neighbour)) std::memcpy(upper->record.get(), list, 4 * (1 + most));
+            }
         }
     }
 };
@@ -660,6 +762,7 @@ int main(int argc, char **argv)
     printMemory("start");
     PreadGraph graph(dimensions, m, efConstruction, n, nodesFD, build == "memory");
     graph.batched = batching == "uring";
+    graph.concurrentInserts = threads > 1;
     // The cache: the records of the nodes at the lowest level L >= 1 whose expected count (n / M^L) fits.
     if (cacheMB > 0) {
         for (int level = 1; level < 16; level++) {
@@ -718,11 +821,11 @@ int main(int argc, char **argv)
     for (auto &scratch : scratches) built.add(scratch->counters);
     std::printf("build: %.1f us CPU a vector (%.1f CPU-s, %.1f s wall, %zu threads); a vector read %.0f records at "
                 "level 0, %.0f upper-layer vectors and %.0f vectors to prune full lists (%.0f reads%s), %.0f from "
-                "the cache, and wrote %.1f records or link lists\n",
+                "the cache, and wrote %.1f records or link lists; %.0f distances an insert\n",
         insertCPU / n * 1e6, insertCPU, insertWall, threads, double(built.level0Reads) / n,
         double(built.upperReads) / n, double(built.pruneReads) / n, double(built.fileReads()) / n,
         build == "file" ? (graph.batched ? " with pread and io_uring" : " with pread") : " by memcpy",
-        double(built.cached) / n, double(built.writes) / n);
+        double(built.cached) / n, double(built.writes) / n, double(built.distances) / n);
     if (graph.batched) std::printf("  level-0 reads batched: %.0f io_uring submissions an insert\n",
         double(built.submissions) / n);
     printMemory("after the build");
