@@ -360,6 +360,13 @@ class PreadGraph {
     }
 
     int maxLevel() const { return maxLevel_; }
+    // FNV-1a of every node's code (the kernels must give the same codes).
+    uint64_t codesChecksum() const
+    {
+        uint64_t hash = 0xcbf29ce484222325ull;
+        for (uint8_t byte : codes_) hash = (hash ^ byte) * 0x100000001b3ull;
+        return hash;
+    }
 
   private:
     int fd_;
@@ -1243,6 +1250,7 @@ int main(int argc, char **argv)
                     "vectors to prune; %.0f code distances, %.1f tables, %.1f codes decoded\n",
             double(built.level0Reads) / n, double(built.linkReads) / n, double(built.pruneReads) / n,
             double(built.codeDistances) / n, double(built.tables) / n, double(built.decoded) / n);
+    if (pqM > 0) std::printf("  pq: codes checksum %016llx\n", (unsigned long long)graph.codesChecksum());
     if (graph.batched) std::printf("  level-0 reads batched: %.0f io_uring submissions an insert\n",
         double(built.submissions) / n);
     printMemory("after the build");
