@@ -141,7 +141,7 @@ def main():
             ids[row, :len(encoded[i].ids)] = encoded[i].ids
             mask[row, :len(encoded[i].ids)] = 1
         vectors[part] = encode(weights, ids, mask)
-        if (first // args.batch) % 50 == 0:
+        if (first // args.batch) % 25 == 0:
             print(f"{first + len(part)} embedded, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
     # Copies of one text give one vector: keep it once.
     _, keep = np.unique(np.round(vectors, 5), axis=0, return_index=True)
