@@ -28,6 +28,7 @@
 //       -o /tmp/hnsw_pread Benchmarks/ann/hnsw_pread.cpp
 //   /tmp/hnsw_pread --vectors 100000 --dir DIR [--build file|memory] [--cache-mb 4] [--threads 2]
 //       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold] [--batch uring]
+//       [--pq M [--pq-sample 20000] [--pq-iterations 10] [--pq-prune read|pq] [--pq-build pq|exact]] [--npy FILE]
 // --build file (the default) inserts through pread/pwrite on DIR/nodes.bin; --build memory inserts with the
 // same code into an anonymous buffer of the same records (nodes scored in place, an expanded node's links
 // copied out, lists rewritten in place), then writes the file and frees the buffer: the searches read the
@@ -38,6 +39,12 @@
 // --batch uring (built with -DHNSW_PREAD_URING and -luring: Debian's liburing-dev) reads the unvisited
 // neighbours of each expanded level-0 node with one io_uring submission, during the build and the searches
 // (each search pass then runs again without it).
+// --pq M (session 32; pq.h): DiskANN's navigation — a product-quantized code of every node in memory (M
+// bytes; codebooks by k-means on the first --pq-sample vectors, --pq-iterations rounds) scores the
+// candidates, and only the nodes a search or an insert expands are read (their records), their 8-bit vectors
+// ordering the result and feeding the insert's heuristic; --pq-prune read|pq prunes a full level-0 list with
+// its nodes' vectors read or their codes decoded; --pq-build exact inserts as without --pq (codes written for
+// the searches). --npy FILE reads real vectors (float32 n x 384): its last --queries rows are the queries.
 #include "../../Sources/CHNSW/HNSWIndex.cpp"
 #include "ann_bench.h"
 #include "pq.h"
