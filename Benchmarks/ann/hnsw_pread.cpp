@@ -28,6 +28,7 @@
 //       -o /tmp/hnsw_pread Benchmarks/ann/hnsw_pread.cpp
 //   /tmp/hnsw_pread --vectors 100000 --dir DIR [--build file|memory] [--cache-mb 4] [--threads 2]
 //       [--queries 200] [--ef auto|N[,N...]] [--m 16] [--ef-construction 100] [--cold] [--batch uring]
+//       [--pq M [--pq-sample 20000] [--pq-iterations 10] [--pq-prune read|pq] [--pq-build pq|exact]] [--npy FILE]
 // --build file (the default) inserts through pread/pwrite on DIR/nodes.bin; --build memory inserts with the
 // same code into an anonymous buffer of the same records (nodes scored in place, an expanded node's links
 // copied out, lists rewritten in place), then writes the file and frees the buffer: the searches read the
@@ -38,8 +39,15 @@
 // --batch uring (built with -DHNSW_PREAD_URING and -luring: Debian's liburing-dev) reads the unvisited
 // neighbours of each expanded level-0 node with one io_uring submission, during the build and the searches
 // (each search pass then runs again without it).
+// --pq M (session 32; pq.h): DiskANN's navigation — a product-quantized code of every node in memory (M
+// bytes; codebooks by k-means on the first --pq-sample vectors, --pq-iterations rounds) scores the
+// candidates, and only the nodes a search or an insert expands are read (their records), their 8-bit vectors
+// ordering the result and feeding the insert's heuristic; --pq-prune read|pq prunes a full level-0 list with
+// its nodes' vectors read or their codes decoded; --pq-build exact inserts as without --pq (codes written for
+// the searches). --npy FILE reads real vectors (float32 n x 384): its last --queries rows are the queries.
 #include "../../Sources/CHNSW/HNSWIndex.cpp"
 #include "ann_bench.h"
+#include "pq.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -60,8 +68,11 @@ struct Counters {
     size_t level0Reads = 0, upperReads = 0, pruneReads = 0, cached = 0, writes = 0;
     size_t submissions = 0;  // io_uring_enter calls of the batched level-0 reads (--batch uring)
     size_t distances = 0;    // distance kernel calls
+    // With --pq: lists read again to link back to a chosen neighbour (0 with one insert thread: the record
+    // read when it was expanded is current), code distances (table look-ups), tables built, vectors decoded.
+    size_t linkReads = 0, codeDistances = 0, tables = 0, decoded = 0;
 
-    size_t fileReads() const { return level0Reads + upperReads + pruneReads; }
+    size_t fileReads() const { return level0Reads + upperReads + pruneReads + linkReads; }
     void add(const Counters &other)
     {
         level0Reads += other.level0Reads;
@@ -71,6 +82,10 @@ struct Counters {
         writes += other.writes;
         submissions += other.submissions;
         distances += other.distances;
+        linkReads += other.linkReads;
+        codeDistances += other.codeDistances;
+        tables += other.tables;
+        decoded += other.decoded;
     }
 };
 
@@ -96,6 +111,13 @@ struct Scratch {
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen;
     std::vector<uint32_t> links, list;
     std::vector<char> own, pruneVectors;
+    // With --pq: the query's (or inserted vector's) table of centroid dot products and the kernel's groups,
+    // the nodes expanded at level 0 (their records in the pool), vectors decoded from codes, the new code.
+    std::vector<float> table, decodeFloats;
+    std::vector<int32_t> groups;
+    std::vector<Scored> expanded;
+    std::vector<char> decoded;
+    std::vector<uint8_t> pqCode;
 
     Scratch(size_t capacity, size_t recordBytes) : visited((capacity + 63) / 64), recordBytes(recordBytes) {}
 #if defined(HNSW_PREAD_URING)
@@ -216,9 +238,31 @@ class PreadGraph {
         memory_ = nullptr;
     }
 
+    // --pq: navigate by the in-memory product-quantized codes of `pq` (DiskANN's way, below); without, the
+    // session-31 graph, which reads every node it scores.
+    void setQuantizer(const ProductQuantizer *pq)
+    {
+        pq_ = pq;
+        codes_.assign(capacity * pq->m, 0);
+    }
+    // With --pq, a full level-0 list is pruned with its nodes' 8-bit vectors read from the file (true) or
+    // with their codes decoded (false: no read).
+    bool pruneByReading = true;
+    // With --pq, whether inserts navigate by the codes too (false, --pq-build exact: the session-31 insert,
+    // which reads every node it scores; the codes are still written, for the searches).
+    bool pqInserts = true;
+
     // Inserts node `id` (its 8-bit vector `code`); threads may insert different ids at once.
     void insert(uint32_t id, const char *code, Scratch &s)
     {
+        if (pq_ != nullptr && pqInserts) {
+            insertPQ(id, code, s);
+            return;
+        }
+        if (pq_ != nullptr) {
+            buildTable(code, s);
+            pq_->encode(s.table.data(), &codes_[size_t(id) * pq_->m]);
+        }
         const int level = randomLevel(id);
         levels_[id].store(uint8_t(level), std::memory_order_release);
         std::vector<char> &record = s.own;
@@ -280,6 +324,14 @@ class PreadGraph {
         std::vector<uint32_t> ids;
         if (entry < 0) return ids;
         s.clear();
+        if (pq_ != nullptr) {
+            buildTable(query, s);
+            Scored current{codeDistance(uint32_t(entry), s), uint32_t(entry), UINT32_MAX};
+            for (int layer = maxLevel; layer > 0; layer--) current = searchUpperPQ(current, 1, layer, false, s)[0];
+            const std::vector<Scored> &expanded = searchLevel0PQ(query, current, std::max(ef, wanted), false, s);
+            for (size_t i = 0; i < std::min(wanted, expanded.size()); i++) ids.push_back(expanded[i].id);
+            return ids;
+        }
         Scored current = scoreEntry(uint32_t(entry), query, s);
         for (int layer = maxLevel; layer > 0; layer--) current = searchLayer(query, current, 1, layer, false, s)[0];
         const std::vector<Scored> &found = searchLayer(query, current, std::max(ef, wanted), 0, false, s);
@@ -290,7 +342,7 @@ class PreadGraph {
     // Anonymous bytes the graph keeps, counted from its structures (malloc's 16-byte rounding and header
     // included, libstdc++'s hash map nodes and buckets): levels, upper lists, cached records, locks.
     struct Footprint {
-        double levels = 0, upperLists = 0, cachedRecords = 0, map = 0, locks = 0;
+        double levels = 0, upperLists = 0, cachedRecords = 0, map = 0, locks = 0, codes = 0, codebooks = 0;
         size_t upperNodes = 0, cachedNodes = 0;
     };
     Footprint footprint() const
@@ -309,10 +361,19 @@ class PreadGraph {
         // a node: next pointer, the key, the Upper (a vector and a pointer), the cached hash; and the buckets
         f.map = double(upper_.size()) * rounded(8 + 8 + sizeof(Upper) + 8) + double(upper_.bucket_count()) * 8;
         f.locks = double(stripeCount * sizeof(std::mutex));
+        f.codes = double(codes_.size());
+        f.codebooks = pq_ != nullptr ? double(pq_->fixedBytes()) : 0;
         return f;
     }
 
     int maxLevel() const { return maxLevel_; }
+    // FNV-1a of every node's code (the kernels must give the same codes).
+    uint64_t codesChecksum() const
+    {
+        uint64_t hash = 0xcbf29ce484222325ull;
+        for (uint8_t byte : codes_) hash = (hash ^ byte) * 0x100000001b3ull;
+        return hash;
+    }
 
   private:
     int fd_;
@@ -328,6 +389,8 @@ class PreadGraph {
     hnswlib::DISTFUNC<float> distance_;
     QuantizedSpaceParameters parameters_;
     double levelMultiplier_;
+    const ProductQuantizer *pq_ = nullptr;
+    std::vector<uint8_t> codes_;  // --pq: every node's code, m bytes, in id order
 
     std::mutex &stripe(uint32_t id) { return stripes_[id % stripeCount]; }
 
@@ -706,6 +769,269 @@ class PreadGraph {
             }
         }
     }
+
+    // ---- --pq: DiskANN's navigation. A code of every node in memory scores the candidates; only the nodes
+    // a search expands are read (their level-0 list and 8-bit vector, one pread), and their 8-bit vectors
+    // give the distance that orders the result (and, for an insert, the neighbour-selection heuristic's).
+    // The upper layers are navigated by codes alone (no read); their heuristic uses decoded codes.
+
+    void buildTable(const char *query, Scratch &s) const
+    {
+        s.table.resize(pq_->tableFloats());
+        pq_->buildTable(query, s.table.data(), s.groups);
+        s.counters.tables++;
+    }
+
+    float codeDistance(uint32_t id, Scratch &s) const
+    {
+        s.counters.codeDistances++;
+        return pq_->distance(s.table.data(), &codes_[size_t(id) * pq_->m]);
+    }
+
+    // Node `id`'s code decoded into 8-bit vector number `slot` of the scratch's `decoded` (valid until it grows).
+    const char *decodeInto(uint32_t id, size_t slot, Scratch &s) const
+    {
+        if (s.decoded.size() < (slot + 1) * codeBytes) s.decoded.resize(std::max((slot + 1) * codeBytes, 2 * s.decoded.size()));
+        char *out = s.decoded.data() + slot * codeBytes;
+        pq_->decode(&codes_[size_t(id) * pq_->m], reinterpret_cast<uint8_t *>(out), s.decodeFloats);
+        s.counters.decoded++;
+        return out;
+    }
+
+    void insertPQ(uint32_t id, const char *code, Scratch &s)
+    {
+        const int level = randomLevel(id);
+        // Its code first (from its table, which the insert's searches use): in memory before any node links to it.
+        buildTable(code, s);
+        pq_->encode(s.table.data(), &codes_[size_t(id) * pq_->m]);
+        levels_[id].store(uint8_t(level), std::memory_order_release);
+        std::vector<char> &record = s.own;
+        record.assign(recordBytes, 0);
+        std::memcpy(record.data() + codeOffset, code, codeBytes);
+        if (level > 0) {
+            Upper upper;
+            upper.links.assign(size_t(level) * (1 + m), 0);
+            std::unique_lock<std::shared_mutex> hold(upperLock_);
+            upper_.emplace(id, std::move(upper));
+        }
+        writeAt(id, 0, recordBytes, record.data());
+        s.counters.writes++;
+
+        std::unique_lock<std::mutex> top(entryLock_);
+        const int maxLevel = maxLevel_;
+        const int64_t entry = entry_;
+        if (entry < 0) {
+            entry_ = id;
+            maxLevel_ = level;
+            return;
+        }
+        if (level <= maxLevel) top.unlock();
+
+        s.clear();
+        const char *query = record.data() + codeOffset;
+        Scored current{codeDistance(uint32_t(entry), s), uint32_t(entry), UINT32_MAX};
+        for (int layer = maxLevel; layer > level; layer--) current = searchUpperPQ(current, 1, layer, true, s)[0];
+        for (int layer = std::min(level, maxLevel); layer >= 1; layer--) {
+            std::vector<Scored> &found = s.pruneCandidates;
+            found = searchUpperPQ(current, efConstruction, layer, true, s);
+            current = found[0];
+            for (size_t i = 0; i < found.size(); i++) {
+                (void)decodeInto(found[i].id, i, s);
+                found[i].slot = uint32_t(i);
+            }
+            selectNeighbours(found, m, s.chosen,
+                [&](const Scored &c) { return (const char *)s.decoded.data() + size_t(c.slot) * codeBytes; }, s);
+            setOwnLinks(id, layer, s.chosen, s);
+            for (const Scored &neighbour : s.chosen) connectUpperPQ(neighbour.id, id, query, layer, neighbour.distance, s);
+        }
+        const std::vector<Scored> &expanded = searchLevel0PQ(query, current, efConstruction, true, s);
+        selectNeighbours(expanded, m, s.chosen, [&](const Scored &c) { return vectorOf(c, s); }, s);
+        setOwnLinks(id, 0, s.chosen, s);
+        for (const Scored &neighbour : s.chosen) connectLevel0PQ(neighbour, id, query, s);
+        if (level > maxLevel) {
+            entry_ = id;
+            maxLevel_ = level;
+        }
+    }
+
+    // The beam search of breadth `ef` at `layer` (> 0) by codes alone: the found nodes nearest first.
+    const std::vector<Scored> &searchUpperPQ(Scored start, size_t ef, int layer, bool inserting, Scratch &s)
+    {
+        const bool locked = locking(inserting);
+        s.clearVisited();
+        s.visit(start.id);
+        std::vector<Scored> &candidates = s.candidates, &found = s.found;
+        candidates.assign(1, start);
+        found.assign(1, start);
+        s.links.resize(m0 + 1);
+        uint32_t *links = s.links.data();
+        while (!candidates.empty()) {
+            const Scored nearest = candidates.front();
+            if (nearest.distance > found.front().distance && found.size() >= ef) break;
+            std::pop_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+            candidates.pop_back();
+            const size_t count = upperLinks(nearest.id, layer, locked, links);
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t next = links[i];
+                if (next >= capacity || !s.visit(next)) continue;
+                (void)s.offer(Scored{codeDistance(next, s), next, UINT32_MAX}, ef);
+            }
+        }
+        std::sort_heap(found.begin(), found.end());
+        return found;
+    }
+
+    // DiskANN's beam search at level 0 (breadth `ef`): candidates are scored by their codes; the nearest one
+    // not yet expanded is read (its record: list and 8-bit vector) and expanded, until the nearest candidate
+    // left is farther than the ef-th found. Returns the expanded nodes, nearest first by their 8-bit vectors
+    // (their records in the scratch's pool, or in place in the build's buffer).
+    const std::vector<Scored> &searchLevel0PQ(const char *query, Scored start, size_t ef, bool inserting, Scratch &s)
+    {
+        const bool locked = locking(inserting);
+        s.clearVisited();
+        s.visit(start.id);
+        std::vector<Scored> &candidates = s.candidates, &found = s.found, &expanded = s.expanded;
+        start.slot = UINT32_MAX;
+        candidates.assign(1, start);
+        found.assign(1, start);
+        expanded.clear();
+        s.links.resize(m0 + 1);
+        uint32_t *links = s.links.data();
+        const uint8_t *codes = codes_.data();
+        const size_t codeSize = pq_->m;
+        while (!candidates.empty()) {
+            const Scored nearest = candidates.front();
+            if (nearest.distance > found.front().distance && found.size() >= ef) break;
+            std::pop_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+            candidates.pop_back();
+            Scored read{0, nearest.id, UINT32_MAX};
+            if (memory_ == nullptr) {
+                read.slot = s.slot();
+                std::unique_lock<std::mutex> hold(stripe(read.id), std::defer_lock);
+                if (locked) hold.lock();
+                readRecord(read.id, s.record(read.slot), s);
+            } else {
+                s.counters.level0Reads++;
+            }
+            read.distance = distance(query, vectorOf(read, s), s);
+            expanded.push_back(read);
+            const size_t count = level0Links(read, locked, links, s);
+            size_t fresh = 0;
+            for (size_t i = 0; i < count; i++)
+                if (links[i] < capacity && s.visit(links[i])) links[fresh++] = links[i];
+            if (fresh > 0) __builtin_prefetch(codes + size_t(links[0]) * codeSize);
+            for (size_t i = 0; i < fresh; i++) {
+                if (i + 1 < fresh) __builtin_prefetch(codes + size_t(links[i + 1]) * codeSize);
+                (void)s.offer(Scored{codeDistance(links[i], s), links[i], UINT32_MAX}, ef);
+            }
+        }
+        std::sort(expanded.begin(), expanded.end());
+        return expanded;
+    }
+
+    // Links `neighbour` (expanded by this insert: its record read then) back to `id` (vector `code`) at level
+    // 0. With one insert thread the record read during the search is current; with more, its list is read
+    // again under its stripe. A full list is pruned by the heuristic over its nodes and `id`, with the
+    // list's nodes' 8-bit vectors read (pruneByReading) or decoded from their codes.
+    void connectLevel0PQ(const Scored &neighbour, uint32_t id, const char *code, Scratch &s)
+    {
+        const size_t most = m0;
+        std::unique_lock<std::mutex> hold(stripe(neighbour.id), std::defer_lock);
+        if (concurrentInserts) hold.lock();
+        uint32_t *list;
+        const char *own = vectorOf(neighbour, s);
+        if (memory_ == nullptr) {
+            s.list.assign(1 + most, 0);
+            char *record = s.record(neighbour.slot);
+            if (concurrentInserts) {
+                readAt(neighbour.id, 0, 4 * (1 + m0), record);
+                s.counters.linkReads++;
+            }
+            std::memcpy(s.list.data(), record, 4 * (1 + m0));
+            list = s.list.data();
+        } else {
+            list = reinterpret_cast<uint32_t *>(memory_ + size_t(neighbour.id) * recordBytes);
+        }
+        const uint32_t count = std::min<uint32_t>(list[0], uint32_t(most));
+        for (uint32_t i = 1; i <= count; i++)
+            if (list[i] == id) return;
+        if (count < most) {
+            list[1 + count] = id;
+            list[0] = count + 1;
+        } else {
+            std::vector<Scored> &candidates = s.pruneCandidates;
+            candidates.clear();
+            s.pruneVectors.resize((most + 1) * recordBytes);
+            for (uint32_t i = 0; i < count; i++) {
+                const uint32_t other = list[1 + i];
+                const char *vector;
+                if (!pruneByReading) {
+                    vector = decodeInto(other, i, s);
+                } else if (memory_ != nullptr) {
+                    vector = memory_ + size_t(other) * recordBytes + codeOffset;
+                    s.counters.pruneReads++;
+                } else {
+                    char *record = s.pruneVectors.data() + size_t(i) * recordBytes;
+                    readCode(other, record, s.counters.pruneReads, s);
+                    vector = record + codeOffset;
+                }
+                candidates.push_back(Scored{distance(own, vector, s), other, i});
+            }
+            candidates.push_back(Scored{neighbour.distance, id, count});
+            std::sort(candidates.begin(), candidates.end());
+            auto vectorOfCandidate = [&](const Scored &c) -> const char * {
+                if (c.id == id) return code;
+                if (!pruneByReading) return s.decoded.data() + size_t(c.slot) * codeBytes;
+                if (memory_ != nullptr) return memory_ + size_t(c.id) * recordBytes + codeOffset;
+                return s.pruneVectors.data() + size_t(c.slot) * recordBytes + codeOffset;
+            };
+            selectNeighbours(candidates, most, s.pruneChosen, vectorOfCandidate, s);
+            for (size_t i = 0; i < s.pruneChosen.size(); i++) list[1 + i] = s.pruneChosen[i].id;
+            for (size_t i = s.pruneChosen.size(); i < most; i++) list[1 + i] = 0;
+            list[0] = uint32_t(s.pruneChosen.size());
+        }
+        if (memory_ == nullptr) {
+            writeAt(neighbour.id, 0, 4 * (1 + std::min<size_t>(list[0], m0)), reinterpret_cast<const char *>(list));
+            // The pool's copy stays current for a later use in this insert (none: each neighbour is linked once).
+            std::memcpy(s.record(neighbour.slot), list, 4 * (1 + m0));
+        }
+        s.counters.writes++;
+    }
+
+    // Links `neighbour` back to `id` at `layer` (> 0; lists in memory); a full list is pruned with the codes
+    // of its nodes decoded (the neighbour's too) and `id`'s own 8-bit vector: no read.
+    void connectUpperPQ(uint32_t neighbour, uint32_t id, const char *code, int layer, float d, Scratch &s)
+    {
+        std::unique_lock<std::mutex> hold(stripe(neighbour), std::defer_lock);
+        if (concurrentInserts) hold.lock();
+        uint32_t *list = &upperOf(neighbour)->links[size_t(layer - 1) * (1 + m)];
+        const uint32_t count = std::min<uint32_t>(list[0], uint32_t(m));
+        for (uint32_t i = 1; i <= count; i++)
+            if (list[i] == id) return;
+        if (count < m) {
+            list[1 + count] = id;
+            list[0] = count + 1;
+            return;
+        }
+        // Decoded slots: the list's nodes 0..count-1, the neighbour at `count`.
+        std::vector<Scored> &candidates = s.pruneCandidates;
+        candidates.clear();
+        (void)decodeInto(neighbour, count, s);
+        for (uint32_t i = 0; i < count; i++) (void)decodeInto(list[1 + i], i, s);
+        const char *own = s.decoded.data() + size_t(count) * codeBytes;
+        for (uint32_t i = 0; i < count; i++)
+            candidates.push_back(Scored{distance(own, s.decoded.data() + size_t(i) * codeBytes, s), list[1 + i], i});
+        candidates.push_back(Scored{d, id, count});
+        std::sort(candidates.begin(), candidates.end());
+        auto vectorOfCandidate = [&](const Scored &c) -> const char * {
+            if (c.id == id) return code;
+            return s.decoded.data() + size_t(c.slot) * codeBytes;
+        };
+        selectNeighbours(candidates, m, s.pruneChosen, vectorOfCandidate, s);
+        for (size_t i = 0; i < s.pruneChosen.size(); i++) list[1 + i] = s.pruneChosen[i].id;
+        for (size_t i = s.pruneChosen.size(); i < m; i++) list[1 + i] = 0;
+        list[0] = uint32_t(s.pruneChosen.size());
+    }
 };
 
 }  // namespace bench
@@ -719,6 +1045,9 @@ int main(int argc, char **argv)
     double cacheMB = 4;
     bool cold = false;
     std::string batching = "none";
+    size_t pqM = 0, pqSample = 20000, pqIterations = 10;
+    std::string pqPrune = "read", npyPath, pqBuild = "pq";
+    bool cacheGiven = false;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto value = [&]() { return optionValue(argc, argv, i); };
@@ -730,7 +1059,16 @@ int main(int argc, char **argv)
         else if (a == "--dir") dir = value();
         else if (a == "--ef") efs = value();
         else if (a == "--build") build = value();
-        else if (a == "--cache-mb") cacheMB = std::stod(value());
+        else if (a == "--cache-mb") {
+            cacheMB = std::stod(value());
+            cacheGiven = true;
+        }
+        else if (a == "--pq") pqM = std::stoul(value());
+        else if (a == "--pq-sample") pqSample = std::stoul(value());
+        else if (a == "--pq-iterations") pqIterations = std::stoul(value());
+        else if (a == "--pq-prune") pqPrune = value();
+        else if (a == "--pq-build") pqBuild = value();
+        else if (a == "--npy") npyPath = value();
         else if (a == "--cold") cold = true;
         else if (a == "--batch") batching = value();
         else {
@@ -748,6 +1086,58 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "--build is file or memory\n");
         return 2;
     }
+    if (pqM > 0 && (dimensions % pqM != 0 || (dimensions / pqM) % 4 != 0)) {
+        std::fprintf(stderr, "--pq M needs M to divide %zu into sub-vectors of a multiple of 4 dimensions\n",
+            dimensions);
+        return 2;
+    }
+    if (pqPrune != "read" && pqPrune != "pq") {
+        std::fprintf(stderr, "--pq-prune is read or pq\n");
+        return 2;
+    }
+    if (pqM > 0 && batching != "none") {
+        std::fprintf(stderr, "--pq and --batch do not go together\n");
+        return 2;
+    }
+    // With --pq the node cache is off unless asked for (the codes replace it; searches read only expanded nodes).
+    if (pqM > 0 && !cacheGiven) cacheMB = 0;
+    if (pqM > 0 && cacheMB > 0) {
+        std::fprintf(stderr, "--pq keeps no node cache: give --cache-mb 0 or leave it out\n");
+        return 2;
+    }
+    // --npy: real vectors (float32, n x 384, normalized, e.g. from embed_docs.py or vectors.py): the last
+    // `queryCount` rows are the queries, the rows before them (at most --vectors) the base.
+    std::vector<float> npy;
+    if (!npyPath.empty()) {
+        FILE *f = std::fopen(npyPath.c_str(), "rb");
+        char magic[10];
+        if (f == nullptr || std::fread(magic, 1, 10, f) != 10 || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
+            std::fprintf(stderr, "%s: not a .npy file\n", npyPath.c_str());
+            return 2;
+        }
+        size_t headerBytes = size_t(uint8_t(magic[8])) | size_t(uint8_t(magic[9])) << 8;
+        std::string header(headerBytes, ' ');
+        if (std::fread(&header[0], 1, headerBytes, f) != headerBytes || header.find("'<f4'") == std::string::npos ||
+            header.find("'fortran_order': False") == std::string::npos) {
+            std::fprintf(stderr, "%s: needs float32 rows in C order\n", npyPath.c_str());
+            return 2;
+        }
+        size_t shape = header.find("'shape': (");
+        size_t rows = std::stoul(header.substr(shape + 10));
+        size_t columns = std::stoul(header.substr(header.find(',', shape) + 1));
+        if (columns != dimensions || rows <= queryCount) {
+            std::fprintf(stderr, "%s: %zu x %zu, needs %zu columns and more than %zu rows\n", npyPath.c_str(), rows,
+                columns, dimensions, queryCount);
+            return 2;
+        }
+        npy.resize(rows * columns);
+        if (std::fread(npy.data(), 4, npy.size(), f) != npy.size()) {
+            std::fprintf(stderr, "%s: short\n", npyPath.c_str());
+            return 2;
+        }
+        std::fclose(f);
+        n = std::min(n, rows - queryCount);
+    }
     const size_t wanted = k + std::max<size_t>(k, 8);  // LocalANNIndex.candidates(for:)
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     mkdir(dir.c_str(), 0755);
@@ -763,6 +1153,8 @@ int main(int argc, char **argv)
     PreadGraph graph(dimensions, m, efConstruction, n, nodesFD, build == "memory");
     graph.batched = batching == "uring";
     graph.concurrentInserts = threads > 1;
+    graph.pruneByReading = pqPrune == "read";
+    graph.pqInserts = pqBuild != "exact";
     // The cache: the records of the nodes at the lowest level L >= 1 whose expected count (n / M^L) fits.
     if (cacheMB > 0) {
         for (int level = 1; level < 16; level++) {
@@ -773,16 +1165,50 @@ int main(int argc, char **argv)
             }
         }
     }
-    std::printf("%zu vectors x %zu d in %zu clusters (spread 1.0), M %zu (M0 %zu), ef_construction %zu, %zu "
+    if (npy.empty())
+        std::printf("%zu vectors x %zu d in %zu clusters (spread 1.0), ", n, dimensions, std::max<size_t>(10, n / 100));
+    else
+        std::printf("%zu vectors x %zu d from %s (queries: its last %zu rows), ", n, dimensions, npyPath.c_str(),
+            queryCount);
+    std::printf("M %zu (M0 %zu), ef_construction %zu, %zu "
                 "candidates re-ranked, %zu queries, %zu insert threads, records of %zu bytes built %s, node cache "
                 "%.1f MB (levels >= %d), kernel %d\n",
-        n, dimensions, std::max<size_t>(10, n / 100), m, 2 * m, efConstruction, wanted, queryCount, threads,
+        m, 2 * m, efConstruction, wanted, queryCount, threads,
         graph.recordBytes, build == "file" ? "through pread/pwrite" : "in an anonymous buffer, then written",
         cacheMB, graph.cacheLevel() == INT_MAX ? -1 : graph.cacheLevel(), chosenKernel());
 
     // Build: generate a batch (floats to floats.bin for the re-ranking and the truth), insert it with
     // `threads` threads, each with its own scratch.
     Clustered generator(dimensions, std::max<size_t>(10, n / 100), 1.0f, 0x10CA15EA);
+    auto nextVector = [&](size_t index, float *out) {
+        if (npy.empty()) (void)generator.next(out);
+        else std::memcpy(out, &npy[index * dimensions], dimensions * sizeof(float));
+    };
+    // --pq: the codebooks, trained on the first --pq-sample vectors (a second generator with the same seed
+    // gives the same vectors the build then inserts).
+    ProductQuantizer pq;
+    if (pqM > 0) {
+        const size_t count = std::min(n, pqSample);
+        std::vector<float> sample(count * dimensions);
+        if (npy.empty()) {
+            Clustered again(dimensions, std::max<size_t>(10, n / 100), 1.0f, 0x10CA15EA);
+            for (size_t i = 0; i < count; i++) (void)again.next(&sample[i * dimensions]);
+        } else {
+            std::memcpy(sample.data(), npy.data(), sample.size() * sizeof(float));
+        }
+        auto wall0 = std::chrono::steady_clock::now();
+        double cpu0 = processCPU();
+        pq.train(sample.data(), count, dimensions, pqM, pqIterations, 0x9E0C0DE5);
+        graph.setQuantizer(&pq);
+        std::printf("pq: %zu sub-vectors of %zu dimensions x 256 centroids, trained on the first %zu vectors "
+                    "(%zu rounds): %.1f CPU-s, %.1f s wall; codes %zu bytes a node; codebooks %.2f MB fixed; full "
+                    "lists pruned %s; kernel %s\n",
+            pqM, dimensions / pqM, count, pqIterations, processCPU() - cpu0,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(), pqM,
+            pq.fixedBytes() / 1048576.0,
+            pqPrune == "read" ? "with their nodes' 8-bit vectors read" : "with their nodes' codes decoded",
+            pq.kernel == groupDotsPortable ? "portable" : pq.kernel == groupDotsAVX2 ? "AVX2" : "AVX-512 VNNI");
+    }
     const size_t batch = 4096;
     std::vector<float> vectors(batch * dimensions);
     std::vector<char> codes(batch * graph.codeBytes);
@@ -794,7 +1220,7 @@ int main(int argc, char **argv)
     printMemory("before the build");
     for (size_t first = 0; first < n; first += batch) {
         size_t count = std::min(batch, n - first);
-        for (size_t i = 0; i < count; i++) (void)generator.next(&vectors[i * dimensions]);
+        for (size_t i = 0; i < count; i++) nextVector(first + i, &vectors[i * dimensions]);
         writeAt(floatsFD, vectors.data(), count * dimensions * sizeof(float), first * dimensions * sizeof(float));
         for (size_t i = 0; i < count; i++)
             quantized(&vectors[i * dimensions], dimensions, reinterpret_cast<uint8_t *>(&codes[i * graph.codeBytes]));
@@ -826,6 +1252,12 @@ int main(int argc, char **argv)
         double(built.upperReads) / n, double(built.pruneReads) / n, double(built.fileReads()) / n,
         build == "file" ? (graph.batched ? " with pread and io_uring" : " with pread") : " by memcpy",
         double(built.cached) / n, double(built.writes) / n, double(built.distances) / n);
+    if (pqM > 0)
+        std::printf("  pq: a vector read %.1f level-0 records it expanded, %.1f lists again to link back, %.1f "
+                    "vectors to prune; %.0f code distances, %.1f tables, %.1f codes decoded\n",
+            double(built.level0Reads) / n, double(built.linkReads) / n, double(built.pruneReads) / n,
+            double(built.codeDistances) / n, double(built.tables) / n, double(built.decoded) / n);
+    if (pqM > 0) std::printf("  pq: codes checksum %016llx\n", (unsigned long long)graph.codesChecksum());
     if (graph.batched) std::printf("  level-0 reads batched: %.0f io_uring submissions an insert\n",
         double(built.submissions) / n);
     printMemory("after the build");
@@ -845,17 +1277,23 @@ int main(int argc, char **argv)
     const double perN = 1.0 / double(n);
     const double visitedBits = 0.125;  // one searching thread's bitset
     std::printf("anonymous per element: level %.1f, upper lists %.1f (%zu nodes above level 0, top level %d), "
-                "their map %.1f, cached records %.1f (%zu nodes), visited bitset %.3f a searching thread: %.1f "
-                "bytes; plus %.2f MB of striped locks fixed\n",
+                "their map %.1f, cached records %.1f (%zu nodes), pq codes %.1f, visited bitset %.3f a searching "
+                "thread: %.1f bytes; plus %.2f MB of striped locks and %.2f MB of codebooks fixed\n",
         f.levels * perN, f.upperLists * perN, f.upperNodes, graph.maxLevel(), f.map * perN, f.cachedRecords * perN,
-        f.cachedNodes, visitedBits, (f.levels + f.upperLists + f.map + f.cachedRecords) * perN + visitedBits,
-        f.locks / 1048576);
+        f.cachedNodes, f.codes * perN, visitedBits,
+        (f.levels + f.upperLists + f.map + f.cachedRecords + f.codes) * perN + visitedBits, f.locks / 1048576,
+        f.codebooks / 1048576);
     std::printf("node file: %zu bytes a node (links %zu, vector %zu): %.1f MB\n", graph.recordBytes, graph.codeOffset,
         graph.codeBytes, double(n * graph.recordBytes) / 1048576);
 
     // Queries: the vectors that follow the base (as local-search), truth by an exact float scan of floats.bin.
     std::vector<float> queries(queryCount * dimensions);
-    for (size_t q = 0; q < queryCount; q++) (void)generator.next(&queries[q * dimensions]);
+    for (size_t q = 0; q < queryCount; q++) {
+        if (npy.empty()) (void)generator.next(&queries[q * dimensions]);
+        else std::memcpy(&queries[q * dimensions], &npy[(npy.size() / dimensions - queryCount + q) * dimensions],
+            dimensions * sizeof(float));
+    }
+    std::vector<float>().swap(npy);
     const auto best = exactBest(floatsFD, n, dimensions, queries, k);
 
     std::vector<size_t> breadths;
@@ -920,6 +1358,9 @@ int main(int argc, char **argv)
                 double(c.fileReads()) / queryCount, double(c.upperReads) / queryCount,
                 double(c.level0Reads) / queryCount, double(c.cached) / queryCount, rerankCPU / queryCount * 1e3,
                 mem.hwmKB / 1024.0, mem.anonKB / 1024.0, mem.fileKB / 1024.0);
+            if (pqM > 0)
+                std::printf("  (pq: %.0f code distances and %.0f records expanded a search)\n",
+                    double(c.codeDistances) / queryCount, double(c.level0Reads) / queryCount);
             if (batching) std::printf("  (level-0 reads batched: %.0f io_uring submissions a search)\n",
                 double(c.submissions) / queryCount);
             std::fflush(stdout);

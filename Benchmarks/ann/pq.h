@@ -1,0 +1,239 @@
+// Product quantization for hnsw_pread.cpp's `--pq M` (DiskANN's in-memory codes): a vector of d dimensions
+// is cut into M sub-vectors of d / M, each replaced by the index of its nearest of 256 centroids (one byte),
+// so a node costs M bytes in memory. The centroids are trained by k-means on a bounded sample (plain C++,
+// the same code on every CPU). Include it after ann_bench.h.
+//
+// Scoring (inner product of unit vectors, as the store's graph): for a query (or an inserted vector), a table
+// of its dot product with every centroid of every sub-space (M × 256 floats), built once; a node's distance
+// is then 1 − the sum of M table entries its code picks (asymmetric distance computation). The table is
+// built from the query's 8-bit vector (the store's quantizer) and 8-bit copies of the centroids (each with
+// its own scale), so its dot products are integers: the kernels (portable, AVX2, AVX-512 VNNI, chosen at run
+// time as Sources/CHNSW's are) give equal results. Encoding a vector uses the same table: in each sub-space
+// the centroid c maximizing x·c − |c|²/2 (the nearest in L2).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace bench {
+
+// For `rows` rows of `bytes` signed bytes at `rows` (row r at rows + r × bytes), the sums of the products with
+// `query` over each group of 4 consecutive bytes: out[r × bytes/4 + g] (bytes a multiple of 64 for the wide
+// kernels, of 4 for the portable one). Values in [-127, 127].
+void groupDotsPortable(const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
+{
+    for (size_t r = 0; r < rowCount; r++) {
+        const int8_t *row = rows + r * bytes;
+        for (size_t g = 0; g < bytes / 4; g++) {
+            int32_t sum = 0;
+            for (size_t i = 4 * g; i < 4 * g + 4; i++) sum += int32_t(query[i]) * int32_t(row[i]);
+            out[r * (bytes / 4) + g] = sum;
+        }
+    }
+}
+
+#if defined(__x86_64__)
+// `vpmaddubsw` (|q| × row with q's sign, adjacent pairs into 16 bits: at most 2 × 127 × 127, no saturation),
+// then `vpmaddwd` by ones: each 32-bit lane is the sum over 4 consecutive bytes, in order.
+__attribute__((target("avx2"))) void groupDotsAVX2(
+    const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (size_t r = 0; r < rowCount; r++) {
+        const int8_t *row = rows + r * bytes;
+        int32_t *to = out + r * (bytes / 4);
+        for (size_t i = 0; i < bytes; i += 32) {
+            __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(query + i));
+            __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + i));
+            __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(c, q));
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(to + i / 4), _mm256_madd_epi16(pairs, ones));
+        }
+    }
+}
+
+// VNNI's `vpdpbusd` into zero: each 32-bit lane is the sum of 4 consecutive products.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void groupDotsVNNI(
+    const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
+{
+    const __m512i zero = _mm512_setzero_si512();
+    for (size_t r = 0; r < rowCount; r++) {
+        const int8_t *row = rows + r * bytes;
+        int32_t *to = out + r * (bytes / 4);
+        for (size_t i = 0; i < bytes; i += 64) {
+            __m512i q = _mm512_loadu_si512(query + i);
+            __m512i c = _mm512_loadu_si512(row + i);
+            __mmask64 negative = _mm512_movepi8_mask(q);
+            __m512i signedC = _mm512_mask_sub_epi8(c, negative, zero, c);
+            _mm512_storeu_si512(to + i / 4, _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(q), signedC));
+        }
+    }
+}
+#endif
+
+using GroupDots = void (*)(const int8_t *, const int8_t *, size_t, size_t, int32_t *);
+
+// The group-dot kernel matching Sources/CHNSW's chosen distance kernel (SLUICE_HNSW_VECTOR_WIDTH lowers both).
+GroupDots groupDotsKernel(int kernel, size_t bytes)
+{
+#if defined(__x86_64__)
+    if (kernel == SLUICE_HNSW_KERNEL_AVX512_VNNI && bytes % 64 == 0) return groupDotsVNNI;
+    if (kernel >= SLUICE_HNSW_KERNEL_AVX2 && bytes % 32 == 0) return groupDotsAVX2;
+#endif
+    (void)kernel;
+    (void)bytes;
+    return groupDotsPortable;
+}
+
+struct ProductQuantizer {
+    size_t dimensions = 0, m = 0, sub = 0;
+    static constexpr size_t centroidCount = 256;
+    std::vector<float> centroids;     // [j][c][sub], floats (training, decoding)
+    std::vector<int8_t> rows;         // [c][d]: row c holds centroid c of every sub-space, 8-bit
+    std::vector<float> scales;        // [j][c]: the scale of centroid c of sub-space j in `rows`
+    std::vector<float> halfNorms;     // [j][c]: |centroid|² / 2, from the 8-bit copy
+    GroupDots kernel = groupDotsPortable;
+
+    size_t tableFloats() const { return m * centroidCount; }
+    // Fixed bytes in memory (not a node's): the float and 8-bit centroids, scales and norms.
+    size_t fixedBytes() const
+    {
+        return centroids.size() * 4 + rows.size() + scales.size() * 4 + halfNorms.size() * 4;
+    }
+
+    // k-means in each sub-space over the `count` vectors at `sample` (d floats each), `iterations` rounds of
+    // Lloyd's algorithm from centroids drawn at random (seeded); an empty cluster takes a random vector.
+    void train(const float *sample, size_t count, size_t dims, size_t subspaces, size_t iterations, uint64_t seed)
+    {
+        dimensions = dims;
+        m = subspaces;
+        sub = dims / m;
+        centroids.assign(m * centroidCount * sub, 0);
+        SplitMix64 random{seed};
+        std::vector<uint32_t> assigned(count);
+        std::vector<float> sums(centroidCount * sub);
+        std::vector<size_t> sizes(centroidCount);
+        std::vector<float> norms(centroidCount);
+        for (size_t j = 0; j < m; j++) {
+            float *mine = &centroids[j * centroidCount * sub];
+            for (size_t c = 0; c < centroidCount; c++)
+                std::memcpy(mine + c * sub, sample + (random.next() % count) * dims + j * sub, sub * 4);
+            for (size_t round = 0; round < iterations; round++) {
+                for (size_t c = 0; c < centroidCount; c++) {
+                    float norm = 0;
+                    for (size_t i = 0; i < sub; i++) norm += mine[c * sub + i] * mine[c * sub + i];
+                    norms[c] = norm;
+                }
+                for (size_t v = 0; v < count; v++) {
+                    const float *x = sample + v * dims + j * sub;
+                    float bestScore = INFINITY;
+                    uint32_t best = 0;
+                    for (size_t c = 0; c < centroidCount; c++) {
+                        const float *y = mine + c * sub;
+                        float dot = 0;
+                        for (size_t i = 0; i < sub; i++) dot += x[i] * y[i];
+                        float score = norms[c] - 2 * dot;
+                        if (score < bestScore) {
+                            bestScore = score;
+                            best = uint32_t(c);
+                        }
+                    }
+                    assigned[v] = best;
+                }
+                std::fill(sums.begin(), sums.end(), 0.0f);
+                std::fill(sizes.begin(), sizes.end(), 0);
+                for (size_t v = 0; v < count; v++) {
+                    const float *x = sample + v * dims + j * sub;
+                    float *to = &sums[assigned[v] * sub];
+                    for (size_t i = 0; i < sub; i++) to[i] += x[i];
+                    sizes[assigned[v]]++;
+                }
+                for (size_t c = 0; c < centroidCount; c++) {
+                    if (sizes[c] == 0) {
+                        std::memcpy(mine + c * sub, sample + (random.next() % count) * dims + j * sub, sub * 4);
+                        continue;
+                    }
+                    for (size_t i = 0; i < sub; i++) mine[c * sub + i] = sums[c * sub + i] / float(sizes[c]);
+                }
+            }
+        }
+        // The 8-bit copies: each centroid's largest component maps to ±127.
+        rows.assign(centroidCount * dims, 0);
+        scales.assign(m * centroidCount, 0);
+        halfNorms.assign(m * centroidCount, 0);
+        for (size_t j = 0; j < m; j++) {
+            for (size_t c = 0; c < centroidCount; c++) {
+                const float *y = &centroids[(j * centroidCount + c) * sub];
+                float largest = 0;
+                for (size_t i = 0; i < sub; i++) largest = std::max(largest, std::fabs(y[i]));
+                const float scale = largest > 0 ? largest / 127.0f : 0.0f;
+                scales[j * centroidCount + c] = scale;
+                int32_t norm = 0;
+                for (size_t i = 0; i < sub; i++) {
+                    float level = scale > 0 ? std::nearbyint(y[i] / scale) : 0.0f;
+                    int8_t value = int8_t(std::max(-127.0f, std::min(127.0f, level)));
+                    rows[c * dims + j * sub + i] = value;
+                    norm += int32_t(value) * int32_t(value);
+                }
+                halfNorms[j * centroidCount + c] = 0.5f * scale * scale * float(norm);
+            }
+        }
+        kernel = groupDotsKernel(chosenKernel(), dims);
+    }
+
+    // The dot products of `code` (the store's 8-bit vector: a scale, then d signed bytes) with every centroid
+    // into `table` ([j][c], tableFloats()); `groups` is scratch of 256 × d/4 ints.
+    void buildTable(const char *code, float *table, std::vector<int32_t> &groups) const
+    {
+        float scale;
+        std::memcpy(&scale, code, 4);
+        const int8_t *values = reinterpret_cast<const int8_t *>(code + 4);
+        const size_t perRow = dimensions / 4, perSub = sub / 4;
+        groups.resize(centroidCount * perRow);
+        kernel(values, rows.data(), centroidCount, dimensions, groups.data());
+        for (size_t c = 0; c < centroidCount; c++) {
+            const int32_t *g = &groups[c * perRow];
+            for (size_t j = 0; j < m; j++) {
+                int32_t dot = 0;
+                for (size_t i = j * perSub; i < (j + 1) * perSub; i++) dot += g[i];
+                table[j * centroidCount + c] = scale * scales[j * centroidCount + c] * float(dot);
+            }
+        }
+    }
+
+    // The code of the vector whose table (buildTable) is `table`: in each sub-space the nearest centroid.
+    void encode(const float *table, uint8_t *out) const
+    {
+        for (size_t j = 0; j < m; j++) {
+            float bestScore = -INFINITY;
+            size_t best = 0;
+            for (size_t c = 0; c < centroidCount; c++) {
+                float score = table[j * centroidCount + c] - halfNorms[j * centroidCount + c];
+                if (score > bestScore) {
+                    bestScore = score;
+                    best = c;
+                }
+            }
+            out[j] = uint8_t(best);
+        }
+    }
+
+    // 1 − the approximate dot product of the table's vector with the vector coded `code` (in order of j:
+    // the same sum on every CPU).
+    float distance(const float *table, const uint8_t *code) const
+    {
+        float dot = 0;
+        for (size_t j = 0; j < m; j++) dot += table[j * centroidCount + code[j]];
+        return 1.0f - dot;
+    }
+
+    // The vector coded `code`, rebuilt from the float centroids, into `out` as the store's 8-bit vector.
+    void decode(const uint8_t *code, uint8_t *out, std::vector<float> &scratch) const
+    {
+        scratch.resize(dimensions);
+        for (size_t j = 0; j < m; j++)
+            std::memcpy(&scratch[j * sub], &centroids[(j * centroidCount + code[j]) * sub], sub * 4);
+        quantized(scratch.data(), dimensions, out);
+    }
+};
+
+}  // namespace bench
