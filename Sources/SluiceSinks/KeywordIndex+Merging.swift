@@ -51,7 +51,14 @@ extension KeywordIndex {
             }
             lists.append(list)
         }
+        // Room for every input entry (dead postings only shrink it): the merged segment is allocated once, not
+        // grown by doubling, which held the old and the new arrays at once and up to twice the bytes after.
         var merged = KeywordSegmentEntries()
+        merged.reserve(
+            count: lists.reduce(0) { $0 + $1.count },
+            termBytes: lists.reduce(0) { $0 + $1.termBytes },
+            valueBytes: lists.reduce(0) { $0 + $1.valueBytes }
+        )
         var heads = [Int](repeating: 0, count: lists.count)
         while true {
             var smallest: ArraySlice<UInt8>?

@@ -10,8 +10,13 @@
 /// postings). A segment whose records are a quarter or more dead (replaced or deleted since) is rewritten
 /// alone, dropping their postings, so dead postings stay a bounded share of what a search reads.
 ///
-/// The bound on merged bytes bounds one merge's memory and its transaction's dirty pages (LMDB holds them
-/// in memory until the commit), so that peak memory does not grow with the store.
+/// The bound on merged bytes bounds one merge's memory (its inputs and the merged segment, both in memory
+/// while it is planned) and its transaction's dirty pages (LMDB holds them in memory until the commit), so
+/// that peak memory does not grow without bound with the store. It is above what the 1× benchmark corpus's
+/// merges reach (its postings are about a tenth of the 10× corpus's 46.8 MB), so a merge's plan is a few MB
+/// more of the 10× corpus's heap peak (docs/BENCHMARKS.md, "What grows in the heap from 1× to 10×"). 2 MB,
+/// tried, left most segments unmerged (eight level-0 segments, ~0.3 MB each there, hold more): 189 segments
+/// at the 10× corpus against 30, and 23% more bytes of postings.
 struct KeywordMergePolicy {
     var fanIn = 8
     var maxMergedBytes = 8 << 20

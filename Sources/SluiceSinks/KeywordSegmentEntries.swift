@@ -20,6 +20,12 @@ struct KeywordSegmentEntries: Sendable {
 
     var isEmpty: Bool { termEnds.isEmpty }
 
+    /// The bytes of every term, end to end.
+    var termBytes: Int { terms.count }
+
+    /// The bytes of every stored list, end to end.
+    var valueBytes: Int { values.count }
+
     /// Room for `count` entries of `termBytes` and `valueBytes` in all.
     mutating func reserve(count: Int, termBytes: Int, valueBytes: Int) {
         terms.reserveCapacity(termBytes)

@@ -121,6 +121,25 @@ package struct DocumentWork: Sendable {
         return true
     }
 
+    /// Every chunk is acknowledged by the sink: the outcome becomes ``Outcome/upserted``, and the chunks keep
+    /// only what the commit stage records (their ids and hashes). Their vectors, texts, headings and metadata
+    /// are released here rather than when the commit stage is done with the document: documents wait in the
+    /// commit stage's input and its group commits, and what they held there was the part of the load's peak
+    /// that grew with the corpus's share of cached chunks (docs/BENCHMARKS.md, "What grows in the heap from
+    /// 1× to 10×").
+    package mutating func settleUpserted() {
+        outcome = .upserted
+        text = nil
+        chunked = []
+        for index in chunks.indices {
+            chunks[index].vector = nil
+            chunks[index].embedPrefix = ""
+            chunks[index].chunk.text = ""
+            chunks[index].chunk.headingPath = []
+            chunks[index].chunk.metadata = [:]
+        }
+    }
+
     package mutating func fail(_ error: any Error, as code: SluiceError.Code) {
         outcome = .failed(SluiceError.wrap(error, as: code))
         text = nil

@@ -85,8 +85,11 @@ package actor UpsertStage {
                         if documents.isEmpty { break }
                         meter.received(documents.count)
                         let workStart = clock.now
+                        // Counted before the write, which releases the texts of what it wrote; a failed
+                        // document's chunks are dropped (zero bytes), as they were when counted after it.
+                        let sizes = documents.map { $0.chunks.reduce(0) { $0 + $1.chunk.text.utf8.count } }
                         let done = await step.write(documents)
-                        let bytes = done.reduce(0) { $0 + $1.chunks.reduce(0) { $0 + $1.chunk.text.utf8.count } }
+                        let bytes = zip(done, sizes).reduce(0) { $0 + ($1.0.chunks.isEmpty ? 0 : $1.1) }
                         meter.worked(workStart.duration(to: clock.now), bytes: bytes, itemsOut: done.count)
                         for document in done {
                             let sendStart = clock.now
@@ -126,19 +129,27 @@ package actor UpsertStage {
                 }
                 CrashPoint.reach("upsert.pending-recorded")
                 for index in writing { documents[index].attemptedIDs = documents[index].chunks.map(\.id) }
+                // The records of one sink write at a time (each with its metadata and encoding), not the
+                // batch's all at once: the same writes, in the same order.
                 var records: [VectorRecord] = []
+                records.reserveCapacity(recordsPerWrite)
+                var upserted = 0
                 for index in writing {
                     let document = documents[index]
                     for prepared in document.chunks {
                         records.append(Self.record(prepared, of: document))
+                        if records.count == recordsPerWrite {
+                            try await sink.upsert(records)
+                            upserted += records.count
+                            records.removeAll(keepingCapacity: true)
+                        }
                     }
                 }
-                var start = 0
-                while start < records.count {
-                    let end = min(start + recordsPerWrite, records.count)
-                    try await sink.upsert(Array(records[start..<end]))
-                    start = end
+                if !records.isEmpty {
+                    try await sink.upsert(records)
+                    upserted += records.count
                 }
+                records = []
                 CrashPoint.reach("upsert.sink-written")
                 var stale: [VectorID] = []
                 var keys: [VectorID: String] = [:]
@@ -153,8 +164,7 @@ package actor UpsertStage {
                     try await sink.delete(stale.sorted(), documentKeys: keys)
                     CrashPoint.reach("upsert.replaced-vectors-deleted")
                 }
-                for index in writing { documents[index].outcome = .upserted }
-                let upserted = records.count
+                for index in writing { documents[index].settleUpserted() }
                 let deleted = stale.count
                 tally.update {
                     $0.vectorsUpserted += upserted
