@@ -19,7 +19,7 @@ struct SectionChunker {
     /// counting a range then costs a word at each end, not the range.
     let index: TokenCountIndex?
     /// The counts of the short texts counted directly so far, when there is an index (see ``ShortTextCounts``).
-    let shortCounts = ShortTextCounts()
+    let shortCounts: ShortTextCounts
     let maxTokens: Int
     let overlapTokens: Int
     let page: Int?
@@ -49,6 +49,7 @@ struct SectionChunker {
                 bytes: bytes,
                 counter: chunker.counter,
                 index: index,
+                shortCounts: ShortTextCounts(textLength: index == nil ? 0 : bytes.count),
                 maxTokens: chunker.maxTokens,
                 overlapTokens: chunker.overlapTokens,
                 page: section.page,

@@ -6,11 +6,13 @@
 /// same words come back (`*`, `-`, `Thanks`, the names of a changelog): a count is a function of the text's
 /// bytes alone, so a word counted once need not be tokenized again. Texts of up to 16 bytes are kept, by their
 /// bytes packed in two integers and their length, in a small table where a newer text takes an older one's
-/// slot; the chunks are the same with or without this.
+/// slot (up to 1,024 slots, fewer for a short section, so that a document of many small sections does not
+/// clear a large table for each); the chunks are the same with or without this.
 final class ShortTextCounts {
     /// The longest text kept, in bytes.
     static let maxBytes = 16
-    private static let slots = 1024
+    /// The most slots (24 bytes each), for a section of 16 KB or more.
+    static let maxSlots = 1024
 
     private struct Entry {
         var low: UInt64
@@ -20,7 +22,17 @@ final class ShortTextCounts {
         var tokens: Int32
     }
 
-    private var entries = [Entry](repeating: Entry(low: 0, high: 0, length: 0, tokens: 0), count: ShortTextCounts.slots)
+    private var entries: [Entry]
+    /// log2 of the number of slots.
+    private let bits: Int
+
+    /// A table for a section of `textLength` UTF-8 bytes: a slot for every 16 bytes, from 16 to ``maxSlots``.
+    init(textLength: Int) {
+        var bits = 4
+        while 1 << bits < Self.maxSlots && (1 << bits) * 16 < textLength { bits += 1 }
+        self.bits = bits
+        entries = [Entry](repeating: Entry(low: 0, high: 0, length: 0, tokens: 0), count: 1 << bits)
+    }
 
     /// The count of `bytes[range]`: the kept one, or `count(range)` (kept when the text is short).
     func count(_ range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>, _ count: (Range<Int>) -> Int) -> Int {
@@ -49,7 +61,7 @@ final class ShortTextCounts {
             }
         }
         let mixed = (low ^ (high &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(length)) &* 0xFF51_AFD7_ED55_8CCD
-        let slot = Int(truncatingIfNeeded: mixed >> 54) & (Self.slots - 1)
+        let slot = Int(truncatingIfNeeded: mixed >> UInt64(64 - bits))
         return entries.withUnsafeMutableBufferPointer { entries in
             let entry = entries[slot]
             if entry.length == Int32(length) && entry.low == low && entry.high == high { return Int(entry.tokens) }
