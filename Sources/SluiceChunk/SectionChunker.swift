@@ -18,6 +18,8 @@ struct SectionChunker {
     /// The counts before each cut of the section, when the counter is additive and prefers counting once:
     /// counting a range then costs a word at each end, not the range.
     let index: TokenCountIndex?
+    /// The counts of the short texts counted directly so far, when there is an index (see ``ShortTextCounts``).
+    let shortCounts: ShortTextCounts
     let maxTokens: Int
     let overlapTokens: Int
     let page: Int?
@@ -47,6 +49,7 @@ struct SectionChunker {
                 bytes: bytes,
                 counter: chunker.counter,
                 index: index,
+                shortCounts: ShortTextCounts(textLength: index == nil ? 0 : bytes.count),
                 maxTokens: chunker.maxTokens,
                 overlapTokens: chunker.overlapTokens,
                 page: section.page,
@@ -66,10 +69,13 @@ struct SectionChunker {
     }
 
     /// The counter's count of the text at `range`: from the index where there is one (exact: see
-    /// ``TokenCountIndex``), otherwise by counting the range.
+    /// ``TokenCountIndex``; the few bytes at the ends counted once per section and spelling, see
+    /// ``ShortTextCounts``), otherwise by counting the range.
     func count(_ range: Range<Int>) -> Int {
         guard let index else { return counter.count(substring(range)) }
-        return index.count(range) { counter.count(substring($0)) }
+        return index.count(range) { end in
+            shortCounts.count(end, in: bytes) { counter.count(substring($0)) }
+        }
     }
 
     /// The section's text at `range` (UTF-8 offsets on scalar boundaries).
