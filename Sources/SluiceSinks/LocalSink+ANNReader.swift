@@ -171,7 +171,7 @@ extension LocalSink {
         for start in stride(from: 0, to: adds.count, by: batch) {
             try index.add(Array(adds[start..<min(start + batch, adds.count)]), threads: threads)
         }
-        for label in deletes { index.markDeleted(label) }
+        for label in deletes { try index.markDeleted(label) }
         guard index.elementCount - index.deletedCount == count else { return nil }
         return .init(index: index, generation: generation, dirty: live.dirty || !adds.isEmpty || !deletes.isEmpty)
     }
@@ -196,7 +196,7 @@ extension LocalSink {
         let saved =
             names
             .compactMap { name -> (name: String, generation: UInt64)? in
-                Self.savedGeneration(name).map { (name, $0) }
+                Self.savedGeneration(name, nodes: indexSettings.nodes).map { (name, $0) }
             }
             .filter { $0.generation <= generation && $0.generation >= held && !annState.isUnloadable($0.name) }
             .max { $0.generation < $1.generation }
@@ -209,7 +209,8 @@ extension LocalSink {
         guard let dimensions = try? firstVectorDimensions(),
             let index = try? LocalANNIndex(
                 loading: directory.appendingPathComponent(saved.name),
-                dimensions: dimensions
+                dimensions: dimensions,
+                settings: indexSettings
             ),
             saved.generation < generation || index.elementCount - index.deletedCount == count
         else {
