@@ -4,6 +4,7 @@
 // its kernels with compile-time macros, and this file is built for the baseline x86-64 (or arm64) target;
 // the wide kernels here are chosen at run time instead.
 #include "HNSWIndex.h"
+#include "Quantizer.h"
 
 #include <hnswlib/hnswlib.h>
 
@@ -34,11 +35,8 @@ namespace {
 // graph only chooses candidates: the store scores them again from the float vectors it keeps in LMDB
 // (`LocalSink+ANNReader.swift`), and asks the graph for more than k so that quantization cannot push one
 // of the true k out of the candidates.
-constexpr size_t scaleBytes = sizeof(float);
-
-struct QuantizedSpaceParameters {
-    size_t dimensions;
-};
+using sluice_chnsw::QuantizedSpaceParameters;
+using sluice_chnsw::scaleBytes;
 
 inline float scaleOf(const void *v)
 {
@@ -204,6 +202,12 @@ static Result guarded(char *error, size_t error_size, Result failed, Body body)
 
 // `vector` L2-normalized and quantized into `out` (the space's element: a scale, then one signed byte a
 // dimension). The largest component maps to ±127; a zero vector to all zeros.
+static void quantized(const float *vector, size_t dimensions, uint8_t *out);
+
+void sluice_chnsw::quantize(const float *vector, size_t dimensions, uint8_t *out) { quantized(vector, dimensions, out); }
+
+sluice_chnsw::Distance sluice_chnsw::chosenDistance() { return distanceKernel(chosenKernel()); }
+
 static void quantized(const float *vector, size_t dimensions, uint8_t *out)
 {
     double sum = 0;

@@ -30,6 +30,15 @@ extension PipelineConfiguration {
 
         /// `sink.hnsw`: the local store's HNSW graph.
         public struct HNSW: Sendable, Hashable {
+            /// Where the graph's bottom-layer nodes (their links and 8-bit vectors) live.
+            public enum Nodes: String, Sendable, Hashable, CaseIterable {
+                /// hnswlib's graph, wholly in memory (~630 bytes a 384-d vector).
+                case memory
+                /// Our own graph, its nodes in a file read with `pread` (~7 bytes a vector in memory;
+                /// docs/LOCAL_INDEX.md, "The graph's nodes in a file").
+                case file
+            }
+
             /// Neighbours per node (hnswlib's `M`; the bottom layer keeps twice as many).
             public var m: Int = 16
             /// Candidates considered while inserting.
@@ -39,6 +48,8 @@ extension PipelineConfiguration {
             /// Searches scan every vector while the store holds fewer than this (exact, and cheap there); the
             /// graph is kept up to date all the same.
             public var exactBelow: Int = 10_000
+            /// Where the nodes live (`sink.hnsw.nodes`); `memory` until the file's cost is measured quietly.
+            public var nodes: Nodes = .memory
             public init() {}
         }
 
@@ -174,6 +185,7 @@ extension PipelineConfiguration.Sink.HNSW {
             efSearch = try s.int("ef_search", min: 1, max: 10_000) ?? efSearch
         }
         exactBelow = try s.int("exact_below", min: 0) ?? exactBelow
+        nodes = try s.choice("nodes") ?? nodes
         try s.finish()
     }
 }

@@ -2,44 +2,96 @@ import CHNSW
 import Foundation
 import SluiceCore
 
-/// The local store's approximate nearest-neighbour index: one hnswlib graph in memory (`CHNSW`), keyed by
-/// 64-bit labels that the store maps to vector ids (``LocalSink``'s `ann` databases).
+/// The local store's approximate nearest-neighbour index, keyed by 64-bit labels that the store maps to vector
+/// ids (``LocalSink``'s `ann` databases): hnswlib's graph held in memory (`sink.hnsw.nodes: memory`), or our
+/// own graph whose bottom-layer nodes live in a file read with `pread` (`file`; `CHNSW`'s `sluice_fgraph_*`,
+/// docs/LOCAL_INDEX.md). Both answer the same methods.
 ///
 /// Safe to use from several threads: searches run side by side, writes one at a time (the C side locks).
 /// Every call blocks: callers run it on a ``BlockingExecutor``.
 final class LocalANNIndex: @unchecked Sendable {
-    // Owned; freed in deinit only. Thread safety is the C side's lock.
-    private let handle: OpaquePointer
+    /// The implementation behind a handle, owned; freed in deinit only. Thread safety is the C side's lock.
+    private enum Handle {
+        case memory(OpaquePointer)
+        case file(OpaquePointer)
+    }
+
+    private let handle: Handle
     let dimensions: Int
 
-    private init(handle: OpaquePointer, dimensions: Int) {
+    private init(handle: Handle, dimensions: Int) {
         self.handle = handle
         self.dimensions = dimensions
     }
 
-    deinit { sluice_hnsw_free(handle) }
-
-    /// A new, empty index.
-    convenience init(dimensions: Int, capacity: Int, settings: LocalSink.IndexSettings) throws {
-        let handle = try Self.call("cannot create the index") { error, size in
-            sluice_hnsw_create(dimensions, capacity, settings.m, settings.efConstruction, error, size)
+    deinit {
+        switch handle {
+        case .memory(let graph): sluice_hnsw_free(graph)
+        case .file(let graph): sluice_fgraph_free(graph)
         }
-        self.init(handle: handle, dimensions: dimensions)
     }
 
-    /// The index saved at `file`.
-    /// - Throws: when the file is damaged, cut short or made for another dimension.
-    convenience init(loading file: URL, dimensions: Int) throws {
-        let handle = try Self.call("cannot load \(file.lastPathComponent)") { error, size in
-            sluice_hnsw_load(file.path, dimensions, error, size)
+    /// Where this graph's nodes live.
+    var nodes: PipelineConfiguration.Sink.HNSW.Nodes {
+        switch handle {
+        case .memory: .memory
+        case .file: .file
         }
-        self.init(handle: handle, dimensions: dimensions)
+    }
+
+    /// A new, empty index of the kind `settings.nodes` says; a graph with its nodes in a file works in an
+    /// unnamed file of `directory` (required for it).
+    convenience init(dimensions: Int, capacity: Int, settings: LocalSink.IndexSettings, directory: URL? = nil) throws {
+        switch settings.nodes {
+        case .memory:
+            let graph = try Self.call("cannot create the index") { error, size in
+                sluice_hnsw_create(dimensions, capacity, settings.m, settings.efConstruction, error, size)
+            }
+            self.init(handle: .memory(graph), dimensions: dimensions)
+        case .file:
+            guard let directory else {
+                throw SluiceError(.sinkFailed, "a graph with its nodes in a file needs a folder")
+            }
+            let graph = try Self.call("cannot create the index") { error, size in
+                sluice_fgraph_create(
+                    directory.path,
+                    dimensions,
+                    capacity,
+                    settings.m,
+                    settings.efConstruction,
+                    error,
+                    size
+                )
+            }
+            self.init(handle: .file(graph), dimensions: dimensions)
+        }
+    }
+
+    /// The index saved at `file`, of the kind `settings.nodes` says (the file name tells them apart:
+    /// ``LocalSink/indexFile(generation:)``).
+    /// - Throws: when the file is damaged, cut short, made for another dimension or of the other kind.
+    convenience init(loading file: URL, dimensions: Int, settings: LocalSink.IndexSettings = .init()) throws {
+        switch settings.nodes {
+        case .memory:
+            let graph = try Self.call("cannot load \(file.lastPathComponent)") { error, size in
+                sluice_hnsw_load(file.path, dimensions, error, size)
+            }
+            self.init(handle: .memory(graph), dimensions: dimensions)
+        case .file:
+            let graph = try Self.call("cannot load \(file.lastPathComponent)") { error, size in
+                sluice_fgraph_load(file.path, dimensions, settings.efConstruction, error, size)
+            }
+            self.init(handle: .file(graph), dimensions: dimensions)
+        }
     }
 
     /// Writes the index to `file` (not yet durable: the caller syncs and renames).
     func save(to file: URL) throws {
         try Self.check("cannot save the index to \(file.path)") { error, size in
-            sluice_hnsw_save(handle, file.path, error, size)
+            switch handle {
+            case .memory(let graph): sluice_hnsw_save(graph, file.path, error, size)
+            case .file(let graph): sluice_fgraph_save(graph, file.path, error, size)
+            }
         }
     }
 
@@ -59,13 +111,33 @@ final class LocalANNIndex: @unchecked Sendable {
         }
         let labels = entries.map(\.label)
         try Self.check("cannot add to the index") { error, size in
-            sluice_hnsw_add(handle, flat, labels, entries.count, max(1, threads), error, size)
+            switch handle {
+            case .memory(let graph):
+                sluice_hnsw_add(graph, flat, labels, entries.count, max(1, threads), error, size)
+            case .file(let graph):
+                sluice_fgraph_add(graph, flat, labels, entries.count, max(1, threads), error, size)
+            }
         }
     }
 
-    /// Marks a label deleted; returns whether it was there.
+    /// Marks a label deleted; returns whether it was there (and not yet deleted).
+    /// - Throws: when a graph with its nodes in a file cannot write the tombstone.
     @discardableResult
-    func markDeleted(_ label: UInt64) -> Bool { sluice_hnsw_mark_deleted(handle, label) == 1 }
+    func markDeleted(_ label: UInt64) throws -> Bool {
+        switch handle {
+        case .memory(let graph):
+            return sluice_hnsw_mark_deleted(graph, label) == 1
+        case .file(let graph):
+            var error = [CChar](repeating: 0, count: 256)
+            let result = error.withUnsafeMutableBufferPointer {
+                sluice_fgraph_mark_deleted(graph, label, $0.baseAddress!, $0.count)
+            }
+            guard result >= 0 else {
+                throw SluiceError(.sinkFailed, "cannot delete from the index: \(Self.message(error))")
+            }
+            return result == 1
+        }
+    }
 
     /// How many labels to ask the graph for when a search wants the best `k`. The graph holds its vectors
     /// quantized to 8 bits (`CHNSW`), so its order among near-equal neighbours is approximate: the caller
@@ -79,17 +151,41 @@ final class LocalANNIndex: @unchecked Sendable {
         guard k > 0, query.count == dimensions else { return [] }
         var labels = [UInt64](repeating: 0, count: k)
         var similarities = [Float](repeating: 0, count: k)
-        let found = sluice_hnsw_search(handle, query, k, max(1, breadth), &labels, &similarities)
+        let found =
+            switch handle {
+            case .memory(let graph): sluice_hnsw_search(graph, query, k, max(1, breadth), &labels, &similarities)
+            case .file(let graph): sluice_fgraph_search(graph, query, k, max(1, breadth), &labels, &similarities)
+            }
         return (0..<found).map { (labels[$0], similarities[$0]) }
     }
 
     /// Elements in the graph, deleted ones included.
-    var elementCount: Int { sluice_hnsw_element_count(handle) }
-    var deletedCount: Int { sluice_hnsw_deleted_count(handle) }
+    var elementCount: Int {
+        switch handle {
+        case .memory(let graph): sluice_hnsw_element_count(graph)
+        case .file(let graph): sluice_fgraph_element_count(graph)
+        }
+    }
+    var deletedCount: Int {
+        switch handle {
+        case .memory(let graph): sluice_hnsw_deleted_count(graph)
+        case .file(let graph): sluice_fgraph_deleted_count(graph)
+        }
+    }
     /// Element slots reserved, used or not (the index grows by an eighth when full, not by doubling).
-    var capacity: Int { sluice_hnsw_capacity(handle) }
-    /// Bytes the index holds in memory (an estimate within a few percent).
-    var memoryBytes: Int { sluice_hnsw_memory_bytes(handle) }
+    var capacity: Int {
+        switch handle {
+        case .memory(let graph): sluice_hnsw_capacity(graph)
+        case .file(let graph): sluice_fgraph_capacity(graph)
+        }
+    }
+    /// Bytes the index holds in memory (an estimate within a few percent; a file's pages are not counted).
+    var memoryBytes: Int {
+        switch handle {
+        case .memory(let graph): sluice_hnsw_memory_bytes(graph)
+        case .file(let graph): sluice_fgraph_memory_bytes(graph)
+        }
+    }
 
     private static func call(
         _ what: String,

@@ -22,8 +22,10 @@ import Glibc
 ///   generation before it (``LocalANNState/expectedGeneration``). The graph is at most one write behind the
 ///   store; searches in this process see it as any reader sees an older graph (with the change log), and
 ///   everything that needs the graph current (`finish()`, a rebuild, a catch-up) settles the follower first.
-/// - `finish()` saves the graph as `hnsw-<generation>.index` (temporary file, fsync, rename) and trims
-///   the change log.
+/// - `finish()` saves the graph as `hnsw-<generation>.index` (`sink.hnsw.nodes: memory`) or
+///   `graph-<generation>.nodes` (`file`: the graph with its nodes in a file, whose working copy is an
+///   unnamed file until the save links it under the temporary name) — temporary file, fsync, rename — and
+///   trims the change log. Each kind loads only its own name.
 /// - Below `sink.hnsw.exact_below` vectors no graph is built (searches scan there): a run's `prepare` that
 ///   finds the store at that size, or a write that finds it at twice that size, starts building it from a
 ///   snapshot on the builder's thread (`LocalSink+ANNBuild.swift`; the writes go on, searches scan until it
@@ -181,11 +183,12 @@ extension LocalSink {
                 live.index = try LocalANNIndex(
                     dimensions: first.vector.count,
                     capacity: max(1024, change.adds.count),
-                    settings: indexSettings
+                    settings: indexSettings,
+                    directory: directory
                 )
             }
             try live.index?.add(change.adds, threads: indexSettings.buildThreads)
-            for label in change.deletes { live.index?.markDeleted(label) }
+            for label in change.deletes { try live.index?.markDeleted(label) }
             live.generation = change.generation
             live.dirty = true
             annState.set(live)
@@ -351,8 +354,18 @@ extension LocalSink {
         }
     }
 
+    /// The saved graph of `generation`: `hnsw-<generation>.index` (hnswlib's file, `sink.hnsw.nodes: memory`) or
+    /// `graph-<generation>.nodes` (the graph with its nodes in a file, `file`). Each kind loads only its own
+    /// name, so a store switched from one to the other builds its graph again (the writer) or scans (a reader).
     func indexFile(generation: UInt64) -> URL {
-        directory.appendingPathComponent("hnsw-\(generation).index")
+        directory.appendingPathComponent(Self.savedName(generation: generation, nodes: indexSettings.nodes))
+    }
+
+    static func savedName(generation: UInt64, nodes: PipelineConfiguration.Sink.HNSW.Nodes) -> String {
+        switch nodes {
+        case .memory: "hnsw-\(generation).index"
+        case .file: "graph-\(generation).nodes"
+        }
     }
 
     /// A save's temporary file beside `file`, named for this process (`hnsw-<generation>.index.<pid>.tmp`):
@@ -366,19 +379,24 @@ extension LocalSink {
     /// nil: the store has no graph) and the temporary files of saves whose process is gone (killed mid-save).
     /// A newer graph, saved meanwhile by another process sharing the store, is kept (this process's own older
     /// one goes), and so is another live process's save in progress.
+    /// Saved graphs of the other kind (`sink.hnsw.nodes`) are removed too: they are not used.
     func removeIndexFiles(olderThan generation: UInt64?) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        let newest = names.compactMap(Self.savedGeneration).max()
+        let nodes = indexSettings.nodes
+        let newest = names.compactMap { Self.savedGeneration($0, nodes: nodes) }.max()
         let generation = generation.map { max($0, newest ?? $0) }
-        for name in names where name.hasPrefix("hnsw-") {
+        for name in names where name.hasPrefix("hnsw-") || name.hasPrefix("graph-") {
             let remove: Bool
             if name.hasSuffix(".tmp") {
-                // hnsw-<generation>.index.<pid>.tmp, or the older hnsw-<generation>.index.tmp (no owner).
+                // hnsw-<generation>.index.<pid>.tmp (or graph-<generation>.nodes.<pid>.tmp), or the older
+                // hnsw-<generation>.index.tmp (no owner).
                 let parts = name.split(separator: ".")
                 let owner = parts.count == 4 ? Int32(parts[2]) : nil
                 remove = owner.map { $0 != getpid() && kill($0, 0) != 0 && errno == ESRCH } ?? true
-            } else if let number = Self.savedGeneration(name) {
+            } else if let number = Self.savedGeneration(name, nodes: nodes) {
                 remove = generation.map { number < $0 } ?? true
+            } else if Self.savedGeneration(name, nodes: nodes == .memory ? .file : .memory) != nil {
+                remove = true
             } else {
                 remove = false
             }
@@ -386,10 +404,12 @@ extension LocalSink {
         }
     }
 
-    /// The generation of a saved graph's file name (`hnsw-<generation>.index`), nil for any other name.
-    static func savedGeneration(_ name: String) -> UInt64? {
-        guard name.hasPrefix("hnsw-"), name.hasSuffix(".index") else { return nil }
-        return UInt64(name.dropFirst(5).dropLast(6))
+    /// The generation of a saved graph's file name of the kind `nodes` (`hnsw-<generation>.index` or
+    /// `graph-<generation>.nodes`), nil for any other name.
+    static func savedGeneration(_ name: String, nodes: PipelineConfiguration.Sink.HNSW.Nodes) -> UInt64? {
+        let (prefix, suffix) = nodes == .memory ? ("hnsw-", ".index") : ("graph-", ".nodes")
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+        return UInt64(name.dropFirst(prefix.count).dropLast(suffix.count))
     }
 
     // MARK: - For the benchmark

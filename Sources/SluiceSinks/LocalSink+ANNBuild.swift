@@ -124,6 +124,7 @@ extension LocalSink {
             try environment.database("ann-labels"), try environment.database(LocalIVFLayout.database)
         )
         let settings = indexSettings
+        let folder = directory
         return try environment.read { txn -> LocalANNState.Live? in
             guard try labelsMarked(txn) else { return nil }
             let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
@@ -137,7 +138,8 @@ extension LocalSink {
                     index = try LocalANNIndex(
                         dimensions: first.vector.count,
                         capacity: count + count / 8,
-                        settings: settings
+                        settings: settings,
+                        directory: folder
                     )
                 }
                 try index?.add(batch, threads: threads)

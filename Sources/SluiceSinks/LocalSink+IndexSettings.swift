@@ -21,6 +21,8 @@ extension LocalSink {
         public var nprobe: Int?
         /// Threads that insert at once (rebuilds and upserts).
         public var buildThreads: Int
+        /// Where the graph's nodes live (`sink.hnsw.nodes`): in memory (hnswlib) or in a file.
+        public var nodes: PipelineConfiguration.Sink.HNSW.Nodes
 
         /// The pipeline's `sink.local_index` and `sink.hnsw.*`.
         public init(section: PipelineConfiguration.Sink = .init()) {
@@ -31,6 +33,7 @@ extension LocalSink {
             exactBelow = section.localIndex == .ivf ? section.ivf.exactBelow : section.hnsw.exactBelow
             nprobe = section.ivf.nprobe
             buildThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+            nodes = section.hnsw.nodes
         }
 
         /// The breadth of a search in a store of `vectors` vectors: `ef_search` when the pipeline sets it;

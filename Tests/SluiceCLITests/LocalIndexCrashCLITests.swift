@@ -15,6 +15,10 @@ struct LocalIndexCrashCLITests {
     static let queries = ["alpha delta index", "quarterly report figures", "the store answers searches"]
     /// These stores are small: a graph is built for them only below `exact_below` 0 (no graph below it).
     static let graph = ["--set", "sink.hnsw.exact_below=0"]
+    /// Both kinds of graph (`sink.hnsw.nodes`): hnswlib's in memory, ours with its nodes in a file.
+    static let nodeKinds = ["memory", "file"]
+
+    static func nodes(_ kind: String) -> [String] { ["--set", "sink.hnsw.nodes=\(kind)"] }
 
     /// The scores (to 4 decimals) of the hits, by the index `index` sets (the HNSW graph unless told) and by
     /// the exact scan.
@@ -59,7 +63,8 @@ struct LocalIndexCrashCLITests {
     }
 
     static func indexFiles(_ target: Workspace.Target) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: target.index.path).filter { $0.hasPrefix("hnsw-") }
+        try FileManager.default.contentsOfDirectory(atPath: target.index.path)
+            .filter { $0.hasPrefix("hnsw-") || $0.hasPrefix("graph-") }
     }
 
     @Test(
@@ -67,14 +72,17 @@ struct LocalIndexCrashCLITests {
         arguments: [
             "local.upsert-committed", "local.index-written", "local.index-renamed", "local.change-log-trimmed",
             "local.index-built",
-        ]
+        ],
+        nodeKinds
     )
-    func killInIndexUpkeep(point: String) async throws {
+    func killInIndexUpkeep(point: String, kind: String) async throws {
+        let graph = Self.graph + Self.nodes(kind)
+        let index = ["--set", "sink.local_index=hnsw"] + Self.nodes(kind)
         let ws = try Workspace("crash-local-index")
         defer { ws.cleanUp() }
         let keys = try Corpus.write(count: 24, into: ws.corpus, seed: 0x1DE7)
         let main = ws.target("main")
-        try await ws.run(main, Self.graph, expecting: 0)
+        try await ws.run(main, graph, expecting: 0)
         #expect(try Self.indexFiles(main).count == 1, "the first run saves the graph")
 
         // Changed, new and removed documents: the next run upserts and deletes.
@@ -89,39 +97,42 @@ struct LocalIndexCrashCLITests {
             }
         }
         let crashed = try await ws.sluice(
-            ws.runArguments(main, Self.graph + ["--prune"]),
+            ws.runArguments(main, graph + ["--prune"]),
             environment: ["SLUICE_DEBUG_CRASH_AT": point]
         )
         CrashWindowCLITests.expectKilled(crashed)
-        try await Self.expectSearchIsExact(ws, main, "after the kill at \(point)")
+        try await Self.expectSearchIsExact(ws, main, "after the kill at \(point)", index: index)
 
-        try await ws.run(main, Self.graph + ["--prune"], expecting: 0)
-        try await Self.expectSearchIsExact(ws, main, "after the next run")
+        try await ws.run(main, graph + ["--prune"], expecting: 0)
+        try await Self.expectSearchIsExact(ws, main, "after the next run", index: index)
         let files = try Self.indexFiles(main)
         #expect(files.count == 1, "\(files)")
     }
 
     @Test(
-        "kill -9 after some of a run's writes: searches answer from the saved graph and the change log as the scan does, and the next run brings the graph up to date"
+        "kill -9 after some of a run's writes: searches answer from the saved graph and the change log as the scan does, and the next run brings the graph up to date",
+        arguments: nodeKinds
     )
-    func killAfterSomeWritesUsesTheChangeLog() async throws {
+    func killAfterSomeWritesUsesTheChangeLog(kind: String) async throws {
+        let graph = Self.graph + Self.nodes(kind)
+        let index = ["--set", "sink.local_index=hnsw"] + Self.nodes(kind)
         let ws = try Workspace("crash-local-change-log")
         defer { ws.cleanUp() }
         _ = try Corpus.write(count: 24, into: ws.corpus, seed: 0xC1A6)
         let main = ws.target("main")
-        try await ws.run(main, Self.graph, expecting: 0)
+        try await ws.run(main, graph, expecting: 0)
         let saved = try Self.indexFiles(main)
         _ = try Corpus.write(count: 12, into: ws.corpus, seed: 0xC2A6, prefix: "new")
         _ = try Corpus.write(count: 6, into: ws.corpus, seed: 0xC3A6)  // overwrites doc-0…5: stale chunks deleted
         let crashed = try await ws.sluice(
-            ws.runArguments(main, Self.graph + ["--set", "sink.batch=4"]),
+            ws.runArguments(main, graph + ["--set", "sink.batch=4"]),
             environment: ["SLUICE_DEBUG_CRASH_AT": "local.upsert-committed@5"]
         )
         CrashWindowCLITests.expectKilled(crashed)
         #expect(try Self.indexFiles(main) == saved, "killed before its save: the saved graph is older than the data")
-        try await Self.expectSearchIsExact(ws, main, "after the kill")
-        try await ws.run(main, Self.graph, expecting: 0)
-        try await Self.expectSearchIsExact(ws, main, "after the next run")
+        try await Self.expectSearchIsExact(ws, main, "after the kill", index: index)
+        try await ws.run(main, graph, expecting: 0)
+        try await Self.expectSearchIsExact(ws, main, "after the next run", index: index)
         #expect(try Self.indexFiles(main).count == 1)
     }
 
@@ -131,9 +142,15 @@ struct LocalIndexCrashCLITests {
             (["--set", "sink.hnsw.exact_below=8", "--set", "sink.batch=4"], "local.index-built", false),
             (Self.graph, "local.index-relabelled", true),
             (Self.graph, "local.index-built", true),
-        ]
+        ],
+        nodeKinds
     )
-    func killInTheFirstBuild(settings: [String], point: String, exactFirst: Bool) async throws {
+    func killInTheFirstBuild(
+        run: (settings: [String], point: String, exactFirst: Bool),
+        kind: String
+    ) async throws {
+        let (settings, point, exactFirst) = (run.settings + Self.nodes(kind), run.point, run.exactFirst)
+        let index = ["--set", "sink.local_index=hnsw"] + Self.nodes(kind)
         let ws = try Workspace("crash-local-first-build")
         defer { ws.cleanUp() }
         _ = try Corpus.write(count: 24, into: ws.corpus, seed: 0xB1D7)
@@ -151,10 +168,10 @@ struct LocalIndexCrashCLITests {
         )
         CrashWindowCLITests.expectKilled(crashed)
         #expect(try Self.indexFiles(main).isEmpty, "killed before anything of the graph was saved")
-        try await Self.expectSearchIsExact(ws, main, "after the kill at \(point)")
+        try await Self.expectSearchIsExact(ws, main, "after the kill at \(point)", index: index)
 
         try await ws.run(main, settings, expecting: 0)
-        try await Self.expectSearchIsExact(ws, main, "after the next run")
+        try await Self.expectSearchIsExact(ws, main, "after the next run", index: index)
         #expect(try Self.indexFiles(main).count == 1)
     }
 }

@@ -14,9 +14,14 @@ import Testing
 @Suite struct LocalANNBuilderTests {
     typealias T = LocalSinkANNTests
 
-    static func open(_ folder: URL, exactBelow: Int = 200) throws -> LocalSink {
+    static func open(
+        _ folder: URL,
+        exactBelow: Int = 200,
+        nodes: PipelineConfiguration.Sink.HNSW.Nodes = .memory
+    ) throws -> LocalSink {
         var section = PipelineConfiguration.Sink()
         section.hnsw.exactBelow = exactBelow
+        section.hnsw.nodes = nodes
         return try LocalSink(directory: folder, index: .init(section: section))
     }
 
@@ -44,13 +49,14 @@ import Testing
     }
 
     @Test(
-        "the write that finds the store at exact_below returns before the graph is built; searches scan exactly until it is ready, and it then matches the store"
+        "the write that finds the store at exact_below returns before the graph is built; searches scan exactly until it is ready, and it then matches the store",
+        arguments: LocalSinkANNTests.nodeKinds
     )
-    func buildRunsBesideTheWrites() async throws {
+    func buildRunsBesideTheWrites(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB01)
-        let sink = try Self.open(folder)
+        let sink = try Self.open(folder, nodes: nodes)
         try await T.prepare(sink)
         let gate = DispatchSemaphore(value: 0)
         sink.builder.hold(until: gate)
@@ -79,12 +85,15 @@ import Testing
         #expect(try T.indexFiles(folder).count == 1)
     }
 
-    @Test("a write that commits while the build catches up is taken in before the next write")
-    func writeRacingTheCatchUp() async throws {
+    @Test(
+        "a write that commits while the build catches up is taken in before the next write",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func writeRacingTheCatchUp(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB02)
-        let sink = try Self.open(folder)
+        let sink = try Self.open(folder, nodes: nodes)
         try await T.prepare(sink)
         let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
@@ -105,15 +114,16 @@ import Testing
     }
 
     @Test(
-        "a write below twice exact_below starts no build: nothing is built or saved, searches scan; the next writer builds it at its start and saves it"
+        "a write below twice exact_below starts no build: nothing is built or saved, searches scan; the next writer builds it at its start and saves it",
+        arguments: LocalSinkANNTests.nodeKinds
     )
-    func smallStoreLeavesTheBuildToTheNextWriter() async throws {
+    func smallStoreLeavesTheBuildToTheNextWriter(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB03)
         let queries = generator.next(5)
         do {
-            let sink = try Self.open(folder)
+            let sink = try Self.open(folder, nodes: nodes)
             try await T.prepare(sink)
             try await sink.upsert(T.records(generator.next(250)))
             try await sink.upsert(T.records(generator.next(140), from: 250))  // finds 250: past 200, below 400
@@ -127,7 +137,7 @@ import Testing
             }
         }
         // The next run: its prepare starts the build, and its finish waits for it and saves the graph.
-        let next = try Self.open(folder)
+        let next = try Self.open(folder, nodes: nodes)
         try await T.prepare(next)
         #expect(next.builder.isRunning || next.annState.live?.index != nil, "prepare starts the build")
         try await next.finish()
@@ -136,13 +146,14 @@ import Testing
     }
 
     @Test(
-        "finish() stops a build a write started when the store has since shrunk below twice exact_below, and saves nothing"
+        "finish() stops a build a write started when the store has since shrunk below twice exact_below, and saves nothing",
+        arguments: LocalSinkANNTests.nodeKinds
     )
-    func finishLeavesABuildOfAShrunkStore() async throws {
+    func finishLeavesABuildOfAShrunkStore(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB06)
-        let sink = try Self.open(folder)
+        let sink = try Self.open(folder, nodes: nodes)
         try await T.prepare(sink)
         let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
@@ -160,12 +171,15 @@ import Testing
         }
     }
 
-    @Test("finish() waits for a build a write started at twice exact_below or more, and saves the graph")
-    func finishWaitsForALargeBuild() async throws {
+    @Test(
+        "finish() waits for a build a write started at twice exact_below or more, and saves the graph",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func finishWaitsForALargeBuild(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB04)
-        let sink = try Self.open(folder, exactBelow: 100)
+        let sink = try Self.open(folder, exactBelow: 100, nodes: nodes)
         try await T.prepare(sink)
         let gate = DispatchSemaphore(value: 0)
         sink.builder.hold(until: gate)
@@ -178,20 +192,23 @@ import Testing
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
     }
 
-    @Test("a store written with exact is relabelled once, then built beside the writes; every record has a label")
-    func unlabelledStoreIsRelabelledThenBuilt() async throws {
+    @Test(
+        "a store written with exact is relabelled once, then built beside the writes; every record has a label",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func unlabelledStoreIsRelabelledThenBuilt(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB05)
         do {
-            let exact = try T.open(folder, kind: .exact)
+            let exact = try T.open(folder, kind: .exact, nodes: nodes)
             try await T.prepare(exact)
             try await exact.upsert(T.records(generator.next(300)))
             try await exact.finish()
             let marked = try exact.environment.read { try exact.labelsMarked($0) }
             #expect(!marked, "a write with exact does not keep the labels")
         }
-        let sink = try Self.open(folder)
+        let sink = try Self.open(folder, nodes: nodes)
         try await T.prepare(sink)  // relabels, and starts the build
         try await sink.upsert(T.records(generator.next(10), from: 300))
         sink.settleIndex()

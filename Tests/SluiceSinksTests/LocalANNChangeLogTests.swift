@@ -11,11 +11,15 @@ import Testing
 @Suite struct LocalANNChangeLogTests {
     typealias T = LocalSinkANNTests
 
-    @Test("below exact_below, where no graph is saved, a run's end still trims the log the writes keep")
-    func trimmedWithoutAGraph() async throws {
+    @Test(
+        "below exact_below, where no graph is saved, a run's end still trims the log the writes keep",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func trimmedWithoutAGraph(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var section = PipelineConfiguration.Sink()
+        section.hnsw.nodes = nodes
         section.hnsw.exactBelow = 100_000  // never reached: no graph, searches scan
         var generator = ClusteredVectors(dimensions: 8, clusters: 4, seed: 0xC7)
         let records = T.records(generator.next(600))
@@ -43,12 +47,15 @@ import Testing
         #expect(logged > 0 && logged <= LocalANNChangeLog.retainedLabels, "\(logged) labels logged after 12,000 writes")
     }
 
-    @Test("each write records the labels it touched; a rebuild leaves a gap the log cannot bridge")
-    func entriesAndGaps() async throws {
+    @Test(
+        "each write records the labels it touched; a rebuild leaves a gap the log cannot bridge",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func entriesAndGaps(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 4, seed: 0xC1)
-        let sink = try T.open(folder)
+        let sink = try T.open(folder, nodes: nodes)
         try await T.prepare(sink)
         let start = try #require(sink.annState.live?.generation)
         let records = T.records(generator.next(10))
@@ -74,12 +81,15 @@ import Testing
         }
     }
 
-    @Test("a trim keeps the newest entries up to the labels asked for, oldest removed first")
-    func trimKeepsTheNewest() async throws {
+    @Test(
+        "a trim keeps the newest entries up to the labels asked for, oldest removed first",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func trimKeepsTheNewest(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 4, seed: 0xC2)
-        let sink = try T.open(folder)
+        let sink = try T.open(folder, nodes: nodes)
         try await T.prepare(sink)
         let start = try #require(sink.annState.live?.generation)
         for batch in 0..<5 { try await sink.upsert(T.records(generator.next(10), from: batch * 10)) }

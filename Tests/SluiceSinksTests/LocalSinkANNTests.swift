@@ -29,15 +29,20 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("local-ann-\(UInt64.random(in: 0...UInt64.max))")
     }
 
+    /// Both kinds of graph: hnswlib's in memory, and ours with its nodes in a file (`sink.hnsw.nodes`).
+    static let nodeKinds = PipelineConfiguration.Sink.HNSW.Nodes.allCases
+
     static func open(
         _ folder: URL,
         readOnly: Bool = false,
-        kind: PipelineConfiguration.Sink.LocalIndex = .hnsw
+        kind: PipelineConfiguration.Sink.LocalIndex = .hnsw,
+        nodes: PipelineConfiguration.Sink.HNSW.Nodes = .memory
     )
         throws -> LocalSink
     {
         var section = PipelineConfiguration.Sink()
         section.localIndex = kind
+        section.hnsw.nodes = nodes
         section.hnsw.exactBelow = 0  // the graph answers even these small stores
         return try LocalSink(directory: folder, readOnly: readOnly, index: .init(section: section))
     }
@@ -46,13 +51,19 @@ import Testing
         try await sink.prepare(embedder: EmbedderIdentity(provider: "t", model: "m", dimensions: dimensions))
     }
 
+    /// The saved graphs (and their temporary files) of either kind.
     static func indexFiles(_ folder: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("hnsw-") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasPrefix("hnsw-") || $0.hasPrefix("graph-") }.sorted()
     }
 
     /// A store holding `records`, its graph saved (a run that ended), closed again.
-    static func seed(_ folder: URL, _ records: [VectorRecord]) async throws {
-        let sink = try open(folder)
+    static func seed(
+        _ folder: URL,
+        _ records: [VectorRecord],
+        nodes: PipelineConfiguration.Sink.HNSW.Nodes = .memory
+    ) async throws {
+        let sink = try open(folder, nodes: nodes)
         try await prepare(sink)
         try await sink.upsert(records)
         try await sink.finish()
@@ -69,12 +80,15 @@ import Testing
         return total / Double(queries.count)
     }
 
-    @Test("recall@10 of the HNSW search against the exact scan is at least 0.95 on clustered vectors")
-    func recallOnClusteredVectors() async throws {
+    @Test(
+        "recall@10 of the HNSW search against the exact scan is at least 0.95 on clustered vectors",
+        arguments: nodeKinds
+    )
+    func recallOnClusteredVectors(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 40, spread: 1.0, seed: 0xA11)
-        let sink = try Self.open(folder)
+        let sink = try Self.open(folder, nodes: nodes)
         try await Self.prepare(sink)
         for batch in stride(from: 0, to: 4000, by: 500) {
             try await sink.upsert(Self.records(generator.next(500), from: batch))
@@ -93,14 +107,16 @@ import Testing
     }
 
     @Test(
-        "below sink.hnsw.exact_below vectors, searches scan (exact) and no graph is built; a write at twice that size builds it"
+        "below sink.hnsw.exact_below vectors, searches scan (exact) and no graph is built; a write at twice that size builds it",
+        arguments: nodeKinds
     )
-    func smallStoresScan() async throws {
+    func smallStoresScan(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 3, seed: 0x5CA)
         var section = PipelineConfiguration.Sink()
         section.hnsw.exactBelow = 200
+        section.hnsw.nodes = nodes
         let sink = try LocalSink(directory: folder, index: .init(section: section))
         try await Self.prepare(sink)
         // 150, then 100 more: each write found the store below 200 vectors, so no graph.
@@ -136,12 +152,12 @@ import Testing
         #expect(reopened.annState.live?.index?.deletedCount == 250)
     }
 
-    @Test("deleted vectors are never returned, and new ones re-use their graph slots")
-    func deletesAndReusedSlots() async throws {
+    @Test("deleted vectors are never returned, and new ones re-use their graph slots", arguments: nodeKinds)
+    func deletesAndReusedSlots(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xDE1)
-        let sink = try Self.open(folder)
+        let sink = try Self.open(folder, nodes: nodes)
         try await Self.prepare(sink)
         let vectors = generator.next(600)
         let records = Self.records(vectors)
@@ -178,13 +194,13 @@ import Testing
         #expect(recall >= 0.95, "recall@10 \(recall)")
     }
 
-    @Test("finish() saves the graph; a new process loads it instead of rebuilding")
-    func savedAndLoaded() async throws {
+    @Test("finish() saves the graph; a new process loads it instead of rebuilding", arguments: nodeKinds)
+    func savedAndLoaded(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x5A7)
         do {
-            let sink = try Self.open(folder)
+            let sink = try Self.open(folder, nodes: nodes)
             try await Self.prepare(sink)
             let records = Self.records(generator.next(900))
             try await sink.upsert(records)
@@ -192,9 +208,9 @@ import Testing
             try await sink.finish()
         }
         let files = try Self.indexFiles(folder)
-        #expect(files.count == 1 && files[0].hasSuffix(".index"), "\(files)")
+        #expect(files.count == 1 && files[0].hasSuffix(nodes == .memory ? ".index" : ".nodes"), "\(files)")
         do {
-            let reader = try Self.open(folder, readOnly: true)
+            let reader = try Self.open(folder, readOnly: true, nodes: nodes)
             #expect(reader.annState.live == nil)
             let query = generator.next()
             let hits = try await reader.search(query, k: 10)
@@ -203,22 +219,25 @@ import Testing
             #expect(Set(hits.map(\.record.id)) == Set(try reader.exactSearch(query, k: 10).map(\.record.id)))
         }
         // A writer opening it loads it too: no rebuild, so no new file.
-        let writer = try Self.open(folder)
+        let writer = try Self.open(folder, nodes: nodes)
         try await Self.prepare(writer)
         try await writer.finish()
         #expect(try Self.indexFiles(folder) == files)
     }
 
-    @Test("a reader that searched before the writer saved its graph uses the graph once it is saved")
-    func readerTakesGraphSavedAfterItSearched() async throws {
+    @Test(
+        "a reader that searched before the writer saved its graph uses the graph once it is saved",
+        arguments: nodeKinds
+    )
+    func readerTakesGraphSavedAfterItSearched(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x5AF)
         // A first run: the store holds vectors, no graph is saved yet.
-        let writer = try Self.open(folder)
+        let writer = try Self.open(folder, nodes: nodes)
         try await Self.prepare(writer)
         try await writer.upsert(Self.records(generator.next(500)))
-        let reader = try Self.open(folder, readOnly: true)
+        let reader = try Self.open(folder, readOnly: true, nodes: nodes)
         let query = generator.next()
         let scanned = try await reader.search(query, k: 10)
         #expect(scanned.map(\.record.id) == (try reader.exactSearch(query, k: 10)).map(\.record.id))
@@ -233,16 +252,17 @@ import Testing
     }
 
     @Test(
-        "writes after the last save (a crash before finish): searches use the saved graph and the change log, the next writer brings it up to date"
+        "writes after the last save (a crash before finish): searches use the saved graph and the change log, the next writer brings it up to date",
+        arguments: nodeKinds
     )
-    func staleSavedGraph() async throws {
+    func staleSavedGraph(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xC4A)
         let first = Self.records(generator.next(500))
         let later = Self.records(generator.next(300), from: 500)
         do {
-            let sink = try Self.open(folder)
+            let sink = try Self.open(folder, nodes: nodes)
             try await Self.prepare(sink)
             try await sink.upsert(first)
             try await sink.finish()
@@ -251,7 +271,7 @@ import Testing
             try await sink.delete(first.prefix(100).map(\.id))
         }
         do {
-            let reader = try Self.open(folder, readOnly: true)
+            let reader = try Self.open(folder, readOnly: true, nodes: nodes)
             for record in later.prefix(20) {
                 let hits = try await reader.search(record.vector, k: 10)
                 #expect(hits.first?.record.id == record.id)
@@ -260,7 +280,7 @@ import Testing
             #expect(reader.annState.live?.index?.elementCount == 500, "the older graph, with the change log")
         }
         let saved = try Self.indexFiles(folder)
-        let writer = try Self.open(folder)
+        let writer = try Self.open(folder, nodes: nodes)
         try await Self.prepare(writer)
         #expect(writer.annState.live?.index?.elementCount == 800, "brought up to date, not rebuilt")
         #expect(writer.annState.live?.index?.deletedCount == 100)
@@ -270,39 +290,42 @@ import Testing
         #expect(files.count == 1 && files != saved, "the graph is saved, the stale one removed: \(files)")
     }
 
-    @Test("a damaged saved graph of the right generation is rebuilt")
-    func damagedFile() async throws {
+    @Test("a damaged saved graph of the right generation is rebuilt", arguments: nodeKinds)
+    func damagedFile(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xBAD)
-        try await Self.seed(folder, Self.records(generator.next(400)))
+        try await Self.seed(folder, Self.records(generator.next(400)), nodes: nodes)
         let file = folder.appendingPathComponent(try Self.indexFiles(folder)[0])
         let bytes = try Data(contentsOf: file)
         try bytes.prefix(bytes.count / 2).write(to: file)
         do {
-            let reader = try Self.open(folder, readOnly: true)
+            let reader = try Self.open(folder, readOnly: true, nodes: nodes)
             let query = generator.next()
             #expect(
                 try await reader.search(query, k: 10).map(\.record.id)
                     == (try reader.exactSearch(query, k: 10)).map(\.record.id)
             )
         }
-        let writer = try Self.open(folder)
+        let writer = try Self.open(folder, nodes: nodes)
         try await Self.prepare(writer)  // starts the build from a snapshot, beside the writes
         writer.settleIndex()
         #expect(writer.annState.live?.index?.elementCount == 400)
         #expect(try await Self.recall(writer, queries: generator.next(30)) >= 0.95)
     }
 
-    @Test("exact: no graph is kept, and a later switch to hnsw rebuilds one (the old file is stale)")
-    func exactThenHNSW() async throws {
+    @Test(
+        "exact: no graph is kept, and a later switch to hnsw rebuilds one (the old file is stale)",
+        arguments: nodeKinds
+    )
+    func exactThenHNSW(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xE4A)
-        try await Self.seed(folder, Self.records(generator.next(300)))
+        try await Self.seed(folder, Self.records(generator.next(300)), nodes: nodes)
         let saved = try Self.indexFiles(folder)
         do {
-            let sink = try Self.open(folder, kind: .exact)
+            let sink = try Self.open(folder, kind: .exact, nodes: nodes)
             try await Self.prepare(sink)
             try await sink.upsert(Self.records(generator.next(100), from: 300))
             #expect(sink.annState.live == nil)
@@ -311,7 +334,7 @@ import Testing
         }
         // The graph saved before the exact run must not come back, even if the file were still there.
         try Data().write(to: folder.appendingPathComponent(saved[0]))
-        let sink = try Self.open(folder)
+        let sink = try Self.open(folder, nodes: nodes)
         try await Self.prepare(sink)  // relabels (written with exact), then builds beside the writes
         sink.settleIndex()
         #expect(sink.annState.live?.index?.elementCount == 400)
@@ -321,5 +344,34 @@ import Testing
         #expect(try await sink.search(generator.next(), k: 3).isEmpty)
         try await sink.upsert(Self.records(generator.next(5), from: 1000))
         #expect(try await sink.search(generator.next(), k: 3).count == 3)
+    }
+    @Test(
+        "a graph saved by the other kind (sink.hnsw.nodes) is not loaded: a reader scans, the writer builds its own and removes the other's file",
+        arguments: nodeKinds
+    )
+    func otherKindIsRebuilt(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
+        let folder = Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x07E4)
+        let other: PipelineConfiguration.Sink.HNSW.Nodes = nodes == .memory ? .file : .memory
+        try await Self.seed(folder, Self.records(generator.next(400)), nodes: other)
+        let saved = try Self.indexFiles(folder)
+        #expect(saved.count == 1)
+        do {
+            let reader = try Self.open(folder, readOnly: true, nodes: nodes)
+            let query = generator.next()
+            let hits = try await reader.search(query, k: 10)
+            #expect(hits.map(\.record.id) == (try reader.exactSearch(query, k: 10)).map(\.record.id))
+            #expect(reader.annState.live == nil, "the other kind's file is not loaded: searches scan")
+        }
+        let writer = try Self.open(folder, nodes: nodes)
+        try await Self.prepare(writer)  // builds from a snapshot
+        writer.settleIndex()
+        #expect(writer.annState.live?.index?.nodes == nodes)
+        #expect(writer.annState.live?.index?.elementCount == 400)
+        try await writer.finish()
+        let files = try Self.indexFiles(folder)
+        #expect(files.count == 1 && files != saved, "its own file saved, the other's removed: \(files)")
+        #expect(try await Self.recall(writer, queries: generator.next(30)) >= 0.95)
     }
 }

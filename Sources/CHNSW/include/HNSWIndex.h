@@ -109,6 +109,60 @@ void sluice_ivf_products(const float *rows, size_t count, size_t dimensions, con
 void sluice_ivf_nearest(
     const float *rows, size_t row_count, size_t dimensions, const float *vectors, size_t count, uint32_t *nearest);
 
+// MARK: - The graph with its nodes in a file (`sink.hnsw.nodes: file`, Sources/CHNSW/FileGraph.cpp)
+//
+// The same graph algorithm and 8-bit codes as above, but its level-0 records (each label's list and code,
+// 8 + 8M + 4 + d bytes) live in one file read with `pread` and written with `pwrite`; in memory are only a
+// byte a label (its level) and the upper layers' lists (about 7 bytes a label at M 16). Labels are the
+// record's place in the file: they must be below 2^32 − 1, and are best dense (the store's are). The same
+// thread-safety contract and error convention as `sluice_hnsw_*` (inserts run one at a time).
+//
+// Writes never go to a named file: a new graph works in an unnamed file (O_TMPFILE) of `directory`, a loaded
+// one copies its file into such a file at its first write. A graph freed without saving leaves no file.
+
+typedef struct SluiceFileGraph SluiceFileGraph;
+
+/// A new empty graph whose working file is made in `directory` (the store's folder), with room for
+/// `capacity` labels in memory before it grows.
+SluiceFileGraph *sluice_fgraph_create(
+    const char *directory, size_t dimensions, size_t capacity, size_t m, size_t ef_construction, char *error,
+    size_t error_size);
+
+/// The graph saved at `path` by `sluice_fgraph_save`, read only until its first write (which copies it into a
+/// working file in the same folder). Only the header and the upper section are read. Fails with a message if
+/// the file is cut short, its header or upper section is damaged (checksums), or it was made for another
+/// dimension, format or quantizer. `ef_construction` is for later inserts (not recorded in the file).
+SluiceFileGraph *sluice_fgraph_load(
+    const char *path, size_t dimensions, size_t ef_construction, char *error, size_t error_size);
+
+/// Closes the graph; an unsaved working file goes with it.
+void sluice_fgraph_free(SluiceFileGraph *graph);
+
+/// Writes the upper section and then the header to the working file, `fdatasync`s it and links it under
+/// `path` (replacing a file there); the caller fsyncs the folder and renames. The named file is never
+/// written again: the next write makes a new working copy.
+int sluice_fgraph_save(SluiceFileGraph *graph, const char *path, char *error, size_t error_size);
+
+/// As `sluice_hnsw_add`: a label already present, deleted or not, gets the new vector and new neighbours
+/// (links from other nodes to it stay). `threads` is ignored: one insert at a time.
+int sluice_fgraph_add(
+    SluiceFileGraph *graph, const float *vectors, const uint64_t *labels, size_t count, size_t threads,
+    char *error, size_t error_size);
+
+/// Sets `label`'s tombstone (searches pass through it and never return it). 1 if it was present and not yet
+/// deleted, 0 otherwise, −1 (with a message) if the file could not be written.
+int sluice_fgraph_mark_deleted(SluiceFileGraph *graph, uint64_t label, char *error, size_t error_size);
+
+/// As `sluice_hnsw_search` (0 results if a read fails).
+size_t sluice_fgraph_search(
+    SluiceFileGraph *graph, const float *query, size_t k, size_t ef, uint64_t *labels, float *similarities);
+
+size_t sluice_fgraph_element_count(SluiceFileGraph *graph);
+size_t sluice_fgraph_deleted_count(SluiceFileGraph *graph);
+size_t sluice_fgraph_capacity(SluiceFileGraph *graph);
+/// Bytes in memory: the level bytes, the upper lists and their map (the file's pages are the kernel's).
+size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,747 @@
+// See HNSWIndex.h ("The graph with its nodes in a file").
+//
+// HNSW's published algorithm (Malkov and Yashunin), as Benchmarks/ann/hnsw_pread.cpp measured it (session 31):
+// each element gets a level from its label; a search descends greedily through the upper layers, kept in
+// memory, then runs a beam search of breadth ef at level 0; an insert searches each of its layers with
+// ef_construction, chooses M neighbours with the neighbour-selection heuristic, links itself to them, and each
+// neighbour whose list is full re-chooses its list with the same heuristic. The vectors are the store's 8-bit
+// codes (Quantizer.h), scored by the same run-time-dispatched kernels as the hnswlib graph.
+//
+// The file: a header (`Header`, the first 4 KB), then one record a label, in label order —
+//   u32 count                 the level-0 list's length; bit 31 is the tombstone (a deleted label)
+//   u32 links[2M]             the level-0 list
+//   f32 scale, i8 values[d]   the 8-bit vector
+// (520 bytes at 384 d and M 16) — then the upper section: one byte a label (its level, 0x80 if deleted, 0xFF if
+// the label is not in the graph), then the upper-layer lists of the labels above level 0 in label order (each
+// level a count and M ids). The header is written last; it carries the checksums of itself and of the upper
+// section. In memory: the level bytes and the upper lists (about 7 bytes a label at M 16).
+//
+// Writes never go to a named file: a new graph works in an unnamed file of its folder (O_TMPFILE), a loaded one
+// copies its file into one at its first write (copy_file_range). A save writes the upper section and the
+// header, fdatasyncs and links the working file under the caller's name; the next write makes a new copy.
+#include "HNSWIndex.h"
+#include "Quantizer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using sluice_chnsw::QuantizedSpaceParameters;
+using sluice_chnsw::scaleBytes;
+
+namespace {
+
+constexpr char magic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'F', 'G'};
+constexpr uint32_t formatVersion = 1;
+constexpr uint32_t quantizerVersion = 1;  // Quantizer.h's codes: a float scale, then ±127 signed bytes
+constexpr size_t headerBytes = 4096;
+constexpr uint32_t tombstone = 0x8000'0000u;
+constexpr uint8_t absent = 0xFF, deletedFlag = 0x80, levelMask = 0x7F;
+constexpr int highestLevel = 100;
+
+struct Header {
+    char magic[8];
+    uint32_t version, quantizer, dimensions, m, recordBytes, reserved;
+    uint64_t slots, capacity, present, deleted;
+    int64_t entry, topLevel;
+    uint64_t upperOffset, upperBytes, upperChecksum;
+    uint64_t checksum;  // of every byte before it
+};
+static_assert(sizeof(Header) <= headerBytes, "the header fits its page");
+
+uint64_t fnv1a(const void *bytes, size_t count, uint64_t hash = 0xcbf29ce484222325ull)
+{
+    const uint8_t *p = static_cast<const uint8_t *>(bytes);
+    for (size_t i = 0; i < count; i++) {
+        hash ^= p[i];
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
+}
+
+std::runtime_error systemError(const std::string &what)
+{
+    return std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+void readExactly(int fd, void *out, size_t count, size_t offset)
+{
+    char *to = static_cast<char *>(out);
+    while (count > 0) {
+        ssize_t got = pread(fd, to, count, off_t(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw systemError("cannot read the node file");
+        if (got == 0) throw std::runtime_error("the node file is cut short");
+        to += got;
+        count -= size_t(got);
+        offset += size_t(got);
+    }
+}
+
+void writeExactly(int fd, const void *in, size_t count, size_t offset)
+{
+    const char *from = static_cast<const char *>(in);
+    while (count > 0) {
+        ssize_t put = pwrite(fd, from, count, off_t(offset));
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) throw systemError("cannot write the node file");
+        from += put;
+        count -= size_t(put);
+        offset += size_t(put);
+    }
+}
+
+// A scored node: its distance to the query, its id, and where its record is in the search's pool.
+struct Scored {
+    float distance;
+    uint32_t id;
+    uint32_t slot;
+    bool operator<(const Scored &other) const { return distance < other.distance; }
+    bool operator>(const Scored &other) const { return distance > other.distance; }
+};
+
+// One search's or insert's working memory: the visited bitset and the records read.
+struct Scratch {
+    std::vector<uint64_t> visited;
+    std::vector<uint32_t> touched;
+    std::vector<char> pool;
+    size_t used = 0, recordBytes;
+    std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen;
+    std::vector<uint32_t> links, list;
+    std::vector<char> pruneRecords;
+
+    Scratch(size_t slots, size_t recordBytes) : visited((slots + 63) / 64), recordBytes(recordBytes) {}
+
+    bool visit(uint32_t id)
+    {
+        uint64_t &word = visited[id / 64];
+        const uint64_t bit = uint64_t(1) << (id % 64);
+        if (word & bit) return false;
+        if (word == 0) touched.push_back(id / 64);
+        word |= bit;
+        return true;
+    }
+    void clearVisited()
+    {
+        for (uint32_t w : touched) visited[w] = 0;
+        touched.clear();
+    }
+    uint32_t slot()
+    {
+        if ((used + 1) * recordBytes > pool.size()) pool.resize(std::max<size_t>(64, 2 * (used + 1)) * recordBytes);
+        return uint32_t(used++);
+    }
+    char *record(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
+};
+
+size_t grownCapacity(size_t current, size_t needed)
+{
+    return std::max(needed, current + std::max<size_t>(current / 8, 1024));
+}
+
+}  // namespace
+
+struct SluiceFileGraph {
+    size_t dimensions, m, m0, efConstruction, codeBytes, codeOffset, recordBytes;
+    std::string directory;
+    int fd = -1;
+    bool working = false;  // whether `fd` is this graph's unnamed working file (else a saved file, read only)
+    std::vector<uint8_t> nodes;  // a byte a label: its level, `deletedFlag`, or `absent`
+    size_t capacity = 0;
+    std::unordered_map<uint32_t, std::vector<uint32_t>> upper;  // levels 1...level: a count and M ids each
+    int64_t entry = -1;
+    int topLevel = -1;
+    size_t present = 0, deleted = 0;
+    sluice_chnsw::Distance kernel;
+    QuantizedSpaceParameters parameters;
+    double levelMultiplier;
+    std::shared_mutex lock;
+
+    SluiceFileGraph(std::string directory, size_t dimensions, size_t m, size_t efConstruction)
+        : dimensions(dimensions), m(m), m0(2 * m), efConstruction(efConstruction),
+          codeBytes(scaleBytes + dimensions), codeOffset(4 + 4 * 2 * m), recordBytes(codeOffset + codeBytes),
+          directory(std::move(directory)), kernel(sluice_chnsw::chosenDistance()), parameters{dimensions},
+          levelMultiplier(1 / std::log(double(m)))
+    {
+    }
+    ~SluiceFileGraph()
+    {
+        if (fd >= 0) close(fd);
+    }
+
+    size_t slots() const { return nodes.size(); }
+    size_t offsetOf(uint32_t id) const { return headerBytes + size_t(id) * recordBytes; }
+    bool isPresent(uint32_t id) const { return id < nodes.size() && nodes[id] != absent; }
+    int levelOf(uint32_t id) const { return nodes[id] & levelMask; }
+    float distance(const char *a, const char *b) const { return kernel(a, b, &parameters); }
+
+    // The level of `id`: ⌊−ln(u) / ln M⌋ for u uniform in (0, 1], from the label alone (SplitMix64).
+    int randomLevel(uint32_t id) const
+    {
+        uint64_t z = uint64_t(id) * 0x2545F4914F6CDD1Dull + 0x5EED + 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        double u = (double(z >> 11) + 1) / 9007199254740992.0;
+        return std::min(highestLevel, int(-std::log(u) * levelMultiplier));
+    }
+
+    // The working file, made at the first write: an unnamed file in the folder, holding a copy of the loaded
+    // file if there is one.
+    void ensureWorking()
+    {
+        if (working) return;
+        int copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+        if (copy < 0) throw systemError("cannot make the graph's working file in " + directory);
+        if (fd >= 0) {
+            struct stat info;
+            if (fstat(fd, &info) != 0) {
+                close(copy);
+                throw systemError("cannot read the node file's size");
+            }
+            loff_t from = 0, to = 0;
+            size_t left = size_t(info.st_size);
+            while (left > 0) {
+                ssize_t copied = copy_file_range(fd, &from, copy, &to, left, 0);
+                if (copied < 0 && errno == EINTR) continue;
+                if (copied <= 0) {
+                    close(copy);
+                    throw systemError("cannot copy the node file into the working file");
+                }
+                left -= size_t(copied);
+            }
+            close(fd);
+        }
+        fd = copy;
+        working = true;
+        posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+    }
+
+    void grow(size_t neededSlots)
+    {
+        if (neededSlots > capacity) {
+            capacity = grownCapacity(capacity, neededSlots);
+            nodes.reserve(capacity);
+        }
+        if (neededSlots > nodes.size()) nodes.resize(neededSlots, absent);
+    }
+
+    void readRecord(uint32_t id, char *out) const { readExactly(fd, out, recordBytes, offsetOf(id)); }
+
+    Scored score(uint32_t id, const char *query, Scratch &s) const
+    {
+        uint32_t slot = s.slot();
+        readRecord(id, s.record(slot));
+        return Scored{distance(query, s.record(slot) + codeOffset), id, slot};
+    }
+
+    // The links of `c` at `layer` into `out`; their count.
+    size_t linksOf(const Scored &c, int layer, uint32_t *out, Scratch &s) const
+    {
+        if (layer == 0) {
+            uint32_t count;
+            std::memcpy(&count, s.record(c.slot), 4);
+            count = std::min<uint32_t>(count & ~tombstone, uint32_t(m0));
+            std::memcpy(out, s.record(c.slot) + 4, size_t(count) * 4);
+            return count;
+        }
+        auto found = upper.find(c.id);
+        if (found == upper.end() || size_t(layer) * (1 + m) > found->second.size()) return 0;
+        const uint32_t *list = &found->second[size_t(layer - 1) * (1 + m)];
+        const size_t count = std::min<size_t>(list[0], m);
+        std::memcpy(out, list + 1, count * 4);
+        return count;
+    }
+
+    bool isTombstoned(const Scored &c, Scratch &s) const
+    {
+        uint32_t count;
+        std::memcpy(&count, s.record(c.slot), 4);
+        return (count & tombstone) != 0;
+    }
+
+    // The beam search of breadth `ef` at `layer` from `start`, nearest first (valid until the scratch's next
+    // search). Every node scored is read whole (its links are used if it is expanded). `skipDeleted`: deleted
+    // nodes are passed through but not kept among the found (hnswlib's rule).
+    const std::vector<Scored> &searchLayer(
+        const char *query, Scored start, size_t ef, int layer, bool skipDeleted, Scratch &s) const
+    {
+        s.clearVisited();
+        s.visit(start.id);
+        std::vector<Scored> &candidates = s.candidates, &found = s.found;
+        candidates.assign(1, start);
+        found.clear();
+        if (!skipDeleted || !isTombstoned(start, s)) found.push_back(start);
+        s.links.resize(m0 + 1);
+        uint32_t *links = s.links.data();
+        while (!candidates.empty()) {
+            const Scored nearest = candidates.front();
+            if (found.size() >= ef && nearest.distance > found.front().distance) break;
+            std::pop_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+            candidates.pop_back();
+            const size_t count = linksOf(nearest, layer, links, s);
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t next = links[i];
+                if (!isPresent(next) || !s.visit(next)) continue;
+                const Scored scored = score(next, query, s);
+                if (found.size() >= ef && scored.distance >= found.front().distance) {
+                    s.used--;  // the slot is not kept
+                    continue;
+                }
+                candidates.push_back(scored);
+                std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+                if (skipDeleted && isTombstoned(scored, s)) continue;
+                found.push_back(scored);
+                std::push_heap(found.begin(), found.end());
+                if (found.size() > ef) {
+                    std::pop_heap(found.begin(), found.end());
+                    found.pop_back();
+                }
+            }
+        }
+        std::sort_heap(found.begin(), found.end());
+        return found;
+    }
+
+    // The neighbour-selection heuristic: a candidate (nearest first) is kept only if it is nearer to the base
+    // than to every one kept before it; at most `most`.
+    template <typename Vector>
+    void selectNeighbours(const std::vector<Scored> &candidates, size_t most, std::vector<Scored> &chosen, Vector vector)
+        const
+    {
+        chosen.clear();
+        for (const Scored &candidate : candidates) {
+            if (chosen.size() >= most) break;
+            const char *mine = vector(candidate);
+            bool kept = true;
+            for (const Scored &other : chosen) {
+                if (distance(mine, vector(other)) < candidate.distance) {
+                    kept = false;
+                    break;
+                }
+            }
+            if (kept) chosen.push_back(candidate);
+        }
+    }
+
+    void writeLevel0List(uint32_t id, uint32_t count, const uint32_t *ids, bool deleted)
+    {
+        std::vector<uint32_t> &list = scratchList;
+        list.assign(1 + m0, 0);
+        list[0] = count | (deleted ? tombstone : 0);
+        std::memcpy(list.data() + 1, ids, size_t(count) * 4);
+        writeExactly(fd, list.data(), 4 * (1 + m0), offsetOf(id));
+    }
+    std::vector<uint32_t> scratchList;
+
+    // Links `neighbour` back to `id` (whose code is `code`) at `layer`, their distance `d`; a full list is
+    // pruned by the heuristic over its nodes and `id`.
+    void connect(uint32_t neighbour, uint32_t id, const char *code, int layer, float d, Scratch &s)
+    {
+        const size_t most = layer == 0 ? m0 : m;
+        std::vector<char> &records = s.pruneRecords;
+        records.resize((most + 2) * recordBytes);
+        char *own = records.data() + (most + 1) * recordBytes;  // the neighbour's record (its code)
+        readRecord(neighbour, own);
+        std::vector<uint32_t> &list = s.list;
+        bool tombstoned = false;
+        if (layer == 0) {
+            list.assign(1 + most, 0);
+            std::memcpy(list.data(), own, 4 * (1 + m0));
+            tombstoned = (list[0] & tombstone) != 0;
+            list[0] &= ~tombstone;
+        } else {
+            const std::vector<uint32_t> &lists = upper.at(neighbour);
+            list.assign(lists.begin() + ptrdiff_t(size_t(layer - 1) * (1 + m)), lists.begin() + ptrdiff_t(size_t(layer) * (1 + m)));
+        }
+        const uint32_t count = std::min<uint32_t>(list[0], uint32_t(most));
+        for (uint32_t i = 1; i <= count; i++)
+            if (list[i] == id) return;
+        if (count < most) {
+            list[1 + count] = id;
+            list[0] = count + 1;
+        } else {
+            std::vector<Scored> &candidates = s.pruneCandidates;
+            candidates.clear();
+            for (uint32_t i = 0; i < count; i++) {
+                const uint32_t other = list[1 + i];
+                char *record = records.data() + size_t(i) * recordBytes;
+                readExactly(fd, record + codeOffset, codeBytes, offsetOf(other) + codeOffset);
+                candidates.push_back(Scored{distance(own + codeOffset, record + codeOffset), other, i});
+            }
+            candidates.push_back(Scored{d, id, count});
+            std::sort(candidates.begin(), candidates.end());
+            auto vectorOf = [&](const Scored &c) -> const char * {
+                if (c.id == id) return code;
+                return records.data() + size_t(c.slot) * recordBytes + codeOffset;
+            };
+            selectNeighbours(candidates, most, s.pruneChosen, vectorOf);
+            for (size_t i = 0; i < s.pruneChosen.size(); i++) list[1 + i] = s.pruneChosen[i].id;
+            for (size_t i = s.pruneChosen.size(); i < most; i++) list[1 + i] = 0;
+            list[0] = uint32_t(s.pruneChosen.size());
+        }
+        if (layer == 0) {
+            writeLevel0List(neighbour, list[0], list.data() + 1, tombstoned);
+        } else {
+            std::vector<uint32_t> &lists = upper.at(neighbour);
+            std::copy(list.begin(), list.end(), lists.begin() + ptrdiff_t(size_t(layer - 1) * (1 + m)));
+        }
+    }
+
+    // Inserts `id` with the code `code`, or gives a label already present (deleted or not) its new vector and
+    // a new neighbourhood. The caller holds the lock alone.
+    void insert(uint32_t id, const char *code, Scratch &s)
+    {
+        const bool replacing = isPresent(id);
+        int level;
+        if (replacing) {
+            level = levelOf(id);
+            bool wasDeleted = (nodes[id] & deletedFlag) != 0;
+            if (wasDeleted) deleted--;
+            nodes[id] = uint8_t(level);
+            // The new vector and the tombstone cleared; the old lists stay until the new ones are chosen, so the
+            // graph stays connected through this node meanwhile.
+            uint32_t count;
+            readExactly(fd, &count, 4, offsetOf(id));
+            count &= ~tombstone;
+            writeExactly(fd, &count, 4, offsetOf(id));
+            writeExactly(fd, code, codeBytes, offsetOf(id) + codeOffset);
+        } else {
+            level = randomLevel(id);
+            nodes[id] = uint8_t(level);
+            present++;
+            std::vector<char> record(recordBytes, 0);
+            std::memcpy(record.data() + codeOffset, code, codeBytes);
+            writeExactly(fd, record.data(), recordBytes, offsetOf(id));
+            if (level > 0) upper[id].assign(size_t(level) * (1 + m), 0);
+        }
+        if (entry < 0) {
+            entry = id;
+            topLevel = level;
+            return;
+        }
+        s.clearVisited();
+        s.used = 0;
+        Scored current = score(uint32_t(entry), code, s);
+        for (int layer = topLevel; layer > level; layer--) current = searchLayer(code, current, 1, layer, false, s)[0];
+        for (int layer = std::min(level, topLevel); layer >= 0; layer--) {
+            const std::vector<Scored> &found = searchLayer(code, current, efConstruction, layer, false, s);
+            current = found[0];
+            std::vector<Scored> others;
+            others.reserve(found.size());
+            for (const Scored &c : found)
+                if (c.id != id) others.push_back(c);
+            selectNeighbours(others, m, s.chosen, [&](const Scored &c) { return s.record(c.slot) + codeOffset; });
+            std::vector<uint32_t> ids;
+            for (const Scored &c : s.chosen) ids.push_back(c.id);
+            if (layer == 0) {
+                writeLevel0List(id, uint32_t(ids.size()), ids.data(), false);
+            } else {
+                uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
+                std::fill(list, list + 1 + m, 0);
+                list[0] = uint32_t(ids.size());
+                std::copy(ids.begin(), ids.end(), list + 1);
+            }
+            const std::vector<Scored> chosen = s.chosen;
+            for (const Scored &neighbour : chosen) connect(neighbour.id, id, code, layer, neighbour.distance, s);
+        }
+        if (level > topLevel) {
+            entry = id;
+            topLevel = level;
+        }
+    }
+
+    std::vector<uint8_t> upperSection() const
+    {
+        std::vector<uint8_t> bytes(nodes.begin(), nodes.end());
+        for (uint32_t id = 0; id < nodes.size(); id++) {
+            if (nodes[id] == absent || levelOf(id) == 0) continue;
+            const std::vector<uint32_t> &lists = upper.at(id);
+            const uint8_t *from = reinterpret_cast<const uint8_t *>(lists.data());
+            bytes.insert(bytes.end(), from, from + lists.size() * 4);
+        }
+        return bytes;
+    }
+
+    Header header(uint64_t upperBytes, uint64_t upperChecksum) const
+    {
+        Header h;
+        std::memset(&h, 0, sizeof h);
+        std::memcpy(h.magic, magic, sizeof magic);
+        h.version = formatVersion;
+        h.quantizer = quantizerVersion;
+        h.dimensions = uint32_t(dimensions);
+        h.m = uint32_t(m);
+        h.recordBytes = uint32_t(recordBytes);
+        h.slots = slots();
+        h.capacity = capacity;
+        h.present = present;
+        h.deleted = deleted;
+        h.entry = entry;
+        h.topLevel = topLevel;
+        h.upperOffset = offsetOf(uint32_t(slots()));
+        h.upperBytes = upperBytes;
+        h.upperChecksum = upperChecksum;
+        h.checksum = fnv1a(&h, offsetof(Header, checksum));
+        return h;
+    }
+};
+
+namespace {
+
+void fail(char *error, size_t error_size, const char *what)
+{
+    if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "%s", what);
+}
+
+template <typename Result, typename Body>
+Result guarded(char *error, size_t error_size, Result failed, Body body)
+{
+    try {
+        return body();
+    } catch (const std::exception &exception) {
+        fail(error, error_size, exception.what());
+    } catch (...) {
+        fail(error, error_size, "unknown error");
+    }
+    return failed;
+}
+
+std::string folderOf(const std::string &path)
+{
+    size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+}  // namespace
+
+SluiceFileGraph *sluice_fgraph_create(
+    const char *directory, size_t dimensions, size_t capacity, size_t m, size_t ef_construction, char *error,
+    size_t error_size)
+{
+    return guarded(error, error_size, static_cast<SluiceFileGraph *>(nullptr), [&]() {
+        if (m < 2 || dimensions == 0) throw std::runtime_error("a graph needs M ≥ 2 and a dimension");
+        auto graph = std::make_unique<SluiceFileGraph>(directory, dimensions, m, ef_construction);
+        graph->capacity = std::max<size_t>(capacity, 16);
+        graph->nodes.reserve(graph->capacity);
+        graph->ensureWorking();
+        return graph.release();
+    });
+}
+
+SluiceFileGraph *sluice_fgraph_load(
+    const char *path, size_t dimensions, size_t ef_construction, char *error, size_t error_size)
+{
+    return guarded(error, error_size, static_cast<SluiceFileGraph *>(nullptr), [&]() -> SluiceFileGraph * {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw systemError(std::string("cannot open ") + path);
+        struct stat info;
+        if (fstat(fd, &info) != 0) {
+            close(fd);
+            throw systemError("cannot read the node file's size");
+        }
+        const size_t size = size_t(info.st_size);
+        Header h;
+        if (size < headerBytes) {
+            close(fd);
+            throw std::runtime_error("the node file is cut short (no whole header)");
+        }
+        try {
+            readExactly(fd, &h, sizeof h, 0);
+        } catch (...) {
+            close(fd);
+            throw;
+        }
+        auto refuse = [&](const char *why) {
+            close(fd);
+            throw std::runtime_error(why);
+        };
+        if (std::memcmp(h.magic, magic, sizeof magic) != 0) refuse("not a node file (no magic number)");
+        if (h.checksum != fnv1a(&h, offsetof(Header, checksum))) refuse("the node file's header is damaged");
+        if (h.version != formatVersion) refuse("the node file has another format version");
+        if (h.quantizer != quantizerVersion) refuse("the node file was written by another quantizer");
+        if (h.dimensions != dimensions) refuse("the node file was made for another dimension");
+        if (h.m < 2 || h.recordBytes != 4 + 8 * size_t(h.m) + scaleBytes + dimensions)
+            refuse("the node file's record size does not match its dimension and M");
+        auto graph = std::make_unique<SluiceFileGraph>(folderOf(path), dimensions, h.m, ef_construction);
+        graph->fd = fd;
+        if (h.upperOffset != graph->offsetOf(uint32_t(h.slots)) || h.upperBytes < h.slots ||
+            h.slots >= uint64_t(UINT32_MAX))
+            throw std::runtime_error("the node file's header is inconsistent");
+        if (size < h.upperOffset + h.upperBytes) throw std::runtime_error("the node file is cut short");
+        std::vector<uint8_t> section(h.upperBytes);
+        readExactly(fd, section.data(), section.size(), h.upperOffset);
+        if (fnv1a(section.data(), section.size()) != h.upperChecksum)
+            throw std::runtime_error("the node file's upper section is damaged");
+        graph->capacity = std::max<size_t>(h.capacity, h.slots);
+        graph->nodes.reserve(graph->capacity);
+        graph->nodes.assign(section.begin(), section.begin() + ptrdiff_t(h.slots));
+        size_t at = h.slots;
+        const size_t listBytes = 4 * (1 + graph->m);
+        for (uint32_t id = 0; id < h.slots; id++) {
+            const uint8_t node = graph->nodes[id];
+            if (node == absent) continue;
+            graph->present++;
+            if (node & deletedFlag) graph->deleted++;
+            const int level = node & levelMask;
+            if (level == 0) continue;
+            if (at + size_t(level) * listBytes > section.size())
+                throw std::runtime_error("the node file's upper section is cut short");
+            std::vector<uint32_t> &lists = graph->upper[id];
+            lists.resize(size_t(level) * (1 + graph->m));
+            std::memcpy(lists.data(), section.data() + at, size_t(level) * listBytes);
+            at += size_t(level) * listBytes;
+        }
+        if (graph->present != h.present || graph->deleted != h.deleted)
+            throw std::runtime_error("the node file's counts do not match its levels");
+        graph->entry = h.entry;
+        graph->topLevel = int(h.topLevel);
+        if (graph->entry >= 0 && !graph->isPresent(uint32_t(graph->entry)))
+            throw std::runtime_error("the node file's entry point is not a node");
+        posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+        return graph.release();
+    });
+}
+
+void sluice_fgraph_free(SluiceFileGraph *graph) { delete graph; }
+
+int sluice_fgraph_save(SluiceFileGraph *graph, const char *path, char *error, size_t error_size)
+{
+    return guarded(error, error_size, 0, [&]() {
+        std::unique_lock<std::shared_mutex> guard(graph->lock);
+        if (graph->working) {
+            const std::vector<uint8_t> section = graph->upperSection();
+            const size_t offset = graph->offsetOf(uint32_t(graph->slots()));
+            writeExactly(graph->fd, section.data(), section.size(), offset);
+            if (ftruncate(graph->fd, off_t(offset + section.size())) != 0)
+                throw systemError("cannot cut the node file to its size");
+            Header h = graph->header(section.size(), fnv1a(section.data(), section.size()));
+            std::vector<char> page(headerBytes, 0);
+            std::memcpy(page.data(), &h, sizeof h);
+            writeExactly(graph->fd, page.data(), page.size(), 0);
+            if (fdatasync(graph->fd) != 0) throw systemError("cannot sync the node file");
+        }
+        if (unlink(path) != 0 && errno != ENOENT) throw systemError(std::string("cannot replace ") + path);
+        const std::string self = "/proc/self/fd/" + std::to_string(graph->fd);
+        if (linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0)
+            throw systemError(std::string("cannot name the node file ") + path);
+        graph->working = false;  // the file now has a name: the next write makes a new working copy
+        return 1;
+    });
+}
+
+int sluice_fgraph_add(
+    SluiceFileGraph *graph, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
+    size_t error_size)
+{
+    (void)threads;  // one insert at a time: each reads and writes its neighbours' records in the file
+    return guarded(error, error_size, 0, [&]() {
+        std::unique_lock<std::shared_mutex> guard(graph->lock);
+        if (count == 0) return 1;
+        uint64_t highest = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (labels[i] >= uint64_t(UINT32_MAX)) throw std::runtime_error("a label past the node file's 32 bits");
+            highest = std::max(highest, labels[i]);
+        }
+        graph->ensureWorking();
+        graph->grow(size_t(highest) + 1);
+        Scratch scratch(graph->slots(), graph->recordBytes);
+        std::vector<uint8_t> code(graph->codeBytes);
+        for (size_t i = 0; i < count; i++) {
+            sluice_chnsw::quantize(vectors + i * graph->dimensions, graph->dimensions, code.data());
+            graph->insert(uint32_t(labels[i]), reinterpret_cast<const char *>(code.data()), scratch);
+        }
+        return 1;
+    });
+}
+
+int sluice_fgraph_mark_deleted(SluiceFileGraph *graph, uint64_t label, char *error, size_t error_size)
+{
+    return guarded(error, error_size, -1, [&]() {
+        std::unique_lock<std::shared_mutex> guard(graph->lock);
+        if (label >= graph->slots() || !graph->isPresent(uint32_t(label))) return 0;
+        const uint32_t id = uint32_t(label);
+        if (graph->nodes[id] & deletedFlag) return 0;
+        graph->ensureWorking();
+        uint32_t word;
+        readExactly(graph->fd, &word, 4, graph->offsetOf(id));
+        word |= tombstone;
+        writeExactly(graph->fd, &word, 4, graph->offsetOf(id));
+        graph->nodes[id] |= deletedFlag;
+        graph->deleted++;
+        return 1;
+    });
+}
+
+size_t sluice_fgraph_search(
+    SluiceFileGraph *graph, const float *query, size_t k, size_t ef, uint64_t *labels, float *similarities)
+{
+    try {
+        std::vector<uint8_t> code(graph->codeBytes);
+        sluice_chnsw::quantize(query, graph->dimensions, code.data());
+        const char *q = reinterpret_cast<const char *>(code.data());
+        std::shared_lock<std::shared_mutex> guard(graph->lock);
+        if (graph->entry < 0 || k == 0) return 0;
+        Scratch s(graph->slots(), graph->recordBytes);
+        Scored current = graph->score(uint32_t(graph->entry), q, s);
+        for (int layer = graph->topLevel; layer > 0; layer--)
+            current = graph->searchLayer(q, current, 1, layer, false, s)[0];
+        const std::vector<Scored> &found = graph->searchLayer(q, current, std::max(ef, k), 0, true, s);
+        const size_t n = std::min(k, found.size());
+        for (size_t i = 0; i < n; i++) {
+            labels[i] = found[i].id;
+            similarities[i] = 1.0f - found[i].distance;
+        }
+        return n;
+    } catch (...) {
+        return 0;
+    }
+}
+
+size_t sluice_fgraph_element_count(SluiceFileGraph *graph)
+{
+    std::shared_lock<std::shared_mutex> guard(graph->lock);
+    return graph->present;
+}
+
+size_t sluice_fgraph_deleted_count(SluiceFileGraph *graph)
+{
+    std::shared_lock<std::shared_mutex> guard(graph->lock);
+    return graph->deleted;
+}
+
+size_t sluice_fgraph_capacity(SluiceFileGraph *graph)
+{
+    std::shared_lock<std::shared_mutex> guard(graph->lock);
+    return graph->capacity;
+}
+
+size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph)
+{
+    std::shared_lock<std::shared_mutex> guard(graph->lock);
+    // The level bytes, the upper lists (with malloc's rounding) and the map's nodes and buckets.
+    size_t bytes = sizeof(SluiceFileGraph) + graph->capacity;
+    for (const auto &entry : graph->upper) {
+        bytes += (entry.second.size() * sizeof(uint32_t) + 8 + 15) / 16 * 16;
+    }
+    bytes += graph->upper.size() * 48 + graph->upper.bucket_count() * sizeof(void *);
+    return bytes;
+}

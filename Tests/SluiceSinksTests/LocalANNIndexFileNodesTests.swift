@@ -1,0 +1,207 @@
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@testable import SluiceSinks
+
+/// ``LocalANNIndex`` with its nodes in a file (`sink.hnsw.nodes: file`, `CHNSW`'s `sluice_fgraph_*`): recall
+/// against an exact scan, deletes, replaces, save and load, the saved file never written again, damaged files
+/// refused, and no file left behind by a graph freed unsaved. Behaviour only, never timing.
+@Suite struct LocalANNIndexFileNodesTests {
+    static let dimensions = 48
+
+    static func settings(m: Int = 16, efConstruction: Int = 100) -> LocalSink.IndexSettings {
+        var section = PipelineConfiguration.Sink()
+        section.hnsw.nodes = .file
+        section.hnsw.m = m
+        section.hnsw.efConstruction = efConstruction
+        return .init(section: section)
+    }
+
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "local-fgraph-\(UInt64.random(in: 0...UInt64.max))"
+        )
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func names(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    static func dot(_ a: [Float], _ b: [Float]) -> Float { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } }
+
+    /// The exact top `k` labels of `query` among `vectors` (label = place), skipping `skipped`.
+    static func exact(_ query: [Float], _ vectors: [[Float]], k: Int, skipping skipped: Set<Int> = []) -> [UInt64] {
+        let scores = vectors.map { dot(query, $0) }
+        return vectors.indices.filter { !skipped.contains($0) }
+            .sorted { scores[$0] > scores[$1] }
+            .prefix(k).map { UInt64($0) }
+    }
+
+    static func filled(_ folder: URL, _ vectors: [[Float]]) throws -> LocalANNIndex {
+        let index = try LocalANNIndex(
+            dimensions: dimensions,
+            capacity: 1024,
+            settings: settings(),
+            directory: folder
+        )
+        for start in stride(from: 0, to: vectors.count, by: 500) {
+            let part = (start..<min(start + 500, vectors.count)).map { (UInt64($0), vectors[$0]) }
+            try index.add(part, threads: 2)
+        }
+        return index
+    }
+
+    @Test("recall@10 against an exact scan is at least 0.95 on clustered vectors, and the graph says its kind")
+    func recallOnClusteredVectors() throws {
+        let folder = try Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 40, seed: 0xF11E)
+        let vectors = generator.next(4000)
+        let index = try Self.filled(folder, vectors)
+        #expect(index.nodes == .file)
+        #expect(index.elementCount == 4000)
+        #expect(index.deletedCount == 0)
+        var total = 0.0
+        let queries = generator.next(100)
+        for query in queries {
+            let exact = Set(Self.exact(query, vectors, k: 10))
+            let found = Set(index.search(query, k: 20, breadth: 64).prefix(10).map(\.label))
+            total += Double(exact.intersection(found).count) / 10
+        }
+        #expect(total / Double(queries.count) >= 0.95)
+        // The memory holds the levels and upper lists only: far less than the records (4000 × 436 bytes).
+        #expect(index.memoryBytes < 4000 * 40, "\(index.memoryBytes) bytes in memory")
+    }
+
+    @Test(
+        "a deleted label is never returned, even when its vector is the query; a replaced label is found by its new vector, not its old one"
+    )
+    func deletesAndReplaces() throws {
+        let folder = try Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 20, seed: 0xDE1)
+        var vectors = generator.next(2000)
+        let index = try Self.filled(folder, vectors)
+        let deleted = Set(stride(from: 0, to: 2000, by: 7))
+        for label in deleted { #expect(try index.markDeleted(UInt64(label))) }
+        #expect(try index.markDeleted(0) == false, "already deleted")
+        #expect(try index.markDeleted(99_999) == false, "never there")
+        #expect(index.deletedCount == deleted.count)
+        for label in deleted.sorted().prefix(50) {
+            let found = index.search(vectors[label], k: 10, breadth: 64).map(\.label)
+            #expect(found.count == 10)
+            #expect(!found.contains { deleted.contains(Int($0)) })
+        }
+        // Replace: live labels and deleted ones (the store re-uses a deleted label's slot).
+        var other = ClusteredVectors(dimensions: Self.dimensions, clusters: 5, seed: 0x0E7)
+        let replaced = [3, 7, 14, 500, 1001, 1999]
+        let old = replaced.map { vectors[$0] }
+        let fresh = other.next(replaced.count)
+        try index.add(zip(replaced, fresh).map { (UInt64($0), $1) }, threads: 1)
+        for (label, vector) in zip(replaced, fresh) { vectors[label] = vector }
+        #expect(index.deletedCount == deleted.subtracting(replaced).count)
+        #expect(index.elementCount == 2000)
+        for (label, vector) in zip(replaced, fresh) {
+            #expect(index.search(vector, k: 1, breadth: 64).first?.label == UInt64(label))
+        }
+        for (label, vector) in zip(replaced, old) {
+            let found = index.search(vector, k: 1, breadth: 64)
+            #expect(found.first?.label != UInt64(label), "found by its old vector")
+        }
+    }
+
+    @Test("save, then load: the same answers; writes after the save leave the saved file's bytes as they were")
+    func saveLoadAndWritesAfterSave() throws {
+        let folder = try Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 20, seed: 0x5A7E)
+        let vectors = generator.next(1500)
+        let index = try Self.filled(folder, vectors)
+        for label in stride(from: 1, to: 1500, by: 11) { try index.markDeleted(UInt64(label)) }
+        let file = folder.appendingPathComponent("graph-1.nodes")
+        try index.save(to: file)
+        let saved = try Data(contentsOf: file)
+        let queries = generator.next(30)
+        let before = queries.map { index.search($0, k: 10, breadth: 48).map(\.label) }
+
+        let loaded = try LocalANNIndex(loading: file, dimensions: Self.dimensions, settings: Self.settings())
+        #expect(loaded.nodes == .file)
+        #expect(loaded.elementCount == index.elementCount)
+        #expect(loaded.deletedCount == index.deletedCount)
+        #expect(queries.map { loaded.search($0, k: 10, breadth: 48).map(\.label) } == before)
+
+        // Both graphs write after the save: the named file is neither's working copy any more.
+        try index.add(generator.next(200).enumerated().map { (UInt64(1500 + $0.offset), $0.element) }, threads: 1)
+        try loaded.add(generator.next(200).enumerated().map { (UInt64(1500 + $0.offset), $0.element) }, threads: 1)
+        try loaded.markDeleted(2)
+        try index.markDeleted(4)
+        #expect(try Data(contentsOf: file) == saved, "the saved file changed")
+        #expect(loaded.elementCount == 1700)
+        #expect(try Self.names(folder) == ["graph-1.nodes"])
+    }
+
+    @Test(
+        "a file cut short, with a damaged header or upper section, or made for another dimension is refused with a clear error"
+    )
+    func damagedFilesAreRefused() throws {
+        let folder = try Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xBAD)
+        let index = try Self.filled(folder, generator.next(600))
+        let file = folder.appendingPathComponent("graph-1.nodes")
+        try index.save(to: file)
+        let good = try Data(contentsOf: file)
+
+        func refusal(_ bytes: Data, dimensions: Int = Self.dimensions) -> String? {
+            let damaged = folder.appendingPathComponent("damaged.nodes")
+            try? bytes.write(to: damaged)
+            defer { try? FileManager.default.removeItem(at: damaged) }
+            do {
+                _ = try LocalANNIndex(loading: damaged, dimensions: dimensions, settings: Self.settings())
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(good.prefix(100))?.contains("cut short") == true)
+        #expect(refusal(good.prefix(good.count - 10))?.contains("cut short") == true)
+        var header = good
+        header[40] ^= 0xFF  // inside the counts
+        #expect(refusal(header)?.contains("header is damaged") == true)
+        var upper = good
+        upper[upper.count - 3] ^= 0x01
+        #expect(refusal(upper)?.contains("upper section is damaged") == true)
+        var magic = good
+        magic[0] = 0
+        #expect(refusal(magic)?.contains("not a node file") == true)
+        #expect(refusal(good, dimensions: 64)?.contains("another dimension") == true)
+        #expect(refusal(good) == nil)
+    }
+
+    @Test("a graph freed without saving leaves no file in its folder, after writes and after a load and a write")
+    func noFileLeftBehind() throws {
+        let folder = try Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x1EF7)
+        do {
+            let index = try Self.filled(folder, generator.next(800))
+            #expect(index.elementCount == 800)
+            #expect(try Self.names(folder) == [])
+            try index.save(to: folder.appendingPathComponent("graph-1.nodes"))
+        }
+        do {
+            let loaded = try LocalANNIndex(
+                loading: folder.appendingPathComponent("graph-1.nodes"),
+                dimensions: Self.dimensions,
+                settings: Self.settings()
+            )
+            try loaded.add([(900, generator.next())], threads: 1)
+            #expect(loaded.elementCount == 801)
+        }
+        #expect(try Self.names(folder) == ["graph-1.nodes"])
+    }
+}
