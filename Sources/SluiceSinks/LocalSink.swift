@@ -51,14 +51,18 @@ public final class LocalSink: VectorSink {
 
     /// Opens (creating) the store at `directory`.
     /// - Parameters:
-    ///   - mapSize: the most the data file may grow to (tests make it small to fill it).
+    ///   - mapSize: the most the data file may grow to (tests make it small to fill it). 256 GB by default: the
+    ///     map reserves that much virtual address space while the store is open (nothing is allocated), and a
+    ///     process's 128 TB of it must hold every store it has open at once — a 1 TB map let about 120 open
+    ///     local stores exhaust it (`Cannot allocate memory` from the next `mdb_env_open`), which the test
+    ///     suite reached. An existing data file larger than this is opened at its own size (LMDB's rule).
     ///   - index: exact scan or HNSW graph, and the graph's parameters.
     ///   - commitPages: the most pages (estimated) one write transaction of an upsert dirties; a larger
     ///     upsert commits in several steps, a document's records together when they fit (`sink.local_commit_pages`).
     public init(
         directory: URL,
         readOnly: Bool = false,
-        mapSize: Int = 1 << 40,
+        mapSize: Int = 256 << 30,
         index: IndexSettings = IndexSettings(),
         commitPages: Int = PipelineConfiguration.Sink.defaultLocalCommitPages
     ) throws {
