@@ -26,6 +26,7 @@ package enum ExtractWorker {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         watchParent()
+        recordStart()
         // The hello first: the pool reads it with the answer to its first request.
         if let hello = helloLine(), !writeAll(output, hello) { return .outputFailed }
 
@@ -134,6 +135,23 @@ package enum ExtractWorker {
         }
         #endif
         return try? ExtractWorkerProtocol.encodeLine(ExtractWorkerProtocol.Hello(worker: compatibility))
+    }
+
+    /// A test hook of debug builds: with `SLUICE_DEBUG_WORKER_TRACE` naming a folder, each worker writes a file
+    /// there named by its process id and holding its command line's first two words, so a test learns which
+    /// program served as the workers without watching the process table (a short-lived worker slips between
+    /// two looks at it).
+    private static func recordStart() {
+        #if DEBUG
+        guard let folder = ProcessInfo.processInfo.environment["SLUICE_DEBUG_WORKER_TRACE"], !folder.isEmpty else {
+            return
+        }
+        let data = FileManager.default.contents(atPath: "/proc/self/cmdline") ?? Data()
+        let words = data.split(separator: 0).prefix(2).map { String(decoding: $0, as: UTF8.self) }
+        try? Data(words.joined(separator: " ").utf8).write(
+            to: URL(fileURLWithPath: folder).appendingPathComponent(String(getpid()))
+        )
+        #endif
     }
 
     /// Test hooks, compiled into debug builds only: a worker that crashes (SIGSEGV) or hangs on files

@@ -250,16 +250,14 @@ struct ExtractionCLITests {
         defer { ws.cleanUp() }
         try Self.copySamples(["pdf/xz-utils-faq.pdf", "pdf/xz-faq-scanned.pdf", "images/xz-faq-page.jpg"], into: ws)
         let main = ws.target("main")
-        let process = try ws.start(ws.runArguments(main, Self.allFormats + ["--set", "extract.isolate=false"]))
-        var sawWorker = false
-        while process.isRunning {
-            sawWorker =
-                sawWorker || Self.children(of: process.pid).contains { Self.commandLine($0).contains("extract-worker") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let result = try await process.wait(timeout: .seconds(120))
+        let trace = ws.file("worker-trace")
+        try FileManager.default.createDirectory(at: trace, withIntermediateDirectories: true)
+        let result = try await ws.start(
+            ws.runArguments(main, Self.allFormats + ["--set", "extract.isolate=false"]),
+            environment: ["SLUICE_DEBUG_WORKER_TRACE": trace.path]
+        ).wait(timeout: .seconds(120))
         #expect(result.exitCode == 0, "\(result)")
-        #expect(!sawWorker, "no worker process when isolation is off")
+        #expect(Self.workersStarted(trace).isEmpty, "no worker process when isolation is off")
         let records = try Export.records(try await ws.export(main))
         #expect(
             Set(records.filter { $0.documentKey == "pdf/xz-utils-faq.pdf" }.compactMap { $0.metadata["page"] }) == [
@@ -288,21 +286,17 @@ struct ExtractionCLITests {
         #expect(!FileManager.default.fileExists(atPath: alone.appendingPathComponent("sluice-extract-worker").path))
 
         let fallback = ws.target("fallback")
-        let process = try ws.start(ws.runArguments(fallback, Self.allFormats), executable: sluice)
-        var workers: Set<String> = []
-        while process.isRunning {
-            for child in Self.children(of: process.pid) {
-                let command = Self.commandLine(child)
-                if command.contains("extract-worker") {
-                    workers.insert(command.split(separator: " ").prefix(2).joined(separator: " "))
-                }
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let result = try await process.wait(timeout: .seconds(120))
+        let trace = ws.file("worker-trace")
+        try FileManager.default.createDirectory(at: trace, withIntermediateDirectories: true)
+        let result = try await ws.start(
+            ws.runArguments(fallback, Self.allFormats),
+            environment: ["SLUICE_DEBUG_WORKER_TRACE": trace.path],
+            executable: sluice
+        ).wait(timeout: .seconds(120))
         #expect(result.exitCode == 0, "\(result)")
-        #expect(!workers.isEmpty, "no extract worker seen")
-        #expect(workers.allSatisfy { !$0.contains("sluice-extract-worker") }, "\(workers)")
+        let workers = Self.workersStarted(trace)
+        #expect(!workers.isEmpty, "no extract worker started")
+        #expect(workers.allSatisfy { $0 == "/proc/self/exe extract-worker" }, "\(workers)")
         #expect((try await ws.status(fallback)).documents == ["indexed": 2])
 
         // The same records as a run whose workers are the lean executable beside the built `sluice`.
@@ -389,6 +383,13 @@ struct ExtractionCLITests {
             let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
             return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }
+    }
+
+    /// The command lines (first two words) of the workers that started with `SLUICE_DEBUG_WORKER_TRACE`
+    /// naming `folder`, one a worker.
+    static func workersStarted(_ folder: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.map { (try? String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)) ?? "" }
     }
 
     static func commandLine(_ pid: Int32) -> String {
