@@ -11,7 +11,9 @@ for each rule below: reciprocal rank fusion as `Searcher` does it (its replay re
 figures), a convex combination of min-max normalized scores, and that combination weighted per query by
 how confident each ranking is (the vector ranking's top cosine, the keyword ranking's drop from its first to
 its tenth score), and `sluice search`'s score fusion (the default: the vector weight from the keyword
-ranking's flatness alone, with a larger weight for a question in words and none for a look-up of codes).
+ranking's flatness alone, with a larger weight for a question in words and none for a look-up of codes), and
+the candidate of session 33 (`score_fusion(rows=True)`: a question in words whose keyword ranking's first is
+a row or a record keeps the ordinary vector weight).
 `--queries heldout.jsonl` replays the held-out set. Standard library only; evaluate.py's scoring is imported, so both count hits alike.
 """
 import argparse, json, os, subprocess, sys
@@ -148,14 +150,31 @@ def lookup_of_codes(query):
     return bool(words) and not any(question_in_words(w, 1) for w in words)
 
 
-def score_fusion(alpha_max=0.15, question_alpha=0.7, minimum_words=9, lookups=True):
+# The formats whose chunks are rows of a table or records of a JSON file (KeywordIndex+Units.swift scores them
+# row by row, record by record), as the extractors name them in the chunk's `format` metadata.
+ROW_FORMATS = {"csv", "tsv", "xlsx", "ods", "json", "jsonl"}
+
+
+def is_row_or_record(hit):
+    return (hit.get("metadata") or {}).get("format") in ROW_FORMATS
+
+
+def score_fusion(alpha_max=0.15, question_alpha=0.7, minimum_words=9, lookups=True, rows=False):
     """`sluice search --fusion score` today: `keyword_flat` with `question_alpha` as the largest vector weight
     for a question in words (`search.question_weight`), 0 for a look-up of codes (`lookups`), `alpha_max`
-    for every other query."""
+    for every other query. With `rows` (the candidate of session 33, README "A fourth set"), a question in
+    words whose keyword ranking's first is a table's rows or a JSON file's records keeps `alpha_max`: the
+    sentence embedder ranks terse rows and records poorly, so its ranking is no better judge of them for a
+    question than for any other query."""
     def for_query(q):
         if lookups and lookup_of_codes(q["query"]):
             return keyword_flat(alpha_max=0.0)
         words = question_in_words(q["query"], minimum_words)
+        if words and rows:
+            def fuse(vector, keyword):
+                largest = alpha_max if keyword and is_row_or_record(keyword[0]) else question_alpha
+                return keyword_flat(alpha_max=largest)(vector, keyword)
+            return fuse
         return keyword_flat(alpha_max=question_alpha if words else alpha_max)
     return for_query
 
@@ -186,7 +205,9 @@ def replay(options):
         ("confident, keyword by max", confident(0.3, 0.8, 0.5, 0.1, 1.0, by_max)),
         ("score, 0.15 for every query", keyword_flat()),
         ("score, no look-up rule", score_fusion(lookups=False)),
-        ("score (sluice's default)", score_fusion()),
+        ("score, question weight 0.7", score_fusion()),
+        ("score, question weight 0.8", score_fusion(question_alpha=0.8)),
+        ("score 0.8, rows keep 0.15", score_fusion(question_alpha=0.8, rows=True)),
     ]
     print(f"nDCG@10 per kind, {len(queries)} queries ({os.path.relpath(options.queries, ROOT)})")
     print(f"{'rule':32}" + "".join(f"{kind:>12}" for kind in KINDS))
