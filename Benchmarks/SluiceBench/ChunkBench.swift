@@ -30,6 +30,8 @@ struct ChunkBench: ParsableCommand {
     var ways = ["once", "per-piece"]
     @Flag(help: "Also count the tokens and bytes the chunker has counted, per token and byte of input.")
     var census = false
+    @Flag(help: "BPE: run the merge loop for every multi-token piece (no table of piece counts), as before it.")
+    var mergeEveryPiece = false
 
     func run() throws {
         let texts = try TokenizerBench.texts(in: corpus).map { ExtractedText(sections: [TextSection(text: $0)]) }
@@ -43,7 +45,8 @@ struct ChunkBench: ParsableCommand {
                 switch name {
                 case "words": WordTokenCounter()
                 case "wordpiece": try MiniLMEmbedder(directory: MiniLMEmbedder.defaultDirectory(), threads: 1).tokenizer
-                default: try BPETokenizer.named(name)
+                default:
+                    mergeEveryPiece ? try BPETokenizer.named(name).mergingEveryPiece() : try BPETokenizer.named(name)
                 }
             // Both of the chunker's ways, whichever the counter prefers (marked): each section counted once through
             // the cuts, or the same counter seen as a plain TokenCounter, every piece and chunk counted itself.
@@ -56,10 +59,15 @@ struct ChunkBench: ParsableCommand {
             }
             for (_, way, sized) in all.filter({ ways.contains($0.key) }) {
                 let chunker = RecursiveChunker(maxTokens: maxTokens, overlapTokens: overlapTokens, counter: sized)
+                let lookups0 = (counter as? BPETokenizer)?.pieceCountLookups
                 let chunks = texts.reduce(0) { $0 + chunker.chunk($1).count }
+                let lookups1 = (counter as? BPETokenizer)?.pieceCountLookups
                 var seconds: [Double] = []
                 var cpu: [Double] = []
                 for _ in 0..<repeats {
+                    // Each pass from an empty table of piece counts, as a run's chunker starts (the same texts
+                    // again would find every piece kept).
+                    (counter as? BPETokenizer)?.removePieceCountsOfThisThread()
                     let cpuStart = Self.threadCPU()
                     seconds.append(TokenizerBench.timed { for text in texts { _ = chunker.chunk(text) } })
                     cpu.append(Self.threadCPU() - cpuStart)
@@ -70,6 +78,14 @@ struct ChunkBench: ParsableCommand {
                     "\(name), \(way): \(f(rate, 1)) MB/s, \(chunks) chunks (passes: \(passes) s; "
                         + "CPU median \(f(median(cpu), 3)) s)"
                 )
+                if let lookups2 = (counter as? BPETokenizer)?.pieceCountLookups, let lookups1 {
+                    Self.printLookups(
+                        from: lookups0 ?? (0, 0),
+                        lookups1,
+                        lookups2,
+                        tableBytes: (counter as? BPETokenizer)?.pieceCountTableBytes ?? 0
+                    )
+                }
                 if census { Self.printCensus(of: texts, counter: counter, sized: sized, chunker: chunker) }
             }
         }
@@ -77,6 +93,23 @@ struct ChunkBench: ParsableCommand {
 }
 
 extension ChunkBench {
+    /// The table of piece counts' hit rates: in the first pass (from an empty table) and in the timed ones.
+    static func printLookups(
+        from start: (hits: Int, misses: Int),
+        _ first: (hits: Int, misses: Int),
+        _ end: (hits: Int, misses: Int),
+        tableBytes: Int
+    ) {
+        func rate(_ hits: Int, _ misses: Int) -> String {
+            "\(hits) of \(hits + misses) lookups answered (\(f(100 * Double(hits) / Double(max(hits + misses, 1)), 1))%)"
+        }
+        print(
+            "  piece counts (\(tableBytes / 1024) KB a thread): first pass "
+                + rate(first.hits - start.hits, first.misses - start.misses) + "; timed passes "
+                + rate(end.hits - first.hits, end.misses - first.misses)
+        )
+    }
+
     /// The calling thread's CPU time, in seconds.
     static func threadCPU() -> Double {
         var time = timespec()

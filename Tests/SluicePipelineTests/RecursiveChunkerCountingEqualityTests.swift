@@ -8,8 +8,9 @@ import Testing
 /// The chunker's two ways of counting give the same chunks, byte for byte, on a varied corpus: each section
 /// counted once through the BPE tokenizers' cuts (``TokenCountIndex``, what the tokenizers prefer), and every
 /// part and chunk counted by itself (a plain ``TokenCounter``: the reference, the chunker's rules read
-/// literally). Texts, UTF-8 offsets, token counts, ordinals, pages, heading paths and metadata are compared,
-/// the texts as bytes (`String`'s `==` would accept a canonically equivalent spelling).
+/// literally, by the tokenizer without its table of piece counts: the merge loop for every piece). Texts,
+/// UTF-8 offsets, token counts, ordinals, pages, heading paths and metadata are compared, the texts as bytes
+/// (`String`'s `==` would accept a canonically equivalent spelling).
 @Suite struct RecursiveChunkerCountingEqualityTests {
     /// The samples, Debian's documents, and texts made to reach every corner of the splitter and the merger.
     static let documents: [ExtractedText] = {
@@ -59,6 +60,9 @@ import Testing
             )
         )
         texts.append(String(repeating: "\n", count: 50) + "  short  " + String(repeating: " ", count: 50))
+        // Words that are not single tokens, repeated and not, NUL bytes after punctuation (the table of piece
+        // counts keeps them and evicts them).
+        texts.append(PieceRichText.make(words: 12_000, seed: 7))
         texts.append("")
         var documents = texts.map { ExtractedText(sections: [TextSection(text: $0)]) }
         // Several sections with pages, heading paths and metadata, in one document.
@@ -77,15 +81,30 @@ import Testing
         return documents
     }()
 
-    @Test(arguments: BPETokenizer.supportedEncodings, [(256, 32), (64, 8), (7, 3), (200, 0), (33, 32)])
+    /// The tokenizers: with the default tables of piece counts, and with tables of 16 slots (a slot changes
+    /// hands all the time), made once (each has a thread-specific key).
+    static let tokenizers: [String: BPETokenizer] = {
+        var tokenizers: [String: BPETokenizer] = [:]
+        for encoding in BPETokenizer.supportedEncodings {
+            guard let tokenizer = try? BPETokenizer.named(encoding) else { continue }
+            tokenizers[encoding] = tokenizer
+            tokenizers[encoding + "/16"] = tokenizer.withPieceCountTables(bits: 4)
+        }
+        return tokenizers
+    }()
+
+    @Test(
+        arguments: BPETokenizer.supportedEncodings.flatMap { [$0, $0 + "/16"] },
+        [(256, 32), (64, 8), (7, 3), (200, 0), (33, 32)]
+    )
     func countingOnceGivesTheChunksOfCountingEachPart(_ encoding: String, _ budget: (Int, Int)) throws {
-        let tokenizer = try BPETokenizer.named(encoding)
+        let tokenizer = try #require(Self.tokenizers[encoding])
         #expect(tokenizer.prefersCountingOnce)
         let once = RecursiveChunker(maxTokens: budget.0, overlapTokens: budget.1, counter: tokenizer)
         let perPart = RecursiveChunker(
             maxTokens: budget.0,
             overlapTokens: budget.1,
-            counter: PerPartCounter(base: tokenizer)
+            counter: PerPartCounter(base: tokenizer.mergingEveryPiece())
         )
         var compared = 0
         for (index, document) in Self.documents.enumerated() {

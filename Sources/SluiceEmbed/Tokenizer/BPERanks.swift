@@ -169,7 +169,7 @@ struct BPERanks: @unchecked Sendable {
 
     /// The bytes as two little-endian integers, zero beyond `length` (3...16).
     @inline(__always)
-    private static func pack(_ start: UnsafePointer<UInt8>, _ length: Int, readable: Int) -> (UInt64, UInt64) {
+    static func pack(_ start: UnsafePointer<UInt8>, _ length: Int, readable: Int) -> (UInt64, UInt64) {
         if readable >= 16 {
             let raw = UnsafeRawPointer(start)
             let first = raw.loadUnaligned(as: UInt64.self).littleEndian

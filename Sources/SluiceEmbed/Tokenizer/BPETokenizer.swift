@@ -17,6 +17,8 @@ package struct BPETokenizer: AdditiveTokenCounter {
     package let name: String
     private let ranks: BPERanks
     private let isO200k: Bool
+    /// The counts of multi-token pieces already merged, a table per thread; nil: merge every piece.
+    private var pieceCounts: BPEPieceCounts.PerThread?
 
     /// The encodings this tokenizer implements.
     package static let supportedEncodings = ["cl100k_base", "o200k_base"]
@@ -54,7 +56,40 @@ package struct BPETokenizer: AdditiveTokenCounter {
         self.name = name
         self.ranks = ranks
         self.isO200k = name == "o200k_base"
+        self.pieceCounts = BPEPieceCounts.PerThread()
     }
+
+    /// The same tokenizer without the table of piece counts: it runs the merge loop for every multi-token
+    /// piece it counts (the reference the table is tested against, and the bench's comparison).
+    package func mergingEveryPiece() -> BPETokenizer {
+        var tokenizer = self
+        tokenizer.pieceCounts = nil
+        return tokenizer
+    }
+
+    /// The same tokenizer with tables of piece counts of `1 << bits` slots (tests: a table of a few slots has
+    /// its slots taken by other pieces all the time). Each call makes a thread-specific key for the process's
+    /// lifetime: keep the tokenizer it returns.
+    package func withPieceCountTables(bits: Int) -> BPETokenizer {
+        var tokenizer = self
+        tokenizer.pieceCounts = BPEPieceCounts.PerThread(bits: bits)
+        return tokenizer
+    }
+
+    /// The calling thread's lookups in this tokenizer's table of piece counts so far: those it answered and
+    /// those that ran the merge loop; nil without a table or before the thread's first count.
+    package var pieceCountLookups: (hits: Int, misses: Int)? {
+        guard let counts = pieceCounts?.current else { return nil }
+        return (counts.hits, counts.misses)
+    }
+
+    /// Empties the calling thread's table of piece counts (a benchmark's passes each start as a run's first).
+    package func removePieceCountsOfThisThread() {
+        pieceCounts?.current?.removeAll()
+    }
+
+    /// The bytes of one thread's table of piece counts.
+    package var pieceCountTableBytes: Int { pieceCounts.map { BPEPieceCounts.bytes(bits: $0.bits) } ?? 0 }
 
     /// The token ids of `text`.
     package func encode(_ text: Substring) -> [Int] {
@@ -77,7 +112,10 @@ package struct BPETokenizer: AdditiveTokenCounter {
     package func count(_ text: Substring) -> Int {
         UTF8Decoding.withBytes(of: text) { bytes in
             var total = 0
-            forEachPiece(bytes) { start, length, readable in total += tokens(start, length, readable: readable) }
+            let counts = pieceCounts?.current
+            forEachPiece(bytes) { start, length, readable in
+                total += tokens(start, length, readable: readable, counts)
+            }
             return total
         }
     }
@@ -88,8 +126,9 @@ package struct BPETokenizer: AdditiveTokenCounter {
     package func count(_ text: Substring, cuts cut: (_ offset: Int, _ tokensBefore: Int) -> Void) -> Int {
         UTF8Decoding.withBytes(of: text) { bytes in
             var total = 0
+            let counts = pieceCounts?.current
             forEachPiece(bytes) { start, length, readable in
-                total += tokens(start, length, readable: readable)
+                total += tokens(start, length, readable: readable, counts)
                 // Every cut is the end of a piece: the pieces on either side of it are those of the parts.
                 let end = bytes.count - readable + length
                 if end < bytes.count && isCut(bytes, at: end) { cut(end, total) }
@@ -117,13 +156,22 @@ package struct BPETokenizer: AdditiveTokenCounter {
         return kind != .other && kind != .apostrophe
     }
 
-    /// The number of tokens of one piece.
+    /// The number of tokens of one piece: one if it is a token, else the count kept in `counts` or that of
+    /// the merge loop. A piece that is not a token has two bytes or more.
     @inline(__always)
-    private func tokens(_ start: UnsafePointer<UInt8>, _ length: Int, readable: Int) -> Int {
+    private func tokens(_ start: UnsafePointer<UInt8>, _ length: Int, readable: Int, _ counts: BPEPieceCounts?) -> Int {
         if ranks.rank(start, length, readable: readable) != BPERanks.none { return 1 }
-        var count = 0
-        mergeParts(start, length, readable: readable) { _ in count += 1 }
-        return count
+        // Two bytes that are not a token are two tokens of one byte each.
+        if length == 2 { return 2 }
+        let merge = {
+            var count = 0
+            mergeParts(start, length, readable: readable) { _ in count += 1 }
+            return count
+        }
+        if let counts, length <= BPEPieceCounts.maxBytes {
+            return counts.count(start, length, readable: readable, merge: merge)
+        }
+        return merge()
     }
 
     /// Calls `body` with the start, length and readable bytes (up to the end of the text) of each
