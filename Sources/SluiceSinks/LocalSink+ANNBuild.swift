@@ -12,8 +12,10 @@ import SluiceLMDB
 ///   keep the labels (`exact`). A store without it (written with `exact`, or before the mark) is relabelled
 ///   once, in one write transaction of puts on the writer thread (``relabelAll(_:)``), before the build.
 /// - The builder reads every record's vector and label from one read snapshot (generation `G`) and inserts
-///   them; no write transaction waits for it. The writes meanwhile are labelled and logged, and searches scan
-///   (no graph yet), as below `exact_below`.
+///   them; no write transaction waits for it. The records are copied from the data file with `pread`
+///   (``LMDBTransaction/LargeValues/copied``), as the large scans read them, so the build does not fault the
+///   store's map in. The writes meanwhile are labelled and logged, and searches scan (no graph yet), as below
+///   `exact_below`.
 /// - It then brings the graph from `G` to the store's generation by the change log, as a saved graph is
 ///   (``caughtUp(_:threads:batch:)``), and hands it over (``LocalANNState/adopt(_:)``): searches use it with
 ///   the log at once, and the writer's next write catches it up to the last few writes on its own thread
@@ -147,7 +149,9 @@ extension LocalSink {
                 try index?.add(batch, threads: threads)
                 batch.removeAll(keepingCapacity: true)
             }
-            try txn.forEach(vectors) { key, value in
+            // Every vector once: copied from the data file, not mapped (the map would fault them all in, past
+            // the releaser's budget between two of its checks).
+            try txn.forEach(vectors, largeValues: .copied) { key, value in
                 guard let label = try txn.get(labels, Array(key)).map(Self.number) else {
                     complete = false
                     return false

@@ -215,4 +215,40 @@ import Testing
         #expect(try sink.environment.read { try sink.labelsMarked($0) })
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
     }
+    @Test(
+        "the build and its catch-up copy the vectors from the data file",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func buildAndCatchUpCopyTheVectors(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        // 520 dimensions: 2,080 bytes of floats, so every record is larger than half a page (on its own pages,
+        // which the map would fault in and a copy does not).
+        let dimensions = 520
+        var generator = ClusteredVectors(dimensions: dimensions, clusters: 8, seed: 0xB07)
+        let sink = try Self.open(folder, nodes: nodes)
+        try await T.prepare(sink, dimensions: dimensions)
+        let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
+        try await sink.upsert(T.records(generator.next(450)))
+        let beforeBuild = sink.environment.valuesCopied
+        try await sink.upsert(T.records(generator.next(10), from: 450))  // finds 450 ≥ 400: starts the build
+        reached.wait()  // built from its snapshot, not yet caught up
+        #expect(
+            sink.environment.valuesCopied - beforeBuild >= 450,
+            "the build copied the snapshot's records (\(sink.environment.valuesCopied - beforeBuild) copies)"
+        )
+        // 620 changes while the build waits.
+        try await sink.upsert(T.records(generator.next(300), from: 460))
+        try await sink.upsert(T.records(generator.next(300), from: 760))
+        try await sink.upsert(T.records(generator.next(20), from: 100))  // new vectors for existing ids
+        let beforeCatchUp = sink.environment.valuesCopied
+        gate.signal()
+        sink.settleIndex()
+        #expect(
+            sink.environment.valuesCopied - beforeCatchUp >= 620,
+            "the catch-up copied the changed records (\(sink.environment.valuesCopied - beforeCatchUp) copies)"
+        )
+        try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
+    }
 }
