@@ -69,6 +69,12 @@ extension LocalSink {
 
     // MARK: - The build
 
+    /// The changed vectors a catch-up (the build's, the writer's, a saved graph's on load) reads and inserts
+    /// at a time: it holds one batch of them as floats (0.4 MB at 384 dimensions); 4,096 held 6.3 MB at the
+    /// 10× load's peak with the nodes in a file (docs/LOCAL_INDEX.md). The build's own batch is the same.
+    /// (A reader's catch-up in the background takes 64.)
+    static let catchUpBatch = 256
+
     /// Starts building the graph on the builder's thread (on the writer thread; relabels first when the store
     /// is not marked). `byWrite`: a write of this process asks, not `prepare` (``saveIndex()``'s rule).
     func startIndexBuild(byWrite: Bool) throws {
@@ -96,9 +102,7 @@ extension LocalSink {
             CrashPoint.reach("local.index-built")
             builder.reachCatchUp()
             guard !builder.isStopped else { return }
-            // The same 256: the catch-up holds one batch of the changed vectors as floats (0.4 MB at 384
-            // dimensions); 4,096 held 6.3 MB at the 10× load's peak with the nodes in a file (LOCAL_INDEX.md).
-            if let caught = try caughtUp(built, threads: threads, batch: 256) {
+            if let caught = try caughtUp(built, threads: threads, batch: Self.catchUpBatch) {
                 annState.adopt(caught)
                 return
             }

@@ -216,10 +216,10 @@ import Testing
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
     }
     @Test(
-        "the build and its catch-up copy the vectors from the data file",
+        "the build and its catch-up copy the vectors from the data file, and the catch-up holds at most 256 of more changes at once",
         arguments: LocalSinkANNTests.nodeKinds
     )
-    func buildAndCatchUpCopyTheVectors(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
+    func catchUpReadsInBoundedBatches(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
         let folder = T.folder()
         defer { TemporaryDirectory.remove(folder) }
         // 520 dimensions: 2,080 bytes of floats, so every record is larger than half a page (on its own pages,
@@ -238,7 +238,7 @@ import Testing
             sink.environment.valuesCopied - beforeBuild >= 450,
             "the build copied the snapshot's records (\(sink.environment.valuesCopied - beforeBuild) copies)"
         )
-        // 620 changes while the build waits.
+        // 620 changes while the build waits: more than two batches of the catch-up.
         try await sink.upsert(T.records(generator.next(300), from: 460))
         try await sink.upsert(T.records(generator.next(300), from: 760))
         try await sink.upsert(T.records(generator.next(20), from: 100))  // new vectors for existing ids
@@ -249,6 +249,12 @@ import Testing
             sink.environment.valuesCopied - beforeCatchUp >= 620,
             "the catch-up copied the changed records (\(sink.environment.valuesCopied - beforeCatchUp) copies)"
         )
+        #expect(sink.annState.mostCatchUpVectorsHeld > 0, "a catch-up ran")
+        #expect(
+            sink.annState.mostCatchUpVectorsHeld <= LocalSink.catchUpBatch,
+            "a catch-up held \(sink.annState.mostCatchUpVectorsHeld) changed vectors at once (620 or more changed)"
+        )
+        #expect(LocalSink.catchUpBatch == 256)
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
     }
 }
