@@ -66,6 +66,8 @@ import Testing
         try await sink.upsert(T.records(generator.next(20), from: 450))
         #expect(sink.builder.isRunning)
         #expect(sink.annState.live == nil, "no graph while it is being built")
+        // `sluice status` and `/ready` say so (``LocalSink/graphDetails()``).
+        #expect(try await sink.info().details["hnsw_graph"] == "building")
         for query in generator.next(10) {
             let hits = try await sink.search(query, k: 10)
             #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
@@ -76,6 +78,11 @@ import Testing
         gate.signal()
         sink.settleIndex()
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(10))
+        let details = try await sink.info().details
+        #expect(details["hnsw_graph"] == "built", "\(details)")
+        #expect(details["hnsw_graph_generation"] == String(try Self.storeState(sink).generation))
+        #expect(details["hnsw_graph_behind"] == "0")
+        #expect(details["hnsw_nodes"] == nodes.rawValue)
 
         // From then on the follower follows every write.
         try await sink.upsert(T.records(generator.next(10), from: 500))
