@@ -46,10 +46,17 @@ public struct Readiness: Sendable, Hashable, Codable {
     public var lastRun: LastRun?
     /// Nil from a server that does not report it (before the state entry was added).
     public var state: State?
+    /// The local store's index (`store_index`, as `sluice status --json` reports it): `index` (`hnsw`, `ivf`,
+    /// `exact`); with `hnsw`, `hnsw_nodes` (`memory`, `file`), `hnsw_graph` (`built`, `building`, `pending`,
+    /// `below_exact_below`: searches scan unless `built`), `hnsw_exact_below` and, for a built graph,
+    /// `hnsw_graph_generation` and `hnsw_graph_behind`; with `ivf`, the `ivf_*` entries. Nil for another kind
+    /// of store, when the store did not answer, and from a server that does not report it.
+    public var storeIndex: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case ready, store, embedder, documents, vectors, state
         case answerModelConfigured = "answer_model_configured"
         case lastRun = "last_run"
+        case storeIndex = "store_index"
     }
 }

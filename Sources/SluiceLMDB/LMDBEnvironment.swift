@@ -165,6 +165,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         self.mapping = ResidentMemoryReleaser.shared.register(created)
     }
 
+    /// How many large values read transactions have copied from the data file instead of reading them
+    /// through the map (``LMDBTransaction/LargeValues/copied``); 0 when the file could not be found.
+    package var valuesCopied: Int { valueFile?.copies.value.load(ordering: .relaxed) ?? 0 }
+
     /// Serializes opens (see `init`).
     private static let openLock = NSLock()
 
@@ -274,16 +278,16 @@ package struct LMDBTransaction {
     /// Hands the interval this transaction ended with to its environment's next transaction.
     func ended() { meter.ended() }
 
-    /// How ``forEach(_:from:largeValues:_:)`` reads values larger than half a page (those on their own
-    /// pages).
+    /// How ``forEach(_:from:largeValues:_:)`` and ``get(_:_:largeValues:)`` read values larger than half a
+    /// page (those on their own pages).
     package enum LargeValues: Sendable {
         /// Through the map, as every other read: the pages stay mapped until the next release (the
         /// ``ResidentMemoryReleaser``'s budget), and a value read again soon is read in place.
         case mapped
         /// Copied from the data file (`pread`), in a read transaction: their pages are never mapped, so a
-        /// scan over many of them (a search's `ivf` lists, the exact scan) neither grows the resident set nor
-        /// passes the releaser's budget, at the cost of a system call and a copy a value. A write transaction
-        /// reads them through the map.
+        /// scan over many of them (a search's `ivf` lists, the exact scan, the graph's build from a snapshot
+        /// and its catch-up) neither grows the resident set nor passes the releaser's budget, at the cost of a
+        /// system call and a copy a value. A write transaction reads them through the map.
         case copied
     }
 
@@ -316,7 +320,12 @@ package struct LMDBTransaction {
         func ended() { checkEvery.value.store(policy.interval, ordering: .relaxed) }
     }
 
-    package func get(_ dbi: LMDBDatabase, _ key: [UInt8]) throws -> [UInt8]? {
+    /// The value of `key`, copied out of the map (or, for a large value with ``LargeValues/copied`` in a read
+    /// transaction, out of the data file); nil when there is none.
+    /// - Parameter largeValues: how a value larger than half a page is read: through the map (the default), or
+    ///   copied from the file so that its pages are never mapped (the graph's build and catch-up, which read
+    ///   every vector once).
+    package func get(_ dbi: LMDBDatabase, _ key: [UInt8], largeValues: LargeValues = .mapped) throws -> [UInt8]? {
         meter.tick()
         var result: [UInt8]?
         try key.withUnsafeBytes { keyBytes in
@@ -325,6 +334,13 @@ package struct LMDBTransaction {
             let rc = mdb_get(txn, dbi, &k, &v)
             if rc == MDB_NOTFOUND { return }
             try errors.check(rc, "mdb_get")
+            if largeValues == .copied, let file {
+                var copy: [UInt8] = []
+                if file.copy(v, into: &copy) {
+                    result = copy
+                    return
+                }
+            }
             result = Array(UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
         }
         return result

@@ -1,5 +1,6 @@
 import CLMDB
 import Foundation
+import Synchronization
 
 /// An environment's data file, read with `pread`: how a read transaction copies a large value out of the file
 /// instead of reading it through the map (``LMDBTransaction/LargeValues/copied``).
@@ -21,6 +22,13 @@ struct LMDBValueFile: Sendable {
     let mapLength: Int
     /// Values from this size up are copied: half a page, above which a value cannot sit in a leaf page.
     let largeValueBytes: Int
+    /// How many values have been copied from the file (``LMDBEnvironment/valuesCopied``).
+    let copies = Count()
+
+    /// A count shared by the copies of this value (a class: an `Atomic` cannot be copied).
+    final class Count: Sendable {
+        let value = Atomic<Int>(0)
+    }
 
     /// The environment's data file, mapped at `map` (LMDB's `mdb_env_info` does not say where, unless the map
     /// is fixed: the caller found it in `/proc/self/maps`); nil when LMDB does not give its descriptor.
@@ -51,7 +59,7 @@ struct LMDBValueFile: Sendable {
             buffer.append(contentsOf: repeatElement(0, count: value.mv_size - buffer.count))
         }
         let offset = off_t(address - mapStart)
-        return buffer.withUnsafeMutableBytes { raw in
+        let copied = buffer.withUnsafeMutableBytes { raw in
             var done = 0
             while done < raw.count {
                 let count = pread(descriptor, raw.baseAddress! + done, raw.count - done, offset + off_t(done))
@@ -65,5 +73,7 @@ struct LMDBValueFile: Sendable {
             }
             return true
         }
+        if copied { copies.value.add(1, ordering: .relaxed) }
+        return copied
     }
 }

@@ -44,11 +44,16 @@ struct ReadinessReport: Encodable {
     var vectors: Int?
     var lastRun: LastRun?
     var state: StateCondition
+    /// The local store's index, as `sluice status --json` says it (`store_index`: `index`, and `hnsw_*` or
+    /// `ivf_*`): for `hnsw`, where the nodes live and whether searches use the graph or scan. Absent for
+    /// another kind of store, or when the store does not answer.
+    var storeIndex: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case ready, store, embedder, documents, vectors, state
         case answerModelConfigured = "answer_model_configured"
         case lastRun = "last_run"
+        case storeIndex = "store_index"
     }
 
     /// Asks each dependency, each within `timeout` (a dependency that hangs is reported down, not waited for).
@@ -75,10 +80,12 @@ struct ReadinessReport: Encodable {
         }
         var store = Dependency(ok: true)
         var vectors: Int?
+        var storeIndex: [String: String]?
         do {
             let sink = searcher.sink
             let info = try await withDeadline(timeout, what: "the store", setting: setting) { try await sink.info() }
             vectors = info.count
+            storeIndex = Pipeline.storeIndex(info.details)
             store.detail = detailed ? sink.name : String(sink.name.prefix { $0 != ":" })
         } catch {
             store = down("the store", error)
@@ -131,7 +138,8 @@ struct ReadinessReport: Encodable {
             documents: documents,
             vectors: vectors,
             lastRun: lastRun,
-            state: state
+            state: state,
+            storeIndex: storeIndex
         )
     }
 }

@@ -34,6 +34,8 @@ final class LocalANNState: Sendable {
         /// The graph could not follow a write (out of memory, or dropped): the writer settles the follower
         /// and rebuilds before its next write.
         var lost = false
+        /// The most changed vectors a catch-up held at once, read and not yet inserted (its batch bound).
+        var mostCatchUpVectorsHeld = 0
     }
 
     private let state = Mutex(State())
@@ -95,6 +97,15 @@ final class LocalANNState: Sendable {
     }
 
     func endBusy() { state.withLock { $0.busy = false } }
+
+    /// A catch-up (``LocalSink/caughtUp(_:threads:batch:)``) held at most `count` changed vectors at once.
+    func caughtUp(holding count: Int) {
+        state.withLock { $0.mostCatchUpVectorsHeld = max($0.mostCatchUpVectorsHeld, count) }
+    }
+
+    /// The most changed vectors any catch-up of this process held at once, read from the store and not yet
+    /// inserted: the bound its batches keep (the builder's 256), whatever the number of changes.
+    var mostCatchUpVectorsHeld: Int { state.withLock { $0.mostCatchUpVectorsHeld } }
 
     func isUnloadable(_ file: String) -> Bool { state.withLock { $0.unloadable.contains(file) } }
 

@@ -215,7 +215,7 @@ extension LocalSink {
         let ann = try environment.database("ann")
         let generation = try environment.read { try $0.get(ann, ANNKey.generation).map(Self.number) ?? 0 }
         guard let live = annState.live, live.index != nil, live.generation != generation,
-            let caught = try caughtUp(live, threads: indexSettings.buildThreads, batch: 4096),
+            let caught = try caughtUp(live, threads: indexSettings.buildThreads, batch: Self.catchUpBatch),
             caught.generation == generation
         else { return }
         annState.set(caught)
@@ -258,7 +258,7 @@ extension LocalSink {
         if count == 0 {
             annState.set(.init(index: nil, generation: generation, dirty: true))
         } else if let saved = loadNewestSavedIndex(generation: generation, count: count),
-            let live = try? caughtUp(saved, threads: indexSettings.buildThreads, batch: 4096),
+            let live = try? caughtUp(saved, threads: indexSettings.buildThreads, batch: Self.catchUpBatch),
             live.generation == generation
         {
             // A graph saved before a crash is brought up to date from the change log: no rebuild.

@@ -12,8 +12,10 @@ import SluiceLMDB
 ///   keep the labels (`exact`). A store without it (written with `exact`, or before the mark) is relabelled
 ///   once, in one write transaction of puts on the writer thread (``relabelAll(_:)``), before the build.
 /// - The builder reads every record's vector and label from one read snapshot (generation `G`) and inserts
-///   them; no write transaction waits for it. The writes meanwhile are labelled and logged, and searches scan
-///   (no graph yet), as below `exact_below`.
+///   them; no write transaction waits for it. The records are copied from the data file with `pread`
+///   (``LMDBTransaction/LargeValues/copied``), as the large scans read them, so the build does not fault the
+///   store's map in. The writes meanwhile are labelled and logged, and searches scan (no graph yet), as below
+///   `exact_below`.
 /// - It then brings the graph from `G` to the store's generation by the change log, as a saved graph is
 ///   (``caughtUp(_:threads:batch:)``), and hands it over (``LocalANNState/adopt(_:)``): searches use it with
 ///   the log at once, and the writer's next write catches it up to the last few writes on its own thread
@@ -67,6 +69,12 @@ extension LocalSink {
 
     // MARK: - The build
 
+    /// The changed vectors a catch-up (the build's, the writer's, a saved graph's on load) reads and inserts
+    /// at a time: it holds one batch of them as floats (0.4 MB at 384 dimensions); 4,096 held 6.3 MB at the
+    /// 10× load's peak with the nodes in a file (docs/LOCAL_INDEX.md). The build's own batch is the same.
+    /// (A reader's catch-up in the background takes 64.)
+    static let catchUpBatch = 256
+
     /// Starts building the graph on the builder's thread (on the writer thread; relabels first when the store
     /// is not marked). `byWrite`: a write of this process asks, not `prepare` (``saveIndex()``'s rule).
     func startIndexBuild(byWrite: Bool) throws {
@@ -94,9 +102,7 @@ extension LocalSink {
             CrashPoint.reach("local.index-built")
             builder.reachCatchUp()
             guard !builder.isStopped else { return }
-            // The same 256: the catch-up holds one batch of the changed vectors as floats (0.4 MB at 384
-            // dimensions); 4,096 held 6.3 MB at the 10× load's peak with the nodes in a file (LOCAL_INDEX.md).
-            if let caught = try caughtUp(built, threads: threads, batch: 256) {
+            if let caught = try caughtUp(built, threads: threads, batch: Self.catchUpBatch) {
                 annState.adopt(caught)
                 return
             }
@@ -147,7 +153,9 @@ extension LocalSink {
                 try index?.add(batch, threads: threads)
                 batch.removeAll(keepingCapacity: true)
             }
-            try txn.forEach(vectors) { key, value in
+            // Every vector once: copied from the data file, not mapped (the map would fault them all in, past
+            // the releaser's budget between two of its checks).
+            try txn.forEach(vectors, largeValues: .copied) { key, value in
                 guard let label = try txn.get(labels, Array(key)).map(Self.number) else {
                     complete = false
                     return false

@@ -147,8 +147,9 @@ extension LocalSink {
     /// batches of `batch` vectors so that searches get the graph between them; the vectors are read from the
     /// one snapshot a batch at a time, so a long catch-up (a graph built while a load went on: 115,000
     /// vectors, 177 MB as floats, at the 10× corpus with `sink.hnsw.nodes: file`) never holds more than one
-    /// batch of them. Nil when the change log does not reach back to the graph's generation, or when the
-    /// result does not hold the store's count.
+    /// batch of them (``LocalANNState/mostCatchUpVectorsHeld``), and copied from the data file rather than
+    /// mapped. Nil when the change log does not reach back to the graph's generation, or when the result does
+    /// not hold the store's count.
     func caughtUp(_ live: LocalANNState.Live, threads: Int, batch: Int) throws -> LocalANNState.Live? {
         guard let index = live.index else { return nil }
         let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
@@ -159,12 +160,19 @@ extension LocalSink {
             var adds: [(label: UInt64, vector: [Float])] = []
             adds.reserveCapacity(min(batch, changed.count))
             var added = false
+            var held = 0
+            defer { annState.caughtUp(holding: held) }
             var deletes: [UInt64] = []
             for label in changed.sorted() {
+                // The record copied from the data file (`pread`), not mapped: a catch-up after a build that ran
+                // beside a load reads most of the store.
                 if let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
-                    let vector = try txn.get(vectors, id)?.withUnsafeBytes({ Self.vector(encoded: $0) })
+                    let vector = try txn.get(vectors, id, largeValues: .copied)?.withUnsafeBytes({
+                        Self.vector(encoded: $0)
+                    })
                 {
                     adds.append((label, vector))
+                    held = max(held, adds.count)
                     if adds.count == batch {
                         try index.add(adds, threads: threads)
                         adds.removeAll(keepingCapacity: true)

@@ -36,7 +36,12 @@ struct MachineReadableCLITests {
             ]
         )
         // The local store's index, read from the store (the default: the graph).
-        #expect(status["store_index"] as? [String: String] == ["index": "hnsw"])
+        #expect(
+            status["store_index"] as? [String: String] == [
+                "index": "hnsw", "hnsw_nodes": "memory", "hnsw_graph": "below_exact_below",
+                "hnsw_exact_below": "10000",
+            ]
+        )
         #expect(status["documents_by_status"] as? [String: Int] == ["indexed": keys.count, "failed": 1])
         #expect(status["documents"] as? Int == keys.count + 1)
         #expect((status["vectors_tracked"] as? Int ?? 0) > 0)

@@ -66,6 +66,8 @@ import Testing
         try await sink.upsert(T.records(generator.next(20), from: 450))
         #expect(sink.builder.isRunning)
         #expect(sink.annState.live == nil, "no graph while it is being built")
+        // `sluice status` and `/ready` say so (``LocalSink/graphDetails()``).
+        #expect(try await sink.info().details["hnsw_graph"] == "building")
         for query in generator.next(10) {
             let hits = try await sink.search(query, k: 10)
             #expect(hits.map(\.record.id) == (try sink.exactSearch(query, k: 10)).map(\.record.id))
@@ -76,6 +78,11 @@ import Testing
         gate.signal()
         sink.settleIndex()
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(10))
+        let details = try await sink.info().details
+        #expect(details["hnsw_graph"] == "built", "\(details)")
+        #expect(details["hnsw_graph_generation"] == String(try Self.storeState(sink).generation))
+        #expect(details["hnsw_graph_behind"] == "0")
+        #expect(details["hnsw_nodes"] == nodes.rawValue)
 
         // From then on the follower follows every write.
         try await sink.upsert(T.records(generator.next(10), from: 500))
@@ -213,6 +220,48 @@ import Testing
         try await sink.upsert(T.records(generator.next(10), from: 300))
         sink.settleIndex()
         #expect(try sink.environment.read { try sink.labelsMarked($0) })
+        try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
+    }
+    @Test(
+        "the build and its catch-up copy the vectors from the data file, and the catch-up holds at most 256 of more changes at once",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func catchUpReadsInBoundedBatches(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        // 520 dimensions: 2,080 bytes of floats, so every record is larger than half a page (on its own pages,
+        // which the map would fault in and a copy does not).
+        let dimensions = 520
+        var generator = ClusteredVectors(dimensions: dimensions, clusters: 8, seed: 0xB07)
+        let sink = try Self.open(folder, nodes: nodes)
+        try await T.prepare(sink, dimensions: dimensions)
+        let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
+        try await sink.upsert(T.records(generator.next(450)))
+        let beforeBuild = sink.environment.valuesCopied
+        try await sink.upsert(T.records(generator.next(10), from: 450))  // finds 450 ≥ 400: starts the build
+        reached.wait()  // built from its snapshot, not yet caught up
+        #expect(
+            sink.environment.valuesCopied - beforeBuild >= 450,
+            "the build copied the snapshot's records (\(sink.environment.valuesCopied - beforeBuild) copies)"
+        )
+        // 620 changes while the build waits: more than two batches of the catch-up.
+        try await sink.upsert(T.records(generator.next(300), from: 460))
+        try await sink.upsert(T.records(generator.next(300), from: 760))
+        try await sink.upsert(T.records(generator.next(20), from: 100))  // new vectors for existing ids
+        let beforeCatchUp = sink.environment.valuesCopied
+        gate.signal()
+        sink.settleIndex()
+        #expect(
+            sink.environment.valuesCopied - beforeCatchUp >= 620,
+            "the catch-up copied the changed records (\(sink.environment.valuesCopied - beforeCatchUp) copies)"
+        )
+        #expect(sink.annState.mostCatchUpVectorsHeld > 0, "a catch-up ran")
+        #expect(
+            sink.annState.mostCatchUpVectorsHeld <= LocalSink.catchUpBatch,
+            "a catch-up held \(sink.annState.mostCatchUpVectorsHeld) changed vectors at once (620 or more changed)"
+        )
+        #expect(LocalSink.catchUpBatch == 256)
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
     }
 }

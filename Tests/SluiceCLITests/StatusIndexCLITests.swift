@@ -1,0 +1,113 @@
+import Foundation
+import SluiceClient
+import Testing
+
+/// `sluice status` (text and `--json`) and `serve`'s `/ready` say which index the local store has and, for
+/// `hnsw`, where the graph's nodes live and whether searches use the graph or still scan (below
+/// `sink.hnsw.exact_below`, or no usable graph saved yet: docs/LOCAL_INDEX.md, "The graph's life cycle").
+@Suite struct StatusIndexCLITests {
+    static func storeIndex(
+        _ ws: Workspace,
+        _ target: Workspace.Target,
+        _ settings: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (json: [String: String], line: String?) {
+        let result = try await ws.sluice(["status", ws.pipeline.path, "--json"] + target.arguments + settings)
+        try #require(result.exitCode == 0, "\(result)", sourceLocation: sourceLocation)
+        let status = try MachineReadableCLITests.json(result.stdout, sourceLocation: sourceLocation)
+        let index = try #require(
+            status["store_index"] as? [String: String],
+            "\(result.stdout)",
+            sourceLocation: sourceLocation
+        )
+        let text = try await ws.sluice(["status", ws.pipeline.path] + target.arguments + settings)
+        try #require(text.exitCode == 0, "\(text)", sourceLocation: sourceLocation)
+        let line = text.stdout.split(separator: "\n").first { $0.hasPrefix("store: ") }.map(String.init)
+        return (index, line)
+    }
+
+    @Test("a small store: hnsw with its nodes in memory, no graph below exact_below, searches scan")
+    func belowExactBelow() async throws {
+        let ws = try Workspace("status-index-small")
+        defer { ws.cleanUp() }
+        _ = try Corpus.write(count: 4, into: ws.corpus, seed: 0x5EED_3301)
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 0)
+        let (index, line) = try await Self.storeIndex(ws, main, [])
+        #expect(
+            index == [
+                "index": "hnsw", "hnsw_nodes": "memory", "hnsw_graph": "below_exact_below",
+                "hnsw_exact_below": "10000",
+            ]
+        )
+        #expect(
+            line
+                == "store: index hnsw (nodes in memory): no graph below 10000 vectors (sink.hnsw.exact_below); "
+                + "searches scan",
+            "\(line ?? "no store line")"
+        )
+    }
+
+    @Test(
+        "a graph built and saved: its kind of nodes, its generation, searches use it; the other kind's settings find none, a build pending",
+        arguments: ["memory", "file"]
+    )
+    func builtThenPending(nodes: String) async throws {
+        let ws = try Workspace("status-index-\(nodes)")
+        defer { ws.cleanUp() }
+        _ = try Corpus.write(count: 6, into: ws.corpus, seed: 0x5EED_3302)
+        let main = ws.target("main")
+        // exact_below 0: the graph follows the store from empty, and the run's end saves it.
+        let settings = ["--set", "sink.hnsw.exact_below=0", "--set", "sink.hnsw.nodes=\(nodes)"]
+        try await ws.run(main, settings, expecting: 0)
+        let built = try await Self.storeIndex(ws, main, settings)
+        #expect(built.json["index"] == "hnsw")
+        #expect(built.json["hnsw_nodes"] == nodes)
+        #expect(built.json["hnsw_graph"] == "built", "\(built.json)")
+        #expect(built.json["hnsw_exact_below"] == "0")
+        let generation = try #require(built.json["hnsw_graph_generation"], "\(built.json)")
+        #expect(built.json["hnsw_graph_behind"] == "0")
+        let kind = nodes == "file" ? "a file" : "memory"
+        #expect(
+            built.line
+                == "store: index hnsw (nodes in \(kind)): graph built at generation \(generation); searches use it",
+            "\(built.line ?? "no store line")"
+        )
+
+        // The other kind loads only its own saved graph: none, so searches scan until a writer builds one.
+        let other = nodes == "file" ? "memory" : "file"
+        let switched = ["--set", "sink.hnsw.exact_below=0", "--set", "sink.hnsw.nodes=\(other)"]
+        let pending = try await Self.storeIndex(ws, main, switched)
+        #expect(pending.json["hnsw_nodes"] == other)
+        #expect(pending.json["hnsw_graph"] == "pending", "\(pending.json)")
+        #expect(pending.json["hnsw_graph_generation"] == nil)
+        #expect(
+            pending.line?.hasSuffix(
+                "no graph yet (0 vectors or more, sink.hnsw.exact_below); searches scan until the next run builds it"
+            ) == true,
+            "\(pending.line ?? "no store line")"
+        )
+
+        // `serve`'s /ready reports the same entries from its own store.
+        let server = try await ServeProcess.start(ws, main, settings)
+        let ready = try await server.client().ready()
+        _ = try await server.stop()
+        #expect(ready.storeIndex?["index"] == "hnsw")
+        #expect(ready.storeIndex?["hnsw_nodes"] == nodes)
+        #expect(ready.storeIndex?["hnsw_graph"] == "built", "\(String(describing: ready.storeIndex))")
+        #expect(ready.storeIndex?["hnsw_graph_generation"] == generation)
+    }
+
+    @Test("exact: the index alone, and nothing of a graph")
+    func exactIndex() async throws {
+        let ws = try Workspace("status-index-exact")
+        defer { ws.cleanUp() }
+        _ = try Corpus.write(count: 3, into: ws.corpus, seed: 0x5EED_3303)
+        let main = ws.target("main")
+        let settings = ["--set", "sink.local_index=exact"]
+        try await ws.run(main, settings, expecting: 0)
+        let (index, line) = try await Self.storeIndex(ws, main, settings)
+        #expect(index == ["index": "exact"])
+        #expect(line == "store: index exact", "\(line ?? "no store line")")
+    }
+}
