@@ -17,8 +17,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package let path: URL
     private let databaseLock = NSLock()
     private var databases: [String: MDB_dbi] = [:]
-    /// This environment's memory map, registered with the ``ResidentMemoryReleaser``.
-    private let mapping: Int?
+    /// This environment's memory map, registered with the ``ResidentMemoryReleaser`` (its token; tests take the
+    /// map out of the releaser's hands to read what a read left resident).
+    let mapping: Int?
     /// Whose errors this environment's are: the code and the owner named in their messages.
     package let errors: ErrorLabel
     /// The data file, from which read transactions copy large values when asked (``LMDBValueFile``).
