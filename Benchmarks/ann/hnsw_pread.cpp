@@ -39,7 +39,7 @@
 // --batch uring (built with -DHNSW_PREAD_URING and -luring: Debian's liburing-dev) reads the unvisited
 // neighbours of each expanded level-0 node with one io_uring submission, during the build and the searches
 // (each search pass then runs again without it).
-// --pq M (session 32; pq.h): DiskANN's navigation — a product-quantized code of every node in memory (M
+// --pq M (session 32; Sources/CHNSW/ProductQuantizer.h, the store's own): DiskANN's navigation — a product-quantized code of every node in memory (M
 // bytes; codebooks by k-means on the first --pq-sample vectors, --pq-iterations rounds) scores the
 // candidates, and only the nodes a search or an insert expands are read (their records), their 8-bit vectors
 // ordering the result and feeding the insert's heuristic; --pq-prune read|pq prunes a full level-0 list with
@@ -47,7 +47,7 @@
 // the searches). --npy FILE reads real vectors (float32 n x 384): its last --queries rows are the queries.
 #include "../../Sources/CHNSW/HNSWIndex.cpp"
 #include "ann_bench.h"
-#include "pq.h"
+#include "../../Sources/CHNSW/ProductQuantizer.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -60,6 +60,10 @@
 #if defined(HNSW_PREAD_URING)
 #include <liburing.h>
 #endif
+
+using sluice_chnsw::groupDotsAVX2;
+using sluice_chnsw::groupDotsPortable;
+using sluice_chnsw::ProductQuantizer;
 
 namespace bench {
 
