@@ -163,6 +163,7 @@ struct ProductQuantizer {
         std::vector<size_t> sizes(centroidCount);
         std::vector<float> norms(centroidCount);
         std::vector<float> xs(count * sub);  // the sample's sub-vectors of this sub-space
+        std::vector<float> transposed(sub * centroidCount), dots(centroidCount);
         for (size_t j = 0; j < m; j++) {
             for (size_t v = 0; v < count; v++) fill(v, j * sub, sub, &xs[v * sub]);
             float *mine = &centroids[j * centroidCount * sub];
@@ -173,16 +174,23 @@ struct ProductQuantizer {
                     float norm = 0;
                     for (size_t i = 0; i < sub; i++) norm += mine[c * sub + i] * mine[c * sub + i];
                     norms[c] = norm;
+                    for (size_t i = 0; i < sub; i++) transposed[i * centroidCount + c] = mine[c * sub + i];
                 }
                 for (size_t v = 0; v < count; v++) {
                     const float *x = &xs[v * sub];
+                    // Every centroid's dot product at once, component after component: each sum in the same
+                    // order as one centroid's loop would take it (the same values), but independent sums the
+                    // compiler vectorizes across centroids.
+                    std::fill(dots.begin(), dots.end(), 0.0f);
+                    for (size_t i = 0; i < sub; i++) {
+                        const float xi = x[i];
+                        const float *column = &transposed[i * centroidCount];
+                        for (size_t c = 0; c < centroidCount; c++) dots[c] += xi * column[c];
+                    }
                     float bestScore = INFINITY;
                     uint32_t best = 0;
                     for (size_t c = 0; c < centroidCount; c++) {
-                        const float *y = mine + c * sub;
-                        float dot = 0;
-                        for (size_t i = 0; i < sub; i++) dot += x[i] * y[i];
-                        float score = norms[c] - 2 * dot;
+                        float score = norms[c] - 2 * dots[c];
                         if (score < bestScore) {
                             bestScore = score;
                             best = uint32_t(c);
