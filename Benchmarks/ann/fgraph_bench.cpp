@@ -54,27 +54,13 @@ int main(int argc, char **argv)
     if (!npyPath.empty()) {
         // Real vectors (float32 rows, C order): the last --queries rows are the queries, the rows before them
         // (at most --vectors) the base.
-        FILE *f = std::fopen(npyPath.c_str(), "rb");
-        char magic[10];
-        if (f == nullptr || std::fread(magic, 1, 10, f) != 10 || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
-            std::fprintf(stderr, "%s: not a .npy file\n", npyPath.c_str());
+        size_t rows = 0;
+        std::vector<float> all;
+        if (!readNpy(npyPath, rows, dimensions, all)) return 2;
+        if (rows <= queryCount) {
+            std::fprintf(stderr, "%s: needs more than %zu rows\n", npyPath.c_str(), queryCount);
             return 2;
         }
-        size_t headerBytes = size_t(uint8_t(magic[8])) | size_t(uint8_t(magic[9])) << 8;
-        std::string header(headerBytes, ' ');
-        if (std::fread(&header[0], 1, headerBytes, f) != headerBytes || header.find("'<f4'") == std::string::npos) {
-            std::fprintf(stderr, "%s: needs float32 rows\n", npyPath.c_str());
-            return 2;
-        }
-        size_t shape = header.find("'shape': (");
-        size_t rows = std::stoul(header.substr(shape + 10));
-        dimensions = std::stoul(header.substr(header.find(',', shape) + 1));
-        std::vector<float> all(rows * dimensions);
-        if (std::fread(all.data(), 4, all.size(), f) != all.size() || rows <= queryCount) {
-            std::fprintf(stderr, "%s: short\n", npyPath.c_str());
-            return 2;
-        }
-        std::fclose(f);
         n = std::min(n, rows - queryCount);
         base.assign(all.begin(), all.begin() + ptrdiff_t(n * dimensions));
         queries.assign(all.end() - ptrdiff_t(queryCount * dimensions), all.end());

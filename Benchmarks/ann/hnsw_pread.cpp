@@ -1113,33 +1113,13 @@ int main(int argc, char **argv)
     // `queryCount` rows are the queries, the rows before them (at most --vectors) the base.
     std::vector<float> npy;
     if (!npyPath.empty()) {
-        FILE *f = std::fopen(npyPath.c_str(), "rb");
-        char magic[10];
-        if (f == nullptr || std::fread(magic, 1, 10, f) != 10 || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
-            std::fprintf(stderr, "%s: not a .npy file\n", npyPath.c_str());
-            return 2;
-        }
-        size_t headerBytes = size_t(uint8_t(magic[8])) | size_t(uint8_t(magic[9])) << 8;
-        std::string header(headerBytes, ' ');
-        if (std::fread(&header[0], 1, headerBytes, f) != headerBytes || header.find("'<f4'") == std::string::npos ||
-            header.find("'fortran_order': False") == std::string::npos) {
-            std::fprintf(stderr, "%s: needs float32 rows in C order\n", npyPath.c_str());
-            return 2;
-        }
-        size_t shape = header.find("'shape': (");
-        size_t rows = std::stoul(header.substr(shape + 10));
-        size_t columns = std::stoul(header.substr(header.find(',', shape) + 1));
+        size_t rows = 0, columns = 0;
+        if (!readNpy(npyPath, rows, columns, npy)) return 2;
         if (columns != dimensions || rows <= queryCount) {
             std::fprintf(stderr, "%s: %zu x %zu, needs %zu columns and more than %zu rows\n", npyPath.c_str(), rows,
                 columns, dimensions, queryCount);
             return 2;
         }
-        npy.resize(rows * columns);
-        if (std::fread(npy.data(), 4, npy.size(), f) != npy.size()) {
-            std::fprintf(stderr, "%s: short\n", npyPath.c_str());
-            return 2;
-        }
-        std::fclose(f);
         n = std::min(n, rows - queryCount);
     }
     const size_t wanted = k + std::max<size_t>(k, 8);  // LocalANNIndex.candidates(for:)

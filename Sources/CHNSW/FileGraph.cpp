@@ -170,6 +170,17 @@ struct Scratch {
     char *record(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
 };
 
+// Adds `scored` to `found` (a max-heap by distance) and drops the farthest if it holds more than `ef`.
+void keepBest(std::vector<Scored> &found, const Scored &scored, size_t ef)
+{
+    found.push_back(scored);
+    std::push_heap(found.begin(), found.end());
+    if (found.size() > ef) {
+        std::pop_heap(found.begin(), found.end());
+        found.pop_back();
+    }
+}
+
 size_t grownCapacity(size_t current, size_t needed)
 {
     return std::max(needed, current + std::max<size_t>(current / 8, 1024));
@@ -382,12 +393,7 @@ struct SluiceFileGraph {
                 if (found.size() >= ef && scored.distance >= found.front().distance) continue;
                 candidates.push_back(scored);
                 std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
-                found.push_back(scored);
-                std::push_heap(found.begin(), found.end());
-                if (found.size() > ef) {
-                    std::pop_heap(found.begin(), found.end());
-                    found.pop_back();
-                }
+                keepBest(found, scored, ef);
             }
         }
         std::sort(expanded.begin(), expanded.end());
@@ -459,12 +465,7 @@ struct SluiceFileGraph {
                 candidates.push_back(scored);
                 std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
                 if (skipDeleted && isTombstoned(scored, s)) continue;
-                found.push_back(scored);
-                std::push_heap(found.begin(), found.end());
-                if (found.size() > ef) {
-                    std::pop_heap(found.begin(), found.end());
-                    found.pop_back();
-                }
+                keepBest(found, scored, ef);
             }
         }
         std::sort_heap(found.begin(), found.end());
