@@ -28,6 +28,13 @@ struct LocalSearchBench: AsyncParsableCommand {
     @Option(help: "hnsw m.") var m = 16
     @Option(help: "hnsw ef_construction.") var efConstruction = 100
     @Option(
+        help:
+            "Where the graph's nodes live (sink.hnsw.nodes): memory (hnswlib) or file (read with pread, ranked by in-memory codes)."
+    )
+    var nodes: String = "memory"
+    @Option(help: "With --nodes file: code bytes a vector (0: no codes, every scored node read).")
+    var codeBytes: Int?
+    @Option(
         parsing: .upToNextOption,
         help: "hnsw ef_search values to measure; 0 is `auto`, the default (the breadth chosen by the store's size)."
     )
@@ -148,21 +155,32 @@ struct LocalSearchBench: AsyncParsableCommand {
         settings.hnsw.m = m
         settings.hnsw.efConstruction = efConstruction
         settings.hnsw.exactBelow = 0
-        let sink = try LocalSink(directory: folder, index: .init(section: settings))
+        guard let kind = PipelineConfiguration.Sink.HNSW.Nodes(rawValue: nodes) else {
+            throw ValidationError("--nodes is memory or file")
+        }
+        settings.hnsw.nodes = kind
+        var indexSettings = LocalSink.IndexSettings(section: settings)
+        if let codeBytes { indexSettings.fileCodeBytes = codeBytes }
+        let sink = try LocalSink(directory: folder, index: indexSettings)
         let clock = ContinuousClock()
         let residentBefore = Self.residentMB()
         let start = clock.now
+        let cpuBefore = Self.processCPU()
         try sink.rebuildIndex()
         let build = Self.seconds(start.duration(to: clock.now))
+        let buildCPU = Self.processCPU() - cpuBefore
         let memory = Double(sink.indexMemoryBytes ?? 0) / 1_048_576
-        let file = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.first { $0.hasPrefix("hnsw-") }
+        let file = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.first {
+            $0.hasPrefix("hnsw-") || $0.hasPrefix("graph-")
+        }
         let fileMB =
             file.flatMap {
                 try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path)[.size]
                     as? Int
             }.map { Double($0) / 1_048_576 } ?? 0
         Self.say(
-            "hnsw build: \(f(build, 1)) s, \(f(build / Double(vectors) * 1e6, 0)) µs/vector "
+            "hnsw build (nodes: \(nodes)): \(f(build, 1)) s, \(f(build / Double(vectors) * 1e6, 0)) µs/vector, "
+                + "\(f(buildCPU / Double(vectors) * 1e6, 0)) µs of CPU a vector "
                 + "(\(ProcessInfo.processInfo.activeProcessorCount) threads, LMDB read and labels included); "
                 + "index \(f(memory, 0)) MB in memory (RSS +\(f(Self.residentMB() - residentBefore, 0)) MB), "
                 + "\(f(fileMB, 0)) MB on disk"
@@ -173,7 +191,7 @@ struct LocalSearchBench: AsyncParsableCommand {
         )
         for line in exactLines { Self.say(line) }
         for setting in efSearch {
-            let ef = setting == 0 ? LocalSink.IndexSettings(section: settings).searchBreadth(vectors: vectors) : setting
+            let ef = setting == 0 ? indexSettings.searchBreadth(vectors: vectors) : setting
             sink.setSearchBreadth(ef)
             let (single, found) = try await Self.single(queryVectors) { try await sink.search($0, k: k) }
             let concurrent = try await Self.concurrent(queryVectors, concurrency) { try await sink.search($0, k: k) }
@@ -288,6 +306,14 @@ struct LocalSearchBench: AsyncParsableCommand {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// The process's CPU time (user and system), in seconds.
+    static func processCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     static func residentMB() -> Double {

@@ -195,6 +195,35 @@ void writeAt(int fd, const void *in, size_t count, size_t offset)
     }
 }
 
+// Reads a .npy file of float32 rows in C order (embed_docs.py's, vectors.py's) into `data`; its shape into `rows`
+// and `columns`. False, with a message on stderr, if it is not one.
+bool readNpy(const std::string &path, size_t &rows, size_t &columns, std::vector<float> &data)
+{
+    FILE *f = std::fopen(path.c_str(), "rb");
+    char magic[10];
+    if (f == nullptr || std::fread(magic, 1, 10, f) != 10 || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
+        std::fprintf(stderr, "%s: not a .npy file\n", path.c_str());
+        if (f) std::fclose(f);
+        return false;
+    }
+    size_t headerBytes = size_t(uint8_t(magic[8])) | size_t(uint8_t(magic[9])) << 8;
+    std::string header(headerBytes, ' ');
+    if (std::fread(&header[0], 1, headerBytes, f) != headerBytes || header.find("'<f4'") == std::string::npos ||
+        header.find("'fortran_order': False") == std::string::npos) {
+        std::fprintf(stderr, "%s: needs float32 rows in C order\n", path.c_str());
+        std::fclose(f);
+        return false;
+    }
+    size_t shape = header.find("'shape': (");
+    rows = std::stoul(header.substr(shape + 10));
+    columns = std::stoul(header.substr(header.find(',', shape) + 1));
+    data.resize(rows * columns);
+    const bool whole = std::fread(data.data(), 4, data.size(), f) == data.size();
+    std::fclose(f);
+    if (!whole) std::fprintf(stderr, "%s: short\n", path.c_str());
+    return whole;
+}
+
 // The k best inner products of each query (rows of `queries`) with the `n` float vectors of `floatsFD`,
 // ascending: the truth, by an exact float scan.
 std::vector<std::vector<float>> exactBest(

@@ -39,7 +39,7 @@
 // --batch uring (built with -DHNSW_PREAD_URING and -luring: Debian's liburing-dev) reads the unvisited
 // neighbours of each expanded level-0 node with one io_uring submission, during the build and the searches
 // (each search pass then runs again without it).
-// --pq M (session 32; pq.h): DiskANN's navigation — a product-quantized code of every node in memory (M
+// --pq M (session 32; Sources/CHNSW/ProductQuantizer.h, the store's own): DiskANN's navigation — a product-quantized code of every node in memory (M
 // bytes; codebooks by k-means on the first --pq-sample vectors, --pq-iterations rounds) scores the
 // candidates, and only the nodes a search or an insert expands are read (their records), their 8-bit vectors
 // ordering the result and feeding the insert's heuristic; --pq-prune read|pq prunes a full level-0 list with
@@ -47,7 +47,7 @@
 // the searches). --npy FILE reads real vectors (float32 n x 384): its last --queries rows are the queries.
 #include "../../Sources/CHNSW/HNSWIndex.cpp"
 #include "ann_bench.h"
-#include "pq.h"
+#include "../../Sources/CHNSW/ProductQuantizer.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -60,6 +60,10 @@
 #if defined(HNSW_PREAD_URING)
 #include <liburing.h>
 #endif
+
+using sluice_chnsw::groupDotsAVX2;
+using sluice_chnsw::groupDotsPortable;
+using sluice_chnsw::ProductQuantizer;
 
 namespace bench {
 
@@ -1109,33 +1113,13 @@ int main(int argc, char **argv)
     // `queryCount` rows are the queries, the rows before them (at most --vectors) the base.
     std::vector<float> npy;
     if (!npyPath.empty()) {
-        FILE *f = std::fopen(npyPath.c_str(), "rb");
-        char magic[10];
-        if (f == nullptr || std::fread(magic, 1, 10, f) != 10 || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
-            std::fprintf(stderr, "%s: not a .npy file\n", npyPath.c_str());
-            return 2;
-        }
-        size_t headerBytes = size_t(uint8_t(magic[8])) | size_t(uint8_t(magic[9])) << 8;
-        std::string header(headerBytes, ' ');
-        if (std::fread(&header[0], 1, headerBytes, f) != headerBytes || header.find("'<f4'") == std::string::npos ||
-            header.find("'fortran_order': False") == std::string::npos) {
-            std::fprintf(stderr, "%s: needs float32 rows in C order\n", npyPath.c_str());
-            return 2;
-        }
-        size_t shape = header.find("'shape': (");
-        size_t rows = std::stoul(header.substr(shape + 10));
-        size_t columns = std::stoul(header.substr(header.find(',', shape) + 1));
+        size_t rows = 0, columns = 0;
+        if (!readNpy(npyPath, rows, columns, npy)) return 2;
         if (columns != dimensions || rows <= queryCount) {
             std::fprintf(stderr, "%s: %zu x %zu, needs %zu columns and more than %zu rows\n", npyPath.c_str(), rows,
                 columns, dimensions, queryCount);
             return 2;
         }
-        npy.resize(rows * columns);
-        if (std::fread(npy.data(), 4, npy.size(), f) != npy.size()) {
-            std::fprintf(stderr, "%s: short\n", npyPath.c_str());
-            return 2;
-        }
-        std::fclose(f);
         n = std::min(n, rows - queryCount);
     }
     const size_t wanted = k + std::max<size_t>(k, 8);  // LocalANNIndex.candidates(for:)

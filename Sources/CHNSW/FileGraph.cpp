@@ -7,19 +7,32 @@
 // neighbour whose list is full re-chooses its list with the same heuristic. The vectors are the store's 8-bit
 // codes (Quantizer.h), scored by the same run-time-dispatched kernels as the hnswlib graph.
 //
+// Product-quantized codes (session 33; ProductQuantizer.h, DiskANN's navigation): once the graph holds
+// `codesFrom` labels, codebooks are trained by k-means on their 8-bit vectors (read from the file, at most
+// `codesFrom` of them) and every label gets a code of `codeM` bytes, kept in memory. From then on a search or an
+// insert descends the upper layers by codes alone (no read), and its level-0 beam ranks candidates by their codes
+// and reads only the nodes it expands (one pread of the record: list and 8-bit vector), which are returned
+// nearest first by their 8-bit vectors; an insert's neighbour selection and the prune of a full list use the
+// 8-bit vectors read (exact, as before), and linking back to a chosen neighbour uses the record its search read.
+// An insert at level ≥ 1 (6% of them) searches and links its upper layers by codes alone too: beams ranked by
+// codes, the heuristic and a full list's prune over decoded codes (no read; the harness's way).
+//
 // The file: a header (`Header`, the first 4 KB), then one record a label, in label order —
 //   u32 count                 the level-0 list's length; bit 31 is the tombstone (a deleted label)
 //   u32 links[2M]             the level-0 list
 //   f32 scale, i8 values[d]   the 8-bit vector
 // (520 bytes at 384 d and M 16) — then the upper section: one byte a label (its level, 0x80 if deleted, 0xFF if
 // the label is not in the graph), then the upper-layer lists of the labels above level 0 in label order (each
-// level a count and M ids). The header is written last; it carries the checksums of itself and of the upper
-// section. In memory: the level bytes and the upper lists (about 7 bytes a label at M 16).
+// level a count and M ids), then, once trained, the float centroids (256 × d) and every slot's code. The header is
+// written last; it carries the checksums of itself and of the upper section. In memory: the level bytes, the upper
+// lists (about 7 bytes a label at M 16) and the codes. Format version 1 (no codes) is refused: the store builds again.
 //
 // Writes never go to a named file: a new graph works in an unnamed file of its folder (O_TMPFILE), a loaded one
 // copies its file into one at its first write (copy_file_range). A save writes the upper section and the
 // header, fdatasyncs and links the working file under the caller's name; the next write makes a new copy.
 #include "HNSWIndex.h"
+#include "Guarded.h"
+#include "ProductQuantizer.h"
 #include "Quantizer.h"
 
 #include <fcntl.h>
@@ -42,13 +55,15 @@
 #include <unordered_map>
 #include <vector>
 
+using sluice_chnsw::guarded;
+using sluice_chnsw::ProductQuantizer;
 using sluice_chnsw::QuantizedSpaceParameters;
 using sluice_chnsw::scaleBytes;
 
 namespace {
 
 constexpr char magic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'F', 'G'};
-constexpr uint32_t formatVersion = 1;
+constexpr uint32_t formatVersion = 2;  // 2: product-quantized codes in the upper section (session 33)
 constexpr uint32_t quantizerVersion = 1;  // Quantizer.h's codes: a float scale, then ±127 signed bytes
 constexpr size_t headerBytes = 4096;
 constexpr uint32_t tombstone = 0x8000'0000u;
@@ -57,12 +72,16 @@ constexpr int highestLevel = 100;
 
 struct Header {
     char magic[8];
-    uint32_t version, quantizer, dimensions, m, recordBytes, reserved;
+    uint32_t version, quantizer, dimensions, m, recordBytes, codeBytes;  // codeBytes: PQ code bytes (0: none)
     uint64_t slots, capacity, present, deleted;
     int64_t entry, topLevel;
     uint64_t upperOffset, upperBytes, upperChecksum;
-    uint64_t checksum;  // of every byte before it
+    uint64_t codesFrom, codebookFloats;  // codebookFloats: 0 until the codebooks are trained
+    uint64_t checksum;                   // of every byte before it
 };
+constexpr size_t versionOffset = 8;  // where every format version keeps its version
+constexpr size_t pqIterations = 10;
+constexpr uint64_t pqSeed = 0x9E0C0DE5;
 static_assert(sizeof(Header) <= headerBytes, "the header fits its page");
 
 uint64_t fnv1a(const void *bytes, size_t count, uint64_t hash = 0xcbf29ce484222325ull)
@@ -122,9 +141,13 @@ struct Scratch {
     std::vector<uint32_t> touched;
     std::vector<char> pool;
     size_t used = 0, recordBytes;
-    std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen;
+    std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen, expanded;
+    std::vector<float> table;     // the query's (or inserted vector's) dot products with every centroid
+    std::vector<int32_t> groups;  // the table's kernel scratch
     std::vector<uint32_t> links, list;
     std::vector<char> pruneRecords;
+    std::vector<char> decoded;          // codes decoded into 8-bit vectors (upper-layer inserts)
+    std::vector<float> decodeFloats;
 
     Scratch(size_t slots, size_t recordBytes) : visited((slots + 63) / 64), recordBytes(recordBytes) {}
 
@@ -150,6 +173,17 @@ struct Scratch {
     char *record(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
 };
 
+// Adds `scored` to `found` (a max-heap by distance) and drops the farthest if it holds more than `ef`.
+void keepBest(std::vector<Scored> &found, const Scored &scored, size_t ef)
+{
+    found.push_back(scored);
+    std::push_heap(found.begin(), found.end());
+    if (found.size() > ef) {
+        std::pop_heap(found.begin(), found.end());
+        found.pop_back();
+    }
+}
+
 size_t grownCapacity(size_t current, size_t needed)
 {
     return std::max(needed, current + std::max<size_t>(current / 8, 1024));
@@ -168,6 +202,12 @@ struct SluiceFileGraph {
     int64_t entry = -1;
     int topLevel = -1;
     size_t present = 0, deleted = 0;
+    // Product-quantized codes (DiskANN's navigation): `codeM` bytes a label in memory, trained from the graph's
+    // first `codesFrom` nodes; until then (`coded` false) every node a search scores is read.
+    size_t codeM = 0, codesFrom = 0;
+    bool coded = false;
+    ProductQuantizer pq;
+    std::vector<uint8_t> codes;  // codeM bytes a slot, once coded
     sluice_chnsw::Distance kernel;
     QuantizedSpaceParameters parameters;
     double levelMultiplier;
@@ -238,8 +278,129 @@ struct SluiceFileGraph {
         if (neededSlots > capacity) {
             capacity = grownCapacity(capacity, neededSlots);
             nodes.reserve(capacity);
+            if (coded) codes.reserve(capacity * codeM);
         }
         if (neededSlots > nodes.size()) nodes.resize(neededSlots, absent);
+        if (coded && codes.size() < nodes.size() * codeM) codes.resize(nodes.size() * codeM, 0);
+    }
+
+    // The largest number of code bytes up to `requested` whose sub-vectors are a whole multiple of 4 dimensions
+    // (the table's kernels sum groups of 4); 0 if none.
+    static size_t fittingCodeBytes(size_t dimensions, size_t requested)
+    {
+        for (size_t bytes = std::min(requested, dimensions / 4); bytes > 0; bytes--)
+            if (dimensions % (4 * bytes) == 0) return bytes;
+        return 0;
+    }
+
+    // Trains the codebooks on the graph's nodes (their 8-bit vectors read from the file; at most `codesFrom`
+    // of them, evenly spread) and encodes every node.
+    void trainCodes()
+    {
+        std::vector<uint32_t> ids;
+        ids.reserve(present);
+        for (uint32_t id = 0; id < nodes.size(); id++)
+            if (nodes[id] != absent) ids.push_back(id);
+        if (ids.empty()) return;
+        const size_t limit = std::max<size_t>(codesFrom, 256);
+        std::vector<uint32_t> sample;
+        if (ids.size() <= limit) {
+            sample = ids;
+        } else {
+            for (size_t i = 0; i < limit; i++) sample.push_back(ids[i * ids.size() / limit]);
+        }
+        std::vector<uint8_t> vectors(sample.size() * codeBytes);
+        for (size_t i = 0; i < sample.size(); i++)
+            readExactly(fd, &vectors[i * codeBytes], codeBytes, offsetOf(sample[i]) + codeOffset);
+        pq.trainFromCodes(vectors.data(), sample.size(), codeBytes, dimensions, codeM, pqIterations, pqSeed);
+        codes.reserve(capacity * codeM);
+        codes.assign(nodes.size() * codeM, 0);
+        std::vector<float> table(pq.tableFloats());
+        std::vector<int32_t> groups;
+        std::vector<char> vector(codeBytes);
+        for (size_t i = 0, next = 0; i < ids.size(); i++) {
+            const char *values;
+            if (next < sample.size() && sample[next] == ids[i]) {
+                values = reinterpret_cast<const char *>(&vectors[next++ * codeBytes]);
+            } else {
+                readExactly(fd, vector.data(), codeBytes, offsetOf(ids[i]) + codeOffset);
+                values = vector.data();
+            }
+            pq.buildTable(values, table.data(), groups);
+            pq.encode(table.data(), &codes[size_t(ids[i]) * codeM]);
+        }
+        coded = true;
+    }
+
+    float codeDistance(uint32_t id, const Scratch &s) const
+    {
+        return pq.distance(s.table.data(), &codes[size_t(id) * codeM]);
+    }
+
+    // The greedy descent through the layers above `above` by codes alone (no read): the node it ends at.
+    uint32_t descendByCodes(int above, const Scratch &s) const
+    {
+        uint32_t current = uint32_t(entry);
+        float best = codeDistance(current, s);
+        for (int layer = topLevel; layer > above; layer--) {
+            for (bool moved = true; moved;) {
+                moved = false;
+                auto found = upper.find(current);
+                if (found == upper.end() || size_t(layer) * (1 + m) > found->second.size()) break;
+                const uint32_t *list = &found->second[size_t(layer - 1) * (1 + m)];
+                const size_t count = std::min<size_t>(list[0], m);
+                for (size_t i = 0; i < count; i++) {
+                    const uint32_t next = list[1 + i];
+                    if (!isPresent(next)) continue;
+                    const float d = codeDistance(next, s);
+                    if (d < best) {
+                        best = d;
+                        current = next;
+                        moved = true;
+                    }
+                }
+            }
+        }
+        return current;
+    }
+
+    // DiskANN's beam search at level 0 (breadth `ef`) from `start`: candidates are ranked by their codes; the
+    // nearest one not yet expanded is read (one pread of its record: list and 8-bit vector), scored exactly
+    // and expanded, until the nearest candidate left is farther, by its code, than the ef-th found. Returns
+    // the expanded nodes, nearest first by their 8-bit vectors, their records in the scratch's pool (deleted
+    // ones included: the caller skips them).
+    const std::vector<Scored> &searchByCodes(const char *query, uint32_t start, size_t ef, Scratch &s) const
+    {
+        s.clearVisited();
+        s.visit(start);
+        std::vector<Scored> &candidates = s.candidates, &found = s.found, &expanded = s.expanded;
+        const Scored first{codeDistance(start, s), start, 0};
+        candidates.assign(1, first);
+        found.assign(1, first);
+        expanded.clear();
+        s.used = 0;
+        s.links.resize(m0 + 1);
+        uint32_t *links = s.links.data();
+        while (!candidates.empty()) {
+            const Scored nearest = candidates.front();
+            if (found.size() >= ef && nearest.distance > found.front().distance) break;
+            std::pop_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+            candidates.pop_back();
+            const Scored read = score(nearest.id, query, s);
+            expanded.push_back(read);
+            const size_t count = linksOf(read, 0, links, s);
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t next = links[i];
+                if (!isPresent(next) || !s.visit(next)) continue;
+                const Scored scored{codeDistance(next, s), next, 0};
+                if (found.size() >= ef && scored.distance >= found.front().distance) continue;
+                candidates.push_back(scored);
+                std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+                keepBest(found, scored, ef);
+            }
+        }
+        std::sort(expanded.begin(), expanded.end());
+        return expanded;
     }
 
     void readRecord(uint32_t id, char *out) const { readExactly(fd, out, recordBytes, offsetOf(id)); }
@@ -307,12 +468,7 @@ struct SluiceFileGraph {
                 candidates.push_back(scored);
                 std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
                 if (skipDeleted && isTombstoned(scored, s)) continue;
-                found.push_back(scored);
-                std::push_heap(found.begin(), found.end());
-                if (found.size() > ef) {
-                    std::pop_heap(found.begin(), found.end());
-                    found.pop_back();
-                }
+                keepBest(found, scored, ef);
             }
         }
         std::sort_heap(found.begin(), found.end());
@@ -351,14 +507,20 @@ struct SluiceFileGraph {
     std::vector<uint32_t> scratchList;
 
     // Links `neighbour` back to `id` (whose code is `code`) at `layer`, their distance `d`; a full list is
-    // pruned by the heuristic over its nodes and `id`.
-    void connect(uint32_t neighbour, uint32_t id, const char *code, int layer, float d, Scratch &s)
+    // pruned by the heuristic over its nodes and `id`. `known`: the neighbour's record as this insert read it
+    // (still current: inserts run one at a time), else it is read.
+    void connect(uint32_t neighbour, uint32_t id, const char *code, int layer, float d, Scratch &s,
+        const char *known = nullptr)
     {
         const size_t most = layer == 0 ? m0 : m;
         std::vector<char> &records = s.pruneRecords;
         records.resize((most + 2) * recordBytes);
-        char *own = records.data() + (most + 1) * recordBytes;  // the neighbour's record (its code)
-        readRecord(neighbour, own);
+        const char *own = known;  // the neighbour's record (its code)
+        if (own == nullptr) {
+            char *into = records.data() + (most + 1) * recordBytes;
+            readRecord(neighbour, into);
+            own = into;
+        }
         std::vector<uint32_t> &list = s.list;
         bool tombstoned = false;
         if (layer == 0) {
@@ -431,6 +593,12 @@ struct SluiceFileGraph {
             writeExactly(fd, record.data(), recordBytes, offsetOf(id));
             if (level > 0) upper[id].assign(size_t(level) * (1 + m), 0);
         }
+        if (coded) {
+            // Its code first, from its table (which the insert's searches use).
+            s.table.resize(pq.tableFloats());
+            pq.buildTable(code, s.table.data(), s.groups);
+            pq.encode(s.table.data(), &codes[size_t(id) * codeM]);
+        }
         if (entry < 0) {
             entry = id;
             topLevel = level;
@@ -438,32 +606,147 @@ struct SluiceFileGraph {
         }
         s.clearVisited();
         s.used = 0;
-        Scored current = score(uint32_t(entry), code, s);
-        for (int layer = topLevel; layer > level; layer--) current = searchLayer(code, current, 1, layer, false, s)[0];
-        for (int layer = std::min(level, topLevel); layer >= 0; layer--) {
-            const std::vector<Scored> &found = searchLayer(code, current, efConstruction, layer, false, s);
-            current = found[0];
-            std::vector<Scored> others;
-            others.reserve(found.size());
-            for (const Scored &c : found)
-                if (c.id != id) others.push_back(c);
-            selectNeighbours(others, m, s.chosen, [&](const Scored &c) { return s.record(c.slot) + codeOffset; });
-            std::vector<uint32_t> ids;
-            for (const Scored &c : s.chosen) ids.push_back(c.id);
-            if (layer == 0) {
-                writeLevel0List(id, uint32_t(ids.size()), ids.data(), false);
-            } else {
-                uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
-                std::fill(list, list + 1 + m, 0);
-                list[0] = uint32_t(ids.size());
-                std::copy(ids.begin(), ids.end(), list + 1);
+        if (coded) {
+            uint32_t start = descendByCodes(level, s);
+            if (level > 0) {  // the upper layers by codes alone (no read): harness's way
+                uint32_t current = start;
+                for (int layer = std::min(level, topLevel); layer >= 1; layer--) {
+                    const std::vector<Scored> &found = searchUpperByCodes(current, efConstruction, layer, s);
+                    current = found[0].id;
+                    linkUpperByCodes(id, layer, found, s);
+                }
+                start = current;
             }
-            const std::vector<Scored> chosen = s.chosen;
-            for (const Scored &neighbour : chosen) connect(neighbour.id, id, code, layer, neighbour.distance, s);
+            link(id, code, 0, searchByCodes(code, start, efConstruction, s), s, true);
+        } else {
+            Scored current = score(uint32_t(entry), code, s);
+            for (int layer = topLevel; layer > level; layer--)
+                current = searchLayer(code, current, 1, layer, false, s)[0];
+            for (int layer = std::min(level, topLevel); layer >= 0; layer--) {
+                const std::vector<Scored> &found = searchLayer(code, current, efConstruction, layer, false, s);
+                current = found[0];
+                link(id, code, layer, found, s, false);
+            }
         }
         if (level > topLevel) {
             entry = id;
             topLevel = level;
+        }
+    }
+
+    // Gives `id` its neighbours at `layer` among `found` (nearest first, their records in the scratch's pool)
+    // by the heuristic, and links them back to it. `recordsKnown`: the chosen nodes' records in the pool are
+    // current (read by this insert's search at this layer), so linking back need not read them again.
+    void link(uint32_t id, const char *code, int layer, const std::vector<Scored> &found, Scratch &s, bool recordsKnown)
+    {
+        std::vector<Scored> others;
+        others.reserve(found.size());
+        for (const Scored &c : found)
+            if (c.id != id) others.push_back(c);
+        selectNeighbours(others, m, s.chosen, [&](const Scored &c) { return s.record(c.slot) + codeOffset; });
+        std::vector<uint32_t> ids;
+        for (const Scored &c : s.chosen) ids.push_back(c.id);
+        if (layer == 0) {
+            writeLevel0List(id, uint32_t(ids.size()), ids.data(), false);
+        } else {
+            uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
+            std::fill(list, list + 1 + m, 0);
+            list[0] = uint32_t(ids.size());
+            std::copy(ids.begin(), ids.end(), list + 1);
+        }
+        const std::vector<Scored> chosen = s.chosen;
+        for (const Scored &neighbour : chosen)
+            connect(neighbour.id, id, code, layer, neighbour.distance, s,
+                recordsKnown && layer == 0 ? s.record(neighbour.slot) : nullptr);
+    }
+
+    // Node `id`'s code decoded into 8-bit vector number `slot` of the scratch's `decoded` (valid until it grows).
+    const char *decodeInto(uint32_t id, size_t slot, Scratch &s) const
+    {
+        if (s.decoded.size() < (slot + 1) * codeBytes) s.decoded.resize(std::max((slot + 1) * codeBytes, 2 * s.decoded.size()));
+        char *out = s.decoded.data() + slot * codeBytes;
+        pq.decode(&codes[size_t(id) * codeM], reinterpret_cast<uint8_t *>(out), s.decodeFloats);
+        return out;
+    }
+
+    // The beam search of breadth `ef` at upper `layer` from `start` by codes alone (no read), nearest first by
+    // code distance (valid until the scratch's next search).
+    const std::vector<Scored> &searchUpperByCodes(uint32_t start, size_t ef, int layer, Scratch &s) const
+    {
+        s.clearVisited();
+        s.visit(start);
+        std::vector<Scored> &candidates = s.candidates, &found = s.found;
+        const Scored first{codeDistance(start, s), start, 0};
+        candidates.assign(1, first);
+        found.assign(1, first);
+        s.links.resize(m0 + 1);
+        uint32_t *links = s.links.data();
+        while (!candidates.empty()) {
+            const Scored nearest = candidates.front();
+            if (found.size() >= ef && nearest.distance > found.front().distance) break;
+            std::pop_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+            candidates.pop_back();
+            const size_t count = linksOf(nearest, layer, links, s);
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t next = links[i];
+                if (!isPresent(next) || !s.visit(next)) continue;
+                const Scored scored{codeDistance(next, s), next, 0};
+                if (found.size() >= ef && scored.distance >= found.front().distance) continue;
+                candidates.push_back(scored);
+                std::push_heap(candidates.begin(), candidates.end(), std::greater<Scored>());
+                keepBest(found, scored, ef);
+            }
+        }
+        std::sort_heap(found.begin(), found.end());
+        return found;
+    }
+
+    // Gives `id` its neighbours at upper `layer` among `found` by the heuristic over their
+    // decoded codes, and links them back to it, a full list pruned by decoded codes too: no read.
+    void linkUpperByCodes(uint32_t id, int layer, const std::vector<Scored> &found, Scratch &s)
+    {
+        std::vector<Scored> others;
+        others.reserve(found.size());
+        for (const Scored &c : found)
+            if (c.id != id) others.push_back(Scored{c.distance, c.id, uint32_t(others.size())});
+        for (const Scored &c : others) decodeInto(c.id, c.slot, s);
+        selectNeighbours(others, m, s.chosen, [&](const Scored &c) {
+            return static_cast<const char *>(s.decoded.data() + size_t(c.slot) * codeBytes);
+        });
+        const std::vector<Scored> chosen = s.chosen;
+        uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
+        std::fill(list, list + 1 + m, 0);
+        list[0] = uint32_t(chosen.size());
+        for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
+        for (const Scored &neighbour : chosen) {
+            std::vector<uint32_t> &lists = upper.at(neighbour.id);
+            uint32_t *theirs = &lists[size_t(layer - 1) * (1 + m)];
+            const uint32_t count = std::min<uint32_t>(theirs[0], uint32_t(m));
+            bool already = false;
+            for (uint32_t i = 1; i <= count; i++) already = already || theirs[i] == id;
+            if (already) continue;
+            if (count < m) {
+                theirs[1 + count] = id;
+                theirs[0] = count + 1;
+                continue;
+            }
+            // Full: the heuristic over its nodes and `id`, all by decoded codes (slot 0: the neighbour).
+            const char *own = decodeInto(neighbour.id, 0, s);
+            std::vector<Scored> &candidates = s.pruneCandidates;
+            candidates.clear();
+            for (uint32_t i = 0; i < count; i++) {
+                const char *other = decodeInto(theirs[1 + i], 1 + i, s);
+                own = s.decoded.data();  // `decoded` may have grown
+                candidates.push_back(Scored{distance(own, other), theirs[1 + i], 1 + i});
+            }
+            decodeInto(id, 1 + count, s);  // its own code, decoded like the others
+            candidates.push_back(Scored{distance(s.decoded.data(), s.decoded.data() + size_t(1 + count) * codeBytes), id, 1 + count});
+            std::sort(candidates.begin(), candidates.end());
+            selectNeighbours(candidates, m, s.pruneChosen, [&](const Scored &c) {
+                return static_cast<const char *>(s.decoded.data() + size_t(c.slot) * codeBytes);
+            });
+            for (size_t i = 0; i < m; i++) theirs[1 + i] = i < s.pruneChosen.size() ? s.pruneChosen[i].id : 0;
+            theirs[0] = uint32_t(s.pruneChosen.size());
         }
     }
 
@@ -475,6 +758,11 @@ struct SluiceFileGraph {
             const std::vector<uint32_t> &lists = upper.at(id);
             const uint8_t *from = reinterpret_cast<const uint8_t *>(lists.data());
             bytes.insert(bytes.end(), from, from + lists.size() * 4);
+        }
+        if (coded) {  // the float centroids (the rest is derived from them at load), then every slot's code
+            const uint8_t *from = reinterpret_cast<const uint8_t *>(pq.centroids.data());
+            bytes.insert(bytes.end(), from, from + pq.centroids.size() * 4);
+            bytes.insert(bytes.end(), codes.begin(), codes.begin() + ptrdiff_t(slots() * codeM));
         }
         return bytes;
     }
@@ -489,6 +777,9 @@ struct SluiceFileGraph {
         h.dimensions = uint32_t(dimensions);
         h.m = uint32_t(m);
         h.recordBytes = uint32_t(recordBytes);
+        h.codeBytes = uint32_t(codeM);
+        h.codesFrom = codesFrom;
+        h.codebookFloats = coded ? pq.centroids.size() : 0;
         h.slots = slots();
         h.capacity = capacity;
         h.present = present;
@@ -505,24 +796,6 @@ struct SluiceFileGraph {
 
 namespace {
 
-void fail(char *error, size_t error_size, const char *what)
-{
-    if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "%s", what);
-}
-
-template <typename Result, typename Body>
-Result guarded(char *error, size_t error_size, Result failed, Body body)
-{
-    try {
-        return body();
-    } catch (const std::exception &exception) {
-        fail(error, error_size, exception.what());
-    } catch (...) {
-        fail(error, error_size, "unknown error");
-    }
-    return failed;
-}
-
 std::string folderOf(const std::string &path)
 {
     size_t slash = path.rfind('/');
@@ -534,12 +807,14 @@ std::string folderOf(const std::string &path)
 }  // namespace
 
 SluiceFileGraph *sluice_fgraph_create(
-    const char *directory, size_t dimensions, size_t capacity, size_t m, size_t ef_construction, char *error,
-    size_t error_size)
+    const char *directory, size_t dimensions, size_t capacity, size_t m, size_t ef_construction, size_t code_bytes,
+    size_t codes_from, char *error, size_t error_size)
 {
     return guarded(error, error_size, static_cast<SluiceFileGraph *>(nullptr), [&]() {
         if (m < 2 || dimensions == 0) throw std::runtime_error("a graph needs M ≥ 2 and a dimension");
         auto graph = std::make_unique<SluiceFileGraph>(directory, dimensions, m, ef_construction);
+        graph->codeM = SluiceFileGraph::fittingCodeBytes(dimensions, code_bytes);
+        graph->codesFrom = std::max<size_t>(codes_from, 1);
         graph->capacity = std::max<size_t>(capacity, 16);
         graph->nodes.reserve(graph->capacity);
         graph->ensureWorking();
@@ -575,8 +850,16 @@ SluiceFileGraph *sluice_fgraph_load(
             throw std::runtime_error(why);
         };
         if (std::memcmp(h.magic, magic, sizeof magic) != 0) refuse("not a node file (no magic number)");
+        uint32_t version;
+        std::memcpy(&version, reinterpret_cast<const char *>(&h) + versionOffset, 4);
+        if (version != formatVersion) {
+            const std::string why = "the node file has format version " + std::to_string(version) +
+                                    ", this build reads version " + std::to_string(formatVersion) +
+                                    " (with product-quantized codes): the graph is built again";
+            close(fd);
+            throw std::runtime_error(why);
+        }
         if (h.checksum != fnv1a(&h, offsetof(Header, checksum))) refuse("the node file's header is damaged");
-        if (h.version != formatVersion) refuse("the node file has another format version");
         if (h.quantizer != quantizerVersion) refuse("the node file was written by another quantizer");
         if (h.dimensions != dimensions) refuse("the node file was made for another dimension");
         if (h.m < 2 || h.recordBytes != 4 + 8 * size_t(h.m) + scaleBytes + dimensions)
@@ -612,6 +895,30 @@ SluiceFileGraph *sluice_fgraph_load(
         }
         if (graph->present != h.present || graph->deleted != h.deleted)
             throw std::runtime_error("the node file's counts do not match its levels");
+        graph->codeM = h.codeBytes;
+        graph->codesFrom = std::max<uint64_t>(h.codesFrom, 1);
+        if (graph->codeM != SluiceFileGraph::fittingCodeBytes(dimensions, graph->codeM))
+            throw std::runtime_error("the node file's code size does not fit its dimension");
+        if (h.codebookFloats > 0) {
+            const size_t floats = ProductQuantizer::centroidCount * dimensions;
+            if (graph->codeM == 0 || h.codebookFloats != floats)
+                throw std::runtime_error("the node file's codebooks do not match its dimension");
+            if (at + floats * 4 + size_t(h.slots) * graph->codeM != section.size())
+                throw std::runtime_error("the node file's upper section does not hold its codes");
+            ProductQuantizer &pq = graph->pq;
+            pq.dimensions = dimensions;
+            pq.m = graph->codeM;
+            pq.sub = dimensions / graph->codeM;
+            pq.centroids.resize(floats);
+            std::memcpy(pq.centroids.data(), section.data() + at, floats * 4);
+            at += floats * 4;
+            pq.derive();
+            graph->codes.reserve(graph->capacity * graph->codeM);
+            graph->codes.assign(section.begin() + ptrdiff_t(at), section.end());
+            graph->coded = true;
+        } else if (at != section.size()) {
+            throw std::runtime_error("the node file's upper section is longer than its lists");
+        }
         graph->entry = h.entry;
         graph->topLevel = int(h.topLevel);
         if (graph->entry >= 0 && !graph->isPresent(uint32_t(graph->entry)))
@@ -666,6 +973,7 @@ int sluice_fgraph_add(
         Scratch scratch(graph->slots(), graph->recordBytes);
         std::vector<uint8_t> code(graph->codeBytes);
         for (size_t i = 0; i < count; i++) {
+            if (graph->codeM > 0 && !graph->coded && graph->present >= graph->codesFrom) graph->trainCodes();
             sluice_chnsw::quantize(vectors + i * graph->dimensions, graph->dimensions, code.data());
             graph->insert(uint32_t(labels[i]), reinterpret_cast<const char *>(code.data()), scratch);
         }
@@ -701,6 +1009,19 @@ size_t sluice_fgraph_search(
         std::shared_lock<std::shared_mutex> guard(graph->lock);
         if (graph->entry < 0 || k == 0) return 0;
         Scratch s(graph->slots(), graph->recordBytes);
+        if (graph->coded) {
+            s.table.resize(graph->pq.tableFloats());
+            graph->pq.buildTable(q, s.table.data(), s.groups);
+            const uint32_t start = graph->descendByCodes(0, s);
+            size_t n = 0;
+            for (const Scored &c : graph->searchByCodes(q, start, std::max(ef, k), s)) {
+                if (graph->isTombstoned(c, s)) continue;
+                labels[n] = c.id;
+                similarities[n] = 1.0f - c.distance;
+                if (++n == k) break;
+            }
+            return n;
+        }
         Scored current = graph->score(uint32_t(graph->entry), q, s);
         for (int layer = graph->topLevel; layer > 0; layer--)
             current = graph->searchLayer(q, current, 1, layer, false, s)[0];
@@ -743,5 +1064,13 @@ size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph)
         bytes += (entry.second.size() * sizeof(uint32_t) + 8 + 15) / 16 * 16;
     }
     bytes += graph->upper.size() * 48 + graph->upper.bucket_count() * sizeof(void *);
+    // The codes (reserved for the capacity) and the codebooks.
+    if (graph->coded) bytes += graph->codes.capacity() + graph->pq.fixedBytes();
     return bytes;
+}
+
+size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph)
+{
+    std::shared_lock<std::shared_mutex> guard(graph->lock);
+    return graph->coded ? graph->codeM : 0;
 }

@@ -4,6 +4,7 @@
 // its kernels with compile-time macros, and this file is built for the baseline x86-64 (or arm64) target;
 // the wide kernels here are chosen at run time instead.
 #include "HNSWIndex.h"
+#include "Guarded.h"
 #include "Quantizer.h"
 
 #include <hnswlib/hnswlib.h>
@@ -179,26 +180,8 @@ struct SluiceHNSW {
     std::shared_mutex lock;
 };
 
-static void fail(char *error, size_t error_size, const char *what)
-{
-    if (error != nullptr && error_size > 0) {
-        std::snprintf(error, error_size, "%s", what);
-    }
-}
-
-// Runs `body`, turning a C++ exception into `failed` and a message in `error`.
-template <typename Result, typename Body>
-static Result guarded(char *error, size_t error_size, Result failed, Body body)
-{
-    try {
-        return body();
-    } catch (const std::exception &exception) {
-        fail(error, error_size, exception.what());
-    } catch (...) {
-        fail(error, error_size, "unknown error");
-    }
-    return failed;
-}
+using sluice_chnsw::fail;
+using sluice_chnsw::guarded;
 
 // `vector` L2-normalized and quantized into `out` (the space's element: a scale, then one signed byte a
 // dimension). The largest component maps to ±127; a zero vector to all zeros.

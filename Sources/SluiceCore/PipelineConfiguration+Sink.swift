@@ -34,8 +34,9 @@ extension PipelineConfiguration {
             public enum Nodes: String, Sendable, Hashable, CaseIterable {
                 /// hnswlib's graph, wholly in memory (~630 bytes a 384-d vector).
                 case memory
-                /// Our own graph, its nodes in a file read with `pread` (~7 bytes a vector in memory;
-                /// docs/LOCAL_INDEX.md, "The graph's nodes in a file").
+                /// Our own graph, its nodes in a file read with `pread` (~7 bytes a vector in memory, plus a
+                /// 24-byte product-quantized code that ranks a search's candidates; docs/LOCAL_INDEX.md, "The
+                /// graph's nodes in a file").
                 case file
             }
 

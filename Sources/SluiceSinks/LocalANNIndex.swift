@@ -59,6 +59,8 @@ final class LocalANNIndex: @unchecked Sendable {
                     capacity,
                     settings.m,
                     settings.efConstruction,
+                    settings.fileCodeBytes,
+                    settings.fileCodesFrom,
                     error,
                     size
                 )
@@ -179,6 +181,15 @@ final class LocalANNIndex: @unchecked Sendable {
         case .file(let graph): sluice_fgraph_capacity(graph)
         }
     }
+    /// Bytes of each label's product-quantized code once a graph with its nodes in a file has trained its
+    /// codebooks (its searches then read only the nodes they expand); 0 before, and for the graph in memory.
+    var codeBytes: Int {
+        switch handle {
+        case .memory: 0
+        case .file(let graph): sluice_fgraph_code_bytes(graph)
+        }
+    }
+
     /// Bytes the index holds in memory (an estimate within a few percent; a file's pages are not counted).
     var memoryBytes: Int {
         switch handle {

@@ -23,6 +23,11 @@ extension LocalSink {
         public var buildThreads: Int
         /// Where the graph's nodes live (`sink.hnsw.nodes`): in memory (hnswlib) or in a file.
         public var nodes: PipelineConfiguration.Sink.HNSW.Nodes
+        /// With the nodes in a file: bytes of each label's product-quantized code held in memory (0: none, every
+        /// node a search scores is read), and the graph's size at which the codebooks are trained from its own
+        /// vectors (docs/LOCAL_INDEX.md, "PQ codes in the store's file graph"). Not pipeline settings.
+        package var fileCodeBytes = Self.defaultFileCodeBytes
+        package var fileCodesFrom = Self.defaultFileCodesFrom
 
         /// The pipeline's `sink.local_index` and `sink.hnsw.*`.
         public init(section: PipelineConfiguration.Sink = .init()) {
@@ -39,13 +44,26 @@ extension LocalSink {
         /// The breadth of a search in a store of `vectors` vectors: `ef_search` when the pipeline sets it;
         /// otherwise (`auto`) 64 up to ``breadthGrowsFrom`` vectors, then growing with the square root
         /// of the size (an HNSW graph's recall at a fixed breadth falls as it grows), at most 1,024. Measured
-        /// on clustered 384-d vectors (docs/BENCHMARKS.md, the local search benchmark).
+        /// on clustered 384-d vectors (docs/BENCHMARKS.md, the local search benchmark). A graph with its nodes in
+        /// a file ranks its candidates by product-quantized codes, which need a beam ``fileBreadthFactor`` times
+        /// as broad for the same recall (measured on real MiniLM vectors: docs/LOCAL_INDEX.md); `auto` is that
+        /// much broader there.
         public func searchBreadth(vectors: Int) -> Int {
             if let efSearch { return efSearch }
-            guard vectors > Self.breadthGrowsFrom else { return 64 }
+            let factor = nodes == .file && fileCodeBytes > 0 ? Self.fileBreadthFactor : 1
+            guard vectors > Self.breadthGrowsFrom else { return 64 * factor }
             let grown = 64 * (Double(vectors) / Double(Self.breadthGrowsFrom)).squareRoot()
-            return min(1024, Int(grown.rounded(.up)))
+            return min(1024, Int(grown.rounded(.up))) * factor
         }
+
+        /// `auto`'s breadth times this with the nodes in a file (codes choosing the path): recall@10 0.997 at
+        /// 48 code bytes on real text vectors, where the graph in memory gives 0.997 at 64 (24 bytes needed 4×:
+        /// twice the reads a search).
+        public static let fileBreadthFactor = 2
+        /// Code bytes a label with the nodes in a file (384 dimensions: 48 sub-vectors of 8).
+        static let defaultFileCodeBytes = 48
+        /// The file graph's codebooks are trained when it first holds this many labels.
+        static let defaultFileCodesFrom = 4096
 
         /// The IVF lists a search scans among `lists` in a store of `vectors` vectors: `sink.ivf.nprobe` when
         /// the pipeline sets it, else (`auto`) 64 up to ``probesGrowFrom`` vectors — recall@10 0.971 on real

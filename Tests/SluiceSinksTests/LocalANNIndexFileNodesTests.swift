@@ -6,18 +6,31 @@ import Testing
 @testable import SluiceSinks
 
 /// ``LocalANNIndex`` with its nodes in a file (`sink.hnsw.nodes: file`, `CHNSW`'s `sluice_fgraph_*`): recall
-/// against an exact scan, deletes, replaces, save and load, the saved file never written again, damaged files
-/// refused, and no file left behind by a graph freed unsaved. Behaviour only, never timing.
+/// against an exact scan with and without the product-quantized codes, the codes' training, deletes, replaces,
+/// save and load, the saved file never written again, damaged and older files refused, and no file left behind
+/// by a graph freed unsaved. Behaviour only, never timing. The graphs here train their codes at 500 labels (the
+/// store: 4,096), so every test but the untrained recall runs with codes choosing the path.
 @Suite struct LocalANNIndexFileNodesTests {
     static let dimensions = 48
 
-    static func settings(m: Int = 16, efConstruction: Int = 100) -> LocalSink.IndexSettings {
+    static func settings(
+        m: Int = 16,
+        efConstruction: Int = 100,
+        codeBytes: Int = 24,
+        codesFrom: Int = 500
+    ) -> LocalSink.IndexSettings {
         var section = PipelineConfiguration.Sink()
         section.hnsw.nodes = .file
         section.hnsw.m = m
         section.hnsw.efConstruction = efConstruction
-        return .init(section: section)
+        var settings = LocalSink.IndexSettings(section: section)
+        settings.fileCodeBytes = codeBytes
+        settings.fileCodesFrom = codesFrom
+        return settings
     }
+
+    /// The code bytes a 48-d graph asked for 24 uses: the most whose sub-vectors are a multiple of 4 dimensions.
+    static let codeBytes48 = 12
 
     static func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -41,11 +54,15 @@ import Testing
             .prefix(k).map { UInt64($0) }
     }
 
-    static func filled(_ folder: URL, _ vectors: [[Float]]) throws -> LocalANNIndex {
+    static func filled(
+        _ folder: URL,
+        _ vectors: [[Float]],
+        settings: LocalSink.IndexSettings = settings()
+    ) throws -> LocalANNIndex {
         let index = try LocalANNIndex(
             dimensions: dimensions,
             capacity: 1024,
-            settings: settings(),
+            settings: settings,
             directory: folder
         )
         for start in stride(from: 0, to: vectors.count, by: 500) {
@@ -55,26 +72,67 @@ import Testing
         return index
     }
 
-    @Test("recall@10 against an exact scan is at least 0.95 on clustered vectors, and the graph says its kind")
-    func recallOnClusteredVectors() throws {
+    @Test(
+        "recall@10 against an exact scan is at least 0.95 on clustered vectors at the store's `auto` breadth, with codes choosing the path and without, and the graph says its kind",
+        arguments: [0, 24]
+    )
+    func recallOnClusteredVectors(codeBytes: Int) throws {
         let folder = try Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 40, seed: 0xF11E)
         let vectors = generator.next(4000)
-        let index = try Self.filled(folder, vectors)
+        let settings = Self.settings(codeBytes: codeBytes)
+        let index = try Self.filled(folder, vectors, settings: settings)
         #expect(index.nodes == .file)
         #expect(index.elementCount == 4000)
         #expect(index.deletedCount == 0)
+        #expect(index.codeBytes == (codeBytes == 0 ? 0 : Self.codeBytes48))
+        let breadth = settings.searchBreadth(vectors: vectors.count)
+        #expect(breadth == (codeBytes == 0 ? 64 : 64 * LocalSink.IndexSettings.fileBreadthFactor))
         var total = 0.0
         let queries = generator.next(100)
         for query in queries {
             let exact = Set(Self.exact(query, vectors, k: 10))
-            let found = Set(index.search(query, k: 20, breadth: 64).prefix(10).map(\.label))
+            let found = Set(index.search(query, k: 20, breadth: breadth).prefix(10).map(\.label))
             total += Double(exact.intersection(found).count) / 10
         }
         #expect(total / Double(queries.count) >= 0.95)
-        // The memory holds the levels and upper lists only: far less than the records (4000 × 436 bytes).
-        #expect(index.memoryBytes < 4000 * 40, "\(index.memoryBytes) bytes in memory")
+        // The memory holds the levels, upper lists, codes and codebooks: far less than the records (4000 × 436
+        // bytes).
+        #expect(index.memoryBytes < 4000 * 436 / 4, "\(index.memoryBytes) bytes in memory")
+    }
+
+    @Test(
+        "the codes are trained when the graph reaches codes_from, kept by a save and a load, and a graph saved before training trains after its load"
+    )
+    func codesTrainedSavedAndLoaded() throws {
+        let folder = try Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 20, seed: 0xC0DE)
+        let settings = Self.settings(codesFrom: 700)
+        let index = try Self.filled(folder, generator.next(600), settings: settings)
+        #expect(index.codeBytes == 0, "600 labels: not yet trained")
+        let early = folder.appendingPathComponent("graph-1.nodes")
+        try index.save(to: early)
+        try index.add((600..<800).map { (UInt64($0), generator.next()) }, threads: 1)
+        #expect(index.codeBytes == Self.codeBytes48)
+
+        // A graph saved untrained trains once it reaches codes_from, as recorded in its file.
+        let loadedEarly = try LocalANNIndex(loading: early, dimensions: Self.dimensions, settings: settings)
+        #expect(loadedEarly.codeBytes == 0)
+        try loadedEarly.add((600..<800).map { (UInt64($0), generator.next()) }, threads: 1)
+        #expect(loadedEarly.codeBytes == Self.codeBytes48)
+
+        let late = folder.appendingPathComponent("graph-2.nodes")
+        try index.save(to: late)
+        let loaded = try LocalANNIndex(loading: late, dimensions: Self.dimensions, settings: settings)
+        #expect(loaded.codeBytes == Self.codeBytes48)
+        #expect(loaded.memoryBytes > 800 * Self.codeBytes48)
+        let queries = generator.next(20)
+        for query in queries {
+            let expected = index.search(query, k: 10, breadth: 64).map(\.label)
+            #expect(loaded.search(query, k: 10, breadth: 64).map(\.label) == expected)
+        }
     }
 
     @Test(
@@ -132,6 +190,8 @@ import Testing
         #expect(loaded.nodes == .file)
         #expect(loaded.elementCount == index.elementCount)
         #expect(loaded.deletedCount == index.deletedCount)
+        #expect(loaded.codeBytes == Self.codeBytes48)
+        #expect(index.codeBytes == Self.codeBytes48)
         #expect(queries.map { loaded.search($0, k: 10, breadth: 48).map(\.label) } == before)
 
         // Both graphs write after the save: the named file is neither's working copy any more.
@@ -179,6 +239,12 @@ import Testing
         magic[0] = 0
         #expect(refusal(magic)?.contains("not a node file") == true)
         #expect(refusal(good, dimensions: 64)?.contains("another dimension") == true)
+        // A file of the previous format (version 1: no codes, another header) is refused by its version before
+        // anything else, so the store builds the graph again.
+        var older = good
+        older.replaceSubrange(8..<12, with: [1, 0, 0, 0])
+        let message = refusal(older)
+        #expect(message?.contains("format version 1, this build reads version 2") == true, "\(message ?? "loaded")")
         #expect(refusal(good) == nil)
     }
 

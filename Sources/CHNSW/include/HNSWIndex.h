@@ -113,7 +113,9 @@ void sluice_ivf_nearest(
 //
 // The same graph algorithm and 8-bit codes as above, but its level-0 records (each label's list and code,
 // 8 + 8M + 4 + d bytes) live in one file read with `pread` and written with `pwrite`; in memory are only a
-// byte a label (its level) and the upper layers' lists (about 7 bytes a label at M 16). Labels are the
+// byte a label (its level), the upper layers' lists (about 7 bytes a label at M 16) and, once trained, a
+// product-quantized code a label (DiskANN's navigation: `code_bytes` bytes; the candidates of a level-0 search
+// are ranked by their codes and only the nodes it expands are read, then ranked by their 8-bit vectors). Labels are the
 // record's place in the file: they must be below 2^32 − 1, and are best dense (the store's are). The same
 // thread-safety contract and error convention as `sluice_hnsw_*` (inserts run one at a time).
 //
@@ -123,10 +125,14 @@ void sluice_ivf_nearest(
 typedef struct SluiceFileGraph SluiceFileGraph;
 
 /// A new empty graph whose working file is made in `directory` (the store's folder), with room for
-/// `capacity` labels in memory before it grows.
+/// `capacity` labels in memory before it grows. `code_bytes`: bytes of each label's product-quantized code
+/// (lowered to the largest count whose sub-vectors are a multiple of 4 dimensions; 0: no codes, every node a
+/// search scores is read); the codebooks are trained from the graph's 8-bit vectors (at most `codes_from` of
+/// them, read from its file) when it first holds `codes_from` labels, and every label is encoded then; until
+/// then searches and inserts read every node they score.
 SluiceFileGraph *sluice_fgraph_create(
-    const char *directory, size_t dimensions, size_t capacity, size_t m, size_t ef_construction, char *error,
-    size_t error_size);
+    const char *directory, size_t dimensions, size_t capacity, size_t m, size_t ef_construction, size_t code_bytes,
+    size_t codes_from, char *error, size_t error_size);
 
 /// The graph saved at `path` by `sluice_fgraph_save`, read only until its first write (which copies it into a
 /// working file in the same folder). Only the header and the upper section are read. Fails with a message if
@@ -160,8 +166,11 @@ size_t sluice_fgraph_search(
 size_t sluice_fgraph_element_count(SluiceFileGraph *graph);
 size_t sluice_fgraph_deleted_count(SluiceFileGraph *graph);
 size_t sluice_fgraph_capacity(SluiceFileGraph *graph);
-/// Bytes in memory: the level bytes, the upper lists and their map (the file's pages are the kernel's).
+/// Bytes in memory: the level bytes, the upper lists and their map, the codes and codebooks (the file's pages
+/// are the kernel's).
 size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph);
+/// Bytes of each label's code once the codebooks are trained (searches and inserts rank by codes), else 0.
+size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph);
 
 #ifdef __cplusplus
 }

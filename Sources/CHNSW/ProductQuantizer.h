@@ -1,7 +1,8 @@
-// Product quantization for hnsw_pread.cpp's `--pq M` (DiskANN's in-memory codes): a vector of d dimensions
+// Product quantization (DiskANN's in-memory codes) for the graph with its nodes in a file (FileGraph.cpp) and
+// Benchmarks/ann/hnsw_pread.cpp's `--pq M`. Internal to CHNSW: not part of its C interface. A vector of d dimensions
 // is cut into M sub-vectors of d / M, each replaced by the index of its nearest of 256 centroids (one byte),
 // so a node costs M bytes in memory. The centroids are trained by k-means on a bounded sample (plain C++,
-// the same code on every CPU). Include it after ann_bench.h.
+// the same code on every CPU).
 //
 // Scoring (inner product of unit vectors, as the store's graph): for a query (or an inserted vector), a table
 // of its dot product with every centroid of every sub-space (M × 256 floats), built once; a node's distance
@@ -12,15 +13,26 @@
 // the centroid c maximizing x·c − |c|²/2 (the nearest in L2).
 #pragma once
 
+#include "HNSWIndex.h"
+#include "Quantizer.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <vector>
 
-namespace bench {
+namespace sluice_chnsw {
 
 // For `rows` rows of `bytes` signed bytes at `rows` (row r at rows + r × bytes), the sums of the products with
 // `query` over each group of 4 consecutive bytes: out[r × bytes/4 + g] (bytes a multiple of 64 for the wide
 // kernels, of 4 for the portable one). Values in [-127, 127].
-void groupDotsPortable(const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
+inline void groupDotsPortable(const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
 {
     for (size_t r = 0; r < rowCount; r++) {
         const int8_t *row = rows + r * bytes;
@@ -35,7 +47,7 @@ void groupDotsPortable(const int8_t *query, const int8_t *rows, size_t rowCount,
 #if defined(__x86_64__)
 // `vpmaddubsw` (|q| × row with q's sign, adjacent pairs into 16 bits: at most 2 × 127 × 127, no saturation),
 // then `vpmaddwd` by ones: each 32-bit lane is the sum over 4 consecutive bytes, in order.
-__attribute__((target("avx2"))) void groupDotsAVX2(
+__attribute__((target("avx2"))) inline void groupDotsAVX2(
     const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
 {
     const __m256i ones = _mm256_set1_epi16(1);
@@ -52,7 +64,7 @@ __attribute__((target("avx2"))) void groupDotsAVX2(
 }
 
 // VNNI's `vpdpbusd` into zero: each 32-bit lane is the sum of 4 consecutive products.
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void groupDotsVNNI(
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline void groupDotsVNNI(
     const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
 {
     const __m512i zero = _mm512_setzero_si512();
@@ -73,7 +85,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void groupDotsVNNI(
 using GroupDots = void (*)(const int8_t *, const int8_t *, size_t, size_t, int32_t *);
 
 // The group-dot kernel matching Sources/CHNSW's chosen distance kernel (SLUICE_HNSW_VECTOR_WIDTH lowers both).
-GroupDots groupDotsKernel(int kernel, size_t bytes)
+inline GroupDots groupDotsKernel(int kernel, size_t bytes)
 {
 #if defined(__x86_64__)
     if (kernel == SLUICE_HNSW_KERNEL_AVX512_VNNI && bytes % 64 == 0) return groupDotsVNNI;
@@ -104,34 +116,81 @@ struct ProductQuantizer {
     // Lloyd's algorithm from centroids drawn at random (seeded); an empty cluster takes a random vector.
     void train(const float *sample, size_t count, size_t dims, size_t subspaces, size_t iterations, uint64_t seed)
     {
+        trainBy(
+            [&](size_t v, size_t from, size_t length, float *out) {
+                std::memcpy(out, sample + v * dims + from, length * 4);
+            },
+            count, dims, subspaces, iterations, seed);
+    }
+
+    // The same from `count` of the store's 8-bit vectors (Quantizer.h: a float scale, then d signed bytes), one
+    // every `stride` bytes from `codes`: each value times its scale, so only a sub-space at a time is ever held
+    // as floats.
+    void trainFromCodes(
+        const uint8_t *codes, size_t count, size_t stride, size_t dims, size_t subspaces, size_t iterations,
+        uint64_t seed)
+    {
+        trainBy(
+            [&](size_t v, size_t from, size_t length, float *out) {
+                const uint8_t *code = codes + v * stride;
+                float scale;
+                std::memcpy(&scale, code, 4);
+                const int8_t *values = reinterpret_cast<const int8_t *>(code + scaleBytes);
+                for (size_t i = 0; i < length; i++) out[i] = scale * float(values[from + i]);
+            },
+            count, dims, subspaces, iterations, seed);
+    }
+
+    // k-means with the sample given by `fill(v, from, length, out)`: components from...from+length of vector v.
+    void trainBy(
+        const std::function<void(size_t, size_t, size_t, float *)> &fill, size_t count, size_t dims,
+        size_t subspaces, size_t iterations, uint64_t seed)
+    {
         dimensions = dims;
         m = subspaces;
         sub = dims / m;
         centroids.assign(m * centroidCount * sub, 0);
-        SplitMix64 random{seed};
+        uint64_t random = seed;
+        auto next = [&random]() {  // SplitMix64, as Sources/SluiceTesting/SplitMix64.swift
+            random += 0x9E3779B97F4A7C15ull;
+            uint64_t z = random;
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            return z ^ (z >> 31);
+        };
         std::vector<uint32_t> assigned(count);
         std::vector<float> sums(centroidCount * sub);
         std::vector<size_t> sizes(centroidCount);
         std::vector<float> norms(centroidCount);
+        std::vector<float> xs(count * sub);  // the sample's sub-vectors of this sub-space
+        std::vector<float> transposed(sub * centroidCount), dots(centroidCount);
         for (size_t j = 0; j < m; j++) {
+            for (size_t v = 0; v < count; v++) fill(v, j * sub, sub, &xs[v * sub]);
             float *mine = &centroids[j * centroidCount * sub];
             for (size_t c = 0; c < centroidCount; c++)
-                std::memcpy(mine + c * sub, sample + (random.next() % count) * dims + j * sub, sub * 4);
+                std::memcpy(mine + c * sub, &xs[(next() % count) * sub], sub * 4);
             for (size_t round = 0; round < iterations; round++) {
                 for (size_t c = 0; c < centroidCount; c++) {
                     float norm = 0;
                     for (size_t i = 0; i < sub; i++) norm += mine[c * sub + i] * mine[c * sub + i];
                     norms[c] = norm;
+                    for (size_t i = 0; i < sub; i++) transposed[i * centroidCount + c] = mine[c * sub + i];
                 }
                 for (size_t v = 0; v < count; v++) {
-                    const float *x = sample + v * dims + j * sub;
+                    const float *x = &xs[v * sub];
+                    // Every centroid's dot product at once, component after component: each sum in the same
+                    // order as one centroid's loop would take it (the same values), but independent sums the
+                    // compiler vectorizes across centroids.
+                    std::fill(dots.begin(), dots.end(), 0.0f);
+                    for (size_t i = 0; i < sub; i++) {
+                        const float xi = x[i];
+                        const float *column = &transposed[i * centroidCount];
+                        for (size_t c = 0; c < centroidCount; c++) dots[c] += xi * column[c];
+                    }
                     float bestScore = INFINITY;
                     uint32_t best = 0;
                     for (size_t c = 0; c < centroidCount; c++) {
-                        const float *y = mine + c * sub;
-                        float dot = 0;
-                        for (size_t i = 0; i < sub; i++) dot += x[i] * y[i];
-                        float score = norms[c] - 2 * dot;
+                        float score = norms[c] - 2 * dots[c];
                         if (score < bestScore) {
                             bestScore = score;
                             best = uint32_t(c);
@@ -142,22 +201,29 @@ struct ProductQuantizer {
                 std::fill(sums.begin(), sums.end(), 0.0f);
                 std::fill(sizes.begin(), sizes.end(), 0);
                 for (size_t v = 0; v < count; v++) {
-                    const float *x = sample + v * dims + j * sub;
+                    const float *x = &xs[v * sub];
                     float *to = &sums[assigned[v] * sub];
                     for (size_t i = 0; i < sub; i++) to[i] += x[i];
                     sizes[assigned[v]]++;
                 }
                 for (size_t c = 0; c < centroidCount; c++) {
                     if (sizes[c] == 0) {
-                        std::memcpy(mine + c * sub, sample + (random.next() % count) * dims + j * sub, sub * 4);
+                        std::memcpy(mine + c * sub, &xs[(next() % count) * sub], sub * 4);
                         continue;
                     }
                     for (size_t i = 0; i < sub; i++) mine[c * sub + i] = sums[c * sub + i] / float(sizes[c]);
                 }
             }
         }
+        derive();
+    }
+
+    // The 8-bit copies, scales and half norms from the float centroids, and the kernel (after training or
+    // after loading the centroids).
+    void derive()
+    {
         // The 8-bit copies: each centroid's largest component maps to ±127.
-        rows.assign(centroidCount * dims, 0);
+        rows.assign(centroidCount * dimensions, 0);
         scales.assign(m * centroidCount, 0);
         halfNorms.assign(m * centroidCount, 0);
         for (size_t j = 0; j < m; j++) {
@@ -171,13 +237,13 @@ struct ProductQuantizer {
                 for (size_t i = 0; i < sub; i++) {
                     float level = scale > 0 ? std::nearbyint(y[i] / scale) : 0.0f;
                     int8_t value = int8_t(std::max(-127.0f, std::min(127.0f, level)));
-                    rows[c * dims + j * sub + i] = value;
+                    rows[c * dimensions + j * sub + i] = value;
                     norm += int32_t(value) * int32_t(value);
                 }
                 halfNorms[j * centroidCount + c] = 0.5f * scale * scale * float(norm);
             }
         }
-        kernel = groupDotsKernel(chosenKernel(), dims);
+        kernel = groupDotsKernel(sluice_hnsw_distance_kernel(), dimensions);
     }
 
     // The dot products of `code` (the store's 8-bit vector: a scale, then d signed bytes) with every centroid
@@ -232,8 +298,8 @@ struct ProductQuantizer {
         scratch.resize(dimensions);
         for (size_t j = 0; j < m; j++)
             std::memcpy(&scratch[j * sub], &centroids[(j * centroidCount + code[j]) * sub], sub * 4);
-        quantized(scratch.data(), dimensions, out);
+        quantize(scratch.data(), dimensions, out);
     }
 };
 
-}  // namespace bench
+}  // namespace sluice_chnsw
