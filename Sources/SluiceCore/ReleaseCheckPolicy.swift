@@ -49,6 +49,15 @@ package struct ReleaseCheckPolicy: Sendable {
         return interval
     }
 
+    /// The operations that follow will fault more than those before (a run of puts with random keys after
+    /// puts with sorted ones): check after the next one, and let the interval grow back from there. Measured on
+    /// the 10× corpus with `exact` (2026-11-30): the local store's vector puts came after the keyword index's
+    /// sorted puts with the interval they had left, 64, and each faulted a leaf with its neighbours; the windows
+    /// between two releases that mapped most were two-thirds those puts (docs/BENCHMARKS.md).
+    package mutating func expectFaults() {
+        interval = 1
+    }
+
     /// Records the resident pages right after a release (and the releases counted then): growth counts from
     /// there. Also where a transaction starts: the level and the releases at its beginning.
     package mutating func released(residentPages pages: Int, releases: Int) {

@@ -279,6 +279,11 @@ package struct LMDBTransaction {
     /// Hands the interval this transaction ended with to its environment's next transaction.
     func ended() { meter.ended() }
 
+    /// The operations that follow will fault more than those before (random keys after sorted ones): the
+    /// budget is checked after the next one, and the interval grows back as the checks find little growth
+    /// (``ReleaseCheckPolicy/expectFaults()``).
+    package func expectFaults() { meter.expectFaults() }
+
     /// How ``forEach(_:from:largeValues:_:)`` and ``get(_:_:largeValues:)`` read values larger than half a
     /// page (those on their own pages).
     package enum LargeValues: Sendable {
@@ -319,6 +324,8 @@ package struct LMDBTransaction {
         }
 
         func ended() { checkEvery.value.store(policy.interval, ordering: .relaxed) }
+
+        func expectFaults() { policy.expectFaults() }
     }
 
     /// The value of `key`, copied out of the map (or, for a large value with ``LargeValues/copied`` in a read

@@ -206,6 +206,9 @@ public final class LocalSink: VectorSink {
             var segments: [KeywordSegment] = []
             for write in group {
                 segments = try keywords.upsert(write.batch, txn)
+                // The keyword index's puts are mostly sorted and rarely fault; the vectors' keys are random, and
+                // each put faults a leaf with its neighbours: check the budget from the first of them on.
+                txn.expectFaults()
                 for (record, value) in zip(write.records, write.encoded) {
                     CrashPoint.reach("local.keywords-written")  // inside the transaction: nothing of it survives
                     try txn.put(vectors, Array(record.id.rawValue.utf8), value)

@@ -48,6 +48,19 @@ import Testing
         #expect(intervals == [2, 4, 8, 16, 32, 64, 64, 64])
     }
 
+    @Test("expecting faults checks after the next operation, then the interval grows back while growth is slow")
+    func expectingFaultsChecksAtOnce() {
+        var policy = ReleaseCheckPolicy(longest: 64, targetPages: 256)
+        _ = policy.checked(residentPages: 10_000)
+        #expect(policy.checked(residentPages: 10_010) == 64, "sorted puts barely fault")
+        policy.expectFaults()
+        #expect(policy.interval == 1)
+        // Random puts: 18 pages each. 1 × 18 and 2 × 18 are under a quarter of the target: doubling; 4 × 18 is not.
+        #expect(policy.checked(residentPages: 10_028) == 2)
+        #expect(policy.checked(residentPages: 10_064) == 4)
+        #expect(policy.checked(residentPages: 10_136) == 4)
+    }
+
     @Test("growth counts from the level right after a release, not from the last check before it")
     func growthCountsFromTheRelease() {
         var policy = ReleaseCheckPolicy(longest: 64, targetPages: 256)
