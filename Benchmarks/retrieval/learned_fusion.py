@@ -3,7 +3,7 @@
 
   Benchmarks/retrieval/learned_fusion.py pooled --rankings DIR [--bootstrap 4000]
   Benchmarks/retrieval/learned_fusion.py loso --rankings DIR [--objective margin|mean] [--sweeps 4]
-  Benchmarks/retrieval/learned_fusion.py check --rankings DIR      # the fast scorer against replay.py's
+  Benchmarks/retrieval/learned_fusion.py check --rankings DIR      # the fast scorer against replay.py's default
 
 DIR holds `replay.py fetch`'s rankings as r-STORE-SET.json (STORE local or pg; SET queries, heldout, heldout2,
 heldout3, heldout4). Every ranking is scored as replay.py scores it: the first 50 of each ranking fused,
@@ -398,7 +398,8 @@ def loso(options):
 
 
 def check(options):
-    """The fast scorer (Query.ndcg) against replay.py's score_fusion and convex rules, query by query."""
+    """The fast scorer (Query.ndcg at today's point) against replay.py's `score_fusion(question_alpha=0.8)`,
+    query by query on both stores and five sets."""
     data = load(options.rankings)
     worst = 0.0
     for pair, qs in data.items():
