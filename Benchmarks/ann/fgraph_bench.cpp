@@ -30,11 +30,16 @@ static long readCalls()
     return calls;
 }
 
+static int searchAll(SluiceFileGraph *graph, size_t n, size_t dimensions, size_t k, size_t queryCount, size_t repeats,
+    const std::string &efs, const std::vector<float> &base, const std::vector<float> &queries,
+    const std::string &npyPath);
+
 int main(int argc, char **argv)
 {
     size_t n = 100000, queryCount = 200, m = 16, efConstruction = 100, dimensions = 384, k = 10;
     size_t codeBytes = 24, codesFrom = 4096;
-    std::string dir = "/tmp/fgraph-bench", efs = "auto", npyPath;
+    size_t repeats = 1;
+    std::string dir = "/tmp/fgraph-bench", efs = "auto", npyPath, graphPath;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto value = [&]() { return optionValue(argc, argv, i); };
@@ -45,6 +50,8 @@ int main(int argc, char **argv)
         else if (a == "--code-bytes") codeBytes = std::stoul(value());
         else if (a == "--codes-from") codesFrom = std::stoul(value());
         else if (a == "--npy") npyPath = value();
+        else if (a == "--graph") graphPath = value();
+        else if (a == "--repeats") repeats = std::stoul(value());
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -73,6 +80,16 @@ int main(int argc, char **argv)
     }
     mkdir(dir.c_str(), 0755);
     char error[256] = {0};
+    struct stat saved;
+    if (!graphPath.empty() && stat(graphPath.c_str(), &saved) == 0) {
+        // A graph saved by an earlier run with the same options: searches only (profile them alone).
+        SluiceFileGraph *graph = sluice_fgraph_load(graphPath.c_str(), dimensions, efConstruction, error, sizeof error);
+        if (graph == nullptr) {
+            std::fprintf(stderr, "load: %s\n", error);
+            return 1;
+        }
+        return searchAll(graph, n, dimensions, k, queryCount, repeats, efs, base, queries, npyPath);
+    }
     SluiceFileGraph *graph =
         sluice_fgraph_create(dir.c_str(), dimensions, 1024, m, efConstruction, codeBytes, codesFrom, error, sizeof error);
     if (graph == nullptr) {
@@ -100,6 +117,20 @@ int main(int argc, char **argv)
     std::printf("build: %.1f CPU-s, %.1f s wall, %.1f us CPU a vector, %.1f reads a vector; %.2f MB in memory\n",
         buildCPU, buildWall, buildCPU / double(n) * 1e6, double(buildReads) / double(n),
         sluice_fgraph_memory_bytes(graph) / 1048576.0);
+    if (!graphPath.empty() && !sluice_fgraph_save(graph, graphPath.c_str(), error, sizeof error)) {
+        std::fprintf(stderr, "save: %s\n", error);
+        return 1;
+    }
+    return searchAll(graph, n, dimensions, k, queryCount, repeats, efs, base, queries, npyPath);
+}
+
+// Searches every query at each breadth of `efs` (`repeats` times each, for a profile of searches alone) and
+// prints recall, CPU and reads; frees the graph.
+static int searchAll(SluiceFileGraph *graph, size_t n, size_t dimensions, size_t k, size_t queryCount, size_t repeats,
+    const std::string &efs, const std::vector<float> &base, const std::vector<float> &queries,
+    const std::string &npyPath)
+{
+    (void)npyPath;
     // The truth: the exact top k by float inner products.
     std::vector<std::vector<uint32_t>> truth(queryCount);
     std::vector<float> kth(queryCount);
@@ -122,7 +153,14 @@ int main(int argc, char **argv)
         long searchReads = 0;
         std::vector<uint64_t> found(wanted);
         std::vector<float> similarities(wanted);
-        for (size_t q = 0; q < queryCount; q++) {
+        for (size_t q = 0; q < queryCount * repeats; q++) {
+            if (q >= queryCount) {  // repeats: time only
+                const double t0 = threadCPU();
+                sluice_fgraph_search(graph, &queries[(q % queryCount) * dimensions], wanted, ef, found.data(),
+                    similarities.data());
+                times.push_back((threadCPU() - t0) * 1000);
+                continue;
+            }
             const long r0 = readCalls();
             const double t0 = threadCPU();
             const size_t got =
