@@ -337,6 +337,14 @@ struct SluiceFileGraph {
         return pq.distance(s.table.data(), &codes[size_t(id) * codeM]);
     }
 
+    // Asks the cache for label `id`'s code (both lines it may span).
+    void prefetchCode(uint32_t id) const
+    {
+        const uint8_t *code = &codes[size_t(id) * codeM];
+        __builtin_prefetch(code);
+        __builtin_prefetch(code + codeM - 1);
+    }
+
     // The greedy descent through the layers above `above` by codes alone (no read): the node it ends at.
     uint32_t descendByCodes(int above, const Scratch &s) const
     {
@@ -388,10 +396,18 @@ struct SluiceFileGraph {
             candidates.pop_back();
             const Scored read = score(nearest.id, query, s);
             expanded.push_back(read);
-            const size_t count = linksOf(read, 0, links, s);
-            for (size_t i = 0; i < count; i++) {
+            const size_t listed = linksOf(read, 0, links, s);
+            // The neighbours not yet visited, their codes fetched into the cache before any is scored (a code
+            // is 48 bytes of a 4.8 MB array at 100,000 labels: scoring them one after another waited on each).
+            size_t count = 0;
+            for (size_t i = 0; i < listed; i++) {
                 const uint32_t next = links[i];
                 if (!isPresent(next) || !s.visit(next)) continue;
+                links[count++] = next;
+                prefetchCode(next);
+            }
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t next = links[i];
                 const Scored scored{codeDistance(next, s), next, 0};
                 if (found.size() >= ef && scored.distance >= found.front().distance) continue;
                 candidates.push_back(scored);
