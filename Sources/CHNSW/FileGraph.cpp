@@ -151,6 +151,22 @@ struct Scratch {
 
     Scratch(size_t slots, size_t recordBytes) : visited((slots + 63) / 64), recordBytes(recordBytes) {}
 
+    // Ready for a search of a graph of `slots` slots (a kept scratch: the graph may have grown since).
+    void prepare(size_t slots)
+    {
+        if (visited.size() < (slots + 63) / 64) visited.resize((slots + 63) / 64, 0);
+        used = 0;
+    }
+    // Bytes held (capacities).
+    size_t bytes() const
+    {
+        return sizeof(Scratch) + visited.capacity() * 8 + touched.capacity() * 4 + pool.capacity() +
+            (candidates.capacity() + found.capacity() + chosen.capacity() + pruneCandidates.capacity() +
+                pruneChosen.capacity() + expanded.capacity()) * sizeof(Scored) +
+            table.capacity() * 4 + groups.capacity() * 4 + (links.capacity() + list.capacity()) * 4 +
+            pruneRecords.capacity() + decoded.capacity() + decodeFloats.capacity() * 4;
+    }
+
     bool visit(uint32_t id)
     {
         uint64_t &word = visited[id / 64];
@@ -212,6 +228,43 @@ struct SluiceFileGraph {
     QuantizedSpaceParameters parameters;
     double levelMultiplier;
     std::shared_mutex lock;
+    // Searches' scratches kept for the next searches (session 34): a search that made its own allocated its
+    // table, visited bitset and record pool each time (with Sluice's 128 KB mmap threshold the pool at ef 128,
+    // 138 KB, was mapped and unmapped a search). At most `spareScratches` kept, none larger than
+    // `spareScratchBytes`; counted by sluice_fgraph_memory_bytes.
+    static constexpr size_t spareScratches = 4, spareScratchBytes = 1 << 20;
+    std::mutex spareLock;
+    std::vector<std::unique_ptr<Scratch>> spare;
+
+    // A scratch for a search (a kept one if any), ready for the graph as it is (call under `lock`).
+    std::unique_ptr<Scratch> takeScratch()
+    {
+        std::unique_ptr<Scratch> s;
+        {
+            std::lock_guard<std::mutex> guard(spareLock);
+            if (!spare.empty()) {
+                s = std::move(spare.back());
+                spare.pop_back();
+            }
+        }
+        if (!s) s = std::make_unique<Scratch>(slots(), recordBytes);
+        s->prepare(slots());
+        return s;
+    }
+    // Keeps `s` for a later search unless enough are kept or it grew too large.
+    void giveBack(std::unique_ptr<Scratch> s)
+    {
+        if (s->bytes() > spareScratchBytes) return;
+        std::lock_guard<std::mutex> guard(spareLock);
+        if (spare.size() < spareScratches) spare.push_back(std::move(s));
+    }
+    size_t spareBytes()
+    {
+        std::lock_guard<std::mutex> guard(spareLock);
+        size_t bytes = 0;
+        for (const auto &s : spare) bytes += s->bytes();
+        return bytes;
+    }
 
     SluiceFileGraph(std::string directory, size_t dimensions, size_t m, size_t efConstruction)
         : dimensions(dimensions), m(m), m0(2 * m), efConstruction(efConstruction),
@@ -1024,7 +1077,13 @@ size_t sluice_fgraph_search(
         const char *q = reinterpret_cast<const char *>(code.data());
         std::shared_lock<std::shared_mutex> guard(graph->lock);
         if (graph->entry < 0 || k == 0) return 0;
-        Scratch s(graph->slots(), graph->recordBytes);
+        std::unique_ptr<Scratch> kept = graph->takeScratch();
+        Scratch &s = *kept;
+        struct GiveBack {
+            SluiceFileGraph *graph;
+            std::unique_ptr<Scratch> &kept;
+            ~GiveBack() { graph->giveBack(std::move(kept)); }
+        } giveBack{graph, kept};
         if (graph->coded) {
             s.table.resize(graph->pq.tableFloats());
             graph->pq.buildTable(q, s.table.data(), s.groups);
@@ -1082,7 +1141,7 @@ size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph)
     bytes += graph->upper.size() * 48 + graph->upper.bucket_count() * sizeof(void *);
     // The codes (reserved for the capacity) and the codebooks.
     if (graph->coded) bytes += graph->codes.capacity() + graph->pq.fixedBytes();
-    return bytes;
+    return bytes + graph->spareBytes();
 }
 
 size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph)
