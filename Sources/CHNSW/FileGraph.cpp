@@ -300,7 +300,7 @@ struct SluiceFileGraph {
     void ensureWorking()
     {
         if (working) return;
-        int copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+        int copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | O_NOATIME, 0644);
         if (copy < 0) throw systemError("cannot make the graph's working file in " + directory);
         if (fd >= 0) {
             struct stat info;
@@ -895,7 +895,10 @@ SluiceFileGraph *sluice_fgraph_load(
     const char *path, size_t dimensions, size_t ef_construction, char *error, size_t error_size)
 {
     return guarded(error, error_size, static_cast<SluiceFileGraph *>(nullptr), [&]() -> SluiceFileGraph * {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        // No access times: every `pread` otherwise asks whether to update one (O_NOATIME is refused, EPERM, on
+        // a file of another owner: then opened without it).
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+        if (fd < 0 && errno == EPERM) fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) throw systemError(std::string("cannot open ") + path);
         struct stat info;
         if (fstat(fd, &info) != 0) {
