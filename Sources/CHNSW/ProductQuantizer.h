@@ -259,12 +259,15 @@ struct ProductQuantizer {
         groups.resize(block * perRow);
         for (size_t first = 0; first < centroidCount; first += block) {
             kernel(values, rows.data() + first * dimensions, block, dimensions, groups.data());
-            for (size_t c = first; c < first + block; c++) {
-                const int32_t *g = &groups[(c - first) * perRow];
-                for (size_t j = 0; j < m; j++) {
+            // Sub-space by sub-space, the block's centroids side by side: each row of the table written in order.
+            for (size_t j = 0; j < m; j++) {
+                float *to = table + j * centroidCount + first;
+                const float *scaled = &scales[j * centroidCount + first];
+                for (size_t c = 0; c < block; c++) {
+                    const int32_t *g = &groups[c * perRow + j * perSub];
                     int32_t dot = 0;
-                    for (size_t i = j * perSub; i < (j + 1) * perSub; i++) dot += g[i];
-                    table[j * centroidCount + c] = scale * scales[j * centroidCount + c] * float(dot);
+                    for (size_t i = 0; i < perSub; i++) dot += g[i];
+                    to[c] = scale * scaled[c] * float(dot);
                 }
             }
         }
