@@ -33,6 +33,8 @@ static long readCalls()
     return calls;
 }
 
+static size_t rerank = 0;  // --rerank: labels re-ranked by float vectors (0: the store's k + max(k, 8))
+
 // The graph measured: the file graph, or (--nodes memory) the store's graph in memory (hnswlib, `sluice_hnsw_*`)
 // on the same vectors and queries, for a comparison of the search CPU alone.
 struct Graph {
@@ -73,6 +75,7 @@ int main(int argc, char **argv)
         else if (a == "--graph") graphPath = value();
         else if (a == "--repeats") repeats = std::stoul(value());
         else if (a == "--nodes") nodes = value();
+        else if (a == "--rerank") rerank = std::stoul(value());
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -193,7 +196,7 @@ static int searchAll(Graph graph, size_t n, size_t dimensions, size_t k, size_t 
         std::partial_sort(scores.begin(), scores.begin() + ptrdiff_t(k), scores.end());
         kth[q] = -scores[k - 1].first;
     }
-    const size_t wanted = k + std::max<size_t>(k, 8);
+    const size_t wanted = rerank > 0 ? rerank : k + std::max<size_t>(k, 8);
     std::string list = efs;
     for (size_t at = 0; at <= list.size();) {
         size_t comma = list.find(',', at);
