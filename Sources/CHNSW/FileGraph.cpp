@@ -151,6 +151,22 @@ struct Scratch {
 
     Scratch(size_t slots, size_t recordBytes) : visited((slots + 63) / 64), recordBytes(recordBytes) {}
 
+    // Ready for a search of a graph of `slots` slots (a kept scratch: the graph may have grown since).
+    void prepare(size_t slots)
+    {
+        if (visited.size() < (slots + 63) / 64) visited.resize((slots + 63) / 64, 0);
+        used = 0;
+    }
+    // Bytes held (capacities).
+    size_t bytes() const
+    {
+        return sizeof(Scratch) + visited.capacity() * 8 + touched.capacity() * 4 + pool.capacity() +
+            (candidates.capacity() + found.capacity() + chosen.capacity() + pruneCandidates.capacity() +
+                pruneChosen.capacity() + expanded.capacity()) * sizeof(Scored) +
+            table.capacity() * 4 + groups.capacity() * 4 + (links.capacity() + list.capacity()) * 4 +
+            pruneRecords.capacity() + decoded.capacity() + decodeFloats.capacity() * 4;
+    }
+
     bool visit(uint32_t id)
     {
         uint64_t &word = visited[id / 64];
@@ -212,6 +228,43 @@ struct SluiceFileGraph {
     QuantizedSpaceParameters parameters;
     double levelMultiplier;
     std::shared_mutex lock;
+    // Searches' scratches kept for the next searches (session 34): a search that made its own allocated its
+    // table, visited bitset and record pool each time (with Sluice's 128 KB mmap threshold the pool at ef 128,
+    // 138 KB, was mapped and unmapped a search). At most `spareScratches` kept, none larger than
+    // `spareScratchBytes`; counted by sluice_fgraph_memory_bytes.
+    static constexpr size_t spareScratches = 4, spareScratchBytes = 1 << 20;
+    std::mutex spareLock;
+    std::vector<std::unique_ptr<Scratch>> spare;
+
+    // A scratch for a search (a kept one if any), ready for the graph as it is (call under `lock`).
+    std::unique_ptr<Scratch> takeScratch()
+    {
+        std::unique_ptr<Scratch> s;
+        {
+            std::lock_guard<std::mutex> guard(spareLock);
+            if (!spare.empty()) {
+                s = std::move(spare.back());
+                spare.pop_back();
+            }
+        }
+        if (!s) s = std::make_unique<Scratch>(slots(), recordBytes);
+        s->prepare(slots());
+        return s;
+    }
+    // Keeps `s` for a later search unless enough are kept or it grew too large.
+    void giveBack(std::unique_ptr<Scratch> s)
+    {
+        if (s->bytes() > spareScratchBytes) return;
+        std::lock_guard<std::mutex> guard(spareLock);
+        if (spare.size() < spareScratches) spare.push_back(std::move(s));
+    }
+    size_t spareBytes()
+    {
+        std::lock_guard<std::mutex> guard(spareLock);
+        size_t bytes = 0;
+        for (const auto &s : spare) bytes += s->bytes();
+        return bytes;
+    }
 
     SluiceFileGraph(std::string directory, size_t dimensions, size_t m, size_t efConstruction)
         : dimensions(dimensions), m(m), m0(2 * m), efConstruction(efConstruction),
@@ -247,7 +300,7 @@ struct SluiceFileGraph {
     void ensureWorking()
     {
         if (working) return;
-        int copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+        int copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | O_NOATIME, 0644);
         if (copy < 0) throw systemError("cannot make the graph's working file in " + directory);
         if (fd >= 0) {
             struct stat info;
@@ -337,6 +390,14 @@ struct SluiceFileGraph {
         return pq.distance(s.table.data(), &codes[size_t(id) * codeM]);
     }
 
+    // Asks the cache for label `id`'s code (both lines it may span).
+    void prefetchCode(uint32_t id) const
+    {
+        const uint8_t *code = &codes[size_t(id) * codeM];
+        __builtin_prefetch(code);
+        __builtin_prefetch(code + codeM - 1);
+    }
+
     // The greedy descent through the layers above `above` by codes alone (no read): the node it ends at.
     uint32_t descendByCodes(int above, const Scratch &s) const
     {
@@ -388,10 +449,18 @@ struct SluiceFileGraph {
             candidates.pop_back();
             const Scored read = score(nearest.id, query, s);
             expanded.push_back(read);
-            const size_t count = linksOf(read, 0, links, s);
-            for (size_t i = 0; i < count; i++) {
+            const size_t listed = linksOf(read, 0, links, s);
+            // The neighbours not yet visited, their codes fetched into the cache before any is scored (a code
+            // is 48 bytes of a 4.8 MB array at 100,000 labels: scoring them one after another waited on each).
+            size_t count = 0;
+            for (size_t i = 0; i < listed; i++) {
                 const uint32_t next = links[i];
                 if (!isPresent(next) || !s.visit(next)) continue;
+                links[count++] = next;
+                prefetchCode(next);
+            }
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t next = links[i];
                 const Scored scored{codeDistance(next, s), next, 0};
                 if (found.size() >= ef && scored.distance >= found.front().distance) continue;
                 candidates.push_back(scored);
@@ -826,7 +895,10 @@ SluiceFileGraph *sluice_fgraph_load(
     const char *path, size_t dimensions, size_t ef_construction, char *error, size_t error_size)
 {
     return guarded(error, error_size, static_cast<SluiceFileGraph *>(nullptr), [&]() -> SluiceFileGraph * {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        // No access times: every `pread` otherwise asks whether to update one (O_NOATIME is refused, EPERM, on
+        // a file of another owner: then opened without it).
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+        if (fd < 0 && errno == EPERM) fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) throw systemError(std::string("cannot open ") + path);
         struct stat info;
         if (fstat(fd, &info) != 0) {
@@ -1008,7 +1080,13 @@ size_t sluice_fgraph_search(
         const char *q = reinterpret_cast<const char *>(code.data());
         std::shared_lock<std::shared_mutex> guard(graph->lock);
         if (graph->entry < 0 || k == 0) return 0;
-        Scratch s(graph->slots(), graph->recordBytes);
+        std::unique_ptr<Scratch> kept = graph->takeScratch();
+        Scratch &s = *kept;
+        struct GiveBack {
+            SluiceFileGraph *graph;
+            std::unique_ptr<Scratch> &kept;
+            ~GiveBack() { graph->giveBack(std::move(kept)); }
+        } giveBack{graph, kept};
         if (graph->coded) {
             s.table.resize(graph->pq.tableFloats());
             graph->pq.buildTable(q, s.table.data(), s.groups);
@@ -1066,7 +1144,7 @@ size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph)
     bytes += graph->upper.size() * 48 + graph->upper.bucket_count() * sizeof(void *);
     // The codes (reserved for the capacity) and the codebooks.
     if (graph->coded) bytes += graph->codes.capacity() + graph->pq.fixedBytes();
-    return bytes;
+    return bytes + graph->spareBytes();
 }
 
 size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph)

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCore
 import SluiceTesting
+import Synchronization
 import Testing
 
 @testable import SluiceSinks
@@ -169,6 +170,47 @@ import Testing
         for (label, vector) in zip(replaced, old) {
             let found = index.search(vector, k: 1, breadth: 64)
             #expect(found.first?.label != UInt64(label), "found by its old vector")
+        }
+    }
+
+    @Test(
+        "searches keep their scratches for the next ones: concurrent searches answer as one at a time, the memory counted grows by at most four kept scratches, and a graph grown past a kept scratch finds its new labels and answers as its saved copy loaded"
+    )
+    func keptSearchScratches() throws {
+        let folder = try Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 20, seed: 0x5C7A)
+        var vectors = generator.next(1000)
+        let index = try Self.filled(folder, vectors)
+        #expect(index.codeBytes == Self.codeBytes48)
+        let before = index.memoryBytes
+        let queries = generator.next(16)
+        let expected = queries.map { index.search($0, k: 10, breadth: 128).map(\.label) }
+        let kept = index.memoryBytes
+        #expect(kept > before, "a scratch kept")
+        let answers = Mutex([[UInt64]](repeating: [], count: 64))
+        DispatchQueue.concurrentPerform(iterations: 64) { i in
+            let found = index.search(queries[i % queries.count], k: 10, breadth: 128).map(\.label)
+            answers.withLock { $0[i] = found }
+        }
+        for (i, found) in answers.withLock({ $0 }).enumerated() { #expect(found == expected[i % queries.count]) }
+        #expect(index.memoryBytes - before <= 4 << 20, "at most 4 scratches of at most 1 MB")
+
+        // Labels past the slots the kept scratches were sized for (1,000 then; 4,000 now).
+        let more = generator.next(3000)
+        vectors += more
+        for start in stride(from: 1000, to: 4000, by: 500) {
+            try index.add((start..<start + 500).map { (UInt64($0), vectors[$0]) }, threads: 1)
+        }
+        for label in stride(from: 1000, to: 4000, by: 37) {
+            #expect(index.search(vectors[label], k: 1, breadth: 128).first?.label == UInt64(label))
+        }
+        let saved = folder.appendingPathComponent("graph-1.nodes")
+        try index.save(to: saved)
+        let loaded = try LocalANNIndex(loading: saved, dimensions: Self.dimensions, settings: Self.settings())
+        for query in generator.next(20) {
+            let expected = loaded.search(query, k: 10, breadth: 128).map(\.label)
+            #expect(index.search(query, k: 10, breadth: 128).map(\.label) == expected)
         }
     }
 
