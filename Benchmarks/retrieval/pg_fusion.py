@@ -203,6 +203,7 @@ def grid(options):
     report(folds, today_q, fitted_q)
     s = fit([("pg", se) for se in SETS])
     margin, m, detail = loso_grid.evaluate_setting(data, s, [("pg", se) for se in SETS])
+    loso_grid.FUSED.clear()  # its cache is keyed by setting and set, not by the transform
     tmargin, tm, _ = loso_grid.evaluate_setting(plain, loso_grid.TODAY, [("pg", se) for se in SETS])
     print(f"# fitted on all five: {loso_grid.name(s)}: worst margin {margin:+.3f}, mean nDCG@10 {m:.4f} "
           f"(today {tmargin:+.3f}, {tm:.4f}); below: {', '.join(loso_grid.below(detail)) or 'none'}")
