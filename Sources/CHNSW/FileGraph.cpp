@@ -507,6 +507,15 @@ struct SluiceFileGraph {
     }
     std::vector<uint32_t> scratchList;
 
+    // Node `id`'s 8-bit vector if this insert's search read its record (`s.known`), else null.
+    const char *knownVector(uint32_t id, Scratch &s) const
+    {
+        const uint64_t key = uint64_t(id) << 32;
+        auto at = std::lower_bound(s.known.begin(), s.known.end(), key);
+        if (at == s.known.end() || (*at >> 32) != id) return nullptr;
+        return s.record(uint32_t(*at)) + codeOffset;
+    }
+
     // Links `neighbour` back to `id` (whose code is `code`) at `layer`, their distance `d`; a full list is
     // pruned by the heuristic over its nodes and `id`. `known`: the neighbour's record as this insert read it
     // (still current: inserts run one at a time), else it is read.
@@ -540,19 +549,27 @@ struct SluiceFileGraph {
             list[1 + count] = id;
             list[0] = count + 1;
         } else {
+            // The heuristic needs every listed node's 8-bit vector: the records this insert's search read
+            // (`s.known`; a vector does not change while the insert holds the lock) are looked up, the others
+            // read into slot i of `records`.
             std::vector<Scored> &candidates = s.pruneCandidates;
             candidates.clear();
             for (uint32_t i = 0; i < count; i++) {
                 const uint32_t other = list[1 + i];
-                char *record = records.data() + size_t(i) * recordBytes;
-                readExactly(fd, record + codeOffset, codeBytes, offsetOf(other) + codeOffset);
-                candidates.push_back(Scored{distance(own + codeOffset, record + codeOffset), other, i});
+                const char *vector = knownVector(other, s);
+                if (vector == nullptr) {
+                    char *record = records.data() + size_t(i) * recordBytes;
+                    readExactly(fd, record + codeOffset, codeBytes, offsetOf(other) + codeOffset);
+                    vector = record + codeOffset;
+                }
+                candidates.push_back(Scored{distance(own + codeOffset, vector), other, i});
             }
             candidates.push_back(Scored{d, id, count});
             std::sort(candidates.begin(), candidates.end());
             auto vectorOf = [&](const Scored &c) -> const char * {
                 if (c.id == id) return code;
-                return records.data() + size_t(c.slot) * recordBytes + codeOffset;
+                const char *vector = knownVector(c.id, s);
+                return vector != nullptr ? vector : records.data() + size_t(c.slot) * recordBytes + codeOffset;
             };
             selectNeighbours(candidates, most, s.pruneChosen, vectorOf);
             for (size_t i = 0; i < s.pruneChosen.size(); i++) list[1 + i] = s.pruneChosen[i].id;
@@ -655,6 +672,9 @@ struct SluiceFileGraph {
             list[0] = uint32_t(ids.size());
             std::copy(ids.begin(), ids.end(), list + 1);
         }
+        s.known.clear();
+        for (const Scored &c : found) s.known.push_back(uint64_t(c.id) << 32 | c.slot);
+        std::sort(s.known.begin(), s.known.end());
         const std::vector<Scored> chosen = s.chosen;
         for (const Scored &neighbour : chosen)
             connect(neighbour.id, id, code, layer, neighbour.distance, s,
