@@ -209,6 +209,13 @@ struct SluiceFileGraph {
     bool coded = false;
     ProductQuantizer pq;
     std::vector<uint8_t> codes;  // codeM bytes a slot, once coded
+    // Until the codes are trained, every node an insert scores is read (about 850 reads an insert at 4,096):
+    // the records of the first `earlyLimit` slots are kept in memory as well (at most 2 MB at 384 d), read
+    // from there and written through to the file (which stays whole: saves and crashes are unchanged), and let
+    // go once the codes are trained.
+    std::vector<char> early;
+    bool earlyOn = false;
+    static constexpr size_t earlyLimit = 4096;
     sluice_chnsw::Distance kernel;
     QuantizedSpaceParameters parameters;
     double levelMultiplier;
@@ -227,6 +234,51 @@ struct SluiceFileGraph {
     }
 
     size_t slots() const { return nodes.size(); }
+
+    // Whether the bytes at [offset, offset + count) of the file are held in `early`.
+    bool inEarly(size_t count, size_t offset) const
+    {
+        return offset >= headerBytes && offset + count <= headerBytes + early.size();
+    }
+    // A node's bytes, from `early` if it holds them, else from the file.
+    void readNode(void *out, size_t count, size_t offset) const
+    {
+        if (inEarly(count, offset)) {
+            std::memcpy(out, early.data() + (offset - headerBytes), count);
+            return;
+        }
+        readExactly(fd, out, count, offset);
+    }
+    // A node's bytes written to the file, and to `early` if it holds them.
+    void writeNode(const void *in, size_t count, size_t offset)
+    {
+        writeExactly(fd, in, count, offset);
+        if (inEarly(count, offset)) std::memcpy(early.data() + (offset - headerBytes), in, count);
+    }
+    // `early` started (the graph not yet coded): the slots it covers, read from the file if it has them.
+    void startEarly()
+    {
+        if (earlyOn || coded || codeM == 0) return;
+        earlyOn = true;
+        early.reserve(std::min(codesFrom, earlyLimit) * recordBytes);
+        growEarly();
+    }
+    void growEarly()
+    {
+        if (!earlyOn) return;
+        const size_t had = early.size() / recordBytes;
+        const size_t want = std::min({slots(), codesFrom, earlyLimit});
+        if (want <= had) return;
+        early.resize(want * recordBytes, 0);
+        // The slots the file already has (a loaded graph's): a slot past the file's records is absent, never read.
+        for (size_t slot = had; slot < want; slot++)
+            if (nodes[slot] != absent) readExactly(fd, early.data() + slot * recordBytes, recordBytes, offsetOf(uint32_t(slot)));
+    }
+    void stopEarly()
+    {
+        earlyOn = false;
+        std::vector<char>().swap(early);
+    }
     size_t offsetOf(uint32_t id) const { return headerBytes + size_t(id) * recordBytes; }
     bool isPresent(uint32_t id) const { return id < nodes.size() && nodes[id] != absent; }
     int levelOf(uint32_t id) const { return nodes[id] & levelMask; }
@@ -275,6 +327,7 @@ struct SluiceFileGraph {
         fd = copy;
         working = true;
         posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+        startEarly();
     }
 
     void grow(size_t neededSlots)
@@ -286,6 +339,7 @@ struct SluiceFileGraph {
         }
         if (neededSlots > nodes.size()) nodes.resize(neededSlots, absent);
         if (coded && codes.size() < nodes.size() * codeM) codes.resize(nodes.size() * codeM, 0);
+        growEarly();
     }
 
     // The largest number of code bytes up to `requested` whose sub-vectors are a whole multiple of 4 dimensions
@@ -315,7 +369,7 @@ struct SluiceFileGraph {
         }
         std::vector<uint8_t> vectors(sample.size() * codeBytes);
         for (size_t i = 0; i < sample.size(); i++)
-            readExactly(fd, &vectors[i * codeBytes], codeBytes, offsetOf(sample[i]) + codeOffset);
+            readNode(&vectors[i * codeBytes], codeBytes, offsetOf(sample[i]) + codeOffset);
         pq.trainFromCodes(vectors.data(), sample.size(), codeBytes, dimensions, codeM, pqIterations, pqSeed);
         codes.reserve(capacity * codeM);
         codes.assign(nodes.size() * codeM, 0);
@@ -327,13 +381,14 @@ struct SluiceFileGraph {
             if (next < sample.size() && sample[next] == ids[i]) {
                 values = reinterpret_cast<const char *>(&vectors[next++ * codeBytes]);
             } else {
-                readExactly(fd, vector.data(), codeBytes, offsetOf(ids[i]) + codeOffset);
+                readNode(vector.data(), codeBytes, offsetOf(ids[i]) + codeOffset);
                 values = vector.data();
             }
             pq.buildTable(values, table.data(), groups);
             pq.encode(table.data(), &codes[size_t(ids[i]) * codeM]);
         }
         coded = true;
+        stopEarly();
     }
 
     float codeDistance(uint32_t id, const Scratch &s) const
@@ -407,7 +462,7 @@ struct SluiceFileGraph {
         return expanded;
     }
 
-    void readRecord(uint32_t id, char *out) const { readExactly(fd, out, recordBytes, offsetOf(id)); }
+    void readRecord(uint32_t id, char *out) const { readNode(out, recordBytes, offsetOf(id)); }
 
     Scored score(uint32_t id, const char *query, Scratch &s) const
     {
@@ -506,7 +561,7 @@ struct SluiceFileGraph {
         list.assign(1 + m0, 0);
         list[0] = count | (deleted ? tombstone : 0);
         std::memcpy(list.data() + 1, ids, size_t(count) * 4);
-        writeExactly(fd, list.data(), 4 * (1 + m0), offsetOf(id));
+        writeNode(list.data(), 4 * (1 + m0), offsetOf(id));
     }
     std::vector<uint32_t> scratchList;
 
@@ -562,7 +617,7 @@ struct SluiceFileGraph {
                 const char *vector = knownVector(other, s);
                 if (vector == nullptr) {
                     char *record = records.data() + size_t(i) * recordBytes;
-                    readExactly(fd, record + codeOffset, codeBytes, offsetOf(other) + codeOffset);
+                    readNode(record + codeOffset, codeBytes, offsetOf(other) + codeOffset);
                     vector = record + codeOffset;
                 }
                 candidates.push_back(Scored{distance(own + codeOffset, vector), other, i});
@@ -601,17 +656,17 @@ struct SluiceFileGraph {
             // The new vector and the tombstone cleared; the old lists stay until the new ones are chosen, so the
             // graph stays connected through this node meanwhile.
             uint32_t count;
-            readExactly(fd, &count, 4, offsetOf(id));
+            readNode(&count, 4, offsetOf(id));
             count &= ~tombstone;
-            writeExactly(fd, &count, 4, offsetOf(id));
-            writeExactly(fd, code, codeBytes, offsetOf(id) + codeOffset);
+            writeNode(&count, 4, offsetOf(id));
+            writeNode(code, codeBytes, offsetOf(id) + codeOffset);
         } else {
             level = randomLevel(id);
             nodes[id] = uint8_t(level);
             present++;
             std::vector<char> record(recordBytes, 0);
             std::memcpy(record.data() + codeOffset, code, codeBytes);
-            writeExactly(fd, record.data(), recordBytes, offsetOf(id));
+            writeNode(record.data(), recordBytes, offsetOf(id));
             if (level > 0) upper[id].assign(size_t(level) * (1 + m), 0);
         }
         if (coded) {
@@ -1014,9 +1069,9 @@ int sluice_fgraph_mark_deleted(SluiceFileGraph *graph, uint64_t label, char *err
         if (graph->nodes[id] & deletedFlag) return 0;
         graph->ensureWorking();
         uint32_t word;
-        readExactly(graph->fd, &word, 4, graph->offsetOf(id));
+        graph->readNode(&word, 4, graph->offsetOf(id));
         word |= tombstone;
-        writeExactly(graph->fd, &word, 4, graph->offsetOf(id));
+        graph->writeNode(&word, 4, graph->offsetOf(id));
         graph->nodes[id] |= deletedFlag;
         graph->deleted++;
         return 1;
@@ -1090,6 +1145,7 @@ size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph)
     bytes += graph->upper.size() * 48 + graph->upper.bucket_count() * sizeof(void *);
     // The codes (reserved for the capacity) and the codebooks.
     if (graph->coded) bytes += graph->codes.capacity() + graph->pq.fixedBytes();
+    bytes += graph->early.size();  // the first records, until the codes are trained
     return bytes;
 }
 
