@@ -300,10 +300,7 @@ struct SluiceFileGraph {
     void ensureWorking()
     {
         if (working) return;
-        // O_NOATIME: every pread would otherwise check whether to update the access time (about 3% of a
-        // build's CPU in `perf`); the file is ours, so the flag is allowed, but it is dropped if refused.
-        int copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | O_NOATIME, 0644);
-        if (copy < 0 && errno == EPERM) copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+        int copy = open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
         if (copy < 0) throw systemError("cannot make the graph's working file in " + directory);
         if (fd >= 0) {
             struct stat info;
