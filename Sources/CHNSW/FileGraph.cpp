@@ -149,6 +149,7 @@ struct Scratch {
     std::vector<char> decoded;          // codes decoded into 8-bit vectors (upper-layer inserts)
     std::vector<float> decodeFloats;
     std::vector<uint64_t> known;        // an insert's read records: (id << 32 | pool slot), sorted (the prunes')
+    std::vector<uint64_t> decodedIds;   // the codes in `decoded`: (id << 32 | its slot), sorted
 
     Scratch(size_t slots, size_t recordBytes) : visited((slots + 63) / 64), recordBytes(recordBytes) {}
 
