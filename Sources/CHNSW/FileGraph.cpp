@@ -737,6 +737,19 @@ struct SluiceFileGraph {
                 recordsKnown && layer == 0 ? s.record(neighbour.slot) : nullptr);
     }
 
+    // The slot in the scratch's `decoded` of node `id`'s decoded code, decoded there at its first use since
+    // `decodedIds` was cleared.
+    size_t decodedSlot(uint32_t id, Scratch &s) const
+    {
+        const uint64_t key = uint64_t(id) << 32;
+        auto at = std::lower_bound(s.decodedIds.begin(), s.decodedIds.end(), key);
+        if (at != s.decodedIds.end() && (*at >> 32) == id) return size_t(uint32_t(*at));
+        const size_t slot = s.decodedIds.size();
+        s.decodedIds.insert(at, key | slot);
+        decodeInto(id, slot, s);
+        return slot;
+    }
+
     // Node `id`'s code decoded into 8-bit vector number `slot` of the scratch's `decoded` (valid until it grows).
     const char *decodeInto(uint32_t id, size_t slot, Scratch &s) const
     {
@@ -782,14 +795,17 @@ struct SluiceFileGraph {
     // decoded codes, and links them back to it, a full list pruned by decoded codes too: no read.
     void linkUpperByCodes(uint32_t id, int layer, const std::vector<Scored> &found, Scratch &s)
     {
+        // Each code is decoded once a call, when first needed (`decodedSlot`): the heuristic asks only for the
+        // candidates it reaches, and a full neighbour's list mostly names nodes decoded already.
+        s.decodedIds.clear();
+        auto vectorOf = [&](const Scored &c) {
+            return static_cast<const char *>(s.decoded.data() + decodedSlot(c.id, s) * codeBytes);
+        };
         std::vector<Scored> others;
         others.reserve(found.size());
         for (const Scored &c : found)
-            if (c.id != id) others.push_back(Scored{c.distance, c.id, uint32_t(others.size())});
-        for (const Scored &c : others) decodeInto(c.id, c.slot, s);
-        selectNeighbours(others, m, s.chosen, [&](const Scored &c) {
-            return static_cast<const char *>(s.decoded.data() + size_t(c.slot) * codeBytes);
-        });
+            if (c.id != id) others.push_back(c);
+        selectNeighbours(others, m, s.chosen, vectorOf);
         const std::vector<Scored> chosen = s.chosen;
         uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
         std::fill(list, list + 1 + m, 0);
@@ -807,21 +823,19 @@ struct SluiceFileGraph {
                 theirs[0] = count + 1;
                 continue;
             }
-            // Full: the heuristic over its nodes and `id`, all by decoded codes (slot 0: the neighbour).
-            const char *own = decodeInto(neighbour.id, 0, s);
+            // Full: the heuristic over its nodes and `id` (its own code decoded like the others), all by decoded
+            // codes. Pointers into `decoded` are taken after the decodes (it may grow).
+            const size_t own = decodedSlot(neighbour.id, s);
             std::vector<Scored> &candidates = s.pruneCandidates;
             candidates.clear();
-            for (uint32_t i = 0; i < count; i++) {
-                const char *other = decodeInto(theirs[1 + i], 1 + i, s);
-                own = s.decoded.data();  // `decoded` may have grown
-                candidates.push_back(Scored{distance(own, other), theirs[1 + i], 1 + i});
+            for (uint32_t i = 0; i <= count; i++) {
+                const uint32_t other = i < count ? theirs[1 + i] : id;
+                const size_t slot = decodedSlot(other, s);
+                const char *vectors = s.decoded.data();
+                candidates.push_back(Scored{distance(vectors + own * codeBytes, vectors + slot * codeBytes), other, 0});
             }
-            decodeInto(id, 1 + count, s);  // its own code, decoded like the others
-            candidates.push_back(Scored{distance(s.decoded.data(), s.decoded.data() + size_t(1 + count) * codeBytes), id, 1 + count});
             std::sort(candidates.begin(), candidates.end());
-            selectNeighbours(candidates, m, s.pruneChosen, [&](const Scored &c) {
-                return static_cast<const char *>(s.decoded.data() + size_t(c.slot) * codeBytes);
-            });
+            selectNeighbours(candidates, m, s.pruneChosen, vectorOf);
             for (size_t i = 0; i < m; i++) theirs[1 + i] = i < s.pruneChosen.size() ? s.pruneChosen[i].id : 0;
             theirs[0] = uint32_t(s.pruneChosen.size());
         }
