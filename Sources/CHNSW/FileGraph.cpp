@@ -205,7 +205,8 @@ struct SluiceFileGraph {
     int topLevel = -1;
     size_t present = 0, deleted = 0;
     // Product-quantized codes (DiskANN's navigation): `codeM` bytes a label in memory, trained from the graph's
-    // first `codesFrom` nodes; until then (`coded` false) every node a search scores is read.
+    // first `codesFrom` nodes; until then (`coded` false) every node a search scores is read (from `early`,
+    // below, while the graph is that small).
     size_t codeM = 0, codesFrom = 0;
     bool coded = false;
     ProductQuantizer pq;
