@@ -148,6 +148,8 @@ struct Scratch {
     std::vector<char> pruneRecords;
     std::vector<char> decoded;          // codes decoded into 8-bit vectors (upper-layer inserts)
     std::vector<float> decodeFloats;
+    std::vector<uint64_t> known;        // an insert's read records: (id << 32 | pool slot), sorted (the prunes')
+    std::vector<uint64_t> decodedIds;   // the codes in `decoded`: (id << 32 | its slot), sorted
 
     Scratch(size_t slots, size_t recordBytes) : visited((slots + 63) / 64), recordBytes(recordBytes) {}
 
@@ -219,11 +221,19 @@ struct SluiceFileGraph {
     int topLevel = -1;
     size_t present = 0, deleted = 0;
     // Product-quantized codes (DiskANN's navigation): `codeM` bytes a label in memory, trained from the graph's
-    // first `codesFrom` nodes; until then (`coded` false) every node a search scores is read.
+    // first `codesFrom` nodes; until then (`coded` false) every node a search scores is read (from `early`,
+    // below, while the graph is that small).
     size_t codeM = 0, codesFrom = 0;
     bool coded = false;
     ProductQuantizer pq;
     std::vector<uint8_t> codes;  // codeM bytes a slot, once coded
+    // Until the codes are trained, every node an insert scores is read (about 850 reads an insert at 4,096):
+    // the records of the first `earlyLimit` slots are kept in memory as well (at most 2 MB at 384 d), read
+    // from there and written through to the file (which stays whole: saves and crashes are unchanged), and let
+    // go once the codes are trained.
+    std::vector<char> early;
+    bool earlyOn = false;
+    static constexpr size_t earlyLimit = 4096;
     sluice_chnsw::Distance kernel;
     QuantizedSpaceParameters parameters;
     double levelMultiplier;
@@ -279,6 +289,51 @@ struct SluiceFileGraph {
     }
 
     size_t slots() const { return nodes.size(); }
+
+    // Whether the bytes at [offset, offset + count) of the file are held in `early`.
+    bool inEarly(size_t count, size_t offset) const
+    {
+        return offset >= headerBytes && offset + count <= headerBytes + early.size();
+    }
+    // A node's bytes, from `early` if it holds them, else from the file.
+    void readNode(void *out, size_t count, size_t offset) const
+    {
+        if (inEarly(count, offset)) {
+            std::memcpy(out, early.data() + (offset - headerBytes), count);
+            return;
+        }
+        readExactly(fd, out, count, offset);
+    }
+    // A node's bytes written to the file, and to `early` if it holds them.
+    void writeNode(const void *in, size_t count, size_t offset)
+    {
+        writeExactly(fd, in, count, offset);
+        if (inEarly(count, offset)) std::memcpy(early.data() + (offset - headerBytes), in, count);
+    }
+    // `early` started (the graph not yet coded): the slots it covers, read from the file if it has them.
+    void startEarly()
+    {
+        if (earlyOn || coded || codeM == 0) return;
+        earlyOn = true;
+        early.reserve(std::min(codesFrom, earlyLimit) * recordBytes);
+        growEarly();
+    }
+    void growEarly()
+    {
+        if (!earlyOn) return;
+        const size_t had = early.size() / recordBytes;
+        const size_t want = std::min({slots(), codesFrom, earlyLimit});
+        if (want <= had) return;
+        early.resize(want * recordBytes, 0);
+        // The slots the file already has (a loaded graph's): a slot past the file's records is absent, never read.
+        for (size_t slot = had; slot < want; slot++)
+            if (nodes[slot] != absent) readExactly(fd, early.data() + slot * recordBytes, recordBytes, offsetOf(uint32_t(slot)));
+    }
+    void stopEarly()
+    {
+        earlyOn = false;
+        std::vector<char>().swap(early);
+    }
     size_t offsetOf(uint32_t id) const { return headerBytes + size_t(id) * recordBytes; }
     bool isPresent(uint32_t id) const { return id < nodes.size() && nodes[id] != absent; }
     int levelOf(uint32_t id) const { return nodes[id] & levelMask; }
@@ -324,6 +379,7 @@ struct SluiceFileGraph {
         fd = copy;
         working = true;
         posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+        startEarly();
     }
 
     void grow(size_t neededSlots)
@@ -335,6 +391,7 @@ struct SluiceFileGraph {
         }
         if (neededSlots > nodes.size()) nodes.resize(neededSlots, absent);
         if (coded && codes.size() < nodes.size() * codeM) codes.resize(nodes.size() * codeM, 0);
+        growEarly();
     }
 
     // The largest number of code bytes up to `requested` whose sub-vectors are a whole multiple of 4 dimensions
@@ -364,7 +421,7 @@ struct SluiceFileGraph {
         }
         std::vector<uint8_t> vectors(sample.size() * codeBytes);
         for (size_t i = 0; i < sample.size(); i++)
-            readExactly(fd, &vectors[i * codeBytes], codeBytes, offsetOf(sample[i]) + codeOffset);
+            readNode(&vectors[i * codeBytes], codeBytes, offsetOf(sample[i]) + codeOffset);
         pq.trainFromCodes(vectors.data(), sample.size(), codeBytes, dimensions, codeM, pqIterations, pqSeed);
         codes.reserve(capacity * codeM);
         codes.assign(nodes.size() * codeM, 0);
@@ -376,13 +433,14 @@ struct SluiceFileGraph {
             if (next < sample.size() && sample[next] == ids[i]) {
                 values = reinterpret_cast<const char *>(&vectors[next++ * codeBytes]);
             } else {
-                readExactly(fd, vector.data(), codeBytes, offsetOf(ids[i]) + codeOffset);
+                readNode(vector.data(), codeBytes, offsetOf(ids[i]) + codeOffset);
                 values = vector.data();
             }
             pq.buildTable(values, table.data(), groups);
             pq.encode(table.data(), &codes[size_t(ids[i]) * codeM]);
         }
         coded = true;
+        stopEarly();
     }
 
     float codeDistance(uint32_t id, const Scratch &s) const
@@ -472,7 +530,7 @@ struct SluiceFileGraph {
         return expanded;
     }
 
-    void readRecord(uint32_t id, char *out) const { readExactly(fd, out, recordBytes, offsetOf(id)); }
+    void readRecord(uint32_t id, char *out) const { readNode(out, recordBytes, offsetOf(id)); }
 
     Scored score(uint32_t id, const char *query, Scratch &s) const
     {
@@ -571,9 +629,18 @@ struct SluiceFileGraph {
         list.assign(1 + m0, 0);
         list[0] = count | (deleted ? tombstone : 0);
         std::memcpy(list.data() + 1, ids, size_t(count) * 4);
-        writeExactly(fd, list.data(), 4 * (1 + m0), offsetOf(id));
+        writeNode(list.data(), 4 * (1 + m0), offsetOf(id));
     }
     std::vector<uint32_t> scratchList;
+
+    // Node `id`'s 8-bit vector if this insert's search read its record (`s.known`), else null.
+    const char *knownVector(uint32_t id, Scratch &s) const
+    {
+        const uint64_t key = uint64_t(id) << 32;
+        auto at = std::lower_bound(s.known.begin(), s.known.end(), key);
+        if (at == s.known.end() || (*at >> 32) != id) return nullptr;
+        return s.record(uint32_t(*at)) + codeOffset;
+    }
 
     // Links `neighbour` back to `id` (whose code is `code`) at `layer`, their distance `d`; a full list is
     // pruned by the heuristic over its nodes and `id`. `known`: the neighbour's record as this insert read it
@@ -608,19 +675,27 @@ struct SluiceFileGraph {
             list[1 + count] = id;
             list[0] = count + 1;
         } else {
+            // The heuristic needs every listed node's 8-bit vector: the records this insert's search read
+            // (`s.known`; a vector does not change while the insert holds the lock) are looked up, the others
+            // read into slot i of `records`.
             std::vector<Scored> &candidates = s.pruneCandidates;
             candidates.clear();
             for (uint32_t i = 0; i < count; i++) {
                 const uint32_t other = list[1 + i];
-                char *record = records.data() + size_t(i) * recordBytes;
-                readExactly(fd, record + codeOffset, codeBytes, offsetOf(other) + codeOffset);
-                candidates.push_back(Scored{distance(own + codeOffset, record + codeOffset), other, i});
+                const char *vector = knownVector(other, s);
+                if (vector == nullptr) {
+                    char *record = records.data() + size_t(i) * recordBytes;
+                    readNode(record + codeOffset, codeBytes, offsetOf(other) + codeOffset);
+                    vector = record + codeOffset;
+                }
+                candidates.push_back(Scored{distance(own + codeOffset, vector), other, i});
             }
             candidates.push_back(Scored{d, id, count});
             std::sort(candidates.begin(), candidates.end());
             auto vectorOf = [&](const Scored &c) -> const char * {
                 if (c.id == id) return code;
-                return records.data() + size_t(c.slot) * recordBytes + codeOffset;
+                const char *vector = knownVector(c.id, s);
+                return vector != nullptr ? vector : records.data() + size_t(c.slot) * recordBytes + codeOffset;
             };
             selectNeighbours(candidates, most, s.pruneChosen, vectorOf);
             for (size_t i = 0; i < s.pruneChosen.size(); i++) list[1 + i] = s.pruneChosen[i].id;
@@ -649,17 +724,17 @@ struct SluiceFileGraph {
             // The new vector and the tombstone cleared; the old lists stay until the new ones are chosen, so the
             // graph stays connected through this node meanwhile.
             uint32_t count;
-            readExactly(fd, &count, 4, offsetOf(id));
+            readNode(&count, 4, offsetOf(id));
             count &= ~tombstone;
-            writeExactly(fd, &count, 4, offsetOf(id));
-            writeExactly(fd, code, codeBytes, offsetOf(id) + codeOffset);
+            writeNode(&count, 4, offsetOf(id));
+            writeNode(code, codeBytes, offsetOf(id) + codeOffset);
         } else {
             level = randomLevel(id);
             nodes[id] = uint8_t(level);
             present++;
             std::vector<char> record(recordBytes, 0);
             std::memcpy(record.data() + codeOffset, code, codeBytes);
-            writeExactly(fd, record.data(), recordBytes, offsetOf(id));
+            writeNode(record.data(), recordBytes, offsetOf(id));
             if (level > 0) upper[id].assign(size_t(level) * (1 + m), 0);
         }
         if (coded) {
@@ -723,10 +798,26 @@ struct SluiceFileGraph {
             list[0] = uint32_t(ids.size());
             std::copy(ids.begin(), ids.end(), list + 1);
         }
+        s.known.clear();
+        for (const Scored &c : found) s.known.push_back(uint64_t(c.id) << 32 | c.slot);
+        std::sort(s.known.begin(), s.known.end());
         const std::vector<Scored> chosen = s.chosen;
         for (const Scored &neighbour : chosen)
             connect(neighbour.id, id, code, layer, neighbour.distance, s,
                 recordsKnown && layer == 0 ? s.record(neighbour.slot) : nullptr);
+    }
+
+    // The slot in the scratch's `decoded` of node `id`'s decoded code, decoded there at its first use since
+    // `decodedIds` was cleared.
+    size_t decodedSlot(uint32_t id, Scratch &s) const
+    {
+        const uint64_t key = uint64_t(id) << 32;
+        auto at = std::lower_bound(s.decodedIds.begin(), s.decodedIds.end(), key);
+        if (at != s.decodedIds.end() && (*at >> 32) == id) return size_t(uint32_t(*at));
+        const size_t slot = s.decodedIds.size();
+        s.decodedIds.insert(at, key | slot);
+        decodeInto(id, slot, s);
+        return slot;
     }
 
     // Node `id`'s code decoded into 8-bit vector number `slot` of the scratch's `decoded` (valid until it grows).
@@ -774,14 +865,17 @@ struct SluiceFileGraph {
     // decoded codes, and links them back to it, a full list pruned by decoded codes too: no read.
     void linkUpperByCodes(uint32_t id, int layer, const std::vector<Scored> &found, Scratch &s)
     {
+        // Each code is decoded once a call, when first needed (`decodedSlot`): the heuristic asks only for the
+        // candidates it reaches, and a full neighbour's list mostly names nodes decoded already.
+        s.decodedIds.clear();
+        auto vectorOf = [&](const Scored &c) {
+            return static_cast<const char *>(s.decoded.data() + decodedSlot(c.id, s) * codeBytes);
+        };
         std::vector<Scored> others;
         others.reserve(found.size());
         for (const Scored &c : found)
-            if (c.id != id) others.push_back(Scored{c.distance, c.id, uint32_t(others.size())});
-        for (const Scored &c : others) decodeInto(c.id, c.slot, s);
-        selectNeighbours(others, m, s.chosen, [&](const Scored &c) {
-            return static_cast<const char *>(s.decoded.data() + size_t(c.slot) * codeBytes);
-        });
+            if (c.id != id) others.push_back(c);
+        selectNeighbours(others, m, s.chosen, vectorOf);
         const std::vector<Scored> chosen = s.chosen;
         uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
         std::fill(list, list + 1 + m, 0);
@@ -799,21 +893,19 @@ struct SluiceFileGraph {
                 theirs[0] = count + 1;
                 continue;
             }
-            // Full: the heuristic over its nodes and `id`, all by decoded codes (slot 0: the neighbour).
-            const char *own = decodeInto(neighbour.id, 0, s);
+            // Full: the heuristic over its nodes and `id` (its own code decoded like the others), all by decoded
+            // codes. Pointers into `decoded` are taken after the decodes (it may grow).
+            const size_t own = decodedSlot(neighbour.id, s);
             std::vector<Scored> &candidates = s.pruneCandidates;
             candidates.clear();
-            for (uint32_t i = 0; i < count; i++) {
-                const char *other = decodeInto(theirs[1 + i], 1 + i, s);
-                own = s.decoded.data();  // `decoded` may have grown
-                candidates.push_back(Scored{distance(own, other), theirs[1 + i], 1 + i});
+            for (uint32_t i = 0; i <= count; i++) {
+                const uint32_t other = i < count ? theirs[1 + i] : id;
+                const size_t slot = decodedSlot(other, s);
+                const char *vectors = s.decoded.data();
+                candidates.push_back(Scored{distance(vectors + own * codeBytes, vectors + slot * codeBytes), other, 0});
             }
-            decodeInto(id, 1 + count, s);  // its own code, decoded like the others
-            candidates.push_back(Scored{distance(s.decoded.data(), s.decoded.data() + size_t(1 + count) * codeBytes), id, 1 + count});
             std::sort(candidates.begin(), candidates.end());
-            selectNeighbours(candidates, m, s.pruneChosen, [&](const Scored &c) {
-                return static_cast<const char *>(s.decoded.data() + size_t(c.slot) * codeBytes);
-            });
+            selectNeighbours(candidates, m, s.pruneChosen, vectorOf);
             for (size_t i = 0; i < m; i++) theirs[1 + i] = i < s.pruneChosen.size() ? s.pruneChosen[i].id : 0;
             theirs[0] = uint32_t(s.pruneChosen.size());
         }
@@ -1062,9 +1154,9 @@ int sluice_fgraph_mark_deleted(SluiceFileGraph *graph, uint64_t label, char *err
         if (graph->nodes[id] & deletedFlag) return 0;
         graph->ensureWorking();
         uint32_t word;
-        readExactly(graph->fd, &word, 4, graph->offsetOf(id));
+        graph->readNode(&word, 4, graph->offsetOf(id));
         word |= tombstone;
-        writeExactly(graph->fd, &word, 4, graph->offsetOf(id));
+        graph->writeNode(&word, 4, graph->offsetOf(id));
         graph->nodes[id] |= deletedFlag;
         graph->deleted++;
         return 1;
@@ -1144,6 +1236,7 @@ size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph)
     bytes += graph->upper.size() * 48 + graph->upper.bucket_count() * sizeof(void *);
     // The codes (reserved for the capacity) and the codebooks.
     if (graph->coded) bytes += graph->codes.capacity() + graph->pq.fixedBytes();
+    bytes += graph->early.size();  // the first records, until the codes are trained
     return bytes + graph->spareBytes();
 }
 

@@ -191,6 +191,10 @@ void sluice_chnsw::quantize(const float *vector, size_t dimensions, uint8_t *out
 
 sluice_chnsw::Distance sluice_chnsw::chosenDistance() { return distanceKernel(chosenKernel()); }
 
+// The largest |vector[i] · norm| and the levels, four at a time with SSE2 (x86-64's baseline) where there is
+// one: the same products and quotients as the scalar loops, the same maximum (a NaN is passed over, as
+// std::max passes it), levels clamped then rounded by cvtps2dq in the default rounding mode (nearbyint's) —
+// the same bytes, 2-3x faster (the file graph decodes ~24 codes an insert through this: session 34).
 static void quantized(const float *vector, size_t dimensions, uint8_t *out)
 {
     double sum = 0;
@@ -199,14 +203,45 @@ static void quantized(const float *vector, size_t dimensions, uint8_t *out)
     }
     float norm = sum > 0 ? float(1.0 / std::sqrt(sum)) : 0.0f;
     float largest = 0;
-    for (size_t i = 0; i < dimensions; i++) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128 norms = _mm_set1_ps(norm), magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+    __m128 widest = _mm_setzero_ps();
+    for (; i + 4 <= dimensions; i += 4) {
+        // maxps returns its second operand when either is NaN: the running maximum, as std::max does.
+        widest = _mm_max_ps(_mm_and_ps(_mm_mul_ps(_mm_loadu_ps(vector + i), norms), magnitude), widest);
+    }
+    float lanes[4];
+    _mm_storeu_ps(lanes, widest);
+    for (float lane : lanes) largest = std::max(largest, lane);
+#endif
+    for (; i < dimensions; i++) {
         largest = std::max(largest, std::fabs(vector[i] * norm));
     }
     float scale = largest > 0 ? largest / 127.0f : 0.0f;
     std::memcpy(out, &scale, sizeof scale);
     int8_t *values = reinterpret_cast<int8_t *>(out + scaleBytes);
-    for (size_t i = 0; i < dimensions; i++) {
-        float level = scale > 0 ? std::nearbyint(vector[i] * norm / scale) : 0.0f;
+    if (!(scale > 0)) {
+        std::memset(values, 0, dimensions);
+        return;
+    }
+    i = 0;
+#if defined(__SSE2__)
+    const __m128 scales = _mm_set1_ps(scale), low = _mm_set1_ps(-127.0f), high = _mm_set1_ps(127.0f);
+    for (; i + 16 <= dimensions; i += 16) {
+        __m128i levels[4];
+        for (size_t k = 0; k < 4; k++) {
+            __m128 level = _mm_div_ps(_mm_mul_ps(_mm_loadu_ps(vector + i + 4 * k), norms), scales);
+            level = _mm_max_ps(_mm_min_ps(level, high), low);  // a NaN becomes 127, as in the loop below
+            levels[k] = _mm_cvtps_epi32(level);
+        }
+        const __m128i bytes =
+            _mm_packs_epi16(_mm_packs_epi32(levels[0], levels[1]), _mm_packs_epi32(levels[2], levels[3]));
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(values + i), bytes);
+    }
+#endif
+    for (; i < dimensions; i++) {
+        float level = std::nearbyint(vector[i] * norm / scale);
         values[i] = int8_t(std::max(-127.0f, std::min(127.0f, level)));
     }
 }
