@@ -13,15 +13,8 @@
 #include <immintrin.h>
 #endif
 
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -283,28 +276,9 @@ int sluice_hnsw_save(SluiceHNSW *index, const char *path, char *error, size_t er
     });
 }
 
-// Lowers the calling thread's scheduling priority by `niceness` (a thread's own nice value on Linux; the
-// thread ends after its inserts, so nothing else runs at the lowered priority). Best effort: a failure
-// leaves the thread as it was.
-static void lowerThisThread(int niceness)
-{
-#if defined(__linux__)
-    const id_t thread = id_t(syscall(SYS_gettid));
-    errno = 0;
-    const int current = getpriority(PRIO_PROCESS, thread);
-    if (errno == 0) {
-        (void)setpriority(PRIO_PROCESS, thread, std::min(19, current + niceness));
-    }
-#else
-    (void)niceness;
-#endif
-}
-
-// `sluice_hnsw_add` and `sluice_hnsw_add_lowered`: with `niceness` above 0, every worker is a thread of its
-// own, lowered first, and the caller only waits.
-static int addVectors(
-    SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, int niceness,
-    char *error, size_t error_size)
+int sluice_hnsw_add(
+    SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
+    size_t error_size)
 {
     return guarded(error, error_size, 0, [&]() {
         std::unique_lock<std::shared_mutex> guard(index->lock);
@@ -338,19 +312,10 @@ static int addVectors(
         };
         size_t workers = std::max<size_t>(1, std::min(threads, count / 64 + 1));
         std::vector<std::thread> pool;
-        if (niceness > 0) {
-            for (size_t t = 0; t < workers; t++) {
-                pool.emplace_back([&]() {
-                    lowerThisThread(niceness);
-                    work();
-                });
-            }
-        } else {
-            for (size_t t = 1; t < workers; t++) {
-                pool.emplace_back(work);
-            }
-            work();
+        for (size_t t = 1; t < workers; t++) {
+            pool.emplace_back(work);
         }
+        work();
         for (auto &thread : pool) {
             thread.join();
         }
@@ -360,20 +325,6 @@ static int addVectors(
         }
         return 1;
     });
-}
-
-int sluice_hnsw_add(
-    SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
-    size_t error_size)
-{
-    return addVectors(index, vectors, labels, count, threads, 0, error, error_size);
-}
-
-int sluice_hnsw_add_lowered(
-    SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, int niceness,
-    char *error, size_t error_size)
-{
-    return addVectors(index, vectors, labels, count, threads, std::max(0, niceness), error, error_size);
 }
 
 int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label)

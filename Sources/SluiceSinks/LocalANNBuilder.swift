@@ -8,13 +8,9 @@ import Synchronization
 ///
 /// The build checks ``isStopped`` between batches: `finish()` stops a build it leaves to the next writer,
 /// and waits with ``settle()`` until the build has closed its read transaction. While the load runs the build
-/// inserts on one thread fewer than the cores, at a priority lowered by ``backgroundNiceness`` (the pipeline's
-/// threads, and the embedder's requests, go first); a caller that waits for it (`finish()`, an explicit
-/// rebuild) first calls ``hurry()``, and from its next batch the build uses every core at the process's own
-/// priority: nothing else runs then, and a build that fell behind still ends.
-///
-/// The follower (``LocalANNFollower``) keeps the process's priority: the writer waits for it when it hands
-/// over the next change, so lowering it would make the writer wait on a thread that gives way to others.
+/// inserts on one thread fewer than the cores (the pipeline keeps one); a caller that waits for it
+/// (`finish()`, an explicit rebuild) first calls ``hurry()``, and from its next batch the build uses every
+/// core: nothing else runs then.
 final class LocalANNBuilder: @unchecked Sendable {
     private struct State {
         var running = false
@@ -23,17 +19,13 @@ final class LocalANNBuilder: @unchecked Sendable {
         var startedByWrite = false
         /// Someone waits for the build (``hurry()``): it inserts on every core.
         var hurried = false
-        /// The last workers the build under way (or the last) gave a batch before and after ``hurry()``
-        /// (for tests).
-        var given: (unhurried: LocalANNIndex.Workers?, hurried: LocalANNIndex.Workers?) = (nil, nil)
+        /// The most insert threads the build under way (or the last) gave a batch before and after
+        /// ``hurry()`` (for tests).
+        var mostThreads = (unhurried: 0, hurried: 0)
         /// For tests: the build signals `reached` after building from its snapshot, then waits for `gate`
         /// (or for ``stop()``) before the catch-up.
         var beforeCatchUp: (reached: DispatchSemaphore, gate: DispatchSemaphore)?
     }
-
-    /// How much lower than the process's the build's insert threads run while the load goes on (Linux `nice`
-    /// steps: at 10, a thread gets about a tenth of a core another thread at 0 wants, and any idle CPU).
-    static let backgroundNiceness = 10
 
     // The queue is thread-safe; the state is behind the lock.
     private let queue = DispatchQueue(label: "sl-local-graph-build")
@@ -49,7 +41,7 @@ final class LocalANNBuilder: @unchecked Sendable {
                 stopped: false,
                 startedByWrite: byWrite,
                 hurried: false,
-                given: (nil, nil),
+                mostThreads: (0, 0),
                 beforeCatchUp: state.beforeCatchUp
             )
             return true
@@ -71,27 +63,23 @@ final class LocalANNBuilder: @unchecked Sendable {
     /// Whether the build under way was asked to stop (it then drops what it built).
     var isStopped: Bool { state.withLock { $0.stopped } }
 
-    /// How the build under way inserts its next batch, out of `cores`: on one thread fewer, lowered by
-    /// ``backgroundNiceness``, while the load runs beside it; on all of them at the process's priority once
-    /// someone waits for it (``hurry()``). Called by the build.
-    func workers(of cores: Int) -> LocalANNIndex.Workers {
+    /// The insert threads the build under way gives its next batch, out of `cores`: one fewer while the
+    /// load runs beside it, all of them once someone waits for it (``hurry()``). Called by the build.
+    func threads(of cores: Int) -> Int {
         state.withLock { state in
-            guard state.hurried else {
-                let workers = LocalANNIndex.Workers(threads: max(1, cores - 1), niceness: Self.backgroundNiceness)
-                state.given.unhurried = workers
-                return workers
+            let threads = state.hurried ? max(1, cores) : max(1, cores - 1)
+            if state.hurried {
+                state.mostThreads.hurried = max(state.mostThreads.hurried, threads)
+            } else {
+                state.mostThreads.unhurried = max(state.mostThreads.unhurried, threads)
             }
-            let workers = LocalANNIndex.Workers(threads: max(1, cores))
-            state.given.hurried = workers
-            return workers
+            return threads
         }
     }
 
-    /// For tests: the last workers the build under way (or the last) gave a batch before and after
-    /// ``hurry()`` (nil: no batch).
-    var given: (unhurried: LocalANNIndex.Workers?, hurried: LocalANNIndex.Workers?) {
-        state.withLock { $0.given }
-    }
+    /// For tests: the most insert threads the build under way (or the last) gave a batch before and after
+    /// ``hurry()`` (0: no batch).
+    var mostThreads: (unhurried: Int, hurried: Int) { state.withLock { $0.mostThreads } }
 
     /// Says that a caller now waits for the build under way (`finish()`, an explicit rebuild, before they
     /// settle it): its next batches, and its catch-up, insert on every core. A build paused by a test goes on.

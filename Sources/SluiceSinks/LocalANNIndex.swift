@@ -97,22 +97,8 @@ final class LocalANNIndex: @unchecked Sendable {
         }
     }
 
-    /// How a batch of inserts runs: on up to `threads` threads, at the caller's priority or, with `niceness`
-    /// above 0, on threads of their own lowered by that much (a build that gives way to the load; the graph
-    /// in memory only — a graph with its nodes in a file inserts at the caller's priority).
-    struct Workers: Sendable, Equatable {
-        var threads: Int
-        var niceness = 0
-    }
-
     /// Adds or replaces vectors (each `dimensions` long) under their labels, with up to `threads` threads.
     func add(_ entries: [(label: UInt64, vector: [Float])], threads: Int) throws {
-        try add(entries, workers: .init(threads: threads))
-    }
-
-    /// Adds or replaces vectors (each `dimensions` long) under their labels, as `workers` says.
-    func add(_ entries: [(label: UInt64, vector: [Float])], workers: Workers) throws {
-        let threads = workers.threads
         guard !entries.isEmpty else { return }
         var flat = [Float]()
         flat.reserveCapacity(entries.count * dimensions)
@@ -128,17 +114,6 @@ final class LocalANNIndex: @unchecked Sendable {
         let labels = entries.map(\.label)
         try Self.check("cannot add to the index") { error, size in
             switch handle {
-            case .memory(let graph) where workers.niceness > 0:
-                sluice_hnsw_add_lowered(
-                    graph,
-                    flat,
-                    labels,
-                    entries.count,
-                    max(1, threads),
-                    Int32(workers.niceness),
-                    error,
-                    size
-                )
             case .memory(let graph):
                 sluice_hnsw_add(graph, flat, labels, entries.count, max(1, threads), error, size)
             case .file(let graph):

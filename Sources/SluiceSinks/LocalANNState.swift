@@ -98,7 +98,7 @@ final class LocalANNState: Sendable {
 
     func endBusy() { state.withLock { $0.busy = false } }
 
-    /// A catch-up (``LocalSink/caughtUp(_:workers:batch:)``) held at most `count` changed vectors at once.
+    /// A catch-up (``LocalSink/caughtUp(_:threads:batch:)``) held at most `count` changed vectors at once.
     func caughtUp(holding count: Int) {
         state.withLock { $0.mostCatchUpVectorsHeld = max($0.mostCatchUpVectorsHeld, count) }
     }

@@ -216,11 +216,7 @@ extension LocalSink {
         let ann = try environment.database("ann")
         let generation = try environment.read { try $0.get(ann, ANNKey.generation).map(Self.number) ?? 0 }
         guard let live = annState.live, live.index != nil, live.generation != generation,
-            let caught = try caughtUp(
-                live,
-                workers: .init(threads: indexSettings.buildThreads),
-                batch: Self.catchUpBatch
-            ),
+            let caught = try caughtUp(live, threads: indexSettings.buildThreads, batch: Self.catchUpBatch),
             caught.generation == generation
         else { return }
         annState.set(caught)
@@ -263,11 +259,7 @@ extension LocalSink {
         if count == 0 {
             annState.set(.init(index: nil, generation: generation, dirty: true))
         } else if let saved = loadNewestSavedIndex(generation: generation, count: count),
-            let live = try? caughtUp(
-                saved,
-                workers: .init(threads: indexSettings.buildThreads),
-                batch: Self.catchUpBatch
-            ),
+            let live = try? caughtUp(saved, threads: indexSettings.buildThreads, batch: Self.catchUpBatch),
             live.generation == generation
         {
             // A graph saved before a crash is brought up to date from the change log: no rebuild.
@@ -292,12 +284,7 @@ extension LocalSink {
         settleIndex()
         try environment.write { try relabelAll($0) }
         CrashPoint.reach("local.index-relabelled")
-        guard
-            let built = try buildFromSnapshot(
-                workers: .init(threads: indexSettings.buildThreads),
-                batch: 4096,
-                stop: { false }
-            )
+        guard let built = try buildFromSnapshot(threads: indexSettings.buildThreads, batch: 4096, stop: { false })
         else {
             throw SluiceError(.sinkFailed, "the graph could not be built: a record has no label")
         }

@@ -17,7 +17,7 @@ import SluiceLMDB
 ///   store's map in. The writes meanwhile are labelled and logged, and searches scan (no graph yet), as below
 ///   `exact_below`.
 /// - It then brings the graph from `G` to the store's generation by the change log, as a saved graph is
-///   (``caughtUp(_:workers:batch:)``), and hands it over (``LocalANNState/adopt(_:)``): searches use it with
+///   (``caughtUp(_:threads:batch:)``), and hands it over (``LocalANNState/adopt(_:)``): searches use it with
 ///   the log at once, and the writer's next write catches it up to the last few writes on its own thread
 ///   (``ensureIndex(byWrite:)``), after which the follower follows every write as before.
 /// - Nothing of the build is stored until `finish()` saves the graph: a `kill -9` during it leaves the store as
@@ -99,7 +99,7 @@ extension LocalSink {
             // a build it waits for moves to every core within a batch (``LocalANNBuilder/hurry()``).
             guard
                 let built = try buildFromSnapshot(
-                    workers: builder.workers(of: cores),
+                    threads: builder.threads(of: cores),
                     batch: 256,
                     stop: { builder.isStopped }
                 ),
@@ -108,7 +108,7 @@ extension LocalSink {
             CrashPoint.reach("local.index-built")
             builder.reachCatchUp()
             guard !builder.isStopped else { return }
-            if let caught = try caughtUp(built, workers: builder.workers(of: cores), batch: Self.catchUpBatch) {
+            if let caught = try caughtUp(built, threads: builder.threads(of: cores), batch: Self.catchUpBatch) {
                 annState.adopt(caught)
                 return
             }
@@ -129,11 +129,11 @@ extension LocalSink {
 
     /// A graph of every record's vector under its label, from one read snapshot, at that snapshot's
     /// generation; nil when `stop` says so between batches or when a record has no label (the mark is gone).
-    /// `workers`: the insert threads and their priority, read again for each batch (the background build
-    /// leaves one core to the load, and gives way to it, until someone waits for it); `batch`: the vectors
-    /// inserted between two looks at `stop` (a stopped build ends within one batch's inserts).
+    /// `threads`: hnswlib's insert threads, read again for each batch (the background build leaves one core
+    /// to the load until someone waits for it); `batch`: the vectors inserted between two looks at `stop` (a
+    /// stopped build ends within one batch's inserts).
     func buildFromSnapshot(
-        workers: @autoclosure () -> LocalANNIndex.Workers,
+        threads: @autoclosure () -> Int,
         batch size: Int,
         stop: () -> Bool
     ) throws -> LocalANNState.Live? {
@@ -161,7 +161,7 @@ extension LocalSink {
                         directory: folder
                     )
                 }
-                try index?.add(batch, workers: workers())
+                try index?.add(batch, threads: threads())
                 batch.removeAll(keepingCapacity: true)
             }
             // Every vector once: copied from the data file, not mapped (the map would fault them all in, past

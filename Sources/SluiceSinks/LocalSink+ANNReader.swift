@@ -137,7 +137,7 @@ extension LocalSink {
     func catchUpIndex() {
         settleFollower()  // in the writing process: what was handed to the follower first (a build goes on)
         guard let live = annState.live, live.index != nil,
-            let caught = try? caughtUp(live, workers: .init(threads: 1), batch: 64)
+            let caught = try? caughtUp(live, threads: 1, batch: 64)
         else { return }
         annState.adopt(caught)
     }
@@ -152,7 +152,7 @@ extension LocalSink {
     /// not hold the store's count.
     func caughtUp(
         _ live: LocalANNState.Live,
-        workers: @autoclosure () -> LocalANNIndex.Workers,
+        threads: @autoclosure () -> Int,
         batch: Int
     ) throws -> LocalANNState.Live? {
         guard let index = live.index else { return nil }
@@ -178,7 +178,7 @@ extension LocalSink {
                     adds.append((label, vector))
                     held = max(held, adds.count)
                     if adds.count == batch {
-                        try index.add(adds, workers: workers())
+                        try index.add(adds, threads: threads())
                         adds.removeAll(keepingCapacity: true)
                         added = true
                     }
@@ -187,7 +187,7 @@ extension LocalSink {
                 }
             }
             if !adds.isEmpty {
-                try index.add(adds, workers: workers())
+                try index.add(adds, threads: threads())
                 added = true
             }
             return (generation, try txn.count(vectors), added, deletes)

@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test(
-        "the build keeps a core for the load, and gives way to it, until finish() waits for it: its catch-up then inserts on every core at the process's priority, and the saved graph matches the store",
+        "the build keeps a core for the load until finish() waits for it: its catch-up then inserts on every core, and the saved graph matches the store",
         arguments: LocalSinkANNTests.nodeKinds
     )
     func finishHurriesTheBuild(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
@@ -112,11 +112,10 @@ import Testing
         try await sink.upsert(T.records(generator.next(600)))
         try await sink.upsert(T.records(generator.next(10), from: 600))  // finds 600 ≥ 200: starts the build
         reached.wait()  // built from its snapshot (batches of 256) while the writes went on
-        #expect(sink.builder.given.unhurried == .init(threads: 3, niceness: LocalANNBuilder.backgroundNiceness))
-        #expect(sink.builder.given.hurried == nil)
+        #expect(sink.builder.mostThreads == (3, 0))
         try await sink.upsert(T.records(generator.next(300), from: 610))  // for the catch-up
         try await sink.finish()  // hurries the paused build: its catch-up on every core
-        #expect(sink.builder.given.hurried == .init(threads: 4, niceness: 0))
+        #expect(sink.builder.mostThreads == (3, 4))
         #expect(try T.indexFiles(folder).count == 1)
         try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
     }

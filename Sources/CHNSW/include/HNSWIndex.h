@@ -40,13 +40,6 @@ int sluice_hnsw_add(
     SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
     size_t error_size);
 
-/// As `sluice_hnsw_add`, with every insert on threads of its own whose scheduling priority is lowered by
-/// `niceness` (Linux: `setpriority` on each thread; elsewhere as `sluice_hnsw_add`): a build in the
-/// background that gives way to the process's other threads. The calling thread only waits.
-int sluice_hnsw_add_lowered(
-    SluiceHNSW *index, const float *vectors, const uint64_t *labels, size_t count, size_t threads, int niceness,
-    char *error, size_t error_size);
-
 /// Marks `label` deleted (it stays in the graph as a waypoint and is never returned). Returns 1 if it was
 /// present and not yet deleted, 0 otherwise.
 int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label);
