@@ -7,13 +7,21 @@ import Synchronization
 /// (`LocalSink+ANNBuild.swift`). One build at a time.
 ///
 /// The build checks ``isStopped`` between batches: `finish()` stops a build it leaves to the next writer,
-/// and waits with ``settle()`` until the build has closed its read transaction.
+/// and waits with ``settle()`` until the build has closed its read transaction. While the load runs the build
+/// inserts on one thread fewer than the cores (the pipeline keeps one); a caller that waits for it
+/// (`finish()`, an explicit rebuild) first calls ``hurry()``, and from its next batch the build uses every
+/// core: nothing else runs then.
 final class LocalANNBuilder: @unchecked Sendable {
     private struct State {
         var running = false
         var stopped = false
         /// A write of this process started the build (not `prepare`): see `LocalSink.saveIndex()`.
         var startedByWrite = false
+        /// Someone waits for the build (``hurry()``): it inserts on every core.
+        var hurried = false
+        /// The most insert threads the build under way (or the last) gave a batch before and after
+        /// ``hurry()`` (for tests).
+        var mostThreads = (unhurried: 0, hurried: 0)
         /// For tests: the build signals `reached` after building from its snapshot, then waits for `gate`
         /// (or for ``stop()``) before the catch-up.
         var beforeCatchUp: (reached: DispatchSemaphore, gate: DispatchSemaphore)?
@@ -28,7 +36,14 @@ final class LocalANNBuilder: @unchecked Sendable {
     func start(byWrite: Bool, _ body: @escaping @Sendable () -> Void) -> Bool {
         let started = state.withLock { state -> Bool in
             guard !state.running else { return false }
-            state = State(running: true, stopped: false, startedByWrite: byWrite, beforeCatchUp: state.beforeCatchUp)
+            state = State(
+                running: true,
+                stopped: false,
+                startedByWrite: byWrite,
+                hurried: false,
+                mostThreads: (0, 0),
+                beforeCatchUp: state.beforeCatchUp
+            )
             return true
         }
         guard started else { return false }
@@ -48,6 +63,35 @@ final class LocalANNBuilder: @unchecked Sendable {
     /// Whether the build under way was asked to stop (it then drops what it built).
     var isStopped: Bool { state.withLock { $0.stopped } }
 
+    /// The insert threads the build under way gives its next batch, out of `cores`: one fewer while the
+    /// load runs beside it, all of them once someone waits for it (``hurry()``). Called by the build.
+    func threads(of cores: Int) -> Int {
+        state.withLock { state in
+            let threads = state.hurried ? max(1, cores) : max(1, cores - 1)
+            if state.hurried {
+                state.mostThreads.hurried = max(state.mostThreads.hurried, threads)
+            } else {
+                state.mostThreads.unhurried = max(state.mostThreads.unhurried, threads)
+            }
+            return threads
+        }
+    }
+
+    /// For tests: the most insert threads the build under way (or the last) gave a batch before and after
+    /// ``hurry()`` (0: no batch).
+    var mostThreads: (unhurried: Int, hurried: Int) { state.withLock { $0.mostThreads } }
+
+    /// Says that a caller now waits for the build under way (`finish()`, an explicit rebuild, before they
+    /// settle it): its next batches, and its catch-up, insert on every core. A build paused by a test goes on.
+    func hurry() {
+        let paused = state.withLock { state -> DispatchSemaphore? in
+            guard state.running else { return nil }
+            state.hurried = true
+            return state.beforeCatchUp?.gate
+        }
+        paused?.signal()
+    }
+
     /// Asks the build under way to stop at its next batch (a build paused by a test goes on, and stops).
     func stop() {
         let paused = state.withLock { state -> DispatchSemaphore? in
@@ -64,7 +108,7 @@ final class LocalANNBuilder: @unchecked Sendable {
     func hold(until gate: DispatchSemaphore) { queue.async { gate.wait() } }
 
     /// For tests: builds signal `reached` once built from their snapshot, then wait for `gate` (or for
-    /// ``stop()``) before catching up.
+    /// ``stop()`` or ``hurry()``) before catching up.
     func pauseBeforeCatchUp(reached: DispatchSemaphore, gate: DispatchSemaphore) {
         state.withLock { $0.beforeCatchUp = (reached, gate) }
     }
@@ -73,6 +117,6 @@ final class LocalANNBuilder: @unchecked Sendable {
     func reachCatchUp() {
         guard let pause = state.withLock({ $0.beforeCatchUp }) else { return }
         pause.reached.signal()
-        if !isStopped { pause.gate.wait() }
+        if !state.withLock({ $0.stopped || $0.hurried }) { pause.gate.wait() }
     }
 }

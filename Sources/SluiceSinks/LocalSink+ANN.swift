@@ -204,6 +204,7 @@ extension LocalSink {
     /// thread where the graph must be complete (an explicit rebuild), or in tests.
     func settleIndex() {
         settleFollower()
+        builder.hurry()
         builder.settle()
         try? catchUpToStore()
     }
@@ -314,6 +315,8 @@ extension LocalSink {
         }
         if builder.isRunning {
             if builder.startedByWrite && count < 2 * indexSettings.exactBelow { builder.stop() }
+            // The load is over: the build now inserts on every core (it kept one for the pipeline).
+            builder.hurry()
             builder.settle()
         }
         try? catchUpToStore()

@@ -94,15 +94,21 @@ extension LocalSink {
     private func runIndexBuild() {
         let builder = self.builder
         do {
-            let threads = max(1, indexSettings.buildThreads - 1)
-            // Batches of 256: about 25 ms of inserts, so `finish()` waits that long for a build it stops.
-            guard let built = try buildFromSnapshot(threads: threads, batch: 256, stop: { builder.isStopped }),
+            let cores = indexSettings.buildThreads
+            // Batches of 256: about 25 ms of inserts, so `finish()` waits that long for a build it stops, and
+            // a build it waits for moves to every core within a batch (``LocalANNBuilder/hurry()``).
+            guard
+                let built = try buildFromSnapshot(
+                    threads: builder.threads(of: cores),
+                    batch: 256,
+                    stop: { builder.isStopped }
+                ),
                 built.index != nil
             else { return }
             CrashPoint.reach("local.index-built")
             builder.reachCatchUp()
             guard !builder.isStopped else { return }
-            if let caught = try caughtUp(built, threads: threads, batch: Self.catchUpBatch) {
+            if let caught = try caughtUp(built, threads: builder.threads(of: cores), batch: Self.catchUpBatch) {
                 annState.adopt(caught)
                 return
             }
@@ -123,9 +129,14 @@ extension LocalSink {
 
     /// A graph of every record's vector under its label, from one read snapshot, at that snapshot's
     /// generation; nil when `stop` says so between batches or when a record has no label (the mark is gone).
-    /// `threads`: hnswlib's insert threads (the background build leaves one core to the load); `batch`: the
-    /// vectors inserted between two looks at `stop` (a stopped build ends within one batch's inserts).
-    func buildFromSnapshot(threads: Int, batch size: Int, stop: () -> Bool) throws -> LocalANNState.Live? {
+    /// `threads`: hnswlib's insert threads, read again for each batch (the background build leaves one core
+    /// to the load until someone waits for it); `batch`: the vectors inserted between two looks at `stop` (a
+    /// stopped build ends within one batch's inserts).
+    func buildFromSnapshot(
+        threads: @autoclosure () -> Int,
+        batch size: Int,
+        stop: () -> Bool
+    ) throws -> LocalANNState.Live? {
         // Handles first: a writable environment opens a database in a write transaction of its own.
         let (vectors, ann, labels, _) = (
             try environment.database("vectors"), try environment.database("ann"),
@@ -150,7 +161,7 @@ extension LocalSink {
                         directory: folder
                     )
                 }
-                try index?.add(batch, threads: threads)
+                try index?.add(batch, threads: threads())
                 batch.removeAll(keepingCapacity: true)
             }
             // Every vector once: copied from the data file, not mapped (the map would fault them all in, past

@@ -150,7 +150,11 @@ extension LocalSink {
     /// batch of them (``LocalANNState/mostCatchUpVectorsHeld``), and copied from the data file rather than
     /// mapped. Nil when the change log does not reach back to the graph's generation, or when the result does
     /// not hold the store's count.
-    func caughtUp(_ live: LocalANNState.Live, threads: Int, batch: Int) throws -> LocalANNState.Live? {
+    func caughtUp(
+        _ live: LocalANNState.Live,
+        threads: @autoclosure () -> Int,
+        batch: Int
+    ) throws -> LocalANNState.Live? {
         guard let index = live.index else { return nil }
         let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
         let log = LocalANNChangeLog(environment: environment)
@@ -174,7 +178,7 @@ extension LocalSink {
                     adds.append((label, vector))
                     held = max(held, adds.count)
                     if adds.count == batch {
-                        try index.add(adds, threads: threads)
+                        try index.add(adds, threads: threads())
                         adds.removeAll(keepingCapacity: true)
                         added = true
                     }
@@ -183,7 +187,7 @@ extension LocalSink {
                 }
             }
             if !adds.isEmpty {
-                try index.add(adds, threads: threads)
+                try index.add(adds, threads: threads())
                 added = true
             }
             return (generation, try txn.count(vectors), added, deletes)

@@ -93,6 +93,34 @@ import Testing
     }
 
     @Test(
+        "the build keeps a core for the load until finish() waits for it: its catch-up then inserts on every core, and the saved graph matches the store",
+        arguments: LocalSinkANNTests.nodeKinds
+    )
+    func finishHurriesTheBuild(nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws {
+        let folder = T.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: T.dimensions, clusters: 8, seed: 0xB08)
+        var section = PipelineConfiguration.Sink()
+        section.hnsw.exactBelow = 100
+        section.hnsw.nodes = nodes
+        var settings = LocalSink.IndexSettings(section: section)
+        settings.buildThreads = 4
+        let sink = try LocalSink(directory: folder, index: settings)
+        try await T.prepare(sink)
+        let (reached, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
+        try await sink.upsert(T.records(generator.next(600)))
+        try await sink.upsert(T.records(generator.next(10), from: 600))  // finds 600 ≥ 200: starts the build
+        reached.wait()  // built from its snapshot (batches of 256) while the writes went on
+        #expect(sink.builder.mostThreads == (3, 0))
+        try await sink.upsert(T.records(generator.next(300), from: 610))  // for the catch-up
+        try await sink.finish()  // hurries the paused build: its catch-up on every core
+        #expect(sink.builder.mostThreads == (3, 4))
+        #expect(try T.indexFiles(folder).count == 1)
+        try await Self.expectGraphMatchesStore(sink, queries: generator.next(5))
+    }
+
+    @Test(
         "a write that commits while the build catches up is taken in before the next write",
         arguments: LocalSinkANNTests.nodeKinds
     )
