@@ -129,6 +129,18 @@ def below(m):
     return [k for k in KINDS if k in m and (m[k] < -1e-12 or (k == "natural" and m[k] <= 1e-12))]
 
 
+def pooled_margins(per, names):
+    """`kind_margins` over the queries of the named folds (each query: kind, vector, keyword, fused nDCG)."""
+    values, v, k = {}, {}, {}
+    for name in names:
+        for kind, vv, kk, x in per[name]:
+            for key in (kind, "all"):
+                values.setdefault(key, []).append(x)
+                v.setdefault(key, []).append(vv)
+                k.setdefault(key, []).append(kk)
+    return kind_margins(values, v, k)
+
+
 def report(folds, today_q, fitted_q):
     """folds: [(set, description)]; today_q / fitted_q: {set: [(kind, vector, keyword, value)]}."""
     print(f"{'held out':10}{'rule':8}{'all':>8}" + "".join(f"{k:>12}" for k in KINDS) + "   worst  (all: nDCG@10; kinds: margin)")
@@ -136,13 +148,7 @@ def report(folds, today_q, fitted_q):
     for name, _ in folds:
         line = {}
         for label, per in (("today", today_q), ("fit", fitted_q)):
-            values, v, k = {}, {}, {}
-            for kind, vv, kk, x in per[name]:
-                for key in (kind, "all"):
-                    values.setdefault(key, []).append(x)
-                    v.setdefault(key, []).append(vv)
-                    k.setdefault(key, []).append(kk)
-            m = kind_margins(values, v, k)
+            m = pooled_margins(per, [name])
             line[label] = m
             print(f"{name:10}{label:8}{m['all']:8.3f}" + "".join(
                 (f"{m[k]:+12.3f}" if k in m else f"{'':>12}") for k in KINDS) + f"{worst_of(m):+8.3f}"
@@ -152,14 +158,7 @@ def report(folds, today_q, fitted_q):
     print("pooled over the five held-out folds (each query scored by the fit that did not see its set):")
     pooled = {}
     for label, per in (("today", today_q), ("fit", fitted_q)):
-        values, v, k = {}, {}, {}
-        for name, _ in folds:
-            for kind, vv, kk, x in per[name]:
-                for key in (kind, "all"):
-                    values.setdefault(key, []).append(x)
-                    v.setdefault(key, []).append(vv)
-                    k.setdefault(key, []).append(kk)
-        m = kind_margins(values, v, k)
+        m = pooled_margins(per, [name for name, _ in folds])
         pooled[label] = m
         print(f"{'pooled':10}{label:8}{m['all']:8.3f}" + "".join(
             (f"{m[k]:+12.3f}" if k in m else f"{'':>12}") for k in KINDS) + f"{worst_of(m):+8.3f}")
