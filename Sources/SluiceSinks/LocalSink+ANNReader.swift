@@ -72,18 +72,21 @@ extension LocalSink {
             else { return nil }
             if changed.count > LocalANNChangeLog.catchUpAfter { scheduleCatchUp() }
             // Every hit is read from this transaction: a label maps to the id it holds now, scored from
-            // the vector stored now (as the scan scores it), so nothing deleted or stale is returned.
-            func candidate(_ label: UInt64) throws -> (score: Float, id: [UInt8], bytes: [UInt8])? {
+            // the vector stored now (as the scan scores it), so nothing deleted or stale is returned. The
+            // candidates are scored in place, through the map (valid until the transaction ends): only the
+            // winners' bytes are copied, to be decoded.
+            func candidate(_ label: UInt64) throws -> Candidate? {
                 guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
-                    let bytes = try txn.get(vectors, id)
+                    let bytes = try txn.mappedValue(vectors, id)
                 else { return nil }
-                return (bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }, id, bytes)
+                return Candidate(score: Self.cosine(query, queryNorm: queryNorm, encoded: bytes), id: id, bytes: bytes)
             }
-            var candidates: [(score: Float, id: [UInt8], bytes: [UInt8])] = []
+            var candidates: [Candidate] = []
             // The graph's entries for changed labels are out of date: drop them, and ask for more when
             // dropping left fewer than k. The graph ranks by quantized vectors: it is asked for more than k,
             // and the candidates are ranked again by their stored vectors.
             var wanted = LocalANNIndex.candidates(for: k)
+            candidates.reserveCapacity(wanted + changed.count)
             while true {
                 let found = index.search(query, k: wanted, breadth: breadth)
                 candidates.removeAll(keepingCapacity: true)
@@ -112,6 +115,14 @@ extension LocalSink {
             }
             return hits
         }
+    }
+
+    /// A record the graph proposed, scored from its stored vector; `bytes` point into the map and are valid
+    /// only in the read transaction that read them.
+    private struct Candidate {
+        var score: Float
+        var id: [UInt8]
+        var bytes: UnsafeRawBufferPointer
     }
 
     // MARK: - Bringing the graph up to date
