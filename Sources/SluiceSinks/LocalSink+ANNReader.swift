@@ -37,12 +37,21 @@ extension LocalSink {
             return try exactSearch(query, k: k, skipping: unreadable)
         }
         let vectors = try environment.database("vectors")
-        let (generation, count) = try environment.read { txn in
-            (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
+        // One read transaction finds the store's size and, when the graph can answer, answers: each
+        // transaction costs its begin and the releaser's two reads of `/proc/self/statm`.
+        // The graph is taken before the transaction begins: it is never newer than what it sees.
+        let live = annState.live
+        let (generation, count, breadth, hits) = try environment.read {
+            txn -> (UInt64, Int, Int, [SearchHit]?) in
+            let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
+            let count = try txn.count(vectors)
+            let breadth = annState.breadth ?? indexSettings.searchBreadth(vectors: count)
+            guard count >= indexSettings.exactBelow, let live else { return (generation, count, breadth, nil) }
+            let hits = try searchGraph(query, k: k, breadth: breadth, live: live, generation: generation, txn)
+            return (generation, count, breadth, hits)
         }
         if count < indexSettings.exactBelow { return try exactSearch(query, k: k, skipping: unreadable) }
-        let breadth = annState.breadth ?? indexSettings.searchBreadth(vectors: count)
-        if let hits = try searchGraph(query, k: k, breadth: breadth) { return hits }
+        if let hits { return hits }
         if loadNewerSavedIndex(generation: generation, count: count),
             let hits = try searchGraph(query, k: k, breadth: breadth)
         {
@@ -56,62 +65,88 @@ extension LocalSink {
     /// generation this read transaction sees.
     func searchGraph(_ query: [Float], k: Int, breadth: Int) throws -> [SearchHit]? {
         // Taken before the read transaction begins: the graph is never newer than what it sees.
-        guard let live = annState.live, let index = live.index else { return nil }
+        guard let live = annState.live else { return nil }
+        let ann = try environment.database("ann")
+        return try environment.read { txn in
+            let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
+            return try searchGraph(query, k: k, breadth: breadth, live: live, generation: generation, txn)
+        }
+    }
+
+    /// ``searchGraph(_:k:breadth:)`` in `txn`, which sees the store at `generation`, with `live` (taken before
+    /// `txn` began).
+    private func searchGraph(
+        _ query: [Float],
+        k: Int,
+        breadth: Int,
+        live: LocalANNState.Live,
+        generation: UInt64,
+        _ txn: LMDBTransaction
+    ) throws -> [SearchHit]? {
+        guard let index = live.index else { return nil }
         let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
         let log = LocalANNChangeLog(environment: environment)
         let queryNorm = Self.norm(query)
-        return try environment.read { txn -> [SearchHit]? in
-            let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
-            // Read from LMDB once per pair of generations (``LocalANNChangedLabels``), not by every search.
-            guard
-                let changed = try changedLabels.labels(
-                    graphGeneration: live.generation,
-                    storeGeneration: generation,
-                    read: { try log.labels(after: live.generation, through: generation, txn) }
-                )
+        // Read from LMDB once per pair of generations (``LocalANNChangedLabels``), not by every search.
+        guard
+            let changed = try changedLabels.labels(
+                graphGeneration: live.generation,
+                storeGeneration: generation,
+                read: { try log.labels(after: live.generation, through: generation, txn) }
+            )
+        else { return nil }
+        if changed.count > LocalANNChangeLog.catchUpAfter { scheduleCatchUp() }
+        // Every hit is read from this transaction: a label maps to the id it holds now, scored from
+        // the vector stored now (as the scan scores it), so nothing deleted or stale is returned. The
+        // candidates are scored in place, through the map (valid until the transaction ends): only the
+        // winners' bytes are copied, to be decoded.
+        func candidate(_ label: UInt64) throws -> Candidate? {
+            guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
+                let bytes = try txn.mappedValue(vectors, id)
             else { return nil }
-            if changed.count > LocalANNChangeLog.catchUpAfter { scheduleCatchUp() }
-            // Every hit is read from this transaction: a label maps to the id it holds now, scored from
-            // the vector stored now (as the scan scores it), so nothing deleted or stale is returned.
-            func candidate(_ label: UInt64) throws -> (score: Float, id: [UInt8], bytes: [UInt8])? {
-                guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
-                    let bytes = try txn.get(vectors, id)
-                else { return nil }
-                return (bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }, id, bytes)
-            }
-            var candidates: [(score: Float, id: [UInt8], bytes: [UInt8])] = []
-            // The graph's entries for changed labels are out of date: drop them, and ask for more when
-            // dropping left fewer than k. The graph ranks by quantized vectors: it is asked for more than k,
-            // and the candidates are ranked again by their stored vectors.
-            var wanted = LocalANNIndex.candidates(for: k)
-            while true {
-                let found = index.search(query, k: wanted, breadth: breadth)
-                candidates.removeAll(keepingCapacity: true)
-                var dropped = 0
-                for (label, _) in found {
-                    if changed.contains(label) {
-                        dropped += 1
-                    } else if let hit = try candidate(label) {
-                        candidates.append(hit)
-                    }
-                }
-                let most = LocalANNIndex.candidates(for: k) + changed.count
-                if dropped == 0 || candidates.count >= k || found.count < wanted || wanted >= most { break }
-                wanted = min(most, max(2 * wanted, k + 2 * dropped))
-            }
-            for label in changed {
-                if let hit = try candidate(label) { candidates.append(hit) }
-            }
-            candidates.sort { $0.score > $1.score }
-            // A record that does not decode is skipped (``LocalUnreadableRecords``): the next candidate takes
-            // its place.
-            var hits: [SearchHit] = []
-            for candidate in candidates where hits.count < k {
-                guard let record = try unreadable.record(id: candidate.id, candidate.bytes) else { continue }
-                hits.append(SearchHit(score: candidate.score, record: record))
-            }
-            return hits
+            return Candidate(score: Self.cosine(query, queryNorm: queryNorm, encoded: bytes), id: id, bytes: bytes)
         }
+        var candidates: [Candidate] = []
+        // The graph's entries for changed labels are out of date: drop them, and ask for more when
+        // dropping left fewer than k. The graph ranks by quantized vectors: it is asked for more than k,
+        // and the candidates are ranked again by their stored vectors.
+        var wanted = LocalANNIndex.candidates(for: k)
+        candidates.reserveCapacity(wanted + changed.count)
+        while true {
+            let found = index.search(query, k: wanted, breadth: breadth)
+            candidates.removeAll(keepingCapacity: true)
+            var dropped = 0
+            for (label, _) in found {
+                if changed.contains(label) {
+                    dropped += 1
+                } else if let hit = try candidate(label) {
+                    candidates.append(hit)
+                }
+            }
+            let most = LocalANNIndex.candidates(for: k) + changed.count
+            if dropped == 0 || candidates.count >= k || found.count < wanted || wanted >= most { break }
+            wanted = min(most, max(2 * wanted, k + 2 * dropped))
+        }
+        for label in changed {
+            if let hit = try candidate(label) { candidates.append(hit) }
+        }
+        candidates.sort { $0.score > $1.score }
+        // A record that does not decode is skipped (``LocalUnreadableRecords``): the next candidate takes
+        // its place.
+        var hits: [SearchHit] = []
+        for candidate in candidates where hits.count < k {
+            guard let record = try unreadable.record(id: candidate.id, candidate.bytes) else { continue }
+            hits.append(SearchHit(score: candidate.score, record: record))
+        }
+        return hits
+    }
+
+    /// A record the graph proposed, scored from its stored vector; `bytes` point into the map and are valid
+    /// only in the read transaction that read them.
+    private struct Candidate {
+        var score: Float
+        var id: [UInt8]
+        var bytes: UnsafeRawBufferPointer
     }
 
     // MARK: - Bringing the graph up to date
