@@ -111,9 +111,17 @@ import Testing
         sink.builder.pauseBeforeCatchUp(reached: reached, gate: gate)
         try await sink.upsert(T.records(generator.next(600)))
         try await sink.upsert(T.records(generator.next(10), from: 600))  // finds 600 ≥ 200: starts the build
-        reached.wait()  // built from its snapshot (batches of 256) while the writes went on
+        // Built from its snapshot (batches of 256) while the writes went on.
+        try #require(reached.wait(timeout: .now() + 300) == .success, "the build never reached its catch-up")
         #expect(sink.builder.mostThreads == (3, 0))
         try await sink.upsert(T.records(generator.next(300), from: 610))  // for the catch-up
+        // Without the hurry the paused catch-up would wait on `gate` for ever and so would finish(): a watchdog
+        // opens the gate after 300 seconds, so the test then fails on the threads rather than hanging.
+        let watchdog = Task.detached {
+            try await Task.sleep(for: .seconds(300))
+            gate.signal()
+        }
+        defer { watchdog.cancel() }
         try await sink.finish()  // hurries the paused build: its catch-up on every core
         #expect(sink.builder.mostThreads == (3, 4))
         #expect(try T.indexFiles(folder).count == 1)
