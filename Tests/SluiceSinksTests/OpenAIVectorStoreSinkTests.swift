@@ -24,13 +24,17 @@ struct OpenAIVectorStoreSinkTests {
         )
     }
 
-    static func sink(_ server: StandInServer, key: String = "sk-test", store: String = "unit") -> OpenAIVectorStoreSink
-    {
+    static func sink(
+        _ server: StandInServer,
+        key: String = "sk-test",
+        store: String = "unit",
+        retries: Int = 6
+    ) -> OpenAIVectorStoreSink {
         var section = PipelineConfiguration.Sink()
         section.kind = .openAIVectorStore
         section.url = server.baseURL + "/v1"
         section.collection = store
-        section.maxRetries = 6
+        section.maxRetries = retries
         return OpenAIVectorStoreSink(settings: .init(section: section, apiKey: key))
     }
 
@@ -139,6 +143,34 @@ struct OpenAIVectorStoreSinkTests {
         #expect((stats["rate_limited"] ?? 0) > 0, "\(stats)")
         #expect(stats["uploads"] == 3 && stats["file_deletes"] == 1, "\(stats)")
         #expect(try await sink.count() == 2)
+    }
+
+    @Test("writers at once against a stand-in that refuses every third request: every refusal a 429, each retried")
+    func concurrentWritersUnderRateLimits() async throws {
+        // The stand-in decides a refusal by the request's own number; read twice from the shared counter,
+        // a refused body was left unread (or read twice) and the next request on the connection was garbage.
+        // Which request is refused does not depend on its writer, so one may be refused several times running:
+        // 16 retries make giving up a chance of 3^-17 a request.
+        let server = try await Self.launch(["--rate-limit-every", "3"])
+        defer { server.stop() }
+        try await Self.sink(server).prepare(embedder: Self.identity)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    let sink = Self.sink(server, retries: 16)
+                    for index in 0..<15 {
+                        try await sink.upsert([Self.record("w\(writer)/\(index).txt", "writer \(writer) text \(index)")]
+                        )
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stats = try await HTTPStoreSinkTests.stats(server)
+        #expect(stats["invalid"] == 0 && (stats["rate_limited"] ?? 0) > 0, "\(stats)")
+        #expect(stats["rejected"] == stats["rate_limited"], "\(stats)")
+        #expect(stats["uploads"] == 120 && stats["attaches"] == 120, "\(stats)")
+        #expect(try await Self.sink(server).count() == 120)
     }
 
     @Test("many records: one file batch, each file its own attributes, fewer requests, the end state of one at a time")

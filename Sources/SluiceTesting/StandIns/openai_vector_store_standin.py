@@ -325,17 +325,16 @@ class Handler(JSONHandler):
         store = self.store
         if self.path == "/_standin/files":
             return self.dump()
-        if self.headers.get("Authorization") != f"Bearer {store.options.api_key}" or (
-                store.options.rate_limit_every and store.stats["requests"] % store.options.rate_limit_every == 0):
+        every = store.options.rate_limit_every
+        limited = every and self.sequence % every == 0
+        if self.headers.get("Authorization") != f"Bearer {store.options.api_key}" or limited:
             self.drain()
         if self.headers.get("Authorization") != f"Bearer {store.options.api_key}":
             raise Rejected(401, "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.")
-        every = store.options.rate_limit_every
-        if every:
+        if limited:
             with store.lock:
-                if store.stats["requests"] % every == 0:
-                    store.stats["rate_limited"] += 1
-                    raise Rejected(429, "Rate limit reached for requests. Please try again in 0s.")
+                store.stats["rate_limited"] += 1
+            raise Rejected(429, "Rate limit reached for requests. Please try again in 0s.")
         url = urlparse(self.path)
         query = parse_qs(url.query)
         parts = [p for p in url.path.split("/") if p]

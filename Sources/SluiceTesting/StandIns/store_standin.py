@@ -127,6 +127,9 @@ class JSONHandler(BaseHTTPRequestHandler):
         self.body_bytes = 0
         with self.store.lock:
             self.store.stats["requests"] += 1
+            # This request's own number: a decision by count (every Nth refused) reads this, never the
+            # shared counter, which other connections move between one read and the next.
+            self.sequence = self.store.stats["requests"]
         try:
             if self.path == "/_standin/stats":
                 with self.store.lock:
