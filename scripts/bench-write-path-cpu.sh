@@ -3,7 +3,9 @@
 # "The local store's extra CPU per load"):
 #   scripts/bench-write-path-cpu.sh CORPUS [BASE]
 # 1. the graph's inserts (CHNSW as built here, clang++ -O3, no -march): 8,900 64-d vectors, 1 and 2 threads,
-#    five runs each; also with SLUICE_HNSW_VECTOR_WIDTH=avx2 and =baseline;
+#    five runs each; also with SLUICE_HNSW_VECTOR_WIDTH=avx2 and =baseline; then the same 1-thread inserts
+#    with uniform vectors (the OpenAI stand-in's: what the latency-bound benchmark's run inserts), and, with
+#    STORE=DIR (a local store's index folder), that store's own vectors (scripts/write-path-cpu/store_vectors.c);
 # 2. keyword term counting, BASE's tokenizer (default main) against this tree's byte path, swiftc -O;
 # 3. the OpenAI stand-in's CPU per part on CORPUS's chunks (needs the tools venv's tiktoken).
 set -eu
@@ -22,6 +24,13 @@ for width in avx2 baseline; do
     echo "SLUICE_HNSW_VECTOR_WIDTH=$width"
     for run in 1 2 3; do SLUICE_HNSW_VECTOR_WIDTH=$width "$work/hnsw_insert" 8900 1 100 0; done
 done
+"$work/hnsw_insert" 8900 1 100 200 uniform
+for run in 1 2 3; do "$work/hnsw_insert" 8900 1 100 0 uniform; done
+if [ -n "${STORE:-}" ]; then
+    cc -O2 -o "$work/store_vectors" "$root/scripts/write-path-cpu/store_vectors.c" -llmdb
+    "$work/store_vectors" "$STORE" "$work/store.f32"
+    for run in 1 2 3; do "$work/hnsw_insert" 1000000 1 100 0 "$work/store.f32"; done
+fi
 git -C "$root" show "$base:Sources/SluiceCore/KeywordTokenizer.swift" |
     sed 's/public enum KeywordTokenizer/enum OldTokenizer/; s/KeywordTokenizer/OldTokenizer/g' >"$work/OldTokenizer.swift"
 cp "$root/scripts/write-path-cpu/keyword_counting.swift" "$work/main.swift"  # top-level code: main.swift

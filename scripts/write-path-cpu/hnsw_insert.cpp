@@ -1,7 +1,11 @@
 // The graph's insert cost without the pipeline (issue 33 goal 1): N clustered 64-d vectors added in batches of
 // 64 through CHNSW's C interface (M 16, ef_construction EFC), CPU-seconds of the inserts, then recall@10 of
 // Q searches (ef 64) against an exact float scan. Run by scripts/bench-write-path-cpu.sh:
-//     hnsw_insert N THREADS EFC Q
+//     hnsw_insert N THREADS EFC Q [clustered|uniform|FILE]
+// `uniform` draws each component from U(-1, 1) and normalizes, as the OpenAI stand-in's `vector()` does
+// (Sources/SluiceTesting/StandIns/openai_standin.py): the vectors the latency-bound benchmark's run inserts.
+// FILE: raw float32 64-d rows (`store_vectors STORE OUT.f32`: a store's own vectors, in its build's order);
+// N is cut to the rows it holds.
 #include <algorithm>
 #include <utility>
 #include "HNSWIndex.h"
@@ -13,6 +17,7 @@ static double cpu(){timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID,&t); retu
 #include <random>
 #include <vector>
 #include <cmath>
+#include <string>
 int main(int argc, char **argv) {
     size_t n = argc > 1 ? atoi(argv[1]) : 8900, dim = 64, threads = argc > 2 ? atoi(argv[2]) : 1;
     std::mt19937 rng(7);
@@ -20,8 +25,31 @@ int main(int argc, char **argv) {
     // clustered vectors
     std::vector<float> centers(50 * dim);
     for (auto &c : centers) c = nd(rng);
-    std::vector<float> v(n * dim);
-    for (size_t i = 0; i < n; i++) { size_t c = rng() % 50; for (size_t d = 0; d < dim; d++) v[i*dim+d] = centers[c*dim+d] + 0.7f*nd(rng); }
+    std::string source = argc > 5 ? argv[5] : "clustered";
+    bool uniform = source == "uniform", fromFile = !uniform && source != "clustered";
+    std::vector<float> v;
+    if (fromFile) {
+        FILE *file = fopen(source.c_str(), "rb");
+        if (file == nullptr) { perror(source.c_str()); return 1; }
+        fseek(file, 0, SEEK_END);
+        n = std::min<size_t>(n, size_t(ftell(file)) / (sizeof(float) * dim));
+        fseek(file, 0, SEEK_SET);
+        v.resize(n * dim);
+        n = fread(v.data(), sizeof(float) * dim, n, file);
+        fclose(file);
+    } else {
+        v.resize(n * dim);
+    }
+    std::uniform_real_distribution<float> ud(-1.0f, 1.0f);
+    for (size_t i = 0; i < n && !fromFile; i++) {
+        if (uniform) {
+            double norm = 0;
+            for (size_t d = 0; d < dim; d++) { v[i*dim+d] = ud(rng); norm += double(v[i*dim+d]) * v[i*dim+d]; }
+            for (size_t d = 0; d < dim; d++) v[i*dim+d] = float(v[i*dim+d] / std::sqrt(norm));
+            continue;
+        }
+        size_t c = rng() % 50; for (size_t d = 0; d < dim; d++) v[i*dim+d] = centers[c*dim+d] + 0.7f*nd(rng);
+    }
     std::vector<uint64_t> labels(n);
     for (size_t i = 0; i < n; i++) labels[i] = i;
     char err[256];
@@ -46,7 +74,7 @@ int main(int argc, char **argv) {
         size_t k = sluice_hnsw_search(idx, x, 10, 64, got, sims);
         for (size_t a = 0; a < 10; a++) for (size_t b = 0; b < k; b++) if (got[b] == all[a].second) { hits++; break; }
     }
-    printf("n=%zu threads=%zu ef_construction=%zu: cpu %.3f s %.1f us/insert, wall %.3f s", n, threads, efc, c1 - c0,
+    printf("%s n=%zu threads=%zu ef_construction=%zu: cpu %.3f s %.1f us/insert, wall %.3f s", source.c_str(), n, threads, efc, c1 - c0,
            (c1 - c0) / n * 1e6, s);
     if (q > 0) printf(", recall@10 %.4f", hits / double(q * 10));
     printf("\n");
