@@ -31,11 +31,16 @@ if [ -n "${STORE:-}" ]; then
     "$work/store_vectors" "$STORE" "$work/store.f32"
     for run in 1 2 3; do "$work/hnsw_insert" 1000000 1 100 0 "$work/store.f32"; done
 fi
-git -C "$root" show "$base:Sources/SluiceCore/KeywordTokenizer.swift" |
-    sed 's/public enum KeywordTokenizer/enum OldTokenizer/; s/KeywordTokenizer/OldTokenizer/g' >"$work/OldTokenizer.swift"
+# BASE's tokenizer, every file of it (KeywordTokenizer.swift and its extensions), renamed OldTokenizer.
+mkdir "$work/old"
+for file in $(git -C "$root" ls-tree --name-only "$base" Sources/SluiceCore/ | grep '/KeywordTokenizer[+.]'); do
+    git -C "$root" show "$base:$file" |
+        sed 's/public enum KeywordTokenizer/enum OldTokenizer/; s/KeywordTokenizer/OldTokenizer/g' \
+            >"$work/old/Old$(basename "$file")"
+done
 cp "$root/scripts/write-path-cpu/keyword_counting.swift" "$work/main.swift"  # top-level code: main.swift
 swiftc -O -package-name bench -o "$work/keyword_counting" "$work/main.swift" \
-    "$root/Sources/SluiceCore/KeywordTokenizer.swift" "$root/Sources/SluiceCore/KeywordTokenizer+Bytes.swift" \
-    "$root/Sources/SluiceSinks/KeywordTermTable.swift" "$work/OldTokenizer.swift"
+    "$root"/Sources/SluiceCore/KeywordTokenizer*.swift \
+    "$root/Sources/SluiceSinks/KeywordTermTable.swift" "$work"/old/*.swift
 "$work/keyword_counting" "$corpus"
 "${SLUICE_CACHE_DIR:-$HOME/.cache/sluice}/venv/bin/python" "$root/scripts/write-path-cpu/standin_cost.py" "$corpus"
