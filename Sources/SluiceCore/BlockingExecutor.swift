@@ -60,17 +60,29 @@ public final class BlockingExecutor: Sendable {
     /// - Throws: what `body` throws; `CancellationError` if the calling task is cancelled before `body`
     ///   started (it then never runs); ``SluiceError/Code/state`` if the executor is shut down.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run(afterwards: nil, body)
+    }
+
+    /// ``run(_:)``, then `afterwards` on the same pool thread once `body` ended and its caller was resumed,
+    /// before the thread takes other work: upkeep the caller must not wait for (a search's deferred memory
+    /// release). `afterwards` does not run when `body` never ran.
+    package func run<T: Sendable>(
+        afterwards: (@Sendable () -> Void)?,
+        _ body: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         let submission = Submission<T>()
         // The submitting stage's CPU meter, if any, gets the body's CPU time on the pool thread.
         let measured: @Sendable () throws -> T
+        var upkeep: (@Sendable () -> Void)? = afterwards
         if let meter = WorkCPU.current {
             measured = { try meter.measuring(body) }
+            if let afterwards { upkeep = { meter.measuring(afterwards) } }
         } else {
             measured = body
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                switch submission.enqueue(continuation, on: queue, measured) {
+                switch submission.enqueue(continuation, on: queue, measured, afterwards: upkeep) {
                 case .queued: break
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 case .shutDown: continuation.resume(throwing: SluiceError(.state, "executor \(label) is shut down"))
@@ -127,7 +139,8 @@ private final class Submission<T: Sendable>: Sendable {
     func enqueue(
         _ continuation: CheckedContinuation<T, any Error>,
         on queue: BlockingQueue<@Sendable () -> Void>,
-        _ body: @escaping @Sendable () throws -> T
+        _ body: @escaping @Sendable () throws -> T,
+        afterwards: (@Sendable () -> Void)?
     ) -> EnqueueResult {
         let proceeds = state.withLock { state in
             if case .cancelled = state { return false }
@@ -138,6 +151,7 @@ private final class Submission<T: Sendable>: Sendable {
         let ticket = queue.append { [self] in
             guard let continuation = self.start() else { return }
             continuation.resume(with: Result { try body() })
+            afterwards?()
         }
         let next: AfterAppend = state.withLock { state in
             switch state {

@@ -22,13 +22,15 @@ package final class CancellationFlag: Sendable {
 
 extension BlockingExecutor {
     /// ``run(_:)`` for work that can stop early: `body` gets a flag that the caller's cancellation sets,
-    /// also after `body` started, and stops (throwing `CancellationError`) where it checks it.
+    /// also after `body` started, and stops (throwing `CancellationError`) where it checks it. `afterwards`
+    /// as in ``run(afterwards:_:)``.
     package func runCancellable<T: Sendable>(
+        afterwards: (@Sendable () -> Void)? = nil,
         _ body: @escaping @Sendable (CancellationFlag) throws -> T
     ) async throws -> T {
         let flag = CancellationFlag()
         return try await withTaskCancellationHandler {
-            try await run { try body(flag) }
+            try await run(afterwards: afterwards) { try body(flag) }
         } onCancel: {
             flag.cancel()
         }

@@ -42,7 +42,8 @@ import Glibc
 /// `pread` of `/proc/self/statm`, about 1–2 µs) and releasing past the budget bounds it whatever the timing.
 /// How many operations a transaction runs between two checks follows how fast the pages grow while it runs
 /// (``ReleaseCheckPolicy``: every 64 operations while they barely fault, down to every one while each faults
-/// whole neighbourhoods).
+/// whole neighbourhoods). A search runs inside ``deferringReleases(_:)``: its release waits until its caller has
+/// the answer (the reader thread releases then), unless the growth passes twice the budget meanwhile.
 ///
 /// Ranges are registered and unregistered under the same lock the thread holds while it calls
 /// `madvise`, so a range is never advised after its environment unmapped it (the address could by then
@@ -93,13 +94,47 @@ package final class ResidentMemoryReleaser: Sendable {
     }
 
     /// Releases the registered mappings now if the process's file-backed resident memory grew by more
-    /// than the budget since the last release. Cheap enough to call after every transaction.
+    /// than the budget since the last release. Cheap enough to call after every transaction. Inside
+    /// ``deferringReleases(_:)`` it does nothing: the check comes after the work.
     package func releaseIfOverBudget() {
         #if os(Linux)
+        if Self.isDeferring { return }
         guard let shared = sharedResidentPages() else { return }
         releaseIfOverBudget(shared)
         #endif
     }
+
+    /// Runs `body` (work a caller waits for: a search) with the releases its transactions' checks call for
+    /// deferred, up to twice the budget: past that, a check releases at once, so that one long transaction
+    /// cannot map the whole store. The caller of `body` calls ``releaseIfOverBudget()`` once its answer is
+    /// given (``BlockingExecutor/run(afterwards:_:)``), so the `madvise` over the maps (and its TLB
+    /// shootdown) is not in that answer's latency, and resident memory stays within twice the budget however
+    /// large the store. On the calling thread only; nested calls are fine.
+    package func deferringReleases<T>(_ body: () throws -> T) rethrows -> T {
+        #if os(Linux)
+        guard !Self.isDeferring else { return try body() }
+        pthread_setspecific(Self.deferringKey, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(Self.deferringKey, nil) }
+        #endif
+        return try body()
+    }
+
+    /// Whether the calling thread is inside ``deferringReleases(_:)``.
+    package static var isDeferring: Bool {
+        #if os(Linux)
+        pthread_getspecific(deferringKey) != nil
+        #else
+        false
+        #endif
+    }
+
+    #if os(Linux)
+    private static let deferringKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+    #endif
 
     /// ``releaseIfOverBudget()`` for a transaction that adapts how often it checks: `policy` learns the growth
     /// since its previous check (or since the release that came after it) and sets the next interval.
@@ -123,9 +158,12 @@ package final class ResidentMemoryReleaser: Sendable {
     private func releaseIfOverBudget(_ shared: Int) {
         #if os(Linux)
         guard overBudget(shared) else { return }
+        // Deferred to the end of the work (``deferringReleases(_:)``) while under twice the budget.
+        let limit = Self.isDeferring ? budgetPages : 0
+        guard limit == 0 || overBudget(shared, by: limit) else { return }
         state.withLock { state in
             // Another thread may have released while this one waited for the lock.
-            if let now = sharedResidentPages(), overBudget(now) { release(state.ranges) }
+            if let now = sharedResidentPages(), overBudget(now, by: limit) { release(state.ranges) }
         }
         #endif
     }
@@ -229,7 +267,8 @@ package final class ResidentMemoryReleaser: Sendable {
     /// the lowest level seen since the last release: when pages leave the resident set meanwhile (another
     /// environment closed, libraries' pages reclaimed), the level follows them down, so that what they
     /// freed does not widen the budget of the mappings still growing.
-    private func overBudget(_ shared: Int) -> Bool {
+    /// `slack`: pages allowed past the budget (a deferring thread's).
+    private func overBudget(_ shared: Int, by slack: Int = 0) -> Bool {
         var floor = floorPages.load(ordering: .relaxed)
         while floor >= 0 && shared < floor {
             let (exchanged, current) = floorPages.compareExchange(
@@ -240,7 +279,7 @@ package final class ResidentMemoryReleaser: Sendable {
             if exchanged { return false }
             floor = current
         }
-        return floor < 0 || shared > floor + budgetPages
+        return floor < 0 || shared > floor + budgetPages + slack
     }
 
     /// Drops the pages of these ranges; called with the lock held, so that no range is advised after it

@@ -274,31 +274,40 @@ public final class LocalSink: VectorSink {
         // What this search skips goes into the caller's log too (the service's answer names it).
         let unreadable = self.unreadable.forSearch(UnreadableRecordLog.current)
         // A scan checks the caller's cancellation (a deadline, a client gone) as it goes: it stops then.
+        // The memory releaser's `madvise` is kept out of the answer's latency: the search defers it (up to
+        // twice the budget) and the reader thread releases once the caller has its answer
+        // (``ResidentMemoryReleaser/deferringReleases(_:)``).
+        let releaser = ResidentMemoryReleaser.shared
+        let release: @Sendable () -> Void = { releaser.releaseIfOverBudget() }
         if request.mode == .keyword {
-            return try await readers.runCancellable { cancellation in
-                try LocalSink.keywordSearch(
+            return try await readers.runCancellable(afterwards: release) { cancellation in
+                try releaser.deferringReleases {
+                    try LocalSink.keywordSearch(
+                        environment: self.environment,
+                        request.text,
+                        k: request.k,
+                        filter: request.filter,
+                        cancellation: cancellation,
+                        skipping: unreadable
+                    )
+                }
+            }
+        }
+        return try await readers.runCancellable(afterwards: release) { cancellation in
+            try releaser.deferringReleases {
+                // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
+                guard let filter = request.filter else {
+                    return try self.searchBest(request.vector, k: request.k, skipping: unreadable)
+                }
+                return try LocalSink.exactSearch(
                     environment: self.environment,
-                    request.text,
+                    request.vector,
                     k: request.k,
-                    filter: request.filter,
+                    filter: filter,
                     cancellation: cancellation,
                     skipping: unreadable
                 )
             }
-        }
-        return try await readers.runCancellable { cancellation in
-            // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
-            guard let filter = request.filter else {
-                return try self.searchBest(request.vector, k: request.k, skipping: unreadable)
-            }
-            return try LocalSink.exactSearch(
-                environment: self.environment,
-                request.vector,
-                k: request.k,
-                filter: filter,
-                cancellation: cancellation,
-                skipping: unreadable
-            )
         }
     }
 

@@ -112,6 +112,58 @@ import Testing
         try await waitUntil { executor.queuedCount == 0 }
     }
 
+    /// `afterwards` (a search's deferred memory release) runs on the pool thread after the caller has its
+    /// result, and before that thread takes the next work.
+    @Test func afterwardsRunsOnceTheCallerHasItsResultAndBeforeTheThreadTakesMoreWork() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 1)
+        defer { executor.shutdown() }
+        let gate = BlockingQueue<Void>()
+        let finished = BlockingQueue<(label: String?, openedAfterTheCallerResumed: Bool)>()
+        // Had `afterwards` run before the caller resumed, the gate would time out (and say so), not hang.
+        let afterwards: @Sendable () -> Void = {
+            let opened = gate.take(before: .now + .seconds(600))
+            if case .element = opened {
+                finished.append((BlockingExecutor.currentLabel, true))
+            } else {
+                finished.append((BlockingExecutor.currentLabel, false))
+            }
+        }
+        let value = try await executor.run(afterwards: afterwards) { 5 }
+        #expect(value == 5)
+        #expect(finished.count == 0, "the caller is resumed before `afterwards` ends")
+        let next = Task { try await executor.run { finished.count } }
+        try await waitUntil { executor.queuedCount == 1 }  // the only thread is still in `afterwards`
+        gate.append(())
+        #expect(try await next.value == 1, "the next work starts after `afterwards` ended")
+        let outcome = try #require(finished.take())
+        #expect(outcome.label == "sl-test")
+        #expect(outcome.openedAfterTheCallerResumed)
+    }
+
+    @Test func afterwardsDoesNotRunForWorkCancelledWhileQueued() async throws {
+        let executor = BlockingExecutor(label: "sl-test", threads: 1)
+        defer { executor.shutdown() }
+        let gate = BlockingQueue<Void>()
+        let started = BlockingQueue<Void>()
+        let upkept = BlockingQueue<Void>()
+        let first = Task {
+            try await executor.run {
+                started.append(())
+                gate.take()
+            }
+        }
+        _ = await Task.detached { started.take() }.value
+        let upkeep: @Sendable () -> Void = { upkept.append(()) }
+        let second = Task { try await executor.runCancellable(afterwards: upkeep) { _ in 1 } }
+        try await waitUntil { executor.queuedCount == 1 }
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await second.value }
+        gate.append(())
+        try await first.value
+        try await executor.run {}  // after whatever the cancelled work would have done
+        #expect(upkept.count == 0)
+    }
+
     @Test func anAlreadyCancelledCallerDoesNotQueueWork() async throws {
         let executor = BlockingExecutor(label: "sl-test", threads: 1)
         defer { executor.shutdown() }

@@ -98,6 +98,43 @@ import Testing
         #expect(releaser.releases == 2, "past the budget from the lower level, the pages are released")
     }
 
+    /// A search runs its transactions inside ``ResidentMemoryReleaser/deferringReleases(_:)``: their checks do
+    /// not release while the growth is under twice the budget (the release comes after the answer), and do
+    /// past it (one long transaction cannot map the whole store).
+    @Test("inside deferringReleases, a release waits for the work's end up to twice the budget")
+    func deferredReleasesUpToTwiceTheBudget() {
+        let pages = Pages()
+        let budget = 100
+        let releaser = ResidentMemoryReleaser(interval: 3600, budgetBytes: budget * Int(sysconf(Int32(_SC_PAGESIZE)))) {
+            pages.value.withLock { $0 }
+        }
+        pages.value.withLock { $0 = 1_000 }
+        releaser.releaseIfOverBudget()  // the first check releases and sets the level
+        #expect(releaser.releases == 1)
+        #expect(!ResidentMemoryReleaser.isDeferring)
+        var policy = ReleaseCheckPolicy(targetPages: releaser.checkTargetPages, interval: 1)
+        releaser.deferringReleases {
+            #expect(ResidentMemoryReleaser.isDeferring)
+            pages.value.withLock { $0 = 1_000 + budget + 50 }  // past the budget, under twice it
+            releaser.releaseIfOverBudget()  // a transaction's end: checked after the work instead
+            releaser.releaseIfOverBudget(adapting: &policy)  // within a transaction
+            #expect(releaser.releases == 1, "under twice the budget, the release waits for the work's end")
+            releaser.deferringReleases {  // nested: still deferring, and still after it
+                releaser.releaseIfOverBudget(adapting: &policy)
+            }
+            #expect(ResidentMemoryReleaser.isDeferring)
+            #expect(releaser.releases == 1)
+            pages.value.withLock { $0 = 1_000 + 2 * budget + 1 }
+            releaser.releaseIfOverBudget(adapting: &policy)
+            #expect(releaser.releases == 2, "past twice the budget, a check releases at once")
+            pages.value.withLock { $0 = 1_000 + 2 * budget + 1 + budget + 1 }
+        }
+        #expect(!ResidentMemoryReleaser.isDeferring)
+        #expect(releaser.releases == 2)
+        releaser.releaseIfOverBudget()  // what the reader thread does once the caller has its answer
+        #expect(releaser.releases == 3, "after the work, the budget is held as before")
+    }
+
     @Test("a registered file mapping leaves the resident set on release, and reads the same bytes after")
     func releasesMappedPages() throws {
         let (file, base, size) = try mappedFile(pages: 2048)  // 8 MB
