@@ -45,6 +45,7 @@ extension SluiceCommand {
             // OpenBLAS's kernels for this CPU where its own detection falls back to generic ones (may re-execute).
             OpenBLASCore.reexecuteIfUnrecognized()
             ResidentMemoryReleaser.useFixedMmapThreshold()
+            ResidentMemoryReleaser.useOneArena()
         }
         await parseAndRun()
     }
