@@ -188,8 +188,8 @@ package final class ResidentMemoryReleaser: Sendable {
     /// `malloc_trim` cannot return: at the 10× load's peak, 5–19 MB of freed heap stayed resident over them,
     /// against 0–5 MB at 1× (docs/BENCHMARKS.md, "The 10× peak, run to run"). With one arena the load's
     /// threads reuse each other's freed chunks; glibc's per-thread caches still serve small blocks without the
-    /// lock. `sluice` calls it (a load on the cooperative pool's threads and a few of its own); `sluice-serve`
-    /// does not (its concurrent searches were not measured with it).
+    /// lock. `sluice` calls it for every command but `serve`; `sluice-serve` does not call it either (their
+    /// concurrent searches were not measured with one arena).
     package static func useOneArena() {
         #if os(Linux)
         _ = mallopt(M_ARENA_MAX, loadArenas)
