@@ -3,8 +3,8 @@
 # the peak RSS and, at that peak, glibc's heap in use, free in the arenas and in mmapped blocks, the file-backed
 # part, and the most dirty pages one LMDB commit held (LMDB keeps them for the store's life). A third probe
 # (peak-probe.c) records the same split, with the file-backed part divided into LMDB's maps, the executable's
-# and the libraries' pages (and glibc's arena count), just before each release `madvise` and heap trim: the moments at which the kernel
-# records the high-water RSS that /usr/bin/time reports, which the 100 ms samples can miss.
+# and the libraries' pages (and glibc's arena count), just before each release `madvise` and heap trim: the
+# moments at which the kernel records the high-water RSS that /usr/bin/time reports, which the 100 ms samples can miss.
 #   scripts/bench-run-memory.sh NAME CORPUS [--set key=value …]     (after `swift build`; results in /tmp/sluice-mem/NAME)
 # SLUICE_BIN names the binary to run (default: the debug build's .build/debug/sluice), e.g. a release build's
 # SLUICE_BIN=.build-rel/release/sluice, or a copy, so that a rebuild cannot replace it mid-run.
