@@ -3,8 +3,8 @@
 # the peak RSS and, at that peak, glibc's heap in use, free in the arenas and in mmapped blocks, the file-backed
 # part, and the most dirty pages one LMDB commit held (LMDB keeps them for the store's life). A third probe
 # (peak-probe.c) records the same split, with the file-backed part divided into LMDB's maps, the executable's
-# and the libraries' pages, just before each release `madvise` and heap trim: the moments at which the kernel
-# records the high-water RSS that /usr/bin/time reports, which the 100 ms samples can miss.
+# and the libraries' pages (and glibc's arena count), just before each release `madvise` and heap trim: the
+# moments at which the kernel records the high-water RSS that /usr/bin/time reports, which the 100 ms samples can miss.
 #   scripts/bench-run-memory.sh NAME CORPUS [--set key=value …]     (after `swift build`; results in /tmp/sluice-mem/NAME)
 # SLUICE_BIN names the binary to run (default: the debug build's .build/debug/sluice), e.g. a release build's
 # SLUICE_BIN=.build-rel/release/sluice, or a copy, so that a rebuild cannot replace it mid-run.
@@ -46,7 +46,7 @@ print(f"  most single dirty pages in one LMDB commit: {dirty} ({mb(dirty * 4096)
 # The highest RSS just before a release or trim (peak-probe.c), against the kernel's high-water mark.
 hwm = max(s['hwm'] for s in samples)
 moments = [{k: (v if k == 'event' else int(v)) for k, v in m.items()}
-           for p in glob.glob(out + '/pp.*') for m in rows(p, 14)]
+           for p in glob.glob(out + '/pp.*') for m in rows(p, 15)]
 if moments:
     top = max(moments, key=lambda m: m['rss'])
     anon = top['rss'] - top['filerss']
@@ -55,6 +55,7 @@ if moments:
           f" (free in arenas {mb(top['free'])})")
     print(f"  file-backed {mb(top['filerss'])}: store's data.mdb {mb(top['store'])}, state's {mb(top['state'])}, "
           f"executable {mb(top['exe'])}, libraries {mb(top['libs'])}, other files {mb(top['otherfile'])}")
-    print(f"  anonymous by mapping: brk heap {mb(top['brk'])}, other anonymous {mb(top['anonmaps'])}, main stack {mb(top['stacks'])}")
+    print(f"  anonymous by mapping: brk heap {mb(top['brk'])}, other anonymous {mb(top['anonmaps'])}, main stack {mb(top['stacks'])}; "
+          f"glibc arenas {top['arenas']}")
 PY
 grep "Maximum resident" "$out/time.txt"

@@ -45,6 +45,10 @@ extension SluiceCommand {
             // OpenBLAS's kernels for this CPU where its own detection falls back to generic ones (may re-execute).
             OpenBLASCore.reexecuteIfUnrecognized()
             ResidentMemoryReleaser.useFixedMmapThreshold()
+            // Not for the server: its concurrent searches were not measured with one arena.
+            if CommandLine.arguments.dropFirst().first != ServeCommand.configuration.commandName {
+                ResidentMemoryReleaser.useOneArena()
+            }
         }
         await parseAndRun()
     }

@@ -217,6 +217,23 @@ package final class ResidentMemoryReleaser: Sendable {
         #endif
     }
 
+    /// glibc's arenas a loading process keeps (`M_ARENA_MAX`): one, the main heap.
+    static let loadArenas: Int32 = 1
+
+    /// Makes every thread allocate from glibc's main heap (`M_ARENA_MAX` 1; process-wide: for programs, not
+    /// libraries, to call, before their threads start). By default glibc gives threads up to eight arenas a
+    /// core (16 here, for a load's 18 threads), each keeping its own free chunks between live ones, which
+    /// `malloc_trim` cannot return: at the 10× load's peak, 5–19 MB of freed heap stayed resident over them,
+    /// against 0–5 MB at 1× (docs/BENCHMARKS.md, "The 10× peak, run to run"). With one arena the load's
+    /// threads reuse each other's freed chunks; glibc's per-thread caches still serve small blocks without the
+    /// lock. `sluice` calls it for every command but `serve`; `sluice-serve` does not call it either (their
+    /// concurrent searches were not measured with one arena).
+    package static func useOneArena() {
+        #if os(Linux)
+        _ = mallopt(M_ARENA_MAX, loadArenas)
+        #endif
+    }
+
     /// Whether an address lies in a registered range (for tests).
     package func isRegistered(_ address: UInt) -> Bool {
         state.withLock { state in

@@ -27,6 +27,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// The interval between budget checks the last transaction ended with (``ReleaseCheckPolicy``): where
     /// the next one starts.
     private let checkInterval = CheckInterval()
+    /// The operations between two budget checks where the next transaction starts (for tests).
+    package var nextCheckInterval: Int { checkInterval.value.load(ordering: .relaxed) }
 
     /// An interval shared by an environment's transactions (a class: an `Atomic` cannot be passed around).
     final class CheckInterval: Sendable {

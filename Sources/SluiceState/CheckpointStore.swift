@@ -199,6 +199,10 @@ package final class CheckpointStore: Sendable {
     package func write(_ writes: [CheckpointWrite]) throws {
         let encoder = JSONEncoder()
         try environment.write { txn in
+            // Every key here is random (documents by path, cache entries by content hash): each operation can
+            // fault a leaf with its neighbours, so the budget is checked from the first one on, whatever the
+            // interval the environment's last transaction left (docs/BENCHMARKS.md, session 35).
+            txn.expectFaults()
             for write in writes {
                 switch write {
                 case .commit(let records, let keys):
@@ -320,6 +324,7 @@ package final class CheckpointStore: Sendable {
     package func cachedEmbeddings(_ hashes: [ContentHash], embedder: EmbedderIdentity) throws -> [ContentHash: [Float]]
     {
         try environment.read { txn in
+            txn.expectFaults()  // random keys, each lookup a leaf (`write(_:)`)
             var out: [ContentHash: [Float]] = [:]
             for hash in hashes where out[hash] == nil {
                 if let bytes = try txn.get(cache, Self.cacheKey(embedder: embedder, chunk: hash)) {

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceLMDB
 import Testing
 
 @testable import SluiceState
@@ -7,6 +8,30 @@ import Testing
 @Suite struct CheckpointStoreTests {
     func directory() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UInt64.random(in: 0...UInt64.max))")
+    }
+
+    /// The state's keys are random (documents by path, cache entries by content hash): each of its transactions
+    /// checks the resident-memory budget from its first operation on, not after the interval a previous
+    /// transaction left (64 in a fresh environment), which let the state's map hold 10–12 MB at the 10× load's
+    /// peak against a budget of 4 MB (docs/BENCHMARKS.md, session 35). A transaction of fewer than 64
+    /// operations ends with a shorter interval only if it checked.
+    @Test func stateTransactionsCheckTheBudgetFromTheirFirstOperation() throws {
+        let chunk = ContentHash(utf8: "chunk")
+        let embedder = EmbedderIdentity(provider: "hash", model: "m", dimensions: 3)
+        for transaction in ["lookup", "write"] {
+            let dir = directory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let store = try CheckpointStore(directory: dir)
+            let before = store.environment.nextCheckInterval
+            if transaction == "lookup" {
+                let hashes = [chunk, ContentHash(utf8: "other"), ContentHash(utf8: "third")]
+                _ = try store.cachedEmbeddings(hashes, embedder: embedder)
+            } else {
+                try store.cacheEmbeddings([(chunk, [1, 2, 3])], embedder: embedder)
+            }
+            #expect(before == 64)
+            #expect(store.environment.nextCheckInterval < 64, "\(transaction)")
+        }
     }
 
     @Test func documentsRoundTripAndPendingIdsMerge() throws {

@@ -5,7 +5,8 @@
 // each, reads /proc/self/statm; whenever the RSS is a new maximum (by 128 KB or more since the last recorded
 // one) it also reads glibc's mallinfo2 and /proc/self/smaps, and writes one line into $PP_OUT.<pid>: the RSS,
 // the anonymous part (glibc's heap in use, free, mmapped blocks), the file-backed part split into LMDB's maps
-// (data.mdb under a path containing /store or /state), the executable, shared libraries and the rest.
+// (data.mdb under a path containing /store or /state), the executable, shared libraries and the rest, and how many
+// arenas glibc's heap has (`malloc_info`).
 // glibc's own munmap calls (freeing mmapped blocks) are internal and not seen: a peak reached there shows as
 // VmHWM above the highest line (the 100 ms sampler, mallinfo-probe.c, reads VmHWM too).
 #define _GNU_SOURCE
@@ -43,6 +44,16 @@ static void record(const char *event) {
     reentered = 1;
     maxRecorded = rss;
     struct mallinfo2 m = mallinfo2();
+    // glibc's arenas in use (the main heap and one per thread arena): malloc_info writes a <heap nr=…> for each.
+    long arenas = 0;
+    char *xml = NULL; size_t xmlSize = 0;
+    FILE *memory = open_memstream(&xml, &xmlSize);
+    if (memory) {
+        malloc_info(0, memory);
+        fclose(memory);
+        for (char *at = xml; at && (at = strstr(at, "<heap nr=")); at++) arenas++;
+        free(xml);
+    }
     // Rss by kind of mapping, in kB.
     long store = 0, state = 0, exe = 0, libs = 0, otherFile = 0, heap = 0, anon = 0, stacks = 0;
     FILE *s = fopen("/proc/self/smaps", "r");
@@ -84,9 +95,9 @@ static void record(const char *event) {
         if (p) { char name[4096]; snprintf(name, sizeof name, "%s.%d", p, (int)getpid()); out = fopen(name, "w"); }
     }
     if (out) {
-        fprintf(out, "event=%s rss=%ld filerss=%ld inuse=%zu free=%zu mmap=%zu store=%ld state=%ld exe=%ld libs=%ld otherfile=%ld brk=%ld anonmaps=%ld stacks=%ld\n",
+        fprintf(out, "event=%s rss=%ld filerss=%ld inuse=%zu free=%zu mmap=%zu store=%ld state=%ld exe=%ld libs=%ld otherfile=%ld brk=%ld anonmaps=%ld stacks=%ld arenas=%ld\n",
                 event, rss, shared, m.uordblks, m.fordblks, m.hblkhd, store << 10, state << 10, exe << 10,
-                libs << 10, otherFile << 10, heap << 10, anon << 10, stacks << 10);
+                libs << 10, otherFile << 10, heap << 10, anon << 10, stacks << 10, arenas);
         fflush(out);
     }
     reentered = 0;
