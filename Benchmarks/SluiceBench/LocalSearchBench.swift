@@ -191,7 +191,10 @@ struct LocalSearchBench: AsyncParsableCommand {
         )
         for line in exactLines { Self.say(line) }
         for setting in efSearch {
-            let ef = setting == 0 ? indexSettings.searchBreadth(vectors: vectors) : setting
+            let ef =
+                setting == 0
+                ? sink.autoSearchBreadth(vectors: vectors)
+                    ?? indexSettings.searchBreadth(vectors: vectors, codesTrained: false) : setting
             sink.setSearchBreadth(ef)
             let (single, found) = try await Self.single(queryVectors) { try await sink.search($0, k: k) }
             let concurrent = try await Self.concurrent(queryVectors, concurrency) { try await sink.search($0, k: k) }

@@ -65,6 +65,7 @@ final class LocalANNIndex: @unchecked Sendable {
                     size
                 )
             }
+            sluice_fgraph_set_resident_bytes(graph, settings.fileResidentBytes)
             self.init(handle: .file(graph), dimensions: dimensions)
         }
     }
@@ -82,6 +83,10 @@ final class LocalANNIndex: @unchecked Sendable {
         case .file:
             let graph = try Self.call("cannot load \(file.lastPathComponent)") { error, size in
                 sluice_fgraph_load(file.path, dimensions, settings.efConstruction, error, size)
+            }
+            // Loaded with the default budget (a small graph's records read then); another budget is set after.
+            if settings.fileResidentBytes != LocalSink.IndexSettings.defaultFileResidentBytes {
+                sluice_fgraph_set_resident_bytes(graph, settings.fileResidentBytes)
             }
             self.init(handle: .file(graph), dimensions: dimensions)
         }
