@@ -894,8 +894,13 @@ struct SluiceFileGraph {
     void linkUpperByCodes(uint32_t id, int layer, const std::vector<Scored> &found, Scratch &s)
     {
         // Each code is decoded once a call, when first needed (`decodedSlot`): the heuristic asks only for the
-        // candidates it reaches, and a full neighbour's list mostly names nodes decoded already.
+        // candidates it reaches, and a full neighbour's list mostly names nodes decoded already. `decoded` gets
+        // room for every code this call may decode first (the found, and each chosen neighbour's list with
+        // itself and `id`), so it never moves: the heuristic holds a candidate's pointer while it decodes the
+        // others (session 35: it grew under that pointer, and the graph built differed run to run).
         s.decodedIds.clear();
+        const size_t most = found.size() + m * (m + 2) + 1;
+        if (s.decoded.size() < most * codeBytes) s.decoded.resize(most * codeBytes);
         auto vectorOf = [&](const Scored &c) {
             return static_cast<const char *>(s.decoded.data() + decodedSlot(c.id, s) * codeBytes);
         };
