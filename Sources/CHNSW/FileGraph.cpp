@@ -142,6 +142,7 @@ struct Scratch {
     std::vector<uint64_t> visited;
     std::vector<uint32_t> touched;
     std::vector<char> pool;
+    std::vector<const char *> held;  // a slot's record in the graph's memory (session 35: not copied), or null
     size_t used = 0, recordBytes;
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen, expanded;
     std::vector<float> table;     // the query's (or inserted vector's) dot products with every centroid
@@ -167,7 +168,8 @@ struct Scratch {
         return sizeof(Scratch) + visited.capacity() * 8 + touched.capacity() * 4 + pool.capacity() +
             (candidates.capacity() + found.capacity() + chosen.capacity() + pruneCandidates.capacity() +
                 pruneChosen.capacity() + expanded.capacity()) * sizeof(Scored) +
-            table.capacity() * 4 + groups.capacity() * 4 + (links.capacity() + list.capacity()) * 4 +
+            held.capacity() * sizeof(const char *) + table.capacity() * 4 + groups.capacity() * 4 +
+            (links.capacity() + list.capacity()) * 4 +
             pruneRecords.capacity() + decoded.capacity() + decodeFloats.capacity() * 4;
     }
 
@@ -188,9 +190,17 @@ struct Scratch {
     uint32_t slot()
     {
         if ((used + 1) * recordBytes > pool.size()) pool.resize(std::max<size_t>(64, 2 * (used + 1)) * recordBytes);
+        if (used + 1 > held.size()) held.resize(std::max<size_t>(64, 2 * (used + 1)));
+        held[used] = nullptr;
         return uint32_t(used++);
     }
-    char *record(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
+    // Slot `slot`'s record: where the graph holds it in memory (`held`, valid while the caller holds the graph's
+    // lock: written only by inserts, which hold it alone), else its copy in the pool.
+    const char *record(uint32_t slot) const
+    {
+        return held[slot] != nullptr ? held[slot] : pool.data() + size_t(slot) * recordBytes;
+    }
+    char *poolRecord(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
 };
 
 // Adds `scored` to `found` (a max-heap by distance) and drops the farthest if it holds more than `ef`.
@@ -560,10 +570,14 @@ struct SluiceFileGraph {
 
     void readRecord(uint32_t id, char *out) const { readNode(out, recordBytes, offsetOf(id)); }
 
+    // Node `id` scored against `query`: its record in a slot of the scratch (pointed to where it is held, else
+    // read into the pool).
     Scored score(uint32_t id, const char *query, Scratch &s) const
     {
         uint32_t slot = s.slot();
-        readRecord(id, s.record(slot));
+        const size_t offset = offsetOf(id);
+        if (inEarly(recordBytes, offset)) s.held[slot] = early.data() + (offset - headerBytes);
+        else readExactly(fd, s.poolRecord(slot), recordBytes, offset);
         return Scored{distance(query, s.record(slot) + codeOffset), id, slot};
     }
 
