@@ -97,9 +97,21 @@ import Testing
         }
         #expect(total / Double(queries.count) >= 0.95, "recall@10 \(total / Double(queries.count))")
 
-        try index.add(generator.next(800).enumerated().map { (UInt64(4000 + $0.offset), $0.element) }, threads: 1)
+        let more = generator.next(800)
+        try index.add(more.enumerated().map { (UInt64(4000 + $0.offset), $0.element) }, threads: 1)
         #expect(index.codeBytes == Nodes.codeBytes48, "4,800 records do not fit: the codes are trained")
         #expect(index.memoryBytes < 4800 * Self.recordBytes / 2, "\(index.memoryBytes) bytes: the records let go")
+        // Read from the file from now on: what the graph wrote while it held them reached it.
+        let all = vectors + more
+        let trainedBreadth = settings.searchBreadth(vectors: all.count, codesTrained: true)
+        #expect(trainedBreadth == 128)
+        total = 0
+        for query in queries {
+            let exact = Set(Nodes.exact(query, all, k: 10))
+            let found = Set(index.search(query, k: 20, breadth: trainedBreadth).prefix(10).map(\.label))
+            total += Double(exact.intersection(found).count) / 10
+        }
+        #expect(total / Double(queries.count) >= 0.95, "recall@10 \(total / Double(queries.count)) trained")
     }
 
     @Test(
