@@ -1311,6 +1311,18 @@ size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph)
     return graph->coded ? graph->codeM : 0;
 }
 
+long sluice_fgraph_saved_code_bytes(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    Header h;
+    const ssize_t got = pread(fd, &h, sizeof h, 0);
+    close(fd);
+    if (got != ssize_t(sizeof h) || std::memcmp(h.magic, magic, sizeof magic) != 0 || h.version != formatVersion)
+        return -1;
+    return h.codebookFloats > 0 ? long(h.codeBytes) : 0;
+}
+
 void sluice_fgraph_set_resident_bytes(SluiceFileGraph *graph, size_t bytes)
 {
     std::unique_lock<std::shared_mutex> guard(graph->lock);

@@ -195,6 +195,13 @@ final class LocalANNIndex: @unchecked Sendable {
         }
     }
 
+    /// The code bytes of the graph with its nodes in a file saved at `file` once its codes are trained, 0 before,
+    /// nil when it cannot be read (its header alone: `sluice status` does not load it).
+    static func savedCodeBytes(_ file: URL) -> Int? {
+        let bytes = sluice_fgraph_saved_code_bytes(file.path)
+        return bytes < 0 ? nil : bytes
+    }
+
     /// Bytes the index holds in memory (an estimate within a few percent; a file's pages are not counted).
     var memoryBytes: Int {
         switch handle {

@@ -61,6 +61,11 @@ extension LocalSink {
             return min(1024, Int(grown.rounded(.up))) * factor
         }
 
+        /// ``searchBreadth(vectors:codesTrained:)`` for a graph whose codes are trained (with the nodes in a file,
+        /// the broader: what this answered before session 35).
+        @available(*, deprecated, message: "say whether the graph's codes are trained (codesTrained:)")
+        public func searchBreadth(vectors: Int) -> Int { searchBreadth(vectors: vectors, codesTrained: true) }
+
         /// `auto`'s breadth times this with the nodes in a file once its codes are trained (codes choosing the
         /// path): recall@10 0.997 at 48 code bytes on real text vectors, where the graph in memory gives 0.997
         /// at 64 (24 bytes needed 4×: twice the reads a search). Not less at 10,000 (session 35: 0.995 at 112

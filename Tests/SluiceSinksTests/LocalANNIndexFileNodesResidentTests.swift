@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test(
-        "through the store, auto searches a file graph at memory's breadth until its codes are trained, then at twice it, with recall kept"
+        "through the store, auto searches a file graph at memory's breadth until its codes are trained, then at twice it, with recall kept, and sluice status says which"
     )
     func storeBreadthFollowsTheCodes() async throws {
         for codesFrom in [LocalSink.IndexSettings.defaultFileCodesFrom, 500] {
@@ -143,6 +143,14 @@ import Testing
             #expect(sink.autoSearchBreadth(vectors: 2000) == (trained ? 128 : 64))
             let recall = try await LocalSinkANNTests.recall(sink, queries: generator.next(50))
             #expect(recall >= 0.95, "recall@10 \(recall) with codes from \(codesFrom)")
+            // `sluice status` says it: from the graph in memory, and from the saved graph's header.
+            let breadth = trained ? "128" : "64"
+            #expect(try await sink.info().details["hnsw_ef_search"] == breadth)
+            try await sink.finish()
+            let status = try LocalSink(directory: folder, readOnly: true, index: settings)
+            let details = try await status.info().details
+            #expect(details["hnsw_graph"] == "built", "\(details)")
+            #expect(details["hnsw_ef_search"] == breadth, "\(details)")
         }
     }
 }

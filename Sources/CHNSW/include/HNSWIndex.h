@@ -173,6 +173,10 @@ size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph);
 /// Bytes of each label's code once the codebooks are trained (searches and inserts rank by codes), else 0.
 size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph);
 
+/// The code bytes of the graph saved at `path` once its codebooks are trained, 0 before (from its header alone:
+/// its checksums are not verified, its load does that); -1 if it cannot be read or is not a node file.
+long sluice_fgraph_saved_code_bytes(const char *path);
+
 /// The default resident budget: 8 MB.
 #define SLUICE_FGRAPH_RESIDENT_BYTES ((size_t)8 << 20)
 
