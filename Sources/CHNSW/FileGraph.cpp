@@ -239,15 +239,15 @@ struct SluiceFileGraph {
     bool coded = false;
     ProductQuantizer pq;
     std::vector<uint8_t> codes;  // codeM bytes a slot, once coded
-    // Records held in memory as well as in the file (`early`): read and written there, and written to the file
-    // in one write when they are let go and at a save (`flushHeld`). The working file is unnamed — a `kill -9`
-    // leaves nothing of it — so the file needs them only then: saves, crashes and the change log's catch-up
-    // are unchanged (session 35; written through at every insert before: 14% of a small build's CPU). Held while every
-    // record fits `residentBytes`, and before the codes are trained (session 35): a graph that small searches
-    // and inserts as the graph in memory does — every node it scores read from memory and scored exactly, no
-    // codebooks to train — and a reader that loads it reads its records once. The codes are trained when the
-    // graph outgrows the budget (`codesAt()`), and the records are let go then. (Session 34 held only the first
-    // 4,096 records until a training at 4,096: 574 → 102 µs an insert.)
+    // Records held in memory as well as in the file (`early`), held while every record fits `residentBytes`
+    // and before the codes are trained (session 35): a graph that small searches and inserts as the graph in
+    // memory does — every node it scores read from memory and scored exactly, no codebooks to train — and a
+    // reader that loads it reads its records once. The codes are trained when the graph outgrows the budget
+    // (`codesAt()`), and the records are let go then. (Session 34 held only the first 4,096 records until a
+    // training at 4,096: 574 → 102 µs an insert.) They are read and written there, and written to the file in
+    // one write when they are let go and at a save (`flushHeld`; written through at every insert before: 14% of
+    // a small build's CPU): the working file is unnamed — a `kill -9` leaves nothing of it — so the file needs
+    // them only then, and saves, crashes and the change log's catch-up are unchanged.
     std::vector<char> early;
     bool heldDirty = false;  // `early` holds writes the file does not have yet
     static constexpr size_t earlyLimit = 4096;      // records held before the training whatever their size
