@@ -34,6 +34,13 @@ struct LocalSearchBench: AsyncParsableCommand {
     var nodes: String = "memory"
     @Option(help: "With --nodes file: code bytes a vector (0: no codes, every scored node read).")
     var codeBytes: Int?
+    @Option(help: "With --nodes file: labels at which the codes are trained (default 16,384, bounded by the budget).")
+    var codesFrom: Int?
+    @Option(
+        help:
+            "With --nodes file: bytes of records held in memory while they fit (default 8 MB; 0 with --codes-from 4096: session 34's graph)."
+    )
+    var residentBytes: Int?
     @Option(
         parsing: .upToNextOption,
         help: "hnsw ef_search values to measure; 0 is `auto`, the default (the breadth chosen by the store's size)."
@@ -161,6 +168,8 @@ struct LocalSearchBench: AsyncParsableCommand {
         settings.hnsw.nodes = kind
         var indexSettings = LocalSink.IndexSettings(section: settings)
         if let codeBytes { indexSettings.fileCodeBytes = codeBytes }
+        if let codesFrom { indexSettings.fileCodesFrom = codesFrom }
+        if let residentBytes { indexSettings.fileResidentBytes = residentBytes }
         let sink = try LocalSink(directory: folder, index: indexSettings)
         let clock = ContinuousClock()
         let residentBefore = Self.residentMB()
@@ -191,7 +200,10 @@ struct LocalSearchBench: AsyncParsableCommand {
         )
         for line in exactLines { Self.say(line) }
         for setting in efSearch {
-            let ef = setting == 0 ? indexSettings.searchBreadth(vectors: vectors) : setting
+            let ef =
+                setting == 0
+                ? sink.autoSearchBreadth(vectors: vectors)
+                    ?? indexSettings.searchBreadth(vectors: vectors, codesTrained: false) : setting
             sink.setSearchBreadth(ef)
             let (single, found) = try await Self.single(queryVectors) { try await sink.search($0, k: k) }
             let concurrent = try await Self.concurrent(queryVectors, concurrency) { try await sink.search($0, k: k) }

@@ -8,8 +8,10 @@
 // codes (Quantizer.h), scored by the same run-time-dispatched kernels as the hnswlib graph.
 //
 // Product-quantized codes (session 33; ProductQuantizer.h, DiskANN's navigation): once the graph holds
-// `codesFrom` labels, codebooks are trained by k-means on their 8-bit vectors (read from the file, at most
-// `codesFrom` of them) and every label gets a code of `codeM` bytes, kept in memory. From then on a search or an
+// `codesAt()` labels (`codesFrom`, or fewer if their records would not fit `residentBytes`; session 35),
+// codebooks are trained by k-means on their 8-bit vectors (at most 4,096 of them) and every label gets a code
+// of `codeM` bytes, kept in memory. Until then every record is held in memory too (`early`), and searches
+// and inserts score every node they meet exactly, as the graph in memory does. From then on a search or an
 // insert descends the upper layers by codes alone (no read), and its level-0 beam ranks candidates by their codes
 // and reads only the nodes it expands (one pread of the record: list and 8-bit vector), which are returned
 // nearest first by their 8-bit vectors; an insert's neighbour selection and the prune of a full list use the
@@ -140,6 +142,7 @@ struct Scratch {
     std::vector<uint64_t> visited;
     std::vector<uint32_t> touched;
     std::vector<char> pool;
+    std::vector<const char *> held;  // a slot's record in the graph's memory (session 35: not copied), or null
     size_t used = 0, recordBytes;
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen, expanded;
     std::vector<float> table;     // the query's (or inserted vector's) dot products with every centroid
@@ -165,7 +168,8 @@ struct Scratch {
         return sizeof(Scratch) + visited.capacity() * 8 + touched.capacity() * 4 + pool.capacity() +
             (candidates.capacity() + found.capacity() + chosen.capacity() + pruneCandidates.capacity() +
                 pruneChosen.capacity() + expanded.capacity()) * sizeof(Scored) +
-            table.capacity() * 4 + groups.capacity() * 4 + (links.capacity() + list.capacity()) * 4 +
+            held.capacity() * sizeof(const char *) + table.capacity() * 4 + groups.capacity() * 4 +
+            (links.capacity() + list.capacity()) * 4 +
             pruneRecords.capacity() + decoded.capacity() + decodeFloats.capacity() * 4;
     }
 
@@ -186,9 +190,17 @@ struct Scratch {
     uint32_t slot()
     {
         if ((used + 1) * recordBytes > pool.size()) pool.resize(std::max<size_t>(64, 2 * (used + 1)) * recordBytes);
+        if (used + 1 > held.size()) held.resize(std::max<size_t>(64, 2 * (used + 1)));
+        held[used] = nullptr;
         return uint32_t(used++);
     }
-    char *record(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
+    // Slot `slot`'s record: where the graph holds it in memory (`held`, valid while the caller holds the graph's
+    // lock: written only by inserts, which hold it alone), else its copy in the pool.
+    const char *record(uint32_t slot) const
+    {
+        return held[slot] != nullptr ? held[slot] : pool.data() + size_t(slot) * recordBytes;
+    }
+    char *poolRecord(uint32_t slot) { return pool.data() + size_t(slot) * recordBytes; }
 };
 
 // Adds `scored` to `found` (a max-heap by distance) and drops the farthest if it holds more than `ef`.
@@ -221,19 +233,26 @@ struct SluiceFileGraph {
     int topLevel = -1;
     size_t present = 0, deleted = 0;
     // Product-quantized codes (DiskANN's navigation): `codeM` bytes a label in memory, trained from the graph's
-    // first `codesFrom` nodes; until then (`coded` false) every node a search scores is read (from `early`,
-    // below, while the graph is that small).
+    // first `codesAt()` nodes; until then (`coded` false) every node a search scores is read (from `early`,
+    // below, which holds them all until then).
     size_t codeM = 0, codesFrom = 0;
     bool coded = false;
     ProductQuantizer pq;
     std::vector<uint8_t> codes;  // codeM bytes a slot, once coded
-    // Until the codes are trained, every node an insert scores is read (about 850 reads an insert at 4,096):
-    // the records of the first `earlyLimit` slots are kept in memory as well (at most 2 MB at 384 d), read
-    // from there and written through to the file (which stays whole: saves and crashes are unchanged), and let
-    // go once the codes are trained.
+    // Records held in memory as well as in the file (`early`), held while every record fits `residentBytes`
+    // and before the codes are trained (session 35): a graph that small searches and inserts as the graph in
+    // memory does — every node it scores read from memory and scored exactly, no codebooks to train — and a
+    // reader that loads it reads its records once. The codes are trained when the graph outgrows the budget
+    // (`codesAt()`), and the records are let go then. (Session 34 held only the first 4,096 records until a
+    // training at 4,096: 574 → 102 µs an insert.) They are read and written there, and written to the file in
+    // one write when they are let go and at a save (`flushHeld`; written through at every insert before: 14% of
+    // a small build's CPU): the working file is unnamed — a `kill -9` leaves nothing of it — so the file needs
+    // them only then, and saves, crashes and the change log's catch-up are unchanged.
     std::vector<char> early;
-    bool earlyOn = false;
-    static constexpr size_t earlyLimit = 4096;
+    bool heldDirty = false;  // `early` holds writes the file does not have yet
+    static constexpr size_t earlyLimit = 4096;      // records held before the training whatever their size
+    size_t residentBytes = SLUICE_FGRAPH_RESIDENT_BYTES;  // 16,131 records at 384 d and M 16
+    static constexpr size_t trainingSample = 4096;  // the codebooks' k-means sample, at most
     sluice_chnsw::Distance kernel;
     QuantizedSpaceParameters parameters;
     double levelMultiplier;
@@ -304,35 +323,70 @@ struct SluiceFileGraph {
         }
         readExactly(fd, out, count, offset);
     }
-    // A node's bytes written to the file, and to `early` if it holds them.
+    // A node's bytes written to `early` if it holds them (to the file when it lets them go or at a save:
+    // `flushHeld`), else to the file.
     void writeNode(const void *in, size_t count, size_t offset)
     {
+        if (inEarly(count, offset)) {
+            std::memcpy(early.data() + (offset - headerBytes), in, count);
+            heldDirty = true;
+            return;
+        }
         writeExactly(fd, in, count, offset);
-        if (inEarly(count, offset)) std::memcpy(early.data() + (offset - headerBytes), in, count);
     }
-    // `early` started (the graph not yet coded): the slots it covers, read from the file if it has them.
-    void startEarly()
+    // The held records written to the file (one write), if any changed since they were last written.
+    void flushHeld()
     {
-        if (earlyOn || coded || codeM == 0) return;
-        earlyOn = true;
-        early.reserve(std::min(codesFrom, earlyLimit) * recordBytes);
-        growEarly();
+        if (!heldDirty) return;
+        if (!early.empty()) writeExactly(fd, early.data(), early.size(), headerBytes);
+        heldDirty = false;
     }
-    void growEarly()
+    // The number of labels at which the codes are trained: `codesFrom`, or fewer when their records would not
+    // fit `residentBytes` (but at least `earlyLimit`).
+    size_t codesAt() const { return std::min(codesFrom, std::max(earlyLimit, residentBytes / recordBytes)); }
+    // The slots whose records `early` should hold now: every slot while the records fit the budget, the first
+    // `codesAt()` while the codes are not trained, else none.
+    size_t heldSlots() const
     {
-        if (!earlyOn) return;
-        const size_t had = early.size() / recordBytes;
-        const size_t want = std::min({slots(), codesFrom, earlyLimit});
-        if (want <= had) return;
+        if (slots() * recordBytes <= residentBytes) return slots();
+        if (coded || codeM == 0) return 0;
+        return std::min(slots(), codesAt());
+    }
+    // `early` made to hold `heldSlots()`: the slots it lacks read from the file (those it has records for), or
+    // let go.
+    void syncHeld()
+    {
+        const size_t want = heldSlots(), had = early.size() / recordBytes;
+        if (want < had) flushHeld();  // what is let go is read from the file from now on
+        if (want == 0) {
+            if (early.capacity() > 0) std::vector<char>().swap(early);
+            return;
+        }
+        if (want <= had) {
+            if (want < had) early.resize(want * recordBytes);
+            return;
+        }
+        // Room for the most it can hold, reserved at once (pages untouched until used): no copy as it grows.
+        const size_t most = std::max(residentBytes / recordBytes, coded || codeM == 0 ? 0 : codesAt());
+        if (early.capacity() < want * recordBytes) early.reserve(std::max(want, most) * recordBytes);
         early.resize(want * recordBytes, 0);
-        // The slots the file already has (a loaded graph's): a slot past the file's records is absent, never read.
-        for (size_t slot = had; slot < want; slot++)
-            if (nodes[slot] != absent) readExactly(fd, early.data() + slot * recordBytes, recordBytes, offsetOf(uint32_t(slot)));
-    }
-    void stopEarly()
-    {
-        earlyOn = false;
-        std::vector<char>().swap(early);
+        // Runs of present slots read at once (a loaded graph's records); a slot absent is never read. A read
+        // that fails holds none of them (none is held half read).
+        try {
+            for (size_t slot = had; slot < want;) {
+                if (nodes[slot] == absent) {
+                    slot++;
+                    continue;
+                }
+                size_t end = slot + 1;
+                while (end < want && nodes[end] != absent) end++;
+                readExactly(fd, early.data() + slot * recordBytes, (end - slot) * recordBytes, offsetOf(uint32_t(slot)));
+                slot = end;
+            }
+        } catch (...) {
+            early.resize(had * recordBytes);  // the records held before (and their writes) stay
+            throw;
+        }
     }
     size_t offsetOf(uint32_t id) const { return headerBytes + size_t(id) * recordBytes; }
     bool isPresent(uint32_t id) const { return id < nodes.size() && nodes[id] != absent; }
@@ -379,7 +433,7 @@ struct SluiceFileGraph {
         fd = copy;
         working = true;
         posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-        startEarly();
+        syncHeld();
     }
 
     void grow(size_t neededSlots)
@@ -391,7 +445,7 @@ struct SluiceFileGraph {
         }
         if (neededSlots > nodes.size()) nodes.resize(neededSlots, absent);
         if (coded && codes.size() < nodes.size() * codeM) codes.resize(nodes.size() * codeM, 0);
-        growEarly();
+        syncHeld();
     }
 
     // The largest number of code bytes up to `requested` whose sub-vectors are a whole multiple of 4 dimensions
@@ -404,7 +458,7 @@ struct SluiceFileGraph {
     }
 
     // Trains the codebooks on the graph's nodes (their 8-bit vectors read from the file; at most `codesFrom`
-    // of them, evenly spread) and encodes every node.
+    // and `trainingSample` of them, evenly spread) and encodes every node.
     void trainCodes()
     {
         std::vector<uint32_t> ids;
@@ -412,7 +466,7 @@ struct SluiceFileGraph {
         for (uint32_t id = 0; id < nodes.size(); id++)
             if (nodes[id] != absent) ids.push_back(id);
         if (ids.empty()) return;
-        const size_t limit = std::max<size_t>(codesFrom, 256);
+        const size_t limit = std::max<size_t>(std::min(codesFrom, trainingSample), 256);
         std::vector<uint32_t> sample;
         if (ids.size() <= limit) {
             sample = ids;
@@ -440,7 +494,7 @@ struct SluiceFileGraph {
             pq.encode(table.data(), &codes[size_t(ids[i]) * codeM]);
         }
         coded = true;
-        stopEarly();
+        syncHeld();
     }
 
     float codeDistance(uint32_t id, const Scratch &s) const
@@ -532,10 +586,14 @@ struct SluiceFileGraph {
 
     void readRecord(uint32_t id, char *out) const { readNode(out, recordBytes, offsetOf(id)); }
 
+    // Node `id` scored against `query`: its record in a slot of the scratch (pointed to where it is held, else
+    // read into the pool).
     Scored score(uint32_t id, const char *query, Scratch &s) const
     {
         uint32_t slot = s.slot();
-        readRecord(id, s.record(slot));
+        const size_t offset = offsetOf(id);
+        if (inEarly(recordBytes, offset)) s.held[slot] = early.data() + (offset - headerBytes);
+        else readExactly(fd, s.poolRecord(slot), recordBytes, offset);
         return Scored{distance(query, s.record(slot) + codeOffset), id, slot};
     }
 
@@ -866,8 +924,13 @@ struct SluiceFileGraph {
     void linkUpperByCodes(uint32_t id, int layer, const std::vector<Scored> &found, Scratch &s)
     {
         // Each code is decoded once a call, when first needed (`decodedSlot`): the heuristic asks only for the
-        // candidates it reaches, and a full neighbour's list mostly names nodes decoded already.
+        // candidates it reaches, and a full neighbour's list mostly names nodes decoded already. `decoded` gets
+        // room for every code this call may decode first (the found, and each chosen neighbour's list with
+        // itself and `id`), so it never moves: the heuristic holds a candidate's pointer while it decodes the
+        // others (session 35: it grew under that pointer, and the graph built differed run to run).
         s.decodedIds.clear();
+        const size_t most = found.size() + m * (m + 2) + 1;
+        if (s.decoded.size() < most * codeBytes) s.decoded.resize(most * codeBytes);
         auto vectorOf = [&](const Scored &c) {
             return static_cast<const char *>(s.decoded.data() + decodedSlot(c.id, s) * codeBytes);
         };
@@ -1088,6 +1151,7 @@ SluiceFileGraph *sluice_fgraph_load(
         if (graph->entry >= 0 && !graph->isPresent(uint32_t(graph->entry)))
             throw std::runtime_error("the node file's entry point is not a node");
         posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+        graph->syncHeld();
         return graph.release();
     });
 }
@@ -1099,6 +1163,7 @@ int sluice_fgraph_save(SluiceFileGraph *graph, const char *path, char *error, si
     return guarded(error, error_size, 0, [&]() {
         std::unique_lock<std::shared_mutex> guard(graph->lock);
         if (graph->working) {
+            graph->flushHeld();
             const std::vector<uint8_t> section = graph->upperSection();
             const size_t offset = graph->offsetOf(uint32_t(graph->slots()));
             writeExactly(graph->fd, section.data(), section.size(), offset);
@@ -1137,7 +1202,7 @@ int sluice_fgraph_add(
         Scratch scratch(graph->slots(), graph->recordBytes);
         std::vector<uint8_t> code(graph->codeBytes);
         for (size_t i = 0; i < count; i++) {
-            if (graph->codeM > 0 && !graph->coded && graph->present >= graph->codesFrom) graph->trainCodes();
+            if (graph->codeM > 0 && !graph->coded && graph->present >= graph->codesAt()) graph->trainCodes();
             sluice_chnsw::quantize(vectors + i * graph->dimensions, graph->dimensions, code.data());
             graph->insert(uint32_t(labels[i]), reinterpret_cast<const char *>(code.data()), scratch);
         }
@@ -1236,7 +1301,7 @@ size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph)
     bytes += graph->upper.size() * 48 + graph->upper.bucket_count() * sizeof(void *);
     // The codes (reserved for the capacity) and the codebooks.
     if (graph->coded) bytes += graph->codes.capacity() + graph->pq.fixedBytes();
-    bytes += graph->early.size();  // the first records, until the codes are trained
+    bytes += graph->early.size();  // the records held (the resident budget, or until the codes are trained)
     return bytes + graph->spareBytes();
 }
 
@@ -1244,4 +1309,29 @@ size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph)
 {
     std::shared_lock<std::shared_mutex> guard(graph->lock);
     return graph->coded ? graph->codeM : 0;
+}
+
+long sluice_fgraph_saved_code_bytes(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    Header h;
+    const ssize_t got = pread(fd, &h, sizeof h, 0);
+    close(fd);
+    if (got != ssize_t(sizeof h) || std::memcmp(h.magic, magic, sizeof magic) != 0 || h.version != formatVersion)
+        return -1;
+    return h.codebookFloats > 0 ? long(h.codeBytes) : 0;
+}
+
+void sluice_fgraph_set_resident_bytes(SluiceFileGraph *graph, size_t bytes)
+{
+    std::unique_lock<std::shared_mutex> guard(graph->lock);
+    graph->residentBytes = bytes;
+    char error[256];
+    // A read that fails leaves the records unheld (syncHeld): they are read from the file, whose error a
+    // search or insert then reports.
+    guarded(error, sizeof error, 0, [&]() {
+        graph->syncHeld();
+        return 1;
+    });
 }

@@ -1,8 +1,8 @@
 // Product quantization (DiskANN's in-memory codes) for the graph with its nodes in a file (FileGraph.cpp) and
 // Benchmarks/ann/hnsw_pread.cpp's `--pq M`. Internal to CHNSW: not part of its C interface. A vector of d dimensions
 // is cut into M sub-vectors of d / M, each replaced by the index of its nearest of 256 centroids (one byte),
-// so a node costs M bytes in memory. The centroids are trained by k-means on a bounded sample (plain C++,
-// the same code on every CPU).
+// so a node costs M bytes in memory. The centroids are trained by k-means on a bounded sample (the same
+// centroids on every CPU).
 //
 // Scoring (inner product of unit vectors, as the store's graph): for a query (or an inserted vector), a table
 // of its dot product with every centroid of every sub-space (M × 256 floats), built once; a node's distance
@@ -163,7 +163,7 @@ struct ProductQuantizer {
         std::vector<size_t> sizes(centroidCount);
         std::vector<float> norms(centroidCount);
         std::vector<float> xs(count * sub);  // the sample's sub-vectors of this sub-space
-        std::vector<float> transposed(sub * centroidCount), dots(centroidCount);
+        std::vector<float> transposed(sub * centroidCount);
         for (size_t j = 0; j < m; j++) {
             for (size_t v = 0; v < count; v++) fill(v, j * sub, sub, &xs[v * sub]);
             float *mine = &centroids[j * centroidCount * sub];
@@ -176,28 +176,7 @@ struct ProductQuantizer {
                     norms[c] = norm;
                     for (size_t i = 0; i < sub; i++) transposed[i * centroidCount + c] = mine[c * sub + i];
                 }
-                for (size_t v = 0; v < count; v++) {
-                    const float *x = &xs[v * sub];
-                    // Every centroid's dot product at once, component after component: each sum in the same
-                    // order as one centroid's loop would take it (the same values), but independent sums the
-                    // compiler vectorizes across centroids.
-                    std::fill(dots.begin(), dots.end(), 0.0f);
-                    for (size_t i = 0; i < sub; i++) {
-                        const float xi = x[i];
-                        const float *column = &transposed[i * centroidCount];
-                        for (size_t c = 0; c < centroidCount; c++) dots[c] += xi * column[c];
-                    }
-                    float bestScore = INFINITY;
-                    uint32_t best = 0;
-                    for (size_t c = 0; c < centroidCount; c++) {
-                        float score = norms[c] - 2 * dots[c];
-                        if (score < bestScore) {
-                            bestScore = score;
-                            best = uint32_t(c);
-                        }
-                    }
-                    assigned[v] = best;
-                }
+                for (size_t v = 0; v < count; v++) assigned[v] = uint32_t(nearest(&xs[v * sub], transposed, norms));
                 std::fill(sums.begin(), sums.end(), 0.0f);
                 std::fill(sizes.begin(), sizes.end(), 0);
                 for (size_t v = 0; v < count; v++) {
@@ -216,6 +195,49 @@ struct ProductQuantizer {
             }
         }
         derive();
+    }
+
+    // The centroid nearest `x` (`sub` floats) in L2: the least |c|² − 2 x·c, the first of equals. The dot products
+    // are taken 16 centroids at a time in registers (`transposed` is [i][c]), each summed component after
+    // component from 0 as one centroid's own loop would; the least is kept for each of the 16 lanes (its
+    // first), then the least of the lanes is taken, the lowest centroid of equals: the centroid-by-centroid
+    // loop's choice (a NaN score never chosen, centroid 0 if none is below infinity). An AVX2 clone where the
+    // CPU has it runs the same operations in the same order (contraction into FMA off): the same centroids on
+    // every CPU. The training at 4,096 × 384 d: 0.73 → 0.29 CPU-s (0.52 without AVX2; session 35).
+#if defined(__x86_64__)
+    __attribute__((target_clones("avx2", "default")))
+#endif
+    size_t nearest(const float *x, const std::vector<float> &transposed, const std::vector<float> &norms) const
+    {
+#pragma clang fp contract(off)
+        constexpr size_t block = 16;
+        static_assert(centroidCount % block == 0, "whole blocks");
+        float laneScore[block];
+        uint32_t laneBest[block] = {};
+        std::fill(laneScore, laneScore + block, INFINITY);
+        for (size_t first = 0; first < centroidCount; first += block) {
+            float dots[block] = {};
+            for (size_t i = 0; i < sub; i++) {
+                const float xi = x[i];
+                const float *column = &transposed[i * centroidCount + first];
+                for (size_t c = 0; c < block; c++) dots[c] += xi * column[c];
+            }
+            for (size_t c = 0; c < block; c++) {
+                const float score = norms[first + c] - 2 * dots[c];
+                const bool better = score < laneScore[c];
+                laneScore[c] = better ? score : laneScore[c];
+                laneBest[c] = better ? uint32_t(first + c) : laneBest[c];
+            }
+        }
+        float bestScore = laneScore[0];
+        uint32_t best = laneBest[0];
+        for (size_t c = 1; c < block; c++) {
+            if (laneScore[c] < bestScore || (laneScore[c] == bestScore && laneBest[c] < best)) {
+                bestScore = laneScore[c];
+                best = laneBest[c];
+            }
+        }
+        return best;
     }
 
     // The 8-bit copies, scales and half norms from the float centroids, and the kernel (after training or

@@ -49,7 +49,7 @@ public struct Readiness: Sendable, Hashable, Codable {
     /// The local store's index (`store_index`, as `sluice status --json` reports it): `index` (`hnsw`, `ivf`,
     /// `exact`); with `hnsw`, `hnsw_nodes` (`memory`, `file`), `hnsw_graph` (`built`, `building`, `pending`,
     /// `below_exact_below`: searches scan unless `built`), `hnsw_exact_below` and, for a built graph,
-    /// `hnsw_graph_generation` and `hnsw_graph_behind`; with `ivf`, the `ivf_*` entries. Nil for another kind
+    /// `hnsw_graph_generation`, `hnsw_graph_behind` and `hnsw_ef_search`; with `ivf`, the `ivf_*` entries. Nil for another kind
     /// of store, when the store did not answer, and from a server that does not report it.
     public var storeIndex: [String: String]?
 

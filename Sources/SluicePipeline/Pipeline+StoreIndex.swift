@@ -6,8 +6,8 @@ extension Pipeline {
     /// The local store's index, read from the store itself (read-only, without the state lock: a run may be
     /// going on), for `sluice status`: `index` (`hnsw`, `ivf` or `exact`); with `hnsw`, `hnsw_nodes`
     /// (`memory` or `file`), `hnsw_graph` (`built`, `building`, `pending` or `below_exact_below`: searches
-    /// scan unless `built`), `hnsw_exact_below` and, for a built graph, `hnsw_graph_generation` and
-    /// `hnsw_graph_behind`; with `ivf`, `ivf_epoch`, `ivf_lists`, `ivf_trained_on`, `ivf_entries` and, while
+    /// scan unless `built`), `hnsw_exact_below` and, for a built graph, `hnsw_graph_generation`,
+    /// `hnsw_graph_behind` and `hnsw_ef_search` (the breadth its searches use); with `ivf`, `ivf_epoch`, `ivf_lists`, `ivf_trained_on`, `ivf_entries` and, while
     /// an epoch is trained, `ivf_training` and `ivf_training_progress`.
     /// - Returns: nil for another kind of store, or before the first run has made the store.
     public static func localStoreIndex(configuration: PipelineConfiguration) async -> [String: String]? {
@@ -53,7 +53,8 @@ extension Pipeline {
             let behind = details["hnsw_graph_behind"].flatMap(Int.init).map {
                 $0 == 0 ? "" : ", \($0) writes behind (searches read them from the change log)"
             }
-            return "\(nodes): graph built\(generation)\(behind ?? ""); searches use it"
+            let breadth = details["hnsw_ef_search"].map { " at ef \($0)" } ?? ""
+            return "\(nodes): graph built\(generation)\(behind ?? ""); searches use it\(breadth)"
         case "building":
             return "\(nodes): graph being built; searches scan until it is ready"
         case "pending":

@@ -1060,7 +1060,7 @@ enum OpenAPIDocument {
           },
           "store_index": {
             "type": "object",
-            "description": "The local store's index, as `sluice status --json` reports it; absent for another kind of store or when the store does not answer. `index`: `hnsw`, `ivf` or `exact`. With `hnsw`: `hnsw_nodes` (`memory` or `file`), `hnsw_graph` (`built`; or searches scan: `building`, `pending` — the next run builds it —, `below_exact_below`), `hnsw_exact_below` and, for a built graph, `hnsw_graph_generation` and `hnsw_graph_behind` (writes since it, read from the change log). With `ivf`: `ivf_epoch`, `ivf_lists`, `ivf_trained_on`, `ivf_entries`, `ivf_training`, `ivf_training_progress`. Every value is a string.",
+            "description": "The local store's index, as `sluice status --json` reports it; absent for another kind of store or when the store does not answer. `index`: `hnsw`, `ivf` or `exact`. With `hnsw`: `hnsw_nodes` (`memory` or `file`), `hnsw_graph` (`built`; or searches scan: `building`, `pending` — the next run builds it —, `below_exact_below`), `hnsw_exact_below` and, for a built graph, `hnsw_graph_generation`, `hnsw_graph_behind` (writes since it, read from the change log) and `hnsw_ef_search` (the breadth its searches use). With `ivf`: `ivf_epoch`, `ivf_lists`, `ivf_trained_on`, `ivf_entries`, `ivf_training`, `ivf_training_progress`. Every value is a string.",
             "required": [
               "index"
             ],

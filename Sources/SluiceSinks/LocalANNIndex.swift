@@ -65,6 +65,7 @@ final class LocalANNIndex: @unchecked Sendable {
                     size
                 )
             }
+            sluice_fgraph_set_resident_bytes(graph, settings.fileResidentBytes)
             self.init(handle: .file(graph), dimensions: dimensions)
         }
     }
@@ -82,6 +83,10 @@ final class LocalANNIndex: @unchecked Sendable {
         case .file:
             let graph = try Self.call("cannot load \(file.lastPathComponent)") { error, size in
                 sluice_fgraph_load(file.path, dimensions, settings.efConstruction, error, size)
+            }
+            // Loaded with the default budget (a small graph's records read then); another budget is set after.
+            if settings.fileResidentBytes != LocalSink.IndexSettings.defaultFileResidentBytes {
+                sluice_fgraph_set_resident_bytes(graph, settings.fileResidentBytes)
             }
             self.init(handle: .file(graph), dimensions: dimensions)
         }
@@ -188,6 +193,13 @@ final class LocalANNIndex: @unchecked Sendable {
         case .memory: 0
         case .file(let graph): sluice_fgraph_code_bytes(graph)
         }
+    }
+
+    /// The code bytes of the graph with its nodes in a file saved at `file` once its codes are trained, 0 before,
+    /// nil when it cannot be read (its header alone: `sluice status` does not load it).
+    static func savedCodeBytes(_ file: URL) -> Int? {
+        let bytes = sluice_fgraph_saved_code_bytes(file.path)
+        return bytes < 0 ? nil : bytes
     }
 
     /// Bytes the index holds in memory (an estimate within a few percent; a file's pages are not counted).

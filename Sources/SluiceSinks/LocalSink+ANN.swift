@@ -424,6 +424,13 @@ extension LocalSink {
     /// Bytes the graph holds in memory, when there is one.
     package var indexMemoryBytes: Int? { annState.live?.index?.memoryBytes }
 
+    /// The breadth `auto` gives a search of the graph in memory in a store of `vectors` vectors (whether its
+    /// codes are trained counts with the nodes in a file), when there is a graph.
+    package func autoSearchBreadth(vectors: Int) -> Int? {
+        guard let index = annState.live?.index else { return nil }
+        return indexSettings.searchBreadth(vectors: vectors, codesTrained: index.codeBytes > 0)
+    }
+
     // MARK: - Encoding
 
     static func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }

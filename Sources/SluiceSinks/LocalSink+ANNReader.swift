@@ -41,19 +41,25 @@ extension LocalSink {
         // transaction costs its begin and the releaser's two reads of `/proc/self/statm`.
         // The graph is taken before the transaction begins: it is never newer than what it sees.
         let live = annState.live
-        let (generation, count, breadth, hits) = try environment.read {
-            txn -> (UInt64, Int, Int, [SearchHit]?) in
+        let (generation, count, hits) = try environment.read { txn -> (UInt64, Int, [SearchHit]?) in
             let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
             let count = try txn.count(vectors)
-            let breadth = annState.breadth ?? indexSettings.searchBreadth(vectors: count)
-            guard count >= indexSettings.exactBelow, let live else { return (generation, count, breadth, nil) }
-            let hits = try searchGraph(query, k: k, breadth: breadth, live: live, generation: generation, txn)
-            return (generation, count, breadth, hits)
+            guard count >= indexSettings.exactBelow, let live else { return (generation, count, nil) }
+            let hits = try searchGraph(
+                query,
+                k: k,
+                breadth: { self.searchBreadth(vectors: count, index: $0) },
+                live: live,
+                generation: generation,
+                txn
+            )
+            return (generation, count, hits)
         }
         if count < indexSettings.exactBelow { return try exactSearch(query, k: k, skipping: unreadable) }
         if let hits { return hits }
-        if loadNewerSavedIndex(generation: generation, count: count),
-            let hits = try searchGraph(query, k: k, breadth: breadth)
+        // The breadth is the loaded graph's (whether its codes are trained).
+        if loadNewerSavedIndex(generation: generation, count: count), let index = annState.live?.index,
+            let hits = try searchGraph(query, k: k, breadth: searchBreadth(vectors: count, index: index))
         {
             return hits
         }
@@ -69,8 +75,15 @@ extension LocalSink {
         let ann = try environment.database("ann")
         return try environment.read { txn in
             let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
-            return try searchGraph(query, k: k, breadth: breadth, live: live, generation: generation, txn)
+            return try searchGraph(query, k: k, breadth: { _ in breadth }, live: live, generation: generation, txn)
         }
+    }
+
+    /// The breadth of a search of `index` in a store of `vectors` vectors: fixed for this process
+    /// (``setSearchBreadth(_:)``), else the settings' for the store's size and whether the graph's codes are
+    /// trained (``IndexSettings/searchBreadth(vectors:codesTrained:)``).
+    func searchBreadth(vectors: Int, index: LocalANNIndex) -> Int {
+        annState.breadth ?? indexSettings.searchBreadth(vectors: vectors, codesTrained: index.codeBytes > 0)
     }
 
     /// ``searchGraph(_:k:breadth:)`` in `txn`, which sees the store at `generation`, with `live` (taken before
@@ -78,12 +91,13 @@ extension LocalSink {
     private func searchGraph(
         _ query: [Float],
         k: Int,
-        breadth: Int,
+        breadth: (LocalANNIndex) -> Int,
         live: LocalANNState.Live,
         generation: UInt64,
         _ txn: LMDBTransaction
     ) throws -> [SearchHit]? {
         guard let index = live.index else { return nil }
+        let breadth = breadth(index)
         let (ann, vectors) = (try environment.database("ann"), try environment.database("vectors"))
         let log = LocalANNChangeLog(environment: environment)
         let queryNorm = Self.norm(query)

@@ -22,8 +22,9 @@ extension LocalSink {
     }
 
     /// `hnsw_nodes` (`memory` or `file`), `hnsw_graph` (``GraphStatus``), `hnsw_exact_below` and, for a graph
-    /// known by its generation, `hnsw_graph_generation` and `hnsw_graph_behind` (the writes since it, which
-    /// searches take from the change log); empty for another index.
+    /// known by its generation, `hnsw_graph_generation`, `hnsw_graph_behind` (the writes since it, which
+    /// searches take from the change log) and `hnsw_ef_search` (the breadth its searches use); empty for
+    /// another index.
     func graphDetails() throws -> [String: String] {
         guard indexSettings.kind == .hnsw else { return [:] }
         var details = [
@@ -54,8 +55,20 @@ extension LocalSink {
         if let built = graph.generation {
             details["hnsw_graph_generation"] = String(built)
             details["hnsw_graph_behind"] = String(generation >= built ? generation - built : 0)
+            details["hnsw_ef_search"] = String(searchBreadth(vectors: count, savedGeneration: built))
         }
         return details
+    }
+
+    /// `hnsw_ef_search`: the breadth a search of the built graph uses — fixed, or `auto`'s for the store's
+    /// size and, with the nodes in a file, whether the graph's codes are trained (the graph in this process's
+    /// memory, else the saved graph's header).
+    private func searchBreadth(vectors: Int, savedGeneration: UInt64) -> Int {
+        if let index = annState.live?.index { return searchBreadth(vectors: vectors, index: index) }
+        let trained =
+            indexSettings.nodes == .file
+            && (LocalANNIndex.savedCodeBytes(indexFile(generation: savedGeneration)) ?? 0) > 0
+        return annState.breadth ?? indexSettings.searchBreadth(vectors: vectors, codesTrained: trained)
     }
 
     /// The generation of the newest saved graph of this store's kind (`sink.hnsw.nodes`) that searches can use

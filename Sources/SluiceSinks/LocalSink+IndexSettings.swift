@@ -12,7 +12,7 @@ extension LocalSink {
         /// Candidates considered while inserting (hnswlib's `ef_construction`).
         public var efConstruction: Int
         /// Candidates considered while searching (hnswlib's `ef`; at least `k` is used); nil: chosen by the
-        /// store's size (``searchBreadth(vectors:)``).
+        /// store's size (``searchBreadth(vectors:codesTrained:)``).
         public var efSearch: Int?
         /// Searches scan while the store holds fewer vectors than this (`sink.hnsw.exact_below` for the graph,
         /// `sink.ivf.exact_below` for IVF).
@@ -24,10 +24,14 @@ extension LocalSink {
         /// Where the graph's nodes live (`sink.hnsw.nodes`): in memory (hnswlib) or in a file.
         public var nodes: PipelineConfiguration.Sink.HNSW.Nodes
         /// With the nodes in a file: bytes of each label's product-quantized code held in memory (0: none, every
-        /// node a search scores is read), and the graph's size at which the codebooks are trained from its own
-        /// vectors (docs/LOCAL_INDEX.md, "PQ codes in the store's file graph"). Not pipeline settings.
+        /// node a search scores is read), the graph's size at which the codebooks are trained from its own
+        /// vectors (docs/LOCAL_INDEX.md, "PQ codes in the store's file graph"; earlier when that many records
+        /// would not fit `fileResidentBytes`), and the bytes of records held in memory while the graph is that
+        /// small (session 35: until then it searches and inserts as the graph in memory does, with no read and
+        /// no codes). Not pipeline settings.
         package var fileCodeBytes = Self.defaultFileCodeBytes
         package var fileCodesFrom = Self.defaultFileCodesFrom
+        package var fileResidentBytes = Self.defaultFileResidentBytes
 
         /// The pipeline's `sink.local_index` and `sink.hnsw.*`.
         public init(section: PipelineConfiguration.Sink = .init()) {
@@ -45,25 +49,37 @@ extension LocalSink {
         /// otherwise (`auto`) 64 up to ``breadthGrowsFrom`` vectors, then growing with the square root
         /// of the size (an HNSW graph's recall at a fixed breadth falls as it grows), at most 1,024. Measured
         /// on clustered 384-d vectors (docs/BENCHMARKS.md, the local search benchmark). A graph with its nodes in
-        /// a file ranks its candidates by product-quantized codes, which need a beam ``fileBreadthFactor`` times
-        /// as broad for the same recall (measured on real MiniLM vectors: docs/LOCAL_INDEX.md); `auto` is that
-        /// much broader there.
-        public func searchBreadth(vectors: Int) -> Int {
+        /// a file whose codes are trained (`codesTrained`: past about 16,000 vectors at 384 d) ranks its
+        /// candidates by product-quantized codes, which need a beam ``fileBreadthFactor`` times as broad for the
+        /// same recall (measured on real MiniLM vectors: docs/LOCAL_INDEX.md); `auto` is that much broader
+        /// there. Before its codes are trained it scores every node exactly, as the graph in memory does.
+        public func searchBreadth(vectors: Int, codesTrained: Bool) -> Int {
             if let efSearch { return efSearch }
-            let factor = nodes == .file && fileCodeBytes > 0 ? Self.fileBreadthFactor : 1
+            let factor = nodes == .file && fileCodeBytes > 0 && codesTrained ? Self.fileBreadthFactor : 1
             guard vectors > Self.breadthGrowsFrom else { return 64 * factor }
             let grown = 64 * (Double(vectors) / Double(Self.breadthGrowsFrom)).squareRoot()
             return min(1024, Int(grown.rounded(.up))) * factor
         }
 
-        /// `auto`'s breadth times this with the nodes in a file (codes choosing the path): recall@10 0.997 at
-        /// 48 code bytes on real text vectors, where the graph in memory gives 0.997 at 64 (24 bytes needed 4×:
-        /// twice the reads a search).
+        /// ``searchBreadth(vectors:codesTrained:)`` for a graph whose codes are trained (with the nodes in a file,
+        /// the broader: what this answered before session 35).
+        @available(*, deprecated, message: "say whether the graph's codes are trained (codesTrained:)")
+        public func searchBreadth(vectors: Int) -> Int { searchBreadth(vectors: vectors, codesTrained: true) }
+
+        /// `auto`'s breadth times this with the nodes in a file once its codes are trained (codes choosing the
+        /// path): recall@10 0.997 at 48 code bytes on real text vectors, where the graph in memory gives 0.997
+        /// at 64 (24 bytes needed 4×: twice the reads a search). Not less at 10,000 (session 35: 0.995 at 112
+        /// on 7,774 real vectors, 0.969 at 64 on 10,000 clustered ones).
         public static let fileBreadthFactor = 2
         /// Code bytes a label with the nodes in a file (384 dimensions: 48 sub-vectors of 8).
         static let defaultFileCodeBytes = 48
-        /// The file graph's codebooks are trained when it first holds this many labels.
-        static let defaultFileCodesFrom = 4096
+        /// The file graph's codebooks are trained when it first holds this many labels (or fewer: those whose
+        /// records fit ``defaultFileResidentBytes``, at least 4,096; 16,131 at 384 d). Session 34 trained at
+        /// 4,096: at 10,000 vectors its searches and inserts read and ranked by codes (docs/LOCAL_INDEX.md).
+        static let defaultFileCodesFrom = 16_384
+        /// The file graph holds its records in memory while they fit in this many bytes (and until its codes
+        /// are trained): 5.2 MB at 10,000 labels of 384 d, where the graph in memory holds 8.6 MB.
+        static let defaultFileResidentBytes = 8 << 20
 
         /// The IVF lists a search scans among `lists` in a store of `vectors` vectors: `sink.ivf.nprobe` when
         /// the pipeline sets it, else (`auto`) 64 up to ``probesGrowFrom`` vectors — recall@10 0.971 on real

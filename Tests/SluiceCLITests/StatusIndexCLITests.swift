@@ -67,10 +67,13 @@ import Testing
         #expect(built.json["hnsw_exact_below"] == "0")
         let generation = try #require(built.json["hnsw_graph_generation"], "\(built.json)")
         #expect(built.json["hnsw_graph_behind"] == "0")
+        // auto's breadth: 64 for both kinds, the file graph's codes not trained in a store this small.
+        #expect(built.json["hnsw_ef_search"] == "64", "\(built.json)")
         let kind = nodes == "file" ? "a file" : "memory"
         #expect(
             built.line
-                == "store: index hnsw (nodes in \(kind)): graph built at generation \(generation); searches use it",
+                == "store: index hnsw (nodes in \(kind)): graph built at generation \(generation); searches use it "
+                + "at ef 64",
             "\(built.line ?? "no store line")"
         )
 
@@ -81,6 +84,7 @@ import Testing
         #expect(pending.json["hnsw_nodes"] == other)
         #expect(pending.json["hnsw_graph"] == "pending", "\(pending.json)")
         #expect(pending.json["hnsw_graph_generation"] == nil)
+        #expect(pending.json["hnsw_ef_search"] == nil)
         #expect(
             pending.line?.hasSuffix(
                 "no graph yet (0 vectors or more, sink.hnsw.exact_below); searches scan until the next run builds it"
@@ -96,6 +100,7 @@ import Testing
         #expect(ready.storeIndex?["hnsw_nodes"] == nodes)
         #expect(ready.storeIndex?["hnsw_graph"] == "built", "\(String(describing: ready.storeIndex))")
         #expect(ready.storeIndex?["hnsw_graph_generation"] == generation)
+        #expect(ready.storeIndex?["hnsw_ef_search"] == "64")
     }
 
     @Test("exact: the index alone, and nothing of a graph")

@@ -10,7 +10,9 @@ import Testing
 /// against an exact scan with and without the product-quantized codes, the codes' training, deletes, replaces,
 /// save and load, the saved file never written again, damaged and older files refused, and no file left behind
 /// by a graph freed unsaved. Behaviour only, never timing. The graphs here train their codes at 500 labels (the
-/// store: 4,096), so every test but the untrained recall runs with codes choosing the path.
+/// store: about 16,000 at 384 d), so every test but the untrained recall runs with codes choosing the path, and
+/// hold no records in memory beyond session 34's first ones until the training (a resident budget of 0; the
+/// store's 8 MB would hold all of these graphs: `LocalANNIndexFileNodesResidentTests`), so they read the file.
 @Suite struct LocalANNIndexFileNodesTests {
     static let dimensions = 48
 
@@ -18,7 +20,8 @@ import Testing
         m: Int = 16,
         efConstruction: Int = 100,
         codeBytes: Int = 24,
-        codesFrom: Int = 500
+        codesFrom: Int = 500,
+        residentBytes: Int = 0
     ) -> LocalSink.IndexSettings {
         var section = PipelineConfiguration.Sink()
         section.hnsw.nodes = .file
@@ -27,6 +30,7 @@ import Testing
         var settings = LocalSink.IndexSettings(section: section)
         settings.fileCodeBytes = codeBytes
         settings.fileCodesFrom = codesFrom
+        settings.fileResidentBytes = residentBytes
         return settings
     }
 
@@ -88,7 +92,7 @@ import Testing
         #expect(index.elementCount == 4000)
         #expect(index.deletedCount == 0)
         #expect(index.codeBytes == (codeBytes == 0 ? 0 : Self.codeBytes48))
-        let breadth = settings.searchBreadth(vectors: vectors.count)
+        let breadth = settings.searchBreadth(vectors: vectors.count, codesTrained: index.codeBytes > 0)
         #expect(breadth == (codeBytes == 0 ? 64 : 64 * LocalSink.IndexSettings.fileBreadthFactor))
         var total = 0.0
         let queries = generator.next(100)

@@ -14,15 +14,36 @@ import Testing
     func autoBreadthFollowsTheSize() {
         let auto = LocalSink.IndexSettings()
         #expect(auto.efSearch == nil)
-        #expect(auto.searchBreadth(vectors: 0) == 64)
-        #expect(auto.searchBreadth(vectors: 250_000) == 64)
-        #expect(auto.searchBreadth(vectors: 250_001) == 65)
-        #expect(auto.searchBreadth(vectors: 1_000_000) == 128)
-        #expect(auto.searchBreadth(vectors: 4_000_000) == 256)
-        #expect(auto.searchBreadth(vectors: 1_000_000_000) == 1024)
+        for codesTrained in [false, true] {  // the graph in memory has no codes: the same either way
+            #expect(auto.searchBreadth(vectors: 0, codesTrained: codesTrained) == 64)
+            #expect(auto.searchBreadth(vectors: 250_000, codesTrained: codesTrained) == 64)
+            #expect(auto.searchBreadth(vectors: 250_001, codesTrained: codesTrained) == 65)
+            #expect(auto.searchBreadth(vectors: 1_000_000, codesTrained: codesTrained) == 128)
+            #expect(auto.searchBreadth(vectors: 4_000_000, codesTrained: codesTrained) == 256)
+            #expect(auto.searchBreadth(vectors: 1_000_000_000, codesTrained: codesTrained) == 1024)
+        }
         var fixed = LocalSink.IndexSettings()
         fixed.efSearch = 40
-        #expect(fixed.searchBreadth(vectors: 1_000_000) == 40)
+        #expect(fixed.searchBreadth(vectors: 1_000_000, codesTrained: false) == 40)
+    }
+
+    @Test(
+        "with the nodes in a file, auto is memory's breadth until the graph's codes are trained, then twice it; a fixed ef_search stays fixed"
+    )
+    func autoBreadthWithTheNodesInAFile() {
+        var section = PipelineConfiguration.Sink()
+        section.hnsw.nodes = .file
+        let file = LocalSink.IndexSettings(section: section)
+        #expect(file.searchBreadth(vectors: 10_000, codesTrained: false) == 64)
+        #expect(file.searchBreadth(vectors: 10_000, codesTrained: true) == 128)
+        #expect(file.searchBreadth(vectors: 1_000_000, codesTrained: false) == 128)
+        #expect(file.searchBreadth(vectors: 1_000_000, codesTrained: true) == 256)
+        var noCodes = file
+        noCodes.fileCodeBytes = 0
+        #expect(noCodes.searchBreadth(vectors: 10_000, codesTrained: true) == 64)
+        var fixed = file
+        fixed.efSearch = 40
+        #expect(fixed.searchBreadth(vectors: 10_000, codesTrained: true) == 40)
     }
 
     @Test("IVF auto probes 64 lists up to 250,000 vectors, then in proportion to the size; never more than there are")

@@ -127,9 +127,10 @@ typedef struct SluiceFileGraph SluiceFileGraph;
 /// A new empty graph whose working file is made in `directory` (the store's folder), with room for
 /// `capacity` labels in memory before it grows. `code_bytes`: bytes of each label's product-quantized code
 /// (lowered to the largest count whose sub-vectors are a multiple of 4 dimensions; 0: no codes, every node a
-/// search scores is read); the codebooks are trained from the graph's 8-bit vectors (at most `codes_from` of
-/// them, read from its file) when it first holds `codes_from` labels, and every label is encoded then; until
-/// then searches and inserts read every node they score.
+/// search scores is read); the codebooks are trained from the graph's 8-bit vectors (at most `codes_from` and
+/// 4,096 of them) when it first holds `codes_from` labels — or fewer, when the records of that many would not
+/// fit its resident budget (`sluice_fgraph_set_resident_bytes`; at least 4,096) — and every label is encoded
+/// then; until then searches and inserts score every node they meet exactly, its record held in memory.
 SluiceFileGraph *sluice_fgraph_create(
     const char *directory, size_t dimensions, size_t capacity, size_t m, size_t ef_construction, size_t code_bytes,
     size_t codes_from, char *error, size_t error_size);
@@ -166,11 +167,24 @@ size_t sluice_fgraph_search(
 size_t sluice_fgraph_element_count(SluiceFileGraph *graph);
 size_t sluice_fgraph_deleted_count(SluiceFileGraph *graph);
 size_t sluice_fgraph_capacity(SluiceFileGraph *graph);
-/// Bytes in memory: the level bytes, the upper lists and their map, the codes and codebooks (the file's pages
-/// are the kernel's).
+/// Bytes in memory: the level bytes, the upper lists and their map, the codes and codebooks, the records held
+/// (the file's pages are the kernel's).
 size_t sluice_fgraph_memory_bytes(SluiceFileGraph *graph);
 /// Bytes of each label's code once the codebooks are trained (searches and inserts rank by codes), else 0.
 size_t sluice_fgraph_code_bytes(SluiceFileGraph *graph);
+
+/// The code bytes of the graph saved at `path` once its codebooks are trained, 0 before (from its header alone:
+/// its checksums are not verified, its load does that); -1 if it cannot be read or is not a node file.
+long sluice_fgraph_saved_code_bytes(const char *path);
+
+/// The default resident budget: 8 MB.
+#define SLUICE_FGRAPH_RESIDENT_BYTES ((size_t)8 << 20)
+
+/// Sets the graph's resident budget (`SLUICE_FGRAPH_RESIDENT_BYTES` by default): while every record fits
+/// `bytes` (and, whatever their size, until the codes are trained) the records are held in memory as well as
+/// in the file — a search or an insert then makes no read — and let go when the graph outgrows it. A budget
+/// also bounds when the codes are trained (above). 0: only the first 4,096 records, until the training.
+void sluice_fgraph_set_resident_bytes(SluiceFileGraph *graph, size_t bytes);
 
 #ifdef __cplusplus
 }
