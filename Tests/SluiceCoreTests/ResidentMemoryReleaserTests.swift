@@ -74,19 +74,24 @@ import Testing
         let value = Mutex(0)
     }
 
+    /// A releaser of `budget` pages reading `pages`, after its first check: it released once, at `level`.
+    private static func releaserAtTheLevel(_ level: Int, budget: Int, _ pages: Pages) -> ResidentMemoryReleaser {
+        let releaser = ResidentMemoryReleaser(interval: 3600, budgetBytes: budget * Int(sysconf(Int32(_SC_PAGESIZE)))) {
+            pages.value.withLock { $0 }
+        }
+        pages.value.withLock { $0 = level }
+        releaser.releaseIfOverBudget()  // the first check releases and sets the level
+        #expect(releaser.releases == 1)
+        return releaser
+    }
+
     /// The budget is growth since the last release; when other mappings' pages leave the resident set in the
     /// meantime (an environment closed, pages reclaimed), the growth counts from that lower level, so that
     /// what they freed does not widen the budget of the mappings still growing.
     @Test("growth counts from the lowest level since the last release")
     func budgetCountsFromTheLowestLevel() {
-        let pages = Pages()
-        let budget = 100
-        let releaser = ResidentMemoryReleaser(interval: 3600, budgetBytes: budget * Int(sysconf(Int32(_SC_PAGESIZE)))) {
-            pages.value.withLock { $0 }
-        }
-        pages.value.withLock { $0 = 1_000 }
-        releaser.releaseIfOverBudget()  // the first check releases and sets the level
-        #expect(releaser.releases == 1)
+        let (pages, budget) = (Pages(), 100)
+        let releaser = Self.releaserAtTheLevel(1_000, budget: budget, pages)
         pages.value.withLock { $0 = 1_000 + budget }
         releaser.releaseIfOverBudget()
         #expect(releaser.releases == 1, "at the budget, nothing is released")
@@ -103,14 +108,8 @@ import Testing
     /// past it (one long transaction cannot map the whole store).
     @Test("inside deferringReleases, a release waits for the work's end up to twice the budget")
     func deferredReleasesUpToTwiceTheBudget() {
-        let pages = Pages()
-        let budget = 100
-        let releaser = ResidentMemoryReleaser(interval: 3600, budgetBytes: budget * Int(sysconf(Int32(_SC_PAGESIZE)))) {
-            pages.value.withLock { $0 }
-        }
-        pages.value.withLock { $0 = 1_000 }
-        releaser.releaseIfOverBudget()  // the first check releases and sets the level
-        #expect(releaser.releases == 1)
+        let (pages, budget) = (Pages(), 100)
+        let releaser = Self.releaserAtTheLevel(1_000, budget: budget, pages)
         #expect(!ResidentMemoryReleaser.isDeferring)
         var policy = ReleaseCheckPolicy(targetPages: releaser.checkTargetPages, interval: 1)
         releaser.deferringReleases {
