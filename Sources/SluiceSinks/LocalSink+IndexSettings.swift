@@ -75,7 +75,7 @@ extension LocalSink {
         /// Code bytes a label with the nodes in a file (384 dimensions: 96 sub-vectors of 4). Session 35: 48 (8
         /// dimensions a byte) erred by ~3× the gap between a query's 10th and 100th neighbours inside a tight
         /// cluster, so the beam missed the true ones (30,000 vectors in 10 clusters: recall@10 0.628 at `auto`
-        /// against the graph in memory's 0.864); 96 gives 0.909, at 1.1–1.35× the search CPU and 48 more bytes a
+        /// against the graph in memory's 0.864); 96 gives 0.909, at 1.1–1.4× the search CPU and 48 more bytes a
         /// label in memory (docs/LOCAL_INDEX.md, "The file graph's codes on tight clusters").
         static let defaultFileCodeBytes = 96
         /// The file graph's codebooks are trained when it first holds this many labels (or fewer: those whose
