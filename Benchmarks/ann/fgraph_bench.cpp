@@ -7,8 +7,11 @@
 //   clang++ -std=c++17 -O2 -ffp-contract=off -pthread -I Sources/CHNSW/include -o /tmp/fgraph_bench \
 //       Benchmarks/ann/fgraph_bench.cpp Sources/CHNSW/FileGraph.cpp
 //   /tmp/fgraph_bench --vectors 100000 --dir D --code-bytes 24 --ef 64,128,256     # clustered vectors
+//   /tmp/fgraph_bench --vectors 30000 --clusters 10 --code-bytes 48 --codes-from 16384   # 10 tight clusters
 //   /tmp/fgraph_bench --npy D/docs.npy --dir D --code-bytes 24 --codes-from 4096   # real vectors (embed_docs.py)
 //
+// Clustered vectors: --clusters C (default one per 100 vectors, at least 10; sluice-bench local-search's
+// --clusters) around random unit centres, noise of norm --spread (1.0: cosine ~0.5 inside a cluster).
 // --code-bytes 0 is the graph without codes (session 32's store graph: every scored node read). --nodes memory
 // measures the store's graph in memory (hnswlib through `sluice_hnsw_*`) on the same vectors and queries instead.
 // --graph PATH saves the built graph there, and a later run with the same options loads it and only searches
@@ -60,7 +63,8 @@ int main(int argc, char **argv)
 {
     size_t n = 100000, queryCount = 200, m = 16, efConstruction = 100, dimensions = 384, k = 10;
     size_t codeBytes = 24, codesFrom = 4096;
-    size_t repeats = 1;
+    size_t repeats = 1, clusters = 0;  // clusters 0: one per 100 vectors (at least 10)
+    float spread = 1.0f;
     std::string dir = "/tmp/fgraph-bench", efs = "auto", npyPath, graphPath, nodes = "file";
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -76,6 +80,8 @@ int main(int argc, char **argv)
         else if (a == "--repeats") repeats = std::stoul(value());
         else if (a == "--nodes") nodes = value();
         else if (a == "--rerank") rerank = std::stoul(value());
+        else if (a == "--clusters") clusters = std::stoul(value());
+        else if (a == "--spread") spread = std::stof(value());
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -96,7 +102,8 @@ int main(int argc, char **argv)
         base.assign(all.begin(), all.begin() + ptrdiff_t(n * dimensions));
         queries.assign(all.end() - ptrdiff_t(queryCount * dimensions), all.end());
     } else {
-        Clustered generator(dimensions, std::max<size_t>(10, n / 100), 1.0f, 0x10CA15EA);
+        if (clusters == 0) clusters = std::max<size_t>(10, n / 100);
+        Clustered generator(dimensions, clusters, spread, 0x10CA15EA);
         base.resize(n * dimensions);
         queries.resize(queryCount * dimensions);
         for (size_t i = 0; i < n; i++) generator.next(&base[i * dimensions]);

@@ -35,8 +35,8 @@ extension PipelineConfiguration {
                 /// hnswlib's graph, wholly in memory (~630 bytes a 384-d vector).
                 case memory
                 /// Our own graph, its nodes in a file read with `pread` (~7 bytes a vector in memory, plus a
-                /// 24-byte product-quantized code that ranks a search's candidates; docs/LOCAL_INDEX.md, "The
-                /// graph's nodes in a file").
+                /// 96-byte product-quantized code at 384 d that ranks a search's candidates once the graph
+                /// outgrows 8 MB of records; docs/LOCAL_INDEX.md, "The graph's nodes in a file").
                 case file
             }
 

@@ -69,10 +69,15 @@ extension LocalSink {
         /// `auto`'s breadth times this with the nodes in a file once its codes are trained (codes choosing the
         /// path): recall@10 0.997 at 48 code bytes on real text vectors, where the graph in memory gives 0.997
         /// at 64 (24 bytes needed 4×: twice the reads a search). Not less at 10,000 (session 35: 0.995 at 112
-        /// on 7,774 real vectors, 0.969 at 64 on 10,000 clustered ones).
+        /// on 7,774 real vectors, 0.969 at 64 on 10,000 clustered ones). Still 2× with 96 bytes: at 64 they give
+        /// 0.766 on 30,000 vectors in 10 clusters, where the graph in memory gives 0.864.
         public static let fileBreadthFactor = 2
-        /// Code bytes a label with the nodes in a file (384 dimensions: 48 sub-vectors of 8).
-        static let defaultFileCodeBytes = 48
+        /// Code bytes a label with the nodes in a file (384 dimensions: 96 sub-vectors of 4). Session 35: 48 (8
+        /// dimensions a byte) erred by ~3× the gap between a query's 10th and 100th neighbours inside a tight
+        /// cluster, so the beam missed the true ones (30,000 vectors in 10 clusters: recall@10 0.628 at `auto`
+        /// against the graph in memory's 0.864); 96 gives 0.909, at 1.1–1.4× the search CPU and 48 more bytes a
+        /// label in memory (docs/LOCAL_INDEX.md, "The file graph's codes on tight clusters").
+        static let defaultFileCodeBytes = 96
         /// The file graph's codebooks are trained when it first holds this many labels (or fewer: those whose
         /// records fit ``defaultFileResidentBytes``, at least 4,096; 16,131 at 384 d). Session 34 trained at
         /// 4,096: at 10,000 vectors its searches and inserts read and ranked by codes (docs/LOCAL_INDEX.md).
