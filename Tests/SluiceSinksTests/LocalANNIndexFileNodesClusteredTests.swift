@@ -24,24 +24,6 @@ import Testing
         return total / Double(queries.count)
     }
 
-    static func filled(
-        _ vectors: [[Float]],
-        settings: LocalSink.IndexSettings,
-        directory: URL?
-    ) throws -> LocalANNIndex {
-        let index = try LocalANNIndex(
-            dimensions: dimensions,
-            capacity: vectors.count,
-            settings: settings,
-            directory: directory
-        )
-        for start in stride(from: 0, to: vectors.count, by: 500) {
-            let part = (start..<min(start + 500, vectors.count)).map { (UInt64($0), vectors[$0]) }
-            try index.add(part, threads: 1)
-        }
-        return index
-    }
-
     @Test(
         "on 384-d vectors in two tight clusters, the file graph with the store's code size, its codes trained, finds the true top 10 as well as the graph in memory, each at its auto breadth"
     )
@@ -58,13 +40,25 @@ import Testing
         var fileSettings = LocalSink.IndexSettings(section: section)
         fileSettings.fileCodesFrom = 500
         fileSettings.fileResidentBytes = 0
-        let file = try Self.filled(vectors, settings: fileSettings, directory: folder)
+        let file = try LocalANNIndexFileNodesTests.filled(
+            folder,
+            vectors,
+            settings: fileSettings,
+            capacity: vectors.count,
+            threads: 1
+        )
         #expect(file.codeBytes == LocalSink.IndexSettings.defaultFileCodeBytes, "the codes are trained")
         let fileBreadth = fileSettings.searchBreadth(vectors: vectors.count, codesTrained: true)
 
         section.hnsw.nodes = .memory
         let memorySettings = LocalSink.IndexSettings(section: section)
-        let memory = try Self.filled(vectors, settings: memorySettings, directory: nil)
+        let memory = try LocalANNIndexFileNodesTests.filled(
+            nil,
+            vectors,
+            settings: memorySettings,
+            capacity: vectors.count,
+            threads: 1
+        )
         let memoryBreadth = memorySettings.searchBreadth(vectors: vectors.count, codesTrained: false)
 
         let fileRecall = Self.recall(file, vectors, queries, breadth: fileBreadth)

@@ -59,20 +59,24 @@ import Testing
             .prefix(k).map { UInt64($0) }
     }
 
+    /// A graph of `vectors` (labels 0, 1, …; their dimensions) added 500 at a time; `folder` nil for the graph in
+    /// memory.
     static func filled(
-        _ folder: URL,
+        _ folder: URL?,
         _ vectors: [[Float]],
-        settings: LocalSink.IndexSettings = settings()
+        settings: LocalSink.IndexSettings = settings(),
+        capacity: Int = 1024,
+        threads: Int = 2
     ) throws -> LocalANNIndex {
         let index = try LocalANNIndex(
-            dimensions: dimensions,
-            capacity: 1024,
+            dimensions: vectors.first?.count ?? dimensions,
+            capacity: capacity,
             settings: settings,
             directory: folder
         )
         for start in stride(from: 0, to: vectors.count, by: 500) {
             let part = (start..<min(start + 500, vectors.count)).map { (UInt64($0), vectors[$0]) }
-            try index.add(part, threads: 2)
+            try index.add(part, threads: threads)
         }
         return index
     }
