@@ -21,23 +21,33 @@ def main():
     if not os.path.exists(chroma):
         server_child.fail("chromadb is not installed in the tools venv (run scripts/setup.sh)")
     os.makedirs(directory, exist_ok=True)
-    port = server_child.free_port()
     env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
-    child = server_child.start(
-        [chroma, "run", "--path", os.path.join(directory, "data"), "--host", "127.0.0.1", "--port", str(port)],
-        os.path.join(directory, "server.log"), env=env)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if child.poll() is not None:
-            server_child.fail("chroma exited; see " + os.path.join(directory, "server.log"))
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=2) as answer:
-                if answer.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        server_child.fail("chroma did not answer its heartbeat")
+    # The port is free when chosen and bound by chroma later: another test's server can take it in between
+    # (chroma then exits). An early exit is tried again on a new port, each attempt with its own log; the third
+    # fails with its log named.
+    for attempt in range(1, 4):
+        port = server_child.free_port()
+        log = os.path.join(directory, "server.log" if attempt == 1 else f"server-{attempt}.log")
+        child = server_child.start(
+            [chroma, "run", "--path", os.path.join(directory, "data"), "--host", "127.0.0.1", "--port", str(port)],
+            log, env=env)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if child.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            child.kill()
+            server_child.fail("chroma did not answer its heartbeat; see " + log)
+        if child.poll() is None:
+            break
+        if attempt == 3:
+            server_child.fail("chroma exited; see " + log)
     print(f"PORT {port}", flush=True)
     server_child.serve_until_orphaned(child)
 
