@@ -52,6 +52,11 @@ struct LocalSearchBench: AsyncParsableCommand {
             "Take the vectors from this local store (real embeddings) instead of generating them; --queries of them, picked at random, are held out as queries."
     )
     var fromStore: String?
+    @Option(
+        help:
+            "Bytes of text a record carries (0: a short sentence, the records sitting in their leaf pages; real chunks of 1–4 KB sit on pages of their own, as 2000 makes them)."
+    )
+    var textBytes = 0
     @Option(help: "Store folder to create, or to reuse when it holds the same vectors (default: temporary).")
     var store: String?
 
@@ -95,7 +100,7 @@ struct LocalSearchBench: AsyncParsableCommand {
             let start = clock.now
             for first in stride(from: 0, to: vectors, by: 2000) {
                 let count = min(2000, vectors - first)
-                try await loader.upsert(Self.records(generator.next(count), from: first))
+                try await loader.upsert(Self.records(generator.next(count), from: first, textBytes: textBytes))
             }
             Self.say("loaded LMDB in \(f(Self.seconds(start.duration(to: clock.now)), 1)) s")
         } else {
@@ -125,7 +130,9 @@ struct LocalSearchBench: AsyncParsableCommand {
         let identity = EmbedderIdentity(provider: "bench", model: "real", dimensions: shuffled.first?.count ?? 0)
         try await loader.prepare(embedder: identity)
         for first in stride(from: 0, to: stored.count, by: 2000) {
-            try await loader.upsert(Self.records(Array(stored[first..<min(first + 2000, stored.count)]), from: first))
+            try await loader.upsert(
+                Self.records(Array(stored[first..<min(first + 2000, stored.count)]), from: first, textBytes: textBytes)
+            )
         }
         return try await scan(loader, Array(shuffled.prefix(queries)), count: stored.count)
     }
@@ -301,15 +308,20 @@ struct LocalSearchBench: AsyncParsableCommand {
             )
     }
 
-    static func records(_ vectors: [[Float]], from first: Int) -> [VectorRecord] {
+    /// The records of `vectors`, numbered from `first`; each text a sentence, repeated to `textBytes` when that is
+    /// longer.
+    static func records(_ vectors: [[Float]], from first: Int, textBytes: Int = 0) -> [VectorRecord] {
         vectors.enumerated().map { offset, vector in
             let n = first + offset
             let key = "docs/file-\(n / 50).txt"
+            let sentence = "chunk \(n) of the clustered benchmark corpus, about as long as a short sentence"
+            var text = sentence
+            while text.utf8.count < textBytes { text += " " + sentence }
             return VectorRecord(
                 id: VectorID(rawValue: String(format: "%016x", n)),
                 documentKey: key,
                 ordinal: n % 50,
-                text: "chunk \(n) of the clustered benchmark corpus, about as long as a short sentence",
+                text: text,
                 vector: vector,
                 metadata: ["offset": .int(n * 10)]
             )

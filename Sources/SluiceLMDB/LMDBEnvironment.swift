@@ -356,23 +356,6 @@ package struct LMDBTransaction {
         return result
     }
 
-    /// The value of `key` read in place, through the map (nil when there is none): no copy. The bytes are
-    /// valid until the transaction ends (LMDB's rule for a read transaction; in a write transaction, until
-    /// its next write) and must not be used after it. Safe beside the ``ResidentMemoryReleaser``: a page it
-    /// drops meanwhile is faulted back with the same bytes. The pages read count toward its budget as
-    /// ``get(_:_:largeValues:)``'s ``LargeValues/mapped`` reads do (they are the same pages).
-    package func mappedValue(_ dbi: LMDBDatabase, _ key: [UInt8]) throws -> UnsafeRawBufferPointer? {
-        meter.tick()
-        return try key.withUnsafeBytes { keyBytes -> UnsafeRawBufferPointer? in
-            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            var v = MDB_val()
-            let rc = mdb_get(txn, dbi, &k, &v)
-            if rc == MDB_NOTFOUND { return nil }
-            try errors.check(rc, "mdb_get")
-            return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
-        }
-    }
-
     package func put(_ dbi: LMDBDatabase, _ key: [UInt8], _ value: [UInt8]) throws {
         meter.tick()
         try key.withUnsafeBytes { keyBytes in

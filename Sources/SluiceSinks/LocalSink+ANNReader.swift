@@ -111,14 +111,16 @@ extension LocalSink {
         else { return nil }
         if changed.count > LocalANNChangeLog.catchUpAfter { scheduleCatchUp() }
         // Every hit is read from this transaction: a label maps to the id it holds now, scored from
-        // the vector stored now (as the scan scores it), so nothing deleted or stale is returned. The
-        // candidates are scored in place, through the map (valid until the transaction ends): only the
-        // winners' bytes are copied, to be decoded.
+        // the vector stored now (as the scan scores it), so nothing deleted or stale is returned. A record on
+        // pages of its own (a real chunk with its text, 1–4 KB) is copied from the data file, not read through
+        // the map: its pages are never mapped, so a search neither faults them in with their neighbours nor
+        // brings the releaser's next `madvise` nearer (docs/LOCAL_INDEX.md, "What a search maps").
         func candidate(_ label: UInt64) throws -> Candidate? {
             guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(label)),
-                let bytes = try txn.mappedValue(vectors, id)
+                let bytes = try txn.get(vectors, id, largeValues: .copied)
             else { return nil }
-            return Candidate(score: Self.cosine(query, queryNorm: queryNorm, encoded: bytes), id: id, bytes: bytes)
+            let score = bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }
+            return Candidate(score: score, id: id, bytes: bytes)
         }
         var candidates: [Candidate] = []
         // The graph's entries for changed labels are out of date: drop them, and ask for more when
@@ -155,12 +157,11 @@ extension LocalSink {
         return hits
     }
 
-    /// A record the graph proposed, scored from its stored vector; `bytes` point into the map and are valid
-    /// only in the read transaction that read them.
+    /// A record the graph proposed, scored from its stored vector.
     private struct Candidate {
         var score: Float
         var id: [UInt8]
-        var bytes: UnsafeRawBufferPointer
+        var bytes: [UInt8]
     }
 
     // MARK: - Bringing the graph up to date

@@ -40,7 +40,7 @@ extension LocalSink {
             var candidates: [(score: Float, id: [UInt8], bytes: [UInt8])] = []
             for label in labels {
                 guard let id = try txn.get(ann, ANNKey.labelPrefix + Self.bytes(UInt64(label))),
-                    let bytes = try txn.get(vectors, id)
+                    let bytes = try txn.get(vectors, id, largeValues: .copied)
                 else { continue }
                 candidates.append(
                     (bytes.withUnsafeBytes { Self.cosine(query, queryNorm: queryNorm, encoded: $0) }, id, bytes)

@@ -1,14 +1,15 @@
 import Foundation
 import SluiceCore
+import SluiceLMDB
 import SluiceTesting
 import Testing
 
 @testable import SluiceSinks
 
-/// The graph's search scores its candidates from the records' bytes read in place, through the map, and
-/// copies only the winners: its hits and scores must be the scan's, bit for bit, in the scan's order, for
-/// records stored inline in LMDB's pages and on overflow pages of their own, and for records replaced or
-/// deleted after the graph's generation (read by the change log).
+/// The graph's search scores its candidates from the records' stored vectors — a record on overflow pages of
+/// its own copied from the data file, never mapped — and decodes only the winners: its hits and scores must be
+/// the scan's, bit for bit, in the scan's order, for records stored inline in LMDB's pages and on overflow pages
+/// of their own, and for records replaced or deleted after the graph's generation (read by the change log).
 @Suite struct LocalSinkANNScoresTests {
     static let dimensions = LocalSinkANNTests.dimensions
 
@@ -53,5 +54,32 @@ import Testing
             #expect(hits.map(\.record) == scanned.map(\.record), "the winners decoded whole")
         }
         #expect(reader.annState.live?.index?.elementCount == 600, "the saved graph, with the change log")
+    }
+
+    @Test(
+        "a graph search copies its candidates on overflow pages from the file (their pages never mapped), and only those",
+        arguments: LocalSinkANNTests.nodeKinds,
+        [false, true]
+    )
+    func largeCandidatesAreCopied(nodes: PipelineConfiguration.Sink.HNSW.Nodes, long: Bool) async throws {
+        let folder = LocalSinkANNTests.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xC0D1)
+        try await LocalSinkANNTests.seed(folder, Self.records(generator.next(600), long: long), nodes: nodes)
+        let reader = try LocalSinkANNTests.open(folder, readOnly: true, nodes: nodes)
+        let queries = generator.next(10)
+        let before = reader.environment.valuesCopied
+        for query in queries {
+            let hits = try await reader.search(query, k: 10)
+            #expect(hits.count == 10)
+        }
+        let copied = reader.environment.valuesCopied - before
+        #expect(reader.annState.live?.index?.elementCount == 600, "the searches went through the graph")
+        if long {
+            // Each search scores k + max(k, 8) candidates, every one a copy.
+            #expect(copied == queries.count * LocalANNIndex.candidates(for: 10), "each candidate copied once")
+        } else {
+            #expect(copied == 0, "records in their leaf pages are read in place")
+        }
     }
 }
