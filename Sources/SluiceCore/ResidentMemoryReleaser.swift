@@ -43,7 +43,15 @@ import Glibc
 /// How many operations a transaction runs between two checks follows how fast the pages grow while it runs
 /// (``ReleaseCheckPolicy``: every 64 operations while they barely fault, down to every one while each faults
 /// whole neighbourhoods). A search runs inside ``deferringReleases(_:)``: its release waits until its caller has
-/// the answer (the reader thread releases then), unless the growth passes twice the budget meanwhile.
+/// the answer (the reader thread releases then, ``releaseAfterSearch()``), unless the growth passes twice the
+/// search budget meanwhile.
+///
+/// **Searches have a larger budget** (16 MB against a load's 4). A graph search reads about 40 random pages (its
+/// candidates' label → id entries and records), and each fault maps its cached neighbours too: ~4 MB a search at
+/// 100,000 vectors, so at 4 MB nearly every search released the whole map and the next faulted every page back,
+/// the B-trees' branch pages included. At 16 MB, searches one at a time took 0.05–0.1 ms less at p50 and
+/// 8–24% more queries a second went through eight at once, p99 unchanged (docs/LOCAL_INDEX.md, "What a search
+/// maps"); a searching process keeps up to 12 MB more of the map resident. A load's transactions keep 4 MB.
 ///
 /// Ranges are registered and unregistered under the same lock the thread holds while it calls
 /// `madvise`, so a range is never advised after its environment unmapped it (the address could by then
@@ -51,7 +59,7 @@ import Glibc
 package final class ResidentMemoryReleaser: Sendable {
     /// A budget of 4 MB: 16 MB let 5–8 MB more of the map stay resident at the peak for 3–8% fewer minor
     /// faults (docs/BENCHMARKS.md, "Flat memory with the default index").
-    package static let shared = ResidentMemoryReleaser(interval: 0.1, budgetBytes: 4 << 20)
+    package static let shared = ResidentMemoryReleaser(interval: 0.1, budgetBytes: 4 << 20, searchBudgetBytes: 16 << 20)
 
     /// Seconds between two releases.
     private let interval: TimeInterval
@@ -63,6 +71,8 @@ package final class ResidentMemoryReleaser: Sendable {
 
     /// File-backed resident bytes allowed above the level right after the last release.
     private let budgetPages: Int
+    /// The same for a search's release after its answer (``releaseAfterSearch()``); inside a search, twice it.
+    private let searchBudgetPages: Int
     /// Bytes in a page.
     private let pageSize: Int
     /// File-backed resident pages right after the last release (-1: not measured yet).
@@ -81,11 +91,18 @@ package final class ResidentMemoryReleaser: Sendable {
 
     /// - Parameter residentPages: the resident pages to hold to the budget; nil: the process's file-backed
     ///   pages.
-    package init(interval: TimeInterval, budgetBytes: Int, residentPages: (@Sendable () -> Int?)? = nil) {
+    /// - Parameter searchBudgetBytes: a search's budget (``releaseAfterSearch()``); `budgetBytes` when nil.
+    package init(
+        interval: TimeInterval,
+        budgetBytes: Int,
+        searchBudgetBytes: Int? = nil,
+        residentPages: (@Sendable () -> Int?)? = nil
+    ) {
         self.measure = residentPages
         self.interval = interval
         self.pageSize = Int(max(1, sysconf(Int32(_SC_PAGESIZE))))
         self.budgetPages = budgetBytes / pageSize
+        self.searchBudgetPages = max(budgetBytes, searchBudgetBytes ?? budgetBytes) / pageSize
         #if os(Linux)
         self.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
         #else
@@ -105,11 +122,11 @@ package final class ResidentMemoryReleaser: Sendable {
     }
 
     /// Runs `body` (work a caller waits for: a search) with the releases its transactions' checks call for
-    /// deferred, up to twice the budget: past that, a check releases at once, so that one long transaction
-    /// cannot map the whole store. The caller of `body` calls ``releaseIfOverBudget()`` once its answer is
-    /// given (``BlockingExecutor/run(afterwards:_:)``), so the `madvise` over the maps (and its TLB
-    /// shootdown) is not in that answer's latency, and resident memory stays within twice the budget however
-    /// large the store. On the calling thread only; nested calls are fine.
+    /// deferred, up to twice the search budget: past that, a check releases at once, so that one long
+    /// transaction cannot map the whole store. The caller of `body` calls ``releaseAfterSearch()`` once its
+    /// answer is given (``BlockingExecutor/run(afterwards:_:)``), so the `madvise` over the maps (and its TLB
+    /// shootdown) is not in that answer's latency, and resident memory stays within twice the search budget
+    /// however large the store. On the calling thread only; nested calls are fine.
     package func deferringReleases<T>(_ body: () throws -> T) rethrows -> T {
         #if os(Linux)
         guard !Self.isDeferring else { return try body() }
@@ -155,11 +172,21 @@ package final class ResidentMemoryReleaser: Sendable {
         sharedResidentPages().map { ($0, releaseCount.load(ordering: .relaxed)) }
     }
 
-    private func releaseIfOverBudget(_ shared: Int) {
+    /// What a search's reader does once its caller has the answer: releases the registered mappings' pages when
+    /// they have grown past the search budget since the last release.
+    package func releaseAfterSearch() {
+        #if os(Linux)
+        if Self.isDeferring { return }
+        guard let shared = sharedResidentPages() else { return }
+        releaseIfOverBudget(shared, slack: searchBudgetPages - budgetPages)
+        #endif
+    }
+
+    private func releaseIfOverBudget(_ shared: Int, slack: Int = 0) {
         #if os(Linux)
         guard overBudget(shared) else { return }
-        // Deferred to the end of the work (``deferringReleases(_:)``) while under twice the budget.
-        let limit = Self.isDeferring ? budgetPages : 0
+        // Deferred to the end of the work (``deferringReleases(_:)``) while under twice the search budget.
+        let limit = Self.isDeferring ? 2 * searchBudgetPages - budgetPages : slack
         guard limit == 0 || overBudget(shared, by: limit) else { return }
         state.withLock { state in
             // Another thread may have released while this one waited for the lock.

@@ -275,10 +275,10 @@ public final class LocalSink: VectorSink {
         let unreadable = self.unreadable.forSearch(UnreadableRecordLog.current)
         // A scan checks the caller's cancellation (a deadline, a client gone) as it goes: it stops then.
         // The memory releaser's `madvise` is kept out of the answer's latency: the search defers it (up to
-        // twice the budget) and the reader thread releases once the caller has its answer
-        // (``ResidentMemoryReleaser/deferringReleases(_:)``).
+        // twice the search budget) and the reader thread releases, past the search budget, once the caller has
+        // its answer (``ResidentMemoryReleaser/deferringReleases(_:)``, ``ResidentMemoryReleaser/releaseAfterSearch()``).
         let releaser = ResidentMemoryReleaser.shared
-        let release: @Sendable () -> Void = { releaser.releaseIfOverBudget() }
+        let release: @Sendable () -> Void = { releaser.releaseAfterSearch() }
         if request.mode == .keyword {
             return try await readers.runCancellable(afterwards: release) { cancellation in
                 try releaser.deferringReleases {

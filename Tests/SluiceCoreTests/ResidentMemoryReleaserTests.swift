@@ -134,6 +134,45 @@ import Testing
         #expect(releaser.releases == 3, "after the work, the budget is held as before")
     }
 
+    /// Searches have a budget of their own (``ResidentMemoryReleaser/shared``: 16 MB against a load's 4): what a
+    /// search maps is released after its answer only past it (``ResidentMemoryReleaser/releaseAfterSearch()``),
+    /// and at once inside it only past twice it; a load's checks keep the smaller budget.
+    @Test("a search's release waits for its own budget; a load's check keeps the load's")
+    func searchesHaveTheirOwnBudget() {
+        let (pages, budget, searchBudget) = (Pages(), 100, 400)
+        let releaser = ResidentMemoryReleaser(
+            interval: 3600,
+            budgetBytes: budget * Int(sysconf(Int32(_SC_PAGESIZE))),
+            searchBudgetBytes: searchBudget * Int(sysconf(Int32(_SC_PAGESIZE)))
+        ) { pages.value.withLock { $0 } }
+        pages.value.withLock { $0 = 1_000 }
+        releaser.releaseIfOverBudget()  // the first check releases and sets the level
+        #expect(releaser.releases == 1)
+        var policy = ReleaseCheckPolicy(targetPages: releaser.checkTargetPages, interval: 1)
+        releaser.deferringReleases {
+            pages.value.withLock { $0 = 1_000 + 2 * searchBudget }  // at twice the search budget
+            releaser.releaseIfOverBudget(adapting: &policy)
+            #expect(releaser.releases == 1, "inside a search, nothing is released up to twice its budget")
+        }
+        releaser.releaseAfterSearch()
+        #expect(releaser.releases == 2, "after the answer, past the search budget: released")
+        var level = 1_000 + 2 * searchBudget  // where that release left the level
+        pages.value.withLock { $0 = level + searchBudget }
+        releaser.releaseAfterSearch()
+        #expect(releaser.releases == 2, "after the answer, up to the search budget: kept")
+        releaser.deferringReleases {
+            pages.value.withLock { $0 = level + 2 * searchBudget + 1 }
+            releaser.releaseIfOverBudget(adapting: &policy)
+            #expect(releaser.releases == 3, "past twice the search budget, a check inside a search releases at once")
+        }
+        level += 2 * searchBudget + 1
+        pages.value.withLock { $0 = level + budget + 1 }
+        releaser.releaseAfterSearch()
+        #expect(releaser.releases == 3, "a search's growth under its budget is kept")
+        releaser.releaseIfOverBudget()  // a load's transaction
+        #expect(releaser.releases == 4, "a load's check releases past the load's budget")
+    }
+
     @Test("a registered file mapping leaves the resident set on release, and reads the same bytes after")
     func releasesMappedPages() throws {
         let (file, base, size) = try mappedFile(pages: 2048)  // 8 MB
