@@ -51,14 +51,14 @@ extension LocalSink {
         /// on clustered 384-d vectors (docs/BENCHMARKS.md, the local search benchmark). A graph with its nodes in
         /// a file whose codes are trained (`codesTrained`: past about 16,000 vectors at 384 d) ranks its
         /// candidates by product-quantized codes, which need a beam ``fileBreadthFactor`` times as broad for the
-        /// same recall (measured on real MiniLM vectors: docs/LOCAL_INDEX.md); `auto` is that much broader
+        /// same recall (measured on real MiniLM vectors and tight clusters: docs/LOCAL_INDEX.md); `auto` is that much broader
         /// there. Before its codes are trained it scores every node exactly, as the graph in memory does.
         public func searchBreadth(vectors: Int, codesTrained: Bool) -> Int {
             if let efSearch { return efSearch }
             let factor = nodes == .file && fileCodeBytes > 0 && codesTrained ? Self.fileBreadthFactor : 1
-            guard vectors > Self.breadthGrowsFrom else { return 64 * factor }
+            guard vectors > Self.breadthGrowsFrom else { return Int((64 * factor).rounded(.up)) }
             let grown = 64 * (Double(vectors) / Double(Self.breadthGrowsFrom)).squareRoot()
-            return min(1024, Int(grown.rounded(.up))) * factor
+            return Int((Double(min(1024, Int(grown.rounded(.up)))) * factor).rounded(.up))
         }
 
         /// ``searchBreadth(vectors:codesTrained:)`` for a graph whose codes are trained (with the nodes in a file,
@@ -67,11 +67,12 @@ extension LocalSink {
         public func searchBreadth(vectors: Int) -> Int { searchBreadth(vectors: vectors, codesTrained: true) }
 
         /// `auto`'s breadth times this with the nodes in a file once its codes are trained (codes choosing the
-        /// path): recall@10 0.997 at 48 code bytes on real text vectors, where the graph in memory gives 0.997
-        /// at 64 (24 bytes needed 4×: twice the reads a search). Not less at 10,000 (session 35: 0.995 at 112
-        /// on 7,774 real vectors, 0.969 at 64 on 10,000 clustered ones). Still 2× with 96 bytes: at 64 they give
-        /// 0.766 on 30,000 vectors in 10 clusters, where the graph in memory gives 0.864.
-        public static let fileBreadthFactor = 2
+        /// path): with 96-byte codes, 1.5 gives the recall the graph in memory gives at `auto` — recall@10 0.863
+        /// against 0.859–0.860 on 30,000 vectors in 10 tight clusters through the store, 0.998 against 0.997 on
+        /// 7,974 real MiniLM vectors, 1.000 both on 100,000 clustered ones — where 2 (session 35) bought 0.912 on
+        /// the tight clusters for ~25% more search CPU (docs/LOCAL_INDEX.md, "The file graph's breadth with
+        /// 96-byte codes"). With 48-byte codes it was 2: 0.997 on the real vectors, and 0.628 on the clusters.
+        public static let fileBreadthFactor = 1.5
         /// Code bytes a label with the nodes in a file (384 dimensions: 96 sub-vectors of 4). Session 35: 48 (8
         /// dimensions a byte) erred by ~3× the gap between a query's 10th and 100th neighbours inside a tight
         /// cluster, so the beam missed the true ones (30,000 vectors in 10 clusters: recall@10 0.628 at `auto`

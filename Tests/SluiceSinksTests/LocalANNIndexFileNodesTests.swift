@@ -97,7 +97,7 @@ import Testing
         #expect(index.deletedCount == 0)
         #expect(index.codeBytes == (codeBytes == 0 ? 0 : Self.codeBytes48))
         let breadth = settings.searchBreadth(vectors: vectors.count, codesTrained: index.codeBytes > 0)
-        #expect(breadth == (codeBytes == 0 ? 64 : 64 * LocalSink.IndexSettings.fileBreadthFactor))
+        #expect(breadth == (codeBytes == 0 ? 64 : 96), "1.5 times memory's 64 once the codes rank the beam")
         var total = 0.0
         let queries = generator.next(100)
         for query in queries {

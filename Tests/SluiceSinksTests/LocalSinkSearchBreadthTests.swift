@@ -28,16 +28,16 @@ import Testing
     }
 
     @Test(
-        "with the nodes in a file, auto is memory's breadth until the graph's codes are trained, then twice it; a fixed ef_search stays fixed"
+        "with the nodes in a file, auto is memory's breadth until the graph's codes are trained, then 1.5 times it; a fixed ef_search stays fixed"
     )
     func autoBreadthWithTheNodesInAFile() {
         var section = PipelineConfiguration.Sink()
         section.hnsw.nodes = .file
         let file = LocalSink.IndexSettings(section: section)
         #expect(file.searchBreadth(vectors: 10_000, codesTrained: false) == 64)
-        #expect(file.searchBreadth(vectors: 10_000, codesTrained: true) == 128)
+        #expect(file.searchBreadth(vectors: 10_000, codesTrained: true) == 96)
         #expect(file.searchBreadth(vectors: 1_000_000, codesTrained: false) == 128)
-        #expect(file.searchBreadth(vectors: 1_000_000, codesTrained: true) == 256)
+        #expect(file.searchBreadth(vectors: 1_000_000, codesTrained: true) == 192)
         var noCodes = file
         noCodes.fileCodeBytes = 0
         #expect(noCodes.searchBreadth(vectors: 10_000, codesTrained: true) == 64)
