@@ -22,6 +22,19 @@ import Testing
         }
     }
 
+    /// A store in `folder` with a saved graph of 600 clustered records (long ones when `long`), and the generator
+    /// that made them, for more from the same clusters.
+    static func seeded(
+        _ folder: URL,
+        nodes: PipelineConfiguration.Sink.HNSW.Nodes,
+        long: Bool
+    ) async throws -> (ClusteredVectors, [VectorRecord]) {
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x5C0E)
+        let first = Self.records(generator.next(600), long: long)
+        try await LocalSinkANNTests.seed(folder, first, nodes: nodes)
+        return (generator, first)
+    }
+
     @Test(
         "graph hits carry the scan's scores in its order, for records inline and on overflow pages, replaced or deleted after the graph's generation",
         arguments: LocalSinkANNTests.nodeKinds,
@@ -30,9 +43,7 @@ import Testing
     func hitsAreTheScans(nodes: PipelineConfiguration.Sink.HNSW.Nodes, long: Bool) async throws {
         let folder = LocalSinkANNTests.folder()
         defer { TemporaryDirectory.remove(folder) }
-        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0x5C0E)
-        let first = Self.records(generator.next(600), long: long)
-        try await LocalSinkANNTests.seed(folder, first, nodes: nodes)
+        var (generator, first) = try await Self.seeded(folder, nodes: nodes, long: long)
         // After the saved graph (a run that did not save again): 50 records replaced by other vectors (same
         // ids), 50 deleted.
         let replaced = Self.records(generator.next(50), long: long)
@@ -64,8 +75,7 @@ import Testing
     func largeCandidatesAreCopied(nodes: PipelineConfiguration.Sink.HNSW.Nodes, long: Bool) async throws {
         let folder = LocalSinkANNTests.folder()
         defer { TemporaryDirectory.remove(folder) }
-        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 10, seed: 0xC0D1)
-        try await LocalSinkANNTests.seed(folder, Self.records(generator.next(600), long: long), nodes: nodes)
+        var (generator, _) = try await Self.seeded(folder, nodes: nodes, long: long)
         let reader = try LocalSinkANNTests.open(folder, readOnly: true, nodes: nodes)
         let queries = generator.next(10)
         let before = reader.environment.valuesCopied
