@@ -51,7 +51,8 @@ import Glibc
 /// 100,000 vectors, so at 4 MB nearly every search released the whole map and the next faulted every page back,
 /// the B-trees' branch pages included. At 16 MB, searches one at a time took 0.05–0.1 ms less at p50 and
 /// 8–24% more queries a second went through eight at once, p99 unchanged (docs/LOCAL_INDEX.md, "What a search
-/// maps"); a searching process keeps up to 12 MB more of the map resident. A load's transactions keep 4 MB.
+/// maps"); a searching process keeps up to 12 MB more of the map resident between releases, and one long search
+/// (a filtered or keyword scan) maps up to 32 MB before it releases, where it was 8. A load's transactions keep 4 MB.
 ///
 /// Ranges are registered and unregistered under the same lock the thread holds while it calls
 /// `madvise`, so a range is never advised after its environment unmapped it (the address could by then
