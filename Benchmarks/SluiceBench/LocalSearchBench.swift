@@ -54,7 +54,7 @@ struct LocalSearchBench: AsyncParsableCommand {
     var fromStore: String?
     @Option(
         help:
-            "Bytes of text a record carries (0: a short sentence, the records sitting in their leaf pages; real chunks of 1–4 KB sit on pages of their own, as 2000 makes them)."
+            "Bytes of text a record carries (0: a short sentence, the records sitting in their leaf pages; real chunks of 1–4 KB sit on pages of their own, as 2000 makes them). Applies when the store is loaded: a reused --store keeps its records."
     )
     var textBytes = 0
     @Option(help: "Store folder to create, or to reuse when it holds the same vectors (default: temporary).")

@@ -84,12 +84,12 @@ import Testing
             #expect(hits.count == 10)
         }
         let copied = reader.environment.valuesCopied - before
-        #expect(reader.annState.live?.index?.elementCount == 600, "the searches went through the graph")
+        #expect(reader.annState.live?.index?.elementCount == 600, "the saved graph is loaded")
         if long {
-            // Each search scores k + max(k, 8) candidates, every one a copy.
+            // Each search scores k + max(k, 8) candidates, every one a copy (a scan would copy all 600).
             #expect(copied == queries.count * LocalANNIndex.candidates(for: 10), "each candidate copied once")
         } else {
-            #expect(copied == 0, "records in their leaf pages are read in place")
+            #expect(copied == 0, "records in their leaf pages are read through the map, never with pread")
         }
     }
 }
