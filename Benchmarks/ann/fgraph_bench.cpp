@@ -1,6 +1,6 @@
 // The store's graph with its nodes in a file (Sources/CHNSW/FileGraph.cpp, `sink.hnsw.nodes: file`) measured
-// through its C interface (`sluice_fgraph_*`), as LocalANNIndex calls it: built in batches of 256 with one
-// insert thread, then searched one query at a time. Prints the insert CPU and reads (`pread`s counted by
+// through its C interface (`sluice_fgraph_*`), as LocalANNIndex calls it: built in batches of 256 with
+// --threads insert threads (1 by default), then searched one query at a time. Prints the insert CPU and reads (`pread`s counted by
 // /proc/self/io's syscr) a vector, and for each ef: recall@k after the store's re-rank (the best k + max(k, 8)
 // by float vectors) against an exact float scan, the search CPU p50 / p99 (the thread's) and reads a search.
 //
@@ -62,7 +62,7 @@ static int searchAll(Graph graph, size_t n, size_t dimensions, size_t k, size_t 
 int main(int argc, char **argv)
 {
     size_t n = 100000, queryCount = 200, m = 16, efConstruction = 100, dimensions = 384, k = 10;
-    size_t codeBytes = 24, codesFrom = 4096;
+    size_t codeBytes = 24, codesFrom = 4096, threads = 1;
     size_t repeats = 1, clusters = 0;  // clusters 0: one per 100 vectors (at least 10)
     float spread = 1.0f;
     std::string dir = "/tmp/fgraph-bench", efs = "auto", npyPath, graphPath, nodes = "file";
@@ -82,6 +82,7 @@ int main(int argc, char **argv)
         else if (a == "--rerank") rerank = std::stoul(value());
         else if (a == "--clusters") clusters = std::stoul(value());
         else if (a == "--spread") spread = std::stof(value());
+        else if (a == "--threads") threads = std::stoul(value());
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -130,18 +131,20 @@ int main(int argc, char **argv)
             return 1;
         }
         const double cpu0 = processCPU();
+        const auto wall0 = std::chrono::steady_clock::now();
         std::vector<uint64_t> labels(256);
         for (size_t first = 0; first < n; first += 256) {
             const size_t count = std::min<size_t>(256, n - first);
             for (size_t i = 0; i < count; i++) labels[i] = first + i;
-            if (!sluice_hnsw_add(index, &base[first * dimensions], labels.data(), count, 1, error, sizeof error)) {
+            if (!sluice_hnsw_add(index, &base[first * dimensions], labels.data(), count, threads, error, sizeof error)) {
                 std::fprintf(stderr, "add: %s\n", error);
                 return 1;
             }
         }
         std::printf("%zu vectors x %zu dimensions (%s), M %zu, ef_construction %zu, nodes in memory (hnswlib)\n", n,
             dimensions, npyPath.empty() ? "clustered" : npyPath.c_str(), m, efConstruction);
-        std::printf("build: %.1f CPU-s, %.2f MB in memory\n", processCPU() - cpu0,
+        std::printf("build: %.1f CPU-s, %.1f s wall (%zu threads), %.2f MB in memory\n", processCPU() - cpu0,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(), threads,
             sluice_hnsw_memory_bytes(index) / 1048576.0);
         if (!graphPath.empty() && !sluice_hnsw_save(index, graphPath.c_str(), error, sizeof error)) {
             std::fprintf(stderr, "save: %s\n", error);
@@ -164,7 +167,7 @@ int main(int argc, char **argv)
     for (size_t first = 0; first < n; first += 256) {
         const size_t count = std::min<size_t>(256, n - first);
         for (size_t i = 0; i < count; i++) labels[i] = first + i;
-        if (!sluice_fgraph_add(graph, &base[first * dimensions], labels.data(), count, 1, error, sizeof error)) {
+        if (!sluice_fgraph_add(graph, &base[first * dimensions], labels.data(), count, threads, error, sizeof error)) {
             std::fprintf(stderr, "add: %s\n", error);
             return 1;
         }
@@ -175,8 +178,8 @@ int main(int argc, char **argv)
     std::printf("%zu vectors x %zu dimensions (%s), M %zu, ef_construction %zu, code bytes %zu (trained: %zu) from %zu\n",
         n, dimensions, npyPath.empty() ? "clustered" : npyPath.c_str(), m, efConstruction, codeBytes,
         sluice_fgraph_code_bytes(graph), codesFrom);
-    std::printf("build: %.1f CPU-s, %.1f s wall, %.1f us CPU a vector, %.1f reads a vector; %.2f MB in memory\n",
-        buildCPU, buildWall, buildCPU / double(n) * 1e6, double(buildReads) / double(n),
+    std::printf("build: %.1f CPU-s, %.1f s wall (%zu threads), %.1f us CPU a vector, %.1f reads a vector; %.2f MB in memory\n",
+        buildCPU, buildWall, threads, buildCPU / double(n) * 1e6, double(buildReads) / double(n),
         sluice_fgraph_memory_bytes(graph) / 1048576.0);
     if (!graphPath.empty() && !sluice_fgraph_save(graph, graphPath.c_str(), error, sizeof error)) {
         std::fprintf(stderr, "save: %s\n", error);

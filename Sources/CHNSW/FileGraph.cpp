@@ -34,6 +34,7 @@
 // header, fdatasyncs and links the working file under the caller's name; the next write makes a new copy.
 #include "HNSWIndex.h"
 #include "Guarded.h"
+#include "NodeLocks.h"
 #include "ProductQuantizer.h"
 #include "Quantizer.h"
 
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstddef>
@@ -54,10 +56,13 @@
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 using sluice_chnsw::guarded;
+using sluice_chnsw::NodeLock;
+using sluice_chnsw::NodeLocks;
 using sluice_chnsw::ProductQuantizer;
 using sluice_chnsw::QuantizedSpaceParameters;
 using sluice_chnsw::scaleBytes;
@@ -147,7 +152,7 @@ struct Scratch {
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen, expanded;
     std::vector<float> table;     // the query's (or inserted vector's) dot products with every centroid
     std::vector<int32_t> groups;  // the table's kernel scratch
-    std::vector<uint32_t> links, list;
+    std::vector<uint32_t> links, list, level0List;
     std::vector<char> pruneRecords;
     std::vector<char> decoded;          // codes decoded into 8-bit vectors (upper-layer inserts)
     std::vector<float> decodeFloats;
@@ -169,7 +174,7 @@ struct Scratch {
             (candidates.capacity() + found.capacity() + chosen.capacity() + pruneCandidates.capacity() +
                 pruneChosen.capacity() + expanded.capacity()) * sizeof(Scored) +
             held.capacity() * sizeof(const char *) + table.capacity() * 4 + groups.capacity() * 4 +
-            (links.capacity() + list.capacity()) * 4 +
+            (links.capacity() + list.capacity() + level0List.capacity()) * 4 +
             pruneRecords.capacity() + decoded.capacity() + decodeFloats.capacity() * 4;
     }
 
@@ -249,7 +254,7 @@ struct SluiceFileGraph {
     // a small build's CPU): the working file is unnamed — a `kill -9` leaves nothing of it — so the file needs
     // them only then, and saves, crashes and the change log's catch-up are unchanged.
     std::vector<char> early;
-    bool heldDirty = false;  // `early` holds writes the file does not have yet
+    std::atomic<bool> heldDirty{false};  // `early` holds writes the file does not have yet
     static constexpr size_t earlyLimit = 4096;      // records held before the training whatever their size
     size_t residentBytes = SLUICE_FGRAPH_RESIDENT_BYTES;  // 16,131 records at 384 d and M 16
     static constexpr size_t trainingSample = 4096;  // the codebooks' k-means sample, at most
@@ -257,6 +262,12 @@ struct SluiceFileGraph {
     QuantizedSpaceParameters parameters;
     double levelMultiplier;
     std::shared_mutex lock;
+    // Inserts side by side (session 37; `sluice_fgraph_add` with more than one thread, under `lock` held alone):
+    // `locks` the nodes' locks for the batch (null when one thread inserts, and for searches, which never run
+    // beside inserts), `entryLock` the entry point's (held by an insert that raises the top level for its whole
+    // insert, as hnswlib's `global`).
+    const NodeLocks *locks = nullptr;
+    std::mutex entryLock;
     // Searches' scratches kept for the next searches (session 34): a search that made its own allocated its
     // table, visited bitset and record pool each time (with Sluice's 128 KB mmap threshold the pool at ef 128,
     // 138 KB, was mapped and unmapped a search). At most `spareScratches` kept, none larger than
@@ -510,20 +521,20 @@ struct SluiceFileGraph {
         __builtin_prefetch(code + codeM - 1);
     }
 
-    // The greedy descent through the layers above `above` by codes alone (no read): the node it ends at.
-    uint32_t descendByCodes(int above, const Scratch &s) const
+    // The greedy descent from `start` through the layers from `top` down to above `above` by codes alone (no
+    // read): the node it ends at.
+    uint32_t descendByCodes(uint32_t start, int top, int above, Scratch &s) const
     {
-        uint32_t current = uint32_t(entry);
+        uint32_t current = start;
         float best = codeDistance(current, s);
-        for (int layer = topLevel; layer > above; layer--) {
+        s.links.resize(m0 + 1);
+        uint32_t *list = s.links.data();
+        for (int layer = top; layer > above; layer--) {
             for (bool moved = true; moved;) {
                 moved = false;
-                auto found = upper.find(current);
-                if (found == upper.end() || size_t(layer) * (1 + m) > found->second.size()) break;
-                const uint32_t *list = &found->second[size_t(layer - 1) * (1 + m)];
-                const size_t count = std::min<size_t>(list[0], m);
+                const size_t count = upperLinksOf(current, layer, list);
                 for (size_t i = 0; i < count; i++) {
-                    const uint32_t next = list[1 + i];
+                    const uint32_t next = list[i];
                     if (!isPresent(next)) continue;
                     const float d = codeDistance(next, s);
                     if (d < best) {
@@ -587,13 +598,19 @@ struct SluiceFileGraph {
     void readRecord(uint32_t id, char *out) const { readNode(out, recordBytes, offsetOf(id)); }
 
     // Node `id` scored against `query`: its record in a slot of the scratch (pointed to where it is held, else
-    // read into the pool).
+    // read into the pool; copied under its lock when inserts run side by side, which write lists meanwhile).
     Scored score(uint32_t id, const char *query, Scratch &s) const
     {
         uint32_t slot = s.slot();
         const size_t offset = offsetOf(id);
-        if (inEarly(recordBytes, offset)) s.held[slot] = early.data() + (offset - headerBytes);
-        else readExactly(fd, s.poolRecord(slot), recordBytes, offset);
+        if (locks != nullptr) {
+            NodeLock hold(locks, id);
+            readNode(s.poolRecord(slot), recordBytes, offset);
+        } else if (inEarly(recordBytes, offset)) {
+            s.held[slot] = early.data() + (offset - headerBytes);
+        } else {
+            readExactly(fd, s.poolRecord(slot), recordBytes, offset);
+        }
         return Scored{distance(query, s.record(slot) + codeOffset), id, slot};
     }
 
@@ -607,9 +624,17 @@ struct SluiceFileGraph {
             std::memcpy(out, s.record(c.slot) + 4, size_t(count) * 4);
             return count;
         }
-        auto found = upper.find(c.id);
+        return upperLinksOf(c.id, layer, out);
+    }
+
+    // The links of node `id` at upper `layer` into `out` (under its lock when inserts run side by side); their
+    // count.
+    size_t upperLinksOf(uint32_t id, int layer, uint32_t *out) const
+    {
+        auto found = upper.find(id);
         if (found == upper.end() || size_t(layer) * (1 + m) > found->second.size()) return 0;
         const uint32_t *list = &found->second[size_t(layer - 1) * (1 + m)];
+        NodeLock hold(locks, id);
         const size_t count = std::min<size_t>(list[0], m);
         std::memcpy(out, list + 1, count * 4);
         return count;
@@ -681,15 +706,14 @@ struct SluiceFileGraph {
         }
     }
 
-    void writeLevel0List(uint32_t id, uint32_t count, const uint32_t *ids, bool deleted)
+    void writeLevel0List(uint32_t id, uint32_t count, const uint32_t *ids, bool deleted, Scratch &s)
     {
-        std::vector<uint32_t> &list = scratchList;
+        std::vector<uint32_t> &list = s.level0List;
         list.assign(1 + m0, 0);
         list[0] = count | (deleted ? tombstone : 0);
         std::memcpy(list.data() + 1, ids, size_t(count) * 4);
         writeNode(list.data(), 4 * (1 + m0), offsetOf(id));
     }
-    std::vector<uint32_t> scratchList;
 
     // Node `id`'s 8-bit vector if this insert's search read its record (`s.known`), else null.
     const char *knownVector(uint32_t id, Scratch &s) const
@@ -701,18 +725,26 @@ struct SluiceFileGraph {
     }
 
     // Links `neighbour` back to `id` (whose code is `code`) at `layer`, their distance `d`; a full list is
-    // pruned by the heuristic over its nodes and `id`. `known`: the neighbour's record as this insert read it
-    // (still current: inserts run one at a time), else it is read.
+    // pruned by the heuristic over its nodes and `id`. `known`: the neighbour's record as this insert read it,
+    // else it is read. Its vector is current (a vector changes only in an insert that replaces it, and those run
+    // one at a time); its list is current only when inserts run one at a time: beside others it is read again,
+    // under the neighbour's lock, which is held until the new list is written.
     void connect(uint32_t neighbour, uint32_t id, const char *code, int layer, float d, Scratch &s,
         const char *known = nullptr)
     {
         const size_t most = layer == 0 ? m0 : m;
         std::vector<char> &records = s.pruneRecords;
         records.resize((most + 2) * recordBytes);
+        NodeLock hold(locks, neighbour);
         const char *own = known;  // the neighbour's record (its code)
         if (own == nullptr) {
             char *into = records.data() + (most + 1) * recordBytes;
             readRecord(neighbour, into);
+            own = into;
+        } else if (locks != nullptr && layer == 0) {
+            char *into = records.data() + (most + 1) * recordBytes;
+            readNode(into, codeOffset, offsetOf(neighbour));
+            std::memcpy(into + codeOffset, known + codeOffset, codeBytes);
             own = into;
         }
         std::vector<uint32_t> &list = s.list;
@@ -761,7 +793,7 @@ struct SluiceFileGraph {
             list[0] = uint32_t(s.pruneChosen.size());
         }
         if (layer == 0) {
-            writeLevel0List(neighbour, list[0], list.data() + 1, tombstoned);
+            writeLevel0List(neighbour, list[0], list.data() + 1, tombstoned, s);
         } else {
             std::vector<uint32_t> &lists = upper.at(neighbour);
             std::copy(list.begin(), list.end(), lists.begin() + ptrdiff_t(size_t(layer - 1) * (1 + m)));
@@ -769,39 +801,66 @@ struct SluiceFileGraph {
     }
 
     // Inserts `id` with the code `code`, or gives a label already present (deleted or not) its new vector and
-    // a new neighbourhood. The caller holds the lock alone.
+    // a new neighbourhood. The caller holds the lock alone, and no other insert runs.
     void insert(uint32_t id, const char *code, Scratch &s)
     {
-        const bool replacing = isPresent(id);
-        int level;
-        if (replacing) {
-            level = levelOf(id);
-            bool wasDeleted = (nodes[id] & deletedFlag) != 0;
-            if (wasDeleted) deleted--;
-            nodes[id] = uint8_t(level);
-            // The new vector and the tombstone cleared; the old lists stay until the new ones are chosen, so the
-            // graph stays connected through this node meanwhile.
-            uint32_t count;
-            readNode(&count, 4, offsetOf(id));
-            count &= ~tombstone;
-            writeNode(&count, 4, offsetOf(id));
-            writeNode(code, codeBytes, offsetOf(id) + codeOffset);
-        } else {
-            level = randomLevel(id);
-            nodes[id] = uint8_t(level);
-            present++;
-            std::vector<char> record(recordBytes, 0);
-            std::memcpy(record.data() + codeOffset, code, codeBytes);
-            writeNode(record.data(), recordBytes, offsetOf(id));
-            if (level > 0) upper[id].assign(size_t(level) * (1 + m), 0);
+        if (!isPresent(id)) {
+            place(id, code, admit(id), s);
+            return;
         }
+        const int level = levelOf(id);
+        if (nodes[id] & deletedFlag) deleted--;
+        nodes[id] = uint8_t(level);
+        // The new vector and the tombstone cleared; the old lists stay until the new ones are chosen, so the
+        // graph stays connected through this node meanwhile.
+        uint32_t count;
+        readNode(&count, 4, offsetOf(id));
+        count &= ~tombstone;
+        writeNode(&count, 4, offsetOf(id));
+        writeNode(code, codeBytes, offsetOf(id) + codeOffset);
+        link(id, code, level, s);
+    }
+
+    // Counts label `id` (not present) in: its level, its upper lists (empty). Its record is written by `place`.
+    // Done for a whole batch before its inserts run side by side: they change neither `nodes` nor `upper`'s
+    // keys, so they read both without a lock. Returns its level.
+    int admit(uint32_t id)
+    {
+        const int level = randomLevel(id);
+        nodes[id] = uint8_t(level);
+        present++;
+        if (level > 0) upper[id].assign(size_t(level) * (1 + m), 0);
+        return level;
+    }
+
+    // Inserts admitted label `id` at `level` with the code `code`: its record (no links yet), then its links.
+    // Other inserts may run beside it (`locks`): none reaches `id` before a list names it, which `link` writes
+    // after the record.
+    void place(uint32_t id, const char *code, int level, Scratch &s)
+    {
+        std::vector<char> &record = s.pruneRecords;
+        record.assign(recordBytes, 0);
+        std::memcpy(record.data() + codeOffset, code, codeBytes);
+        writeNode(record.data(), recordBytes, offsetOf(id));
+        link(id, code, level, s);
+    }
+
+    // Gives node `id` (code `code`, its record written) its neighbourhood at each layer up to `level`, and links
+    // the neighbours back: HNSW's insert. An insert that raises the graph's top level (or starts the graph)
+    // holds `entryLock` throughout, as hnswlib's does; the others read the entry point under it and let it go.
+    void link(uint32_t id, const char *code, int level, Scratch &s)
+    {
         if (coded) {
             // Its code first, from its table (which the insert's searches use).
             s.table.resize(pq.tableFloats());
             pq.buildTable(code, s.table.data(), s.groups);
             pq.encode(s.table.data(), &codes[size_t(id) * codeM]);
         }
-        if (entry < 0) {
+        std::unique_lock<std::mutex> entryHeld(entryLock);
+        const int64_t start = entry;
+        const int top = topLevel;
+        if (level <= top) entryHeld.unlock();
+        if (start < 0) {
             entry = id;
             topLevel = level;
             return;
@@ -809,28 +868,25 @@ struct SluiceFileGraph {
         s.clearVisited();
         s.used = 0;
         if (coded) {
-            uint32_t start = descendByCodes(level, s);
-            if (level > 0) {  // the upper layers by codes alone (no read): harness's way
-                uint32_t current = start;
-                for (int layer = std::min(level, topLevel); layer >= 1; layer--) {
-                    const std::vector<Scored> &found = searchUpperByCodes(current, efConstruction, layer, s);
-                    current = found[0].id;
-                    linkUpperByCodes(id, layer, found, s);
-                }
-                start = current;
+            uint32_t current = descendByCodes(uint32_t(start), top, level, s);
+            // The upper layers by codes alone (no read): the harness's way.
+            for (int layer = std::min(level, top); layer >= 1; layer--) {
+                const std::vector<Scored> &found = searchUpperByCodes(current, efConstruction, layer, s);
+                current = found[0].id;
+                linkUpperByCodes(id, layer, found, s);
             }
-            link(id, code, 0, searchByCodes(code, start, efConstruction, s), s, true);
+            linkLayer(id, code, 0, searchByCodes(code, current, efConstruction, s), s, true);
         } else {
-            Scored current = score(uint32_t(entry), code, s);
-            for (int layer = topLevel; layer > level; layer--)
+            Scored current = score(uint32_t(start), code, s);
+            for (int layer = top; layer > level; layer--)
                 current = searchLayer(code, current, 1, layer, false, s)[0];
-            for (int layer = std::min(level, topLevel); layer >= 0; layer--) {
+            for (int layer = std::min(level, top); layer >= 0; layer--) {
                 const std::vector<Scored> &found = searchLayer(code, current, efConstruction, layer, false, s);
                 current = found[0];
-                link(id, code, layer, found, s, false);
+                linkLayer(id, code, layer, found, s, false);
             }
         }
-        if (level > topLevel) {
+        if (level > top) {
             entry = id;
             topLevel = level;
         }
@@ -839,7 +895,7 @@ struct SluiceFileGraph {
     // Gives `id` its neighbours at `layer` among `found` (nearest first, their records in the scratch's pool)
     // by the heuristic, and links them back to it. `recordsKnown`: the chosen nodes' records in the pool are
     // current (read by this insert's search at this layer), so linking back need not read them again.
-    void link(uint32_t id, const char *code, int layer, const std::vector<Scored> &found, Scratch &s, bool recordsKnown)
+    void linkLayer(uint32_t id, const char *code, int layer, const std::vector<Scored> &found, Scratch &s, bool recordsKnown)
     {
         std::vector<Scored> others;
         others.reserve(found.size());
@@ -848,13 +904,16 @@ struct SluiceFileGraph {
         selectNeighbours(others, m, s.chosen, [&](const Scored &c) { return s.record(c.slot) + codeOffset; });
         std::vector<uint32_t> ids;
         for (const Scored &c : s.chosen) ids.push_back(c.id);
-        if (layer == 0) {
-            writeLevel0List(id, uint32_t(ids.size()), ids.data(), false);
-        } else {
-            uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
-            std::fill(list, list + 1 + m, 0);
-            list[0] = uint32_t(ids.size());
-            std::copy(ids.begin(), ids.end(), list + 1);
+        {
+            NodeLock hold(locks, id);  // let go before the neighbours' locks are taken (one lock at a time)
+            if (layer == 0) {
+                writeLevel0List(id, uint32_t(ids.size()), ids.data(), false, s);
+            } else {
+                uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
+                std::fill(list, list + 1 + m, 0);
+                list[0] = uint32_t(ids.size());
+                std::copy(ids.begin(), ids.end(), list + 1);
+            }
         }
         s.known.clear();
         for (const Scored &c : found) s.known.push_back(uint64_t(c.id) << 32 | c.slot);
@@ -940,11 +999,15 @@ struct SluiceFileGraph {
             if (c.id != id) others.push_back(c);
         selectNeighbours(others, m, s.chosen, vectorOf);
         const std::vector<Scored> chosen = s.chosen;
-        uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
-        std::fill(list, list + 1 + m, 0);
-        list[0] = uint32_t(chosen.size());
-        for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
+        {
+            NodeLock hold(locks, id);  // let go before a neighbour's is taken (one lock at a time)
+            uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
+            std::fill(list, list + 1 + m, 0);
+            list[0] = uint32_t(chosen.size());
+            for (size_t i = 0; i < chosen.size(); i++) list[1 + i] = chosen[i].id;
+        }
         for (const Scored &neighbour : chosen) {
+            NodeLock hold(locks, neighbour.id);  // its list read, pruned and written as one step
             std::vector<uint32_t> &lists = upper.at(neighbour.id);
             uint32_t *theirs = &lists[size_t(layer - 1) * (1 + m)];
             const uint32_t count = std::min<uint32_t>(theirs[0], uint32_t(m));
@@ -1188,7 +1251,6 @@ int sluice_fgraph_add(
     SluiceFileGraph *graph, const float *vectors, const uint64_t *labels, size_t count, size_t threads, char *error,
     size_t error_size)
 {
-    (void)threads;  // one insert at a time: each reads and writes its neighbours' records in the file
     return guarded(error, error_size, 0, [&]() {
         std::unique_lock<std::shared_mutex> guard(graph->lock);
         if (count == 0) return 1;
@@ -1199,13 +1261,65 @@ int sluice_fgraph_add(
         }
         graph->ensureWorking();
         graph->grow(size_t(highest) + 1);
+        // New labels (each first time in the batch) are inserted side by side, in runs that end where the codes
+        // are trained; the rest — replacements, and a label's later vectors in the batch — after them, one at a
+        // time, in the batch's order (the last vector of a label wins, as before).
+        std::vector<size_t> fresh, later;
+        {
+            std::vector<bool> seen(graph->slots(), false);
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t id = uint32_t(labels[i]);
+                (graph->isPresent(id) || seen[id] ? later : fresh).push_back(i);
+                seen[id] = true;
+            }
+        }
+        auto quantized = [&](size_t i, std::vector<uint8_t> &code) {
+            sluice_chnsw::quantize(vectors + i * graph->dimensions, graph->dimensions, code.data());
+            return reinterpret_cast<const char *>(code.data());
+        };
+        for (size_t done = 0; done < fresh.size();) {
+            if (graph->codeM > 0 && !graph->coded && graph->present >= graph->codesAt()) graph->trainCodes();
+            size_t run = fresh.size() - done;
+            if (graph->codeM > 0 && !graph->coded && graph->present < graph->codesAt())
+                run = std::min(run, graph->codesAt() - graph->present);
+            std::vector<int> levels(run);
+            for (size_t j = 0; j < run; j++) levels[j] = graph->admit(uint32_t(labels[fresh[done + j]]));
+            // One thread a 64 inserts at most, as the graph in memory (HNSWIndex.cpp).
+            const size_t workers = std::max<size_t>(1, std::min(threads, run / 64 + 1));
+            std::unique_ptr<NodeLocks> locks;
+            if (workers > 1) locks = std::make_unique<NodeLocks>();
+            graph->locks = locks.get();
+            std::atomic<size_t> next{0};
+            std::atomic<bool> failed{false};
+            std::string message;
+            std::mutex messageLock;
+            auto work = [&]() {
+                Scratch scratch(graph->slots(), graph->recordBytes);
+                std::vector<uint8_t> code(graph->codeBytes);
+                for (size_t j = next++; j < run && !failed; j = next++) {
+                    try {
+                        const size_t i = fresh[done + j];
+                        graph->place(uint32_t(labels[i]), quantized(i, code), levels[j], scratch);
+                    } catch (const std::exception &exception) {
+                        std::lock_guard<std::mutex> hold(messageLock);
+                        if (!failed) message = exception.what();
+                        failed = true;
+                    }
+                }
+            };
+            std::vector<std::thread> pool;
+            for (size_t t = 1; t < workers; t++) pool.emplace_back(work);
+            work();
+            for (std::thread &thread : pool) thread.join();
+            graph->locks = nullptr;
+            if (failed) throw std::runtime_error(message);
+            done += run;
+        }
+        if (later.empty()) return 1;
+        if (graph->codeM > 0 && !graph->coded && graph->present >= graph->codesAt()) graph->trainCodes();
         Scratch scratch(graph->slots(), graph->recordBytes);
         std::vector<uint8_t> code(graph->codeBytes);
-        for (size_t i = 0; i < count; i++) {
-            if (graph->codeM > 0 && !graph->coded && graph->present >= graph->codesAt()) graph->trainCodes();
-            sluice_chnsw::quantize(vectors + i * graph->dimensions, graph->dimensions, code.data());
-            graph->insert(uint32_t(labels[i]), reinterpret_cast<const char *>(code.data()), scratch);
-        }
+        for (size_t i : later) graph->insert(uint32_t(labels[i]), quantized(i, code), scratch);
         return 1;
     });
 }
@@ -1247,7 +1361,7 @@ size_t sluice_fgraph_search(
         if (graph->coded) {
             s.table.resize(graph->pq.tableFloats());
             graph->pq.buildTable(q, s.table.data(), s.groups);
-            const uint32_t start = graph->descendByCodes(0, s);
+            const uint32_t start = graph->descendByCodes(uint32_t(graph->entry), graph->topLevel, 0, s);
             size_t n = 0;
             for (const Scored &c : graph->searchByCodes(q, start, std::max(ef, k), s)) {
                 if (graph->isTombstoned(c, s)) continue;

@@ -117,7 +117,8 @@ void sluice_ivf_nearest(
 // product-quantized code a label (DiskANN's navigation: `code_bytes` bytes; the candidates of a level-0 search
 // are ranked by their codes and only the nodes it expands are read, then ranked by their 8-bit vectors). Labels are the
 // record's place in the file: they must be below 2^32 − 1, and are best dense (the store's are). The same
-// thread-safety contract and error convention as `sluice_hnsw_*` (inserts run one at a time).
+// thread-safety contract and error convention as `sluice_hnsw_*` (a batch's inserts run side by side, searches
+// wait for the batch).
 //
 // Writes never go to a named file: a new graph works in an unnamed file (O_TMPFILE) of `directory`, a loaded
 // one copies its file into such a file at its first write. A graph freed without saving leaves no file.
@@ -151,7 +152,10 @@ void sluice_fgraph_free(SluiceFileGraph *graph);
 int sluice_fgraph_save(SluiceFileGraph *graph, const char *path, char *error, size_t error_size);
 
 /// As `sluice_hnsw_add`: a label already present, deleted or not, gets the new vector and new neighbours
-/// (links from other nodes to it stay). `threads` is ignored: one insert at a time.
+/// (links from other nodes to it stay). The batch's new labels are inserted by up to `threads` threads at
+/// once (one a 64 inserts at most, a lock a node's lists; the runs end where the codes are trained), then the
+/// replacements and a label's later vectors in the batch one at a time, in order: a label ends with its last
+/// vector. With one thread the graph built is the same every time.
 int sluice_fgraph_add(
     SluiceFileGraph *graph, const float *vectors, const uint64_t *labels, size_t count, size_t threads,
     char *error, size_t error_size);

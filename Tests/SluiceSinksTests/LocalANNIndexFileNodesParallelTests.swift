@@ -1,0 +1,95 @@
+import Foundation
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@testable import SluiceSinks
+
+/// The file graph's inserts side by side (session 37: `sluice_fgraph_add` with more than one thread, a lock a
+/// node's lists, as hnswlib's): the graph built is as good as one thread's, and a batch that replaces labels or
+/// names one twice ends with each label's last vector (new labels go side by side, the rest one at a time
+/// after them). Behaviour only, never timing: which thread inserts what differs run to run, so the checks are
+/// of what any order must give.
+@Suite struct LocalANNIndexFileNodesParallelTests {
+    typealias Nodes = LocalANNIndexFileNodesTests
+
+    /// The share of `vectors` whose own vector finds their label first.
+    static func selfRecall(_ index: LocalANNIndex, _ vectors: [[Float]]) -> Double {
+        let found = vectors.indices.filter { index.search(vectors[$0], k: 1, breadth: 64).first?.label == UInt64($0) }
+        return Double(found.count) / Double(vectors.count)
+    }
+
+    static func recall(_ index: LocalANNIndex, _ vectors: [[Float]], _ queries: [[Float]]) -> Double {
+        var total = 0.0
+        for query in queries {
+            let exact = Set(Nodes.exact(query, vectors, k: 10))
+            let found = Set(index.search(query, k: 20, breadth: 96).prefix(10).map(\.label))
+            total += Double(exact.intersection(found).count) / 10
+        }
+        return total / Double(queries.count)
+    }
+
+    @Test(
+        "two insert threads build a file graph as good as one thread's, before and after the codes are trained: every label found by its own vector, recall@10 within 0.02"
+    )
+    func twoThreadsBuildAsWellAsOne() throws {
+        let folder = try Nodes.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Nodes.dimensions, clusters: 30, seed: 0x7A1)
+        let vectors = generator.next(3000)
+        let queries = generator.next(100)
+        // Codes trained at 500 labels: the first run of inserts scores exactly, the rest by codes.
+        let one = try Nodes.filled(folder, vectors, capacity: vectors.count, threads: 1)
+        let two = try Nodes.filled(folder, vectors, capacity: vectors.count, threads: 2)
+        #expect(two.elementCount == vectors.count)
+        #expect(two.codeBytes == Nodes.codeBytes48)
+        let selfOne = Self.selfRecall(one, vectors)
+        let selfTwo = Self.selfRecall(two, vectors)
+        #expect(selfTwo >= 0.99, "one thread \(selfOne), two \(selfTwo)")
+        let recallOne = Self.recall(one, vectors, queries)
+        let recallTwo = Self.recall(two, vectors, queries)
+        #expect(recallTwo >= recallOne - 0.02, "recall@10 one thread \(recallOne), two \(recallTwo)")
+    }
+
+    @Test(
+        "a batch inserted side by side that replaces labels present and names new labels twice: every label counted once, each found by its last vector and not by an earlier one"
+    )
+    func replacementsAndRepeatsKeepTheLastVector() throws {
+        let folder = try Nodes.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Nodes.dimensions, clusters: 20, seed: 0x2EB)
+        var vectors = generator.next(1000)
+        let index = try Nodes.filled(folder, vectors, capacity: 2000, threads: 2)
+
+        // One batch: 400 new labels, 100 of them named again later in the batch with other vectors, and 100
+        // labels already present given other vectors — in an order that mixes them.
+        var other = ClusteredVectors(dimensions: Nodes.dimensions, clusters: 7, seed: 0x0DD)
+        let firstNew = (1000..<1400).map { (UInt64($0), generator.next()) }
+        let repeated = (1000..<1100).map { (UInt64($0), other.next()) }
+        let replaced = (0..<100).map { (UInt64($0), other.next()) }
+        var batch: [(label: UInt64, vector: [Float])] = []
+        for i in 0..<400 {
+            batch.append(firstNew[i])
+            if i % 4 == 1 { batch.append(replaced[i / 4]) }
+            if i % 4 == 3 { batch.append(repeated[i / 4]) }
+        }
+        try index.add(batch, threads: 2)
+        #expect(index.elementCount == 1400)
+        #expect(index.deletedCount == 0)
+
+        vectors += firstNew.map(\.1)
+        for (label, vector) in repeated + replaced { vectors[Int(label)] = vector }
+        for (label, vector) in repeated + replaced {
+            #expect(index.search(vector, k: 1, breadth: 64).first?.label == label, "label \(label)")
+        }
+        for (label, vector) in firstNew.prefix(100) {
+            #expect(index.search(vector, k: 1, breadth: 64).first?.label != label, "label \(label) by its first vector")
+        }
+        let untouched = Array(vectors[100..<1000]) + Array(vectors[1100..<1400])
+        let labels = Array(100..<1000) + Array(1100..<1400)
+        let foundFirst = zip(labels, untouched).filter {
+            index.search($0.1, k: 1, breadth: 64).first?.label == UInt64($0.0)
+        }
+        #expect(Double(foundFirst.count) / Double(labels.count) >= 0.99)
+    }
+}
