@@ -61,8 +61,8 @@
 #include <liburing.h>
 #endif
 
-using sluice_chnsw::groupDotsAVX2;
-using sluice_chnsw::groupDotsPortable;
+using sluice_chnsw::tableDotsAVX2;
+using sluice_chnsw::tableDotsPortable;
 using sluice_chnsw::ProductQuantizer;
 
 namespace bench {
@@ -115,10 +115,9 @@ struct Scratch {
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen;
     std::vector<uint32_t> links, list;
     std::vector<char> own, pruneVectors;
-    // With --pq: the query's (or inserted vector's) table of centroid dot products and the kernel's groups,
-    // the nodes expanded at level 0 (their records in the pool), vectors decoded from codes, the new code.
+    // With --pq: the query's (or inserted vector's) table of centroid dot products, the nodes expanded at
+    // level 0 (their records in the pool), vectors decoded from codes, the new code.
     std::vector<float> table, decodeFloats;
-    std::vector<int32_t> groups;
     std::vector<Scored> expanded;
     std::vector<char> decoded;
     std::vector<uint8_t> pqCode;
@@ -782,7 +781,7 @@ class PreadGraph {
     void buildTable(const char *query, Scratch &s) const
     {
         s.table.resize(pq_->tableFloats());
-        pq_->buildTable(query, s.table.data(), s.groups);
+        pq_->buildTable(query, s.table.data());
         s.counters.tables++;
     }
 
@@ -1191,7 +1190,7 @@ int main(int argc, char **argv)
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(), pqM,
             pq.fixedBytes() / 1048576.0,
             pqPrune == "read" ? "with their nodes' 8-bit vectors read" : "with their nodes' codes decoded",
-            pq.kernel == groupDotsPortable ? "portable" : pq.kernel == groupDotsAVX2 ? "AVX2" : "AVX-512 VNNI");
+            pq.kernel == tableDotsPortable ? "portable" : pq.kernel == tableDotsAVX2 ? "AVX2" : "AVX-512 VNNI");
     }
     const size_t batch = 4096;
     std::vector<float> vectors(batch * dimensions);

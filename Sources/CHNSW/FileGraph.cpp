@@ -151,7 +151,6 @@ struct Scratch {
     size_t used = 0, recordBytes;
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen, expanded;
     std::vector<float> table;     // the query's (or inserted vector's) dot products with every centroid
-    std::vector<int32_t> groups;  // the table's kernel scratch
     std::vector<uint32_t> links, list, level0List;
     std::vector<char> pruneRecords;
     std::vector<char> decoded;          // codes decoded into 8-bit vectors (upper-layer inserts)
@@ -173,7 +172,7 @@ struct Scratch {
         return sizeof(Scratch) + visited.capacity() * 8 + touched.capacity() * 4 + pool.capacity() +
             (candidates.capacity() + found.capacity() + chosen.capacity() + pruneCandidates.capacity() +
                 pruneChosen.capacity() + expanded.capacity()) * sizeof(Scored) +
-            held.capacity() * sizeof(const char *) + table.capacity() * 4 + groups.capacity() * 4 +
+            held.capacity() * sizeof(const char *) + table.capacity() * 4 +
             (links.capacity() + list.capacity() + level0List.capacity()) * 4 +
             pruneRecords.capacity() + decoded.capacity() + decodeFloats.capacity() * 4;
     }
@@ -491,7 +490,6 @@ struct SluiceFileGraph {
         codes.reserve(capacity * codeM);
         codes.assign(nodes.size() * codeM, 0);
         std::vector<float> table(pq.tableFloats());
-        std::vector<int32_t> groups;
         std::vector<char> vector(codeBytes);
         for (size_t i = 0, next = 0; i < ids.size(); i++) {
             const char *values;
@@ -501,7 +499,7 @@ struct SluiceFileGraph {
                 readNode(vector.data(), codeBytes, offsetOf(ids[i]) + codeOffset);
                 values = vector.data();
             }
-            pq.buildTable(values, table.data(), groups);
+            pq.buildTable(values, table.data());
             pq.encode(table.data(), &codes[size_t(ids[i]) * codeM]);
         }
         coded = true;
@@ -853,7 +851,7 @@ struct SluiceFileGraph {
         if (coded) {
             // Its code first, from its table (which the insert's searches use).
             s.table.resize(pq.tableFloats());
-            pq.buildTable(code, s.table.data(), s.groups);
+            pq.buildTable(code, s.table.data());
             pq.encode(s.table.data(), &codes[size_t(id) * codeM]);
         }
         std::unique_lock<std::mutex> entryHeld(entryLock);
@@ -1360,7 +1358,7 @@ size_t sluice_fgraph_search(
         } giveBack{graph, kept};
         if (graph->coded) {
             s.table.resize(graph->pq.tableFloats());
-            graph->pq.buildTable(q, s.table.data(), s.groups);
+            graph->pq.buildTable(q, s.table.data());
             const uint32_t start = graph->descendByCodes(uint32_t(graph->entry), graph->topLevel, 0, s);
             size_t n = 0;
             for (const Scored &c : graph->searchByCodes(q, start, std::max(ef, k), s)) {

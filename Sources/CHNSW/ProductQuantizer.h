@@ -29,87 +29,111 @@
 
 namespace sluice_chnsw {
 
-// For `rows` rows of `bytes` signed bytes at `rows` (row r at rows + r × bytes), the sums of the products with
-// `query` over each group of 4 consecutive bytes: out[r × bytes/4 + g] (bytes a multiple of 64 for the wide
-// kernels, of 4 for the portable one). Values in [-127, 127].
-inline void groupDotsPortable(const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
+// The table's dot products (ProductQuantizer::buildTable), one kernel per instruction set: for sub-space j of
+// `m` (`perSub` groups of 4 dimensions each) and centroid c, the integer dot product of the query's 8-bit values
+// with the centroid's over the sub-space, then the table's float `scale × scales[j][c] × dot` at table[j][c].
+// `columns` holds the 8-bit centroids by group: group g's 4 bytes of the 256 centroids side by side
+// ([g][c][4]), so 16 centroids' dot products for a group are one `vpdpbusd` of the query's 4 bytes broadcast
+// (session 37: the kernels summed a row's groups, centroid by centroid, then gathered them across centroids
+// into the table: 7–8% of an insert's CPU at 96-byte codes). The dot products are exact integers and the float
+// step the same two products in the same order, so every kernel gives the same table, bit for bit.
+inline void tableDotsPortable(const int8_t *query, const int8_t *columns, size_t m, size_t perSub, const float *scales,
+    float scale, float *table)
 {
-    for (size_t r = 0; r < rowCount; r++) {
-        const int8_t *row = rows + r * bytes;
-        for (size_t g = 0; g < bytes / 4; g++) {
-            int32_t sum = 0;
-            for (size_t i = 4 * g; i < 4 * g + 4; i++) sum += int32_t(query[i]) * int32_t(row[i]);
-            out[r * (bytes / 4) + g] = sum;
+    constexpr size_t centroids = 256;
+    for (size_t j = 0; j < m; j++) {
+        for (size_t c = 0; c < centroids; c++) {
+            int32_t dot = 0;
+            for (size_t g = j * perSub; g < (j + 1) * perSub; g++) {
+                const int8_t *column = columns + (g * centroids + c) * 4;
+                for (size_t i = 0; i < 4; i++) dot += int32_t(query[4 * g + i]) * int32_t(column[i]);
+            }
+            table[j * centroids + c] = scale * scales[j * centroids + c] * float(dot);
         }
     }
 }
 
 #if defined(__x86_64__)
-// `vpmaddubsw` (|q| × row with q's sign, adjacent pairs into 16 bits: at most 2 × 127 × 127, no saturation),
-// then `vpmaddwd` by ones: each 32-bit lane is the sum over 4 consecutive bytes, in order.
-__attribute__((target("avx2"))) inline void groupDotsAVX2(
-    const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
+// 8 centroids a register: `vpmaddubsw` (|q| × column with q's sign, adjacent pairs into 16 bits: at most 2 × 127
+// × 127, no saturation), then `vpmaddwd` by ones (each 32-bit lane a centroid's sum over the group's 4 bytes).
+__attribute__((target("avx2"))) inline void tableDotsAVX2(const int8_t *query, const int8_t *columns, size_t m,
+    size_t perSub, const float *scales, float scale, float *table)
 {
+    constexpr size_t centroids = 256;
     const __m256i ones = _mm256_set1_epi16(1);
-    for (size_t r = 0; r < rowCount; r++) {
-        const int8_t *row = rows + r * bytes;
-        int32_t *to = out + r * (bytes / 4);
-        for (size_t i = 0; i < bytes; i += 32) {
-            __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(query + i));
-            __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + i));
-            __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(c, q));
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(to + i / 4), _mm256_madd_epi16(pairs, ones));
+    const __m256 scaleBy = _mm256_set1_ps(scale);
+    for (size_t j = 0; j < m; j++) {
+        for (size_t first = 0; first < centroids; first += 8) {
+            __m256i dots = _mm256_setzero_si256();
+            for (size_t g = j * perSub; g < (j + 1) * perSub; g++) {
+                int32_t four;
+                std::memcpy(&four, query + 4 * g, 4);
+                const __m256i q = _mm256_set1_epi32(four);
+                const __m256i c =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(columns + (g * centroids + first) * 4));
+                const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(c, q));
+                dots = _mm256_add_epi32(dots, _mm256_madd_epi16(pairs, ones));
+            }
+            const __m256 scaled = _mm256_mul_ps(scaleBy, _mm256_loadu_ps(scales + j * centroids + first));
+            _mm256_storeu_ps(table + j * centroids + first, _mm256_mul_ps(scaled, _mm256_cvtepi32_ps(dots)));
         }
     }
 }
 
-// VNNI's `vpdpbusd` into zero: each 32-bit lane is the sum of 4 consecutive products.
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline void groupDotsVNNI(
-    const int8_t *query, const int8_t *rows, size_t rowCount, size_t bytes, int32_t *out)
+// 16 centroids a register: VNNI's `vpdpbusd` of |q| with the column given q's sign (no saturation: the
+// non-saturating form, and at most 4 × 127 × 127 a group).
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline void tableDotsVNNI(const int8_t *query,
+    const int8_t *columns, size_t m, size_t perSub, const float *scales, float scale, float *table)
 {
+    constexpr size_t centroids = 256;
     const __m512i zero = _mm512_setzero_si512();
-    for (size_t r = 0; r < rowCount; r++) {
-        const int8_t *row = rows + r * bytes;
-        int32_t *to = out + r * (bytes / 4);
-        for (size_t i = 0; i < bytes; i += 64) {
-            __m512i q = _mm512_loadu_si512(query + i);
-            __m512i c = _mm512_loadu_si512(row + i);
-            __mmask64 negative = _mm512_movepi8_mask(q);
-            __m512i signedC = _mm512_mask_sub_epi8(c, negative, zero, c);
-            _mm512_storeu_si512(to + i / 4, _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(q), signedC));
+    const __m512 scaleBy = _mm512_set1_ps(scale);
+    for (size_t j = 0; j < m; j++) {
+        for (size_t first = 0; first < centroids; first += 16) {
+            __m512i dots = zero;
+            for (size_t g = j * perSub; g < (j + 1) * perSub; g++) {
+                int32_t four;
+                std::memcpy(&four, query + 4 * g, 4);
+                const __m512i q = _mm512_set1_epi32(four);
+                const __m512i c = _mm512_loadu_si512(columns + (g * centroids + first) * 4);
+                const __m512i signedC = _mm512_mask_sub_epi8(c, _mm512_movepi8_mask(q), zero, c);
+                dots = _mm512_dpbusd_epi32(dots, _mm512_abs_epi8(q), signedC);
+            }
+            const __m512 scaled = _mm512_mul_ps(scaleBy, _mm512_loadu_ps(scales + j * centroids + first));
+            _mm512_storeu_ps(table + j * centroids + first, _mm512_mul_ps(scaled, _mm512_cvtepi32_ps(dots)));
         }
     }
 }
 #endif
 
-using GroupDots = void (*)(const int8_t *, const int8_t *, size_t, size_t, int32_t *);
+using TableDots = void (*)(const int8_t *, const int8_t *, size_t, size_t, const float *, float, float *);
 
-// The group-dot kernel matching Sources/CHNSW's chosen distance kernel (SLUICE_HNSW_VECTOR_WIDTH lowers both).
-inline GroupDots groupDotsKernel(int kernel, size_t bytes)
+// The table kernel for `kernel` (a `SluiceHNSWKernel`: Sources/CHNSW's chosen distance kernel, which
+// SLUICE_HNSW_VECTOR_WIDTH lowers); the caller knows this CPU runs it.
+inline TableDots tableDotsKernel(int kernel)
 {
 #if defined(__x86_64__)
-    if (kernel == SLUICE_HNSW_KERNEL_AVX512_VNNI && bytes % 64 == 0) return groupDotsVNNI;
-    if (kernel >= SLUICE_HNSW_KERNEL_AVX2 && bytes % 32 == 0) return groupDotsAVX2;
+    if (kernel == SLUICE_HNSW_KERNEL_AVX512_VNNI) return tableDotsVNNI;
+    if (kernel == SLUICE_HNSW_KERNEL_AVX2) return tableDotsAVX2;
 #endif
     (void)kernel;
-    (void)bytes;
-    return groupDotsPortable;
+    return tableDotsPortable;
 }
 
 struct ProductQuantizer {
     size_t dimensions = 0, m = 0, sub = 0;
     static constexpr size_t centroidCount = 256;
     std::vector<float> centroids;     // [j][c][sub], floats (training, decoding)
-    std::vector<int8_t> rows;         // [c][d]: row c holds centroid c of every sub-space, 8-bit
+    std::vector<int8_t> columns;      // [g][c][4]: group g's 4 dimensions of centroid c (its sub-space's), 8-bit
     std::vector<float> scales;        // [j][c]: the scale of centroid c of sub-space j in `rows`
     std::vector<float> halfNorms;     // [j][c]: |centroid|² / 2, from the 8-bit copy
-    GroupDots kernel = groupDotsPortable;
+    TableDots kernel = tableDotsPortable;
 
     size_t tableFloats() const { return m * centroidCount; }
     // Fixed bytes in memory (not a node's): the float and 8-bit centroids, scales and norms.
     size_t fixedBytes() const
     {
-        return centroids.size() * 4 + rows.size() + scales.size() * 4 + halfNorms.size() * 4;
+        return centroids.size() * 4 + columns.size() + scales.size() * 4 + halfNorms.size() * 4;
     }
 
     // k-means in each sub-space over the `count` vectors at `sample` (d floats each), `iterations` rounds of
@@ -245,7 +269,7 @@ struct ProductQuantizer {
     void derive()
     {
         // The 8-bit copies: each centroid's largest component maps to ±127.
-        rows.assign(centroidCount * dimensions, 0);
+        columns.assign(centroidCount * dimensions, 0);
         scales.assign(m * centroidCount, 0);
         halfNorms.assign(m * centroidCount, 0);
         for (size_t j = 0; j < m; j++) {
@@ -259,40 +283,23 @@ struct ProductQuantizer {
                 for (size_t i = 0; i < sub; i++) {
                     float level = scale > 0 ? std::nearbyint(y[i] / scale) : 0.0f;
                     int8_t value = int8_t(std::max(-127.0f, std::min(127.0f, level)));
-                    rows[c * dimensions + j * sub + i] = value;
+                    const size_t at = j * sub + i;  // the dimension: group at / 4, byte at % 4
+                    columns[((at / 4) * centroidCount + c) * 4 + at % 4] = value;
                     norm += int32_t(value) * int32_t(value);
                 }
                 halfNorms[j * centroidCount + c] = 0.5f * scale * scale * float(norm);
             }
         }
-        kernel = groupDotsKernel(sluice_hnsw_distance_kernel(), dimensions);
+        kernel = tableDotsKernel(sluice_hnsw_distance_kernel());
     }
 
     // The dot products of `code` (the store's 8-bit vector: a scale, then d signed bytes) with every centroid
-    // into `table` ([j][c], tableFloats()); `groups` is scratch of `block` × d/4 ints (16 centroids at a time:
-    // 6 KB at 384 d, where all 256 at once took 96 KB a table).
-    void buildTable(const char *code, float *table, std::vector<int32_t> &groups) const
+    // into `table` ([j][c], tableFloats()).
+    void buildTable(const char *code, float *table) const
     {
-        constexpr size_t block = 16;
         float scale;
         std::memcpy(&scale, code, 4);
-        const int8_t *values = reinterpret_cast<const int8_t *>(code + 4);
-        const size_t perRow = dimensions / 4, perSub = sub / 4;
-        groups.resize(block * perRow);
-        for (size_t first = 0; first < centroidCount; first += block) {
-            kernel(values, rows.data() + first * dimensions, block, dimensions, groups.data());
-            // Sub-space by sub-space, the block's centroids side by side: each row of the table written in order.
-            for (size_t j = 0; j < m; j++) {
-                float *to = table + j * centroidCount + first;
-                const float *scaled = &scales[j * centroidCount + first];
-                for (size_t c = 0; c < block; c++) {
-                    const int32_t *g = &groups[c * perRow + j * perSub];
-                    int32_t dot = 0;
-                    for (size_t i = 0; i < perSub; i++) dot += g[i];
-                    to[c] = scale * scaled[c] * float(dot);
-                }
-            }
-        }
+        kernel(reinterpret_cast<const int8_t *>(code + 4), columns.data(), m, sub / 4, scales.data(), scale, table);
     }
 
     // The code of the vector whose table (buildTable) is `table`: in each sub-space the nearest centroid.

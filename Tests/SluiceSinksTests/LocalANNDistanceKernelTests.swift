@@ -44,6 +44,39 @@ import Testing
         #expect(abs(Self.distance(alternating, alternating.map { -$0 }, kernel: Self.kernels[0]) - 2) < 1e-5)
     }
 
+    @Test(
+        "every kernel this CPU runs builds the portable kernel's product-quantizer table, bit for bit, whatever the sub-space's width, and at the 8-bit extremes",
+        arguments: [(48, 12), (48, 3), (384, 96), (384, 24), (384, 48), (1536, 96)]
+    )
+    func tableKernelsAgree(dimensions: Int, codeBytes: Int) throws {
+        var generator = ClusteredVectors(dimensions: dimensions, clusters: 5, spread: 0.5, seed: UInt64(codeBytes))
+        let sample = generator.next(300)
+        let flat = sample.flatMap { $0 }
+        var queries = generator.next(10)
+        queries.append((0..<dimensions).map { Float($0 % 2 == 0 ? 1 : -1) })  // every value at ±127
+        queries.append((0..<dimensions).map { Float($0 % 3 == 0 ? -1 : 1) })
+        func table(_ query: [Float], kernel: Int32) -> [Float]? {
+            var out = [Float](repeating: .nan, count: codeBytes * 256)
+            let written = sluice_pq_table(flat, sample.count, dimensions, codeBytes, query, kernel, &out)
+            return written == 0 ? nil : out
+        }
+        var ran = 0
+        for query in queries {
+            let portable = try #require(table(query, kernel: Self.kernels[0]), "the portable kernel runs everywhere")
+            #expect(portable.allSatisfy { $0.isFinite })
+            #expect(portable.contains { $0 != 0 })
+            for kernel in Self.kernels.dropFirst() {
+                guard let wide = table(query, kernel: kernel) else { continue }  // not this CPU
+                ran += 1
+                let differ = wide.indices.filter { wide[$0].bitPattern != portable[$0].bitPattern }
+                #expect(differ.isEmpty, "kernel \(kernel): \(differ.count) of \(wide.count) differ, the first \(differ.first ?? 0)")
+            }
+        }
+        #expect(ran >= queries.count || !Self.isX86, "an x86-64 CPU runs the AVX2 kernel at least")
+        var refused = [Float](repeating: 0, count: 5 * 256)
+        #expect(sluice_pq_table(flat, sample.count, dimensions, 5, queries[0], 0, &refused) == 0, "5 bytes fit no width")
+    }
+
     @Test("the graph uses the widest kernel this CPU runs, unless SLUICE_HNSW_VECTOR_WIDTH lowers it")
     func widestKernelIsChosen() throws {
         let chosen = sluice_hnsw_distance_kernel()

@@ -75,6 +75,15 @@ int sluice_hnsw_distance_kernel(void);
 /// this CPU cannot run that kernel. For tests of the kernels against each other.
 float sluice_hnsw_quantized_distance(const float *a, const float *b, size_t dimensions, int kernel);
 
+/// The file graph's product-quantizer table of `query` (its dot product with every centroid of every sub-space,
+/// `code_bytes` × 256 floats into `table`) built by `kernel`, with codebooks of `code_bytes` bytes trained on
+/// the `count` vectors at `vectors` (`dimensions` floats each, at least 1). Returns the floats written: 0 if this
+/// CPU cannot run that kernel, or `code_bytes` does not fit `dimensions` (sub-vectors a multiple of 4). For
+/// tests of the kernels against each other.
+size_t sluice_pq_table(
+    const float *vectors, size_t count, size_t dimensions, size_t code_bytes, const float *query, int kernel,
+    float *table);
+
 // MARK: - The IVF index's codes (`sink.local_index: ivf`, Sources/SluiceSinks/LocalIVF*.swift)
 //
 // The IVF index stores each vector as the graph does (a float scale, then one signed byte a dimension, of
