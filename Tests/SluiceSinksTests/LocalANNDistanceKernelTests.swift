@@ -69,12 +69,16 @@ import Testing
                 guard let wide = table(query, kernel: kernel) else { continue }  // not this CPU
                 ran += 1
                 let differ = wide.indices.filter { wide[$0].bitPattern != portable[$0].bitPattern }
-                #expect(differ.isEmpty, "kernel \(kernel): \(differ.count) of \(wide.count) differ, the first \(differ.first ?? 0)")
+                #expect(
+                    differ.isEmpty,
+                    "kernel \(kernel): \(differ.count) of \(wide.count) differ, the first \(differ.first ?? 0)"
+                )
             }
         }
         #expect(ran >= queries.count || !Self.isX86, "an x86-64 CPU runs the AVX2 kernel at least")
         var refused = [Float](repeating: 0, count: 5 * 256)
-        #expect(sluice_pq_table(flat, sample.count, dimensions, 5, queries[0], 0, &refused) == 0, "5 bytes fit no width")
+        let refusedCount = sluice_pq_table(flat, sample.count, dimensions, 5, queries[0], 0, &refused)
+        #expect(refusedCount == 0, "5 bytes fit no sub-space width")
     }
 
     @Test("the graph uses the widest kernel this CPU runs, unless SLUICE_HNSW_VECTOR_WIDTH lowers it")
