@@ -148,6 +148,7 @@ struct Scratch {
     std::vector<uint32_t> touched;
     std::vector<char> pool;
     std::vector<const char *> held;  // a slot's record in the graph's memory (session 35: not copied), or null
+    std::vector<uint32_t> writesSeen;  // inserts side by side: its lock's count of list writes when a slot was read
     size_t used = 0, recordBytes;
     std::vector<Scored> candidates, found, chosen, pruneCandidates, pruneChosen, expanded;
     std::vector<float> table;     // the query's (or inserted vector's) dot products with every centroid
@@ -172,7 +173,7 @@ struct Scratch {
         return sizeof(Scratch) + visited.capacity() * 8 + touched.capacity() * 4 + pool.capacity() +
             (candidates.capacity() + found.capacity() + chosen.capacity() + pruneCandidates.capacity() +
                 pruneChosen.capacity() + expanded.capacity()) * sizeof(Scored) +
-            held.capacity() * sizeof(const char *) + table.capacity() * 4 +
+            held.capacity() * sizeof(const char *) + writesSeen.capacity() * 4 + table.capacity() * 4 +
             (links.capacity() + list.capacity() + level0List.capacity()) * 4 +
             pruneRecords.capacity() + decoded.capacity() + decodeFloats.capacity() * 4;
     }
@@ -194,7 +195,10 @@ struct Scratch {
     uint32_t slot()
     {
         if ((used + 1) * recordBytes > pool.size()) pool.resize(std::max<size_t>(64, 2 * (used + 1)) * recordBytes);
-        if (used + 1 > held.size()) held.resize(std::max<size_t>(64, 2 * (used + 1)));
+        if (used + 1 > held.size()) {
+            held.resize(std::max<size_t>(64, 2 * (used + 1)));
+            writesSeen.resize(held.size());
+        }
         held[used] = nullptr;
         return uint32_t(used++);
     }
@@ -604,6 +608,7 @@ struct SluiceFileGraph {
         if (locks != nullptr) {
             NodeLock hold(locks, id);
             readNode(s.poolRecord(slot), recordBytes, offset);
+            s.writesSeen[slot] = locks->writesOf(id);
         } else if (inEarly(recordBytes, offset)) {
             s.held[slot] = early.data() + (offset - headerBytes);
         } else {
@@ -711,6 +716,7 @@ struct SluiceFileGraph {
         list[0] = count | (deleted ? tombstone : 0);
         std::memcpy(list.data() + 1, ids, size_t(count) * 4);
         writeNode(list.data(), 4 * (1 + m0), offsetOf(id));
+        if (locks != nullptr) locks->wrote(id);  // under its lock (the callers hold it)
     }
 
     // Node `id`'s 8-bit vector if this insert's search read its record (`s.known`), else null.
@@ -723,12 +729,13 @@ struct SluiceFileGraph {
     }
 
     // Links `neighbour` back to `id` (whose code is `code`) at `layer`, their distance `d`; a full list is
-    // pruned by the heuristic over its nodes and `id`. `known`: the neighbour's record as this insert read it,
-    // else it is read. Its vector is current (a vector changes only in an insert that replaces it, and those run
-    // one at a time); its list is current only when inserts run one at a time: beside others it is read again,
-    // under the neighbour's lock, which is held until the new list is written.
+    // pruned by the heuristic over its nodes and `id`. `known`: the neighbour's record as this insert read it
+    // (into slot `knownSlot`), else it is read. Its vector is current (a vector changes only in an insert that
+    // replaces it, and those run one at a time); its list is current when inserts run one at a time, and beside
+    // others when no level-0 list was written under the neighbour's lock since it was read (else the list is read
+    // again). The lock is held from that check until the new list is written.
     void connect(uint32_t neighbour, uint32_t id, const char *code, int layer, float d, Scratch &s,
-        const char *known = nullptr)
+        const char *known = nullptr, uint32_t knownSlot = 0)
     {
         const size_t most = layer == 0 ? m0 : m;
         std::vector<char> &records = s.pruneRecords;
@@ -739,7 +746,7 @@ struct SluiceFileGraph {
             char *into = records.data() + (most + 1) * recordBytes;
             readRecord(neighbour, into);
             own = into;
-        } else if (locks != nullptr && layer == 0) {
+        } else if (locks != nullptr && layer == 0 && locks->writesOf(neighbour) != s.writesSeen[knownSlot]) {
             char *into = records.data() + (most + 1) * recordBytes;
             readNode(into, codeOffset, offsetOf(neighbour));
             std::memcpy(into + codeOffset, known + codeOffset, codeBytes);
@@ -919,7 +926,7 @@ struct SluiceFileGraph {
         const std::vector<Scored> chosen = s.chosen;
         for (const Scored &neighbour : chosen)
             connect(neighbour.id, id, code, layer, neighbour.distance, s,
-                recordsKnown && layer == 0 ? s.record(neighbour.slot) : nullptr);
+                recordsKnown && layer == 0 ? s.record(neighbour.slot) : nullptr, neighbour.slot);
     }
 
     // The slot in the scratch's `decoded` of node `id`'s decoded code, decoded there at its first use since

@@ -3,7 +3,10 @@
 // (its record, which a `pread` could see half written otherwise) and across the read, prune and write of a
 // neighbour's list it links back to. No code holds two node locks at once, so locks may be shared by many nodes
 // (striped: a label's lock is `label % stripes`) without a deadlock, and they cost 160 KB for the batch that
-// needs them, not a lock a node for the graph's life. Internal to CHNSW: not part of its C interface.
+// needs them, not a lock a node for the graph's life. Each lock counts the level-0 lists written under it, so an
+// insert that read a node's record can tell, under the lock, that its copy of the list is still current: no
+// list of the lock's nodes was written since (else it reads the list again). Internal to CHNSW: not part of its
+// C interface.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -17,12 +20,16 @@ class NodeLocks {
 public:
     static constexpr size_t stripes = 4096;
 
-    NodeLocks() : locks(new std::mutex[stripes]) {}
+    NodeLocks() : locks(new std::mutex[stripes]), writes(new uint32_t[stripes]()) {}
 
     std::mutex &of(uint32_t id) const { return locks[id % stripes]; }
+    // The level-0 lists written under node `id`'s lock so far (read and counted with that lock held).
+    uint32_t writesOf(uint32_t id) const { return writes[id % stripes]; }
+    void wrote(uint32_t id) const { writes[id % stripes]++; }
 
 private:
     std::unique_ptr<std::mutex[]> locks;
+    std::unique_ptr<uint32_t[]> writes;
 };
 
 /// Holds node `id`'s lock for its scope when inserts run side by side (`locks` not null); else does nothing.
