@@ -771,7 +771,7 @@ struct SluiceFileGraph {
             list[0] = count + 1;
         } else {
             // The heuristic needs every listed node's 8-bit vector: the records this insert's search read
-            // (`s.known`; a vector does not change while the insert holds the lock) are looked up, the others
+            // (`s.known`; a vector changes only in an insert that replaces it, which runs alone) are looked up, the others
             // read into slot i of `records`.
             std::vector<Scored> &candidates = s.pruneCandidates;
             candidates.clear();

@@ -19,16 +19,6 @@ import Testing
         return Double(found.count) / Double(vectors.count)
     }
 
-    static func recall(_ index: LocalANNIndex, _ vectors: [[Float]], _ queries: [[Float]]) -> Double {
-        var total = 0.0
-        for query in queries {
-            let exact = Set(Nodes.exact(query, vectors, k: 10))
-            let found = Set(index.search(query, k: 20, breadth: 96).prefix(10).map(\.label))
-            total += Double(exact.intersection(found).count) / 10
-        }
-        return total / Double(queries.count)
-    }
-
     @Test(
         "two insert threads build a file graph as good as one thread's, before and after the codes are trained: every label found by its own vector, recall@10 within 0.02"
     )
@@ -46,8 +36,8 @@ import Testing
         let selfOne = Self.selfRecall(one, vectors)
         let selfTwo = Self.selfRecall(two, vectors)
         #expect(selfTwo >= 0.99, "one thread \(selfOne), two \(selfTwo)")
-        let recallOne = Self.recall(one, vectors, queries)
-        let recallTwo = Self.recall(two, vectors, queries)
+        let recallOne = LocalANNIndexFileNodesClusteredTests.recall(one, vectors, queries, breadth: 96)
+        let recallTwo = LocalANNIndexFileNodesClusteredTests.recall(two, vectors, queries, breadth: 96)
         #expect(recallTwo >= recallOne - 0.02, "recall@10 one thread \(recallOne), two \(recallTwo)")
     }
 

@@ -23,13 +23,14 @@ import Testing
     func heldRecordsAnswerAsTheFile() throws {
         let folder = try Nodes.folder()
         defer { TemporaryDirectory.remove(folder) }
-        // The same training point either way (1,500 labels), so the same graph.
+        // The same training point either way (1,500 labels) and one insert thread (two insert side by side, in an
+        // order that differs run to run: session 37), so the same graph.
         let held = Nodes.settings(codesFrom: 1500, residentBytes: LocalSink.IndexSettings.defaultFileResidentBytes)
         let none = Nodes.settings(codesFrom: 1500, residentBytes: 0)
         var generator = ClusteredVectors(dimensions: Nodes.dimensions, clusters: 20, seed: 0x4E51)
         let vectors = generator.next(1800)
-        let heldIndex = try Nodes.filled(folder, vectors, settings: held)
-        let noneIndex = try Nodes.filled(folder, vectors, settings: none)
+        let heldIndex = try Nodes.filled(folder, vectors, settings: held, threads: 1)
+        let noneIndex = try Nodes.filled(folder, vectors, settings: none, threads: 1)
         #expect(heldIndex.codeBytes == Nodes.codeBytes48, "trained at 1,500 labels")
         #expect(noneIndex.codeBytes == Nodes.codeBytes48)
         for label in stride(from: 0, to: 1800, by: 13) {
