@@ -5,8 +5,11 @@ import Testing
 
 /// Fetching across hosts at once, each host politely: a list of pages on two hosts (`127.0.0.1` and
 /// `localhost`, one loopback server) with a politeness delay is not serialized — the second host's pages
-/// are asked while the first host waits for its delay — and no two requests to one host arrive closer than
-/// the delay (server-side arrival times: a lower bound, whatever the machine's speed).
+/// are asked while the first host waits for its delay — and one host's requests arrive about the delay apart.
+/// The pacer starts them at least the delay apart (`HostScheduleTests` pins that exactly, on a test clock); the
+/// server sees each start plus that request's latency, which differs between two requests (a new connection, a
+/// busy machine: 51 ms short of a second was seen), so the check here is half the delay: unpaced requests
+/// arrive milliseconds apart.
 @Suite(.serialized)
 struct WebSourceConcurrencyCLITests {
     @Test("two hosts asked at once, each no faster than its delay")
@@ -52,7 +55,7 @@ struct WebSourceConcurrencyCLITests {
         #expect(Set(byHost.keys) == ["127.0.0.1", "localhost"], "\(byHost.keys)")
         for (host, asked) in byHost {
             for (earlier, later) in zip(asked, asked.dropFirst()) {
-                #expect(later.time - earlier.time >= delay * 0.95, "\(host): \(earlier.path) then \(later.path)")
+                #expect(later.time - earlier.time >= delay * 0.5, "\(host): \(earlier.path) then \(later.path)")
             }
         }
         // Serialized in list order, host two's first page would come after host one's last (two delays
