@@ -42,6 +42,31 @@ import Testing
     }
 
     @Test(
+        "inserted side by side, no label is cut off: a search as broad as the graph finds every label by its own vector, batch after batch, with and without codes",
+        arguments: [0, 24]
+    )
+    func everyLabelStaysReachable(codeBytes: Int) throws {
+        let folder = try Nodes.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        // Another insert can start its level-0 search at a node whose upper lists are linked and whose own
+        // level-0 list is not yet written, link only to it, and be linked back by it: the node's list, written
+        // next, must keep that link (session 37: it was overwritten, and the other node had no way in).
+        for round in 0..<6 {
+            var generator = ClusteredVectors(dimensions: Nodes.dimensions, clusters: 8, seed: 0x5EE + UInt64(round))
+            let vectors = generator.next(1200)
+            let settings = Nodes.settings(codeBytes: codeBytes, codesFrom: 300)
+            let index = try LocalANNIndex(dimensions: Nodes.dimensions, capacity: 64, settings: settings, directory: folder)
+            for start in stride(from: 0, to: vectors.count, by: 400) {
+                try index.add((start..<start + 400).map { (UInt64($0), vectors[$0]) }, threads: 4)
+            }
+            let lost = vectors.indices.filter {
+                index.search(vectors[$0], k: 1, breadth: 2 * vectors.count).first?.label != UInt64($0)
+            }
+            #expect(lost.isEmpty, "round \(round), code bytes \(codeBytes): \(lost.count) labels not found")
+        }
+    }
+
+    @Test(
         "a batch inserted side by side that replaces labels present and names new labels twice: every label counted once, each found by its last vector and not by an earlier one"
     )
     func replacementsAndRepeatsKeepTheLastVector() throws {
