@@ -55,7 +55,12 @@ import Testing
             var generator = ClusteredVectors(dimensions: Nodes.dimensions, clusters: 8, seed: 0x5EE + UInt64(round))
             let vectors = generator.next(1200)
             let settings = Nodes.settings(codeBytes: codeBytes, codesFrom: 300)
-            let index = try LocalANNIndex(dimensions: Nodes.dimensions, capacity: 64, settings: settings, directory: folder)
+            let index = try LocalANNIndex(
+                dimensions: Nodes.dimensions,
+                capacity: 64,
+                settings: settings,
+                directory: folder
+            )
             for start in stride(from: 0, to: vectors.count, by: 400) {
                 try index.add((start..<start + 400).map { (UInt64($0), vectors[$0]) }, threads: 4)
             }
