@@ -872,24 +872,33 @@ struct SluiceFileGraph {
         }
         s.clearVisited();
         s.used = 0;
+        // Every layer is searched first, top down, then linked bottom up (level 0 first): another insert reaches
+        // this node at a layer only once linked there, and finds its lists at that layer and below written (linked
+        // top down, a node reached through an upper layer had no level-0 list yet, and an insert that started
+        // there linked to it alone; session 37). The searches do not depend on the links (a layer's links change
+        // only that layer's lists), so one thread builds the same graph either way.
+        const int highest = std::min(level, top);
+        std::vector<std::vector<Scored>> upperFound(size_t(std::max(highest, 0)) + 1);
         if (coded) {
             uint32_t current = descendByCodes(uint32_t(start), top, level, s);
             // The upper layers by codes alone (no read): the harness's way.
-            for (int layer = std::min(level, top); layer >= 1; layer--) {
-                const std::vector<Scored> &found = searchUpperByCodes(current, efConstruction, layer, s);
-                current = found[0].id;
-                linkUpperByCodes(id, layer, found, s);
+            for (int layer = highest; layer >= 1; layer--) {
+                upperFound[size_t(layer)] = searchUpperByCodes(current, efConstruction, layer, s);
+                current = upperFound[size_t(layer)][0].id;
             }
             linkLayer(id, code, 0, searchByCodes(code, current, efConstruction, s), s, true);
+            for (int layer = 1; layer <= highest; layer++) linkUpperByCodes(id, layer, upperFound[size_t(layer)], s);
         } else {
             Scored current = score(uint32_t(start), code, s);
             for (int layer = top; layer > level; layer--)
                 current = searchLayer(code, current, 1, layer, false, s)[0];
-            for (int layer = std::min(level, top); layer >= 0; layer--) {
-                const std::vector<Scored> &found = searchLayer(code, current, efConstruction, layer, false, s);
-                current = found[0];
-                linkLayer(id, code, layer, found, s, false);
+            for (int layer = highest; layer >= 1; layer--) {
+                upperFound[size_t(layer)] = searchLayer(code, current, efConstruction, layer, false, s);
+                current = upperFound[size_t(layer)][0];
             }
+            linkLayer(id, code, 0, searchLayer(code, current, efConstruction, 0, false, s), s, false);
+            for (int layer = 1; layer <= highest; layer++)
+                linkLayer(id, code, layer, upperFound[size_t(layer)], s, false);
         }
         if (level > top) {
             entry = id;
