@@ -876,7 +876,9 @@ struct SluiceFileGraph {
         // this node at a layer only once linked there, and finds its lists at that layer and below written (linked
         // top down, a node reached through an upper layer had no level-0 list yet, and an insert that started
         // there linked to it alone; session 37). The searches do not depend on the links (a layer's links change
-        // only that layer's lists), so one thread builds the same graph either way.
+        // only that layer's lists), so one thread builds the same graph either way. It also means no other insert
+        // links into this node's list at a layer before the node writes it there (once, before linking back), so
+        // the write need not keep links gained meanwhile (session 38 removed that merge, a read an insert).
         const int highest = std::min(level, top);
         std::vector<std::vector<Scored>> upperFound(size_t(std::max(highest, 0)) + 1);
         if (coded) {
@@ -921,16 +923,9 @@ struct SluiceFileGraph {
         {
             NodeLock hold(locks, id);  // let go before the neighbours' locks are taken (one lock at a time)
             if (layer == 0) {
-                if (locks != nullptr) {
-                    s.links.resize(m0 + 1);
-                    uint32_t *current = s.links.data();
-                    readNode(current, 4 * (1 + m0), offsetOf(id));
-                    keepLinksSince(ids, current + 1, std::min<uint32_t>(current[0] & ~tombstone, uint32_t(m0)), m0);
-                }
                 writeLevel0List(id, uint32_t(ids.size()), ids.data(), false, s);
             } else {
                 uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
-                if (locks != nullptr) keepLinksSince(ids, list + 1, std::min<uint32_t>(list[0], uint32_t(m)), m);
                 std::fill(list, list + 1 + m, 0);
                 list[0] = uint32_t(ids.size());
                 std::copy(ids.begin(), ids.end(), list + 1);
@@ -943,17 +938,6 @@ struct SluiceFileGraph {
         for (const Scored &neighbour : chosen)
             connect(neighbour.id, id, code, layer, neighbour.distance, s,
                 recordsKnown && layer == 0 ? s.record(neighbour.slot) : nullptr, neighbour.slot);
-    }
-
-    // Inserts side by side: the links a new node's list gained since its record was written kept in `ids` (its
-    // chosen neighbours), up to `most`. Another insert can start its search at the new node (reached through an
-    // upper layer it is linked in already) before the node's own list is written, link only to it and be linked
-    // back into that list; written over, that link was the other node's only way in (session 37: a search as
-    // broad as the graph missed up to 10 of 1,200 labels). One thread never meets such a list (it is empty).
-    static void keepLinksSince(std::vector<uint32_t> &ids, const uint32_t *links, uint32_t count, size_t most)
-    {
-        for (uint32_t i = 0; i < count && ids.size() < most; i++)
-            if (std::find(ids.begin(), ids.end(), links[i]) == ids.end()) ids.push_back(links[i]);
     }
 
     // The slot in the scratch's `decoded` of node `id`'s decoded code, decoded there at its first use since
@@ -1036,7 +1020,6 @@ struct SluiceFileGraph {
             uint32_t *list = &upper.at(id)[size_t(layer - 1) * (1 + m)];
             std::vector<uint32_t> ids;
             for (const Scored &c : chosen) ids.push_back(c.id);
-            if (locks != nullptr) keepLinksSince(ids, list + 1, std::min<uint32_t>(list[0], uint32_t(m)), m);
             std::fill(list, list + 1 + m, 0);
             list[0] = uint32_t(ids.size());
             std::copy(ids.begin(), ids.end(), list + 1);
