@@ -204,6 +204,7 @@ struct LocalSearchBench: AsyncParsableCommand {
         Self.say("")
         Self.say(
             "search            queries  1 at a time p50/p99 ms  \(concurrency) at once p50/p99 ms   queries/s  recall@\(k)"
+                + "  CPU ms a query (1 at a time)"
         )
         for line in exactLines { Self.say(line) }
         for setting in efSearch {
@@ -235,6 +236,8 @@ struct LocalSearchBench: AsyncParsableCommand {
     struct Latencies {
         var milliseconds: [Double]
         var wall: Double
+        /// The process's CPU seconds over the measurement (every thread: the caller's, the store's readers').
+        var cpu: Double = 0
         func percentile(_ p: Double) -> Double {
             let sorted = milliseconds.sorted()
             guard !sorted.isEmpty else { return 0 }
@@ -251,12 +254,18 @@ struct LocalSearchBench: AsyncParsableCommand {
         var times: [Double] = []
         var results: [[SearchHit]] = []
         let start = clock.now
+        let cpuBefore = processCPU()
         for query in queries {
             let begin = clock.now
             results.append(try await search(query))
             times.append(seconds(begin.duration(to: clock.now)) * 1000)
         }
-        return (Latencies(milliseconds: times, wall: seconds(start.duration(to: clock.now))), results)
+        let latencies = Latencies(
+            milliseconds: times,
+            wall: seconds(start.duration(to: clock.now)),
+            cpu: processCPU() - cpuBefore
+        )
+        return (latencies, results)
     }
 
     /// `concurrency` clients, each sending its next query when the last one is answered.
@@ -297,14 +306,15 @@ struct LocalSearchBench: AsyncParsableCommand {
 
         name.padding(toLength: 18, withPad: " ", startingAt: 0)
             + String(
-                format: "%7d  %10.2f / %-10.2f  %9.2f / %-10.2f  %9.0f  %.3f",
+                format: "%7d  %10.2f / %-10.2f  %9.2f / %-10.2f  %9.0f  %.3f      %.3f",
                 count,
                 single.percentile(0.5),
                 single.percentile(0.99),
                 concurrent.percentile(0.5),
                 concurrent.percentile(0.99),
                 Double(count) / max(concurrent.wall, 1e-9),
-                recall
+                recall,
+                single.cpu * 1000 / Double(max(1, count))
             )
     }
 
