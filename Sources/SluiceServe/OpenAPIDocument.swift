@@ -133,53 +133,16 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "413": {
-            "description": "The body is over `serve.max_body_bytes`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/PayloadTooLarge"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
-            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unavailable"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -247,53 +210,16 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "413": {
-            "description": "The body is over `serve.max_body_bytes`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/PayloadTooLarge"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
-            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unavailable"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -372,43 +298,13 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
-            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unavailable"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -489,43 +385,13 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
-            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unavailable"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -586,43 +452,13 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
-            "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unavailable"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -669,43 +505,13 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "413": {
-            "description": "The body is over `serve.max_body_bytes`.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/PayloadTooLarge"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           },
           "503": {
             "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, the server is stopping, or the state is damaged (`state-corrupt`, with how to recover: no run is started, since it would refuse the state).",
@@ -768,14 +574,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -784,23 +583,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/Forbidden"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           }
         }
       }
@@ -821,14 +604,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -837,23 +613,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/Forbidden"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           }
         }
       }
@@ -874,14 +634,7 @@ enum OpenAPIDocument {
             }
           },
           "401": {
-            "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Unauthorized"
           },
           "421": {
             "$ref": "#/components/responses/HostRefused"
@@ -890,23 +643,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/OriginRefused"
           },
           "429": {
-            "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
-            "headers": {
-              "Retry-After": {
-                "description": "Seconds until a request is possible again.",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/RateLimited"
           }
         }
       }
@@ -1857,6 +1594,55 @@ enum OpenAPIDocument {
       },
       "Forbidden": {
         "description": "`origin-refused`: a server without credentials and a request from a web page whose `Origin` is not in `serve.cors_origins`; or `forbidden`: the key's scopes (`serve.keys_file`) do not include this endpoint (docs/ACCESS.md).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "Unauthorized": {
+        "description": "No bearer token, or one that is neither the operator's token (`serve.api_key_env`), a key of `serve.keys_file` nor a JWT `serve.jwt` accepts (only when the server requires one).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "RateLimited": {
+        "description": "This key's or JWT principal's requests per minute are used up (`serve.rate_limit_per_minute`, a key's `rate_limit_per_minute`); other callers are not affected.",
+        "headers": {
+          "Retry-After": {
+            "description": "Seconds until a request is possible again.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "Unavailable": {
+        "description": "A dependency (the store, the embedder) is unavailable, the request took longer than `serve.request_timeout_seconds`, or the server is stopping.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "PayloadTooLarge": {
+        "description": "The body is over `serve.max_body_bytes`.",
         "content": {
           "application/json": {
             "schema": {
