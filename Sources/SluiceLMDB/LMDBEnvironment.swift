@@ -20,6 +20,11 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// This environment's memory map, registered with the ``ResidentMemoryReleaser`` (its token; tests take the
     /// map out of the releaser's hands to read what a read left resident).
     let mapping: Int?
+    /// The map's registration that turns the kernel's fault-around off for point reads (``LMDBMapFaultAround``);
+    /// nil where that cannot be done.
+    package let faultAround: LMDBMapFaultAround?
+    /// Whether point reads in this environment's map fault one page at a time now (``LMDBMapFaultAround``).
+    package var faultAroundOff: Bool { faultAround?.isOff ?? false }
     /// Whose errors this environment's are: the code and the owner named in their messages.
     package let errors: ErrorLabel
     /// The data file, from which read transactions copy large values when asked (``LMDBValueFile``).
@@ -148,6 +153,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         let created =
             rc == 0
             ? ResidentMemoryReleaser.mappings(of: dataFile).filter { range in !before.contains { $0 == range } } : []
+        // Under the lock too: a read-only open's map is made again, briefly a second mapping of the file, which
+        // another open must not take for its own.
+        let faultAround =
+            created.count == 1 ? LMDBMapFaultAround.turnOff(created[0], of: handle, readOnly: readOnly) : nil
         Self.openLock.unlock()
         if rc != 0 {
             mdb_env_close(handle)
@@ -165,6 +174,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
         self.env = handle
         // The map is the one range this open created (none when /proc is not there: no copies then).
         self.valueFile = created.count == 1 ? LMDBValueFile(environment: handle, map: created[0]) : nil
+        self.faultAround = faultAround
         self.mapping = ResidentMemoryReleaser.shared.register(created)
     }
 
@@ -215,7 +225,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         var txn: OpaquePointer?
         try errors.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
-        let transaction = LMDBTransaction(txn: txn!, errors: errors, file: valueFile, checkEvery: checkInterval)
+        let transaction = LMDBTransaction(
+            txn: txn!,
+            errors: errors,
+            file: valueFile,
+            faultAround: faultAround,
+            checkEvery: checkInterval
+        )
         defer {
             mdb_txn_abort(txn)
             transaction.ended()
@@ -230,7 +246,12 @@ package final class LMDBEnvironment: @unchecked Sendable {
         var txn: OpaquePointer?
         try errors.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin(write)")
         let result: T
-        let transaction = LMDBTransaction(txn: txn!, errors: errors, checkEvery: checkInterval)
+        let transaction = LMDBTransaction(
+            txn: txn!,
+            errors: errors,
+            faultAround: faultAround,
+            checkEvery: checkInterval
+        )
         defer { transaction.ended() }
         do {
             result = try body(transaction)
@@ -265,16 +286,35 @@ package struct LMDBTransaction {
     /// The data file, in a read transaction (a write transaction's values may be its own dirty pages,
     /// which are not in the file yet).
     private let file: LMDBValueFile?
+    /// The map's fault-around switch, which a long ``forEach(_:from:largeValues:_:)`` turns back on while it runs.
+    private let faultAround: LMDBMapFaultAround?
+
+    /// Entries a ``forEach(_:from:largeValues:_:)`` visits before it counts as a scan and gives the map back the
+    /// kernel's fault-around until it ends (``LMDBMapFaultAround``): past a few leaf pages of entries, so that the
+    /// short range reads of point look-ups do not pay the switch (about 0.5–1 ms).
+    package static let scanEntries = 256
+
+    /// Values from this size up (four pages) are copied from the data file in read transactions while the map
+    /// faults one page at a time (``LMDBMapFaultAround``): one `pread` costs less than a fault a page.
+    static let multiPageValueBytes = 16 << 10
+
+    /// Whether `value`, read through the map as ``LargeValues/mapped``, is copied from the file instead: when it
+    /// spans ``multiPageValueBytes`` and the map faults one page at a time now.
+    private func copiesFromFile(_ value: MDB_val) -> Bool {
+        value.mv_size >= Self.multiPageValueBytes && faultAround?.isOff == true
+    }
 
     init(
         txn: OpaquePointer,
         errors: LMDBEnvironment.ErrorLabel,
         file: LMDBValueFile? = nil,
+        faultAround: LMDBMapFaultAround? = nil,
         checkEvery: LMDBEnvironment.CheckInterval
     ) {
         self.txn = txn
         self.errors = errors
         self.file = file
+        self.faultAround = faultAround
         self.meter = OperationMeter(checkEvery: checkEvery)
     }
 
@@ -290,7 +330,9 @@ package struct LMDBTransaction {
     /// page (those on their own pages).
     package enum LargeValues: Sendable {
         /// Through the map, as every other read: the pages stay mapped until the next release (the
-        /// ``ResidentMemoryReleaser``'s budget), and a value read again soon is read in place.
+        /// ``ResidentMemoryReleaser``'s budget), and a value read again soon is read in place. A read
+        /// transaction copies one of four pages or more from the file all the same while the map faults one page
+        /// at a time (``LMDBMapFaultAround``).
         case mapped
         /// Copied from the data file (`pread`), in a read transaction: their pages are never mapped, so a
         /// scan over many of them (a search's `ivf` lists, the exact scan, the graph's build from a snapshot
@@ -344,7 +386,7 @@ package struct LMDBTransaction {
             let rc = mdb_get(txn, dbi, &k, &v)
             if rc == MDB_NOTFOUND { return }
             try errors.check(rc, "mdb_get")
-            if largeValues == .copied, let file {
+            if let file, largeValues == .copied || copiesFromFile(v) {
                 var copy: [UInt8] = []
                 if file.copy(v, into: &copy) {
                     result = copy
@@ -442,11 +484,15 @@ package struct LMDBTransaction {
         largeValues: LargeValues = .mapped,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        let file = largeValues == .copied ? self.file : nil
+        let copyAll = largeValues == .copied
         var copy: [UInt8] = []
         var cursor: OpaquePointer?
         try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
-        defer { mdb_cursor_close(cursor) }
+        var visited = 0
+        defer {
+            mdb_cursor_close(cursor)
+            if visited > Self.scanEntries { faultAround?.endScan() }
+        }
         var k = MDB_val()
         var v = MDB_val()
         var rc: Int32
@@ -460,9 +506,11 @@ package struct LMDBTransaction {
         }
         while rc == 0 {
             meter.tick()
+            visited += 1
+            if visited == Self.scanEntries + 1 { faultAround?.beginScan() }
             let key = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
             let more: Bool
-            if let file, file.copy(v, into: &copy) {
+            if let file, copyAll || copiesFromFile(v), file.copy(v, into: &copy) {
                 more = try copy.withUnsafeBytes { try body(key, $0) }
             } else {
                 more = try body(key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
