@@ -16,24 +16,6 @@ import Testing
         return usage.ru_minflt
     }
 
-    /// The resident bytes of the mapping that starts at `map.start` (its `Rss` in /proc/self/smaps; 0 if absent).
-    private static func residentBytes(of map: (start: UInt, length: Int)) -> Int {
-        // Not String(contentsOfFile:): it stops after the first page of a /proc file.
-        guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return 0 }
-        defer { try? handle.close() }
-        let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-        let header = String(map.start, radix: 16) + "-"
-        var inside = false
-        for line in smaps.split(separator: "\n") {
-            if let first = line.first, first.isHexDigit, line.contains("-"), !line.hasSuffix(" kB") {
-                inside = line.hasPrefix(header)
-            } else if inside, line.hasPrefix("Rss:") {
-                return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
-            }
-        }
-        return 0
-    }
-
     /// An environment holding `count` values of `bytes` bytes (each on its own pages), keyed by big-endian index.
     private static func environment(count: Int, bytes: Int) throws -> (LMDBEnvironment, LMDBDatabase, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -151,12 +133,12 @@ import Testing
         let copiedBefore = environment.valuesCopied
         emptied()
         let copied = try read(.copied)
-        let copiedResident = Self.residentBytes(of: map)
+        let copiedResident = MapResidency.residentBytes(at: map.start)
         #expect(copied.sum == expected, "the copies hold the values' bytes")
         #expect(environment.valuesCopied - copiedBefore == count, "each read by key was a copy")
         emptied()
         let mapped = try read(.mapped)
-        let mappedResident = Self.residentBytes(of: map)
+        let mappedResident = MapResidency.residentBytes(at: map.start)
         #expect(mapped.sum == expected)
         #expect(environment.valuesCopied - copiedBefore == count, "reads through the map copy nothing")
         // Copied, only the keys' leaf and branch pages are faulted in — with their cached neighbours (the kernel

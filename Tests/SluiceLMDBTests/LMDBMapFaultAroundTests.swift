@@ -10,23 +10,6 @@ import Testing
 /// get the same (``LMDBMapFaultAround``). Where the kernel or a seccomp profile refuses userfaultfd, the map keeps
 /// the kernel's behaviour and the tests check that and the reads' bytes only.
 @Suite struct LMDBMapFaultAroundTests {
-    /// Resident bytes of the mapping that starts at `start` (its `Rss` in /proc/self/smaps; 0 if absent).
-    private static func residentBytes(at start: UInt) -> Int {
-        guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return 0 }
-        defer { try? handle.close() }
-        let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-        let header = String(start, radix: 16) + "-"
-        var inside = false
-        for line in smaps.split(separator: "\n") {
-            if let first = line.first, first.isHexDigit, line.contains("-"), !line.hasSuffix(" kB") {
-                inside = line.hasPrefix(header)
-            } else if inside, line.hasPrefix("Rss:") {
-                return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
-            }
-        }
-        return 0
-    }
-
     private static func key(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) } }
 
     /// 600 bytes: six values a leaf page, so that 40,000 of them fill ~6,700 leaf pages (26 MB).
@@ -68,7 +51,7 @@ import Testing
             }
             return wrong
         }
-        return (residentBytes(at: map.start), wrong)
+        return (MapResidency.residentBytes(at: map.start), wrong)
     }
 
     /// With fault-around off, 300 scattered reads map about their own pages (~300 leaves and the branches
