@@ -291,7 +291,7 @@ package struct LMDBTransaction {
 
     /// Entries a ``forEach(_:from:largeValues:_:)`` visits before it counts as a scan and gives the map back the
     /// kernel's fault-around until it ends (``LMDBMapFaultAround``): past a few leaf pages of entries, so that the
-    /// short range reads of point look-ups do not pay the switch (about 0.5–1 ms).
+    /// short range reads of point look-ups do not pay the switch (0.1–1 ms).
     package static let scanEntries = 256
 
     /// Values from this size up (four pages) are copied from the data file in read transactions while the map

@@ -100,7 +100,7 @@ package final class LMDBMapFaultAround: Sendable {
     /// How many times a scan gave the map back its fault-around (for tests).
     package var scansUnregistered: Int { unregistrations.load(ordering: .relaxed) }
 
-    /// A scan starts: the first one running unregisters the map (about 0.5–1 ms: the kernel walks the map's
+    /// A scan starts: the first one running unregisters the map (0.1–1 ms: the kernel walks the map's
     /// 64 GB of page tables).
     func beginScan() {
         state.withLock { state in
