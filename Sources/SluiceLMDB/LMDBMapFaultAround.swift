@@ -25,8 +25,8 @@ import Synchronization
 /// again; point reads running meanwhile fault as the kernel does by default.
 ///
 /// **Read-only opens.** Registration needs a mapping that could be made writable (`VM_MAYWRITE`), which LMDB's map
-/// of a data file it opened read-only (`MDB_RDONLY`: `serve`, `search`, `ask`) is not. For those the map is made
-/// again, identical, from a descriptor of the same file opened for reading and writing
+/// of a data file it opened read-only (`MDB_RDONLY`: `serve`, `search`, `ask`, `export`) is not. For those the map
+/// is made again, identical, from a descriptor of the same file opened for reading and writing
 /// (`sluice_lmdb_remap_writable`) when this user may write it — as a read-only command must be able to write the
 /// folder's lock file anyway; LMDB still opens no write transaction there.
 ///
