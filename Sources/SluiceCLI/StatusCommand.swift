@@ -23,16 +23,21 @@ struct StatusCommand: AsyncParsableCommand {
             let configuration = try options.loadConfiguration()
             let report = try Pipeline.status(configuration: configuration, recentRuns: runs)
             // The local store's index, from the store (the state does not know it).
-            let storeIndex = await Pipeline.localStoreIndex(configuration: configuration)
+            let storeDetails = await Pipeline.localStoreDetails(configuration: configuration)
+            let storeIndex = storeDetails.flatMap(Pipeline.storeIndex)
+            // How this process's reads fault in its map (a search here would fault the same way).
+            let storeMap = storeDetails.flatMap(Pipeline.storeMap)
             if json {
                 var document = MachineReadable.status(report, extractionCacheCapMB: configuration.extract.cacheMB)
                 document["store_index"] = storeIndex ?? NSNull()
+                document["store_map"] = storeMap ?? NSNull()
                 try MachineReadable.print(document)
                 return
             }
             print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
             print("embedder: \(report.embedder ?? "none yet")")
             if let line = storeIndex.flatMap(Pipeline.indexSummary) { print("store: \(line)") }
+            if let line = storeMap.flatMap(Pipeline.storeMapSummary) { print("store map: \(line)") }
             // With generations, what follows is the active one's; each is summed up here.
             let generations = try await IndexGenerations(configuration: configuration).report()
             if !generations.all.isEmpty {

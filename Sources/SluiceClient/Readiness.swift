@@ -52,11 +52,17 @@ public struct Readiness: Sendable, Hashable, Codable {
     /// `hnsw_graph_generation`, `hnsw_graph_behind` and `hnsw_ef_search`; with `ivf`, the `ivf_*` entries. Nil for another kind
     /// of store, when the store did not answer, and from a server that does not report it.
     public var storeIndex: [String: String]?
+    /// How the server's reads fault in the local store's LMDB map (`store_map`): `fault_around` `off` (point reads
+    /// fault one page at a time; scans keep fault-around) or `on` (the kernel's behaviour) and, with `on`, its
+    /// `reason`. Nil for another kind of store, when the store did not answer, and from a server that does not
+    /// report it.
+    public var storeMap: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case ready, store, embedder, documents, vectors, state
         case answerModelConfigured = "answer_model_configured"
         case lastRun = "last_run"
         case storeIndex = "store_index"
+        case storeMap = "store_map"
     }
 }

@@ -25,6 +25,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package let faultAround: LMDBMapFaultAround?
     /// Whether point reads in this environment's map fault one page at a time now (``LMDBMapFaultAround``).
     package var faultAroundOff: Bool { faultAround?.isOff ?? false }
+    /// Why this environment's map keeps the kernel's fault-around for point reads, or nil when they fault one page
+    /// at a time (scans keep it either way): what `sluice status` and `/ready` report (`store_map`).
+    package let faultAroundKept: String?
     /// Whose errors this environment's are: the code and the owner named in their messages.
     package let errors: ErrorLabel
     /// The data file, from which read transactions copy large values when asked (``LMDBValueFile``).
@@ -175,6 +178,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         // The map is the one range this open created (none when /proc is not there: no copies then).
         self.valueFile = created.count == 1 ? LMDBValueFile(environment: handle, map: created[0]) : nil
         self.faultAround = faultAround
+        self.faultAroundKept = LMDBMapFaultAround.keptReason(
+            mapFound: created.count == 1,
+            registered: faultAround != nil
+        )
         self.mapping = ResidentMemoryReleaser.shared.register(created)
     }
 

@@ -60,6 +60,25 @@ package final class LMDBMapFaultAround: Sendable {
         var errno: Int32
     }
 
+    /// Why a map of this process keeps the kernel's fault-around, for an operator (`sluice status`, `/ready`):
+    /// `mapFound` is whether the open found its map in `/proc/self/maps`, `registered` whether registering it
+    /// (after making it again, for a read-only open) succeeded. Nil when it was turned off.
+    static func keptReason(mapFound: Bool, registered: Bool) -> String? {
+        if registered { return nil }
+        if keptByEnvironment { return "SLUICE_LMDB_FAULT_AROUND=kernel is set" }
+        if case .failure(let why) = descriptor {
+            #if os(Linux)
+            let error = String(cString: strerror(why.errno))
+            return "this process has no userfaultfd with asynchronous write-protect (\(error)): "
+                + "Linux before 6.7, or a seccomp profile that refuses userfaultfd"
+            #else
+            return "userfaultfd is Linux's"
+            #endif
+        }
+        if !mapFound { return "the map was not found in /proc/self/maps" }
+        return "the kernel refused to register the map (a read-only open of a data file this user may not write)"
+    }
+
     private let fd: Int32
     private let range: (start: UInt, length: Int)
     /// Scans running, and whether the map is registered now.

@@ -11,11 +11,18 @@ extension Pipeline {
     /// an epoch is trained, `ivf_training` and `ivf_training_progress`.
     /// - Returns: nil for another kind of store, or before the first run has made the store.
     public static func localStoreIndex(configuration: PipelineConfiguration) async -> [String: String]? {
+        await localStoreDetails(configuration: configuration).flatMap(storeIndex)
+    }
+
+    /// The local store's details (``SinkInfo/details``), read as ``localStoreIndex(configuration:)`` reads them:
+    /// its index (``storeIndex(_:)``) and how this process's reads fault in its map (``storeMap(_:)``).
+    /// - Returns: nil for another kind of store, or before the first run has made the store.
+    public static func localStoreDetails(configuration: PipelineConfiguration) async -> [String: String]? {
         guard configuration.sink.kind == .local,
             let sink = try? SinkFactory.make(configuration, readOnly: true),
             let info = try? await sink.info()
         else { return nil }
-        return storeIndex(info.details)
+        return info.details
     }
 
     /// The index's entries of a store's details (``localStoreIndex(configuration:)``'s keys), or nil when
@@ -23,6 +30,25 @@ extension Pipeline {
     public static func storeIndex(_ details: [String: String]) -> [String: String]? {
         guard details["index"] != nil else { return nil }
         return details.filter { $0.key == "index" || $0.key.hasPrefix("ivf_") || $0.key.hasPrefix("hnsw_") }
+    }
+
+    /// How this process's reads fault in the local store's LMDB map, from a store's details (`store_map` of
+    /// `sluice status --json` and `/ready`): `fault_around` `off` (point reads fault one page at a time; scans keep
+    /// fault-around) or `on` (the kernel's behaviour) and, with `on`, `reason`. Nil for another kind of store.
+    public static func storeMap(_ details: [String: String]) -> [String: String]? {
+        guard let state = details["lmdb_fault_around"] else { return nil }
+        var map = ["fault_around": state]
+        map["reason"] = details["lmdb_fault_around_reason"]
+        return map
+    }
+
+    /// ``storeMap(_:)`` in one line (`sluice status`).
+    public static func storeMapSummary(_ map: [String: String]) -> String? {
+        switch map["fault_around"] {
+        case "off": return "point reads fault one page at a time (fault-around off; scans keep it)"
+        case "on": return "the kernel's fault-around" + (map["reason"].map { " (\($0))" } ?? "")
+        default: return nil
+        }
     }
 
     /// The local store's index in one line (`sluice check`, `sluice status`), from its details

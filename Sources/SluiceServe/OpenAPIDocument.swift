@@ -804,6 +804,26 @@ enum OpenAPIDocument {
             "additionalProperties": {
               "type": "string"
             }
+          },
+          "store_map": {
+            "type": "object",
+            "description": "How this server's reads fault in the local store's LMDB map, as `sluice status --json` reports it; absent for another kind of store or when the store does not answer. `fault_around`: `off` (point reads fault one page at a time; scans keep the kernel's fault-around) or `on` (the kernel's behaviour everywhere), and with `on`, `reason` (for example `SLUICE_LMDB_FAULT_AROUND=kernel is set`, or a seccomp profile that refuses userfaultfd).",
+            "required": [
+              "fault_around"
+            ],
+            "properties": {
+              "fault_around": {
+                "type": "string",
+                "enum": [
+                  "off",
+                  "on"
+                ]
+              },
+              "reason": {
+                "type": "string"
+              }
+            },
+            "additionalProperties": false
           }
         }
       },

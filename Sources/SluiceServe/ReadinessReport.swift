@@ -48,12 +48,16 @@ struct ReadinessReport: Encodable {
     /// `ivf_*`): for `hnsw`, where the nodes live and whether searches use the graph or scan. Absent for
     /// another kind of store, or when the store does not answer.
     var storeIndex: [String: String]?
+    /// How this server's reads fault in the local store's LMDB map, as `sluice status --json` says it
+    /// (`store_map`: `fault_around` `off` or `on`, and with `on` its `reason`). Absent for another kind of store.
+    var storeMap: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case ready, store, embedder, documents, vectors, state
         case answerModelConfigured = "answer_model_configured"
         case lastRun = "last_run"
         case storeIndex = "store_index"
+        case storeMap = "store_map"
     }
 
     /// Asks each dependency, each within `timeout` (a dependency that hangs is reported down, not waited for).
@@ -81,11 +85,13 @@ struct ReadinessReport: Encodable {
         var store = Dependency(ok: true)
         var vectors: Int?
         var storeIndex: [String: String]?
+        var storeMap: [String: String]?
         do {
             let sink = searcher.sink
             let info = try await withDeadline(timeout, what: "the store", setting: setting) { try await sink.info() }
             vectors = info.count
             storeIndex = Pipeline.storeIndex(info.details)
+            storeMap = Pipeline.storeMap(info.details)
             store.detail = detailed ? sink.name : String(sink.name.prefix { $0 != ":" })
         } catch {
             store = down("the store", error)
@@ -139,7 +145,8 @@ struct ReadinessReport: Encodable {
             vectors: vectors,
             lastRun: lastRun,
             state: state,
-            storeIndex: storeIndex
+            storeIndex: storeIndex,
+            storeMap: storeMap
         )
     }
 }

@@ -368,7 +368,7 @@ public final class LocalSink: VectorSink {
             metric: "cosine",
             embedder: embedder,
             details: ["index": indexSettings.kind.rawValue].merging(try ivfDetails()) { $1 }
-                .merging(try graphDetails()) { $1 }
+                .merging(try graphDetails()) { $1 }.merging(mapDetails()) { $1 }
         )
     }
 

@@ -32,7 +32,7 @@ struct MachineReadableCLITests {
             Set(status.keys) == [
                 "state_directory", "embedder", "pending_sink_reset", "documents_by_status", "documents",
                 "vectors_tracked",
-                "embedding_cache_entries", "extraction_cache", "recent_runs", "failures", "store_index",
+                "embedding_cache_entries", "extraction_cache", "recent_runs", "failures", "store_index", "store_map",
             ]
         )
         // The local store's index, read from the store (the default: the graph).

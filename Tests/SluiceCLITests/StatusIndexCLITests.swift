@@ -103,6 +103,58 @@ import Testing
         #expect(ready.storeIndex?["hnsw_ef_search"] == "64")
     }
 
+    /// `store_map`: whether this process's point reads in the store's map fault one page at a time (fault-around
+    /// off, docs/LOCAL_INDEX.md) or keep the kernel's fault-around, and why; `SLUICE_LMDB_FAULT_AROUND=kernel`
+    /// keeps it, in `status` and in `serve`'s `/ready`.
+    @Test("status and /ready say whether the store's map faults one page a read, and why not")
+    func storeMap() async throws {
+        let ws = try Workspace("status-store-map")
+        defer { ws.cleanUp() }
+        _ = try Corpus.write(count: 3, into: ws.corpus, seed: 0x5EED_3304)
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 0)
+        func status(_ environment: [String: String?]) async throws -> (json: [String: String], line: String?) {
+            let arguments = ["status", ws.pipeline.path] + main.arguments
+            let result = try await ws.sluice(arguments + ["--json"], environment: environment)
+            try #require(result.exitCode == 0, "\(result)")
+            let document = try MachineReadableCLITests.json(result.stdout)
+            let map = try #require(document["store_map"] as? [String: String], "\(result.stdout)")
+            let text = try await ws.sluice(arguments, environment: environment)
+            try #require(text.exitCode == 0, "\(text)")
+            return (map, text.stdout.split(separator: "\n").first { $0.hasPrefix("store map: ") }.map(String.init))
+        }
+        let kernel = "SLUICE_LMDB_FAULT_AROUND=kernel is set"
+
+        let kept = try await status(["SLUICE_LMDB_FAULT_AROUND": "kernel"])
+        #expect(kept.json == ["fault_around": "on", "reason": kernel])
+        #expect(kept.line == "store map: the kernel's fault-around (\(kernel))", "\(kept.line ?? "no line")")
+
+        // Without the variable: off where this kernel lets a process register its map (Linux 6.7 and later, no
+        // seccomp profile refusing userfaultfd), else on with a reason that is not the variable.
+        let plain = try await status(["SLUICE_LMDB_FAULT_AROUND": nil])
+        if plain.json["fault_around"] == "off" {
+            #expect(plain.json == ["fault_around": "off"])
+            #expect(
+                plain.line == "store map: point reads fault one page at a time (fault-around off; scans keep it)",
+                "\(plain.line ?? "no line")"
+            )
+        } else {
+            #expect(plain.json["fault_around"] == "on")
+            let reason = try #require(plain.json["reason"], "\(plain.json)")
+            #expect(!reason.isEmpty && reason != kernel)
+        }
+
+        // `serve` reports its own process's map, and the variable keeps fault-around there too.
+        for (environment, expected) in [
+            (["SLUICE_LMDB_FAULT_AROUND": "kernel"], kept.json), (["SLUICE_LMDB_FAULT_AROUND": nil], plain.json),
+        ] as [([String: String?], [String: String])] {
+            let server = try await ServeProcess.start(ws, main, environment: environment)
+            let ready = try await server.client().ready()
+            _ = try await server.stop()
+            #expect(ready.storeMap == expected, "\(String(describing: ready.storeMap))")
+        }
+    }
+
     @Test("exact: the index alone, and nothing of a graph")
     func exactIndex() async throws {
         let ws = try Workspace("status-index-exact")

@@ -86,6 +86,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = try LMDBEnvironment(path: directory, mapSize: 1 << 30)
         #expect(environment.faultAroundOff == LMDBMapFaultAround.available)
+        // What `sluice status` and `/ready` report: no reason when it is off, else why.
+        #expect((environment.faultAroundKept == nil) == LMDBMapFaultAround.available)
+        if LMDBMapFaultAround.keptByEnvironment {
+            #expect(environment.faultAroundKept == "SLUICE_LMDB_FAULT_AROUND=kernel is set")
+        }
         try Self.checkPointReads(environment, dataFile: directory.appendingPathComponent("data.mdb"))
     }
 
@@ -98,6 +103,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let reader = try LMDBEnvironment(path: directory, mapSize: 1 << 30, readOnly: true)
         #expect(reader.faultAroundOff == LMDBMapFaultAround.available)
+        #expect((reader.faultAroundKept == nil) == LMDBMapFaultAround.available)
         try Self.checkPointReads(reader, dataFile: directory.appendingPathComponent("data.mdb"))
 
         let writer = try LMDBEnvironment(path: directory, mapSize: 1 << 30)
