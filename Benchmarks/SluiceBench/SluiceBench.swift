@@ -24,9 +24,10 @@ struct SluiceBench: AsyncParsableCommand {
 
 extension SluiceBench {
     /// As `sluice`'s `main`, after giving OpenBLAS the kernels of this CPU where its own detection falls back to
-    /// generic ones (`OpenBLASCore`): the MiniLM benchmark measures what `sluice` runs.
+    /// generic ones and stopping its thread pool (`OpenBLASCore`): the MiniLM benchmark measures what `sluice` runs.
     static func main() async {
         OpenBLASCore.reexecuteIfUnrecognized()
+        OpenBLASCore.stopThreadPool()
         await parseAndRun()
     }
 }

@@ -6,7 +6,8 @@ import SluiceEmbed
 import Glibc
 #endif
 
-/// `sluice blas-core` (hidden): prints the kernels OpenBLAS runs in this process and why, for tests.
+/// `sluice blas-core` (hidden): prints the kernels OpenBLAS runs in this process and why, and whether its thread pool
+/// runs, for tests.
 struct OpenBLASCoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blas-core",
@@ -16,8 +17,9 @@ struct OpenBLASCoreCommand: ParsableCommand {
 
     func run() throws {
         let variable = ProcessInfo.processInfo.environment[OpenBLASCore.environmentVariable] ?? "unset"
+        let pool = OpenBLASCore.threadPoolRunning.map { $0 ? "running" : "stopped" } ?? "none"
         print(
-            "\(OpenBLASCore.environmentVariable)=\(variable) core=\(OpenBLASCore.current) cpu-level=\(OpenBLASCore.cpuLevel) pid=\(getpid())"
+            "\(OpenBLASCore.environmentVariable)=\(variable) core=\(OpenBLASCore.current) cpu-level=\(OpenBLASCore.cpuLevel) thread-pool=\(pool) pid=\(getpid())"
         )
     }
 }

@@ -44,6 +44,8 @@ extension SluiceCommand {
         if CommandLine.arguments.dropFirst().first != ExtractWorkerCommand.configuration.commandName {
             // OpenBLAS's kernels for this CPU where its own detection falls back to generic ones (may re-execute).
             OpenBLASCore.reexecuteIfUnrecognized()
+            // Its threads would spin on the other cores for ~0.1 s; BLAS runs on one thread here.
+            OpenBLASCore.stopThreadPool()
             ResidentMemoryReleaser.useFixedMmapThreshold()
             // Not for the server: its concurrent searches were not measured with one arena.
             if CommandLine.arguments.dropFirst().first != ServeCommand.configuration.commandName {

@@ -94,6 +94,8 @@ extension SluiceServeCommand {
         // OpenBLAS's kernels for this CPU where its own detection falls back to generic ones (may re-execute):
         // the server embeds every query.
         OpenBLASCore.reexecuteIfUnrecognized()
+        // Its threads would spin on the other cores for ~0.1 s; BLAS runs on one thread here.
+        OpenBLASCore.stopThreadPool()
         ResidentMemoryReleaser.useFixedMmapThreshold()
         await parseAndRun()
     }

@@ -12,6 +12,8 @@ import Testing
         var variable: String
         var core: String
         var cpuLevel: Int
+        /// `running`, `stopped`, or `none` (a library without a pool).
+        var threadPool: String
         init(_ line: String) throws {
             var fields: [String: String] = [:]
             for field in line.split(separator: " ") {
@@ -21,6 +23,7 @@ import Testing
             variable = try #require(fields["OPENBLAS_CORETYPE"], "\(line)")
             core = try #require(fields["core"], "\(line)")
             cpuLevel = try #require(fields["cpu-level"].flatMap { Int($0) }, "\(line)")
+            threadPool = try #require(fields["thread-pool"], "\(line)")
         }
     }
 
@@ -37,6 +40,22 @@ import Testing
         if report.cpuLevel == 0 {
             #expect(report.variable == "unset", "nothing to change on a CPU without AVX2: \(result.stdout)")
         }
+    }
+
+    /// OpenBLAS starts a pool of threads when it is loaded, one a core but one, each spinning on `sched_yield` for
+    /// ~0.1 s: a short command such as `sluice status` burnt 60% more CPU, and on a many-core server each start
+    /// spins every other core. Sluice never calls BLAS with more than one thread, so it stops the pool first thing.
+    @Test(
+        "sluice stops OpenBLAS's thread pool as it starts, whatever OPENBLAS_NUM_THREADS says",
+        arguments: [nil, "1", "4"] as [String?]
+    )
+    func threadPoolStopped(threads: String?) async throws {
+        let ws = try Workspace("blas-pool")
+        defer { ws.cleanUp() }
+        let result = try await ws.sluice(["blas-core"], environment: ["OPENBLAS_NUM_THREADS": threads])
+        #expect(result.exitCode == 0, "\(result)")
+        let report = try Report(result.stdout)
+        #expect(report.threadPool == "stopped", "\(result.stdout)")
     }
 
     @Test("a value the user set is kept, even a narrower core")

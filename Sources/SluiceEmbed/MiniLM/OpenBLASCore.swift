@@ -36,6 +36,32 @@ package enum OpenBLASCore {
         #endif
     }
 
+    /// Makes OpenBLAS single-threaded and stops the thread pool it started when it was loaded (one thread a core but
+    /// one, each spinning on `sched_yield` for ~0.1 s waiting for work): the executables (`sluice`, `sluice-serve`,
+    /// `sluice-bench`) call it first thing in `main`, after ``reexecuteIfUnrecognized()``. Sluice's parallelism comes
+    /// from its own workers and BLAS always runs on one thread (`BLAS.useOneThread()`), so the pool is never used;
+    /// left running, it made `sluice status` cost 82 ms of CPU instead of 49 on 2 cores, and on a machine of N cores
+    /// each start spins N − 1 of them (docs/EMBEDDERS.md, "The MiniLM embedder").
+    package static func stopThreadPool() {
+        #if !canImport(Accelerate)
+        sluice_openblas_stop_thread_pool()
+        #endif
+    }
+
+    /// Whether OpenBLAS's thread pool is running in this process: true or false, nil where the library has none
+    /// (Accelerate, or a serial build of OpenBLAS).
+    package static var threadPoolRunning: Bool? {
+        #if canImport(Accelerate)
+        return nil
+        #else
+        switch sluice_openblas_thread_pool_running() {
+        case 1: return true
+        case 0: return false
+        default: return nil
+        }
+        #endif
+    }
+
     /// What the CPU offers: 2 for AVX-512 (as OpenBLAS's SkylakeX kernels use it), 1 for AVX2 with FMA, else 0.
     package static var cpuLevel: Int {
         #if canImport(Accelerate)
