@@ -1055,22 +1055,60 @@ struct SluiceFileGraph {
         }
     }
 
-    std::vector<uint8_t> upperSection() const
+    // Writes the upper section at `offset` of the file, part by part — the level bytes, the upper lists (gathered
+    // a megabyte at a time), then, once trained, the float centroids (the rest is derived from them at load) and
+    // every slot's code straight from the graph's arrays — and returns its length and checksum. Session 40: it was
+    // gathered whole first, a copy of the codes (14 MB at 148,000 slots with 96-byte codes) beside them at a load's
+    // last save, when the process's memory peaks.
+    std::pair<uint64_t, uint64_t> writeUpperSection(size_t offset) const
     {
-        std::vector<uint8_t> bytes(nodes.begin(), nodes.end());
+        SectionWriter out{fd, offset};
+        out.append(nodes.data(), nodes.size());
         for (uint32_t id = 0; id < nodes.size(); id++) {
             if (nodes[id] == absent || levelOf(id) == 0) continue;
             const std::vector<uint32_t> &lists = upper.at(id);
-            const uint8_t *from = reinterpret_cast<const uint8_t *>(lists.data());
-            bytes.insert(bytes.end(), from, from + lists.size() * 4);
+            out.append(lists.data(), lists.size() * 4);
         }
-        if (coded) {  // the float centroids (the rest is derived from them at load), then every slot's code
-            const uint8_t *from = reinterpret_cast<const uint8_t *>(pq.centroids.data());
-            bytes.insert(bytes.end(), from, from + pq.centroids.size() * 4);
-            bytes.insert(bytes.end(), codes.begin(), codes.begin() + ptrdiff_t(slots() * codeM));
+        if (coded) {
+            out.append(pq.centroids.data(), pq.centroids.size() * 4);
+            out.append(codes.data(), slots() * codeM);
         }
-        return bytes;
+        out.flush();
+        return {out.written, out.checksum};
     }
+
+    // Bytes written in order from `offset`, small pieces gathered into a buffer, and their running checksum (the
+    // checksum of the concatenation: FNV-1a reads byte by byte).
+    struct SectionWriter {
+        static constexpr size_t bufferBytes = 1 << 20;
+        int fd;
+        size_t offset;
+        uint64_t written = 0;
+        uint64_t checksum = fnv1a(nullptr, 0);
+        std::vector<uint8_t> buffer;
+
+        void append(const void *bytes, size_t count)
+        {
+            if (count == 0) return;
+            checksum = fnv1a(bytes, count, checksum);
+            if (buffer.size() + count > bufferBytes) flush();
+            if (count >= bufferBytes) {
+                writeExactly(fd, bytes, count, offset + written);
+                written += count;
+                return;
+            }
+            const uint8_t *from = static_cast<const uint8_t *>(bytes);
+            buffer.insert(buffer.end(), from, from + count);
+        }
+
+        void flush()
+        {
+            if (buffer.empty()) return;
+            writeExactly(fd, buffer.data(), buffer.size(), offset + written);
+            written += buffer.size();
+            buffer.clear();
+        }
+    };
 
     Header header(uint64_t upperBytes, uint64_t upperChecksum) const
     {
@@ -1178,15 +1216,35 @@ SluiceFileGraph *sluice_fgraph_load(
             h.slots >= uint64_t(UINT32_MAX))
             throw std::runtime_error("the node file's header is inconsistent");
         if (size < h.upperOffset + h.upperBytes) throw std::runtime_error("the node file is cut short");
-        std::vector<uint8_t> section(h.upperBytes);
-        readExactly(fd, section.data(), section.size(), h.upperOffset);
-        if (fnv1a(section.data(), section.size()) != h.upperChecksum)
-            throw std::runtime_error("the node file's upper section is damaged");
+        // The upper section's checksum first, read a megabyte at a time; then each part read straight where it
+        // goes. Session 40: the section was read whole, a copy of the codes beside them while they were loaded
+        // (96 MB more at a million labels with 96-byte codes).
+        {
+            std::vector<uint8_t> chunk(size_t(std::min<uint64_t>(h.upperBytes, uint64_t(1) << 20)));
+            uint64_t checksum = fnv1a(nullptr, 0);
+            for (uint64_t done = 0; done < h.upperBytes;) {
+                const size_t count = size_t(std::min<uint64_t>(chunk.size(), h.upperBytes - done));
+                readExactly(fd, chunk.data(), count, size_t(h.upperOffset + done));
+                checksum = fnv1a(chunk.data(), count, checksum);
+                done += count;
+            }
+            if (checksum != h.upperChecksum) throw std::runtime_error("the node file's upper section is damaged");
+        }
         graph->capacity = std::max<size_t>(h.capacity, h.slots);
         graph->nodes.reserve(graph->capacity);
-        graph->nodes.assign(section.begin(), section.begin() + ptrdiff_t(h.slots));
-        size_t at = h.slots;
+        graph->nodes.resize(size_t(h.slots));
+        readExactly(fd, graph->nodes.data(), size_t(h.slots), size_t(h.upperOffset));
         const size_t listBytes = 4 * (1 + graph->m);
+        size_t listsTotal = 0;
+        for (uint32_t id = 0; id < h.slots; id++) {
+            const uint8_t node = graph->nodes[id];
+            if (node != absent) listsTotal += size_t(node & levelMask) * listBytes;
+        }
+        const size_t sectionBytes = size_t(h.upperBytes);
+        if (h.slots + listsTotal > sectionBytes) throw std::runtime_error("the node file's upper section is cut short");
+        std::vector<uint8_t> listBuffer(listsTotal);
+        readExactly(fd, listBuffer.data(), listsTotal, size_t(h.upperOffset + h.slots));
+        size_t at = 0;
         for (uint32_t id = 0; id < h.slots; id++) {
             const uint8_t node = graph->nodes[id];
             if (node == absent) continue;
@@ -1194,13 +1252,12 @@ SluiceFileGraph *sluice_fgraph_load(
             if (node & deletedFlag) graph->deleted++;
             const int level = node & levelMask;
             if (level == 0) continue;
-            if (at + size_t(level) * listBytes > section.size())
-                throw std::runtime_error("the node file's upper section is cut short");
             std::vector<uint32_t> &lists = graph->upper[id];
             lists.resize(size_t(level) * (1 + graph->m));
-            std::memcpy(lists.data(), section.data() + at, size_t(level) * listBytes);
+            std::memcpy(lists.data(), listBuffer.data() + at, size_t(level) * listBytes);
             at += size_t(level) * listBytes;
         }
+        at += size_t(h.slots);  // from here, offsets within the section
         if (graph->present != h.present || graph->deleted != h.deleted)
             throw std::runtime_error("the node file's counts do not match its levels");
         graph->codeM = h.codeBytes;
@@ -1211,20 +1268,21 @@ SluiceFileGraph *sluice_fgraph_load(
             const size_t floats = ProductQuantizer::centroidCount * dimensions;
             if (graph->codeM == 0 || h.codebookFloats != floats)
                 throw std::runtime_error("the node file's codebooks do not match its dimension");
-            if (at + floats * 4 + size_t(h.slots) * graph->codeM != section.size())
+            if (at + floats * 4 + size_t(h.slots) * graph->codeM != sectionBytes)
                 throw std::runtime_error("the node file's upper section does not hold its codes");
             ProductQuantizer &pq = graph->pq;
             pq.dimensions = dimensions;
             pq.m = graph->codeM;
             pq.sub = dimensions / graph->codeM;
             pq.centroids.resize(floats);
-            std::memcpy(pq.centroids.data(), section.data() + at, floats * 4);
+            readExactly(fd, pq.centroids.data(), floats * 4, size_t(h.upperOffset) + at);
             at += floats * 4;
             pq.derive();
             graph->codes.reserve(graph->capacity * graph->codeM);
-            graph->codes.assign(section.begin() + ptrdiff_t(at), section.end());
+            graph->codes.resize(size_t(h.slots) * graph->codeM);
+            readExactly(fd, graph->codes.data(), graph->codes.size(), size_t(h.upperOffset) + at);
             graph->coded = true;
-        } else if (at != section.size()) {
+        } else if (at != sectionBytes) {
             throw std::runtime_error("the node file's upper section is longer than its lists");
         }
         graph->entry = h.entry;
@@ -1245,12 +1303,11 @@ int sluice_fgraph_save(SluiceFileGraph *graph, const char *path, char *error, si
         std::unique_lock<std::shared_mutex> guard(graph->lock);
         if (graph->working) {
             graph->flushHeld();
-            const std::vector<uint8_t> section = graph->upperSection();
             const size_t offset = graph->offsetOf(uint32_t(graph->slots()));
-            writeExactly(graph->fd, section.data(), section.size(), offset);
-            if (ftruncate(graph->fd, off_t(offset + section.size())) != 0)
+            const auto [sectionBytes, sectionChecksum] = graph->writeUpperSection(offset);
+            if (ftruncate(graph->fd, off_t(offset + sectionBytes)) != 0)
                 throw systemError("cannot cut the node file to its size");
-            Header h = graph->header(section.size(), fnv1a(section.data(), section.size()));
+            Header h = graph->header(sectionBytes, sectionChecksum);
             std::vector<char> page(headerBytes, 0);
             std::memcpy(page.data(), &h, sizeof h);
             writeExactly(graph->fd, page.data(), page.size(), 0);
