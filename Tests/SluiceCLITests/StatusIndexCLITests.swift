@@ -12,18 +12,27 @@ import Testing
         _ settings: [String],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> (json: [String: String], line: String?) {
-        let result = try await ws.sluice(["status", ws.pipeline.path, "--json"] + target.arguments + settings)
+        try await statusEntry(ws, target, settings, key: "store_index", line: "store: ", sourceLocation: sourceLocation)
+    }
+
+    /// `sluice status --json`'s object `key` and the text output's line that starts with `line`.
+    static func statusEntry(
+        _ ws: Workspace,
+        _ target: Workspace.Target,
+        _ settings: [String],
+        key: String,
+        line prefix: String,
+        environment: [String: String?] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (json: [String: String], line: String?) {
+        let arguments = ["status", ws.pipeline.path] + target.arguments + settings
+        let result = try await ws.sluice(arguments + ["--json"], environment: environment)
         try #require(result.exitCode == 0, "\(result)", sourceLocation: sourceLocation)
         let status = try MachineReadableCLITests.json(result.stdout, sourceLocation: sourceLocation)
-        let index = try #require(
-            status["store_index"] as? [String: String],
-            "\(result.stdout)",
-            sourceLocation: sourceLocation
-        )
-        let text = try await ws.sluice(["status", ws.pipeline.path] + target.arguments + settings)
+        let entry = try #require(status[key] as? [String: String], "\(result.stdout)", sourceLocation: sourceLocation)
+        let text = try await ws.sluice(arguments, environment: environment)
         try #require(text.exitCode == 0, "\(text)", sourceLocation: sourceLocation)
-        let line = text.stdout.split(separator: "\n").first { $0.hasPrefix("store: ") }.map(String.init)
-        return (index, line)
+        return (entry, text.stdout.split(separator: "\n").first { $0.hasPrefix(prefix) }.map(String.init))
     }
 
     @Test("a small store: hnsw with its nodes in memory, no graph below exact_below, searches scan")
@@ -114,14 +123,7 @@ import Testing
         let main = ws.target("main")
         try await ws.run(main, expecting: 0)
         func status(_ environment: [String: String?]) async throws -> (json: [String: String], line: String?) {
-            let arguments = ["status", ws.pipeline.path] + main.arguments
-            let result = try await ws.sluice(arguments + ["--json"], environment: environment)
-            try #require(result.exitCode == 0, "\(result)")
-            let document = try MachineReadableCLITests.json(result.stdout)
-            let map = try #require(document["store_map"] as? [String: String], "\(result.stdout)")
-            let text = try await ws.sluice(arguments, environment: environment)
-            try #require(text.exitCode == 0, "\(text)")
-            return (map, text.stdout.split(separator: "\n").first { $0.hasPrefix("store map: ") }.map(String.init))
+            try await Self.statusEntry(ws, main, [], key: "store_map", line: "store map: ", environment: environment)
         }
         let kernel = "SLUICE_LMDB_FAULT_AROUND=kernel is set"
 
