@@ -180,7 +180,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
         self.faultAround = faultAround
         self.faultAroundKept = LMDBMapFaultAround.keptReason(
             mapFound: created.count == 1,
-            registered: faultAround != nil
+            registered: faultAround != nil,
+            readOnly: readOnly
         )
         self.mapping = ResidentMemoryReleaser.shared.register(created)
     }

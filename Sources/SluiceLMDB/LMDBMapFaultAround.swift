@@ -62,8 +62,9 @@ package final class LMDBMapFaultAround: Sendable {
 
     /// Why a map of this process keeps the kernel's fault-around, for an operator (`sluice status`, `/ready`):
     /// `mapFound` is whether the open found its map in `/proc/self/maps`, `registered` whether registering it
-    /// (after making it again, for a read-only open) succeeded. Nil when it was turned off.
-    static func keptReason(mapFound: Bool, registered: Bool) -> String? {
+    /// (after making it again, for a read-only open) succeeded, `readOnly` whether the open was read-only. Nil when
+    /// it was turned off.
+    static func keptReason(mapFound: Bool, registered: Bool, readOnly: Bool) -> String? {
         if registered { return nil }
         if keptByEnvironment { return "SLUICE_LMDB_FAULT_AROUND=kernel is set" }
         if case .failure(let why) = descriptor {
@@ -76,7 +77,11 @@ package final class LMDBMapFaultAround: Sendable {
             #endif
         }
         if !mapFound { return "the map was not found in /proc/self/maps" }
-        return "the kernel refused to register the map (a read-only open of a data file this user may not write)"
+        // A read-only open's map is made again from a read-write descriptor first, which a data file this user may
+        // not write refuses.
+        return readOnly
+            ? "the map of this read-only open could not be made registrable (a data file this user may not write?)"
+            : "the kernel refused to register the map"
     }
 
     private let fd: Int32
