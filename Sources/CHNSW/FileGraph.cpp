@@ -33,6 +33,7 @@
 // copies its file into one at its first write (copy_file_range). A save writes the upper section and the
 // header, fdatasyncs and links the working file under the caller's name; the next write makes a new copy.
 #include "HNSWIndex.h"
+#include "GrowableBytes.h"
 #include "Guarded.h"
 #include "NodeLocks.h"
 #include "ProductQuantizer.h"
@@ -60,6 +61,7 @@
 #include <unordered_map>
 #include <vector>
 
+using sluice_chnsw::GrowableBytes;
 using sluice_chnsw::guarded;
 using sluice_chnsw::NodeLock;
 using sluice_chnsw::NodeLocks;
@@ -246,7 +248,7 @@ struct SluiceFileGraph {
     size_t codeM = 0, codesFrom = 0;
     bool coded = false;
     ProductQuantizer pq;
-    std::vector<uint8_t> codes;  // codeM bytes a slot, once coded
+    GrowableBytes codes;  // codeM bytes a slot, once coded (grown in place: GrowableBytes.h)
     // Records held in memory as well as in the file (`early`), held while every record fits `residentBytes`
     // and before the codes are trained (session 35): a graph that small searches and inserts as the graph in
     // memory does — every node it scores read from memory and scored exactly, no codebooks to train — and a
@@ -458,7 +460,7 @@ struct SluiceFileGraph {
             if (coded) codes.reserve(capacity * codeM);
         }
         if (neededSlots > nodes.size()) nodes.resize(neededSlots, absent);
-        if (coded && codes.size() < nodes.size() * codeM) codes.resize(nodes.size() * codeM, 0);
+        if (coded && codes.size() < nodes.size() * codeM) codes.resize(nodes.size() * codeM);
         syncHeld();
     }
 
@@ -492,7 +494,7 @@ struct SluiceFileGraph {
             readNode(&vectors[i * codeBytes], codeBytes, offsetOf(sample[i]) + codeOffset);
         pq.trainFromCodes(vectors.data(), sample.size(), codeBytes, dimensions, codeM, pqIterations, pqSeed);
         codes.reserve(capacity * codeM);
-        codes.assign(nodes.size() * codeM, 0);
+        codes.assignZeros(nodes.size() * codeM);
         std::vector<float> table(pq.tableFloats());
         std::vector<char> vector(codeBytes);
         for (size_t i = 0, next = 0; i < ids.size(); i++) {
