@@ -59,6 +59,12 @@ struct LocalSearchBench: AsyncParsableCommand {
     var textBytes = 0
     @Option(help: "Store folder to create, or to reuse when it holds the same vectors (default: temporary).")
     var store: String?
+    @Option(
+        parsing: .upToNextOption,
+        help:
+            "Filters to measure (records carry `offset` = 10 × their number: `offset < 100000` keeps the first 10,000): the store's filtered search beside the scan of every record."
+    )
+    var filter: [String] = []
 
     static func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
@@ -229,6 +235,53 @@ struct LocalSearchBench: AsyncParsableCommand {
                     concurrent,
                     recall: recall / Double(max(1, truth.count))
                 )
+            )
+        }
+        if !filter.isEmpty { try await measureFilters(sink, queryVectors) }
+    }
+
+    /// Each `--filter`: the store's filtered search (the graph's bounds, or its scan past the read budget) beside
+    /// the scan of every record, one query at a time, the same queries alternated; the answers compared.
+    func measureFilters(_ sink: LocalSink, _ queryVectors: [[Float]]) async throws {
+        Self.say("")
+        Self.say(
+            "filter (k \(k))                      store p50/p99 ms   scan p50/p99 ms   scan/store p50  same answers  records read  scanned"
+        )
+        for text in filter {
+            let parsed = try SearchFilter(parsing: text)
+            var store: [Double] = []
+            var scan: [Double] = []
+            var same = 0
+            let before = sink.filteredSearchTally
+            let clock = ContinuousClock()
+            for query in queryVectors {
+                let request = SearchRequest(vector: query, k: k, filter: parsed)
+                var begin = clock.now
+                let found = try await sink.search(request)
+                store.append(Self.seconds(begin.duration(to: clock.now)) * 1000)
+                begin = clock.now
+                let scanned = try sink.scanSearch(query, k: k, filter: parsed)
+                scan.append(Self.seconds(begin.duration(to: clock.now)) * 1000)
+                if found.map(\.record.id) == scanned.map(\.record.id) { same += 1 }
+            }
+            let after = sink.filteredSearchTally
+            let bounded = after.bounded - before.bounded
+            let storeTimes = Latencies(milliseconds: store, wall: 0)
+            let scanTimes = Latencies(milliseconds: scan, wall: 0)
+            Self.say(
+                text.padding(toLength: 36, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "%8.2f / %-8.2f  %7.2f / %-8.2f  %12.1f×  %5d / %-5d  %12.0f  %7d",
+                        storeTimes.percentile(0.5),
+                        storeTimes.percentile(0.99),
+                        scanTimes.percentile(0.5),
+                        scanTimes.percentile(0.99),
+                        scanTimes.percentile(0.5) / max(storeTimes.percentile(0.5), 1e-9),
+                        same,
+                        queryVectors.count,
+                        Double(after.recordsRead - before.recordsRead) / Double(max(1, bounded)),
+                        after.scanned - before.scanned
+                    )
             )
         }
     }

@@ -398,6 +398,63 @@ size_t sluice_hnsw_search(
     }
 }
 
+// An upper bound on a label's cosine to the query from the two 8-bit codes: each code's values are its normalized
+// vector's divided by its scale and rounded to the nearest, so each differs from scale × value by at most scale / 2
+// (a vector's error is at most scale × √d / 2 long, `h` × scale). With q and b the normalized vectors and q̂, b̂ their
+// codes' vectors, |q·b − q̂·b̂| ≤ |q·(b − b̂)| + |(q − q̂)·b̂| ≤ h·s_b + h·s_q·(1 + h·s_b) (Cauchy-Schwarz, |q| = 1).
+// q̂·b̂ is the graph's own kernel's (an exact integer dot product, then the scales). The float products and sums on
+// both sides (here, and the store's cosine of the stored floats) add far less than `slack`. A code of scale 0 (a
+// zero vector) bounds nothing: 2, above any cosine, so that it is read.
+static float cosineBound(const uint8_t *queryCode, float queryScale, const uint8_t *code, sluice_chnsw::Distance distance,
+    const QuantizedSpaceParameters &parameters, float h, float slack)
+{
+    float scale;
+    std::memcpy(&scale, code, sizeof scale);
+    if (!(scale > 0)) return 2.0f;
+    const float approximate = 1.0f - distance(queryCode, code, &parameters);
+    return approximate + h * scale + h * queryScale * (1.0f + h * scale) + slack;
+}
+
+size_t sluice_hnsw_bounds(SluiceHNSW *index, const float *query, size_t capacity, uint64_t *labels, float *bounds)
+{
+    try {
+        const size_t d = index->dimensions;
+        std::vector<uint8_t> queryCode(scaleBytes + d);
+        quantized(query, d, queryCode.data());
+        float queryScale;
+        std::memcpy(&queryScale, queryCode.data(), sizeof queryScale);
+        if (!(queryScale > 0)) return 0;
+        const sluice_chnsw::Distance distance = sluice_chnsw::chosenDistance();
+        const QuantizedSpaceParameters parameters{d};
+        const float h = float(std::sqrt(double(d)) / 2), slack = 1e-4f;
+        std::shared_lock<std::shared_mutex> guard(index->lock);
+        auto &graph = *index->graph;
+        const size_t count = graph.cur_element_count;
+        std::vector<std::pair<float, uint64_t>> all;
+        all.reserve(count);
+        for (size_t id = 0; id < count; id++) {
+            const hnswlib::tableint internal = hnswlib::tableint(id);
+            if (graph.isMarkedDeleted(internal)) continue;
+            const uint8_t *code = reinterpret_cast<const uint8_t *>(graph.getDataByInternalId(internal));
+            all.emplace_back(cosineBound(queryCode.data(), queryScale, code, distance, parameters, h, slack),
+                graph.getExternalLabel(internal));
+        }
+        const size_t n = std::min(capacity, all.size());
+        auto higher = [](const std::pair<float, uint64_t> &a, const std::pair<float, uint64_t> &b) {
+            return a.first > b.first || (a.first == b.first && a.second < b.second);
+        };
+        if (n < all.size()) std::nth_element(all.begin(), all.begin() + ptrdiff_t(n), all.end(), higher);
+        std::sort(all.begin(), all.begin() + ptrdiff_t(n), higher);
+        for (size_t i = 0; i < n; i++) {
+            bounds[i] = all[i].first;
+            labels[i] = all[i].second;
+        }
+        return n;
+    } catch (...) {
+        return 0;
+    }
+}
+
 size_t sluice_hnsw_element_count(SluiceHNSW *index)
 {
     std::shared_lock<std::shared_mutex> guard(index->lock);

@@ -1,6 +1,7 @@
 import CHNSW
 import Foundation
 import SluiceCore
+import Synchronization
 
 /// The local store's approximate nearest-neighbour index, keyed by 64-bit labels that the store maps to vector
 /// ids (``LocalSink``'s `ann` databases): hnswlib's graph held in memory (`sink.hnsw.nodes: memory`), or our
@@ -18,6 +19,9 @@ final class LocalANNIndex: @unchecked Sendable {
 
     private let handle: Handle
     let dimensions: Int
+    /// Counts each write's start and end (odd while one runs), so that a reader can tell whether the graph
+    /// changed while it read (``bounds(_:capacity:)``).
+    private let mutations = Atomic<Int>(0)
 
     private init(handle: Handle, dimensions: Int) {
         self.handle = handle
@@ -117,6 +121,8 @@ final class LocalANNIndex: @unchecked Sendable {
             flat += entry.vector
         }
         let labels = entries.map(\.label)
+        mutations.add(1, ordering: .sequentiallyConsistent)
+        defer { mutations.add(1, ordering: .sequentiallyConsistent) }
         try Self.check("cannot add to the index") { error, size in
             switch handle {
             case .memory(let graph):
@@ -131,6 +137,8 @@ final class LocalANNIndex: @unchecked Sendable {
     /// - Throws: when a graph with its nodes in a file cannot write the tombstone.
     @discardableResult
     func markDeleted(_ label: UInt64) throws -> Bool {
+        mutations.add(1, ordering: .sequentiallyConsistent)
+        defer { mutations.add(1, ordering: .sequentiallyConsistent) }
         switch handle {
         case .memory(let graph):
             return sluice_hnsw_mark_deleted(graph, label) == 1
@@ -164,6 +172,24 @@ final class LocalANNIndex: @unchecked Sendable {
             case .file(let graph): sluice_fgraph_search(graph, query, k, max(1, breadth), &labels, &similarities)
             }
         return (0..<found).map { (labels[$0], similarities[$0]) }
+    }
+
+    /// How many writes began and ended so far: even when none is under way; equal before and after a read that
+    /// no write overlapped.
+    var mutationCount: Int { mutations.load(ordering: .sequentiallyConsistent) }
+
+    /// For an exact search that reads records: the `capacity` labels (not deleted) whose upper bounds on their
+    /// cosine to `query` are highest, highest first, with the bounds — no true cosine of a label's vector as the
+    /// graph holds it exceeds its bound (`sluice_hnsw_bounds`). Nil for a graph with its nodes in a file, which
+    /// holds no vectors in memory (only codes, whose error has no such bound).
+    func bounds(_ query: [Float], capacity: Int) -> (labels: [UInt64], bounds: [Float])? {
+        guard case .memory(let graph) = handle, query.count == dimensions, capacity > 0 else { return nil }
+        var labels = [UInt64](repeating: 0, count: capacity)
+        var bounds = [Float](repeating: 0, count: capacity)
+        let written = sluice_hnsw_bounds(graph, query, capacity, &labels, &bounds)
+        labels.removeSubrange(written...)
+        bounds.removeSubrange(written...)
+        return (labels, bounds)
     }
 
     /// Elements in the graph, deleted ones included.

@@ -32,6 +32,11 @@ extension LocalSink {
         package var fileCodeBytes = Self.defaultFileCodeBytes
         package var fileCodesFrom = Self.defaultFileCodesFrom
         package var fileResidentBytes = Self.defaultFileResidentBytes
+        /// The metadata field access control restricts readers by (`access.field`), when it is on. A filtered
+        /// search that names it scans every record rather than reading in the order of the graph's bounds: the
+        /// records such a search reads include those near the query that the caller may not see, so its time
+        /// would say how many there are (`LocalSink+FilteredSearch.swift`). Not a pipeline setting of the sink.
+        package var accessField: String?
 
         /// The pipeline's `sink.local_index` and `sink.hnsw.*`.
         public init(section: PipelineConfiguration.Sink = .init()) {

@@ -37,6 +37,8 @@ public final class LocalSink: VectorSink {
     let documentKeys = DocumentKeyIndex()
     /// The records searches skipped because they do not decode (``readNotice``).
     let unreadable = LocalUnreadableRecords()
+    /// How filtered searches were answered (`LocalSink+FilteredSearch.swift`).
+    let filteredSearchCounts = Mutex(FilteredSearchCounts())
     /// The upserts' commits waiting for the writer thread, written together (`LocalWrite.swift`).
     let commits: GroupCommit<LocalWrite>
 
@@ -295,12 +297,12 @@ public final class LocalSink: VectorSink {
         }
         return try await readers.runCancellable(afterwards: release) { cancellation in
             try releaser.deferringReleases {
-                // hnswlib 0.6.2 cannot filter while it searches: a filtered search scans the matching records.
+                // hnswlib 0.6.2 cannot filter while it searches: a filtered search is exact, its records read in
+                // the order of the graph's bounds (LocalSink+FilteredSearch.swift), or scanned.
                 guard let filter = request.filter else {
                     return try self.searchBest(request.vector, k: request.k, skipping: unreadable)
                 }
-                return try LocalSink.exactSearch(
-                    environment: self.environment,
+                return try self.filteredSearch(
                     request.vector,
                     k: request.k,
                     filter: filter,

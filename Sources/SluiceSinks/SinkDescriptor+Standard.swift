@@ -19,10 +19,12 @@ extension SinkDescriptor {
             }
         },
         make: { configuration, readOnly in
-            try LocalSink(
+            var index = LocalSink.IndexSettings(section: configuration.sink)
+            index.accessField = configuration.access.isEnabled ? configuration.access.field : nil
+            return try LocalSink(
                 directory: configuration.resolve(configuration.sink.path),
                 readOnly: readOnly,
-                index: .init(section: configuration.sink),
+                index: index,
                 commitPages: configuration.sink.localCommitPages
             )
         }

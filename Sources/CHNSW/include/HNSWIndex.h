@@ -51,6 +51,13 @@ int sluice_hnsw_mark_deleted(SluiceHNSW *index, uint64_t label);
 size_t sluice_hnsw_search(
     SluiceHNSW *index, const float *query, size_t k, size_t ef, uint64_t *labels, float *similarities);
 
+/// For an exact search by the stored vectors (a filtered one): every label not deleted, with an upper bound on its
+/// cosine to `query` computed from its 8-bit code (the code's rounding bounded by its scale; a true cosine never
+/// exceeds it), the `capacity` highest bounds, highest first (ties by label), into `labels` and `bounds`. Returns
+/// how many were written: `capacity`, or fewer when the graph holds fewer (0 for a zero query). A caller that
+/// reads records in this order may stop once its k-th best exact score exceeds the next bound.
+size_t sluice_hnsw_bounds(SluiceHNSW *index, const float *query, size_t capacity, uint64_t *labels, float *bounds);
+
 /// Elements in the graph (deleted ones included), deleted elements, and the bytes the index holds in memory
 /// (vectors, graph, label table and locks; an estimate within a few percent).
 size_t sluice_hnsw_element_count(SluiceHNSW *index);
