@@ -185,6 +185,48 @@ import Testing
     }
 
     @Test(
+        "filtered searches while writes replace vectors under them: every answer has k matching records, no id twice, exact scores in order, and after the writes the scan's answer"
+    )
+    func searchesDuringWrites() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("filtered-\(UUID().uuidString)")
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 12, seed: 0xF11A)
+        let sink = try await Self.open(folder, nodes: .memory)
+        let records = Self.records(&generator, count: 2000)
+        try await sink.upsert(records)
+        sink.settleIndex()
+        // The writer replaces the vectors of 40 records at a time (their metadata kept, so what a filter matches
+        // does not change) while the searches run: some overlap the follower's writes to the graph and scan.
+        let replacements = (0..<30).map { round in
+            (0..<40).map { offset in
+                var record = records[(round * 67 + offset * 13) % records.count]
+                record.vector = generator.next()
+                return record
+            }
+        }
+        let queries = generator.next(30)
+        let filter = try SearchFilter(parsing: "half = even")
+        let writer = Task {
+            for batch in replacements { try await sink.upsert(batch) }
+        }
+        let norm = { (v: [Float]) in v.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot() }
+        for query in queries {
+            let hits = try await sink.search(SearchRequest(vector: query, k: 10, filter: filter))
+            #expect(hits.count == 10)
+            #expect(Set(hits.map(\.record.id)).count == hits.count)
+            #expect(hits.allSatisfy { filter.matches($0.record) })
+            #expect(zip(hits, hits.dropFirst()).allSatisfy { $0.score >= $1.score })
+            for hit in hits {
+                let dot = zip(hit.record.vector, query).reduce(Float(0)) { $0 + $1.0 * $1.1 }
+                #expect(abs(hit.score - dot / (norm(hit.record.vector) * norm(query))) < 1e-4)
+            }
+        }
+        try await writer.value
+        try await Self.expectScanAnswers(sink, queries: Array(queries.prefix(4)), "after the writes")
+        try await sink.finish()
+    }
+
+    @Test(
         "a graph with its nodes in a file holds no vectors to bound: its filtered searches scan, with the same answers"
     )
     func fileNodesScan() async throws {
