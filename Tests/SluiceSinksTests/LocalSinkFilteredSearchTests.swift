@@ -39,6 +39,10 @@ import Testing
         "half = even", "tenth = yes", "rare = yes", "page >= 2500", "half = odd and page < 400", "tenth = never",
     ]
 
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("filtered-\(UUID().uuidString)")
+    }
+
     static func open(_ folder: URL, nodes: PipelineConfiguration.Sink.HNSW.Nodes) async throws -> LocalSink {
         var section = PipelineConfiguration.Sink()
         section.hnsw.nodes = nodes
@@ -93,7 +97,7 @@ import Testing
         "the graph's bounds answer filtered searches exactly as the scan does — every selectivity, ties by id, and after replaces, deletes and new records the graph has not seen — reading a fraction of the store"
     )
     func boundsAnswerAsTheScan() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("filtered-\(UUID().uuidString)")
+        let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 12, seed: 0xF117)
         let sink = try await Self.open(folder, nodes: .memory)
@@ -138,7 +142,7 @@ import Testing
         "with access control on, a filter that names its field scans (its time must not grow with the records near the query the caller may not see); other filters use the bounds; the pipeline's store knows the field"
     )
     func accessRestrictedFiltersScan() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("filtered-\(UUID().uuidString)")
+        let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 12, seed: 0xF119)
         var section = PipelineConfiguration.Sink()
@@ -188,7 +192,7 @@ import Testing
         "filtered searches while writes replace vectors under them: every answer has k matching records, no id twice, exact scores in order, and after the writes the scan's answer"
     )
     func searchesDuringWrites() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("filtered-\(UUID().uuidString)")
+        let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 12, seed: 0xF11A)
         let sink = try await Self.open(folder, nodes: .memory)
@@ -230,7 +234,7 @@ import Testing
         "a graph with its nodes in a file holds no vectors to bound: its filtered searches scan, with the same answers"
     )
     func fileNodesScan() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("filtered-\(UUID().uuidString)")
+        let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 12, seed: 0xF118)
         let sink = try await Self.open(folder, nodes: .file)
