@@ -253,7 +253,7 @@ extension LocalSink {
 
     /// Loads the newest saved graph usable at `generation` unless a load or catch-up is under way;
     /// returns whether it was taken. Runs on the searching thread (the first search of a process waits).
-    private func loadNewerSavedIndex(generation: UInt64, count: Int) -> Bool {
+    func loadNewerSavedIndex(generation: UInt64, count: Int) -> Bool {
         guard annState.beginBusy() else { return false }
         defer { annState.endBusy() }
         guard let loaded = loadNewestSavedIndex(generation: generation, count: count) else { return false }

@@ -34,26 +34,31 @@ extension LocalSink {
     ) throws -> [SearchHit] {
         // A search restricted by access control scans: see ``IndexSettings/accessField``.
         let restricted = indexSettings.accessField.map { filter.fields.contains($0) } ?? false
-        if !restricted, indexSettings.kind == .hnsw, let live = annState.live, let index = live.index,
-            index.nodes == .memory, let ann = try environment.existingDatabase("ann")
-        {
-            // Taken before the transaction begins: a write that ends after this is seen by the count below.
-            let writes = index.mutationCount
-            if writes % 2 == 0,
-                let hits = try boundedSearch(
+        if !restricted, indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") {
+            let attempt = {
+                try self.boundedSearch(
                     query,
                     k: k,
                     filter: filter,
-                    live: live,
-                    index: index,
-                    writes: writes,
                     ann: ann,
                     cancellation: cancellation,
                     skipping: unreadable
                 )
-            {
-                return hits
             }
+            var outcome = try attempt()
+            // No graph in memory yet (a process whose searches were all filtered, such as a server with access
+            // control), or one the change log cannot bring to this snapshot: the newest saved graph is loaded, as
+            // an unfiltered search loads it, and the bounds tried once more.
+            if case .graphUnavailable = outcome {
+                let vectors = try environment.database("vectors")
+                let (generation, count) = try environment.read { txn in
+                    (try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0, try txn.count(vectors))
+                }
+                if count >= indexSettings.exactBelow, loadNewerSavedIndex(generation: generation, count: count) {
+                    outcome = try attempt()
+                }
+            }
+            if case .answered(let hits) = outcome { return hits }
         }
         filteredSearchCounts.withLock { $0.scanned += 1 }
         return try LocalSink.exactSearch(
@@ -66,33 +71,46 @@ extension LocalSink {
         )
     }
 
-    /// The best `k` matching records read in the order of the graph's bounds, or nil when the graph cannot
-    /// answer for this snapshot (see above).
+    /// How ``boundedSearch(_:k:filter:ann:cancellation:skipping:)`` ended.
+    private enum BoundedOutcome {
+        /// The best k matching records, the scan's answer.
+        case answered([SearchHit])
+        /// No graph in memory, or one the change log cannot bring to the read transaction's snapshot.
+        case graphUnavailable
+        /// A write to the graph overlapped, or the reads passed (or were on course to pass) the budget.
+        case scan
+    }
+
+    /// The best `k` matching records read in the order of the graph's bounds, when the graph can answer for this
+    /// snapshot (see above).
     private func boundedSearch(
         _ query: [Float],
         k: Int,
         filter: SearchFilter,
-        live: LocalANNState.Live,
-        index: LocalANNIndex,
-        writes: Int,
         ann: LMDBDatabase,
         cancellation: CancellationFlag?,
         skipping unreadable: LocalUnreadableRecords
-    ) throws -> [SearchHit]? {
+    ) throws -> BoundedOutcome {
+        guard let live = annState.live, let index = live.index else { return .graphUnavailable }
+        guard index.nodes == .memory else { return .scan }
+        // Taken before the transaction begins: a write that ends after this is seen by the count below.
+        let writes = index.mutationCount
+        guard writes % 2 == 0 else { return .scan }
         let queryNorm = Self.norm(query)
-        guard queryNorm > 0, k > 0 else { return [] }
+        guard queryNorm > 0, k > 0 else { return .answered([]) }
         let vectors = try environment.database("vectors")
         let log = LocalANNChangeLog(environment: environment)
-        return try environment.read { txn -> [SearchHit]? in
+        return try environment.read { txn -> BoundedOutcome in
             let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
             let count = try txn.count(vectors)
-            guard count >= indexSettings.exactBelow,
+            guard count >= indexSettings.exactBelow else { return .scan }
+            guard
                 let changed = try changedLabels.labels(
                     graphGeneration: live.generation,
                     storeGeneration: generation,
                     read: { try log.labels(after: live.generation, through: generation, txn) }
                 )
-            else { return nil }
+            else { return .graphUnavailable }
             var best = BoundedBest(k: k)
             var read = 0
             // Past this many records read in the bounds' order (point reads, many times a scan's cost a record),
@@ -119,19 +137,21 @@ extension LocalSink {
             while true {
                 guard let (labels, bounds) = index.bounds(query, capacity: capacity),
                     index.mutationCount == writes
-                else { return nil }
+                else { return .scan }
                 for position in done..<labels.count {
-                    if best.isFull, bounds[position] < best.lowestScore { return answered(best.hits, read: read) }
+                    if best.isFull, bounds[position] < best.lowestScore {
+                        return .answered(counted(best.hits, read: read))
+                    }
                     let label = labels[position]
                     if changed.contains(label) { continue }
                     // Past the budget, or, while fewer than k matched, on course to pass it: the scan is cheaper.
                     if read >= budget || (!best.isFull && read >= 128 && best.hits.count * budget < k * read) {
-                        return nil
+                        return .scan
                     }
                     try consider(label)
                 }
                 // Fewer than asked for: every label of the graph was considered.
-                if labels.count < capacity { return answered(best.hits, read: read) }
+                if labels.count < capacity { return .answered(counted(best.hits, read: read)) }
                 done = labels.count
                 capacity *= 4
             }
@@ -160,7 +180,7 @@ extension LocalSink {
     static func boundedReadBudget(records: Int) -> Int { max(1024, records / 20) }
 
     /// `hits`, counted as a filtered search the bounds answered after reading `read` records.
-    fileprivate func answered(_ hits: [SearchHit], read: Int) -> [SearchHit] {
+    fileprivate func counted(_ hits: [SearchHit], read: Int) -> [SearchHit] {
         filteredSearchCounts.withLock {
             $0.bounded += 1
             $0.recordsRead += read

@@ -231,6 +231,28 @@ import Testing
     }
 
     @Test(
+        "a process whose first searches are filtered loads the saved graph for them, as an unfiltered search would"
+    )
+    func filteredSearchesLoadTheSavedGraph() async throws {
+        let folder = Self.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 12, seed: 0xF11B)
+        let writer = try await Self.open(folder, nodes: .memory)
+        try await writer.upsert(Self.records(&generator, count: 1500))
+        try await writer.finish()  // the graph saved, as at a run's end
+        var section = PipelineConfiguration.Sink()
+        section.hnsw.exactBelow = 0
+        let reader = try LocalSink(directory: folder, readOnly: true, index: .init(section: section))
+        #expect(reader.annState.live?.index == nil)
+        let filter = try SearchFilter(parsing: "half = even")
+        let query = generator.next()
+        let found = try await reader.search(SearchRequest(vector: query, k: 10, filter: filter))
+        #expect(found.map(\.record.id) == (try reader.scanSearch(query, k: 10, filter: filter)).map(\.record.id))
+        #expect(reader.filteredSearchTally.bounded == 1 && reader.filteredSearchTally.scanned == 0)
+        #expect(reader.annState.live?.index != nil)
+    }
+
+    @Test(
         "a graph with its nodes in a file holds no vectors to bound: its filtered searches scan, with the same answers"
     )
     func fileNodesScan() async throws {
