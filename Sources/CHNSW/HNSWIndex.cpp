@@ -446,7 +446,8 @@ static float cosineBound(const float *q, const uint8_t *code, size_t dimensions,
     return dot(q, values, dimensions) * scale + h * scale + slack;
 }
 
-size_t sluice_hnsw_bounds(SluiceHNSW *index, const float *query, size_t capacity, uint64_t *labels, float *bounds)
+size_t sluice_hnsw_bounds(SluiceHNSW *index, const float *query, size_t capacity, const uint32_t *label_values,
+    size_t label_count, const uint8_t *value_allowed, size_t value_count, uint64_t *labels, float *bounds)
 {
     try {
         const size_t d = index->dimensions;
@@ -478,6 +479,13 @@ size_t sluice_hnsw_bounds(SluiceHNSW *index, const float *query, size_t capacity
             const uint8_t *code = reinterpret_cast<const uint8_t *>(graph.getDataByInternalId(internal));
             const std::pair<float, uint64_t> entry{
                 cosineBound(q.data(), code, d, h, slack, dot), graph.getExternalLabel(internal)};
+            // Every label's bound is computed whether or not it may be read: the pass costs the same for every
+            // caller, and only the labels it may read enter the heap.
+            if (label_values != nullptr) {
+                const uint64_t label = entry.second;
+                const uint32_t value = label < label_count ? label_values[label] : 0;
+                if (label >= label_count || value >= value_count || value_allowed[value] == 0) continue;
+            }
             if (best.size() < capacity) {
                 best.push_back(entry);
                 std::push_heap(best.begin(), best.end(), higher);

@@ -181,12 +181,38 @@ final class LocalANNIndex: @unchecked Sendable {
     /// For an exact search that reads records: the `capacity` labels (not deleted) whose upper bounds on their
     /// cosine to `query` are highest, highest first, with the bounds — no true cosine of a label's vector as the
     /// graph holds it exceeds its bound (`sluice_hnsw_bounds`). Nil for a graph with its nodes in a file, which
-    /// holds no vectors in memory (only codes, whose error has no such bound).
-    func bounds(_ query: [Float], capacity: Int) -> (labels: [UInt64], bounds: [Float])? {
+    /// holds no vectors in memory (only codes, whose error has no such bound). With `mask`, only the labels it
+    /// allows (every label's bound computed all the same: `LocalAccessLabels`).
+    func bounds(
+        _ query: [Float],
+        capacity: Int,
+        mask: LocalAccessLabels.Mask? = nil
+    ) -> (
+        labels: [UInt64], bounds: [Float]
+    )? {
         guard case .memory(let graph) = handle, query.count == dimensions, capacity > 0 else { return nil }
         var labels = [UInt64](repeating: 0, count: capacity)
         var bounds = [Float](repeating: 0, count: capacity)
-        let written = sluice_hnsw_bounds(graph, query, capacity, &labels, &bounds)
+        let written: Int
+        if let mask {
+            written = mask.valueOfLabel.withUnsafeBufferPointer { values in
+                mask.allowed.withUnsafeBufferPointer { allowed in
+                    sluice_hnsw_bounds(
+                        graph,
+                        query,
+                        capacity,
+                        values.baseAddress,
+                        values.count,
+                        allowed.baseAddress,
+                        allowed.count,
+                        &labels,
+                        &bounds
+                    )
+                }
+            }
+        } else {
+            written = sluice_hnsw_bounds(graph, query, capacity, nil, 0, nil, 0, &labels, &bounds)
+        }
         labels.removeSubrange(written...)
         bounds.removeSubrange(written...)
         return (labels, bounds)

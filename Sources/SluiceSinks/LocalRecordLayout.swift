@@ -157,6 +157,36 @@ enum LocalRecordLayout {
         }
     }
 
+    /// Reads only the metadata value named `name` from the bytes after the vector, in either layout (nil when the
+    /// record has none): the binary layout's key and text are stepped over, not decoded.
+    /// - Throws: `sinkFailed` naming the record, for bytes in neither layout, or cut short before the value.
+    static func metadataValue(
+        named name: String,
+        in bytes: UnsafeRawBufferPointer,
+        record: String
+    ) throws
+        -> MetadataValue?
+    {
+        guard bytes.first == binaryVersion else { return try decode(bytes, record: record).metadata[name] }
+        do {
+            var reader = Reader(bytes: bytes, offset: 1)
+            try reader.skipString()
+            _ = try reader.varint()
+            try reader.skipString()
+            let count = try reader.count(ofAtLeast: 3, "metadata entries")
+            for _ in 0..<count {
+                let key = try reader.string()
+                if key.utf8.elementsEqual(name.utf8) { return try reader.value() }
+                // Keys are in byte order: past `name`, it is not there.
+                if name.utf8.lexicographicallyPrecedes(key.utf8) { return nil }
+                _ = try reader.value()
+            }
+            return nil
+        } catch let problem as Problem {
+            throw corrupt(record, problem.description)
+        }
+    }
+
     /// The JSON layout's bytes of a record's fields (only tests write it now: stores written before keep it).
     static func json(_ record: VectorRecord) throws -> [UInt8] {
         Array(
@@ -241,6 +271,15 @@ enum LocalRecordLayout {
             else { throw Problem("text at \(offset) is not UTF-8") }
             offset = end
             return text
+        }
+
+        /// Steps over a string without reading it.
+        mutating func skipString() throws {
+            let length = try varint()
+            guard length <= UInt64(bytes.count - offset) else {
+                throw Problem("string of \(length) bytes at \(offset), \(bytes.count - offset) left")
+            }
+            offset += Int(length)
         }
 
         mutating func value() throws -> MetadataValue {

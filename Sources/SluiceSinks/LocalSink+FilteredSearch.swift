@@ -14,10 +14,12 @@ import Synchronization
 /// answer is the scan's — the same records in the same order, ties by id (``exactSearch(environment:_:k:filter:cancellation:skipping:)``
 /// keeps the first in key order) — and what is read is the records that could enter the top k, not the store.
 ///
-/// A filter that names the field access control restricts readers by scans, as before: the records read in the
-/// bounds' order include those near the query that the caller may not see, and the search's time would grow with
-/// their number — something of records a reader may not see. The scan reads every record whatever the caller sees
-/// (only its decodes of the few records that enter its running top k depend on them).
+/// A search restricted by access control (a filter whose top-level conditions name access control's field alone)
+/// reads only records its caller may read: read in the bounds' order as they are, the records near the query that
+/// the caller may not see would be read too, and the search's time would grow with their number — something of
+/// records a reader may not see. ``LocalAccessLabels`` keeps each label's readers in memory, and the bounds' pass
+/// orders only the labels the caller may read (computing every label's bound all the same). A filter that names the
+/// field otherwise (inside an `or`) scans, as the scan reads every record whatever the caller sees.
 ///
 /// It answers only when the graph matches the read transaction's snapshot: the graph in memory (`nodes: memory`;
 /// a graph with its nodes in a file holds codes whose error has no bound), the labels changed since the graph's
@@ -32,14 +34,16 @@ extension LocalSink {
         cancellation: CancellationFlag?,
         skipping unreadable: LocalUnreadableRecords
     ) throws -> [SearchHit] {
-        // A search restricted by access control scans: see ``IndexSettings/accessField``.
-        let restricted = indexSettings.accessField.map { filter.fields.contains($0) } ?? false
-        if !restricted, indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") {
+        // A search restricted by access control reads only what its caller may read (``LocalAccessLabels``); one
+        // whose filter names the field in a way no table can answer scans.
+        let readers = LocalAccessLabels.restriction(filter, field: indexSettings.accessField)
+        if readers != .inseparable, indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") {
             let attempt = {
                 try self.boundedSearch(
                     query,
                     k: k,
                     filter: filter,
+                    readers: readers,
                     ann: ann,
                     cancellation: cancellation,
                     skipping: unreadable
@@ -87,6 +91,7 @@ extension LocalSink {
         _ query: [Float],
         k: Int,
         filter: SearchFilter,
+        readers: LocalAccessLabels.Restriction,
         ann: LMDBDatabase,
         cancellation: CancellationFlag?,
         skipping unreadable: LocalUnreadableRecords
@@ -104,11 +109,29 @@ extension LocalSink {
             let generation = try txn.get(ann, ANNKey.generation).map(Self.number) ?? 0
             let count = try txn.count(vectors)
             guard count >= indexSettings.exactBelow else { return .scan }
+            // The labels read whatever their bounds: those changed since the graph's generation and, restricted by
+            // access control, since the access table's.
+            var since = live.generation
+            var mask: LocalAccessLabels.Mask?
+            if case .conditions(let conditions) = readers, let field = indexSettings.accessField {
+                guard
+                    let table = try accessLabels.table(
+                        field: field,
+                        at: generation,
+                        environment: environment,
+                        txn: txn,
+                        changed: { try log.labels(after: $0, through: generation, txn) }
+                    )
+                else { return .scan }
+                mask = LocalAccessLabels.Mask(table, conditions)
+                // A graph newer than the transaction is for the change log to refuse, as without a restriction.
+                if live.generation <= generation { since = min(since, table.generation) }
+            }
             guard
                 let changed = try changedLabels.labels(
-                    graphGeneration: live.generation,
+                    graphGeneration: since,
                     storeGeneration: generation,
-                    read: { try log.labels(after: live.generation, through: generation, txn) }
+                    read: { try log.labels(after: since, through: generation, txn) }
                 )
             else { return .graphUnavailable }
             var best = BoundedBest(k: k)
@@ -135,7 +158,7 @@ extension LocalSink {
             var capacity = max(256, 16 * k)
             var done = 0
             while true {
-                guard let (labels, bounds) = index.bounds(query, capacity: capacity),
+                guard let (labels, bounds) = index.bounds(query, capacity: capacity, mask: mask),
                     index.mutationCount == writes
                 else { return .scan }
                 for position in done..<labels.count {

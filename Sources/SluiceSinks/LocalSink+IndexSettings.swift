@@ -33,9 +33,10 @@ extension LocalSink {
         package var fileCodesFrom = Self.defaultFileCodesFrom
         package var fileResidentBytes = Self.defaultFileResidentBytes
         /// The metadata field access control restricts readers by (`access.field`), when it is on. A filtered
-        /// search that names it scans every record rather than reading in the order of the graph's bounds: the
-        /// records such a search reads include those near the query that the caller may not see, so its time
-        /// would say how many there are (`LocalSink+FilteredSearch.swift`). Not a pipeline setting of the sink.
+        /// search restricted by it reads in the order of the graph's bounds only the records its caller may read,
+        /// from a table of each label's readers (`LocalAccessLabels.swift`), so that its time says nothing of the
+        /// records near the query the caller may not see; a filter naming it otherwise scans every record. Not a
+        /// pipeline setting of the sink.
         package var accessField: String?
 
         /// The pipeline's `sink.local_index` and `sink.hnsw.*`.

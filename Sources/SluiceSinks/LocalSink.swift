@@ -37,6 +37,8 @@ public final class LocalSink: VectorSink {
     let documentKeys = DocumentKeyIndex()
     /// The records searches skipped because they do not decode (``readNotice``).
     let unreadable = LocalUnreadableRecords()
+    /// Each label's readers, for searches restricted by access control (`LocalAccessLabels.swift`).
+    let accessLabels = LocalAccessLabels()
     /// How filtered searches were answered (`LocalSink+FilteredSearch.swift`).
     let filteredSearchCounts = Mutex(FilteredSearchCounts())
     /// The upserts' commits waiting for the writer thread, written together (`LocalWrite.swift`).

@@ -46,6 +46,32 @@ import Testing
         }
     }
 
+    @Test("one metadata value alone is read from either layout as the whole decode reads it (the access table's pass)")
+    func metadataValueOfEitherLayout() throws {
+        let vectorEnd = 4 + Self.record.vector.count * 4
+        for encoded in [LocalSink.encode(Self.record), try LocalSink.encodeJSON(Self.record)] {
+            let whole = try LocalSink.decode(id: Array(Self.record.id.rawValue.utf8), encoded).metadata
+            for name in Array(Self.record.metadata.keys) + ["absent", "", "zzz", "headingsx", "a"] {
+                let value = try encoded.withUnsafeBytes { raw in
+                    try LocalRecordLayout.metadataValue(
+                        named: name,
+                        in: UnsafeRawBufferPointer(rebasing: raw[vectorEnd...]),
+                        record: "r"
+                    )
+                }
+                #expect(value == whole[name], "\(name)")
+            }
+        }
+        // Cut inside the text or before the value: refused, never read past the end.
+        let encoded = LocalSink.encode(Self.record)
+        for (cut, name) in [(vectorEnd + 3, "title"), (vectorEnd + 40, "title"), (encoded.count - 2, "whole")] {
+            let bytes = Array(encoded[vectorEnd..<cut])
+            #expect(throws: SluiceError.self) {
+                try bytes.withUnsafeBytes { try LocalRecordLayout.metadataValue(named: name, in: $0, record: "r") }
+            }
+        }
+    }
+
     @Test("the binary layout gives back every field and value as written, and starts with its version")
     func binaryRoundTrip() throws {
         let encoded = LocalSink.encode(Self.record)

@@ -139,9 +139,9 @@ import Testing
     }
 
     @Test(
-        "with access control on, a filter that names its field scans (its time must not grow with the records near the query the caller may not see); other filters use the bounds; the pipeline's store knows the field"
+        "with access control on, a filter restricting its field by top-level conditions uses the bounds (LocalSinkAccessSearchTests), one naming it inside an or scans; the pipeline's store knows the field"
     )
-    func accessRestrictedFiltersScan() async throws {
+    func accessFieldFilters() async throws {
         let folder = Self.folder()
         defer { TemporaryDirectory.remove(folder) }
         var generator = ClusteredVectors(dimensions: Self.dimensions, clusters: 12, seed: 0xF119)
@@ -159,7 +159,8 @@ import Testing
         sink.settleIndex()
         let query = generator.next()
         for (text, bounded) in [
-            ("readers in (alice)", false), ("half = even and readers in (bob)", false), ("half = even", true),
+            ("readers in (alice)", true), ("half = even and readers in (bob)", true), ("half = even", true),
+            ("readers in (alice) or half = even", false), ("(half = odd) and (readers = bob or page < 9)", false),
         ] {
             let filter = try SearchFilter(parsing: text)
             let before = sink.filteredSearchTally

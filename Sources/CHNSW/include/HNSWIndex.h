@@ -56,7 +56,12 @@ size_t sluice_hnsw_search(
 /// exceeds it), the `capacity` highest bounds, highest first (ties by label), into `labels` and `bounds`. Returns
 /// how many were written: `capacity`, or fewer when the graph holds fewer (0 for a zero query). A caller that
 /// reads records in this order may stop once its k-th best exact score exceeds the next bound.
-size_t sluice_hnsw_bounds(SluiceHNSW *index, const float *query, size_t capacity, uint64_t *labels, float *bounds);
+///
+/// With `label_values` (not NULL), only the labels a caller may read are returned: label `l` is returned when
+/// `l < label_count` and `value_allowed[label_values[l]]` is nonzero (a value id past `value_count` is not allowed).
+/// Every label's bound is computed all the same, so the pass does the same work whatever the caller may read.
+size_t sluice_hnsw_bounds(SluiceHNSW *index, const float *query, size_t capacity, const uint32_t *label_values,
+    size_t label_count, const uint8_t *value_allowed, size_t value_count, uint64_t *labels, float *bounds);
 
 /// Elements in the graph (deleted ones included), deleted elements, and the bytes the index holds in memory
 /// (vectors, graph, label table and locks; an estimate within a few percent).
