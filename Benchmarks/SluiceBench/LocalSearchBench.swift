@@ -65,6 +65,11 @@ struct LocalSearchBench: AsyncParsableCommand {
             "Filters to measure (records carry `offset` = 10 × their number: `offset < 100000` keeps the first 10,000): the store's filtered search beside the scan of every record."
     )
     var filter: [String] = []
+    @Option(
+        help:
+            "Treat this metadata field as access control's (records carry `readers` = [\"team-N\"], N their number modulo 10: `readers in (team-0, team-1)` keeps a fifth): filters restricting it read only the records they allow (a table of each label's readers, made at the first such search and timed apart)."
+    )
+    var accessField: String?
 
     static func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
@@ -183,6 +188,7 @@ struct LocalSearchBench: AsyncParsableCommand {
         if let codeBytes { indexSettings.fileCodeBytes = codeBytes }
         if let codesFrom { indexSettings.fileCodesFrom = codesFrom }
         if let residentBytes { indexSettings.fileResidentBytes = residentBytes }
+        indexSettings.accessField = accessField
         let sink = try LocalSink(directory: folder, index: indexSettings)
         let clock = ContinuousClock()
         let residentBefore = Self.residentMB()
@@ -247,8 +253,20 @@ struct LocalSearchBench: AsyncParsableCommand {
         Self.say(
             "filter (k \(k))                      store p50/p99 ms   scan p50/p99 ms   scan/store p50  same answers  records read  scanned"
         )
+        var tableMade = false
         for text in filter {
             let parsed = try SearchFilter(parsing: text)
+            if let accessField, !tableMade, parsed.fields.contains(accessField), let query = queryVectors.first {
+                // The first restricted search makes the table of each label's readers: a pass over the records.
+                let clock = ContinuousClock()
+                let begin = clock.now
+                _ = try await sink.search(SearchRequest(vector: query, k: k, filter: parsed))
+                Self.say(
+                    "the first search restricting \(accessField) (the table of readers made): "
+                        + "\(f(Self.seconds(begin.duration(to: clock.now)) * 1000, 1)) ms"
+                )
+                tableMade = true
+            }
             var store: [Double] = []
             var scan: [Double] = []
             var same = 0
@@ -386,7 +404,7 @@ struct LocalSearchBench: AsyncParsableCommand {
                 ordinal: n % 50,
                 text: text,
                 vector: vector,
-                metadata: ["offset": .int(n * 10)]
+                metadata: ["offset": .int(n * 10), "readers": .strings(["team-\(n % 10)"])]
             )
         }
     }
