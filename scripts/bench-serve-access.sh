@@ -22,7 +22,8 @@
 # SETTINGS after `--` go to `sluice run` and both servers (`--set sink.kind=pgvector --set sink.url=…` for
 # another store). SLUICE is the binary (default .build/release/sluice, else .build/debug/sluice); EMBED the
 # embedder (default minilm, as the figures of docs/SERVE.md; `hash` for a quick check that the script
-# works, figures then meaningless); KEEP=1 keeps the working folder.
+# works, figures then meaningless); MODE the search mode each request asks for (`vector`, `keyword`, `hybrid`;
+# default: none, the server's default); KEEP=1 keeps the working folder.
 set -euo pipefail
 rounds="${1:-5}"
 seconds="${2:-20}"
@@ -124,16 +125,19 @@ off_url=$url
 start_server on --set access.enabled=true --set serve.keys_file="$work/keys.yaml"
 on_url=$url
 
-cat >"$work/search.lua" <<'LUA'
+mode_field=""
+[ -n "${MODE:-}" ] && mode_field=", \"mode\": \"$MODE\""
+cat >"$work/search.lua" <<LUA
 -- Rotates a few queries so that no cache answers them all.
 local queries = {"sluice gate", "river water", "canal lock maintenance", "quarterly report", "backup policy"}
+local mode = '$mode_field'
 local i = 0
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer " .. os.getenv("SLUICE_BENCH_BEARER")
 request = function()
   i = i + 1
-  return wrk.format(nil, "/v1/search", nil, '{"query": "' .. queries[i % #queries + 1] .. '", "k": 10}')
+  return wrk.format(nil, "/v1/search", nil, '{"query": "' .. queries[i % #queries + 1] .. '", "k": 10' .. mode .. '}')
 end
 LUA
 
@@ -187,4 +191,4 @@ awk -v a="$(median on 3)" -v b="$(median off 3)" -v c="$(median on 4)" -v d="$(m
   -v e="$(median on 5)" -v f="$(median off 5)" \
   'BEGIN { printf "%-24s %12.3f %10.3f %10.3f\n", "on / off", a / b, c / d, e / f }'
 readable=$(find "$work/corpus/shared" "$work/corpus/team-0" "$work/corpus/team-1" -name '*.md' | wc -l)
-echo "($documents documents, $readable of them readable by the key (team-0, team-1, shared); wrk -t 2 -c $connections -d ${seconds}s, k 10; embed $embed)"
+echo "($documents documents, $readable of them readable by the key (team-0, team-1, shared); wrk -t 2 -c $connections -d ${seconds}s, k 10, mode ${MODE:-default}; embed $embed)"
