@@ -3,12 +3,13 @@ import SluiceLMDB
 
 /// Reading the keyword index for a search (a read transaction).
 extension KeywordIndex {
-    /// What a search needs besides the postings: the corpus, the segments, and the dead record numbers
-    /// whose postings are still stored.
+    /// What a search needs besides the postings: the corpus, the segments, the dead record numbers whose
+    /// postings are still stored, and the next record number (every number given is below it).
     struct Snapshot {
         var corpus: BM25.Corpus
         var segments: [KeywordSegment]
         var dead: Set<UInt64>
+        var next: UInt64
     }
 
     func snapshot(_ txn: LMDBTransaction) throws -> Snapshot {
@@ -21,15 +22,17 @@ extension KeywordIndex {
                 return true
             }
         }
-        return Snapshot(corpus: state.corpus, segments: state.segments, dead: dead)
+        return Snapshot(corpus: state.corpus, segments: state.segments, dead: dead, next: state.nextNumber)
     }
 
     /// The live postings of `term`: one key per segment. A posting is one unit of a record (unit 0 for a
     /// record scored whole, `KeywordIndex+Units.swift`), with the term's frequency and the unit's length;
-    /// `records` counts the records among them (the term's df).
+    /// `records` counts the records among them (the term's df). With `admission` (a search restricted by access
+    /// control, ``LocalKeywordAccess``), only the postings of records its caller may read.
     func postings(
         of term: String,
         in snapshot: Snapshot,
+        admitting admission: LocalKeywordAccess.Admission? = nil,
         _ txn: LMDBTransaction
     ) throws
         -> (records: Int, list: [(id: UInt64, unit: Int, frequency: Int, length: Int)])
@@ -42,7 +45,7 @@ extension KeywordIndex {
         for segment in snapshot.segments {
             guard let value = try txn.get(postings, segment.prefix + termBytes) else { continue }
             KeywordPostings.forEach(stored: value) { number, unit, frequency, length in
-                guard !snapshot.dead.contains(number) else { return }
+                guard !snapshot.dead.contains(number), admission?.admits(number) ?? true else { return }
                 // Numbers rise through a list and from one segment to the next.
                 if number != previous { records += 1 }
                 previous = number
@@ -50,6 +53,15 @@ extension KeywordIndex {
             }
         }
         return (records, list)
+    }
+
+    /// The index's numbering (``LocalKeywordAccess/epochKey``; 0 for a store made before it was written).
+    func epoch(_ txn: LMDBTransaction) throws -> UInt64 {
+        guard let bytes = try txn.get(environment.database("meta"), LocalKeywordAccess.epochKey), bytes.count == 8
+        else {
+            return 0
+        }
+        return Self.integer(bytes, at: 0)
     }
 
     /// The id of a live record number.

@@ -25,7 +25,8 @@ import SluiceLMDB
 ///   terms' bytes (composed, `KeywordIndex+Counts.swift`) or units scored (`KeywordIndex+Units.swift`)),
 ///   `keyword-corpus` = `[UInt64 records][UInt64 terms]` (exact: BM25's N and average
 ///   length), `keyword-segments` = the directory (``KeywordSegment``, in record-number order),
-///   `keyword-next` = `[UInt64 next record number][UInt64 next segment]`.
+///   `keyword-next` = `[UInt64 next record number][UInt64 next segment]`, `keyword-epoch` = a random `UInt64`
+///   written anew whenever the numbers start over (a build: ``LocalKeywordAccess``; absent in a store built before).
 ///
 /// A batch's segment is built before its transaction (``PreparedBatch``, off the writer thread) and written in
 /// the transaction that writes its records, so the index is never behind the records. Segments are merged as
@@ -100,6 +101,7 @@ struct KeywordIndex {
             return true
         }
         try flush(&segment, &state, txn)
+        try newEpoch(txn)  // the numbers started over (a cleared store's meta is dropped: it is rebuilt first)
         try save(state, txn)
         try txn.put(environment.database("meta"), Self.versionKey, Self.version)
     }
@@ -194,6 +196,15 @@ struct KeywordIndex {
         var next: [UInt8] = []
         for value in [state.nextNumber, state.nextSegment] { withUnsafeBytes(of: value.littleEndian) { next += $0 } }
         try txn.put(meta, Self.nextKey, next)
+    }
+
+    /// Names a new numbering of the records (``LocalKeywordAccess``: tables of another one are not used).
+    private func newEpoch(_ txn: LMDBTransaction) throws {
+        try txn.put(
+            environment.database("meta"),
+            LocalKeywordAccess.epochKey,
+            withUnsafeBytes(of: UInt64.random(in: 1...UInt64.max).littleEndian) { Array($0) }
+        )
     }
 
     func corpus(_ txn: LMDBTransaction) throws -> BM25.Corpus {

@@ -29,35 +29,15 @@ final class LocalAccessLabels: Sendable {
         /// Per label, the index in ``values`` of its record's value of ``field``; 0 for a label that holds no
         /// record, or whose record does not read (neither is ever readable).
         fileprivate(set) var valueOfLabel: [UInt32] = []
-        /// The distinct values (nil: a record without the field); index 0 stands for "no record".
-        fileprivate(set) var values: [MetadataValue?] = [nil]
-        fileprivate var interned: [MetadataValue?: UInt32] = [:]
+        /// The distinct values (``LocalAccessValues``), numbered as ``valueOfLabel`` names them.
+        fileprivate(set) var values = LocalAccessValues()
 
         /// For each of ``values``, 1 when a record with it meets every one of `conditions` (each naming ``field``
         /// alone), else 0; "no record" is never met.
-        func allowed(by conditions: [SearchFilter]) -> [UInt8] {
-            var allowed = [UInt8](repeating: 0, count: values.count)
-            for index in 1..<values.count {
-                let value = values[index]
-                let field = self.field
-                if conditions.allSatisfy({ $0.matches { $0 == field ? value : nil } }) { allowed[index] = 1 }
-            }
-            return allowed
-        }
+        func allowed(by conditions: [SearchFilter]) -> [UInt8] { values.allowed(by: conditions, field: field) }
 
         fileprivate mutating func set(_ label: UInt64, to value: MetadataValue??) {
-            let index: UInt32
-            if let value {
-                if let known = interned[value] {
-                    index = known
-                } else {
-                    index = UInt32(values.count)
-                    values.append(value)
-                    interned[value] = index
-                }
-            } else {
-                index = 0
-            }
+            let index = value.map { values.number(of: $0) } ?? 0
             let position = Int(label)
             if position >= valueOfLabel.count {
                 guard index != 0 else { return }
@@ -179,7 +159,7 @@ final class LocalAccessLabels: Sendable {
                 fits = false
                 return false
             }
-            table.set(label, to: value(in: bytes, field: field, id: id))
+            table.set(label, to: LocalAccessValues.value(in: bytes, field: field, id: id))
             return true
         }
         return fits ? table : nil
@@ -199,26 +179,6 @@ final class LocalAccessLabels: Sendable {
         guard let id = try txn.get(ann, LocalSink.ANNKey.labelPrefix + LocalSink.bytes(label)),
             let bytes = try txn.get(vectors, id, largeValues: .copied)
         else { return .none }
-        return bytes.withUnsafeBytes { value(in: $0, field: field, id: id) }
-    }
-
-    /// The value of `field` in a record's stored bytes (the vector, then the fields: `LocalRecordLayout`);
-    /// `.none` for bytes that do not read (such a record is never readable: a search skips it).
-    private static func value(in bytes: UnsafeRawBufferPointer, field: String, id: [UInt8]) -> MetadataValue?? {
-        guard bytes.count >= 4 else { return .none }
-        let dimension = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
-        let vectorEnd = 4 + dimension * 4
-        guard dimension <= (bytes.count - 4) / 4 else { return .none }
-        do {
-            return .some(
-                try LocalRecordLayout.metadataValue(
-                    named: field,
-                    in: UnsafeRawBufferPointer(rebasing: bytes[vectorEnd...]),
-                    record: String(decoding: id, as: UTF8.self)
-                )
-            )
-        } catch {
-            return .none
-        }
+        return bytes.withUnsafeBytes { LocalAccessValues.value(in: $0, field: field, id: id) }
     }
 }

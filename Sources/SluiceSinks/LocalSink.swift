@@ -39,6 +39,11 @@ public final class LocalSink: VectorSink {
     let unreadable = LocalUnreadableRecords()
     /// Each label's readers, for searches restricted by access control (`LocalAccessLabels.swift`).
     let accessLabels = LocalAccessLabels()
+    /// Each keyword record number's readers, for keyword searches restricted by access control
+    /// (`LocalKeywordAccess.swift`).
+    let keywordAccess = LocalKeywordAccess()
+    /// The records keyword searches' ranked walks read (``keywordRecordsRead``).
+    let keywordReads = Mutex(0)
     /// How filtered searches were answered (`LocalSink+FilteredSearch.swift`).
     let filteredSearchCounts = Mutex(FilteredSearchCounts())
     /// The upserts' commits waiting for the writer thread, written together (`LocalWrite.swift`).
@@ -284,7 +289,15 @@ public final class LocalSink: VectorSink {
         let releaser = ResidentMemoryReleaser.shared
         let release: @Sendable () -> Void = { releaser.releaseAfterSearch() }
         if request.mode == .keyword {
-            return try await readers.runCancellable(afterwards: release) { cancellation in
+            // Restricted by access control: ranked among what the caller may read (`LocalKeywordAccess.swift`). A
+            // filter naming the field otherwise (inside an `or`) is the operator's own: ranked over every record.
+            var access: LocalKeywordAccess.Restriction?
+            if let filter = request.filter, let field = indexSettings.accessField,
+                case .conditions(let conditions) = LocalAccessLabels.restriction(filter, field: field)
+            {
+                access = LocalKeywordAccess.Restriction(field: field, conditions: conditions, tables: keywordAccess)
+            }
+            return try await readers.runCancellable(afterwards: release) { [access] cancellation in
                 try releaser.deferringReleases {
                     try LocalSink.keywordSearch(
                         environment: self.environment,
@@ -292,7 +305,9 @@ public final class LocalSink: VectorSink {
                         k: request.k,
                         filter: request.filter,
                         cancellation: cancellation,
-                        skipping: unreadable
+                        skipping: unreadable,
+                        access: access,
+                        counting: { read in self.keywordReads.withLock { $0 += read } }
                     )
                 }
             }
