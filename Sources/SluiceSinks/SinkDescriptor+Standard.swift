@@ -56,14 +56,14 @@ extension SinkDescriptor {
         },
         make: { configuration, _ in
             let sink = configuration.sink
-            return try PgvectorSink(
-                settings: .init(
-                    section: sink,
-                    url: try SinkFactory.required(sink.url, key: "sink.url", kind: sink.kind),
-                    password: try SinkFactory.secret(sink.passwordEnv, key: "sink.password_env", need: .ifNamed),
-                    connections: configuration.run.upsertParallelism
-                )
+            var settings = PgvectorSink.Settings(
+                section: sink,
+                url: try SinkFactory.required(sink.url, key: "sink.url", kind: sink.kind),
+                password: try SinkFactory.secret(sink.passwordEnv, key: "sink.password_env", need: .ifNamed),
+                connections: configuration.run.upsertParallelism
             )
+            settings.accessField = configuration.access.isEnabled ? configuration.access.field : nil
+            return try PgvectorSink(settings: settings)
         }
     )
 

@@ -49,13 +49,15 @@ extension PgvectorSink {
     /// table that holds rows rewrites it once, under an exclusive lock; the rows' embeddings are kept,
     /// nothing is embedded again.
     /// Then adds the rows' and records' column (``ensureKeywordRows(_:table:configuration:)``) and the sums
-    /// behind the average length (``ensureKeywordLengths(_:table:)``).
+    /// behind the average length (``ensureKeywordLengths(_:table:readers:)``), grouped by `readers` (access
+    /// control's field when it is on).
     /// - Returns: why accents are not folded and why rows are not scored on their own, nil when they are.
     @discardableResult
     static func ensureTextSearch(
         _ connection: PGConnection,
         table name: PgvectorTableName,
-        indexName: PgvectorIndexName
+        indexName: PgvectorIndexName,
+        readers: String? = nil
     ) throws -> (folding: String?, rows: String?) {
         let table = name.quoted
         let (configuration, fallback) = try ensureFoldingConfiguration(connection, table: name)
@@ -74,7 +76,7 @@ extension PgvectorSink {
         // index is there.
         try indexName.create(connection, table: name, "USING gin (text_search)")
         let rows = try ensureKeywordRows(connection, table: name, configuration: configuration)
-        try ensureKeywordLengths(connection, table: name)
+        try ensureKeywordLengths(connection, table: name, readers: readers)
         return (fallback, rows)
     }
 
@@ -106,11 +108,39 @@ extension PgvectorSink {
             throw SluiceError(.usage, "pgvector cannot hold U+0000 (NUL) in text: remove it from the query")
         }
         let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 5) }
+        // Restricted by access control: the corpus and each word's document frequency are the readable rows'.
+        let access: (field: String, filter: PgvectorFilter)? = try {
+            guard let searchFilter, let field = settings.accessField,
+                case .conditions(let conditions) = LocalAccessLabels.restriction(searchFilter, field: field)
+            else { return nil }
+            return (field, try PgvectorFilter(.and(conditions), firstParameter: 5 + (filter?.parameters.count ?? 0)))
+        }()
+        let name = tableName
         return try await withCancellableConnection("keyword search \(settings.table)") { connection in
             // The configuration the column was parsed with (a parameter: the comment is the database's text), and
             // whether the table exists, in one catalog query.
             guard let (configuration, units, average) = try Self.searchConfiguration(connection, table: table) else {
                 return []
+            }
+            var corpus = """
+                SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8
+                    ELSE (SELECT count(*) FROM \(table))::float8 END AS n,
+                    greatest(coalesce($4::float8, (SELECT avg(length(text_search)) FROM \(table))), 1) AS average
+                FROM pg_class c WHERE c.oid = to_regclass($2)
+                """
+            var readable = ""
+            if let access {
+                let restricted = Self.restrictedCorpus(
+                    table: table,
+                    sums: Self.keywordLengthsName(table: name).quoted,
+                    field: access.field,
+                    access: access.filter.sql,
+                    keeps: try Self.keepsKeywordLengths(connection, table: name, readers: access.field)
+                )
+                // $2 and $4 are the whole table's corpus's: named all the same, so that every parameter has a type.
+                corpus =
+                    "SELECT r.n, r.average FROM (\(restricted)) AS r WHERE $2::text IS NOT NULL AND $4::text IS NOT NULL"
+                readable = " AND (\(access.filter.sql))"
             }
             // A tsvector's text form ('a' 'b') is a valid tsquery once the spaces between lexemes are ORs.
             let rows = try connection.query(
@@ -118,15 +148,12 @@ extension PgvectorSink {
                 WITH words AS (
                     SELECT DISTINCT array_to_tsvector(ARRAY[lexeme])::text::tsquery AS query
                     FROM unnest(tsvector_to_array(to_tsvector($3::regconfig, $1))) AS lexeme),
-                corpus AS (
-                    SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8
-                        ELSE (SELECT count(*) FROM \(table))::float8 END AS n,
-                        greatest(coalesce($4::float8, (SELECT avg(length(text_search)) FROM \(table))), 1) AS average
-                    FROM pg_class c WHERE c.oid = to_regclass($2)),
+                corpus AS (\(corpus)),
                 weighted AS MATERIALIZED (
                     SELECT words.query, ln(1 + greatest(corpus.n - df.n + 0.5, 0) / (df.n + 0.5)) AS idf
                     FROM words, corpus,
-                        LATERAL (SELECT count(*)::float8 AS n FROM \(table) WHERE text_search @@ words.query) AS df),
+                        LATERAL (SELECT count(*)::float8 AS n FROM \(table)
+                            WHERE text_search @@ words.query\(readable)) AS df),
                 any_word AS (
                     SELECT replace(strip(to_tsvector($3::regconfig, $1))::text, ' ', ' | ')::tsquery AS query)
                 SELECT \(Self.columns), \(Self.keywordRank(units: units)) AS rank
@@ -135,6 +162,7 @@ extension PgvectorSink {
                 ORDER BY rank DESC, id LIMIT \(k)
                 """,
                 [text, table, configuration, units ? average : "1"] + (filter?.parameters ?? [])
+                    + (access?.filter.parameters ?? [])
             )
             return try rows.map { SearchHit(score: Float($0[6] ?? "") ?? 0, record: try Self.record($0)) }
         }

@@ -21,6 +21,12 @@ import SluiceCore
 /// sums once more, under a lock that keeps writers out while it counts. A role that may not create them (no
 /// `CREATE` on the schema) leaves the table as it was, and the end of a run counts the average by a scan, as
 /// before.
+///
+/// With access control on, each row of differences is one readers list's (`readers`: the rows' value of
+/// `access.field`, grouped), so that a keyword search restricted by access control counts its corpus — rows and
+/// average length — over the rows its caller may read, from the sums alone (``restrictedCorpus(field:access:sums:)``).
+/// The field is part of the comment: sums kept for another field (or none) are made again by the next run, and
+/// until then a restricted search counts by a scan.
 extension PgvectorSink {
     /// The sums table, in the table's schema (``PgvectorIndexName``: within 63 bytes). The trigger function
     /// has the same name (functions and tables have names of their own).
@@ -33,30 +39,41 @@ extension PgvectorSink {
 
     /// The version of the triggers and the function: part of the sums table's comment, so a later version
     /// makes them again.
-    static let keywordLengthsVersion = "sluice keyword lengths: statement triggers, rows of differences; 1"
+    static let keywordLengthsVersion = "sluice keyword lengths: statement triggers, rows of differences by readers; 2"
 
-    /// The sums table's comment for a table of oid `oid` whose keyword column's comment is `textSearch`.
-    static func keywordLengthsComment(textSearch: String, oid: String) -> String {
-        "\(keywordLengthsVersion); table=\(oid); \(textSearch)"
+    /// The sums table's comment for a table of oid `oid` whose keyword column's comment is `textSearch`, its rows
+    /// grouped by the value of `readers` (access control's field; nil: not grouped).
+    static func keywordLengthsComment(textSearch: String, oid: String, readers: String?) -> String {
+        "\(keywordLengthsVersion); table=\(oid); readers=\(readers.map { PgvectorTableName.literal($0) } ?? "-"); \(textSearch)"
     }
 
-    /// The trigger function: a row of differences per statement, from its transition tables, into `sums` (the
-    /// sums table's name with its schema, which is also the function's).
-    static func keywordLengthsFunction(_ sums: String) -> String {
-        let length = "coalesce(sum(length(text_search)), 0)"
+    /// A row's readers as the sums group them: its value of the field `readers`, NULL without one.
+    static func readersExpression(_ readers: String?) -> String {
+        readers.map { "metadata->\(PgvectorTableName.literal($0))" } ?? "NULL::jsonb"
+    }
+
+    /// The trigger function: a row of differences per statement and readers list, from its transition tables,
+    /// into `sums` (the sums table's name with its schema, which is also the function's).
+    static func keywordLengthsFunction(_ sums: String, readers: String?) -> String {
+        let grouped = { (rows: String, sign: String) in
+            """
+            SELECT \(readersExpression(readers)) AS readers, \(sign)coalesce(sum(length(text_search)), 0) AS lexemes, \
+            \(sign)count(*) AS chunks FROM \(rows) GROUP BY 1
+            """
+        }
         return """
             CREATE OR REPLACE FUNCTION \(sums)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
             SET search_path = pg_catalog, pg_temp AS $sluice$
             BEGIN
                 IF TG_OP = 'INSERT' THEN
-                    INSERT INTO \(sums) SELECT \(length), count(*) FROM sluice_new HAVING count(*) > 0;
+                    INSERT INTO \(sums) (readers, lexemes, chunks) \(grouped("sluice_new", ""));
                 ELSIF TG_OP = 'DELETE' THEN
-                    INSERT INTO \(sums) SELECT -\(length), -count(*) FROM sluice_old HAVING count(*) > 0;
+                    INSERT INTO \(sums) (readers, lexemes, chunks) \(grouped("sluice_old", "-"));
                 ELSIF TG_OP = 'UPDATE' THEN
-                    INSERT INTO \(sums) SELECT n.lexemes - o.lexemes, 0
-                    FROM (SELECT \(length) AS lexemes FROM sluice_new) AS n,
-                        (SELECT \(length) AS lexemes FROM sluice_old) AS o
-                    WHERE n.lexemes <> o.lexemes;
+                    INSERT INTO \(sums) (readers, lexemes, chunks)
+                    SELECT d.readers, sum(d.lexemes), sum(d.chunks)
+                    FROM (\(grouped("sluice_new", "")) UNION ALL \(grouped("sluice_old", "-"))) AS d
+                    GROUP BY d.readers HAVING sum(d.lexemes) <> 0 OR sum(d.chunks) <> 0;
                 ELSE
                     DELETE FROM \(sums);
                 END IF;
@@ -74,8 +91,13 @@ extension PgvectorSink {
         ("sluice_keyword_lengths_truncate", "TRUNCATE", ""),
     ]
 
-    /// The sums table's comment as it should be for `table` now, nil without the table or its keyword column.
-    static func currentKeywordLengthsComment(_ connection: PGConnection, table: String) throws -> String? {
+    /// The sums table's comment as it should be for `table` now, its rows grouped by `readers`, nil without the
+    /// table or its keyword column.
+    static func currentKeywordLengthsComment(
+        _ connection: PGConnection,
+        table: String,
+        readers: String?
+    ) throws -> String? {
         let row = try connection.query(
             """
             SELECT to_regclass($1)::oid::text, (SELECT col_description(a.attrelid, a.attnum) FROM pg_attribute a
@@ -84,12 +106,18 @@ extension PgvectorSink {
             [table]
         ).first
         guard let oid = row?[0] ?? nil, let textSearch = row?[1] ?? nil else { return nil }
-        return keywordLengthsComment(textSearch: textSearch, oid: oid)
+        return keywordLengthsComment(textSearch: textSearch, oid: oid, readers: readers)
     }
 
-    /// Whether the sums of `table` are kept (the sums table's comment is the current one).
-    static func keepsKeywordLengths(_ connection: PGConnection, table name: PgvectorTableName) throws -> Bool {
-        guard let expected = try currentKeywordLengthsComment(connection, table: name.quoted) else { return false }
+    /// Whether the sums of `table` are kept, grouped by `readers` (the sums table's comment is the current one).
+    static func keepsKeywordLengths(
+        _ connection: PGConnection,
+        table name: PgvectorTableName,
+        readers: String?
+    ) throws -> Bool {
+        guard let expected = try currentKeywordLengthsComment(connection, table: name.quoted, readers: readers) else {
+            return false
+        }
         let comment =
             try connection.query(
                 "SELECT obj_description(to_regclass($1), 'pg_class')",
@@ -101,8 +129,9 @@ extension PgvectorSink {
     /// Creates (or makes again, when its comment is not the current one) the sums table, its function and the
     /// triggers, and counts the sums once. Runs in the preparation's transaction, after the keyword column is
     /// made, in a savepoint: a role that may not create them leaves the table as it was.
-    static func ensureKeywordLengths(_ connection: PGConnection, table name: PgvectorTableName) throws {
-        if try keepsKeywordLengths(connection, table: name) { return }
+    static func ensureKeywordLengths(_ connection: PGConnection, table name: PgvectorTableName, readers: String?) throws
+    {
+        if try keepsKeywordLengths(connection, table: name, readers: readers) { return }
         let table = name.quoted
         // Named with its schema everywhere: the function runs with its search path pinned.
         guard
@@ -115,7 +144,8 @@ extension PgvectorSink {
         try connection.query("SAVEPOINT sluice_keyword_lengths")
         do {
             try connection.query("CREATE TABLE IF NOT EXISTS \(sums) (lexemes bigint NOT NULL, chunks bigint NOT NULL)")
-            try connection.query(keywordLengthsFunction(sums))
+            try connection.query("ALTER TABLE \(sums) ADD COLUMN IF NOT EXISTS readers jsonb")
+            try connection.query(keywordLengthsFunction(sums, readers: readers))
             try connection.query("REVOKE EXECUTE ON FUNCTION \(sums)() FROM PUBLIC")
             for (trigger, event, transitions) in keywordLengthsTriggers {
                 try connection.query(
@@ -129,9 +159,12 @@ extension PgvectorSink {
             try connection.query("LOCK TABLE \(table) IN SHARE ROW EXCLUSIVE MODE")
             try connection.query("DELETE FROM \(sums)")
             try connection.query(
-                "INSERT INTO \(sums) SELECT coalesce(sum(length(text_search)), 0), count(*) FROM \(table)"
+                """
+                INSERT INTO \(sums) (readers, lexemes, chunks)
+                SELECT \(readersExpression(readers)), coalesce(sum(length(text_search)), 0), count(*) FROM \(table) GROUP BY 1
+                """
             )
-            if let comment = try currentKeywordLengthsComment(connection, table: table) {
+            if let comment = try currentKeywordLengthsComment(connection, table: table, readers: readers) {
                 try connection.query("COMMENT ON TABLE \(sums) IS \(PgvectorTableName.literal(comment))")
             }
             try connection.query("RELEASE SAVEPOINT sluice_keyword_lengths")
@@ -146,21 +179,28 @@ extension PgvectorSink {
 
     /// The average `length(text_search)` of `table`'s rows (1 when it has none): from the kept sums, folded
     /// into one row first, or, where they are not kept, by a scan of the table.
-    static func averageLength(_ connection: PGConnection, table name: PgvectorTableName) throws -> Double? {
+    static func averageLength(
+        _ connection: PGConnection,
+        table name: PgvectorTableName,
+        readers: String?
+    ) throws
+        -> Double?
+    {
         let table = name.quoted
-        guard try keepsKeywordLengths(connection, table: name) else {
+        guard try keepsKeywordLengths(connection, table: name, readers: readers) else {
             let average = try connection.query(
                 "SELECT coalesce(avg(length(text_search)), 1)::float8::text FROM \(table)"
             ).first?[0]
             return average.flatMap { $0 }.flatMap(Double.init)
         }
         let sums = keywordLengthsName(table: name).quoted
-        // One row for every statement since the last run's end: folded into one, in a transaction of its own
-        // (rows of writers still running are not seen, and stay theirs).
+        // One row for every statement (and readers list) since the last run's end: folded into one a readers
+        // list, in a transaction of its own (rows of writers still running are not seen, and stay theirs).
         try connection.query(
             """
-            WITH taken AS (DELETE FROM \(sums) RETURNING lexemes, chunks)
-            INSERT INTO \(sums) SELECT coalesce(sum(lexemes), 0), coalesce(sum(chunks), 0) FROM taken
+            WITH taken AS (DELETE FROM \(sums) RETURNING readers, lexemes, chunks)
+            INSERT INTO \(sums) (readers, lexemes, chunks)
+            SELECT readers, coalesce(sum(lexemes), 0), coalesce(sum(chunks), 0) FROM taken GROUP BY readers
             """
         )
         let total = try connection.query(
@@ -170,6 +210,27 @@ extension PgvectorSink {
             let chunks = (total?[1] ?? nil).flatMap(Double.init)
         else { return nil }
         return chunks > 0 ? lexemes / chunks : 1
+    }
+
+    /// The `corpus` of a keyword search restricted by access control (`n`: the rows the caller may read,
+    /// `average`: their average `length(text_search)`): from the sums when they are kept by `field`'s values
+    /// (`keeps`), each readers list's rows of differences checked against `access` (the restriction's SQL, over a
+    /// `metadata` holding the field alone), else by a scan of the rows `access` admits.
+    static func restrictedCorpus(table: String, sums: String, field: String, access: String, keeps: Bool) -> String {
+        guard keeps else {
+            return """
+                SELECT count(*)::float8 AS n, greatest(coalesce(avg(length(text_search)), 1), 1)::float8 AS average
+                FROM \(table) WHERE (\(access))
+                """
+        }
+        return """
+            SELECT coalesce(sum(chunks), 0)::float8 AS n,
+                greatest(coalesce(sum(lexemes)::float8 / nullif(sum(chunks), 0), 1), 1)::float8 AS average
+            FROM (SELECT CASE WHEN readers IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object(\(PgvectorTableName.literal(field)), readers) END AS metadata, lexemes, chunks
+                FROM \(sums)) AS kept
+            WHERE (\(access))
+            """
     }
 
     /// Drops the sums table and its function (the triggers went with the table).

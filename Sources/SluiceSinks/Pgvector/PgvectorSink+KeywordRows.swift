@@ -187,7 +187,7 @@ extension PgvectorSink {
     }
 
     /// The index comment that keeps the average chunk's length in distinct lexemes for the units' weight
-    /// (``keywordRank(units:)``), written at the end of every run (``recordAverageLength(_:table:indexName:)``).
+    /// (``keywordRank(units:)``), written at the end of every run (``recordAverageLength(_:table:indexName:readers:)``).
     static let averageLengthPrefix = "sluice keyword average length="
 
     /// Keeps the average length of the rows' `text_search` in the keyword index's comment, as `ANALYZE` keeps
@@ -195,12 +195,16 @@ extension PgvectorSink {
     /// `PgvectorSink+KeywordLengths.swift`), or counted by a scan where they are not kept. A role that may not
     /// read the sums or comment on the index (a writer that does not own the table) leaves it, and searches
     /// count it themselves (a scan of the column).
-    static func recordAverageLength(_ connection: PGConnection, table name: PgvectorTableName, indexName: String) throws
-    {
+    static func recordAverageLength(
+        _ connection: PGConnection,
+        table name: PgvectorTableName,
+        indexName: String,
+        readers: String? = nil
+    ) throws {
         let table = name.quoted
         guard try hasIndex(connection, table: table, named: indexName) else { return }
         do {
-            guard let value = try averageLength(connection, table: name) else { return }
+            guard let value = try averageLength(connection, table: name, readers: readers) else { return }
             let schema =
                 try connection.query(
                     "SELECT quote_ident(n.nspname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)",

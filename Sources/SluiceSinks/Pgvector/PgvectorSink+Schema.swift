@@ -14,6 +14,7 @@ extension PgvectorSink {
         let textSearchIndex = textSearchIndexName
         let metric = settings.metric
         let dimensions = embedder.dimensions
+        let readers = settings.accessField
         let type = dimensions > Self.vectorDimensionLimit ? "halfvec" : "vector"
         // A SQL string literal: single quotes doubled.
         let comment = "sluice embedder=\(embedder.description) metric=\(metric)".replacingOccurrences(
@@ -51,7 +52,12 @@ extension PgvectorSink {
                         try connection.query("DROP TABLE \(table)")
                     }
                     if try Self.describe(connection, table) != nil {
-                        let fallback = try Self.ensureTextSearch(connection, table: name, indexName: textSearchIndex)
+                        let fallback = try Self.ensureTextSearch(
+                            connection,
+                            table: name,
+                            indexName: textSearchIndex,
+                            readers: readers
+                        )
                         try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                         return (count == 0, type, fallback)
                     }
@@ -72,7 +78,12 @@ extension PgvectorSink {
                     table: name,
                     "(document_key)"
                 )
-                let fallback = try Self.ensureTextSearch(connection, table: name, indexName: textSearchIndex)
+                let fallback = try Self.ensureTextSearch(
+                    connection,
+                    table: name,
+                    indexName: textSearchIndex,
+                    readers: readers
+                )
                 try connection.query("COMMENT ON TABLE \(table) IS '\(comment)'")
                 return (true, type, fallback)
             }
@@ -137,9 +148,18 @@ extension PgvectorSink {
             // at some later moment and can flip the plan of a search between the HNSW index (approximate)
             // and a scan (exact), so the same query over the same rows could answer near ties differently.
             try await withConnection("analyze \(settings.table)") {
-                [table = quotedTable, name = tableName, textSearchIndex = textSearchIndexName] connection in
+                [
+                    table = quotedTable, name = tableName, textSearchIndex = textSearchIndexName,
+                    readers = settings.accessField
+                ]
+                connection in
                 _ = try connection.query("ANALYZE \(table)")
-                try Self.recordAverageLength(connection, table: name, indexName: textSearchIndex.name)
+                try Self.recordAverageLength(
+                    connection,
+                    table: name,
+                    indexName: textSearchIndex.name,
+                    readers: readers
+                )
             }
         }
         runState.withLock { $0.bulk = false }

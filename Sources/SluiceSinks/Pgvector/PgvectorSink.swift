@@ -30,6 +30,9 @@ public final class PgvectorSink: VectorSink {
         /// Retries after the first attempt of a write (`sink.max_retries`).
         public var maxRetries: Int
         public var maxBatchBytes: Int
+        /// `access.field` when access control is on: the keyword sums are kept by its values, so that a search
+        /// restricted by it counts its corpus over what its caller may read (`PgvectorSink+KeywordLengths.swift`).
+        public var accessField: String?
 
         /// The table `table` at `url`, everything else at the pipeline file's defaults.
         public init(url: String, password: String?, table: String) {
