@@ -70,6 +70,11 @@ struct LocalSearchBench: AsyncParsableCommand {
             "Treat this metadata field as access control's (records carry `readers` = [\"team-N\"], N their number modulo 10: `readers in (team-0, team-1)` keeps a fifth): filters restricting it read only the records they allow (a table of each label's readers, made at the first such search and timed apart)."
     )
     var accessField: String?
+    @Flag(
+        help:
+            "Also time keyword searches (`chunk N corpus`, N a record's number: every record holds two of the words, one record the number) under each --filter beside the same unfiltered, and the records their walks read; a filter restricting --access-field ranks among the records it allows (a table of each record's readers, made at the first such search and timed apart)."
+    )
+    var keyword = false
 
     static func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
@@ -244,6 +249,61 @@ struct LocalSearchBench: AsyncParsableCommand {
             )
         }
         if !filter.isEmpty { try await measureFilters(sink, queryVectors) }
+        if keyword && !filter.isEmpty { try await measureKeywordFilters(sink, count: vectors) }
+    }
+
+    /// Each `--filter` on keyword searches, beside the same searches unfiltered, alternated query by query.
+    func measureKeywordFilters(_ sink: LocalSink, count: Int) async throws {
+        var random = SplitMix64(seed: 0x4B57)
+        let texts = (0..<queries).map { _ in "chunk \(random.next() % UInt64(max(1, count))) corpus" }
+        Self.say("")
+        Self.say(
+            "keyword, filter (k \(k))             filtered p50/p99 ms   unfiltered p50/p99 ms   records read (filtered / unfiltered)"
+        )
+        var tableMade = false
+        for text in filter {
+            let parsed = try SearchFilter(parsing: text)
+            let clock = ContinuousClock()
+            if let accessField, !tableMade, parsed.fields.contains(accessField) {
+                // The first restricted keyword search makes the table of each record's readers: a pass over them.
+                let begin = clock.now
+                _ = try await sink.search(SearchRequest(mode: .keyword, text: texts[0], k: k, filter: parsed))
+                Self.say(
+                    "the first keyword search restricting \(accessField) (the table of readers made): "
+                        + "\(f(Self.seconds(begin.duration(to: clock.now)) * 1000, 1)) ms"
+                )
+                tableMade = true
+            }
+            var filtered: [Double] = []
+            var unfiltered: [Double] = []
+            var read = (filtered: 0, unfiltered: 0)
+            for query in texts {
+                var before = sink.keywordRecordsRead
+                var begin = clock.now
+                _ = try await sink.search(SearchRequest(mode: .keyword, text: query, k: k, filter: parsed))
+                filtered.append(Self.seconds(begin.duration(to: clock.now)) * 1000)
+                read.filtered += sink.keywordRecordsRead - before
+                before = sink.keywordRecordsRead
+                begin = clock.now
+                _ = try await sink.search(SearchRequest(mode: .keyword, text: query, k: k))
+                unfiltered.append(Self.seconds(begin.duration(to: clock.now)) * 1000)
+                read.unfiltered += sink.keywordRecordsRead - before
+            }
+            let a = Latencies(milliseconds: filtered, wall: 0)
+            let b = Latencies(milliseconds: unfiltered, wall: 0)
+            Self.say(
+                text.padding(toLength: 36, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "%9.2f / %-9.2f  %10.2f / %-9.2f  %8.1f / %.1f",
+                        a.percentile(0.5),
+                        a.percentile(0.99),
+                        b.percentile(0.5),
+                        b.percentile(0.99),
+                        Double(read.filtered) / Double(texts.count),
+                        Double(read.unfiltered) / Double(texts.count)
+                    )
+            )
+        }
     }
 
     /// Each `--filter`: the store's filtered search (the graph's bounds, or its scan past the read budget) beside

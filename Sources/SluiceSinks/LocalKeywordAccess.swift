@@ -300,14 +300,39 @@ final class LocalKeywordAccess: Sendable {
                 documents: snapshot.corpus.documents,
                 values: known?.values ?? LocalAccessValues()
             )
+            guard let known else {
+                // Nothing to reuse: the records in key order (sequential pages), each one's number and length
+                // looked up in the index's `i<id>` keys, in the same order.
+                try forEachIndexed { number, length, value in table.add(number, value: value, length: length) }
+                return table
+            }
             try forEachLive(from: base) { number, id in
-                if let known, case let index = known.value(of: number), index != 0 {
+                if case let index = known.value(of: number), index != 0 {
                     table.add(number, index: index, length: known.lengthOfNumber[Int(number - known.base)])
                 } else {
                     try describe(number, id, into: &table)
                 }
             }
             return table
+        }
+
+        /// Calls `body` with each record the index holds, in key order: its number, its length, and its value of the
+        /// field (nil: the record does not decode).
+        func forEachIndexed(_ body: (UInt64, UInt32, MetadataValue??) throws -> Void) throws {
+            let records = try environment.database(KeywordIndex.recordsDatabase)
+            var seen = 0
+            try txn.forEach(try environment.database("vectors"), largeValues: .copied) { key, bytes in
+                seen += 1
+                if seen % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
+                let id = Array(key)
+                guard let entry = try txn.get(records, [UInt8(ascii: "i")] + id), entry.count == 12 else { return true }
+                let number = KeywordIndex.bigEndianInteger(entry[0..<8])
+                let length = entry.withUnsafeBytes {
+                    UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+                }
+                try body(number, length, LocalAccessValues.value(in: bytes, field: field, id: id))
+                return true
+            }
         }
     }
 }
