@@ -145,4 +145,18 @@ struct PgvectorKeywordAccessTests {
         let reader = try PgvectorSink(settings: Self.settings(postgres, "kw_unkept"))
         try await Self.expectAsIfAlone(reader, rows: rows, postgres, table: "kw_alone_4", "sums not by readers")
     }
+
+    @Test("the pipeline's access control gives the sink its field; off, none")
+    func descriptorGivesTheField() throws {
+        var configuration = PipelineConfiguration()
+        configuration.sink.kind = .pgvector
+        configuration.sink.url = "postgresql://127.0.0.1:1/none"
+        configuration.access.isEnabled = true
+        configuration.access.field = "readers"
+        let made = try #require(try SinkDescriptor.pgvector.make(configuration, true) as? PgvectorSink)
+        #expect(made.settings.accessField == "readers")
+        configuration.access.isEnabled = false
+        let off = try #require(try SinkDescriptor.pgvector.make(configuration, true) as? PgvectorSink)
+        #expect(off.settings.accessField == nil)
+    }
 }
