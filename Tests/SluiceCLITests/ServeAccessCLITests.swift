@@ -317,6 +317,45 @@ struct ServeAccessCLITests {
         #expect(result.exitCode == 0, "SIGHUP must not stop the server: \(result)")
     }
 
+    @Test(
+        "documents a key may not read, added, change nothing it sees: the same results with the same scores in every mode"
+    )
+    func hiddenDocumentsChangeNoScore() async throws {
+        let ws = try Workspace("serve-access-scores")
+        defer { ws.cleanUp() }
+        let target = try Self.corpus(ws)
+        func engAnswers() async throws -> [String: [SearchResult]] {
+            try await ws.run(target, expecting: 0)
+            let server = try await Self.serve(ws, target)
+            var answers: [String: [SearchResult]] = [:]
+            for mode in ["vector", "keyword", "hybrid"] {
+                answers[mode] = try await server.client(token: Self.engKey)
+                    .search(SearchRequest(query: "salary payroll contractors", k: 5, mode: mode)).results
+            }
+            #expect(try await server.stop().exitCode == 0)
+            return answers
+        }
+        let before = try await engAnswers()
+        // Thirty more payroll documents, dense in the query's words, that only hr reads: BM25 over every record would
+        // count them in each word's document frequency and in the average length, and so in eng's scores.
+        for index in 20..<50 {
+            try Corpus.write(
+                "Payroll \(index): salary salary payroll contractors, contractors payroll salary \(index).",
+                to: ws.corpus.appendingPathComponent("hr/pay-\(index).md")
+            )
+        }
+        let after = try await engAnswers()
+        for mode in ["vector", "keyword", "hybrid"] {
+            let (was, now) = (before[mode] ?? [], after[mode] ?? [])
+            #expect(!was.isEmpty && was.allSatisfy { Self.engReadable.contains($0.documentKey) }, "\(mode)")
+            #expect(now.map(\.documentKey) == was.map(\.documentKey), "\(mode)")
+            #expect(
+                now.map(\.score.bitPattern) == was.map(\.score.bitPattern),
+                "\(mode): \(now.map(\.score)) after the hidden documents, \(was.map(\.score)) before"
+            )
+        }
+    }
+
     @Test("CLI: search --as/--groups reads what the identity may; check validates the keys file")
     func commandLine() async throws {
         let ws = try Workspace("serve-access-cli")
