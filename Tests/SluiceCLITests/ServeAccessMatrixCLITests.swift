@@ -130,4 +130,19 @@ struct ServeAccessMatrixCLITests {
         let result = try await server.stop()
         #expect(result.exitCode == 0, "\(label): \(result.stderr.suffix(2000))")
     }
+
+    @Test("pgvector: documents a key may not read, added, change none of its scores in any mode")
+    func hiddenDocumentsChangeNoScoreOnPgvector() async throws {
+        let ws = try Workspace("serve-access-scores-pgvector")
+        defer { ws.cleanUp() }
+        let store = try await StoreUnderTest.start(.pgvector, in: ws)
+        defer { store.stop() }
+        _ = try Fixture.corpus(ws)
+        try await Fixture.expectHiddenDocumentsChangeNoScore(
+            ws,
+            store.target(ws, "acl_scores"),
+            modes: ["vector", "keyword", "hybrid"],
+            "pgvector"
+        )
+    }
 }
