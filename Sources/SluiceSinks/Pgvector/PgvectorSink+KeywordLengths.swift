@@ -24,7 +24,7 @@ import SluiceCore
 ///
 /// With access control on, each row of differences is one readers list's (`readers`: the rows' value of
 /// `access.field`, grouped), so that a keyword search restricted by access control counts its corpus — rows and
-/// average length — over the rows its caller may read, from the sums alone (``restrictedCorpus(field:access:sums:)``).
+/// average length — over the rows its caller may read, from the sums alone (``restrictedCorpus(table:sums:field:access:keeps:)``).
 /// The field is part of the comment: sums kept for another field (or none) are made again by the next run, and
 /// until then a restricted search counts by a scan.
 extension PgvectorSink {
