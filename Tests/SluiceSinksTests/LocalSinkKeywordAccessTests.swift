@@ -129,7 +129,8 @@ import Testing
         try await Self.expectAsIfAlone(sink, "many changes")
         // Records deleted, a third of the first segment's: its rewrite drops their dead marks, so only the count of
         // live records tells the kept table that they are gone.
-        _ = try await Self.search(sink, "invoice", k: 3, try #require(Access.alice.filter(Access.access)))
+        let restricted = try #require(Access.alice.filter(Access.access))
+        _ = try await Self.search(sink, "invoice", k: 3, restricted)
         try await sink.delete(
             (100..<250).filter { $0 % 2 == 0 }.map { VectorID(rawValue: String(format: "r%06d", $0)) }
         )
