@@ -61,31 +61,6 @@ final class LocalAccessLabels: Sendable {
         }
     }
 
-    /// How a filter restricts readers by `field` (access control's, when it is on).
-    enum Restriction: Equatable {
-        /// The filter does not name the field.
-        case none
-        /// The filter is these conditions, each naming the field alone, and others: a record is readable only
-        /// when it meets all of these (the others are checked on each record read).
-        case conditions([SearchFilter])
-        /// The filter names the field otherwise (inside an `or`, say): no table can tell which records it reads.
-        case inseparable
-    }
-
-    /// How `filter` restricts readers by `field` (nil: access control is off): the conditions of its top-level
-    /// `and` (nested `and`s flattened) that name `field` alone. `document_key` and `ordinal` are not metadata
-    /// and are never such a field.
-    static func restriction(_ filter: SearchFilter, field: String?) -> Restriction {
-        guard let field, filter.fields.contains(field) else { return .none }
-        guard field != SearchFilter.documentKeyField, field != SearchFilter.ordinalField else { return .inseparable }
-        func conjuncts(_ filter: SearchFilter) -> [SearchFilter] {
-            if case .and(let parts) = filter { return parts.flatMap(conjuncts) }
-            return [filter]
-        }
-        let own = conjuncts(filter).filter { $0.fields == [field] }
-        return own.isEmpty ? .inseparable : .conditions(own)
-    }
-
     /// Labels changed since the table's generation past which a search brings the table up to date (every
     /// search reads those labels' records whatever their readers; a refresh copies the table, 4 bytes a label).
     static let refreshAfter = 64

@@ -138,7 +138,7 @@ final class LocalKeywordAccess: Sendable {
     }
 
     /// What restricts a keyword search by access control: the conditions of its filter naming the field alone
-    /// (``LocalAccessLabels/restriction(_:field:)``), and the store's tables.
+    /// (``AccessRestriction/init(_:field:)``), and the store's tables.
     struct Restriction: Sendable {
         let field: String
         let conditions: [SearchFilter]

@@ -36,7 +36,7 @@ extension LocalSink {
     ) throws -> [SearchHit] {
         // A search restricted by access control reads only what its caller may read (``LocalAccessLabels``); one
         // whose filter names the field in a way no table can answer scans.
-        let readers = LocalAccessLabels.restriction(filter, field: indexSettings.accessField)
+        let readers = AccessRestriction(filter, field: indexSettings.accessField)
         if readers != .inseparable, indexSettings.kind == .hnsw, let ann = try environment.existingDatabase("ann") {
             let attempt = {
                 try self.boundedSearch(
@@ -91,7 +91,7 @@ extension LocalSink {
         _ query: [Float],
         k: Int,
         filter: SearchFilter,
-        readers: LocalAccessLabels.Restriction,
+        readers: AccessRestriction,
         ann: LMDBDatabase,
         cancellation: CancellationFlag?,
         skipping unreadable: LocalUnreadableRecords

@@ -18,7 +18,7 @@ extension LocalSink {
     /// builds it) is ranked by a scan that counts the query's terms in every record: same scores, slower.
     ///
     /// A search restricted by access control (`access`: the conditions of the filter that name access control's
-    /// field alone, ``LocalAccessLabels/restriction(_:field:)``) ranks as if the store held only the records those
+    /// field alone, ``AccessRestriction/init(_:field:)``) ranks as if the store held only the records those
     /// conditions accept — the corpus and every term's document frequency are theirs — and its walk reads only
     /// those (``LocalKeywordAccess``); so a score, or the time a search takes, says nothing of the others.
     /// - Parameter counting: given the number of records the walk read (for tests and benchmarks).

@@ -293,7 +293,7 @@ public final class LocalSink: VectorSink {
             // filter naming the field otherwise (inside an `or`) is the operator's own: ranked over every record.
             var access: LocalKeywordAccess.Restriction?
             if let filter = request.filter, let field = indexSettings.accessField,
-                case .conditions(let conditions) = LocalAccessLabels.restriction(filter, field: field)
+                case .conditions(let conditions) = AccessRestriction(filter, field: field)
             {
                 access = LocalKeywordAccess.Restriction(field: field, conditions: conditions, tables: keywordAccess)
             }

@@ -193,8 +193,8 @@ import Testing
 
     @Test("which filters a table of readers can answer: top-level conditions on the field alone")
     func restrictions() throws {
-        func restriction(_ text: String) throws -> LocalAccessLabels.Restriction {
-            LocalAccessLabels.restriction(try SearchFilter(parsing: text), field: "readers")
+        func restriction(_ text: String) throws -> AccessRestriction {
+            AccessRestriction(try SearchFilter(parsing: text), field: "readers")
         }
         #expect(try restriction("page > 3") == .none)
         #expect(try restriction("readers in (a, b)") == .conditions([try SearchFilter(parsing: "readers in (a, b)")]))
@@ -204,9 +204,9 @@ import Testing
         )
         #expect(try restriction("(readers in (a)) and ((readers = b) or (page > 3))") != .inseparable)
         #expect(try restriction("readers = a or page > 3") == .inseparable)
-        #expect(LocalAccessLabels.restriction(try SearchFilter(parsing: "readers = a"), field: nil) == .none)
+        #expect(AccessRestriction(try SearchFilter(parsing: "readers = a"), field: nil) == .none)
         #expect(
-            LocalAccessLabels.restriction(try SearchFilter(parsing: "document_key = a"), field: "document_key")
+            AccessRestriction(try SearchFilter(parsing: "document_key = a"), field: "document_key")
                 == .inseparable
         )
     }

@@ -111,7 +111,7 @@ extension PgvectorSink {
         // Restricted by access control: the corpus and each word's document frequency are the readable rows'.
         let access: (field: String, filter: PgvectorFilter)? = try {
             guard let searchFilter, let field = settings.accessField,
-                case .conditions(let conditions) = LocalAccessLabels.restriction(searchFilter, field: field)
+                case .conditions(let conditions) = AccessRestriction(searchFilter, field: field)
             else { return nil }
             return (field, try PgvectorFilter(.and(conditions), firstParameter: 5 + (filter?.parameters.count ?? 0)))
         }()
