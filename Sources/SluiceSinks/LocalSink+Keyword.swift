@@ -138,8 +138,11 @@ extension LocalSink {
             count: terms.count
         )
         var corpus = BM25.Corpus(documents: 0, terms: 0)
+        var seen = 0
         try txn.forEach(environment.database("vectors")) { key, value in
-            if corpus.documents % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
+            // Every record read counts toward the next look at the flag, admitted or not.
+            seen += 1
+            if seen % LocalSink.cancellationInterval == 0 { try cancellation?.check() }
             guard let record = try LocalSink.record(id: Array(key), value, skipping: unreadable),
                 admitting?(record) ?? true
             else { return true }
