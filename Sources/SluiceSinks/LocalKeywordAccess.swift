@@ -33,9 +33,17 @@ final class LocalKeywordAccess: Sendable {
     /// The value number of a live record that does not decode (never readable).
     static let undecodable = UInt32.max
 
-    /// The most numbers a table spans beyond 16 a live record (plus 2^20): numbers only rise, and a store whose
-    /// few old records outlive many replaced ones spans more; its restricted searches scan (docs/ACCESS.md).
-    static func fits(span: UInt64, live: Int) -> Bool { span <= 16 * UInt64(live) + (1 << 20) }
+    /// The most numbers a table spans: 16 a live record plus `allowance` (2^20 but in tests). Numbers only rise,
+    /// and a store whose few old records outlive many replaced ones spans more; its restricted keyword searches
+    /// rank by a scan of every record (docs/STORES.md) until a rebuild numbers the records again.
+    static func fits(span: UInt64, live: Int, allowance: UInt64) -> Bool { span <= 16 * UInt64(live) + allowance }
+
+    /// ``fits(span:live:allowance:)``'s allowance.
+    let allowance: UInt64
+
+    init(allowance: UInt64 = 1 << 20) {
+        self.allowance = allowance
+    }
 
     /// The records of the index at one state, by number.
     struct Table: Sendable {
@@ -188,7 +196,7 @@ final class LocalKeywordAccess: Sendable {
 
     /// The table of `field` for the index as `txn` sees it (`snapshot`, at `epoch`): a kept one of that state, one
     /// brought to it from a kept earlier one, or one made from every live number (reusing the values a kept table
-    /// of the same numbering knows). Nil when the numbers span too far (``fits(span:live:)``): the search scans.
+    /// of the same numbering knows). Nil when the numbers span too far (``fits(span:live:allowance:)``): the search scans.
     func table(
         field: String,
         epoch: UInt64,
@@ -202,11 +210,17 @@ final class LocalKeywordAccess: Sendable {
             counts.withLock { $0.kept += 1 }
             return same
         }
-        let reader = Reader(environment: environment, txn: txn, field: field, cancellation: cancellation)
+        let reader = Reader(
+            environment: environment,
+            txn: txn,
+            field: field,
+            cancellation: cancellation,
+            allowance: allowance
+        )
         var table: Table?
         // The latest earlier state, brought forward by the numbers given and killed since.
         if let earlier = tables.filter({ $0.next <= snapshot.next }).max(by: { $0.next < $1.next }),
-            Self.fits(span: snapshot.next - earlier.base, live: snapshot.corpus.documents)
+            Self.fits(span: snapshot.next - earlier.base, live: snapshot.corpus.documents, allowance: allowance)
         {
             var forward = earlier
             forward.documents = snapshot.corpus.documents
@@ -245,6 +259,7 @@ final class LocalKeywordAccess: Sendable {
         let txn: LMDBTransaction
         let field: String
         let cancellation: CancellationFlag?
+        let allowance: UInt64
 
         /// Calls `body` with each live number from `first` on, ascending, and its record's id.
         func forEachLive(from first: UInt64, _ body: (UInt64, [UInt8]) throws -> Void) throws {
@@ -289,7 +304,13 @@ final class LocalKeywordAccess: Sendable {
                 return false
             }
             let base = min(first ?? snapshot.next, snapshot.next)
-            guard LocalKeywordAccess.fits(span: snapshot.next - base, live: snapshot.corpus.documents) else {
+            guard
+                LocalKeywordAccess.fits(
+                    span: snapshot.next - base,
+                    live: snapshot.corpus.documents,
+                    allowance: allowance
+                )
+            else {
                 return nil
             }
             var table = Table(

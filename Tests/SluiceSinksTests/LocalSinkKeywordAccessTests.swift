@@ -187,4 +187,43 @@ import Testing
         }
         try await alone.finish()
     }
+
+    @Test("numbers spanning too far for a table: the restricted search ranks by a scan, with the same answer")
+    func spanTooFarScans() async throws {
+        let folder = Access.folder()
+        let folderAlone = Access.folder()
+        defer {
+            TemporaryDirectory.remove(folder)
+            TemporaryDirectory.remove(folderAlone)
+        }
+        let sink = try await Access.open(folder)
+        // 40 live records, 32 of them replaced 30 times: the live numbers span about 1,000 (16 a record is 640).
+        try await sink.upsert((0..<40).map { Self.record($0) } + Self.crowd(8, from: 10_000))
+        for round in 0..<30 { try await sink.upsert((0..<32).map { Self.record($0, seed: UInt64(round % 2)) }) }
+        let restricted = try #require(Access.alice.filter(Access.access))
+        let readable = Mutex<[VectorRecord]>([])
+        try await sink.exportAll { record in
+            if restricted.matches(record) { readable.withLock { $0.append(record) } }
+        }
+        let alone = try await Access.open(folderAlone)
+        try await alone.upsert(readable.withLock { $0 })
+        let tables = LocalKeywordAccess(allowance: 0)
+        for query in Self.queries {
+            let found = try LocalSink.keywordSearch(
+                environment: sink.environment,
+                query,
+                k: 10,
+                filter: restricted,
+                access: .init(field: "readers", conditions: [restricted], tables: tables)
+            )
+            let expected = try await alone.search(SearchRequest(mode: .keyword, text: query, k: 10))
+            #expect(!expected.isEmpty)
+            #expect(found.map(\.record.id) == expected.map(\.record.id), "\(query)")
+            #expect(found.map(\.score.bitPattern) == expected.map(\.score.bitPattern), "\(query)")
+        }
+        // No table was kept or brought forward: each search tried to make one and scanned.
+        #expect(tables.counts.withLock { $0 } == .init(kept: 0, broughtForward: 0, made: Self.queries.count))
+        try await alone.finish()
+        try await sink.finish()
+    }
 }
