@@ -7,17 +7,17 @@ import SluiceCore
 struct LocalAccessValues: Sendable {
     /// The values by number (nil: a record without the field); number 0 stands for "no record".
     private(set) var values: [MetadataValue?] = [nil]
-    private var interned: [MetadataValue?: UInt32] = [:]
+    private var interned: [Exact: UInt32] = [:]
 
     /// How many numbers are given, "no record" included.
     var count: Int { values.count }
 
     /// The number of `value`, given now if it is new (never 0).
     mutating func number(of value: MetadataValue?) -> UInt32 {
-        if let known = interned[value] { return known }
+        if let known = interned[Exact(value)] { return known }
         let number = UInt32(values.count)
         values.append(value)
-        interned[value] = number
+        interned[Exact(value)] = number
         return number
     }
 
@@ -30,6 +30,47 @@ struct LocalAccessValues: Sendable {
             if conditions.allSatisfy({ $0.matches { $0 == field ? value : nil } }) { allowed[index] = 1 }
         }
         return allowed
+    }
+
+    /// A value as filters compare it: texts by their bytes (`SearchFilter.equal`), where Swift's `==` and hash take
+    /// canonically equivalent texts (`é` composed or not) as one — which would give two records whose readers
+    /// differ in their bytes one number, and one of them the other's readers.
+    private struct Exact: Hashable {
+        let value: MetadataValue?
+
+        init(_ value: MetadataValue?) { self.value = value }
+
+        static func == (a: Exact, b: Exact) -> Bool {
+            switch (a.value, b.value) {
+            case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+            case (.strings(let x), .strings(let y)):
+                return x.count == y.count && zip(x, y).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            case (.string, _), (.strings, _), (_, .string), (_, .strings): return false
+            default: return a.value == b.value
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            switch value {
+            case .string(let text):
+                hasher.combine(0 as UInt8)
+                Self.combine(text, into: &hasher)
+            case .strings(let texts):
+                hasher.combine(1 as UInt8)
+                hasher.combine(texts.count)
+                for text in texts { Self.combine(text, into: &hasher) }
+            default: hasher.combine(value)
+            }
+        }
+
+        /// `text`'s length and bytes.
+        private static func combine(_ text: String, into hasher: inout Hasher) {
+            var text = text
+            text.withUTF8 { bytes in
+                hasher.combine(bytes.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            }
+        }
     }
 
     /// The value of `field` in a record's stored bytes (the vector, then the fields: `LocalRecordLayout`);

@@ -105,6 +105,38 @@ import Testing
         try await sink.finish()
     }
 
+    @Test("readers that differ from the caller's name in their bytes alone (decomposed against composed) are not its")
+    func readersComparedByBytes() async throws {
+        let jose = AccessIdentity(principal: "jos\u{e9}", groups: [])
+        let restricted = try #require(jose.filter(Access.access))
+        func own(_ n: Int) -> VectorRecord { Self.record(n, readers: ["jos\u{e9}"]) }
+        let folder = Access.folder()
+        defer { TemporaryDirectory.remove(folder) }
+        let sink = try await Access.open(folder)
+        // The look-alike lists are written first, so that they are the first values the table meets.
+        try await sink.upsert(
+            Self.crowd(60, from: 10_000).map { crowd in
+                var record = crowd
+                record.metadata["readers"] = .strings(["jose\u{301}"])
+                return record
+            }
+        )
+        try await sink.upsert((0..<80).map(own))
+        let aloneFolder = Access.folder()
+        defer { TemporaryDirectory.remove(aloneFolder) }
+        let alone = try await Access.open(aloneFolder)
+        try await alone.upsert((0..<80).map(own))
+        for query in Self.queries {
+            let (found, read) = try await Self.search(sink, query, k: 10, restricted)
+            let (expected, readAlone) = try await Self.search(alone, query, k: 10, nil)
+            #expect(found.map(\.record.id) == expected.map(\.record.id), "\(query)")
+            #expect(found.map(\.score.bitPattern) == expected.map(\.score.bitPattern), "\(query)")
+            #expect(read == readAlone, "\(query)")
+        }
+        try await alone.finish()
+        try await sink.finish()
+    }
+
     @Test(
         "readers changed, records replaced and deleted, dead postings merged away, a clear and a reopening: the restricted ranking follows"
     )
