@@ -70,6 +70,11 @@ struct LocalSearchBench: AsyncParsableCommand {
             "Treat this metadata field as access control's (records carry `readers` = [\"team-N\"], N their number modulo 10: `readers in (team-0, team-1)` keeps a fifth): filters restricting it read only the records they allow (a table of each label's readers, made at the first such search and timed apart)."
     )
     var accessField: String?
+    @Option(
+        help:
+            "With N > 0, each record's `readers` also names one of N users (`user-M`, M its number modulo N), so the store holds about N distinct readers lists, as when documents belong to people: `readers in (team-0, team-1)` still keeps a fifth. 0: the ten team lists alone."
+    )
+    var readerLists = 0
     @Flag(
         help:
             "Also time keyword searches (`chunk N corpus`, N a record's number: every record holds two of the words, one record the number) under each --filter beside the same unfiltered, and the records their walks read; a filter restricting --access-field ranks among the records it allows (a table of each record's readers, made at the first such search and timed apart)."
@@ -116,7 +121,9 @@ struct LocalSearchBench: AsyncParsableCommand {
             let start = clock.now
             for first in stride(from: 0, to: vectors, by: 2000) {
                 let count = min(2000, vectors - first)
-                try await loader.upsert(Self.records(generator.next(count), from: first, textBytes: textBytes))
+                try await loader.upsert(
+                    Self.records(generator.next(count), from: first, textBytes: textBytes, readerLists: readerLists)
+                )
             }
             Self.say("loaded LMDB in \(f(Self.seconds(start.duration(to: clock.now)), 1)) s")
         } else {
@@ -147,7 +154,12 @@ struct LocalSearchBench: AsyncParsableCommand {
         try await loader.prepare(embedder: identity)
         for first in stride(from: 0, to: stored.count, by: 2000) {
             try await loader.upsert(
-                Self.records(Array(stored[first..<min(first + 2000, stored.count)]), from: first, textBytes: textBytes)
+                Self.records(
+                    Array(stored[first..<min(first + 2000, stored.count)]),
+                    from: first,
+                    textBytes: textBytes,
+                    readerLists: readerLists
+                )
             )
         }
         return try await scan(loader, Array(shuffled.prefix(queries)), count: stored.count)
@@ -450,8 +462,13 @@ struct LocalSearchBench: AsyncParsableCommand {
     }
 
     /// The records of `vectors`, numbered from `first`; each text a sentence, repeated to `textBytes` when that is
-    /// longer.
-    static func records(_ vectors: [[Float]], from first: Int, textBytes: Int = 0) -> [VectorRecord] {
+    /// longer; with `readerLists` above 0, each record's readers name a user as well as a team.
+    static func records(
+        _ vectors: [[Float]],
+        from first: Int,
+        textBytes: Int = 0,
+        readerLists: Int = 0
+    ) -> [VectorRecord] {
         vectors.enumerated().map { offset, vector in
             let n = first + offset
             let key = "docs/file-\(n / 50).txt"
@@ -464,7 +481,10 @@ struct LocalSearchBench: AsyncParsableCommand {
                 ordinal: n % 50,
                 text: text,
                 vector: vector,
-                metadata: ["offset": .int(n * 10), "readers": .strings(["team-\(n % 10)"])]
+                metadata: [
+                    "offset": .int(n * 10),
+                    "readers": .strings(["team-\(n % 10)"] + (readerLists > 0 ? ["user-\(n % readerLists)"] : [])),
+                ]
             )
         }
     }

@@ -4,10 +4,18 @@ import SluiceCore
 /// readers lists are few), and how to read a record's value without decoding the rest of it. The tables that let
 /// restricted searches read only what their caller may read keep a number per record and these values beside it:
 /// ``LocalAccessLabels`` (graph labels, vector searches) and ``LocalKeywordAccess`` (keyword record numbers).
+///
+/// When documents belong to people the values are many (a readers list a person, or a document): a restricted
+/// search then finds the values its caller's names are in through ``numbersHolding``, a map from each text a value
+/// holds to the numbers of the values holding it, instead of testing every value — so its cost follows what the
+/// caller may read, not how many lists the store holds (``allowed(by:field:)``).
 struct LocalAccessValues: Sendable {
     /// The values by number (nil: a record without the field); number 0 stands for "no record".
     private(set) var values: [MetadataValue?] = [nil]
     private var interned: [Exact: UInt32] = [:]
+    /// For each text (as ``Exact`` compares it: by its bytes, as filters do) that a value is or, for a list, holds:
+    /// the numbers of those values, ascending.
+    private var numbersHolding: [Exact: [UInt32]] = [:]
 
     /// How many numbers are given, "no record" included.
     var count: Int { values.count }
@@ -18,18 +26,68 @@ struct LocalAccessValues: Sendable {
         let number = UInt32(values.count)
         values.append(value)
         interned[Exact(value)] = number
+        switch value {
+        case .string: numbersHolding[Exact(value), default: []].append(number)
+        case .strings(let texts):
+            for text in Set(texts.map { Exact(.string($0)) }) { numbersHolding[text, default: []].append(number) }
+        default: break
+        }
         return number
     }
 
     /// For each number, 1 when a record with its value of `field` meets every one of `conditions` (each naming
-    /// `field` alone), else 0; "no record" is never met.
+    /// `field` alone), else 0; "no record" is never met. Where a condition narrows the values to those holding some
+    /// texts (``candidates(for:field:)``), only those are tested, and by the other conditions alone.
     func allowed(by conditions: [SearchFilter], field: String) -> [UInt8] {
         var allowed = [UInt8](repeating: 0, count: values.count)
-        for index in 1..<values.count {
+        func test(_ index: Int, _ conditions: ArraySlice<SearchFilter>) {
             let value = values[index]
             if conditions.allSatisfy({ $0.matches { $0 == field ? value : nil } }) { allowed[index] = 1 }
         }
+        if let narrowed = narrowing(conditions, field: field) {
+            var rest = conditions
+            rest.remove(at: narrowed.condition)
+            for number in narrowed.numbers { test(Int(number), rest[...]) }
+        } else {
+            for index in 1..<values.count { test(index, conditions[...]) }
+        }
         return allowed
+    }
+
+    /// The numbers of the only values that can meet `conditions` (ascending), when one of them asks for `field` to
+    /// equal one of some texts (`field in (a, b)`, `field = a`: what `serve` adds for a restricted caller) that are
+    /// not times — those texts equal only values that are, or lists that hold, the same bytes
+    /// (`SearchFilter.equal`), so each of these meets that condition; nil when no condition narrows them so (every
+    /// value must be tested).
+    func candidates(for conditions: [SearchFilter], field: String) -> [UInt32]? {
+        narrowing(conditions, field: field).map { Array(Set($0.numbers)).sorted() }
+    }
+
+    /// The condition of `conditions` that narrows the values most through ``numbersHolding``, and the numbers of the
+    /// values holding its texts (a value holding two of them is listed twice).
+    private func narrowing(_ conditions: [SearchFilter], field: String) -> (condition: Int, numbers: [UInt32])? {
+        var narrowest: (condition: Int, numbers: [UInt32])?
+        for (position, condition) in conditions.enumerated() {
+            let texts: [MetadataValue]
+            switch condition {
+            case .oneOf(let name, let candidates) where name == field: texts = candidates
+            case .compare(let name, .equal, let candidate) where name == field: texts = [candidate]
+            default: continue
+            }
+            var numbers: [UInt32] = []
+            var plain = true
+            for text in texts {
+                guard case .string = text, text.date == nil else {
+                    plain = false
+                    break
+                }
+                numbers += numbersHolding[Exact(text)] ?? []
+            }
+            guard plain else { continue }
+            if let current = narrowest, current.numbers.count <= numbers.count { continue }
+            narrowest = (position, numbers)
+        }
+        return narrowest
     }
 
     /// A value as filters compare it: texts by their bytes (`SearchFilter.equal`), where Swift's `==` and hash take
