@@ -98,6 +98,33 @@ struct PgvectorKeywordAccessTests {
         #expect(sums == scan)
     }
 
+    @Test("the sums' readers lists are indexed, and a caller's names find its lists' rows through the index")
+    func readersIndexed() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let rows = (0..<160).map { Self.record($0) } + Self.crowd(80, from: 1000)
+        let sink = try await PgvectorKeywordTests.sink(Self.settings(postgres, "kw_indexed"), holding: rows)
+        let (indexes, plan) = try await sink.withConnection("plan") { connection in
+            let indexes = try connection.query(
+                "SELECT indexdef FROM pg_indexes WHERE tablename = 'kw_indexed_keyword_lengths'"
+            ).compactMap { $0[0] ?? nil }
+            // The table is small: the planner would scan it; the plan must be able to use the index.
+            try connection.query("SET enable_seqscan = off")
+            let corpus = PgvectorSink.restrictedCorpus(
+                table: "kw_indexed",
+                sums: "kw_indexed_keyword_lengths",
+                field: "readers",
+                access: "TRUE",
+                keeps: true,
+                names: "$1::text[]"
+            )
+            let plan = try connection.query("EXPLAIN " + corpus, ["{alice}"]).compactMap { $0[0] ?? nil }
+            return (indexes, plan.joined(separator: "\n"))
+        }
+        #expect(indexes.contains { $0.contains("USING gin (readers)") }, "\(indexes)")
+        #expect(plan.contains("kw_indexed_keyword_lengths_readers"), "\(plan)")
+    }
+
     @Test("restricted keyword scores count only readable rows, through updates, deletes and a run's fold")
     func restrictedCorpus() async throws {
         let postgres = try await PostgresForTest.launch()

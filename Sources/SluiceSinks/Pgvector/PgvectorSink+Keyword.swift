@@ -101,6 +101,20 @@ extension PgvectorSink {
     /// records on pgvector*).
     ///
     /// The filter is part of the `WHERE` (``PgvectorFilter``): PostgreSQL applies it while it ranks.
+    /// The texts of a restriction's `field in (texts)` (the first such condition; every candidate a text, as
+    /// ``PgvectorFilter`` writes it with `?|`): a readable row's list holds one of them. Nil when it has none.
+    static func restrictingNames(_ conditions: [SearchFilter], field: String) -> [String]? {
+        for condition in conditions {
+            guard case .oneOf(let name, let values) = condition, name == field else { continue }
+            let texts = values.compactMap { value -> String? in
+                if case .string(let text) = value { return text }
+                return nil
+            }
+            if texts.count == values.count { return texts }
+        }
+        return nil
+    }
+
     func keywordSearch(_ text: String, k: Int, filter searchFilter: SearchFilter?) async throws -> [SearchHit] {
         guard k > 0, !KeywordTokenizer.terms(of: text).isEmpty else { return [] }
         let table = quotedTable
@@ -109,11 +123,12 @@ extension PgvectorSink {
         }
         let filter = try searchFilter.map { try PgvectorFilter($0, firstParameter: 5) }
         // Restricted by access control: the corpus and each word's document frequency are the readable rows'.
-        let access: (field: String, filter: PgvectorFilter)? = try {
+        let access: (field: String, filter: PgvectorFilter, names: [String]?)? = try {
             guard let searchFilter, let field = settings.accessField,
                 case .conditions(let conditions) = AccessRestriction(searchFilter, field: field)
             else { return nil }
-            return (field, try PgvectorFilter(.and(conditions), firstParameter: 5 + (filter?.parameters.count ?? 0)))
+            let filter = try PgvectorFilter(.and(conditions), firstParameter: 5 + (filter?.parameters.count ?? 0))
+            return (field, filter, Self.restrictingNames(conditions, field: field))
         }()
         let name = tableName
         return try await withCancellableConnection("keyword search \(settings.table)") { connection in
@@ -129,13 +144,19 @@ extension PgvectorSink {
                 FROM pg_class c WHERE c.oid = to_regclass($2)
                 """
             var readable = ""
+            // The caller's names, a parameter of the restricted corpus when it reads the sums.
+            var names: [String] = []
             if let access {
+                let keeps = try Self.keepsKeywordLengths(connection, table: name, readers: access.field)
+                if keeps, let texts = access.names { names = [PgvectorFilter.arrayLiteral(texts)] }
                 let restricted = Self.restrictedCorpus(
                     table: table,
                     sums: Self.keywordLengthsName(table: name).quoted,
                     field: access.field,
                     access: access.filter.sql,
-                    keeps: try Self.keepsKeywordLengths(connection, table: name, readers: access.field)
+                    keeps: keeps,
+                    names: names.isEmpty
+                        ? nil : "$\(5 + (filter?.parameters.count ?? 0) + access.filter.parameters.count)::text[]"
                 )
                 // $2 and $4 are the whole table's corpus's: named all the same, so that every parameter has a type.
                 corpus =
@@ -162,7 +183,7 @@ extension PgvectorSink {
                 ORDER BY rank DESC, id LIMIT \(k)
                 """,
                 [text, table, configuration, units ? average : "1"] + (filter?.parameters ?? [])
-                    + (access?.filter.parameters ?? [])
+                    + (access?.filter.parameters ?? []) + names
             )
             return try rows.map { SearchHit(score: Float($0[6] ?? "") ?? 0, record: try Self.record($0)) }
         }

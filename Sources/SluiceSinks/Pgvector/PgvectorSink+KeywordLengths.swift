@@ -39,7 +39,8 @@ extension PgvectorSink {
 
     /// The version of the triggers and the function: part of the sums table's comment, so a later version
     /// makes them again.
-    static let keywordLengthsVersion = "sluice keyword lengths: statement triggers, rows of differences by readers; 2"
+    static let keywordLengthsVersion =
+        "sluice keyword lengths: statement triggers, rows of differences by readers, readers indexed; 3"
 
     /// The sums table's comment for a table of oid `oid` whose keyword column's comment is `textSearch`, its rows
     /// grouped by the value of `readers` (access control's field; nil: not grouped).
@@ -145,6 +146,10 @@ extension PgvectorSink {
         do {
             try connection.query("CREATE TABLE IF NOT EXISTS \(sums) (lexemes bigint NOT NULL, chunks bigint NOT NULL)")
             try connection.query("ALTER TABLE \(sums) ADD COLUMN IF NOT EXISTS readers jsonb")
+            // A restricted search reads the rows of its caller's lists through this (``restrictedCorpus``): with a
+            // list a document, the rows are as many as the documents.
+            let index = PgvectorTableName.quote(PgvectorIndexName(table: name, suffix: "_keyword_lengths_readers").name)
+            try connection.query("CREATE INDEX IF NOT EXISTS \(index) ON \(sums) USING gin (readers)")
             try connection.query(keywordLengthsFunction(sums, readers: readers))
             try connection.query("REVOKE EXECUTE ON FUNCTION \(sums)() FROM PUBLIC")
             for (trigger, event, transitions) in keywordLengthsTriggers {
@@ -216,7 +221,20 @@ extension PgvectorSink {
     /// `average`: their average `length(text_search)`): from the sums when they are kept by `field`'s values
     /// (`keeps`), each readers list's rows of differences checked against `access` (the restriction's SQL, over a
     /// `metadata` holding the field alone), else by a scan of the rows `access` admits.
-    static func restrictedCorpus(table: String, sums: String, field: String, access: String, keeps: Bool) -> String {
+    ///
+    /// `names` (a parameter's SQL, `$n::text[]`): when the restriction holds `field in (texts)` — as `serve`'s does,
+    /// the caller's principal and groups — the parameter of those texts, so that only the rows whose lists hold one
+    /// of them are read, through the sums' GIN index on `readers` (the restriction implies it: its own SQL is
+    /// `metadata->field ?| texts`). Without it every list's row is checked: 36.5 ms over 100,000 lists (a list a
+    /// document) against 0.2–0.4 ms over ten (docs/ACCESS.md).
+    static func restrictedCorpus(
+        table: String,
+        sums: String,
+        field: String,
+        access: String,
+        keeps: Bool,
+        names: String? = nil
+    ) -> String {
         guard keeps else {
             return """
                 SELECT count(*)::float8 AS n, greatest(coalesce(avg(length(text_search)), 1), 1)::float8 AS average
@@ -228,7 +246,7 @@ extension PgvectorSink {
                 greatest(coalesce(sum(lexemes)::float8 / nullif(sum(chunks), 0), 1), 1)::float8 AS average
             FROM (SELECT CASE WHEN readers IS NULL THEN '{}'::jsonb
                 ELSE jsonb_build_object(\(PgvectorTableName.literal(field)), readers) END AS metadata, lexemes, chunks
-                FROM \(sums)) AS kept
+                FROM \(sums)\(names.map { " WHERE readers ?| \($0)" } ?? "")) AS kept
             WHERE (\(access))
             """
     }
