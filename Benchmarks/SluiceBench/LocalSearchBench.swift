@@ -72,7 +72,7 @@ struct LocalSearchBench: AsyncParsableCommand {
     var accessField: String?
     @Option(
         help:
-            "With N > 0, each record's `readers` also names one of N users (`user-M`, M its number modulo N), so the store holds about N distinct readers lists, as when documents belong to people: `readers in (team-0, team-1)` still keeps a fifth. 0: the ten team lists alone."
+            "With N > 0, each record's `readers` also names one of N users (`user-M`, M its number modulo N), so the store holds about N distinct readers lists, as when documents belong to people: `readers in (team-0, team-1)` still keeps a fifth. 0: the ten team lists alone. Applies when the store is loaded: a reused --store keeps its records."
     )
     var readerLists = 0
     @Flag(
