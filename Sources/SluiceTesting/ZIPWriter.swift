@@ -40,7 +40,7 @@ package struct ZIPWriter {
     }
 
     /// Raw DEFLATE: zlib's `compress2` output without its 2-byte header and 4-byte Adler-32 trailer.
-    private static func deflate(_ data: [UInt8]) -> [UInt8] {
+    package static func deflate(_ data: [UInt8]) -> [UInt8] {
         var capacity = compressBound(uLong(data.count))
         var out = [UInt8](repeating: 0, count: Int(capacity))
         let status = data.withUnsafeBufferPointer { source in

@@ -31,6 +31,19 @@ struct WebSourceCLITests {
             )
         }
 
+        /// Serves `bytes` as they are (a gzipped sitemap: the file's bytes, no `Content-Encoding`).
+        func put(_ path: String, bytes: [UInt8], type: String) async throws {
+            let answer = try await HTTPClient.shared.send(
+                HTTPRequest(
+                    method: "PUT",
+                    url: server.baseURL
+                        + "/_standin/page?path=\(Self.encode(path))&type=\(Self.encode(type))&validators=etag",
+                    body: bytes
+                )
+            )
+            #expect(answer.status == 200, "PUT \(path): \(answer.bodyText)")
+        }
+
         func gone(_ path: String, status: Int) async throws {
             try await control("DELETE", "page?path=\(Self.encode(path))&status=\(status)")
         }
@@ -160,7 +173,7 @@ struct WebSourceCLITests {
             <?xml version="1.0" encoding="UTF-8"?>
             <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
               <sitemap><loc>\(base)/sitemap-a.xml</loc></sitemap>
-              <sitemap><loc>\(base)/sitemap-b.xml</loc></sitemap>
+              <sitemap><loc>\(base)/sitemap-b.xml.gz</loc></sitemap>
             </sitemapindex>
             """,
             type: "application/xml"
@@ -170,8 +183,13 @@ struct WebSourceCLITests {
             site.sitemap(["/docs/intro", "/docs/guide.html", "/private/secret.html"]),
             type: "application/xml"
         )
-        try await site.put("/sitemap-b.xml", site.sitemap(["/docs/notes.md"]), type: "application/xml")
-        let sitemaps = ["/sitemap-index.xml", "/sitemap-a.xml", "/sitemap-b.xml"]
+        // A gzipped sitemap, sent as the file's bytes (as `sitemap.xml.gz` files are served).
+        try await site.put(
+            "/sitemap-b.xml.gz",
+            bytes: GzipWriter.gzip(Array(site.sitemap(["/docs/notes.md"]).utf8)),
+            type: "application/gzip"
+        )
+        let sitemaps = ["/sitemap-index.xml", "/sitemap-a.xml", "/sitemap-b.xml.gz"]
 
         // 1. A first load: every page but the disallowed one; the HTML without an extension read as HTML;
         // the redirect's target under the key of the URL listed.
@@ -218,7 +236,11 @@ struct WebSourceCLITests {
         )
         try await site.gone("/docs/guide.html", status: 410)
         try await site.put("/docs/added.html", "<html><body><p>A page added to the sitemap.</p></body></html>")
-        try await site.put("/sitemap-b.xml", site.sitemap(["/docs/added.html"]), type: "application/xml")
+        try await site.put(
+            "/sitemap-b.xml.gz",
+            bytes: GzipWriter.gzip(Array(site.sitemap(["/docs/added.html"]).utf8)),
+            type: "application/gzip"
+        )
         let changed = try await Self.run(ws, main, ["--prune", "--allow-mass-delete"])
         #expect(changed.exitCode == 0, "\(changed)")
         let afterChanges = try await Self.content(ws, main)
@@ -238,7 +260,7 @@ struct WebSourceCLITests {
         try await site.fail("/docs/intro", status: 0)
 
         // 5. A sitemap that fails: the listing is incomplete, the run stops (exit 6), nothing is pruned.
-        try await site.fail("/sitemap-b.xml", status: 503)
+        try await site.fail("/sitemap-b.xml.gz", status: 503)
         let failedListing = try await Self.run(ws, main, ["--prune", "--allow-mass-delete"])
         #expect(failedListing.exitCode == 6, "\(failedListing)")
         #expect(try await Self.content(ws, main) == afterChanges, "a failed listing deletes nothing")

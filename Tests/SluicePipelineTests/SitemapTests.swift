@@ -1,4 +1,5 @@
 import SluiceCore
+import SluiceTesting
 import Testing
 
 @testable import SluicePipeline
@@ -36,5 +37,36 @@ import Testing
     @Test func whatIsNotASitemapIsAnError() {
         #expect(throws: SluiceError.self) { try Sitemap(xml: Array("<html><body>Not found</body></html>".utf8)) }
         #expect(throws: SluiceError.self) { try Sitemap(xml: []) }
+    }
+}
+
+@Suite struct GzippedSitemapTests {
+    static let urlset = Array(
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+          <url><loc>https://example.com/a</loc></url>
+          <url><loc>https://example.com/b</loc></url>
+        </urlset>
+        """.utf8
+    )
+
+    @Test func aGzippedSitemapIsReadAsItsXML() throws {
+        let sitemap = try Sitemap(body: GzipWriter.gzip(Self.urlset), maxBytes: 1 << 20)
+        #expect(sitemap.pages == ["https://example.com/a", "https://example.com/b"])
+        // Plain XML is read as before.
+        #expect(try Sitemap(body: Self.urlset, maxBytes: 1 << 20) == sitemap)
+    }
+
+    @Test func aGzippedSitemapPastTheLimitOrDamagedIsAnError() throws {
+        let tooLarge = try #require(throws: SluiceError.self) {
+            try Sitemap(body: GzipWriter.gzip(Self.urlset), maxBytes: Self.urlset.count - 1)
+        }
+        #expect(tooLarge.code == .tooLarge)
+        #expect(tooLarge.message.contains("gzipped sitemap"), "\(tooLarge)")
+        let cut = try #require(throws: SluiceError.self) {
+            try Sitemap(body: Array(GzipWriter.gzip(Self.urlset).dropLast(6)), maxBytes: 1 << 20)
+        }
+        #expect(cut.code == .malformed)
     }
 }

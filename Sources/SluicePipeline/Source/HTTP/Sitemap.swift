@@ -1,9 +1,10 @@
 import Foundation
 import SluiceCore
+import SluiceExtract
 
 /// A sitemap (sitemaps.org protocol): a `<urlset>` listing pages, or a `<sitemapindex>` listing further
 /// sitemaps. Read for their `<loc>`s only (`lastmod`, `changefreq` and `priority` are hints the conditional
-/// requests make unnecessary). A gzipped sitemap (`.xml.gz`) is not read.
+/// requests make unnecessary). A gzipped sitemap (`sitemap.xml.gz`, sent as the file's bytes) is inflated first.
 struct Sitemap: Sendable, Hashable {
     /// The pages of a `<urlset>`, in order.
     var pages: [String] = []
@@ -26,6 +27,23 @@ struct Sitemap: Sendable, Hashable {
         } else {
             throw SluiceError(.malformed, "not a sitemap (neither <urlset> nor <sitemapindex>)")
         }
+    }
+
+    /// A sitemap as a server sends it: XML, or gzipped XML (told by its first bytes, not by its name or type).
+    /// - Parameter maxBytes: the most XML bytes a gzipped sitemap may inflate to.
+    /// - Throws: as ``init(xml:)``, and for gzip data that is damaged, cut short or inflates past `maxBytes`.
+    init(body: [UInt8], maxBytes: Int) throws {
+        guard GzipMembers.isGzip(body) else {
+            try self.init(xml: body)
+            return
+        }
+        let xml: [UInt8]
+        do {
+            xml = try GzipMembers.inflate(body, maxBytes: maxBytes)
+        } catch let error as SluiceError {
+            throw SluiceError(error.code, "a gzipped sitemap that cannot be read: \(error.message)", cause: error)
+        }
+        try self.init(xml: xml)
     }
 
     init(pages: [String] = [], sitemaps: [String] = []) {

@@ -148,7 +148,7 @@ struct WebSource: DocumentSource {
                 guard (200..<300).contains(answer.status) else {
                     throw SluiceError(.dependencyUnavailable, "HTTP \(answer.status)")
                 }
-                sitemap = try Sitemap(xml: answer.body)
+                sitemap = try Sitemap(body: answer.body, maxBytes: Self.maxSitemapBytes)
             } catch let error as WebClient.Disallowed {
                 throw SluiceError(.configuration, "the sitemap \(error.url) is disallowed by its robots.txt")
             } catch let error as SluiceError {
