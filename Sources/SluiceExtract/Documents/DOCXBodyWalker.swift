@@ -96,7 +96,8 @@ struct DOCXBodyWalker {
     }
 
     /// The text of a paragraph (or of a table cell or a note: its paragraphs joined by spaces): runs' `w:t`,
-    /// tabs, breaks, and a marker for each footnote or endnote reference (``DOCXNotes``); deleted text,
+    /// tabs, breaks, drawings' alternative text (``AltText``), and a marker for each footnote or endnote
+    /// reference (``DOCXNotes``); deleted text,
     /// field instructions and the fallback copies of alternate content are left out.
     mutating func text(of node: xmlNodePtr) -> String {
         var out = ""
@@ -112,6 +113,9 @@ struct DOCXBodyWalker {
                     out += "\n"
                 case "noBreakHyphen":
                     out += "-"
+                case "docPr":
+                    // A drawing's (picture's, chart's, diagram's) alternative text, where it sits in the run.
+                    if let marker = AltText.drawingML(child) { AltText.append(marker, to: &out) }
                 case "p":
                     if !out.isEmpty { out += " " }
                     walk(child, depth: depth + 1)

@@ -85,6 +85,10 @@ public struct ODPExtractor: Extractor {
                     if !rows.isEmpty, !inNotes { slide.blocks.append(rows.joined(separator: "\n")) }
                     continue
                 }
+                if !inNotes, AltText.holdsPicture(shape), let marker = AltText.openDocument(shape) {
+                    slide.blocks.append(marker)
+                    continue
+                }
                 let lines = self.lines(of: shape.child("text-box") ?? shape, depth: 0)
                 guard !lines.isEmpty else { continue }
                 if !inNotes, role == "title", slide.title == nil {
@@ -96,7 +100,7 @@ public struct ODPExtractor: Extractor {
                     slide.blocks.append(lines.joined(separator: "\n"))
                 }
             default:
-                continue  // pictures, media, connectors: no text
+                continue  // media, connectors: no text
             }
         }
     }

@@ -3,14 +3,15 @@ import Foundation
 
 /// The text of OpenDocument paragraphs (`text:p`, `text:h`) as the three formats read it: text nodes,
 /// spans and links; `text:s` (spaces, `text:c` of them), `text:tab` and `text:line-break`; a note
-/// (`text:note`) as its citation (`[1]`), its body handed to `notes` when given; annotations, deleted
-/// changes, drawings inside the paragraph and bookmarks are left out.
+/// (`text:note`) as its citation (`[1]`), its body handed to `notes` when given; a picture's or chart's
+/// alternative text (``AltText``); annotations, deleted changes, other drawings inside the paragraph and
+/// bookmarks are left out.
 enum OpenDocumentText {
     /// Elements inside a paragraph that are not its text.
     private static let skipped: Set<String> = [
         "annotation", "annotation-end", "tracked-changes", "change", "change-start", "change-end",
         "bookmark", "bookmark-start", "bookmark-end", "reference-mark", "reference-mark-start",
-        "reference-mark-end", "frame", "custom-shape", "rect", "line", "ellipse", "g", "soft-page-break",
+        "reference-mark-end", "custom-shape", "rect", "line", "ellipse", "g", "soft-page-break",
         "sequence-decls", "variable-decls", "user-field-decls",
     ]
 
@@ -43,6 +44,12 @@ enum OpenDocumentText {
                 case "p", "h":
                     if !out.isEmpty, out.last?.isWhitespace == false { out += " " }
                     walk(child, depth: depth + 1)
+                case "frame":
+                    // A picture or an embedded object (a chart) anchored in the paragraph: its alternative
+                    // text only; a text box's text is left out with the other drawings.
+                    if AltText.holdsPicture(child), let marker = AltText.openDocument(child) {
+                        AltText.append(marker, to: &out)
+                    }
                 case let name where skipped.contains(name):
                     continue
                 default:

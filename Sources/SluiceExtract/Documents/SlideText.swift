@@ -32,8 +32,20 @@ struct SlideText {
                         blocks.append(lines.joined(separator: "\n"))
                     }
                 }
+            case "pic":
+                // A picture has no text but its alternative text.
+                if !inNotes, let marker = AltText.drawingML(shape.child("nvPicPr")?.child("cNvPr")) {
+                    blocks.append(marker)
+                }
             case "graphicFrame":
-                guard !inNotes, let table = shape.child("graphic")?.child("graphicData")?.child("tbl") else { continue }
+                guard !inNotes else { continue }
+                guard let table = shape.child("graphic")?.child("graphicData")?.child("tbl") else {
+                    // A chart or a diagram (SmartArt): its alternative text; its data and words are not read.
+                    if let marker = AltText.drawingML(shape.child("nvGraphicFramePr")?.child("cNvPr")) {
+                        blocks.append(marker)
+                    }
+                    continue
+                }
                 var rows: [String] = []
                 for row in table.children where row.isElement && row.localName == "tr" {
                     let cells = row.children.filter { $0.isElement && $0.localName == "tc" }.map { cell in
@@ -52,7 +64,7 @@ struct SlideText {
                     visit(tree: choice, notes: inNotes)
                 }
             default:
-                continue  // pictures, connectors, media: no text
+                continue  // connectors, media: no text
             }
         }
     }

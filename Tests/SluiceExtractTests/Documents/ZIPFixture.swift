@@ -31,7 +31,7 @@ enum ZIPFixture {
         }
     }
 
-    /// An archive of `parts`, in order, deflated.
+    /// An archive of `parts`, in order, deflated; a `mimetype` entry stored, as OpenDocument and EPUB require.
     static func archive(_ parts: [(name: String, data: Data)]) throws -> [UInt8] {
         try withFolder { folder in
             for (index, part) in parts.enumerated() {
@@ -47,7 +47,8 @@ enum ZIPFixture {
                 names = open(f"{folder}/names").read().split("\\n")
                 with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as out:
                     for i, name in enumerate(names):
-                        out.writestr(name, open(f"{folder}/{i}.bin", "rb").read())
+                        method = zipfile.ZIP_STORED if name == "mimetype" else zipfile.ZIP_DEFLATED
+                        out.writestr(name, open(f"{folder}/{i}.bin", "rb").read(), method)
                 """,
                 folder.path,
                 target.path
