@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// The API keys `sluice serve` accepts (`serve.keys_file`, docs/ACCESS.md): each kept as the SHA-256 of
 /// the key, never the key, with the identity it stands for and what it may do.
@@ -61,9 +60,9 @@ package struct APIKeys: Sendable, Equatable {
         }
         let loaded: Any?
         do {
-            loaded = try Yams.load(yaml: text)
-        } catch {
-            throw problem("not YAML (or JSON): \(error)")
+            loaded = try BoundedYAML.load(text)
+        } catch let error as SluiceError {
+            throw problem("not YAML (or JSON) that can be read: \(error.message)")
         }
         guard let root = loaded as? [String: Any], let list = root["keys"] as? [Any],
             Set(root.keys) == ["keys"]

@@ -73,6 +73,15 @@ struct ConfigurationSection {
         try string(key, oneOf: Choice.allCases.map(\.rawValue)).flatMap(Choice.init(rawValue:))
     }
 
+    /// A path: a string that is not empty (an empty one would name the pipeline file's own folder).
+    mutating func path(_ key: String) throws -> String? {
+        guard let text = try string(key) else { return nil }
+        guard !text.allSatisfy(\.isWhitespace) else {
+            throw SluiceError(.configuration, "\(name(key)): expected a path, got an empty string")
+        }
+        return text
+    }
+
     mutating func strings(_ key: String) throws -> [String]? {
         guard let value = take(key) else { return nil }
         if let single = value as? String { return [single] }

@@ -44,7 +44,7 @@ extension PipelineConfiguration.Chunk {
         context = try s.choice("context") ?? context
         maxTokens = try s.int("max_tokens", min: 8) ?? maxTokens
         overlapTokens = try s.int("overlap_tokens", min: 0) ?? overlapTokens
-        parallelism = try s.int("parallelism", min: 1) ?? parallelism
+        parallelism = try s.int("parallelism", min: 1, max: 1_024) ?? parallelism
         try s.finish()
         if overlapTokens >= maxTokens {
             throw SluiceError(

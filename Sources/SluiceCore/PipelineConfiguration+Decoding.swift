@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// Reading a pipeline file.
 ///
@@ -30,11 +29,16 @@ extension PipelineConfiguration {
             }
             let key = String(override[..<equals]).trimmingCharacters(in: .whitespaces)
             let rawValue = String(override[override.index(after: equals)...])
+            // The value is YAML, as in the file: one that does not parse is refused, never taken as text (a
+            // list missing its `]` would otherwise become one pattern that matches nothing).
             let value: Any
             do {
-                value = try Yams.load(yaml: rawValue) ?? ""
-            } catch {
-                value = rawValue
+                value = try BoundedYAML.load(rawValue) ?? ""
+            } catch let error as SluiceError {
+                throw SluiceError(
+                    .configuration,
+                    "--set \(key): the value is \(error.message); quote a text value: --set '\(key)=\"…\"'"
+                )
             }
             try set(&tree, path: key.split(separator: ".").map(String.init), value: value, fullKey: key)
         }
@@ -47,9 +51,9 @@ extension PipelineConfiguration {
     static func parse(yaml text: String, origin: String) throws -> [String: Any] {
         let loaded: Any?
         do {
-            loaded = try Yams.load(yaml: text)
-        } catch {
-            throw SluiceError(.configuration, "\(origin) is not valid YAML: \(error)")
+            loaded = try BoundedYAML.load(text)
+        } catch let error as SluiceError {
+            throw SluiceError(.configuration, "\(origin): \(error.message)")
         }
         guard let loaded else { return [:] }
         guard let tree = loaded as? [String: Any] else {
@@ -113,7 +117,7 @@ extension PipelineConfiguration {
         if let s = try root.section("eval") { c.eval = try Eval(section: s) }
         if let s = try root.section("access") { c.access = try Access(section: s) }
         if let s = try root.section("generations") { c.generations = try Generations(section: s) }
-        c.state = try root.string("state") ?? c.state
+        c.state = try root.path("state") ?? c.state
         try root.finish()
         // A malformed URL is the configuration's fault (exit 1), not a store that is down or a bug.
         if let url = c.embed.baseURL, c.embed.provider.isRemote {

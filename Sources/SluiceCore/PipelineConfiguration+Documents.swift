@@ -39,7 +39,9 @@ extension PipelineConfiguration.Extract.ZIP {
     init(section: ConfigurationSection) throws {
         self.init()
         var d = section
-        maxInflatedMB = try d.number("max_inflated_mb", min: 0.001) ?? maxInflatedMB
+        maxInflatedMB =
+            try d.number("max_inflated_mb", min: 0.001, max: PipelineConfiguration.Extract.maxMegabytes)
+            ?? maxInflatedMB
         maxCompressionRatio = try d.number("max_compression_ratio", min: 1) ?? maxCompressionRatio
         try d.finish()
     }

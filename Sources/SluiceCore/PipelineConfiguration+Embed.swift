@@ -84,10 +84,10 @@ extension PipelineConfiguration.Embed {
         model = try s.string("model") ?? model
         dimensions = try s.int("dimensions", min: 2) ?? dimensions
         precision = try s.choice("precision") ?? precision
-        batch = try s.int("batch", min: 1) ?? batch
-        maxBatchTokens = try s.int("max_batch_tokens", min: 1) ?? maxBatchTokens
+        batch = try s.int("batch", min: 1, max: 65_536) ?? batch
+        maxBatchTokens = try s.int("max_batch_tokens", min: 1, max: 100_000_000) ?? maxBatchTokens
         lingerMilliseconds = try s.int("linger_ms", min: 0) ?? lingerMilliseconds
-        parallelism = try s.int("parallelism", min: 1)
+        parallelism = try s.int("parallelism", min: 1, max: 4_096)
         // Remote providers.
         baseURL = try s.string("base_url") ?? baseURL
         apiKeyEnv = try s.string("api_key_env") ?? apiKeyEnv

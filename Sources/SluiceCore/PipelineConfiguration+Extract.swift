@@ -33,14 +33,18 @@ extension PipelineConfiguration {
 }
 
 extension PipelineConfiguration.Extract {
+    /// The largest size in MB a limit may name (a terabyte): beyond it (`.inf`, `1e300`) the size in bytes
+    /// has no integer, and "no limit" is not a setting of a limit.
+    static let maxMegabytes = 1_048_576.0
+
     /// Reads `extract.*` over the defaults, with its `zip` (formerly `docx`), `json`, `ocr`, `pdf` and `images`
     /// sections.
     init(section: ConfigurationSection) throws {
         self.init()
         var s = section
-        maxFileMB = try s.number("max_file_mb", min: 0.000001) ?? maxFileMB
-        maxTextMB = try s.number("max_text_mb", min: 0.000001) ?? maxTextMB
-        parallelism = try s.int("parallelism", min: 1) ?? parallelism
+        maxFileMB = try s.number("max_file_mb", min: 0.000001, max: Self.maxMegabytes) ?? maxFileMB
+        maxTextMB = try s.number("max_text_mb", min: 0.000001, max: Self.maxMegabytes) ?? maxTextMB
+        parallelism = try s.int("parallelism", min: 1, max: 1_024) ?? parallelism
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         // `extract.docx` was the ZIP limits' first name (they limit PPTX, XLSX and EPUB too): still read,
         // with a notice naming the new key.
@@ -60,7 +64,7 @@ extension PipelineConfiguration.Extract {
         if let j = try s.section("json") { json = try JSON(section: j) }
         // PDF and OCR.
         isolate = try s.bool("isolate") ?? isolate
-        cacheMB = try s.number("cache_mb", min: 0) ?? cacheMB
+        cacheMB = try s.number("cache_mb", min: 0, max: Self.maxMegabytes) ?? cacheMB
         if let mode = try s.scalarString("ocr", oneOf: OCR.Mode.all.map(\.rawValue)) {
             ocr.mode = .init(mode)
         } else if let o = try s.section("ocr") {

@@ -20,8 +20,8 @@ extension PipelineConfiguration.Run {
         var s = section
         prune = try s.bool("prune") ?? prune
         maxDeleteFraction = try s.number("max_delete_fraction", min: 0, max: 1) ?? maxDeleteFraction
-        buffer = try s.int("buffer", min: 1) ?? buffer
-        upsertParallelism = try s.int("upsert_parallelism", min: 1) ?? upsertParallelism
+        buffer = try s.int("buffer", min: 1, max: 65_536) ?? buffer
+        upsertParallelism = try s.int("upsert_parallelism", min: 1, max: 256) ?? upsertParallelism
         try s.finish()
     }
 }

@@ -120,8 +120,8 @@ extension PipelineConfiguration.Sink {
         var s = section
         kind = try s.string("kind").map { Kind(rawValue: $0) } ?? kind
         guard !kind.rawValue.isEmpty else { throw SluiceError(.configuration, "sink.kind: must not be empty") }
-        path = try s.string("path") ?? path
-        batch = try s.int("batch", min: 1) ?? batch
+        path = try s.path("path") ?? path
+        batch = try s.int("batch", min: 1, max: 100_000) ?? batch
         maxBatchBytes = try s.int("max_batch_bytes", min: 1024) ?? maxBatchBytes
         url = try s.string("url") ?? url
         passwordEnv = try s.string("password_env") ?? passwordEnv

@@ -41,7 +41,7 @@ extension PipelineConfiguration.Source {
                 "source.kind is http: source.http.urls, source.http.sitemaps or source.http.start_urls is required"
             )
         }
-        path = try s.string("path") ?? path
+        path = try s.path("path") ?? path
         include = try s.strings("include") ?? include
         exclude = try s.strings("exclude") ?? exclude
         followSymlinks = try s.bool("follow_symlinks") ?? followSymlinks

@@ -1,6 +1,5 @@
 import Foundation
 import SluiceCore
-import Yams
 
 /// A Markdown file's front matter: a YAML mapping between a `---` line at the very top and the next
 /// `---` (or `...`) line. Its keys become metadata of the document's records (`source.front_matter`),
@@ -38,7 +37,8 @@ struct MarkdownFrontMatter {
         }
         guard let closing else { return nil }
         let yaml = String(text[text.index(text.startIndex, offsetBy: 4)..<closing.start])
-        guard let mapping = (try? Yams.load(yaml: yaml)) as? [String: Any] else { return nil }
+        // Untrusted: bounded (aliases that multiply, keys that are lists: not front matter, left in the text).
+        guard let mapping = (try? BoundedYAML.load(yaml)) as? [String: Any] else { return nil }
         values = mapping.compactMapValues(MetadataValue.init(json:))
         body = String(text[closing.end...])
     }
