@@ -39,7 +39,7 @@ struct EmbedCommand: AsyncParsableCommand {
             settings.precision = precision
             let embedder = try PipelineComponents.makeEmbedder(settings)
             let reader = try LineReader(path: input)
-            let writer = try OutputFile.open(output)
+            let writer = try OutputFile.open(output, inputs: input == "-" ? [] : [URL(fileURLWithPath: input)])
             var texts: [String] = []
             var lineNumber = 0
             func flush() async throws {

@@ -208,11 +208,13 @@ struct EvalCommand: AsyncParsableCommand {
 
     /// `--generate N --out FILE`.
     private func write(_ count: Int, to path: String, configuration: PipelineConfiguration) async throws {
+        // Checked before the answer model is asked for anything (its questions are paid for).
+        try OutputFile.check(path, inputs: RunCommand.readPaths(configuration))
         let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
         let generator = try QuestionGenerator(configuration: configuration.answer, sink: components.sink)
         let queries = try await generator.generate(count, seed: seed)
         let text = try queries.map { try $0.jsonLine() + "\n" }.joined()
-        let handle = try OutputFile.open(path)
+        let handle = try OutputFile.open(path, inputs: RunCommand.readPaths(configuration))
         try handle.write(contentsOf: Data(text.utf8))
         // Fewer than asked for: a smaller index, or replies without a question.
         let asked = queries.count < count ? " (\(count) asked for)" : ""

@@ -25,7 +25,10 @@ struct ExportCommand: AsyncParsableCommand {
             try await options.followGenerations()
             let configuration = try options.loadConfiguration()
             let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: true)
-            let writer = ExportWriter(handle: try OutputFile.open(output ?? "-"))
+            // Never into the store or the state it reads (`-o STORE/data.mdb` would empty the index).
+            let writer = ExportWriter(
+                handle: try OutputFile.open(output ?? "-", inputs: RunCommand.readPaths(configuration))
+            )
             try await components.sink.exportAll { record in try writer.write(record) }
             try writer.flush()
             // Records the store could not read (a damaged local store): the others are written, as `search`

@@ -17,14 +17,62 @@ import Glibc
 /// sets a umask (077) or creates the file first, and that mode is now kept.
 enum OutputFile {
     /// Standard output for `-`, else the file at `path`, truncated (created if missing).
-    /// - Throws: ``SluiceError/Code/io`` with the reason (`permission denied`, `is a directory`, …).
-    static func open(_ path: String) throws -> FileHandle {
+    /// - Parameter inputs: what the command reads (files, or folders such as a store's or a state's): an
+    ///   output that is one of them, or inside one, is refused before anything is truncated (`export -o
+    ///   STORE/data.mdb` would empty the index it reads, `embed --input f --output f` its own input).
+    /// - Throws: ``SluiceError/Code/usage`` (exit 1) with the reason (`permission denied`, `is a
+    ///   directory`, no such folder, one of the inputs).
+    static func open(_ path: String, inputs: [URL] = []) throws -> FileHandle {
         if path == "-" { return .standardOutput }
+        try refuseOverwriting(inputs, with: path)
         var fd: Int32
         repeat { fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666) } while fd < 0 && errno == EINTR
         guard fd >= 0 else {
-            throw SluiceError(.io, "cannot write \(DisplayEscaping.escaped(path)): \(String(cString: strerror(errno)))")
+            throw SluiceError(
+                .usage,
+                "cannot write \(DisplayEscaping.escaped(path)): \(String(cString: strerror(errno)))"
+            )
         }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// Checks, before a command does work it would lose, that `path` can be opened for writing (its folder
+    /// exists, it is not a folder) and is none of `inputs`.
+    /// - Throws: ``SluiceError/Code/usage``, as ``open(_:inputs:)``.
+    static func check(_ path: String, inputs: [URL] = []) throws {
+        if path == "-" { return }
+        try refuseOverwriting(inputs, with: path)
+        var fd: Int32
+        repeat {
+            fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
+        } while fd < 0 && errno == EINTR
+        guard fd >= 0 else {
+            throw SluiceError(
+                .usage,
+                "cannot write \(DisplayEscaping.escaped(path)): \(String(cString: strerror(errno)))"
+            )
+        }
+        Glibc.close(fd)
+    }
+
+    /// Refuses `path` when it names an existing file that is one of `inputs` (the same device and inode: a
+    /// link or another spelling of the same file included), or lies inside an input folder.
+    private static func refuseOverwriting(_ inputs: [URL], with path: String) throws {
+        var target = stat()
+        let exists = stat(path, &target) == 0
+        let targetFolder = URL(fileURLWithPath: path).deletingLastPathComponent().resolvingSymlinksInPath().path
+        for input in inputs {
+            var held = stat()
+            guard stat(input.path, &held) == 0 else { continue }
+            let isFolder = (held.st_mode & S_IFMT) == S_IFDIR
+            let same = exists && target.st_dev == held.st_dev && target.st_ino == held.st_ino
+            let inside = isFolder && (targetFolder + "/").hasPrefix(input.resolvingSymlinksInPath().path + "/")
+            if same || inside {
+                throw SluiceError(
+                    .usage,
+                    "will not write \(DisplayEscaping.escaped(path)): it is \(same ? "" : "inside ")what this command reads (\(DisplayEscaping.escaped(input.path)))"
+                )
+            }
+        }
     }
 }

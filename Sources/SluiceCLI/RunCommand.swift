@@ -127,6 +127,8 @@ struct RunCommand: AsyncParsableCommand {
             let shard = try self.shard.map(Shard.init(parsing:))
             // The pipeline file's settings, to find the state and the store (its notices are printed below).
             let base = try options.configurationLoader(source: source).file(extra: [])
+            // A stats file that cannot be written is refused before the run, not after its work is done.
+            if let statsJson { try OutputFile.check(statsJson, inputs: Self.readPaths(base)) }
             if let shard, !dryRun {
                 // A shard's first run after `generation start` was run with another shard's state: it follows
                 // the deployment's one manifest from now on (docs/GENERATIONS.md, "Sharded deployments").
@@ -267,5 +269,10 @@ struct RunCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(stats)
         try OutputFile.open(path).write(contentsOf: path == "-" ? data + Data("\n".utf8) : data)
+    }
+
+    /// The folders a run writes and reads as its own: an output file is never put inside them.
+    static func readPaths(_ configuration: PipelineConfiguration) -> [URL] {
+        [configuration.resolve(configuration.sink.path), configuration.resolve(configuration.state)]
     }
 }

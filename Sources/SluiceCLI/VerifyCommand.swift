@@ -32,6 +32,15 @@ struct VerifyCommand: AsyncParsableCommand {
             let configuration = try options.loadConfiguration()
             var runOptions = RunOptions()
             runOptions.allowMassDelete = allowMassDelete
+            // Nothing to compare without a state: refused before the store or the state is opened (opening
+            // either for writing would create it, and a mistyped path would read as "consistent").
+            let state = configuration.resolve(configuration.state).appendingPathComponent("data.mdb")
+            guard FileManager.default.fileExists(atPath: state.path) else {
+                throw SluiceError(
+                    .usage,
+                    "no state at \(configuration.resolve(configuration.state).path): run the pipeline first"
+                )
+            }
             let components = try PipelineComponents.standard(configuration: configuration)
             let pipeline = Pipeline(
                 configuration: configuration,

@@ -9,6 +9,9 @@ package func makeLogger(level: String) -> Logger {
     return logger
 }
 
+/// `--log-level`'s names (swift-log's levels), for checking an option before a command starts.
+package let logLevelNames = Logger.Level.allCases.map(\.rawValue)
+
 /// swift-log's bootstrap, once per process.
 package enum LoggingBootstrap {
     private static let done: Void = {

@@ -42,6 +42,15 @@ package struct PipelineOptions: ParsableArguments {
     )
     package var logFormat: LogFormat = .text
 
+    /// A `--log-level` that names no level is refused (exit 1), not read as `info`.
+    package func validate() throws {
+        if let logLevel, !logLevelNames.contains(logLevel.lowercased()) {
+            throw ValidationError(
+                "--log-level: '\(logLevel)' is not a level (\(logLevelNames.joined(separator: ", ")))"
+            )
+        }
+    }
+
     /// The command's logger, in the chosen format. `quiet` (run --quiet) raises the default level to
     /// notice, so that only notices, warnings and errors are printed; an explicit `--log-level` wins.
     package func makeLogger(quiet: Bool = false) -> Logger {
