@@ -40,8 +40,8 @@ extension EnvironmentSecret {
     }
 
     /// The forms in which a server may echo `secret` back, longest first: as it is, percent-encoded
-    /// (unreserved characters kept, or every byte but letters and digits; `+` for a space as forms
-    /// encode it), JSON-escaped (`\/`, `\"`, `\\`, control and non-ASCII characters as `\uXXXX`), each
+    /// (unreserved characters kept, or every byte but letters and digits, or what common encoders keep
+    /// besides; `+` for a space as forms encode it), JSON-escaped (`\/`, `\"`, `\\`, control and non-ASCII characters as `\uXXXX`), each
     /// compared without regard to case (hex digits, and a key upper-cased by the server); and the parts of
     /// its base64 encoding that do not depend on what precedes it (`user:secret` in a `Basic`
     /// authorization, at any of the three alignments), compared exactly.
@@ -50,6 +50,11 @@ extension EnvironmentSecret {
         let bytes = Array(secret.utf8)
         texts.append(percentEncoded(bytes, keeping: unreserved))
         texts.append(percentEncoded(bytes, keeping: alphanumerics))
+        // What common encoders keep besides: Python's `quote` (`/`), JavaScript's `encodeURIComponent`
+        // (`!'()*`) and `encodeURI`, and a URL path's characters (RFC 3986 `pchar`).
+        for kept in ["/", "!'()*", ";,/?:@&=+$#!'()*", "!$&'()*+,;=:@/"] {
+            texts.append(percentEncoded(bytes, keeping: unreserved.union(kept.utf8)))
+        }
         texts.append(percentEncoded(bytes, keeping: unreserved).replacingOccurrences(of: "%20", with: "+"))
         texts.append(jsonEscaped(secret, asciiOnly: false))
         texts.append(jsonEscaped(secret, asciiOnly: true))

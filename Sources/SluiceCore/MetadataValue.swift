@@ -136,6 +136,10 @@ public enum MetadataValue: Sendable, Hashable {
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
             (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
+        // A day the month does not have (2026-02-30) is not a time: `timegm` would roll it into the next month.
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= monthDays[month - 1] else { return nil }
         var index = 19
         var fraction = 0.0
         if bytes[index] == 0x2E {

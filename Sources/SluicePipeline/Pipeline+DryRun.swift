@@ -88,7 +88,12 @@ extension Pipeline {
         }
         if let stored = try checkpoint.metadata("shaping"), try checkpoint.documentCount() > 0 {
             let shaping = ShapingSettings(configuration, extractors: components.extractors.extractors)
-            report.shapingChanges = shaping.changes(from: ShapingSettings(text: stored))
+            let previous = ShapingSettings(text: stored)
+            // Refused as the run refuses it: a generation's chunks are never re-shaped in place.
+            if previous != shaping, let generation = configuration.generation {
+                throw Self.shapingChangeRefused(generation: generation, changes: shaping.changes(from: previous))
+            }
+            report.shapingChanges = shaping.changes(from: previous)
         }
         let source = try makeSource(preview: true)
         try source.prepare()

@@ -96,6 +96,10 @@ struct GenerationCLITests {
         #expect(try await Self.generation(ws, "start", main, Self.candidateSettings).exitCode == 0)
         try await ws.run(main, expecting: 0)
         let before = try await ws.export(main)
+        // The dry run refuses it as the run does (it said the documents would be written again: session 46's
+        // campaign, seen failing).
+        let dry = try await ws.run(main, ["--dry-run", "--set", "chunk.max_tokens=100"], expecting: 1)
+        #expect(dry.stderr.contains("sluice generation start"), "\(dry)")
         let refused = try await ws.run(main, ["--set", "chunk.max_tokens=100"], expecting: 1)
         #expect(refused.stderr.contains("sluice generation start"), "\(refused)")
         expectSameExport(try await ws.export(main), before, "after the refused run")

@@ -26,6 +26,16 @@ import Testing
             ("form-encoded", query.replacingOccurrences(of: "%20", with: "+")),
             ("percent-encoded, upper case", percent.uppercased()),
             ("JSON-escaped", String(json.dropFirst(2).dropLast(2))),
+            // Python's urllib.parse.quote keeps `/` (seen leaking in the campaign of session 46).
+            ("percent-encoded, / kept", percent.replacingOccurrences(of: "%2F", with: "/")),
+            (
+                "encodeURIComponent",
+                key.addingPercentEncoding(
+                    withAllowedCharacters: CharacterSet(
+                        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!'()*"
+                    )
+                )!
+            ),
             ("base64 of user:key", Data("apikey:\(key)".utf8).base64EncodedString()),
             ("base64 of u:key", Data("u:\(key)".utf8).base64EncodedString()),
             ("base64 of :key", Data(":\(key)".utf8).base64EncodedString()),

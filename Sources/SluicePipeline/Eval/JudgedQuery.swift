@@ -42,12 +42,18 @@ package struct JudgedQuery: Sendable, Hashable, Codable {
 }
 
 extension JudgedQuery {
+    /// The keys a line may have.
+    static let keys = ["id", "query", "kind", "relevant", "note"]
+    /// The keys a `relevant` entry may have.
+    static let relevantKeys = ["key", "page", "contains"]
+
     /// Reads a judged query file: one JSON object per line, blank lines skipped.
     ///
     /// - Parameter origin: The file's name, for messages.
     /// - Throws: ``SluiceError/Code/usage`` naming the line (1-based) and what is wrong with it: not a JSON
     ///   object, a missing or empty `id`, `query` or `relevant`, an entry without `key`, a page below 1, an
-    ///   empty `contains`, an `id` used twice, an entry listed twice.
+    ///   empty `contains`, an `id` used twice, an entry listed twice, a key it does not know (a misspelled
+    ///   condition would be left out).
     package static func parse(_ text: String, origin: String) throws -> [JudgedQuery] {
         var queries: [JudgedQuery] = []
         var lines: [String: Int] = [:]
@@ -62,6 +68,17 @@ extension JudgedQuery {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                 throw bad("not a JSON object")
             }
+            // A key misspelled would be a condition left out (`contians`: any chunk of the document counts),
+            // so a score higher than the truth: refused, as the pipeline file refuses unknown keys.
+            func known(_ keys: [String], in object: [String: Any], at place: String) throws {
+                let unknown = object.keys.filter { !keys.contains($0) }.sorted()
+                guard unknown.isEmpty else {
+                    throw bad(
+                        "unknown key \(unknown.map { "`\(place)\($0)`" }.joined(separator: ", ")) (known here: \(keys.joined(separator: ", ")))"
+                    )
+                }
+            }
+            try known(Self.keys, in: object, at: "")
             func text(_ key: String, in object: [String: Any], required: Bool) throws -> String? {
                 guard let value = object[key], !(value is NSNull) else {
                     if required { throw bad("`\(key)` is missing") }
@@ -82,6 +99,7 @@ extension JudgedQuery {
             var relevant: [Relevant] = []
             for (position, value) in entries.enumerated() {
                 guard let entry = value as? [String: Any] else { throw bad("relevant[\(position)] is not an object") }
+                try known(Self.relevantKeys, in: entry, at: "relevant[\(position)].")
                 let key = try text("key", in: entry, required: true)!
                 var page: Int?
                 if let value = entry["page"], !(value is NSNull) {

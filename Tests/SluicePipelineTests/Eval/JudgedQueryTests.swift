@@ -35,6 +35,12 @@ import Testing
         (#"{"id": "q9", "query": "q", "relevant": [{"key": "a", "contains": ""}]}"#, "`contains` is empty"),
         (#"{"id": "q9", "query": "q", "relevant": [{"key": "a"}, {"key": "a"}]}"#, "relevant[1] is listed twice"),
         (#"{"id": "q1", "query": "q", "relevant": [{"key": "a"}]}"#, "the id q1 is used on line 1 already"),
+        // A misspelled key is refused, not left out (a condition left out scores higher than the truth).
+        (
+            #"{"id": "q9", "query": "q", "relevant": [{"key": "a", "contians": "x"}]}"#,
+            "unknown key `relevant[0].contians`"
+        ),
+        (#"{"id": "q9", "query": "q", "relevent": [], "relevant": [{"key": "a"}]}"#, "unknown key `relevent`"),
     ])
     func refusesABadLineNamingIt(line: String, problem: String) throws {
         let text = Self.good + "\n\n" + line + "\n"
