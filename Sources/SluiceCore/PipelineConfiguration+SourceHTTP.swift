@@ -56,8 +56,18 @@ extension PipelineConfiguration.Source.HTTP {
         timeoutSeconds = try s.number("timeout_seconds", min: 0.001, max: 86_400) ?? timeoutSeconds
         userAgent = try s.string("user_agent") ?? userAgent
         robotsTxt = try s.bool("robots_txt") ?? robotsTxt
-        for url in urls + sitemaps + startURLs where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
-            throw SluiceError(.configuration, "source.http: \(url) is not an http:// or https:// URL")
+        for url in urls + sitemaps + startURLs {
+            // A user name or password in a URL is a credential: it would be sent (as Basic authorization)
+            // and written into logs, reasons and the state. Refused, without repeating the URL.
+            if let parts = URLComponents(string: url), parts.user != nil || parts.password != nil {
+                throw SluiceError(
+                    .configuration,
+                    "source.http: a URL with a user name or password (\(parts.host ?? "?")): Sluice sends no credentials to web sites"
+                )
+            }
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                throw SluiceError(.configuration, "source.http: \(url) is not an http:// or https:// URL")
+            }
         }
         if userAgent.trimmingCharacters(in: .whitespaces).isEmpty {
             throw SluiceError(.configuration, "source.http.user_agent must not be empty")

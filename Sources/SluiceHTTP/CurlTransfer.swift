@@ -54,6 +54,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.easy = easy
         let timeout = request.timeout ?? configuration.timeout
         try set(CURLOPT_URL, string: request.url)
+        if request.pathAsIs { try set(CURLOPT_PATH_AS_IS, 1) }
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)

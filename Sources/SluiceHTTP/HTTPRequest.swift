@@ -19,6 +19,10 @@ package struct HTTPRequest: Sendable {
     package var maxResponseBytes: Int?
     /// Sign the request with AWS Signature Version 4 (libcurl's `CURLOPT_AWS_SIGV4`); nil: unsigned.
     package var awsSigning: AWSSigning?
+    /// Send the URL's path as it is written: `.` and `..` segments are not removed (`CURLOPT_PATH_AS_IS`).
+    /// An S3 object key is a name, not a path: `docs/sub/../a.txt` is its own object, which a normalized
+    /// path would replace with `docs/a.txt`.
+    package var pathAsIs = false
 
     package init(
         method: String = "GET",

@@ -42,9 +42,9 @@ struct S3SourceCLITests {
         }
 
         func put(_ key: String, _ text: String) async throws {
-            let answer = try await HTTPClient.shared.send(
-                HTTPRequest(method: "PUT", url: url(key), body: Array(text.utf8))
-            )
+            var request = HTTPRequest(method: "PUT", url: url(key), body: Array(text.utf8))
+            request.pathAsIs = true  // a key with `..` segments is its own object
+            let answer = try await HTTPClient.shared.send(request)
             #expect(answer.status == 200, "PUT \(key): \(answer.bodyText)")
         }
 
@@ -69,11 +69,12 @@ struct S3SourceCLITests {
             slowdownEvery: Int = 0,
             deny: Bool = false,
             holdGets: Int = 0,
-            padGets: Int = 0
+            padGets: Int = 0,
+            repeatLists: Bool = false
         ) async throws {
             let query =
                 "fail_continued_lists=\(failContinuedLists ? 1 : 0)&slowdown_every=\(slowdownEvery)&deny=\(deny ? 1 : 0)"
-                + "&hold_gets=\(holdGets)&pad_gets=\(padGets)"
+                + "&hold_gets=\(holdGets)&pad_gets=\(padGets)&repeat_lists=\(repeatLists ? 1 : 0)"
             let answer = try await HTTPClient.shared.send(
                 HTTPRequest(method: "POST", url: server.baseURL + "/_standin/faults?" + query)
             )

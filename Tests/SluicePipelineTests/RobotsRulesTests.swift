@@ -21,6 +21,14 @@ import Testing
         Disallow:
         """
 
+    @Test func aByteOrderMarkBeforeTheFirstLineIsNotPartOfItsField() {
+        // Seen failing (session 46's campaign): the BOM made the first field `\u{FEFF}user-agent`, so the
+        // rules after it belonged to no group and every page was allowed.
+        let rules = RobotsRules(text: "\u{FEFF}User-agent: *\nDisallow: /private/\n", userAgent: "sluice/1.0")
+        #expect(!rules.allows("/private/a.html"))
+        #expect(rules.allows("/public/a.html"))
+    }
+
     @Test func theStarGroupWhenNoneNamesTheAgent() {
         let rules = RobotsRules(text: Self.text, userAgent: "curious/1.0")
         #expect(!rules.allows("/private/secret.html"))

@@ -34,6 +34,40 @@ import Testing
         #expect(index.pages.isEmpty)
     }
 
+    /// Seen failing (session 46's campaign): a sitemap cut mid-body read as a shorter listing, and `--prune`
+    /// deleted the pages past the cut.
+    @Test func aSitemapCutShortIsAnErrorNotAShorterListing() {
+        let whole = """
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url>\
+            <url><loc>https://example.com/b</loc></url></urlset>
+            """
+        for cut in [whole.count - 3, whole.count - 20, whole.count / 2] {
+            #expect(throws: SluiceError.self) { try Sitemap(xml: Array(String(whole.prefix(cut)).utf8)) }
+        }
+        #expect(throws: SluiceError.self) {
+            try Sitemap(xml: Array("<sitemapindex><sitemap><loc>https://example.com/s.xml</loc></sitemap>".utf8))
+        }
+    }
+
+    @Test func aLocationInCDATAIsRead() throws {
+        let set = try Sitemap(
+            xml: Array(
+                "<urlset><url><loc><![CDATA[https://example.com/a?x=1&y=2]]></loc></url><url><loc>https://example.com/b?x=1&amp;y=2</loc></url></urlset>"
+                    .utf8
+            )
+        )
+        #expect(set.pages == ["https://example.com/a?x=1&y=2", "https://example.com/b?x=1&y=2"])
+    }
+
+    @Test func aLargeSitemapIsReadWhole() throws {
+        let count = 20_000
+        let xml =
+            "<urlset>" + (0..<count).map { "<url><loc>https://example.com/p\($0)</loc></url>\n" }.joined() + "</urlset>"
+        let set = try Sitemap(xml: Array(xml.utf8))
+        #expect(set.pages.count == count)
+        #expect(set.pages.last == "https://example.com/p\(count - 1)")
+    }
+
     @Test func whatIsNotASitemapIsAnError() {
         #expect(throws: SluiceError.self) { try Sitemap(xml: Array("<html><body>Not found</body></html>".utf8)) }
         #expect(throws: SluiceError.self) { try Sitemap(xml: []) }

@@ -16,7 +16,7 @@ when its parent goes away. Besides the S3 API:
                                    the last POST /_standin/faults}
                                    (requests signed with the stand-in's own key, "standin", are not counted:
                                    they are the control layer's and a benchmark's uploads)
-  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1&hold_gets=N&pad_gets=B&conflict_puts=N
+  POST   /_standin/faults?fail_continued_lists=0|1&slowdown_every=N&deny=0|1&hold_gets=N&pad_gets=B&conflict_puts=N&repeat_lists=0|1
          fail_continued_lists: every ListObjectsV2 request with a continuation token (the second page and
          later) answers 500 InternalError: a listing that fails halfway. slowdown_every: every Nth S3
          request answers 503 SlowDown, as S3 throttles (0: never). deny: every S3 request answers
@@ -25,6 +25,8 @@ when its parent goes away. Besides the S3 API:
          concurrency shows in get_max_in_flight whatever the machine's speed (0: no wait). pad_gets: every
          GET object answer carries B bytes more than the object holds (its Content-Length too), as an object
          replaced by a larger one between the listing and the download would.
+         repeat_lists: every ListObjectsV2 request is answered with the first page, marked truncated, with
+         the same continuation token each time: a server whose listing never ends.
          conflict_puts: the next N conditional PUTs (If-None-Match) answer 409 ConditionalRequestConflict,
          as AWS answers a conditional write that raced another write of the same key (to be retried).
 
@@ -33,7 +35,7 @@ exists. moto 5.2.5 checks the header, but its check and its write are two steps 
 interleave (two of 12 racing PUTs of one key both answered 200, seen 2026-11-29 with 2-MB bodies): here
 every conditional PUT runs alone, so exactly one of racing writers wins, as on AWS.
 """
-import argparse, json, os, sys, threading, urllib.parse
+import argparse, json, os, re, sys, threading, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server_child  # noqa: E402
@@ -91,6 +93,7 @@ def main():
                     state["hold_gets"] = int(query.get("hold_gets", ["0"])[0])
                     state["pad_gets"] = int(query.get("pad_gets", ["0"])[0])
                     state["conflict_puts"] = int(query.get("conflict_puts", ["0"])[0])
+                    state["repeat_lists"] = query.get("repeat_lists", ["0"])[0] == "1"
                     state["get_max_in_flight"] = state["get_in_flight"]
                     state["requests"] = 0
                 return answer(start_response, "200 OK", "{}")
@@ -138,6 +141,8 @@ def main():
                 return s3_error(start_response, "503 Slow Down", "SlowDown", "Please reduce your request rate.")
             if fail:
                 return s3_error(start_response, "500 Internal Server Error", "InternalError", "injected: the listing fails here")
+            if is_list and state.get("repeat_lists"):
+                return repeated_list(environ, query, start_response)
             if method == "GET" and not is_list and not is_tagging:
                 return held_get(environ, start_response)
             if method == "PUT" and "HTTP_IF_NONE_MATCH" in environ:
@@ -152,6 +157,22 @@ def main():
                 with conditional_puts:
                     return [b"".join(moto(environ, start_response))]
         return moto(environ, start_response)
+
+    def repeated_list(environ, query, start_response):
+        """The first page of the listing, whatever token was asked, truncated with the same token again."""
+        environ = dict(environ)
+        first = {k: v for k, v in query.items() if k != "continuation-token"}
+        environ["QUERY_STRING"] = urllib.parse.urlencode(first, doseq=True)
+        captured = {}
+        def capture(status, headers, exc_info=None):
+            captured["status"], captured["headers"] = status, headers
+        body = b"".join(moto(environ, capture))
+        body = re.sub(rb"<NextContinuationToken>.*?</NextContinuationToken>", b"", body)
+        body = re.sub(rb"<IsTruncated>\w+</IsTruncated>",
+                      b"<IsTruncated>true</IsTruncated><NextContinuationToken>again</NextContinuationToken>", body)
+        headers = [(k, v) for k, v in captured["headers"] if k.lower() != "content-length"]
+        start_response(captured["status"], headers + [("Content-Length", str(len(body)))])
+        return [body]
 
     def held_get(environ, start_response):
         """A GET object: counted in flight, held as `hold_gets` asks, padded as `pad_gets` asks."""

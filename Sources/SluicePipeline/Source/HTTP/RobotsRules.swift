@@ -20,6 +20,9 @@ struct RobotsRules: Sendable, Hashable {
     init() {}
 
     init(text: String, userAgent: String) {
+        // A byte-order mark before the first line would make its field `\u{FEFF}user-agent`, a field of no
+        // group (RFC 9309 §2.2: its rules would belong to nobody).
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         let token =
             userAgent.split(whereSeparator: { $0 == "/" || $0.isWhitespace }).first.map { $0.lowercased() } ?? ""
         var own: [Rule] = []

@@ -20,9 +20,17 @@ struct Sitemap: Sendable, Hashable {
                 XMLElements.element("loc", in: $0)?.trimmingCharacters(in: .whitespacesAndNewlines)
             }.filter { !$0.isEmpty }
         }
+        // A sitemap cut short (a connection closed mid-body without a length) must not read as a shorter
+        // listing: its pages past the cut would be pruned. Its root element must close.
         if text.contains("<sitemapindex") {
+            guard text.contains("</sitemapindex>") else {
+                throw SluiceError(.malformed, "a sitemap index cut short (no </sitemapindex>)")
+            }
             sitemaps = locations("sitemap")
         } else if text.contains("<urlset") {
+            guard text.contains("</urlset>") else {
+                throw SluiceError(.malformed, "a sitemap cut short (no </urlset>)")
+            }
             pages = locations("url")
         } else {
             throw SluiceError(.malformed, "not a sitemap (neither <urlset> nor <sitemapindex>)")

@@ -132,6 +132,9 @@ struct WebSource: DocumentSource {
         var entries: [WebRunState.Entry] = []
         var seen: Set<String> = []
         func add(_ url: String) {
+            // A sitemap's URL with a user name or password is not fetched: its credentials would be sent
+            // and written into logs (the pipeline file refuses such URLs).
+            if let parts = URLComponents(string: url), parts.user != nil || parts.password != nil { return }
             let url = WebDocumentKey.requestURL(url)
             guard let key = WebDocumentKey.key(for: url), seen.insert(key).inserted else { return }
             entries.append(.init(key: key, url: url))
@@ -160,6 +163,13 @@ struct WebSource: DocumentSource {
             }
             queue += sitemap.sitemaps
             sitemap.pages.forEach(add)
+        }
+        // Sitemaps left unread past the limit: the listing is incomplete (its pages would be pruned).
+        if queue.contains(where: { !visited.contains($0) }) {
+            throw SluiceError(
+                .dependencyUnavailable,
+                "the sitemaps name more than \(Self.maxSitemaps) sitemaps: the listing is incomplete"
+            )
         }
         return entries
     }

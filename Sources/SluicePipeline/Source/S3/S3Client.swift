@@ -160,6 +160,7 @@ struct S3Client: Sendable {
     func signed(_ request: HTTPRequest) -> HTTPRequest {
         var request = request
         request.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
+        request.pathAsIs = true  // keys are names: `a/../b` is not `b`
         request.awsSigning = AWSSigning(
             region: region,
             service: "s3",

@@ -81,6 +81,8 @@ struct S3Source: DocumentSource {
 
     nonisolated(nonsending) func walk(_ body: (Result<SourceFile, SourceProblem>) async -> Bool) async throws {
         var token: String?
+        var tokens: Set<String> = []
+        var lastKey: [UInt8]?
         repeat {
             let page = try await client.listPage(
                 prefix: prefix,
@@ -105,7 +107,24 @@ struct S3Source: DocumentSource {
                 file.legacyChangeStamp = object.legacyChangeStamp
                 if await !body(.success(file)) { return }
             }
+            // A listing comes in key order, each page after the last: one that repeats a page (a server
+            // answering the same continuation token, or keys not after the previous page's) would never end.
+            if let first = page.objects.first.map({ Array($0.key.utf8) }), let lastKey,
+                !lastKey.lexicographicallyPrecedes(first)
+            {
+                throw SluiceError(
+                    .dependencyUnavailable,
+                    "the S3 listing repeats keys it listed already: it would never end"
+                )
+            }
+            if let last = page.objects.last { lastKey = Array(last.key.utf8) }
             token = page.isTruncated ? page.nextContinuationToken : nil
+            if let token, !tokens.insert(token).inserted {
+                throw SluiceError(
+                    .dependencyUnavailable,
+                    "the S3 listing repeats a continuation token: it would never end"
+                )
+            }
         } while token != nil
     }
 
