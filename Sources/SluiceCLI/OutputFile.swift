@@ -42,6 +42,9 @@ enum OutputFile {
     static func check(_ path: String, inputs: [URL] = []) throws {
         if path == "-" { return }
         try refuseOverwriting(inputs, with: path)
+        // Opened as the write will open it, without truncating; a file made only to check is removed again
+        // (a command that fails later leaves no empty output behind).
+        let existed = access(path, F_OK) == 0
         var fd: Int32
         repeat {
             fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
@@ -53,6 +56,7 @@ enum OutputFile {
             )
         }
         Glibc.close(fd)
+        if !existed { unlink(path) }
     }
 
     /// Refuses `path` when it names an existing file that is one of `inputs` (the same device and inode: a

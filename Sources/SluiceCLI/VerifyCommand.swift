@@ -32,16 +32,18 @@ struct VerifyCommand: AsyncParsableCommand {
             let configuration = try options.loadConfiguration()
             var runOptions = RunOptions()
             runOptions.allowMassDelete = allowMassDelete
-            // Nothing to compare without a state: refused before the store or the state is opened (opening
-            // either for writing would create it, and a mistyped path would read as "consistent").
+            // Nothing to compare without a state: refused before the store or the state is opened for writing
+            // (which would create them, and a mistyped path would read as "consistent"). The store's settings
+            // are checked first (read-only: a password in its URL is refused as it is with a state).
             let state = configuration.resolve(configuration.state).appendingPathComponent("data.mdb")
-            guard FileManager.default.fileExists(atPath: state.path) else {
+            let stateExists = FileManager.default.fileExists(atPath: state.path)
+            let components = try PipelineComponents.standard(configuration: configuration, readOnlySink: !stateExists)
+            guard stateExists else {
                 throw SluiceError(
                     .usage,
                     "no state at \(configuration.resolve(configuration.state).path): run the pipeline first"
                 )
             }
-            let components = try PipelineComponents.standard(configuration: configuration)
             let pipeline = Pipeline(
                 configuration: configuration,
                 components: components,
