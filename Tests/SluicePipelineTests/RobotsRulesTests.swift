@@ -29,6 +29,17 @@ import Testing
         #expect(rules.allows("/public/a.html"))
     }
 
+    @Test func rulesAndPathsCompareInOneSpelling() {
+        // RFC 9309 §2.2.2 (seen failing in session 46's campaign): UTF-8 against its percent-encoding,
+        // an encoded unreserved character against itself.
+        let rules = RobotsRules(text: "User-agent: *\nDisallow: /privé/\nDisallow: /%7Ejoe/\n", userAgent: "sluice")
+        #expect(!rules.allows("/priv%C3%A9/a.txt"))
+        #expect(!rules.allows("/priv%c3%a9/a.txt"))
+        #expect(!rules.allows("/~joe/b.txt"))
+        #expect(rules.allows("/private/a.txt"))
+        #expect(RobotsRules.normalized("/a%2Fb%7e") == "/a%2Fb~")
+    }
+
     @Test func theStarGroupWhenNoneNamesTheAgent() {
         let rules = RobotsRules(text: Self.text, userAgent: "curious/1.0")
         #expect(!rules.allows("/private/secret.html"))

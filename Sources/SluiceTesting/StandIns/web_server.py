@@ -101,6 +101,9 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             if path == "/robots.txt":
                 stats["robots"] += 1
+                if path in redirects:
+                    status, target = redirects[path]
+                    return self.answer(status, b"", [("Location", target)])
                 text = robots["text"]
                 if text is None:
                     return self.answer(404, b"no robots.txt")

@@ -58,7 +58,7 @@ struct RobotsRules: Sendable, Hashable {
                     continue
                 }
                 guard !value.isEmpty else { continue }  // `Disallow:` with nothing: allows everything
-                let rule = Rule(allows: field == "allow", pattern: value)
+                let rule = Rule(allows: field == "allow", pattern: Self.normalized(value))
                 if mine { own.append(rule) } else { any.append(rule) }
             default:
                 continue
@@ -71,6 +71,7 @@ struct RobotsRules: Sendable, Hashable {
     /// Whether `path` (the URL's path and query, percent-encoded as sent) may be fetched.
     func allows(_ path: String) -> Bool {
         if path == "/robots.txt" { return true }
+        let path = Self.normalized(path)
         var best: Rule?
         for rule in rules where Self.matches(rule.pattern, path) {
             guard let current = best else {
@@ -84,6 +85,48 @@ struct RobotsRules: Sendable, Hashable {
             }
         }
         return best?.allows ?? true
+    }
+
+    /// A path or a rule's pattern in one spelling, so that the two compare as RFC 9309 §2.2.2 asks: other
+    /// than ASCII percent-encoded as UTF-8 (`/privé/` is `/priv%C3%A9/`), percent-encoded unreserved
+    /// characters decoded (`/%7Ejoe/` is `/~joe/`), and the other escapes' hex digits upper-cased.
+    static func normalized(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        guard bytes.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }) else { return text }
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        func escaped(_ byte: UInt8) -> [UInt8] {
+            let digits = Array("0123456789ABCDEF".utf8)
+            return [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
+        }
+        func unreserved(_ byte: UInt8) -> Bool {
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hex(bytes[index + 1]),
+                let low = hex(bytes[index + 2])
+            {
+                let decoded = high << 4 | low
+                out += unreserved(decoded) ? [decoded] : escaped(decoded)
+                index += 3
+            } else {
+                out += byte >= 0x80 ? escaped(byte) : [byte]
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether `pattern` (`*` wildcards, a final `$` anchor) matches the start of `path`.

@@ -146,29 +146,59 @@ struct WebClient: Sendable {
 
     /// The robots.txt rules of `origin` for this user agent, fetched once a run: a 4xx (none) allows
     /// everything; one that cannot be fetched (a 5xx, no answer) throws, and the URL is not fetched.
+    /// As RFC 9309 asks: up to five redirects are followed (more: none), and the first 500 KiB are read,
+    /// the rest left (a larger file is not an error).
     func robotsRules(origin: String, writer: BlockingExecutor) async throws -> RobotsRules {
         try await robots.rules(for: origin) {
             let url = origin + "/robots.txt"
-            guard let host = URL(string: url)?.host else { return .allowAll }
-            var request = HTTPRequest(url: url, headers: [("User-Agent", settings.userAgent)])
-            request.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
-            request.maxResponseBytes = 512 * 1024
-            let answer = try await withRetries(what: "fetching \(url)") {
-                try await pacer.wait(host: host, every: .milliseconds(Int64(settings.delaySeconds * 1000)))
-                requests.fetchedRobots()
-                let started = ContinuousClock.now
-                let response = try await http.send(request)
-                requests.meter.answered(after: .now - started)
-                return Answer(status: response.status, url: url, headers: response.headers, body: response.body)
+            guard URL(string: url)?.host != nil else { return .allowAll }
+            var current = url
+            for _ in 0...Self.robotsRedirects {
+                guard let target = URL(string: current), let host = target.host else { return .allowAll }
+                var request = HTTPRequest(url: current, headers: [("User-Agent", settings.userAgent)])
+                request.timeout = .milliseconds(Int64(settings.timeoutSeconds * 1000))
+                request.maxResponseBytes = Self.robotsTransferLimit
+                let answer = try await withRetries(what: "fetching \(current)") {
+                    try await pacer.wait(host: host, every: .milliseconds(Int64(settings.delaySeconds * 1000)))
+                    requests.fetchedRobots()
+                    let started = ContinuousClock.now
+                    let response = try await http.stream(request)
+                    var body: [UInt8] = []
+                    if (200..<300).contains(response.status) {
+                        for try await piece in response.body {
+                            body += piece.prefix(Self.robotsReadBytes - body.count)
+                            if body.count >= Self.robotsReadBytes { break }  // the rest is abandoned
+                        }
+                    }
+                    requests.meter.answered(after: .now - started)
+                    return Answer(status: response.status, url: current, headers: response.headers, body: body)
+                }
+                switch answer.status {
+                case 200..<300:
+                    return RobotsRules(
+                        text: String(decoding: answer.body, as: UTF8.self),
+                        userAgent: settings.userAgent
+                    )
+                case 301, 302, 303, 307, 308:
+                    guard let location = answer.header("location"),
+                        let next = URL(string: location, relativeTo: target)?.absoluteURL.absoluteString,
+                        next.hasPrefix("http://") || next.hasPrefix("https://")
+                    else { return .allowAll }
+                    current = next
+                case 300..<500: return .allowAll  // none (RFC 9309: unavailable, 4xx)
+                default: throw SluiceError(.dependencyUnavailable, "\(current): HTTP \(answer.status)")
+                }
             }
-            switch answer.status {
-            case 200..<300:
-                return RobotsRules(text: String(decoding: answer.body, as: UTF8.self), userAgent: settings.userAgent)
-            case 300..<500: return .allowAll  // none (RFC 9309: unavailable, 4xx), or redirected elsewhere
-            default: throw SluiceError(.dependencyUnavailable, "\(url): HTTP \(answer.status)")
-            }
+            return .allowAll  // more than five redirects: unavailable (RFC 9309 §2.3.1.2)
         }
     }
+
+    /// Redirects followed for a robots.txt (RFC 9309 §2.3.1.2: at least five).
+    static let robotsRedirects = 5
+    /// The part of a robots.txt read (RFC 9309 §2.5: at least 500 KiB).
+    static let robotsReadBytes = 500 * 1024
+    /// Where a robots.txt's transfer is stopped if it is not left first (the read stops at 500 KiB).
+    static let robotsTransferLimit = 8 << 20
 
     /// Runs `body` until it gives an answer that is not retryable, through the one request loop
     /// (``RemoteCall``, no gate): the retries spent are an unavailability, caused by ``Unreachable`` when the
