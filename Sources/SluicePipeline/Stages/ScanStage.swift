@@ -10,7 +10,8 @@ import Synchronization
 ///   skipped here, without reading a byte (a bucket's object: its size and ETag, from the listing alone).
 /// - With `retryFailed`, only documents whose record says failed are taken.
 /// - Once a stop is requested (a signal, or the provider refusing to go on), no document is taken any
-///   more; the walk goes on, stat only, to count the documents not reached.
+///   more; over a local folder the walk goes on, stat only, to count the documents not reached; a remote
+///   source's walk (requests) stops.
 /// - A record that cannot be read stops the walk (going on would overwrite it and forget its vectors).
 package actor ScanStage {
     private enum State { case initial, running, finished }
@@ -90,8 +91,14 @@ package actor ScanStage {
         var stateDamage: SluiceError?
         try await source.walk { entry in
             if stops.contains(where: \.isRequested) {
-                // Stop taking documents; keep walking (stat only) to count what was not reached.
+                // Stop taking documents; keep walking (stat only) to count what was not reached — on a local
+                // folder. A remote source's walk is requests (conditional GETs, listing pages: minutes for a
+                // large site or bucket, after the signal): it stops here, and what it did not list is not counted.
                 outcome.interrupted = true
+                if !source.readsLocally {
+                    if case .success = entry { outcome.notReached += 1 }
+                    return false
+                }
                 if case .success(let file) = entry {
                     if retryFailed {
                         // Only failed documents count as not reached here.
