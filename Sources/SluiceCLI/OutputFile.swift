@@ -44,7 +44,11 @@ enum OutputFile {
         try refuseOverwriting(inputs, with: path)
         // Opened as the write will open it, without truncating; a file made only to check is removed again
         // (a command that fails later leaves no empty output behind).
-        let existed = access(path, F_OK) == 0
+        var existing = stat()
+        let existed = stat(path, &existing) == 0
+        // A FIFO or a device is not probed: opening and closing a FIFO would end its reader (EOF) before
+        // the real write, which would then wait for a reader forever.
+        if existed && (existing.st_mode & S_IFMT) != S_IFREG { return }
         var fd: Int32
         repeat {
             fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
