@@ -1,3 +1,4 @@
+import Foundation
 import Yams
 
 /// YAML loaded as `Yams.load` loads it, but bounded and without its traps: a mapping key that is not a
@@ -6,6 +7,8 @@ import Yams
 /// bytes of nested aliases become gigabytes). The document is composed first (aliases shared, nothing
 /// expanded), walked with a budget of nodes that counts every expansion, and only then made values.
 /// Used for pipeline files, `--set` values, API key files and Markdown front matter (untrusted input).
+/// A timestamp that names no moment of the calendar (`2026-02-30`, `2026-13-01T25:00:00Z`), which Yams
+/// rolls over into another date, stays the text it is.
 package enum BoundedYAML {
     /// The most nodes a document may hold once its aliases are expanded: far above any pipeline file or
     /// front matter written by hand (a pipeline file has a few hundred).
@@ -18,13 +21,36 @@ package enum BoundedYAML {
     package static func load(_ text: String, maxNodes: Int = maxNodes) throws -> Any? {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try Yams.compose(yaml: text, .default, constructor)
         } catch {
             throw SluiceError(.configuration, "not valid YAML: \(error)")
         }
         guard let root else { return nil }
         try check(root, maxNodes: maxNodes)
         return root.any
+    }
+
+    /// Yams' constructor, but for timestamps: only a calendar's date is a date.
+    nonisolated(unsafe) private static let constructor: Constructor = {
+        var scalars = Constructor.defaultScalarMap
+        scalars[.timestamp] = { scalar in
+            isCalendarTimestamp(scalar.string) ? Date.construct(from: scalar) : nil  // nil: the text
+        }
+        return Constructor(scalars)
+    }()
+
+    /// Whether the fields of a YAML timestamp (`2026-02-28`, `2026-02-28T10:00:00.5+01:00`) are in range:
+    /// a month of the year, a day of that month, an hour of the day, a minute, a second (60: a leap second).
+    static func isCalendarTimestamp(_ text: String) -> Bool {
+        let numbers = text.split(whereSeparator: { !$0.isASCII || !$0.isNumber }).prefix(6).map { Int($0) ?? -1 }
+        guard numbers.count >= 3 else { return false }
+        let (year, month, day) = (numbers[0], numbers[1], numbers[2])
+        guard (1...12).contains(month), day >= 1 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard day <= days else { return false }
+        guard numbers.count >= 6 else { return true }
+        return (0...23).contains(numbers[3]) && (0...59).contains(numbers[4]) && (0...60).contains(numbers[5])
     }
 
     /// Walks the tree without recursion, counting nodes (aliases count as many times as they are used).

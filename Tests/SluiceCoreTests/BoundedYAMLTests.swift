@@ -65,4 +65,25 @@ import Yams
         let error = try #require(throws: SluiceError.self) { try PipelineConfiguration.load(file: file) }
         #expect(error.code == .configuration)
     }
+
+    /// Yams rolls an impossible timestamp over (`2026-02-30` became March 2nd; session 46's campaign, seen
+    /// before the fix): such a value stays its text; a real date is still a date.
+    @Test func aTimestampNoCalendarHoldsStaysText() throws {
+        let text = """
+            bad_day: 2026-02-30T00:00:00Z
+            bad_month: 2026-13-01
+            bad_hour: 2026-01-01T25:00:00Z
+            not_leap: 2025-02-29
+            leap: 2024-02-29
+            good: 2026-12-02T10:30:00Z
+            """
+        let values = try #require(try BoundedYAML.load(text) as? [String: Any])
+        #expect(values["bad_day"] as? String == "2026-02-30T00:00:00Z")
+        #expect(values["bad_month"] as? String == "2026-13-01")
+        #expect(values["bad_hour"] as? String == "2026-01-01T25:00:00Z")
+        #expect(values["not_leap"] as? String == "2025-02-29")
+        #expect(values["leap"] is Date)
+        let good = try #require(values["good"] as? Date)
+        #expect(good.timeIntervalSince1970 == 1_796_207_400)
+    }
 }
