@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Sluice
 import SluiceCommandLine
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -229,16 +230,30 @@ struct RunCommand: AsyncParsableCommand {
 
         let progress = ProgressReporter(quiet: quiet, logger: logger)
         let progressFile = primary ? progressJson.map(ProgressFileWriter.init(path:)) : nil
-        // Under swift-service-lifecycle, as `sluice serve`: the first SIGINT/SIGTERM stops intake, what is in
-        // flight finishes and is committed; a second exits 4 at once (BatchJob).
-        let stats = try await BatchJob.run(logger: logger) { shutdown in
-            try await pipeline.run(
-                shutdown: shutdown,
-                progress: {
-                    progress.report($0)
-                    progressFile?.report($0)
-                }
-            )
+        // A run that stops on an error still writes its stats file (`stopped`, and the figures so far): a
+        // previous run's file left in place would tell a monitor the last run went well.
+        let reached = Mutex<RunStats?>(nil)
+        let stats: RunStats
+        do {
+            // Under swift-service-lifecycle, as `sluice serve`: the first SIGINT/SIGTERM stops intake, what is
+            // in flight finishes and is committed; a second exits 4 at once (BatchJob).
+            stats = try await BatchJob.run(logger: logger) { shutdown in
+                try await pipeline.run(
+                    shutdown: shutdown,
+                    progress: {
+                        progress.report($0)
+                        progressFile?.report($0)
+                    },
+                    stopped: { partial in reached.withLock { $0 = partial } }
+                )
+            }
+        } catch {
+            if primary, let statsJson, !(error is ExitCode) {
+                var partial = reached.withLock { $0 } ?? RunStats()
+                partial.stopped = RunStop(error)
+                try? writeJSON(partial, to: statsJson)
+            }
+            throw error
         }
         progress.finish(with: stats)
         finished(stats)

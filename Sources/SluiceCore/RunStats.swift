@@ -69,6 +69,10 @@ public struct RunStats: Sendable, Hashable, Codable {
     public var upkeepFailures: SinkUpkeepFailures? = nil
     /// Failure reasons by code (bounded labels).
     public var failuresByCode: [String: Int] = [:]
+    /// Set when the run stopped before its end on an error (a store, the embedder or the source's listing
+    /// unavailable, another run holding the lock, the mass-delete guard, a bug): the figures are those
+    /// reached so far, and ``exitCode`` is the process's. Nil for a run that ended.
+    public var stopped: RunStop? = nil
 
     public init() {}
 
@@ -108,13 +112,40 @@ public struct RunStats: Sendable, Hashable, Codable {
         case providerRefusal = "provider_refusal"
         case diskFull = "disk_full"
         case upkeepFailures = "upkeep_failures"
+        case stopped
     }
 
     /// The exit code this outcome maps to (interrupted and provider stops are decided by the runner).
     public var exitCode: RunExitCode {
+        if let stopped { return RunExitCode(rawValue: stopped.exitCode) }
         if providerRefusal != nil { return .providerRefused }
         if diskFull != nil { return .dependencyUnavailable }
         if interrupted { return .interrupted }
         return documentsFailed > 0 ? .documentsFailed : .success
+    }
+}
+
+/// Why a run stopped before its end (``RunStats/stopped``): its exit code and the error's message (never a
+/// secret: as printed on standard error).
+public struct RunStop: Sendable, Hashable, Codable {
+    public var exitCode: Int32
+    public var reason: String
+
+    public init(exitCode: Int32, reason: String) {
+        self.exitCode = exitCode
+        self.reason = reason
+    }
+
+    /// The stop `error` makes: its exit code (``RunExitCode/init(for:)``) and its message.
+    public init(_ error: any Error) {
+        self.init(
+            exitCode: RunExitCode(for: error).rawValue,
+            reason: (error as? SluiceError)?.description ?? "\(error)"
+        )
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case exitCode = "exit_code"
+        case reason
     }
 }

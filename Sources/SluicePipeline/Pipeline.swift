@@ -36,12 +36,15 @@ public struct Pipeline: Sendable {
     var sourceRoot: URL { configuration.resolve(configuration.source.path) }
 
     /// Runs the pipeline to the end of the source (or until `shutdown` is requested).
+    /// - Parameter stopped: called, before the error is thrown, with the figures reached so far when the run
+    ///   stops on an error once its documents have started (``RunStats/stopped`` set).
     /// - Returns: the run's statistics; ``RunStats/exitCode`` maps them to an exit code.
     /// - Throws: ``SluiceError`` for what stops a run before or outside per-document work (lock held,
     ///   configuration, an unavailable store or embedder, embedder mismatch, mass delete, checkpoint failure).
     public func run(
         shutdown: ShutdownSignal = ShutdownSignal(),
-        progress: (@Sendable (RunProgress) -> Void)? = nil
+        progress: (@Sendable (RunProgress) -> Void)? = nil,
+        stopped: (@Sendable (RunStats) -> Void)? = nil
     ) async throws -> RunStats {
         // Set up: the source, the state lock, the checkpoint and the executor of its writes.
         let source = try makeSource()
@@ -183,6 +186,13 @@ public struct Pipeline: Sendable {
             record.failure = Self.failureDescription(error)
             // A write on the way out with the run's own error: that error is the one to report, not this one.
             try? await stateExecutor.run { [record] in try checkpoint.saveRun(record) }
+            var reached = tally.snapshot
+            reached.runID = runID
+            reached.startedAt = started.timeIntervalSince1970
+            reached.wallSeconds = startInstant.duration(to: clock.now).seconds
+            reached.phases = stages.phases
+            reached.stopped = RunStop(error)
+            stopped?(reached)
             throw error
         }
         auditLog.map { try? $0.close() }

@@ -62,4 +62,21 @@ import Testing
         #expect(!summary.contains("extract"))
         #expect(stats.table().hasSuffix("\n\n" + summary))
     }
+
+    @Test func aStoppedRunSaysWhyAndExitsWithItsErrorsCode() throws {
+        var stats = RunStats()
+        stats.documentsUpserted = 3
+        #expect(try JSONSerialization.jsonObject(with: JSONEncoder().encode(stats)) as? [String: Any] != nil)
+        #expect(!String(decoding: try JSONEncoder().encode(stats), as: UTF8.self).contains("stopped"))
+        stats.stopped = RunStop(SluiceError(.dependencyUnavailable, "the store is down"))
+        #expect(stats.exitCode == .dependencyUnavailable)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(stats)) as? [String: Any]
+        )
+        let stopped = try #require(object["stopped"] as? [String: Any])
+        #expect(stopped["exit_code"] as? Int == 6)
+        #expect((stopped["reason"] as? String)?.contains("the store is down") == true)
+        #expect(object["documents_upserted"] as? Int == 3)
+        #expect(try JSONDecoder().decode(RunStats.self, from: JSONEncoder().encode(stats)) == stats)
+    }
 }
