@@ -15,6 +15,10 @@ public struct ExtractionInput: Sendable {
     /// an extractor charges what it produces to ``textBudget()`` as it goes, and stops with
     /// ``SluiceError/Code/textTooLarge`` once past it.
     public var maxTextBytes: Int
+    /// The character set the bytes came declared in by their transport (the `charset=` of an HTTP
+    /// `Content-Type`); nil when nothing outside the bytes says. Extractors of text formats decode with it
+    /// where the format's own rules let a transport decide (HTML: after a byte-order mark, before `<meta>`).
+    public var declaredCharset: String?
 
     public init(
         key: String,
@@ -22,7 +26,8 @@ public struct ExtractionInput: Sendable {
         bytes: [UInt8],
         fileIdentity: FileIdentity? = nil,
         followsSymlink: Bool = false,
-        maxTextBytes: Int = TextBudget.bytes(megabytes: TextBudget.defaultMegabytes)
+        maxTextBytes: Int = TextBudget.bytes(megabytes: TextBudget.defaultMegabytes),
+        declaredCharset: String? = nil
     ) {
         self.key = key
         self.fileURL = fileURL
@@ -30,6 +35,7 @@ public struct ExtractionInput: Sendable {
         self.fileIdentity = fileIdentity
         self.followsSymlink = followsSymlink
         self.maxTextBytes = maxTextBytes
+        self.declaredCharset = declaredCharset
     }
 
     /// A budget of ``maxTextBytes`` for this document's text, nothing spent.

@@ -1,7 +1,8 @@
 import Foundation
 import SluiceCore
 
-/// Plain text and Markdown (UTF-8). Markdown's ATX headings (`# …`) become sections with heading paths,
+/// Plain text and Markdown (UTF-8, or the character set the transport declared:
+/// ``ExtractionInput/declaredCharset``). Markdown's ATX headings (`# …`) become sections with heading paths,
 /// so that chunks carry the headings they sit under.
 ///
 /// Rejects, with a precise reason: empty files, binary data (NUL bytes or mostly control characters),
@@ -34,15 +35,16 @@ public struct TextExtractor: Extractor {
     public var extractsInline: Bool { true }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
-        let bytes = input.bytes
-        guard !bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
-        let format = FormatSniffer.sniff(bytes)
+        guard !input.bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
+        let format = FormatSniffer.sniff(input.bytes)
         guard format == .text else {
             throw SluiceError(
                 .unsupportedFormat,
                 "the content is a \(FormatSniffer.describe(format)), not text, and no extractor for it is enabled"
             )
         }
+        // A character set the transport declared (an HTTP `Content-Type`'s) is decoded into UTF-8 first.
+        let (bytes, decodedFrom) = Charset.utf8(input.bytes, declared: input.declaredCharset)
         // The text is at most the bytes: a file past the bound is refused before it is decoded.
         var budget = input.textBudget()
         try budget.charge(bytes.count)
@@ -59,6 +61,7 @@ public struct TextExtractor: Extractor {
         let ext = input.fileURL.pathExtension.lowercased()
         let isMarkdown = Self.markdownExtensions.contains(ext)
         var metadata = ["format": isMarkdown ? "markdown" : "text"]
+        if let decodedFrom { metadata["charset"] = decodedFrom }
         if isMarkdown, let frontMatter = MarkdownFrontMatter(text) {
             text = frontMatter.body
             metadata["front_matter"] = frontMatter.json
@@ -71,7 +74,9 @@ public struct TextExtractor: Extractor {
         // Every section repeats the headings above it: `# <a megabyte>` over many `##` sections multiplies.
         for section in sections where !section.headingPath.isEmpty { try budget.charge(labelsOf: section) }
         if Self.sourceExtensions.contains(ext) {
-            return ExtractedText(sections: sections, metadata: ["format": "source", "language": ext])
+            var source = ["format": "source", "language": ext]
+            source["charset"] = decodedFrom
+            return ExtractedText(sections: sections, metadata: source)
         }
         return ExtractedText(sections: sections, metadata: metadata)
     }

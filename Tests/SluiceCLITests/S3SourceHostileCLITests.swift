@@ -45,4 +45,26 @@ struct S3SourceHostileCLITests {
         #expect(repeated.stderr.contains("repeats"), "\(repeated)")
         #expect(try await S3SourceCLITests.content(ws, main, pipeline: ws.file("s3.yaml")) == before)
     }
+
+    @Test("a repeated listing page is refused before its objects are handed on: no object is read twice")
+    func repeatedPageIsNotReadTwice() async throws {
+        let ws = try Workspace("s3-repeat-once")
+        defer { ws.cleanUp() }
+        let bucket = try await S3SourceCLITests.Bucket.launch(for: ws)
+        defer { bucket.server.stop() }
+        for index in 0..<5 { try await bucket.put("docs/doc\(index).txt", "Document \(index) about weirs.") }
+        try await bucket.faults(repeatLists: true)
+        let before = try await bucket.stats()
+        let stats = ws.file("repeat.stats.json")
+        let run = try await S3SourceCLITests.run(ws, ws.target("fresh"), ["--stats-json", stats.path])
+        #expect(run.exitCode == 6, "\(run)")
+        let gets = try await bucket.stats().get - before.get
+        // The first page's five objects may be read (the run stops at the second page); none twice.
+        #expect(gets <= 5, "GET object requests: \(gets)")
+        // The run stopped on an error: its stats file says so, with the figures reached (it wrote none before).
+        let counts = try ws.stats(stats)
+        #expect((counts["documents_upserted"] ?? 0) <= 5, "\(counts)")
+        #expect(counts.decoded.stopped?.exitCode == 6, "\(counts)")
+        #expect(counts.decoded.stopped?.reason.contains("repeats") == true, "\(counts)")
+    }
 }

@@ -187,4 +187,46 @@ struct WebSourceCrawlCLITests {
         #expect(check.exitCode == 0, "\(check)")
         #expect(check.stdout.contains("a crawl from 1 start URL"), "\(check.stdout)")
     }
+
+    /// Session 46's campaign: after SIGTERM the crawl went on asking every page it found (a 1,000-page site:
+    /// minutes), because only the walk after it looked at the signal. Seen failing before the fix (all 40
+    /// pages asked).
+    @Test("SIGTERM stops a crawl: no deeper level is asked, the run exits 4, and a re-run finishes the crawl")
+    func signalStopsTheCrawl() async throws {
+        let ws = try Workspace("web-crawl-sigterm")
+        defer { ws.cleanUp() }
+        let site = Site(server: try await StandInServer.launch(script: "web_server.py"))
+        defer { site.server.stop() }
+        let base = site.server.baseURL
+        // A chain of 40 pages, one a level, asked 0.2 s apart (the host's delay): 8 s of crawling.
+        try await site.put("/start", Self.page("The start of a chain about canals.", links: ["p1.html"]))
+        for index in 1...39 {
+            try await site.put(
+                "/p\(index).html",
+                Self.page("Chain page \(index) about locks.", links: ["p\(index + 1).html"])
+            )
+        }
+        let yaml = Self.pipeline(base: base, maxDepth: 100, maxPages: 1_000)
+            .replacingOccurrences(of: "delay_seconds: 0\n", with: "delay_seconds: 0.2\n")
+        try yaml.write(to: ws.file("http.yaml"), atomically: true, encoding: .utf8)
+        let main = ws.target("main")
+        let process = try ws.start(
+            ["run", ws.file("http.yaml").path] + main.arguments + ["--quiet", "--log-level", "info"]
+        )
+        let deadline = ContinuousClock.now + .seconds(120)
+        while try await site.stats().get < 3, ContinuousClock.now < deadline, process.isRunning {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(process.isRunning, "the run ended before the signal: \(process.stderrSoFar)")
+        let atSignal = try await site.stats().get
+        process.send(SIGTERM)
+        let result = try await process.wait(timeout: .seconds(120))
+        #expect(result.exitCode == 4, "\(result)")
+        // The level in flight ends, and one more request may have started before the signal was seen.
+        let asked = try await site.stats().get
+        #expect(asked <= atSignal + 2, "pages asked after SIGTERM: \(asked - atSignal) (\(asked) in all)")
+        let resumed = try await Self.run(ws, main)
+        #expect(resumed.exitCode == 0, "\(resumed)")
+        #expect(try await Self.keys(ws, main).count == 40)
+    }
 }

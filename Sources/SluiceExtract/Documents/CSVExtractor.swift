@@ -24,8 +24,9 @@ public struct CSVExtractor: Extractor {
     }
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
-        let bytes = input.bytes
-        guard !bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
+        guard !input.bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
+        // A character set the transport declared (an HTTP `Content-Type`'s) is decoded into UTF-8 first.
+        let (bytes, decodedFrom) = Charset.utf8(input.bytes, declared: input.declaredCharset)
         try TextExtractor.rejectBinary(bytes)
         _ = try TextExtractor.decodeUTF8(bytes)
         let ext = input.fileURL.pathExtension.lowercased()
@@ -79,13 +80,12 @@ public struct CSVExtractor: Extractor {
         }
         try flush()
         guard !sections.isEmpty else { throw SluiceError(.emptyDocument, "the table has a header but no rows") }
-        return ExtractedText(
-            sections: sections,
-            metadata: [
-                "format": delimiter == 0x09 ? "tsv" : "csv", "columns": (header ?? []).joined(separator: ", "),
-                "rows": String(rowCount),
-            ]
-        )
+        var metadata = [
+            "format": delimiter == 0x09 ? "tsv" : "csv", "columns": (header ?? []).joined(separator: ", "),
+            "rows": String(rowCount),
+        ]
+        metadata["charset"] = decodedFrom
+        return ExtractedText(sections: sections, metadata: metadata)
     }
 
     /// Trims spaces and tabs; the common case (nothing to trim) costs two byte reads.

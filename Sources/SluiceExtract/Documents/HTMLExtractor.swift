@@ -7,9 +7,9 @@ import SluiceCore
 /// ` | `) and image alt text (`[image: …]`) are kept; `script`, `style`, `nav`, `header`, `footer`,
 /// `aside`, forms and hidden elements are dropped. The `<title>` goes into the document metadata.
 ///
-/// The character set is the one the document declares (byte-order mark, then `<meta charset>` or
-/// `http-equiv` in the first 4 KiB); without a declaration it is UTF-8 if the bytes are valid UTF-8,
-/// otherwise windows-1252 (HTML's default, a superset of Latin-1).
+/// The character set is the one declared (byte-order mark, then the transport's, an HTTP `Content-Type`'s
+/// charset, then `<meta charset>` or `http-equiv` in the first 4 KiB); without a declaration it is UTF-8 if
+/// the bytes are valid UTF-8, otherwise windows-1252 (HTML's default, a superset of Latin-1).
 public struct HTMLExtractor: Extractor {
     public init() {}
 
@@ -25,7 +25,7 @@ public struct HTMLExtractor: Extractor {
 
     public func extract(_ input: ExtractionInput) throws -> ExtractedText {
         guard !input.bytes.isEmpty else { throw SluiceError(.emptyDocument, "zero-byte file: nothing to index") }
-        let encoding = HTMLSniffer.encoding(of: input.bytes)
+        let encoding = HTMLSniffer.encoding(of: input.bytes, declared: input.declaredCharset)
         let tree = try XMLTree.html(input.bytes, encoding: encoding)
         guard let root = tree.root else { throw SluiceError(.emptyDocument, "the HTML has no elements") }
         var walker = HTMLWalker(budget: input.textBudget())

@@ -19,19 +19,17 @@ enum HTMLSniffer {
         return text.contains("<html") || text.contains("<head") || text.contains("<body")
     }
 
-    /// The character set to decode with, as libxml2 names it.
-    static func encoding(of bytes: [UInt8]) -> String {
+    /// The character set to decode with, as libxml2 names it, in the HTML standard's order: a byte-order
+    /// mark, then the transport's declaration (`declared`, an HTTP `Content-Type`'s charset), then a
+    /// `<meta>` in the first 4 KiB, then UTF-8 when the bytes are valid UTF-8, else windows-1252. A label no
+    /// character set answers to is passed over.
+    static func encoding(of bytes: [UInt8], declared: String? = nil) -> String {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return "UTF-8" }
         if bytes.starts(with: [0xFF, 0xFE]) { return "UTF-16LE" }
         if bytes.starts(with: [0xFE, 0xFF]) { return "UTF-16BE" }
-        if let declared = declaredCharset(lowercasedPrefix(bytes, 4096)) {
-            switch declared {
-            case "utf8", "utf-8": return "UTF-8"
-            case "latin1", "iso-8859-1", "iso8859-1", "l1", "us-ascii", "ascii":
-                // Browsers read all of these as windows-1252, which only adds printable characters in 0x80-0x9F.
-                return "windows-1252"
-            default: return declared.uppercased()
-            }
+        if let declared, let name = Charset.named(declared) { return name }
+        if let declared = declaredCharset(lowercasedPrefix(bytes, 4096)), let name = Charset.named(declared) {
+            return name
         }
         return String(validating: bytes, as: UTF8.self) != nil ? "UTF-8" : "windows-1252"
     }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Decodes an RTF document's 8-bit text (`\'hh` escapes and raw bytes) by the code page in force: the
 /// document's (`\ansicpgN`, else `\ansi` 1252, `\mac` 10000, `\pc` 437, `\pca` 850) or the current
 /// font's (`\fcharsetN` in the font table, ``codePage(charset:)``).
@@ -43,7 +37,7 @@ enum RTFCodePage {
         if codePage == 1252 || codePage == 0 { return windows1252(bytes) }
         if codePage == 65001 { return String(decoding: bytes, as: UTF8.self) }
         let name = codePage == 10000 ? "MACINTOSH" : "CP\(codePage)"
-        return iconvDecode(bytes, from: name) ?? windows1252(bytes)
+        return Charset.decode(bytes, from: name).map { String(decoding: $0, as: UTF8.self) } ?? windows1252(bytes)
     }
 
     /// Windows-1252: Latin-1 but for 0x80–0x9F, which hold typographic characters (five are undefined).
@@ -66,38 +60,4 @@ enum RTFCodePage {
         0xFFFD, 0x017D, 0xFFFD, 0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122,
         0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
     ]
-
-    /// Decodes through iconv, a byte it cannot convert becoming U+FFFD; nil when iconv does not know the
-    /// code page.
-    private static func iconvDecode(_ bytes: [UInt8], from name: String) -> String? {
-        let converter = iconv_open("UTF-8", name)
-        guard let converter, converter != iconv_t(bitPattern: -1) else { return nil }
-        defer { iconv_close(converter) }
-        var input = bytes.map { CChar(bitPattern: $0) }
-        var output: [UInt8] = []
-        var buffer = [CChar](repeating: 0, count: 4 * bytes.count + 16)
-        var offset = 0
-        while offset < input.count {
-            let status: Int = input.withUnsafeMutableBufferPointer { inputBuffer in
-                buffer.withUnsafeMutableBufferPointer { outputBuffer in
-                    var inPointer: UnsafeMutablePointer<CChar>? = inputBuffer.baseAddress! + offset
-                    var inLeft = inputBuffer.count - offset
-                    var outPointer: UnsafeMutablePointer<CChar>? = outputBuffer.baseAddress!
-                    var outLeft = outputBuffer.count
-                    let result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
-                    let written = outputBuffer.count - outLeft
-                    output += outputBuffer.prefix(written).map { UInt8(bitPattern: $0) }
-                    offset = inputBuffer.count - inLeft
-                    return result == Int(bitPattern: UInt(bitPattern: -1)) ? -1 : 0
-                }
-            }
-            if status == -1 && offset < input.count {
-                output += [0xEF, 0xBF, 0xBD]  // U+FFFD for the byte iconv could not convert
-                offset += 1
-                _ = iconv(converter, nil, nil, nil, nil)  // reset the shift state
-            }
-        }
-        input.removeAll()
-        return String(decoding: output, as: UTF8.self)
-    }
 }

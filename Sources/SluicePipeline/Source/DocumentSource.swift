@@ -113,6 +113,9 @@ package struct MaterializedFile: Sendable {
     /// Metadata the source read with the bytes (an S3 object's user metadata and tags by the pipeline's
     /// rules): merged into the document's, over what the listing gave.
     package var metadata: [String: MetadataValue] = [:]
+    /// The character set the source's transport declared for the bytes (the `charset=` of the HTTP
+    /// `Content-Type` a web page or an S3 object came with): ``ExtractionInput/declaredCharset``.
+    package var charset: String?
     /// Deletes a temporary copy (a folder's own file is left alone).
     private let cleanup: (@Sendable () -> Void)?
 

@@ -57,11 +57,11 @@ package struct ExtractStep: Sendable {
         }
         defer { local.discard() }
         document.fileMetadata.merge(local.metadata) { _, read in read }
-        return await extract(document, from: local.file)
+        return await extract(document, from: local.file, charset: local.charset)
     }
 
     /// Reads the bytes from `file` (the document's own, or its fetched copy), and extracts them.
-    private func extract(_ document: DocumentWork, from file: SourceFile) async -> DocumentWork {
+    private func extract(_ document: DocumentWork, from file: SourceFile, charset: String?) async -> DocumentWork {
         var document = document
         let url = file.url
         let key = document.file.key
@@ -107,7 +107,8 @@ package struct ExtractStep: Sendable {
             bytes: bytes,
             fileIdentity: file.identity,
             followsSymlink: file.followsSymlink,
-            maxTextBytes: textLimit
+            maxTextBytes: textLimit,
+            declaredCharset: charset
         )
         // Sniffing (every extractor's `accepts`) is the stage's work too.
         guard let extractor = WorkCPU.measure({ registry.extractor(for: input) }) else {
@@ -115,7 +116,7 @@ package struct ExtractStep: Sendable {
             return document
         }
         document.read(by: extractor.name)
-        let shareKey = ExtractionSharing.Key(content: hash, extractor: extractor.name)
+        let shareKey = ExtractionSharing.Key(content: hash, extractor: extractor.name, charset: charset)
         let claim = await sharing.claim(shareKey)
         if case .shared(let text) = claim {
             document.text = text

@@ -11,10 +11,14 @@ package actor ExtractionSharing {
     package struct Key: Hashable, Sendable {
         let content: ContentHash
         let extractor: String
+        /// The character set the bytes came declared in: the same bytes in two declared character sets are
+        /// two texts.
+        let charset: String?
 
-        package init(content: ContentHash, extractor: String) {
+        package init(content: ContentHash, extractor: String, charset: String? = nil) {
             self.content = content
             self.extractor = extractor
+            self.charset = charset
         }
     }
 

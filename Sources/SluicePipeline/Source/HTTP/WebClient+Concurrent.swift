@@ -1,3 +1,5 @@
+import SluiceCore
+
 extension WebClient {
     /// Runs `body` for each item, `source.http.concurrency` at most at once across hosts, one item per host
     /// at a time, each host's items in order and its requests paced (``HostSchedule``, owned by ``pacer``):
@@ -7,7 +9,8 @@ extension WebClient {
     /// run one after the other.
     /// - Parameters:
     ///   - host: the host an item's request goes to.
-    ///   - cancelled: the result of an item never started because the task was cancelled.
+    ///   - cancelled: the result of an item never started because the task was cancelled or the run is
+    ///     stopping (``ShutdownSignal/current``).
     /// - Returns: the results, in the items' order.
     func forEachConcurrently<Item: Sendable, Result: Sendable>(
         _ items: [Item],
@@ -22,7 +25,8 @@ extension WebClient {
             // The earliest timer pending: one more is started only for an earlier moment.
             var timer: ContinuousClock.Instant?
             loop: while true {
-                if Task.isCancelled { _ = await pacer.dropQueued() }
+                // Cancelled, or the run is stopping (SIGTERM): nothing more is started; what is in flight ends.
+                if Task.isCancelled || ShutdownSignal.current?.isRequested == true { _ = await pacer.dropQueued() }
                 switch await pacer.next() {
                 case .start(let index):
                     let item = items[index]

@@ -127,6 +127,14 @@ struct WebClient: Sendable {
             if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("location"),
                 let next = URL(string: location, relativeTo: target)?.absoluteURL.absoluteString
             {
+                // A redirect to a URL with a user name or password is not followed: the credentials would be
+                // sent (Basic authorization) and written into logs, reasons and the state.
+                if let parts = URLComponents(string: next), parts.user != nil || parts.password != nil {
+                    throw SluiceError(
+                        .unreadable,
+                        "\(current): redirected to a URL with a user name or password (\(WebSource.withoutUserInfo(next))); not followed"
+                    )
+                }
                 current = WebDocumentKey.requestURL(next)
                 continue
             }
@@ -182,7 +190,8 @@ struct WebClient: Sendable {
                 case 301, 302, 303, 307, 308:
                     guard let location = answer.header("location"),
                         let next = URL(string: location, relativeTo: target)?.absoluteURL.absoluteString,
-                        next.hasPrefix("http://") || next.hasPrefix("https://")
+                        next.hasPrefix("http://") || next.hasPrefix("https://"),
+                        let parts = URLComponents(string: next), parts.user == nil, parts.password == nil
                     else { return .allowAll }
                     current = next
                 case 300..<500: return .allowAll  // none (RFC 9309: unavailable, 4xx)

@@ -26,6 +26,21 @@ enum WebContentType {
         return type.flatMap { extensions[$0] }
     }
 
+    /// The `charset` parameter of `contentType` (`text/html; charset="windows-1251"` is `windows-1251`),
+    /// for the extractors (``ExtractionInput/declaredCharset``); nil when it names none.
+    static func charset(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {
+                continue
+            }
+            let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["\"", "'"])
+            return value.isEmpty || value.utf8.count > 40 ? nil : value
+        }
+        return nil
+    }
+
     /// Whether `contentType` is a page whose links a crawl reads (`text/html`, `application/xhtml+xml`).
     static func isHTML(_ contentType: String?) -> Bool { fileExtension(contentType) == "html" }
 

@@ -76,7 +76,10 @@ extension WebSource {
                     next.append(.init(key: key, url: link))
                 }
             }
-            guard !run.crawlCut, wantLinks else { break }
+            // The run is stopping (SIGTERM, bound for the scan's walk; a prune's listing goes to its end):
+            // no deeper level is asked. The pages not reached are not listed, which deletes nothing: a crawl's
+            // prune only removes what it asked and found gone.
+            guard !run.crawlCut, wantLinks, ShutdownSignal.current?.isRequested != true else { break }
             level = next
             depth += 1
         }

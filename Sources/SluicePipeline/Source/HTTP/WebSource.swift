@@ -95,7 +95,22 @@ struct WebSource: DocumentSource {
                 "the crawl stopped at source.http.max_pages (\(settings.maxPages) pages): \(left) page\(left == 1 ? "" : "s") it found \(left == 1 ? "was" : "were") not asked this run (and none is deleted for it)"
             )
         }
+        let passed = run.passedOver
+        if passed.count > 0 {
+            let examples = passed.examples.map { "\($0.url): \($0.reason)" }.joined(separator: "; ")
+            notes.append(
+                "\(passed.count) sitemap URL\(passed.count == 1 ? " was" : "s were") passed over (\(examples)\(passed.count > 3 ? "; …" : ""))"
+            )
+        }
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// `url` with its user name and password left out, for a notice.
+    static func withoutUserInfo(_ url: String) -> String {
+        guard var parts = URLComponents(string: url) else { return "a URL with credentials" }
+        parts.user = nil
+        parts.password = nil
+        return String((parts.string ?? "a URL with credentials").prefix(200))
     }
 
     func countingCopy() -> (any DocumentSource)? { nil }
@@ -131,15 +146,35 @@ struct WebSource: DocumentSource {
     func listedURLs() async throws -> [WebRunState.Entry] {
         var entries: [WebRunState.Entry] = []
         var seen: Set<String> = []
-        func add(_ url: String) {
+        func add(_ url: String, in sitemap: String? = nil) {
+            // A relative `<loc>` (the protocol wants absolute URLs; `/docs/a.html` is a common slip) is read
+            // against its sitemap's URL, as a link is read against its page's.
+            var url = url
+            if let sitemap, WebDocumentKey.key(for: url) == nil, let base = URL(string: sitemap),
+                let resolved = URL(string: url, relativeTo: base)?.absoluteString
+            {
+                url = resolved
+            }
             // A sitemap's URL with a user name or password is not fetched: its credentials would be sent
             // and written into logs (the pipeline file refuses such URLs).
-            if let parts = URLComponents(string: url), parts.user != nil || parts.password != nil { return }
-            let url = WebDocumentKey.requestURL(url)
-            guard let key = WebDocumentKey.key(for: url), seen.insert(key).inserted else { return }
-            entries.append(.init(key: key, url: url))
+            if let parts = URLComponents(string: url), parts.user != nil || parts.password != nil {
+                run.passOver(sitemapURL: WebSource.withoutUserInfo(url), reason: "it carries a user name or password")
+                return
+            }
+            let request = WebDocumentKey.requestURL(url)
+            guard let key = WebDocumentKey.key(for: request) else {
+                if let sitemap {
+                    run.passOver(
+                        sitemapURL: String(request.prefix(200)),
+                        reason: "it is not an http(s) URL (in \(sitemap))"
+                    )
+                }
+                return
+            }
+            guard seen.insert(key).inserted else { return }
+            entries.append(.init(key: key, url: request))
         }
-        settings.urls.forEach(add)
+        settings.urls.forEach { add($0) }
         var queue = settings.sitemaps
         var visited: Set<String> = []
         while !queue.isEmpty, visited.count < Self.maxSitemaps {
@@ -162,7 +197,7 @@ struct WebSource: DocumentSource {
                 )
             }
             queue += sitemap.sitemaps
-            sitemap.pages.forEach(add)
+            for page in sitemap.pages { add(page, in: url) }
         }
         // Sitemaps left unread past the limit: the listing is incomplete (its pages would be pruned).
         if queue.contains(where: { !visited.contains($0) }) {
@@ -216,7 +251,7 @@ struct WebSource: DocumentSource {
             switch outcome {
             case .gone, .disallowed: continue
             case .failed(let problem), .unreachable(let problem): if await !body(.failure(problem)) { return }
-            case .unchanged(let file), .fetched(let file, _), .previewed(let file):
+            case .unchanged(let file), .fetched(let file, _, _), .previewed(let file):
                 if await !body(.success(file)) { return }
             }
         }
@@ -338,7 +373,7 @@ struct WebSource: DocumentSource {
                     ), read
                 )
             }
-            return (.fetched(file, path: named), read)
+            return (.fetched(file, path: named, charset: WebContentType.charset(answer.header("content-type"))), read)
         default:
             unlink(path)
             return (
@@ -352,8 +387,10 @@ struct WebSource: DocumentSource {
     /// The download the listing made, or (when the scan wants a URL the listing found unchanged: a failed
     /// document, a metadata change) an unconditional GET now.
     func materialize(_ file: SourceFile, maxBytes: Int) async throws -> MaterializedFile {
-        if let (path, size) = run.takeDownload(of: file.key) {
-            return try DownloadFile.materialized(key: file.key, path: path, size: size)
+        if let (path, size, charset) = run.takeDownload(of: file.key) {
+            var materialized = try DownloadFile.materialized(key: file.key, path: path, size: size)
+            materialized.charset = charset
+            return materialized
         }
         let url = run.url(of: file.key) ?? file.url.absoluteString
         let path = try await DownloadFile.path(in: fetchDirectory, for: "download", writer: writer)
@@ -379,7 +416,9 @@ struct WebSource: DocumentSource {
             unlink(path)
             throw SluiceError(.io, "cannot keep the download of \(url)")
         }
-        return try DownloadFile.materialized(key: file.key, path: named, size: answer.written)
+        var materialized = try DownloadFile.materialized(key: file.key, path: named, size: answer.written)
+        materialized.charset = WebContentType.charset(answer.header("content-type"))
+        return materialized
     }
 
     /// The listing's entry for a 304: the record's size and token (nil record: a 304 nobody asked for fails
@@ -449,8 +488,8 @@ final class WebRunState: Sendable {
     enum Outcome: Sendable {
         /// A 304 (or the same bytes): the record's size and token.
         case unchanged(SourceFile)
-        /// Downloaded to `path`, for the extract step.
-        case fetched(SourceFile, path: String)
+        /// Downloaded to `path`, for the extract step, with the `Content-Type`'s character set.
+        case fetched(SourceFile, path: String, charset: String?)
         /// A dry run's 2xx: listed as it answered, nothing downloaded (``WebSource/preview``).
         case previewed(SourceFile)
         /// 404 or 410.
@@ -470,6 +509,9 @@ final class WebRunState: Sendable {
         var records: (@Sendable (String) -> DocumentRecord?)?
         /// Pages the crawl did not ask because it reached `max_pages`.
         var crawlLeft = 0
+        /// How many sitemap URLs were not listed, and the first three with why (for the run's notice).
+        var passedOver = 0
+        var passedOverExamples: [(url: String, reason: String)] = []
     }
 
     private let state = Mutex(State())
@@ -490,6 +532,18 @@ final class WebRunState: Sendable {
     var crawlLeft: Int { state.withLock { $0.crawlLeft } }
 
     func cutCrawl(left: Int) { state.withLock { $0.crawlLeft += left } }
+
+    /// How many sitemap URLs were not listed, and the first three met, with why.
+    var passedOver: (count: Int, examples: [(url: String, reason: String)]) {
+        state.withLock { ($0.passedOver, $0.passedOverExamples) }
+    }
+
+    func passOver(sitemapURL url: String, reason: String) {
+        state.withLock {
+            $0.passedOver += 1
+            if $0.passedOverExamples.count < 3 { $0.passedOverExamples.append((url, reason)) }
+        }
+    }
 
     /// Whether the run asked `key` and it is gone (404, 410) or robots.txt disallows it.
     func isGoneOrDisallowed(_ key: String) -> Bool {
@@ -520,11 +574,11 @@ final class WebRunState: Sendable {
     func record(_ outcome: Outcome, of key: String) { state.withLock { $0.outcomes[key] = outcome } }
 
     /// The download the listing made for `key`, handed over once.
-    func takeDownload(of key: String) -> (path: String, size: Int)? {
+    func takeDownload(of key: String) -> (path: String, size: Int, charset: String?)? {
         state.withLock {
-            guard case .fetched(let file, let path) = $0.outcomes[key] else { return nil }
+            guard case .fetched(let file, let path, let charset) = $0.outcomes[key] else { return nil }
             $0.outcomes[key] = .unchanged(file)
-            return (path, file.size)
+            return (path, file.size, charset)
         }
     }
 }

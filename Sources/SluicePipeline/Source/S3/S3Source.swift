@@ -89,6 +89,17 @@ struct S3Source: DocumentSource {
                 continuationToken: token,
                 maxKeys: client.settings.listPageSize
             )
+            // A listing comes in key order, each page after the last: one that repeats a page (a server
+            // answering the same continuation token, or keys not after the previous page's) would never end;
+            // checked before any of its objects is handed on, so none is read twice.
+            if let first = page.objects.first.map({ Array($0.key.utf8) }), let lastKey,
+                !lastKey.lexicographicallyPrecedes(first)
+            {
+                throw SluiceError(
+                    .dependencyUnavailable,
+                    "the S3 listing repeats keys it listed already: it would never end"
+                )
+            }
             for object in page.objects {
                 guard object.key.hasPrefix(prefix) else { continue }
                 let key = String(object.key.dropFirst(prefix.count))
@@ -106,16 +117,6 @@ struct S3Source: DocumentSource {
                 file.changeToken = "etag:" + object.etag
                 file.legacyChangeStamp = object.legacyChangeStamp
                 if await !body(.success(file)) { return }
-            }
-            // A listing comes in key order, each page after the last: one that repeats a page (a server
-            // answering the same continuation token, or keys not after the previous page's) would never end.
-            if let first = page.objects.first.map({ Array($0.key.utf8) }), let lastKey,
-                !lastKey.lexicographicallyPrecedes(first)
-            {
-                throw SluiceError(
-                    .dependencyUnavailable,
-                    "the S3 listing repeats keys it listed already: it would never end"
-                )
             }
             if let last = page.objects.last { lastKey = Array(last.key.utf8) }
             token = page.isTruncated ? page.nextContinuationToken : nil
@@ -143,6 +144,7 @@ struct S3Source: DocumentSource {
         await slots.acquire()
         let written: Int
         var metadata: [String: MetadataValue] = [:]
+        var charset: String?
         do {
             let answer = try await client.download(
                 key: prefix + file.key,
@@ -151,6 +153,7 @@ struct S3Source: DocumentSource {
                 writer: writer
             )
             written = answer.written
+            charset = WebContentType.charset(answer.headers["content-type"])
             if !objectMetadata.isEmpty {
                 // Tags only when a rule reads them: one request per object downloaded, never per listed one.
                 var tags: [String: String] = [:]
@@ -165,6 +168,7 @@ struct S3Source: DocumentSource {
         }
         var materialized = try DownloadFile.materialized(key: file.key, path: path, size: written)
         materialized.metadata = metadata
+        materialized.charset = charset
         return materialized
     }
 
