@@ -21,6 +21,13 @@ import Testing
         #expect(links.base == "/root/")
     }
 
+    @Test func aLinkIsReadInTheCharsetTheTransportDeclared() throws {
+        // <a href="шлюз.html"> in windows-1251, served as `text/html; charset=windows-1251`, without a <meta>.
+        let page = Array("<body><a href=\"".utf8) + [0xF8, 0xEB, 0xFE, 0xE7] + Array(".html\">a</a></body>".utf8)
+        #expect(try HTMLLinks(html: page, declaredCharset: "windows-1251").hrefs == ["шлюз.html"])
+        #expect(try HTMLLinks(html: page).hrefs != ["шлюз.html"], "undeclared, the bytes read as windows-1252")
+    }
+
     @Test func noFollowIsHonoured() throws {
         let some = try HTMLLinks(
             html: Array(#"<body><a href="a.html" rel="nofollow noopener">a</a><a href="b.html">b</a></body>"#.utf8)

@@ -20,13 +20,13 @@ package struct HTMLLinks: Sendable, Hashable {
         self.base = base
     }
 
-    /// Reads the links of `bytes` (the character set from a BOM or a `<meta charset>`, else UTF-8 when the
-    /// bytes are valid UTF-8, else windows-1252).
+    /// Reads the links of `bytes` (the character set from a BOM, the transport's `declaredCharset` or a
+    /// `<meta charset>`, else UTF-8 when the bytes are valid UTF-8, else windows-1252: ``HTMLSniffer``).
     /// - Throws: ``SluiceError/Code/malformed`` when libxml2 gives no tree at all.
-    package init(html bytes: [UInt8]) throws {
+    package init(html bytes: [UInt8], declaredCharset: String? = nil) throws {
         self.init()
         guard !bytes.isEmpty else { return }
-        let tree = try XMLTree.html(bytes, encoding: HTMLSniffer.encoding(of: bytes))
+        let tree = try XMLTree.html(bytes, encoding: HTMLSniffer.encoding(of: bytes, declared: declaredCharset))
         var found: [String] = []
         var seen: Set<String> = []
         var nofollowPage = false

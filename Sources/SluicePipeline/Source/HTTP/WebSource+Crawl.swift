@@ -150,7 +150,8 @@ extension WebSource {
             return CrawlRead(
                 token: Self.validator(of: answer),
                 html: html,
-                links: html ? await links(in: answer.body, at: answer.url) : []
+                links: html
+                    ? await links(in: answer.body, at: answer.url, contentType: answer.header("content-type")) : []
             )
         default: return nil
         }
@@ -158,8 +159,11 @@ extension WebSource {
 
     /// The links of an HTML page fetched from `url` (after its redirects), resolved against its `<base href>`
     /// or `url`, normalised (``CrawlLink``), every site; libxml2 parses on the source's blocking thread.
-    func links(in bytes: [UInt8], at url: String) async -> [String] {
-        guard let found = try? await writer.run({ try HTMLLinks(html: bytes) }) else { return [] }
+    func links(in bytes: [UInt8], at url: String, contentType: String?) async -> [String] {
+        let charset = WebContentType.charset(contentType)
+        guard let found = try? await writer.run({ try HTMLLinks(html: bytes, declaredCharset: charset) }) else {
+            return []
+        }
         let page = URL(string: url)
         let base = found.base.flatMap { URL(string: $0, relativeTo: page)?.absoluteURL } ?? page
         var seen: Set<String> = []

@@ -53,7 +53,9 @@ extension WebSource {
                 read = CrawlRead(
                     token: file.changeToken,
                     html: html,
-                    links: html ? await self.links(in: answer.body, at: answer.url) : []
+                    links: html
+                        ? await self.links(in: answer.body, at: answer.url, contentType: answer.header("content-type"))
+                        : []
                 )
             }
             return (.previewed(file), read)

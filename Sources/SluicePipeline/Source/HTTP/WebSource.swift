@@ -352,7 +352,9 @@ struct WebSource: DocumentSource {
                 read = CrawlRead(
                     token: file.changeToken,
                     html: html,
-                    links: html ? await self.links(in: bytes ?? [], at: answer.url) : []
+                    links: html
+                        ? await self.links(in: bytes ?? [], at: answer.url, contentType: answer.header("content-type"))
+                        : []
                 )
             }
             CrashPoint.reach("web.fetched")
