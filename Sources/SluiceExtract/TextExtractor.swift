@@ -65,10 +65,15 @@ public struct TextExtractor: Extractor {
         if isMarkdown, let frontMatter = MarkdownFrontMatter(text) {
             text = frontMatter.body
             metadata["front_matter"] = frontMatter.json
+            if !frontMatter.dropped.isEmpty {
+                metadata["front_matter_dropped"] = frontMatter.dropped.joined(separator: "\n")
+            }
             if case .string(let title) = frontMatter.values["title"], !title.isEmpty { metadata["title"] = title }
             guard text.contains(where: { !$0.isWhitespace }) else {
                 throw SluiceError(.emptyDocument, "the file holds only front matter")
             }
+        } else if isMarkdown, let problem = MarkdownFrontMatter.problem(in: text) {
+            metadata["front_matter_problem"] = problem  // the text kept as it is; access control may refuse it
         }
         let sections = isMarkdown ? Self.markdownSections(text) : [TextSection(text: text)]
         // Every section repeats the headings above it: `# <a megabyte>` over many `##` sections multiplies.

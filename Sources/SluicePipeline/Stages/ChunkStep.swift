@@ -10,6 +10,10 @@ package struct ChunkStep: Sendable {
     package func callAsFunction(_ document: DocumentWork) async -> DocumentWork {
         var document = document
         guard let text = document.text else { return document }
+        if let refusal = FrontMatterReaders.refusal(of: document, metadata: text.metadata) {
+            document.fail(refusal, as: .malformed)
+            return document
+        }
         let chunks = WorkCPU.measure { chunker.chunk(text) }
         document.documentMetadata = text.metadata
         document.text = nil

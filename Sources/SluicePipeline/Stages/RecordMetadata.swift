@@ -13,7 +13,9 @@ enum RecordMetadata {
     static func build(chunk: Chunk, document: DocumentWork) -> [String: MetadataValue] {
         var metadata: [String: MetadataValue] = [:]
         // Document facts (format, title, author, OCR confidence, …) first; the chunk's own keys win.
-        for (key, text) in document.documentMetadata where key != frontMatterKey { metadata[key] = typed(key, text) }
+        for (key, text) in document.documentMetadata where !extractorNotes.contains(key) {
+            metadata[key] = typed(key, text)
+        }
         if document.frontMatter, let json = document.documentMetadata[frontMatterKey] {
             metadata.merge(frontMatter(json)) { _, front in front }
         }
@@ -53,6 +55,11 @@ enum RecordMetadata {
 
     /// The extractors' key for Markdown front matter: a JSON object.
     static let frontMatterKey = "front_matter"
+    /// What the text extractor says of a front matter it could not take whole (``FrontMatterReaders``).
+    static let frontMatterDroppedKey = "front_matter_dropped"
+    static let frontMatterProblemKey = "front_matter_problem"
+    /// The extractors' keys that are notes to the pipeline, not metadata of the records.
+    static let extractorNotes: Set<String> = [frontMatterKey, frontMatterDroppedKey, frontMatterProblemKey]
 
     static func frontMatter(_ json: String) -> [String: MetadataValue] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
