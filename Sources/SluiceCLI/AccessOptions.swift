@@ -40,6 +40,6 @@ struct AccessOptions: ParsableArguments {
         )
         let names = (groups ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let identity = AccessIdentity(principal: principal, groups: names.filter { !$0.isEmpty })
-        return identity.restricting(filter, configuration.access)
+        return try identity.restricting(filter, configuration.access)
     }
 }

@@ -60,7 +60,8 @@ package struct APIKeys: Sendable, Equatable {
         }
         let loaded: Any?
         do {
-            loaded = try BoundedYAML.load(text)
+            // The file's lines are never quoted: they hold digests, and a key pasted by mistake.
+            loaded = try BoundedYAML.load(text, quoting: false)
         } catch let error as SluiceError {
             throw problem("not YAML (or JSON) that can be read: \(error.message)")
         }

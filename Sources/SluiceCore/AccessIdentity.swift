@@ -39,9 +39,19 @@ public struct AccessIdentity: Sendable, Hashable {
     }
 
     /// `filter` restricted to what this identity may read under `access` (both must hold).
-    public func restricting(_ filter: SearchFilter?, _ access: PipelineConfiguration.Access) -> SearchFilter? {
+    /// - Throws: ``SluiceError/Code/usage`` when a restricted identity's filter names the readers field:
+    ///   results leave a record's readers out (they name other principals and groups), and a filter on
+    ///   them would give them back one condition at a time (`access = "board"`, a `$prefix` walk over
+    ///   principals' names; session 47's campaign).
+    public func restricting(_ filter: SearchFilter?, _ access: PipelineConfiguration.Access) throws -> SearchFilter? {
         guard let own = self.filter(access) else { return filter }
         guard let filter else { return own }
+        guard !filter.fields.contains(access.field) else {
+            throw SluiceError(
+                .usage,
+                "a filter on \(access.field) (the records' readers) is the operator's: this identity's results are already restricted to what it may read"
+            )
+        }
         return .and([own, filter])
     }
 }

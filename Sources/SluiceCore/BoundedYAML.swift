@@ -18,16 +18,34 @@ package enum BoundedYAML {
     /// document.
     /// - Throws: ``SluiceError/Code/configuration`` for YAML that does not parse, a mapping key that is a
     ///   list or a mapping, or a document past `maxNodes`.
-    package static func load(_ text: String, maxNodes: Int = maxNodes) throws -> Any? {
+    /// - Parameter quoting: whether an error may quote the document's lines (a pipeline file's may; a keys
+    ///   file's may not: its lines hold digests, and a key pasted by mistake).
+    package static func load(_ text: String, maxNodes: Int = maxNodes, quoting: Bool = true) throws -> Any? {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text, .default, constructor)
         } catch {
-            throw SluiceError(.configuration, "not valid YAML: \(error)")
+            let description = quoting ? "\(error)" : (error as? YamlError).map(unquoted) ?? "cannot be parsed"
+            throw SluiceError(.configuration, "not valid YAML: \(description)")
         }
         guard let root else { return nil }
         try check(root, maxNodes: maxNodes)
         return root.any
+    }
+
+    /// Where and what, without the document's text (Yams' own description quotes the line).
+    static func unquoted(_ error: YamlError) -> String {
+        func at(_ mark: Mark, _ context: YamlError.Context?, _ problem: String) -> String {
+            "line \(mark.line), column \(mark.column): " + (context.map { "\($0.text): " } ?? "") + problem
+        }
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            return at(mark, context, problem)
+        case .reader(let problem, let offset, _, _): return "\(problem)" + (offset.map { " at byte \($0)" } ?? "")
+        case .duplicatedKeysInMapping(_, let context): return at(context.mark, nil, "a key written twice")
+        default: return "cannot be parsed"
+        }
     }
 
     /// Yams' constructor, but for timestamps: only a calendar's date is a date.

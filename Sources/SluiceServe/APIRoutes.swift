@@ -23,6 +23,7 @@ struct APIRoutes: Sendable {
                 answerModelConfigured: server.answerer != nil,
                 timeout: timeout,
                 detailed: RequestIdentity.current.isOperator,
+                countsHidden: access.isEnabled && !RequestIdentity.current.isOperator,
                 logger: server.logger
             )
             return try JSONResponse.make(report, status: report.ready ? .ok : .serviceUnavailable)
@@ -35,7 +36,7 @@ struct APIRoutes: Sendable {
             )
             // Inside the store's query: k results come back when k readable ones exist (docs/ACCESS.md).
             let identity = RequestIdentity.current.access
-            body.query.filter = identity.restricting(body.query.filter, access)
+            body.query.filter = try identity.restricting(body.query.filter, access)
             let query = body.query
             AuditRecord.asked(query.text, filter: query.filter)
             let searcher = server.searcher
@@ -73,7 +74,7 @@ struct APIRoutes: Sendable {
             if !body.rerank { chosen.reranking = nil }
             if let fusion = body.fusion { chosen.fusion = fusion }
             let answerer = chosen
-            let filter = RequestIdentity.current.access.restricting(body.filter, access)
+            let filter = try RequestIdentity.current.access.restricting(body.filter, access)
             let restricted = RequestIdentity.current.access.filter(access) != nil
             AuditRecord.asked(body.question, filter: filter)
             let accepts = request.headers[.accept]?.contains("text/event-stream") ?? false

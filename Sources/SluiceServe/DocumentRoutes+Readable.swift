@@ -42,23 +42,25 @@ extension DocumentRoutes {
             guard let last = candidates.last else { break }
             after = last.key
             let keys = try await Self.readableKeys(candidates.map(\.key), readable, in: served.searcher.sink)
-            documents += candidates.filter { keys.contains($0.key) }.map(DocumentSummary.init)
+            // Keys compared as bytes: Swift's `String ==` takes `café` (NFC) and `café` (NFD) for one key,
+            // and a readable document's twin spelling would be listed with it.
+            documents += candidates.filter { keys.contains(Array($0.key.utf8)) }.map(DocumentSummary.init)
         }
         return (Array(documents.prefix(limit)), documents.count > limit)
     }
 
-    /// Which of `keys` have a first record the store finds under `readable`: one query.
+    /// Which of `keys` have a first record the store finds under `readable` (as UTF-8 bytes): one query.
     static func readableKeys(
         _ keys: [String],
         _ readable: SearchFilter,
         in sink: any VectorSink
-    ) async throws -> Set<String> {
+    ) async throws -> Set<[UInt8]> {
         let filter = SearchFilter.and([
             .oneOf(SearchFilter.documentKeyField, keys.map(MetadataValue.string)),
             .compare(SearchFilter.ordinalField, .greaterOrEqual, .int(0)),
             .compare(SearchFilter.ordinalField, .less, .int(1)),
             readable,
         ])
-        return Set(try await records(matching: filter, k: keys.count, in: sink).map(\.documentKey))
+        return Set(try await records(matching: filter, k: keys.count, in: sink).map { Array($0.documentKey.utf8) })
     }
 }

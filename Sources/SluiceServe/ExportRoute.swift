@@ -147,8 +147,10 @@ struct ExportRoute: Sendable {
             let batch = try await UnreadableRecordLog.$current.withValue(log) {
                 try await DocumentRoutes.records(matching: filter, k: k, in: sink)
             }
+            // Keys as bytes throughout: `String ==` takes NFC and NFD spellings for one key, and a page would
+            // end on one twin and skip the other.
             found += batch.sorted {
-                $0.documentKey == $1.documentKey
+                $0.documentKey.utf8.elementsEqual($1.documentKey.utf8)
                     ? $0.ordinal < $1.ordinal : $0.documentKey.utf8.lexicographicallyPrecedes($1.documentKey.utf8)
             }
             .prefix(budget)
@@ -170,7 +172,7 @@ struct ExportRoute: Sendable {
         met.filter { record in
             guard let position = planned[record.id] else { return false }
             guard let end else { return true }
-            return position.key == end.key
+            return position.key.utf8.elementsEqual(end.key.utf8)
                 ? position.ordinal <= end.ordinal : position.key.utf8.lexicographicallyPrecedes(end.key.utf8)
         }
     }
@@ -194,7 +196,8 @@ struct ExportRoute: Sendable {
             guard planned < budget, plan.count < batchDocuments else { return }
             var start = 0
             if let cursor {
-                if record.key == cursor.key {
+                // As bytes: `String ==` takes two spellings of one text (NFC, NFD) for the same key.
+                if record.key.utf8.elementsEqual(cursor.key.utf8) {
                     start = cursor.ordinal + 1
                 } else if !cursor.key.utf8.lexicographicallyPrecedes(record.key.utf8) {
                     return

@@ -65,12 +65,15 @@ struct ReadinessReport: Encodable {
     /// `/ready` is open (probes carry no token), so by default it names the store by its kind (`local`,
     /// `pgvector`) and a failure by its code: the store's path, a database's host, user and table, and the
     /// failure's message go to the log, and into the report only when `detailed` (a caller with the token).
+    /// With `countsHidden` (access control on, a caller without the token) the index's counts and its last
+    /// run are left out: they count documents the caller may not read (session 47's campaign).
     static func probe(
         checkpoint reader: CheckpointReader,
         searcher: Searcher,
         answerModelConfigured: Bool,
         timeout: Duration,
         detailed: Bool = false,
+        countsHidden: Bool = false,
         logger: Logger? = nil
     ) async
         -> ReadinessReport
@@ -141,9 +144,9 @@ struct ReadinessReport: Encodable {
             store: store,
             embedder: embedder,
             answerModelConfigured: answerModelConfigured,
-            documents: documents,
-            vectors: vectors,
-            lastRun: lastRun,
+            documents: countsHidden ? nil : documents,
+            vectors: countsHidden ? nil : vectors,
+            lastRun: countsHidden ? nil : lastRun,
             state: state,
             storeIndex: storeIndex,
             storeMap: storeMap

@@ -3,9 +3,14 @@ import Logging
 import SluiceCore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A file `sluice serve` reads at start-up and again while it runs, without a restart: the API keys
 /// (`serve.keys_file`, ``APIKeyRing``) and the JWKS (`serve.jwt.jwks_file`). Read again when the file
-/// changes (its device, inode, size or modification time: an editor's rename counts) or on SIGHUP
+/// changes (its device, inode, size, modification or change time, through symbolic links: an editor's
+/// rename and a Kubernetes Secret's swapped `..data` count) or on SIGHUP
 /// (``KeyFilesWatch``).
 ///
 /// A file that cannot be read or is malformed at start-up stops the start; later, the value read last stays
@@ -17,6 +22,8 @@ final class ReloadingFile<Value: Sendable>: Sendable {
         var inode: UInt64
         var size: Int64
         var modified: Double
+        /// The inode's change time: a copy that keeps the size and the modification time still changes it.
+        var changed: Double
     }
 
     private struct State: Sendable {
@@ -77,14 +84,19 @@ final class ReloadingFile<Value: Sendable>: Sendable {
         }
     }
 
-    /// The file's identity and version; nil when it cannot be read.
+    /// The file's identity and version; nil when it cannot be read. Symbolic links are followed: a
+    /// Kubernetes Secret or ConfigMap is mounted as `keys.yaml -> ..data/keys.yaml`, updated by swapping
+    /// `..data`, and the link itself never changes (its own attributes were read before, and a rotation
+    /// went unseen until SIGHUP).
     static func stamp(_ url: URL) -> Stamp? {
-        guard let info = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
         return Stamp(
-            device: (info[.deviceIdentifier] as? NSNumber)?.uint64Value ?? 0,
-            inode: (info[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0,
-            size: (info[.size] as? NSNumber)?.int64Value ?? 0,
-            modified: (info[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            device: UInt64(info.st_dev),
+            inode: UInt64(info.st_ino),
+            size: Int64(info.st_size),
+            modified: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9,
+            changed: Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9
         )
     }
 }

@@ -110,7 +110,7 @@ import Testing
         b.settleIndex()
 
         let restricted = try #require(Self.alice.filter(Self.access))
-        let narrowed = try #require(Self.alice.restricting(try SearchFilter(parsing: "half = even"), Self.access))
+        let narrowed = try #require(try Self.alice.restricting(try SearchFilter(parsing: "half = even"), Self.access))
         let lookalike = try SearchFilter(parsing: "visible = yes")
         for (q, query) in queries.enumerated() {
             for k in [1, 10] {
@@ -153,7 +153,7 @@ import Testing
         ]
         let filters =
             try identities.map { try #require($0.filter(Self.access)) } + [
-                try #require(Self.alice.restricting(try SearchFilter(parsing: "page < 700"), Self.access))
+                try #require(try Self.alice.restricting(try SearchFilter(parsing: "page < 700"), Self.access))
             ]
         func expectScanAnswers(_ context: String) async throws -> Int {
             var bounded = 0

@@ -45,7 +45,9 @@ import Testing
     /// read (made here from `sink`'s records), score for score, and for the records each read.
     static func expectAsIfAlone(_ sink: LocalSink, _ context: String) async throws {
         let restricted = try #require(Access.alice.filter(Access.access))
-        let narrowed = try #require(Access.alice.restricting(try SearchFilter(parsing: "half = even"), Access.access))
+        let narrowed = try #require(
+            try Access.alice.restricting(try SearchFilter(parsing: "half = even"), Access.access)
+        )
         let readable = Mutex<[VectorRecord]>([])
         try await sink.exportAll { record in
             if restricted.matches(record) { readable.withLock { $0.append(record) } }
