@@ -108,6 +108,25 @@ import Testing
         #expect(try await Self.stats(server)["too_large"] == 0, "the client splits by its own token count first")
     }
 
+    /// Session 47's campaign: `search`, `eval` and the promote gate exited 70 (a bug) when a remote
+    /// embedder could not be reached, where a run exits 6.
+    @Test func anEmbedderThatCannotBeReachedIsAnUnavailability() async throws {
+        var configuration = RemoteEmbedderConfiguration(
+            provider: "openai",
+            baseURL: "http://127.0.0.1:9/v1",
+            model: "text-embedding-3-small",
+            dimensions: 32
+        )
+        configuration.maxRetries = 1
+        configuration.backoffBase = .milliseconds(10)
+        configuration.backoffCap = .milliseconds(20)
+        let embedder = try RemoteEmbedder(configuration: configuration)
+        let error = try await #require(throws: SluiceError.self) { try await embedder.embed(["a query"]) }
+        #expect(error.code == .embeddingFailed)
+        #expect(error.isUnavailability)
+        #expect(RunExitCode(for: error) == .dependencyUnavailable)
+    }
+
     @Test func transientFailuresAreRetried() async throws {
         let server = try await StandInServer.launch(
             script: "openai_standin.py",

@@ -125,9 +125,12 @@ public final class RemoteEmbedder: Embedder {
             onRetry: { counters.withLock { $0.retries += 1 } },
             transportFailed: { SluiceError(.embeddingFailed, scrub("\($0)"), cause: $0) },
             gaveUp: {
+                // Could not connect at the last attempt: an unavailability (`search`, `eval` and the promote
+                // gate exit 6 for it, `serve` answers 503), as a run's start check says.
                 SluiceError(
                     .embeddingFailed,
-                    "gave up after \($0.attempts) attempts\($0.rateLimited ? " (rate limited)" : "") for a batch of \(batch): \(scrub($0.reason))"
+                    "gave up after \($0.attempts) attempts\($0.rateLimited ? " (rate limited)" : "") for a batch of \(batch): \(scrub($0.reason))",
+                    cause: $0.unreachable ? SluiceError(.network, "the embedder could not be reached") : nil
                 )
             },
             attempt: {

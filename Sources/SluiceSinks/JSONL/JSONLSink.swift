@@ -24,6 +24,8 @@ public final class JSONLSink: VectorSink {
 
     let layout: Layout
     let readOnly: Bool
+    /// Held by a writable store (``WriteLock``); nil for a reader.
+    let writeLock: WriteLock?
     let state = Mutex(State())
     let executor = BlockingExecutor(label: "sl-jsonl-sink", threads: 1)
     /// Document key → ids, built when a new state first asks for a document's vectors (`JSONLSink+Adoption.swift`).
@@ -40,6 +42,8 @@ public final class JSONLSink: VectorSink {
     public init(path: URL, shards: Int, readOnly: Bool = false) throws {
         layout = Layout(path: path, shards: shards)
         self.readOnly = readOnly
+        // Before the files are read: a second writer stops here (exit 3), not after working on its own copy.
+        writeLock = readOnly ? nil : try WriteLock(layout)
         let loaded = try layout.load()
         state.withLock {
             $0.lines = loaded.lines
