@@ -38,7 +38,7 @@ extension Pipeline {
     /// and (with prune) vanished documents. Reads files only when size or mtime differ, and only from a
     /// folder: a remote source's entry whose size or change token (ETag) differs is reported changed, since
     /// telling a touched object from a changed one would cost a download.
-    /// Makes the same cheap dependency checks as ``run(shutdown:progress:)`` first (exit 6 when the store or
+    /// Makes the same cheap dependency checks as ``run(shutdown:progress:stopped:)`` first (exit 6 when the store or
     /// the embedder cannot be reached).
     public func dryRun() async throws -> DryRunReport {
         try await checkDependencies()

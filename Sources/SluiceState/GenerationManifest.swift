@@ -61,6 +61,14 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     /// candidate of the same name (before a promote and a rollback) does not. Nil beside a local store, and
     /// in manifests written before it.
     package var partsSince: Int?
+    /// When the active generation last changed (a promote or a rollback; seconds since 1970): a drop waits
+    /// until ``followGrace`` after it, so that servers reading the generation switched away from have
+    /// followed the switch before its store is deleted. Absent from manifests written before it.
+    package var switchedAt: Double?
+
+    /// How long after a switch a server is taken to have followed it (it looks once a second) and finished
+    /// the requests it began on the old generation.
+    package static let followGrace: Double = 5
 
     /// The name of the index made before generations were used.
     package static let original = "g0"

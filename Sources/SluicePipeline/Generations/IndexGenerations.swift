@@ -378,6 +378,7 @@ package struct IndexGenerations: Sendable {
         manifest.previous = manifest.active
         manifest.active = candidate
         manifest.candidate = nil
+        manifest.switchedAt = Date().timeIntervalSince1970
         try await save(manifest, &hold)
         try await parts?.removeParts()
         // Sluice's readers switched with the rename; outside readers switch with the view or alias.
@@ -407,6 +408,7 @@ package struct IndexGenerations: Sendable {
         manifest.active = previous
         manifest.previous = nil
         manifest.partsSince = hold.deployment == nil ? nil : hold.version + 1
+        manifest.switchedAt = Date().timeIntervalSince1970
         try await save(manifest, &hold)
         // The candidate's parts are built again by every shard's next run.
         try await shardParts()?.removeParts()
@@ -423,6 +425,16 @@ package struct IndexGenerations: Sendable {
         defer { withExtendedLifetime(hold) {} }
         guard var manifest = try manifest(), let dropped = previous ? manifest.previous : manifest.candidate else {
             throw SluiceError(.usage, "there is no \(previous ? "previous" : "candidate") generation to drop")
+        }
+        // A server may still read the generation switched away from (it follows a switch within a second,
+        // and finishes what it began): its store is not deleted before the grace after the switch is over
+        // (session 47's campaign: a promote then an immediate drop of the previous generation failed
+        // searches with "relation does not exist" and emptied document listings).
+        if let switched = manifest.switchedAt {
+            let wait = switched + GenerationManifest.followGrace - Date().timeIntervalSince1970
+            if wait > 0 {
+                try await Task.sleep(for: .milliseconds(Int64(min(wait, GenerationManifest.followGrace) * 1000)))
+            }
         }
         if previous { manifest.previous = nil } else { manifest.candidate = nil }
         try await save(manifest, &hold)
