@@ -201,6 +201,20 @@ struct SinkPartsTests {
         #expect(sink.metadata(of: short)["text_truncated"] == nil)
     }
 
+    /// A writable JSONL store at `path` once the one before it is gone: the store's writer lock is released
+    /// by its `deinit`, which runs on its executor's thread a moment after the last call returns (the job
+    /// that resumed the caller still holds it), so an open at once in the same process may find it held.
+    static func writableJSONL(_ path: URL, shards: Int) async throws -> JSONLSink {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                return try JSONLSink(path: path, shards: shards)
+            } catch let error as SluiceError where error.code == .lockHeld && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+
     @Test("JSONL: a journal left by a crash is replayed, a torn last line is ignored, and finish compacts it")
     func jsonlJournal() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -228,7 +242,7 @@ struct SinkPartsTests {
             handle.write(Data(#"{"op":"upsert","record":{"id":"tor"#.utf8))
             try handle.close()
         }
-        let reopened = try JSONLSink(path: folder, shards: 2)
+        let reopened = try await Self.writableJSONL(folder, shards: 2)
         #expect(try await reopened.count() == 5)
         #expect(try await reopened.existing([records[1].id, records[2].id]) == [records[2].id])
         try await reopened.finish()
@@ -237,7 +251,8 @@ struct SinkPartsTests {
             try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
         }
         #expect(lines.count == 5)
-        let final = try JSONLSink(path: folder, shards: 2)
+        // A reader: the store has one writer at a time, and `reopened` is still open.
+        let final = try JSONLSink(path: folder, shards: 2, readOnly: true)
         let ids = try #require(try await final.listIDs())
         #expect(ids == Set(records.map(\.id)).subtracting([records[1].id]))
     }
@@ -273,7 +288,7 @@ struct SinkPartsTests {
         }
         do {
             // The next run replays the journal, appends (acknowledged), and is killed too (no finish).
-            let sink = try JSONLSink(path: file, shards: 1)
+            let sink = try await Self.writableJSONL(file, shards: 1)
             #expect(try await sink.count() == 2)
             try await sink.upsert([records[2]])
             try await sink.upsert([records[3]])
@@ -285,7 +300,7 @@ struct SinkPartsTests {
             !String(decoding: bytes, as: UTF8.self).contains(#""id":"tor{"#),
             "an append was glued onto the torn line"
         )
-        let reopened = try JSONLSink(path: file, shards: 1)
+        let reopened = try await Self.writableJSONL(file, shards: 1)
         let ids = try #require(try await reopened.listIDs())
         #expect(ids == Set(records[1...].map(\.id)), "every acknowledged write survives the second crash")
     }

@@ -10,7 +10,10 @@ extension JSONLSink {
     /// (`vectors.jsonl.lock`, `parts.lock` for a folder), held while the writable sink lives and released by
     /// the kernel if the process dies. The store is held in memory and its files rewritten at the end of a
     /// run, so two writers (shards started together into one store, session 47's campaign) each rewrote
-    /// them from their own copy, and one's vectors were lost while both exited 0.
+    /// them from their own copy, and one's vectors were lost while both exited 0. The lock goes with the
+    /// sink's `deinit`, which may run on its executor's thread a moment after the last call returned: a
+    /// writable store opened again at once in the same process can find it still held (Sluice's commands open
+    /// one writer a process; `serve`'s runs are processes of their own).
     final class WriteLock: Sendable {
         private let descriptor: Int32
 
