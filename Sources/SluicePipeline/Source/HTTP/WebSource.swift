@@ -174,7 +174,7 @@ struct WebSource: DocumentSource {
             guard seen.insert(key).inserted else { return }
             entries.append(.init(key: key, url: request))
         }
-        settings.urls.forEach { add($0) }
+        for url in settings.urls { add(url) }
         var queue = settings.sitemaps
         var visited: Set<String> = []
         while !queue.isEmpty, visited.count < Self.maxSitemaps {
