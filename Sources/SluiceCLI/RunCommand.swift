@@ -140,12 +140,15 @@ struct RunCommand: AsyncParsableCommand {
             // manifest kept in the store is brought in line once it holds the lock).
             let deploymentLock = dryRun ? nil : try await generations.shardRunLock()
             defer { withExtendedLifetime(deploymentLock) {} }
-            if dryRun { try await generations.followDeployment() }
+            // (One state on the local store: a new state follows the generations the store's copy names.)
+            if dryRun || shard == nil { try await generations.followDeployment() }
             // With a candidate generation, every run keeps both current: the active one first (what is served),
             // then the candidate, each with its own settings, store and document records (docs/GENERATIONS.md).
             let configuration = try options.loadConfiguration(source: source)
+            // A dry run's estimate of the active generation's embedding, for the candidate's after it.
+            var embedded = DryRunEmbedded()
             guard try generations.hasCandidate() else {
-                try await runOne(configuration, logger: logger, finished: finished)
+                try await runOne(configuration, logger: logger, embedded: &embedded, finished: finished)
                 // A pgvector view or Qdrant alias follows the active generation once its table exists.
                 return try await generations.publishActive()
             }
@@ -161,7 +164,7 @@ struct RunCommand: AsyncParsableCommand {
             if let shard, deploymentLock != nil { partVersion = try await generations.beginShardRun(shard: shard) }
             var code = RunExitCode.success
             do {
-                try await runOne(configuration, logger: logger, finished: finished)
+                try await runOne(configuration, logger: logger, embedded: &embedded, finished: finished)
             } catch let exit as ExitCode where exit.rawValue == RunExitCode.documentsFailed.rawValue {
                 // Documents that failed are the source's: the candidate is still brought up to date.
                 code = .documentsFailed
@@ -182,7 +185,7 @@ struct RunCommand: AsyncParsableCommand {
                 "candidate generation \(candidate.generation ?? "?"): bringing it up to date",
                 metadata: ["sluice-generation": "\(candidate.generation ?? "?")"]
             )
-            try await runOne(candidate, logger: logger, primary: false, finished: { _ in })
+            try await runOne(candidate, logger: logger, primary: false, embedded: &embedded, finished: { _ in })
             if let shard, deploymentLock != nil {
                 try await generations.endShardRun(shard: shard, version: partVersion)
             }
@@ -197,6 +200,7 @@ struct RunCommand: AsyncParsableCommand {
         _ configuration: PipelineConfiguration,
         logger: Logger,
         primary: Bool = true,
+        embedded: inout DryRunEmbedded,
         finished: (RunStats) -> Void
     ) async throws {
         var runOptions = RunOptions()
@@ -219,7 +223,8 @@ struct RunCommand: AsyncParsableCommand {
         )
 
         if dryRun {
-            let report = try await pipeline.dryRun()
+            let report = try await pipeline.dryRun(after: embedded)
+            if let cost = report.cost { embedded = cost.embedded }
             if let generation = configuration.generation { print("generation \(generation):") }
             print(DryRunPrinter.render(report, tokenPrice: tokenPrice))
             if let refusal = report.massDeleteRefusal {

@@ -40,7 +40,9 @@ extension Pipeline {
     /// telling a touched object from a changed one would cost a download.
     /// Makes the same cheap dependency checks as ``run(shutdown:progress:stopped:)`` first (exit 6 when the store or
     /// the embedder cannot be reached).
-    public func dryRun() async throws -> DryRunReport {
+    /// - Parameter earlier: what the dry run of the generation the same run builds before this one counts
+    ///   as embedded (``DryRunEmbedded``): cached by then.
+    public func dryRun(after earlier: DryRunEmbedded = DryRunEmbedded()) async throws -> DryRunReport {
         try await checkDependencies()
         var report = DryRunReport()
         // No state yet: everything is new. A state that is there but cannot be opened (damaged, locked
@@ -72,6 +74,7 @@ extension Pipeline {
                 of: files,
                 readsLocally: source.readsLocally,
                 checkpoint: state,
+                after: earlier,
                 on: BlockingExecutor(label: "sl-dry-run", threads: 1)
             )
             return report
@@ -172,6 +175,7 @@ extension Pipeline {
             of: toWrite,
             readsLocally: readsLocally,
             checkpoint: checkpoint,
+            after: earlier,
             on: BlockingExecutor(label: "sl-dry-run", threads: 1)
         )
         if options.prune ?? configuration.run.prune {

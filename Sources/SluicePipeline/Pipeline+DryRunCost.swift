@@ -6,7 +6,8 @@ import SluiceState
 /// What the documents a run would write cost the embedder, as `sluice run --dry-run` estimates it without
 /// OCR or PDF parsing: their texts (from the extraction cache, or extracted again where that is cheaper
 /// than a lookup: text, HTML, Office files) are chunked and hashed as the run would, and the chunks whose
-/// vectors the embedding cache holds (or another chunk of the run repeats) cost nothing.
+/// vectors the embedding cache holds (or another chunk of the run repeats, or the run's active generation
+/// embeds before a candidate with the same embedder) cost nothing.
 public struct DryRunCost: Sendable, Hashable, Codable {
     /// Documents whose text could be had without extracting anew: counted below.
     public var documents = 0
@@ -19,8 +20,29 @@ public struct DryRunCost: Sendable, Hashable, Codable {
     public var chunksCached = 0
     /// Tokens sent to the embedder for the other chunks (the context prefix of `chunk.context` included).
     public var tokens = 0
+    /// The chunks counted as sent to the embedder, for the estimate of the generation the same run builds
+    /// next (not part of the report's JSON).
+    public var embedded = DryRunEmbedded()
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case documents, notEstimated, chunks, chunksCached, tokens
+    }
+}
+
+/// The chunks a dry run counts as sent to the embedder, and the embedder. A run with a candidate generation
+/// runs the active one first and the candidate after it, sharing the state's embedding cache: a chunk the
+/// active generation's part embeds costs the candidate's nothing when the candidate's embedder is the same
+/// (session 47's campaign: the dry run counted such chunks twice).
+public struct DryRunEmbedded: Sendable, Hashable {
+    public var embedder: EmbedderIdentity?
+    public var hashes: Set<ContentHash> = []
+
+    public init(embedder: EmbedderIdentity? = nil, hashes: Set<ContentHash> = []) {
+        self.embedder = embedder
+        self.hashes = hashes
+    }
 }
 
 extension Pipeline {
@@ -30,6 +52,7 @@ extension Pipeline {
         of files: [SourceFile],
         readsLocally: Bool,
         checkpoint: CheckpointStore,
+        after earlier: DryRunEmbedded,
         on executor: BlockingExecutor
     ) async throws -> DryRunCost {
         let registry = components.extractors
@@ -45,7 +68,9 @@ extension Pipeline {
         )
         return try await executor.run {
             var cost = DryRunCost()
-            var seen = Set<ContentHash>()
+            // The chunks of the run so far: those of the generation built before this one count when they
+            // go to the same embedder (they will be in the embedding cache by then).
+            var seen = earlier.embedder == embedder ? earlier.hashes : []
             for file in files {
                 guard readsLocally, let bytes = try? file.open().readAll() else {
                     cost.notEstimated += 1
@@ -87,6 +112,7 @@ extension Pipeline {
                     }
                 }
             }
+            cost.embedded = DryRunEmbedded(embedder: embedder, hashes: seen)
             return cost
         }
     }

@@ -29,7 +29,18 @@ package final class CheckpointStore: Sendable {
         if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
             throw SluiceError(.usage, "no state at \(directory.path): run the pipeline first")
         }
-        environment = try LMDBEnvironment(
+        environment = try Self.openEnvironment(directory, readOnly: readOnly)
+        self.generation = generation == GenerationManifest.original ? nil : generation
+        documents = try environment.database(Self.documentsTable(self.generation))
+        cache = try environment.database("embeddings")
+        runs = try environment.database("runs")
+        meta = try environment.database("meta")
+        extractions =
+            readOnly ? try environment.existingDatabase("extractions") : try environment.database("extractions")
+    }
+
+    private static func openEnvironment(_ directory: URL, readOnly: Bool) throws -> LMDBEnvironment {
+        try LMDBEnvironment(
             path: directory,
             mapSize: 256 << 30,
             // The five tables, and one of document records per other generation (at most three named).
@@ -41,13 +52,33 @@ package final class CheckpointStore: Sendable {
                 damaged: (.stateCorrupt, Self.damagedFileAdvice)
             )
         )
-        self.generation = generation == GenerationManifest.original ? nil : generation
-        documents = try environment.database(Self.documentsTable(self.generation))
-        cache = try environment.database("embeddings")
-        runs = try environment.database("runs")
-        meta = try environment.database("meta")
-        extractions =
-            readOnly ? try environment.existingDatabase("extractions") : try environment.database("extractions")
+    }
+
+    /// A setting that every generation's runs of the state at `directory` record alike (`shard`: the
+    /// shard a state's runs are of), as the original generation's runs recorded it, else as another
+    /// generation's did; nil when none did or there is no state. Read without the tables of document records:
+    /// a state rebuilt after a promote holds only the promoted generation's (session 47's campaign: reading
+    /// it through a read-only store, which needs the original table, failed `generation start`).
+    package static func recordedSetting(_ key: String, directory: URL) throws -> String? {
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) else {
+            return nil
+        }
+        let environment = try openEnvironment(directory, readOnly: true)
+        guard let meta = try environment.existingDatabase("meta") else { return nil }
+        return try environment.read { txn in
+            if let value = try txn.get(meta, Array(key.utf8)) { return String(decoding: value, as: UTF8.self) }
+            var found: String?
+            try txn.forEach(meta) { name, value in
+                let text = String(decoding: name, as: UTF8.self)
+                let parts = text.split(separator: "/", maxSplits: 1)
+                if parts.count == 2, parts[1] == key, parts[0].hasPrefix("g") {
+                    found = String(decoding: value, as: UTF8.self)
+                    return false
+                }
+                return true
+            }
+            return found
+        }
     }
 
     /// The same state seen as the store of `generation` (its document records and settings), on this

@@ -89,7 +89,12 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     /// The manifest in `stateDirectory`, or nil when generations were never used there.
     /// - Throws: ``SluiceError/Code/stateCorrupt`` when the file exists and cannot be read.
     package static func load(stateDirectory: URL) throws -> GenerationManifest? {
-        let url = stateDirectory.appendingPathComponent(fileName)
+        try load(from: stateDirectory.appendingPathComponent(fileName))
+    }
+
+    /// The manifest in the file `url` (a copy of a state's), or nil when there is none.
+    /// - Throws: ``SluiceError/Code/stateCorrupt`` when the file exists and cannot be read.
+    package static func load(from url: URL) throws -> GenerationManifest? {
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         do {
             return try JSONDecoder().decode(GenerationManifest.self, from: data)
@@ -107,10 +112,14 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     /// state, linked to its deployment's one manifest), the file it links to is the one replaced, so every
     /// shard's state, and every reader of one, switches with the one rename.
     package func save(stateDirectory: URL) throws {
-        let named = stateDirectory.appendingPathComponent(Self.fileName)
-        let url = Self.followingLink(named)
+        try write(to: Self.followingLink(stateDirectory.appendingPathComponent(Self.fileName)))
+    }
+
+    /// Writes the manifest as the file `url`, as ``save(stateDirectory:)`` does: beside it, flushed, renamed
+    /// over it. A copy (`crashPoints` false) passes none of the test crash points the manifest's own write does.
+    package func write(to url: URL, crashPoints: Bool = true) throws {
         let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(Self.fileName).tmp")
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(self)
@@ -118,12 +127,12 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
             throw SluiceError(.io, "cannot write \(temporary.path)")
         }
         try Self.flush(temporary.path)
-        CrashPoint.reach("generations.manifest-written")
+        if crashPoints { CrashPoint.reach("generations.manifest-written") }
         guard rename(temporary.path, url.path) == 0 else {
             throw SluiceError(.io, "cannot replace \(url.path): \(String(cString: strerror(errno)))")
         }
         try Self.flush(folder.path)
-        CrashPoint.reach("generations.manifest-renamed")
+        if crashPoints { CrashPoint.reach("generations.manifest-renamed") }
     }
 
     /// `url`, or the file it links to when it is a symbolic link.

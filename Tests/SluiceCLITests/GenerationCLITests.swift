@@ -208,4 +208,37 @@ struct GenerationCLITests {
         let status = try await Self.generation(ws, "status", main)
         #expect(!status.stdout.contains("previous:"), "\(status)")
     }
+
+    @Test(
+        "run --dry-run with a candidate: chunks the active generation's part of the run embeds cost the candidate nothing"
+    )
+    func dryRunCountsTheSharedCacheOnce() async throws {
+        let ws = try Workspace("generation-dry-run-cost")
+        defer { ws.cleanUp() }
+        try Corpus.write(count: 4, into: ws.corpus, seed: 0x6E_004B)
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 0)
+        #expect(try await Self.generation(ws, "start", main, Self.candidateSettings).exitCode == 0)
+        try await ws.run(main, expecting: 0)
+        // One chunk each, the same text in either chunking, embedded by the same embedder: the active
+        // generation's part embeds them, the candidate's finds them in the state's embedding cache.
+        for index in 1...3 {
+            try Corpus.write(
+                "A short note number \(index).\n",
+                to: ws.corpus.appendingPathComponent("note\(index).txt")
+            )
+        }
+        let dry = try await ws.run(main, ["--dry-run"], expecting: 0)
+        let sections = dry.stdout.components(separatedBy: "generation ")
+        let candidate = try #require(sections.first { $0.hasPrefix("g1:") }, "\(dry)")
+        let active = try #require(sections.first { $0.hasPrefix("g0:") }, "\(dry)")
+        #expect(!active.contains("to embed: 0 tokens"), "\(dry)")
+        // Seen failing: the candidate's section counted the three notes' tokens again.
+        #expect(
+            candidate.contains("to embed: 0 tokens in 0 chunks of 3 documents (3 chunks from the embedding cache)"),
+            "\(dry)"
+        )
+        let real = try await ws.run(main, expecting: 0)
+        #expect((real.stdout + real.stderr).contains("(0 embedded, 3 from cache)"), "\(real)")
+    }
 }

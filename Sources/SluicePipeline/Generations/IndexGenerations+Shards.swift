@@ -44,8 +44,7 @@ extension IndexGenerations {
     /// The shard this state's runs were made as (`--shard K/N` with N > 1); nil for an unsharded state or
     /// before its first run.
     func recordedShard() throws -> Shard? {
-        guard FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path),
-            let text = try CheckpointStore(directory: stateDirectory, readOnly: true).metadata("shard"),
+        guard let text = try CheckpointStore.recordedSetting("shard", directory: stateDirectory),
             let shard = try? Shard(parsing: text), shard.count > 1
         else { return nil }
         return shard
@@ -70,6 +69,7 @@ extension IndexGenerations {
     func beginChange() async throws -> ChangeHold {
         var hold = ChangeHold(locks: [try StateLock(directory: stateDirectory)])
         if let sharded { hold.locks.append(try StateLock(directory: sharded.directory)) }
+        try followStoreCopy()
         if let deployment = try storeDeployment() {
             hold.deploymentLock = try await deployment.lock(shared: false)
             hold.deployment = deployment
@@ -93,6 +93,8 @@ extension IndexGenerations {
             hold.version += 1
         }
         try manifest.save(stateDirectory: stateDirectory)
+        // One state on the local store: the copy a new state beside the store follows.
+        try writeStoreCopy(manifest)
     }
 
     /// Writes `manifest` as this state's copy unless it is the same.
@@ -115,6 +117,7 @@ extension IndexGenerations {
             return
         }
         guard let remote else {
+            try followStoreCopy()
             // A state that cannot be read is left as it is too: `serve` reports it on /ready, a run refuses it.
             guard sinkKind == .local, !ShardedGenerations.isLinked(stateDirectory), local == nil,
                 (try? recordedShard()) != nil

@@ -1,0 +1,139 @@
+import Foundation
+import SluiceTesting
+import Testing
+
+/// A state lost or replaced after a promote, with generations in use (session 47's campaign): a new state
+/// follows the index's generations instead of going back to the pipeline file's settings, and the commands
+/// that change generations work with it. On the local store, and for a sharded deployment on pgvector (its
+/// one manifest kept in the store).
+@Suite(.serialized)
+struct GenerationLostStateCLITests {
+    /// Three shards built, a candidate started, built and promoted: the shards' targets.
+    static func promotedDeployment(
+        _ ws: Workspace,
+        _ deployment: GenerationShardsCLITests.Shards
+    ) async throws -> [Workspace.Target] {
+        let shards = try await GenerationShardsCLITests.startCandidate(ws, deployment, building: [0, 1, 2])
+        let promoted = try await GenerationCLITests.generation(ws, "promote", shards[0], ["--skip-eval"])
+        try #require(promoted.exitCode == 0, "\(promoted)")
+        return shards
+    }
+
+    @Test(
+        "a shard's state lost after a promote and rebuilt by its run: generation start with it works",
+        arguments: [GenerationShardsCLITests.Deployment.local, .pgvector]
+    )
+    func lostShardStateStartsACandidate(_ deployment: GenerationShardsCLITests.Deployment) async throws {
+        let (ws, deploymentShards) = try await GenerationShardsCLITests.setUp(
+            "generation-lost-shard",
+            deployment,
+            documents: 9,
+            seed: 0x6E_0048
+        )
+        defer {
+            deploymentShards.store?.stop()
+            ws.cleanUp()
+        }
+        let shards = try await Self.promotedDeployment(ws, deploymentShards)
+        try FileManager.default.removeItem(at: shards[0].state)
+        let rebuilt = try await GenerationShardsCLITests.run(ws, shards[0], 0)
+        #expect(rebuilt.exitCode == 0, "\(rebuilt)")
+        // Seen failing: exit 70, "database 'documents' does not exist" (the state rebuilt after the promote
+        // holds only the promoted generation's records).
+        let started = try await GenerationCLITests.generation(ws, "start", shards[0], ["--set", "chunk.max_tokens=40"])
+        #expect(started.exitCode == 0, "\(started)")
+        // The deployment's one manifest has it: every other shard's state sees the candidate.
+        let status = try await GenerationCLITests.generation(ws, "status", shards[2], ["--json"])
+        #expect(status.stdout.contains("\"candidate\""), "\(status)")
+        for (index, shard) in shards.enumerated() {
+            #expect(try await GenerationShardsCLITests.run(ws, shard, index).exitCode == 0)
+        }
+        let promoted = try await GenerationCLITests.generation(ws, "promote", shards[1], ["--skip-eval"])
+        #expect(promoted.exitCode == 0, "\(promoted)")
+    }
+
+    @Test(
+        "re-sharding 3 → 2 after a promote: the new shards follow the promoted generation, and start, build and promote the next",
+        arguments: [GenerationShardsCLITests.Deployment.local, .pgvector]
+    )
+    func reshardedDeploymentStartsACandidate(_ deployment: GenerationShardsCLITests.Deployment) async throws {
+        let (ws, deploymentShards) = try await GenerationShardsCLITests.setUp(
+            "generation-reshard",
+            deployment,
+            documents: 9,
+            seed: 0x6E_0049
+        )
+        defer {
+            deploymentShards.store?.stop()
+            ws.cleanUp()
+        }
+        _ = try await Self.promotedDeployment(ws, deploymentShards)
+        let promotedExport = try await GenerationShardsCLITests.rebuiltReference(ws, deploymentShards)
+        let resharded = (0..<2).map { deploymentShards.shard(ws, "reshard\($0)") }
+        for (index, shard) in resharded.enumerated() {
+            let result = try await ws.sluice(ws.runArguments(shard, ["--shard", "\(index)/2"]))
+            #expect(result.exitCode == 0, "\(result)")
+        }
+        // The new states run the promoted generation (adopting its vectors), not the pipeline file's settings.
+        try expectSameRecords(
+            try await ws.export(resharded[0]),
+            promotedExport,
+            exact: deploymentShards.exactVectors,
+            "the store after re-sharding"
+        )
+        // Seen failing: exit 70 (the new state holds only the promoted generation's records).
+        let started = try await GenerationCLITests.generation(
+            ws,
+            "start",
+            resharded[0],
+            ["--set", "chunk.max_tokens=40"]
+        )
+        #expect(started.exitCode == 0, "\(started)")
+        let status = try await GenerationCLITests.generation(ws, "status", resharded[1], ["--json"])
+        #expect(status.stdout.contains("\"candidate\""), "\(status)")
+        for (index, shard) in resharded.enumerated() {
+            let result = try await ws.sluice(ws.runArguments(shard, ["--shard", "\(index)/2"]))
+            #expect(result.exitCode == 0, "\(result)")
+        }
+        // While the candidate is built, the deployment's shard count is the new one: the old count is refused.
+        let oldCount = try await GenerationShardsCLITests.run(ws, deploymentShards.shard(ws, "old0"), 0)
+        #expect(oldCount.exitCode == 1, "\(oldCount)")
+        let promoted = try await GenerationCLITests.generation(ws, "promote", resharded[1], ["--skip-eval"])
+        #expect(promoted.exitCode == 0, "\(promoted)")
+    }
+
+    @Test("a lost state after promote and drop --previous follows the promoted generation: adopts it, reuses no id")
+    func lostStateFollowsThePromotedGeneration() async throws {
+        let ws = try Workspace("generation-lost-state")
+        defer { ws.cleanUp() }
+        try Corpus.write(count: 8, into: ws.corpus, seed: 0x6E_004A)
+        let main = ws.target("main")
+        try await ws.run(main, expecting: 0)
+        #expect(
+            try await GenerationCLITests.generation(ws, "start", main, GenerationCLITests.candidateSettings).exitCode
+                == 0
+        )
+        try await ws.run(main, expecting: 0)
+        #expect(try await GenerationCLITests.generation(ws, "promote", main, ["--skip-eval"]).exitCode == 0)
+        #expect(try await GenerationCLITests.generation(ws, "drop", main, ["--previous"]).exitCode == 0)
+        let promoted = try await ws.export(main)
+
+        try FileManager.default.removeItem(at: main.state)
+        let stats = ws.root.appendingPathComponent("lost-state-stats.json")
+        let run = try await ws.run(main, ["--stats-json", stats.path], expecting: 0)
+        // Seen failing: the run went back to the pipeline file's chunking, embedded everything again into a
+        // new original store, and left the promoted generation's store orphaned.
+        expectSameExport(try await ws.export(main), promoted, "the index after the lost state's run")
+        let figures = try ws.stats(stats)
+        #expect(figures["chunks_embedded"] == 0, "\(figures.values) \(run)")
+        #expect((figures["vectors_adopted"] ?? 0) > 0, "\(figures.values)")
+        #expect(
+            !FileManager.default.fileExists(atPath: main.index.appendingPathComponent("data.mdb").path),
+            "a new original store was built"
+        )
+        let status = try await GenerationCLITests.generation(ws, "status", main)
+        #expect(status.stdout.contains("active: g1"), "\(status)")
+        let started = try await GenerationCLITests.generation(ws, "start", main, ["--set", "chunk.max_tokens=40"])
+        #expect(started.stdout.contains("g2"), "\(started)")
+    }
+}
