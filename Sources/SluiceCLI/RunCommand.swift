@@ -140,8 +140,9 @@ struct RunCommand: AsyncParsableCommand {
             // manifest kept in the store is brought in line once it holds the lock).
             let deploymentLock = dryRun ? nil : try await generations.shardRunLock()
             defer { withExtendedLifetime(deploymentLock) {} }
-            // (One state on the local store: a new state follows the generations the store's copy names.)
-            if dryRun || shard == nil { try await generations.followDeployment() }
+            if dryRun { try await generations.followDeployment() }
+            // One state: a new one follows the generations the store's copy of the manifest names.
+            if shard == nil { try await generations.followStore() }
             // With a candidate generation, every run keeps both current: the active one first (what is served),
             // then the candidate, each with its own settings, store and document records (docs/GENERATIONS.md).
             let configuration = try options.loadConfiguration(source: source)

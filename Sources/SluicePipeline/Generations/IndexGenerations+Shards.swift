@@ -69,7 +69,7 @@ extension IndexGenerations {
     func beginChange() async throws -> ChangeHold {
         var hold = ChangeHold(locks: [try StateLock(directory: stateDirectory)])
         if let sharded { hold.locks.append(try StateLock(directory: sharded.directory)) }
-        try followStoreCopy()
+        try await followStore()
         if let deployment = try storeDeployment() {
             hold.deploymentLock = try await deployment.lock(shared: false)
             hold.deployment = deployment
@@ -93,8 +93,9 @@ extension IndexGenerations {
             hold.version += 1
         }
         try manifest.save(stateDirectory: stateDirectory)
-        // One state on the local store: the copy a new state beside the store follows.
-        try writeStoreCopy(manifest)
+        // One state: the copy kept with the store, which a new state follows. The change is made once the
+        // state's manifest is: a copy that cannot be written now is written by the next run or change.
+        if hold.deployment == nil { try? await writeStoreCopy(manifest) }
     }
 
     /// Writes `manifest` as this state's copy unless it is the same.

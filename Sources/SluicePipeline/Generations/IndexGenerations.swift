@@ -43,47 +43,6 @@ package struct IndexGenerations: Sendable {
         try GenerationManifest.load(stateDirectory: stateDirectory)
     }
 
-    /// Where the local store keeps a copy of its one state's manifest (`<store>/generations/manifest.json`):
-    /// a new state beside the store (the old one lost, deleted, or on another machine) follows the index's
-    /// generations from it rather than going back to the pipeline file's settings (session 47's campaign:
-    /// such a run rebuilt the index from scratch and orphaned the promoted generation's store). A sharded
-    /// deployment's one manifest is beside the store already (``ShardedGenerations``); a store behind a
-    /// server has none.
-    var storeCopyURL: URL { baseStore.appendingPathComponent("generations").appendingPathComponent("manifest.json") }
-
-    /// Whether `manifest` is one state's on the local store (the store keeps a copy of it).
-    func keepsStoreCopy(_ manifest: GenerationManifest) -> Bool {
-        sinkKind == .local && remote == nil && manifest.shards == nil && !ShardedGenerations.isLinked(stateDirectory)
-    }
-
-    /// Writes the store's copy of `manifest` when it keeps one and it differs.
-    func writeStoreCopy(_ manifest: GenerationManifest) throws {
-        guard keepsStoreCopy(manifest), (try? GenerationManifest.load(from: storeCopyURL)) != manifest else { return }
-        try FileManager.default.createDirectory(
-            at: storeCopyURL.deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
-        try manifest.write(to: storeCopyURL, crashPoints: false)
-    }
-
-    /// One state on the local store, before a command reads its manifest: a state that has none takes the
-    /// store's copy (a new state beside a store whose generations were changed); a state's own manifest that
-    /// the copy does not match (a change killed between the two writes, or made before the store kept a
-    /// copy) is copied again. Nothing for a shard's state or another store.
-    func followStoreCopy() throws {
-        guard sinkKind == .local, remote == nil, !ShardedGenerations.isLinked(stateDirectory) else { return }
-        if let own = try manifest() {
-            // A store that cannot be written now (a server's read-only mount) is copied by the next change.
-            if FileManager.default.fileExists(atPath: baseStore.path) { try? writeStoreCopy(own) }
-            return
-        }
-        guard try recordedShard() == nil, let copy = try GenerationManifest.load(from: storeCopyURL),
-            copy.shards == nil
-        else { return }
-        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        try copy.save(stateDirectory: stateDirectory)
-    }
-
     /// The folder of a generation's local store: `sink.path` for the original one, `sink.path/generations/gN`
     /// for the others.
     package func storeDirectory(_ generation: String) -> URL {
@@ -235,7 +194,7 @@ package struct IndexGenerations: Sendable {
             }
         } else if shard == nil {
             // A new state beside a store whose generations were changed: the next name is the store's.
-            try followStoreCopy()
+            try await followStore()
         } else {
             let shared = try shardedStore()
             try FileManager.default.createDirectory(at: shared.directory, withIntermediateDirectories: true)

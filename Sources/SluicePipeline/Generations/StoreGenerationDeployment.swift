@@ -77,6 +77,24 @@ struct StoreGenerationDeployment: GenerationParts {
         }
     }
 
+    /// The record of one state's manifest (an unsharded deployment's: ``IndexGenerations/writeStoreCopy(_:)``),
+    /// kept apart from a sharded deployment's `manifest`.
+    static let stateCopyKey = "one-state-manifest"
+
+    /// The copy of one state's manifest; nil when there is none, or it cannot be read (then a new state goes
+    /// on as before it: the copy is a recovery aid, never the pointer readers follow).
+    func stateCopy() async throws -> GenerationManifest? {
+        guard let record = try await records.sharedRecord(Self.stateCopyKey) else { return nil }
+        return try? JSONDecoder().decode(GenerationManifest.self, from: record.value)
+    }
+
+    /// Writes the copy of one state's manifest (one state writes it: unconditionally).
+    func saveStateCopy(_ manifest: GenerationManifest) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        _ = try await records.writeSharedRecord(Self.stateCopyKey, try encoder.encode(manifest), expecting: nil)
+    }
+
     static func partKey(_ candidate: String, _ shard: Shard) -> String {
         "\(partsPrefix)\(candidate)/\(shard.index)-of-\(shard.count)"
     }
