@@ -36,7 +36,9 @@ public struct DryRunCost: Sendable, Hashable, Codable {
 /// active generation's part embeds costs the candidate's nothing when the candidate's embedder is the same
 /// (session 47's campaign: the dry run counted such chunks twice).
 public struct DryRunEmbedded: Sendable, Hashable {
+    /// The embedder those chunks go to; nil before any estimate.
     public var embedder: EmbedderIdentity?
+    /// The hashes of the chunks (of what the embedder is sent) counted so far in the run.
     public var hashes: Set<ContentHash> = []
 
     public init(embedder: EmbedderIdentity? = nil, hashes: Set<ContentHash> = []) {
