@@ -28,6 +28,16 @@ struct GenerationCLITests {
         )
     }
 
+    /// `target` built, a candidate with ``candidateSettings`` started, built and promoted (without the gate).
+    static func buildAndPromoteCandidate(_ ws: Workspace, _ target: Workspace.Target) async throws {
+        try await ws.run(target, expecting: 0)
+        let started = try await generation(ws, "start", target, candidateSettings)
+        try #require(started.exitCode == 0, "\(started)")
+        try await ws.run(target, expecting: 0)
+        let promoted = try await generation(ws, "promote", target, ["--skip-eval"])
+        try #require(promoted.exitCode == 0, "\(promoted)")
+    }
+
     /// The export of a target built from scratch on the corpus as it is now, with `settings`.
     static func reference(_ ws: Workspace, _ name: String, _ settings: [String] = []) async throws -> Data {
         let target = ws.target(name)

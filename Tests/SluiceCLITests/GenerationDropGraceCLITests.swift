@@ -15,13 +15,7 @@ struct GenerationDropGraceCLITests {
         defer { ws.cleanUp() }
         try Corpus.write(count: 6, into: ws.corpus, seed: 0x6E_0047)
         let main = ws.target("main")
-        try await ws.run(main, expecting: 0)
-        #expect(
-            try await GenerationCLITests.generation(ws, "start", main, GenerationCLITests.candidateSettings).exitCode
-                == 0
-        )
-        try await ws.run(main, expecting: 0)
-        #expect(try await GenerationCLITests.generation(ws, "promote", main, ["--skip-eval"]).exitCode == 0)
+        try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
         let manifest = try #require(
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: main.state.appendingPathComponent("generations.json"))

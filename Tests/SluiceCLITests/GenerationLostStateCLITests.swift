@@ -116,13 +116,7 @@ struct GenerationLostStateCLITests {
         try Corpus.write(count: 8, into: ws.corpus, seed: 0x6E_004A)
         if let kind = deployment.store { store = try await StoreUnderTest.start(kind, in: ws) }
         let main = store?.target(ws, "main") ?? ws.target("main")
-        try await ws.run(main, expecting: 0)
-        #expect(
-            try await GenerationCLITests.generation(ws, "start", main, GenerationCLITests.candidateSettings).exitCode
-                == 0
-        )
-        try await ws.run(main, expecting: 0)
-        #expect(try await GenerationCLITests.generation(ws, "promote", main, ["--skip-eval"]).exitCode == 0)
+        try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
         #expect(try await GenerationCLITests.generation(ws, "drop", main, ["--previous"]).exitCode == 0)
         let promoted = try await ws.export(main)
 

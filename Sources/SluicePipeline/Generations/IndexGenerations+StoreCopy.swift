@@ -62,10 +62,16 @@ extension IndexGenerations {
             try? own.write(to: storeCopyURL, crashPoints: false)
             return
         }
-        // A copy that cannot be read is no copy: it is a recovery aid, never the pointer readers follow.
-        guard try recordedShard() == nil, let copy = (try? GenerationManifest.load(from: storeCopyURL)) ?? nil,
-            copy.shards == nil
-        else { return }
+        // A copy that cannot be read is no copy: it is a recovery aid, never the pointer readers follow. A
+        // state that cannot be read is left as it is (the command reading it says so: `serve` on /ready).
+        guard let copy = (try? GenerationManifest.load(from: storeCopyURL)) ?? nil, copy.shards == nil else { return }
+        let shard: Shard?
+        do {
+            shard = try recordedShard()
+        } catch {
+            return
+        }
+        guard shard == nil else { return }
         try adopt(copy)
     }
 
@@ -77,10 +83,15 @@ extension IndexGenerations {
         guard remote != nil else { return try followStoreCopy() }
         if let own = try manifest() {
             guard isOneState(own) else { return }
-            return try await writeStoreCopy(own)
+            // Repaired when the store can be reached: the run reports a store that cannot (exit 6).
+            try? await writeStoreCopy(own)
+            return
         }
+        // A store that cannot be reached now is the run's to report (its dependency check exits 6), not this
+        // read's: the copy is a recovery aid.
         guard !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path),
-            let records = try storeRecords(), let copy = try await records.stateCopy(), copy.shards == nil
+            let records = (try? storeRecords()) ?? nil, let copy = (try? await records.stateCopy()) ?? nil,
+            copy.shards == nil
         else { return }
         try adopt(copy)
     }
