@@ -7,7 +7,7 @@ import SluiceState
 
 /// One pipeline run: scan → extract → chunk → hash → (dedupe) embed → upsert → commit.
 ///
-/// Each call (``run(shutdown:progress:stopped:)``, ``verify(repair:shutdown:)``, ``dryRun()``, …) owns the state lock,
+/// Each call (``run(shutdown:progress:stopped:)``, ``verify(repair:shutdown:)``, ``dryRun(after:)``, …) owns the state lock,
 /// the checkpoint and the stages for as long as it lasts; stages are joined by bounded `StageChannel`s, so a
 /// slow stage suspends the ones before it and memory stays flat.
 ///
