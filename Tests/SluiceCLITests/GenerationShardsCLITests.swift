@@ -17,6 +17,8 @@ struct GenerationShardsCLITests {
     /// Where the shards write: the local store, or one of the stores behind a server.
     enum Deployment: String, Sendable, CustomTestStringConvertible {
         case local, pgvector, chroma, qdrant, pinecone
+        /// JSONL files (no sharded deployments: one state's generations only).
+        case jsonl
         /// The Pinecone stand-in, the generation records in a real PostgreSQL (`generations.coordination`).
         case pineconeCoordinated = "pinecone-coordinated"
         /// The Pinecone stand-in, the generation records in an S3 bucket (moto, `s3_server.py`).
@@ -50,6 +52,23 @@ struct GenerationShardsCLITests {
         }
 
         var exactVectors: Bool { store?.kind.exactVectors ?? true }
+    }
+
+    /// `body` run with ``setUp(_:_:documents:seed:)``'s workspace and store, which are stopped and cleaned
+    /// up after it, however it ends.
+    static func withDeployment(
+        _ name: String,
+        _ deployment: Deployment,
+        documents: Int,
+        seed: UInt64,
+        _ body: (Workspace, Shards) async throws -> Void
+    ) async throws {
+        let (ws, shards) = try await setUp(name, deployment, documents: documents, seed: seed)
+        defer {
+            shards.store?.stop()
+            ws.cleanUp()
+        }
+        try await body(ws, shards)
     }
 
     /// A workspace with a corpus of `documents` documents, and the deployment's store started (the caller

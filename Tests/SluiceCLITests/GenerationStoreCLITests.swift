@@ -166,7 +166,13 @@ struct GenerationStoreCLITests {
         try await Self.expectOutside(ws, store, main, newChunking, "the stable name after promoting again")
         let dropped = try await GenerationCLITests.generation(ws, "drop", main, ["--previous"])
         #expect(dropped.exitCode == 0, "\(dropped)")
-        // The original generation's table or collection is gone; the active one is served as before.
+        // The original generation's table or collection is gone; the active one is served as before. (A new
+        // state beside JSONL files follows the store's copy of the manifest, so its files are looked at.)
+        if kind == .jsonl {
+            let files = store.directory.appendingPathComponent("gen")
+            #expect(!FileManager.default.fileExists(atPath: files.path), "\(files.path) after the drop")
+            #expect(FileManager.default.fileExists(atPath: store.directory.appendingPathComponent("gen_g1").path))
+        }
         let original0 = Workspace.Target(
             state: ws.target("probe").state,
             index: ws.target("probe").index,
@@ -174,7 +180,7 @@ struct GenerationStoreCLITests {
         )
         let info = try await ws.sluice(["sink", "info", ws.pipeline.path] + original0.arguments)
         // A Pinecone namespace is gone with its records (the index, which holds the others, stays).
-        let gone = kind == .pinecone ? "count: 0" : "exists: no"
+        let gone = kind == .pinecone ? "count: 0" : kind == .jsonl ? "gen_g1" : "exists: no"
         #expect(info.exitCode == 0 && info.stdout.contains(gone), "\(info)")
         try await Self.expectExport(ws, store, main, newChunking, "after dropping the previous generation")
         try await Self.expectOutside(ws, store, main, newChunking, "the stable name after the drop")

@@ -127,6 +127,8 @@ extension IndexGenerations {
             guard FileManager.default.fileExists(atPath: shared.manifestURL.path) else { return }
             return try shared.link(stateDirectory)
         }
+        // JSONL's files are written by one process (no sharded deployments): its copy is a file beside them.
+        if sinkKind == .jsonl { return try followStoreCopy() }
         if let local {
             guard local.shards != nil else { return }
         } else {
@@ -145,10 +147,25 @@ extension IndexGenerations {
     package static func joinDeployment(configuration: PipelineConfiguration, shard: Shard) async throws {
         let generations = IndexGenerations(configuration: configuration)
         guard shard.count > 1 else { return }
+        // A new shard's state beside a store whose generations one state changed (that state's runs moved to
+        // shards): the deployment's one manifest is made from the store's copy of that state's, so that every
+        // shard follows its active generation (and adopts its vectors) instead of the pipeline file's.
+        let isNew = try generations.manifest() == nil
         if let remote = generations.remote {
-            guard let deployment = try StoreGenerationDeployment(remote),
-                let shared = try await deployment.manifest()?.manifest
-            else { return }
+            guard let deployment = try StoreGenerationDeployment(remote) else { return }
+            if try await deployment.manifest() == nil, isNew,
+                let first = try generations.deploymentManifest(
+                    fromStoreCopy: try await deployment.stateCopy(),
+                    shards: shard.count
+                )
+            {
+                do {
+                    try await deployment.save(first, expecting: 0)
+                } catch let error as SluiceError where error.code == .lockHeld {
+                    // Another shard's run made it first: theirs is read below.
+                }
+            }
+            guard let shared = try await deployment.manifest()?.manifest else { return }
             if let local = try generations.manifest(), local.shards == nil {
                 throw SluiceError(
                     .configuration,
@@ -159,6 +176,14 @@ extension IndexGenerations {
         }
         guard generations.sinkKind == .local else { return }
         let shared = ShardedGenerations(baseStore: generations.baseStore)
+        if !FileManager.default.fileExists(atPath: shared.manifestURL.path), isNew,
+            let first = try generations.deploymentManifest(
+                fromStoreCopy: generations.fileStoreCopy,
+                shards: shard.count
+            )
+        {
+            try shared.create(first)
+        }
         guard FileManager.default.fileExists(atPath: shared.manifestURL.path) else { return }
         try shared.link(generations.stateDirectory)
     }

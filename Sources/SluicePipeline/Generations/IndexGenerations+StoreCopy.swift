@@ -7,7 +7,9 @@ import SluiceState
 /// generations from it rather than going back to the pipeline file's settings (session 47's campaign: such a
 /// run rebuilt the index from scratch, orphaned the promoted generation's store and reused its name).
 ///
-/// - The local store keeps it as the file `<store>/generations/manifest.json`.
+/// - The local store keeps it as the file `<store>/generations/manifest.json`; JSONL as the file
+///   `<path>_generations.json` beside the original generation's file or folder (`out.jsonl`:
+///   `out_generations.json`).
 /// - A store behind a server that keeps a sharded deployment's records (pgvector's `<table>_generations`,
 ///   Chroma's and Qdrant's `<collection>_generations`, Pinecone's coordination store) keeps it as the record
 ///   ``StoreGenerationDeployment/stateCopyKey``.
@@ -16,8 +18,23 @@ import SluiceState
 /// the next run or change of that state writes it again. A sharded deployment's one manifest is kept with the
 /// store already (``ShardedGenerations``, ``StoreGenerationDeployment``): its states keep no copy.
 extension IndexGenerations {
-    /// `<store>/generations/manifest.json` (the local store).
-    var storeCopyURL: URL { baseStore.appendingPathComponent("generations").appendingPathComponent("manifest.json") }
+    /// `<store>/generations/manifest.json` (the local store), `<path>_generations.json` (JSONL).
+    var storeCopyURL: URL {
+        if sinkKind == .jsonl, let remote {
+            let path = remote.base.resolve(remote.baseName).path
+            let stem = path.hasSuffix(".jsonl") ? String(path.dropLast(".jsonl".count)) : path
+            return URL(fileURLWithPath: stem + "_generations.json")
+        }
+        return baseStore.appendingPathComponent("generations").appendingPathComponent("manifest.json")
+    }
+
+    /// Whether the copy is a file beside the store (the local store, JSONL) rather than a record in it.
+    private var keepsCopyInFile: Bool { sinkKind == .local || sinkKind == .jsonl }
+
+    /// The folder that must exist for the copy to be written: the store's (the copy never creates a store).
+    private var storeCopyHome: URL {
+        sinkKind == .jsonl ? storeCopyURL.deletingLastPathComponent() : baseStore
+    }
 
     /// Whether `manifest` is one state's (not a sharded deployment's).
     func isOneState(_ manifest: GenerationManifest) -> Bool {
@@ -37,7 +54,7 @@ extension IndexGenerations {
             guard try await records.stateCopy() != manifest else { return }
             return try await records.saveStateCopy(manifest)
         }
-        guard sinkKind == .local, (try? GenerationManifest.load(from: storeCopyURL)) != manifest else { return }
+        guard keepsCopyInFile, (try? GenerationManifest.load(from: storeCopyURL)) != manifest else { return }
         try FileManager.default.createDirectory(
             at: storeCopyURL.deletingLastPathComponent(),
             withIntermediateDirectories: true
@@ -45,15 +62,15 @@ extension IndexGenerations {
         try manifest.write(to: storeCopyURL, crashPoints: false)
     }
 
-    /// Beside the local store, before a command reads this state's manifest: a state that has none takes the
+    /// Beside the local store or JSONL files, before a command reads this state's manifest: a state that has none takes the
     /// store's copy; a state's own manifest that the copy does not match is copied again (where the store's
     /// folder can be written: a server's read-only mount is copied by the next run). Nothing for a shard's
     /// state or another store. (`sluice serve` calls it once a second: two small files compared.)
     func followStoreCopy() throws {
-        guard sinkKind == .local, !ShardedGenerations.isLinked(stateDirectory) else { return }
+        guard keepsCopyInFile, !ShardedGenerations.isLinked(stateDirectory) else { return }
         if let own = try manifest() {
             guard isOneState(own), (try? GenerationManifest.load(from: storeCopyURL)) != own,
-                FileManager.default.fileExists(atPath: baseStore.path)
+                FileManager.default.fileExists(atPath: storeCopyHome.path)
             else { return }
             try? FileManager.default.createDirectory(
                 at: storeCopyURL.deletingLastPathComponent(),
@@ -76,11 +93,12 @@ extension IndexGenerations {
     }
 
     /// Before a run or a change made with one state (no `--shard`): ``followStoreCopy()`` beside the local
-    /// store; on a store behind a server, a new state (no checkpoint yet, no manifest) takes the store's copy,
+    /// store or JSONL files; on a store behind a server, a new state (no checkpoint yet, no manifest) takes the store's copy,
     /// and a state's own manifest that the copy does not match is copied again. A state that exists and has
     /// no manifest (generations never used) costs the store no request.
     package func followStore() async throws {
-        guard remote != nil else { return try followStoreCopy() }
+        try await followDeploymentAsOneState()
+        guard remote != nil, !keepsCopyInFile else { return try followStoreCopy() }
         if let own = try manifest() {
             guard isOneState(own) else { return }
             // Repaired when the store can be reached: the run reports a store that cannot (exit 6).
@@ -95,6 +113,75 @@ extension IndexGenerations {
         else { return }
         try adopt(copy)
     }
+
+    /// A new state run without `--shard` beside a sharded deployment's generations (its shards' runs moved to
+    /// one state: re-sharding N → 1) takes the deployment's manifest as its own, one state's, unless the
+    /// store's copy of one state's manifest is as recent (its next generation's number as high): a state's
+    /// first run follows whichever of the two made the last generation. Nothing for a state that has a
+    /// manifest, a checkpoint, or a shard.
+    /// - Throws: ``SluiceError/Code/configuration`` while the deployment's candidate is being built (its
+    ///   parts are the shards').
+    private func followDeploymentAsOneState() async throws {
+        guard try manifest() == nil,
+            !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path)
+        else { return }
+        let shared: GenerationManifest?
+        let copy: GenerationManifest?
+        if sinkKind == .local {
+            shared = (try? GenerationManifest.load(from: ShardedGenerations(baseStore: baseStore).manifestURL)) ?? nil
+            copy = fileStoreCopy
+        } else if remote != nil, !keepsCopyInFile, let records = (try? storeRecords()) ?? nil {
+            // A store that cannot be reached now is the run's to report (exit 6).
+            shared = (try? await records.manifest())??.manifest
+            copy = (try? await records.stateCopy()) ?? nil
+        } else {
+            return
+        }
+        guard let shared, let shards = shared.shards, shared.next > (copy?.next ?? 0) else { return }
+        let manifest = try Self.moved(
+            shared,
+            shards: nil,
+            whose: "of a sharded deployment (\(shards) shards)",
+            owner: "a shard's state"
+        )
+        try adopt(manifest)
+        try? await writeStoreCopy(manifest)
+    }
+
+    /// `manifest` as a deployment moved between one state and shards takes it: with `shards` (nil: one
+    /// state's), no parts counted yet.
+    /// - Throws: ``SluiceError/Code/configuration`` while it names a candidate: its documents are being
+    ///   indexed by the runs of the deployment as it was (`whose`), which end it (with `owner`).
+    private static func moved(
+        _ manifest: GenerationManifest,
+        shards: Int?,
+        whose: String,
+        owner: String
+    ) throws -> GenerationManifest {
+        if let candidate = manifest.candidate {
+            throw SluiceError(
+                .configuration,
+                "the store's generations \(whose) have the candidate \(candidate.id) in the making: promote or drop it with \(owner) (`sluice generation promote|drop`) before running as \(shards == nil ? "one state" : "shards") (docs/GENERATIONS.md, \"Sharded deployments\")"
+            )
+        }
+        var moved = manifest
+        moved.shards = shards
+        moved.partsSince = nil
+        return moved
+    }
+
+    /// The deployment's first manifest when one state's generations are re-sharded (its runs move to
+    /// `--shard K/N`, every shard a new state): the store's copy of that state's manifest, with the shard
+    /// count. Nil when the store keeps no copy, or one of a sharded deployment.
+    /// - Throws: ``SluiceError/Code/configuration`` while the copy names a candidate: the one state builds
+    ///   it, and shards could not tell which of its documents it holds.
+    func deploymentManifest(fromStoreCopy copy: GenerationManifest?, shards: Int) throws -> GenerationManifest? {
+        guard let copy, copy.shards == nil else { return nil }
+        return try Self.moved(copy, shards: shards, whose: "as one state left them", owner: "that state")
+    }
+
+    /// The copy of one state's manifest beside the local store; nil when there is none or it cannot be read.
+    var fileStoreCopy: GenerationManifest? { (try? GenerationManifest.load(from: storeCopyURL)) ?? nil }
 
     /// Makes `copy` this state's manifest.
     private func adopt(_ copy: GenerationManifest) throws {

@@ -59,6 +59,20 @@ struct ShardedGenerations: Sendable {
         }
     }
 
+    /// Makes `manifest` the deployment's one manifest unless it has one already (another shard's run, or a
+    /// `generation start`, made it first: theirs is kept). Created whole or not at all: written under a name
+    /// of this process's, flushed, then linked to the manifest's name, which link(2) refuses when it exists.
+    /// - Throws: ``SluiceError/Code/io`` when it cannot be written.
+    func create(_ manifest: GenerationManifest) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let written = directory.appendingPathComponent(".\(GenerationManifest.fileName).\(getpid()).new")
+        try manifest.write(to: written, crashPoints: false)
+        defer { _ = unlink(written.path) }
+        guard Glibc.link(written.path, manifestURL.path) == 0 || errno == EEXIST else {
+            throw SluiceError(.io, "cannot write \(manifestURL.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// A shard's part of a candidate.
     struct Part: Codable, Sendable, Hashable {
         var complete: Bool
