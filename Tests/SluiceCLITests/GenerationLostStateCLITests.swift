@@ -103,7 +103,7 @@ struct GenerationLostStateCLITests {
 
     @Test(
         "one state's generations re-sharded into two new shards: they follow the promoted generation, adopt its vectors, and start, build and promote the next",
-        arguments: [GenerationShardsCLITests.Deployment.local, .pgvector]
+        arguments: [GenerationShardsCLITests.Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated]
     )
     func oneStateReshardedFollowsItsGenerations(_ deployment: GenerationShardsCLITests.Deployment) async throws {
         try await GenerationShardsCLITests.withDeployment(
@@ -157,7 +157,7 @@ struct GenerationLostStateCLITests {
 
     @Test(
         "a sharded deployment's generations moved to one new state (re-sharding 3 → 1): refused while a candidate is built; after the promote it follows the promoted generation, adopts its vectors, and starts, builds and promotes the next",
-        arguments: [GenerationShardsCLITests.Deployment.local, .pgvector]
+        arguments: [GenerationShardsCLITests.Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated]
     )
     func shardsMovedToOneStateFollowTheirGenerations(_ deployment: GenerationShardsCLITests.Deployment) async throws {
         try await GenerationShardsCLITests.withDeployment(
