@@ -102,7 +102,7 @@ struct GenerationLostStateCLITests {
     }
 
     @Test(
-        "one state's generations re-sharded into two new shards: they follow the promoted generation, adopt its vectors, and start, build and promote the next",
+        "one state's generations re-sharded into two new shards started together: they follow the promoted generation, adopt its vectors, and start, build and promote the next",
         arguments: [GenerationShardsCLITests.Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated]
     )
     func oneStateReshardedFollowsItsGenerations(_ deployment: GenerationShardsCLITests.Deployment) async throws {
@@ -119,13 +119,15 @@ struct GenerationLostStateCLITests {
             let shards = (0..<2).map { deploymentShards.shard(ws, "shard\($0)") }
             var embedded = 0
             var adopted = 0
-            for (index, shard) in shards.enumerated() {
-                let stats = ws.root.appendingPathComponent("shard\(index)-stats.json")
-                let result = try await ws.sluice(
-                    ws.runArguments(shard, ["--shard", "\(index)/2", "--stats-json", stats.path])
-                )
+            // Started together: both may find no deployment manifest and make it from the copy at once.
+            let stats = (0..<2).map { ws.root.appendingPathComponent("shard\($0)-stats.json") }
+            let processes = try shards.enumerated().map { index, shard in
+                try ws.start(ws.runArguments(shard, ["--shard", "\(index)/2", "--stats-json", stats[index].path]))
+            }
+            for (index, process) in processes.enumerated() {
+                let result = try await process.wait(timeout: .seconds(180))
                 #expect(result.exitCode == 0, "\(result)")
-                let figures = try ws.stats(stats)
+                let figures = try ws.stats(stats[index])
                 embedded += figures["chunks_embedded"] ?? 0
                 adopted += figures["vectors_adopted"] ?? 0
             }
