@@ -158,7 +158,7 @@ struct GenerationLostStateCLITests {
     }
 
     @Test(
-        "a sharded deployment's generations moved to one new state (re-sharding 3 → 1): refused while a candidate is built; after the promote it follows the promoted generation, adopts its vectors, and starts, builds and promotes the next",
+        "a sharded deployment's generations moved to one new state (re-sharding 3 → 1) and back to new shards: refused while a candidate is built; after the promote it follows the promoted generation, adopts its vectors, starts, builds and promotes the next, which the new shards follow",
         arguments: [GenerationShardsCLITests.Deployment.local, .pgvector, .chroma, .qdrant, .pineconeCoordinated]
     )
     func shardsMovedToOneStateFollowTheirGenerations(_ deployment: GenerationShardsCLITests.Deployment) async throws {
@@ -196,6 +196,29 @@ struct GenerationLostStateCLITests {
             try await ws.run(one, expecting: 0)
             let promotedNext = try await GenerationCLITests.generation(ws, "promote", one, ["--skip-eval"])
             #expect(promotedNext.exitCode == 0, "\(promotedNext)")
+
+            // Back to shards (new states): they follow the one state's g2, not the deployment's manifest as the
+            // shards left it (g1). Seen failing (local, pgvector): the shards ran g1's settings again.
+            let onePromoted = try await ws.export(one)
+            let again = (0..<2).map { deploymentShards.shard(ws, "again\($0)") }
+            var embedded = 0
+            for (index, shard) in again.enumerated() {
+                let stats = ws.root.appendingPathComponent("again\(index)-stats.json")
+                let result = try await ws.sluice(
+                    ws.runArguments(shard, ["--shard", "\(index)/2", "--stats-json", stats.path])
+                )
+                #expect(result.exitCode == 0, "\(result)")
+                embedded += try ws.stats(stats)["chunks_embedded"] ?? 0
+            }
+            #expect(embedded == 0, "chunks embedded by the shards made again")
+            try expectSameRecords(
+                try await ws.export(again[0]),
+                onePromoted,
+                exact: deploymentShards.exactVectors,
+                "the store after moving the one state to shards again"
+            )
+            let status = try await GenerationCLITests.generation(ws, "status", again[1])
+            #expect(status.stdout.contains("active: g2"), "\(status)")
         }
     }
 

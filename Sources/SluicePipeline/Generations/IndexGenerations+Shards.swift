@@ -147,20 +147,24 @@ extension IndexGenerations {
     package static func joinDeployment(configuration: PipelineConfiguration, shard: Shard) async throws {
         let generations = IndexGenerations(configuration: configuration)
         guard shard.count > 1 else { return }
-        // A new shard's state beside a store whose generations one state changed (that state's runs moved to
-        // shards): the deployment's one manifest is made from the store's copy of that state's, so that every
-        // shard follows its active generation (and adopts its vectors) instead of the pipeline file's.
+        // A new shard's state beside a store whose generations one state changed last (that state's runs moved
+        // to shards): the deployment's one manifest is made from the store's copy of that state's, so that every
+        // shard follows its active generation (and adopts its vectors) instead of the pipeline file's, or the
+        // deployment's as it was before its shards moved to that one state.
         let isNew = try generations.manifest() == nil
         if let remote = generations.remote {
             guard let deployment = try StoreGenerationDeployment(remote) else { return }
-            if try await deployment.manifest() == nil, isNew,
+            let current = try await deployment.manifest()
+            if isNew,
                 let first = try generations.deploymentManifest(
                     fromStoreCopy: try await deployment.stateCopy(),
+                    over: current?.manifest,
                     shards: shard.count
                 )
             {
                 do {
-                    try await deployment.save(first, expecting: 0)
+                    try await deployment.save(first, expecting: current?.version ?? 0)
+                    if current != nil { try await deployment.removeParts() }
                 } catch let error as SluiceError where error.code == .lockHeld {
                     // Another shard's run made it first: theirs is read below.
                 }
@@ -176,13 +180,15 @@ extension IndexGenerations {
         }
         guard generations.sinkKind == .local else { return }
         let shared = ShardedGenerations(baseStore: generations.baseStore)
-        if !FileManager.default.fileExists(atPath: shared.manifestURL.path), isNew,
+        let current = (try? GenerationManifest.load(from: shared.manifestURL)) ?? nil
+        if isNew,
             let first = try generations.deploymentManifest(
                 fromStoreCopy: generations.fileStoreCopy,
+                over: current,
                 shards: shard.count
             )
         {
-            try shared.create(first)
+            try shared.place(first, replacing: current != nil)
         }
         guard FileManager.default.fileExists(atPath: shared.manifestURL.path) else { return }
         try shared.link(generations.stateDirectory)

@@ -170,13 +170,19 @@ extension IndexGenerations {
         return moved
     }
 
-    /// The deployment's first manifest when one state's generations are re-sharded (its runs move to
-    /// `--shard K/N`, every shard a new state): the store's copy of that state's manifest, with the shard
-    /// count. Nil when the store keeps no copy, or one of a sharded deployment.
+    /// The deployment's manifest when one state's generations are re-sharded (its runs move to `--shard K/N`,
+    /// every shard a new state): the store's copy of that state's manifest, with the shard count. Nil when
+    /// the store keeps no copy, one of a sharded deployment, or one no more recent than the deployment's
+    /// `current` manifest (its next generation's number not higher: the shards made that one from it, or
+    /// changed generations since).
     /// - Throws: ``SluiceError/Code/configuration`` while the copy names a candidate: the one state builds
     ///   it, and shards could not tell which of its documents it holds.
-    func deploymentManifest(fromStoreCopy copy: GenerationManifest?, shards: Int) throws -> GenerationManifest? {
-        guard let copy, copy.shards == nil else { return nil }
+    func deploymentManifest(
+        fromStoreCopy copy: GenerationManifest?,
+        over current: GenerationManifest?,
+        shards: Int
+    ) throws -> GenerationManifest? {
+        guard let copy, copy.shards == nil, copy.next > (current?.next ?? 0) else { return nil }
         return try Self.moved(copy, shards: shards, whose: "as one state left them", owner: "that state")
     }
 

@@ -59,18 +59,24 @@ struct ShardedGenerations: Sendable {
         }
     }
 
-    /// Makes `manifest` the deployment's one manifest unless it has one already (another shard's run, or a
-    /// `generation start`, made it first: theirs is kept). Created whole or not at all: written under a name
-    /// of this process's, flushed, then linked to the manifest's name, which link(2) refuses when it exists.
+    /// Makes `manifest` the deployment's one manifest: written under a name of this process's and flushed,
+    /// then linked to the manifest's name, which link(2) refuses when it exists (another shard's run, or a
+    /// `generation start`, made it first: theirs is kept), or, `replacing` an older one, renamed over it (the
+    /// shards' states follow it through their links) with the older one's parts deleted.
     /// - Throws: ``SluiceError/Code/io`` when it cannot be written.
-    func create(_ manifest: GenerationManifest) throws {
+    func place(_ manifest: GenerationManifest, replacing: Bool) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let written = directory.appendingPathComponent(".\(GenerationManifest.fileName).\(getpid()).new")
         try manifest.write(to: written, crashPoints: false)
         defer { _ = unlink(written.path) }
-        guard Glibc.link(written.path, manifestURL.path) == 0 || errno == EEXIST else {
+        let placed =
+            replacing
+            ? rename(written.path, manifestURL.path) == 0
+            : Glibc.link(written.path, manifestURL.path) == 0 || errno == EEXIST
+        guard placed else {
             throw SluiceError(.io, "cannot write \(manifestURL.path): \(String(cString: strerror(errno)))")
         }
+        if replacing { try removeParts() }
     }
 
     /// A shard's part of a candidate.
