@@ -253,7 +253,7 @@ struct GenerationLostStateCLITests {
 
     @Test(
         "a lost state after promote and drop --previous follows the promoted generation: adopts it, reuses no id",
-        arguments: [GenerationShardsCLITests.Deployment.local, .jsonl, .pgvector, .chroma, .qdrant]
+        arguments: [GenerationShardsCLITests.Deployment.local, .jsonl, .pgvector, .chroma, .qdrant, .pinecone]
     )
     func lostStateFollowsThePromotedGeneration(_ deployment: GenerationShardsCLITests.Deployment) async throws {
         let ws = try Workspace("generation-lost-state-\(deployment.rawValue)")

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceSinks
 import SluiceState
 
 /// The copy of one state's generation manifest kept with the store (docs/GENERATIONS.md, "How it is
@@ -47,12 +48,22 @@ extension IndexGenerations {
         return try StoreGenerationDeployment(remote)
     }
 
+    /// Where a store behind a server keeps the copy: among the deployment's records, or, for Pinecone without a
+    /// coordination store, in a namespace of the index (``PineconeSink/stateCopyNamespace``); nil otherwise.
+    private func stateCopyHome() throws -> StateCopyHome? {
+        if let records = try storeRecords() { return .records(records) }
+        guard let remote, remote.kind == .pinecone,
+            let index = try remote.sink(of: GenerationManifest.original) as? PineconeSink
+        else { return nil }
+        return .pinecone(index)
+    }
+
     /// Writes the store's copy of one state's `manifest` when it differs.
     func writeStoreCopy(_ manifest: GenerationManifest) async throws {
         guard isOneState(manifest) else { return }
-        if let records = try storeRecords() {
-            guard try await records.stateCopy() != manifest else { return }
-            return try await records.saveStateCopy(manifest)
+        if let home = try stateCopyHome() {
+            guard try await home.load() != manifest else { return }
+            return try await home.save(manifest)
         }
         guard keepsCopyInFile, (try? GenerationManifest.load(from: storeCopyURL)) != manifest else { return }
         try FileManager.default.createDirectory(
@@ -108,7 +119,7 @@ extension IndexGenerations {
         // A store that cannot be reached now is the run's to report (its dependency check exits 6), not this
         // read's: the copy is a recovery aid.
         guard !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path),
-            let records = (try? storeRecords()) ?? nil, let copy = (try? await records.stateCopy()) ?? nil,
+            let home = (try? stateCopyHome()) ?? nil, let copy = (try? await home.load()) ?? nil,
             copy.shards == nil
         else { return }
         try adopt(copy)
@@ -193,5 +204,32 @@ extension IndexGenerations {
     private func adopt(_ copy: GenerationManifest) throws {
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
         try copy.save(stateDirectory: stateDirectory)
+    }
+}
+
+/// Where a store behind a server keeps the copy of one state's manifest (``IndexGenerations/writeStoreCopy(_:)``).
+private enum StateCopyHome {
+    /// The record ``StoreGenerationDeployment/stateCopyKey`` among the deployment's records.
+    case records(StoreGenerationDeployment)
+    /// A record of the Pinecone index's namespace ``PineconeSink/stateCopyNamespace``.
+    case pinecone(PineconeSink)
+
+    /// The copy; nil when there is none, or it cannot be read (a recovery aid, never the pointer readers follow).
+    func load() async throws -> GenerationManifest? {
+        switch self {
+        case .records(let records): return try await records.stateCopy()
+        case .pinecone(let index):
+            return try await index.stateCopy().flatMap { try? JSONDecoder().decode(GenerationManifest.self, from: $0) }
+        }
+    }
+
+    func save(_ manifest: GenerationManifest) async throws {
+        switch self {
+        case .records(let records): try await records.saveStateCopy(manifest)
+        case .pinecone(let index):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try await index.saveStateCopy(try encoder.encode(manifest))
+        }
     }
 }
