@@ -13,7 +13,8 @@ import SluiceState
 ///   `out_generations.json`).
 /// - A store behind a server that keeps a sharded deployment's records (pgvector's `<table>_generations`,
 ///   Chroma's and Qdrant's `<collection>_generations`, Pinecone's coordination store) keeps it as the record
-///   ``StoreGenerationDeployment/stateCopyKey``.
+///   ``StoreGenerationDeployment/stateCopyKey``; Pinecone without a coordination store as a record of the
+///   index's namespace `sluice-generations` (`PineconeSink+StateCopy.swift`).
 ///
 /// Every change writes it after the state's manifest; a change killed between the two leaves it behind, and
 /// the next run or change of that state writes it again. A sharded deployment's one manifest is kept with the
@@ -73,10 +74,10 @@ extension IndexGenerations {
         try manifest.write(to: storeCopyURL, crashPoints: false)
     }
 
-    /// Beside the local store or JSONL files, before a command reads this state's manifest: a state that has none takes the
-    /// store's copy; a state's own manifest that the copy does not match is copied again (where the store's
-    /// folder can be written: a server's read-only mount is copied by the next run). Nothing for a shard's
-    /// state or another store. (`sluice serve` calls it once a second: two small files compared.)
+    /// Beside the local store or JSONL files, before a command reads this state's manifest: a state that has
+    /// none takes the store's copy; a state's own manifest that the copy does not match is copied again (where
+    /// the store's folder can be written: a server's read-only mount is copied by the next run). Nothing for a
+    /// shard's state or another store. (`sluice serve` calls it once a second: two small files compared.)
     func followStoreCopy() throws {
         guard keepsCopyInFile, !ShardedGenerations.isLinked(stateDirectory) else { return }
         if let own = try manifest() {
@@ -103,10 +104,11 @@ extension IndexGenerations {
         try adopt(copy)
     }
 
-    /// Before a run or a change made with one state (no `--shard`): ``followStoreCopy()`` beside the local
-    /// store or JSONL files; on a store behind a server, a new state (no checkpoint yet, no manifest) takes the store's copy,
-    /// and a state's own manifest that the copy does not match is copied again. A state that exists and has
-    /// no manifest (generations never used) costs the store no request.
+    /// Before a run or a change made with one state (no `--shard`): a new state beside a sharded deployment's
+    /// generations follows them (``followDeploymentAsOneState()``); then ``followStoreCopy()`` beside the local
+    /// store or JSONL files; on a store behind a server, a new state (no checkpoint yet, no manifest) takes the
+    /// store's copy, and a state's own manifest that the copy does not match is copied again. A state that
+    /// exists and has no manifest (generations never used) costs the store no request.
     package func followStore() async throws {
         try await followDeploymentAsOneState()
         guard remote != nil, !keepsCopyInFile else { return try followStoreCopy() }
