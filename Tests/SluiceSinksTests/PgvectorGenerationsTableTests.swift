@@ -63,6 +63,39 @@ struct PgvectorGenerationsTableTests {
     }
 
     @Test(
+        "first writes of one record at once: a conditional one wins or loses (false), an unconditional one writes, none fails"
+    )
+    func concurrentFirstWrites() async throws {
+        let postgres = try await PostgresForTest.launch()
+        defer { postgres.stop() }
+        let sink = try PgvectorSink(settings: postgres.settings(table: "racing"))
+        try await PgvectorIndexNamesTests.load(sink)
+        for round in 0..<12 {
+            // Seen failing: the second INSERT of a key failed with 23505 (sink-failed, exit 70) instead of
+            // losing (a new shard's first run, started beside another, making the deployment's manifest).
+            let key = "manifest-\(round)"
+            let writers = try (0..<4).map { _ in try PgvectorSink(settings: postgres.settings(table: "racing")) }
+            let won = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for (index, writer) in writers.enumerated() {
+                    group.addTask { try await writer.writeSharedRecord(key, Data("w\(index)".utf8), expecting: 0) }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(won == 1, "round \(round): \(won) conditional first writes won")
+            #expect(try await sink.sharedRecord(key)?.version == 1)
+
+            let part = "parts/g1/\(round)"
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for (index, writer) in writers.enumerated() {
+                    group.addTask { try await writer.writeSharedRecord(part, Data("p\(index)".utf8), expecting: nil) }
+                }
+                for try await written in group { #expect(written, "an unconditional write always writes") }
+            }
+            #expect(try await sink.sharedRecord(part)?.version == 4, "round \(round): every unconditional write")
+        }
+    }
+
+    @Test(
         "generation records an older version kept under the name the server cut are read, then renamed: no second table"
     )
     func upgrade() async throws {

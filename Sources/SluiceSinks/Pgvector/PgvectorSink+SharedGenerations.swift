@@ -59,9 +59,20 @@ extension PgvectorSink: SharedGenerationRecords {
                         [key, text, String(current + 1)]
                     )
                 } else {
-                    // Two first writers: the second's INSERT waits on the first's row, then fails (23505)
-                    // and rolls back; it is retried as a write that finds the row.
-                    try connection.query("INSERT INTO \(table) (key, value, version) VALUES ($1, $2, 1)", [key, text])
+                    // Two first writers: the second's INSERT waits for the first's row, then inserts nothing (a
+                    // plain INSERT failed there with 23505). A conditional write has lost; an unconditional one
+                    // writes over the row it now finds.
+                    let inserted = try connection.query(
+                        "INSERT INTO \(table) (key, value, version) VALUES ($1, $2, 1) ON CONFLICT (key) DO NOTHING RETURNING version",
+                        [key, text]
+                    )
+                    if inserted.isEmpty {
+                        guard version == nil else { return false }
+                        try connection.query(
+                            "UPDATE \(table) SET value = $2, version = version + 1 WHERE key = $1",
+                            [key, text]
+                        )
+                    }
                 }
                 return true
             }
