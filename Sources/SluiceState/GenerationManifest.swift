@@ -65,6 +65,10 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     /// until ``followGrace`` after it, so that servers reading the generation switched away from have
     /// followed the switch before its store is deleted. Absent from manifests written before it.
     package var switchedAt: Double?
+    /// How many changes (starts, promotes, rollbacks, drops, gate results) made it, counted by every change
+    /// (``IndexGenerations`` saves each with one more): which of a state's manifest and the store's copy of
+    /// one state's is the later (``isLater(than:)``). Absent from manifests written before it.
+    package var changes: Int?
 
     /// How long after a switch a server is taken to have followed it (it looks once a second) and finished
     /// the requests it began on the old generation.
@@ -78,6 +82,16 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     package init() {
         active = Generation(id: Self.original)
         next = 1
+    }
+
+    /// Whether this manifest was made by a later change than `other` (both of one index's generations): more
+    /// changes counted, or, between manifests written before the count (or with the same count), a later
+    /// generation started (``next``), then a later switch (``switchedAt``). A manifest is never later than
+    /// itself, and two that differ only in what the order does not see are neither.
+    package func isLater(than other: GenerationManifest) -> Bool {
+        let mine = (changes ?? 0, next, switchedAt ?? 0)
+        let theirs = (other.changes ?? 0, other.next, other.switchedAt ?? 0)
+        return mine > theirs
     }
 
     /// Every generation it names, the active one first.

@@ -69,7 +69,7 @@ extension IndexGenerations {
     func beginChange() async throws -> ChangeHold {
         var hold = ChangeHold(locks: [try StateLock(directory: stateDirectory)])
         if let sharded { hold.locks.append(try StateLock(directory: sharded.directory)) }
-        try await followStore()
+        try await followStore(holdingLock: true)
         if let deployment = try storeDeployment() {
             hold.deploymentLock = try await deployment.lock(shared: false)
             hold.deployment = deployment
@@ -85,7 +85,10 @@ extension IndexGenerations {
     /// this state's copy (a process killed between the two leaves the copy behind, and the next command
     /// brings it in line); for one state or a local store, the state's `generations.json` (or the file it
     /// links to).
-    func save(_ manifest: GenerationManifest, _ hold: inout ChangeHold) async throws {
+    func save(_ changed: GenerationManifest, _ hold: inout ChangeHold) async throws {
+        // Counted, so that a copy of it is never taken for later than it (``GenerationManifest/isLater(than:)``).
+        var manifest = changed
+        manifest.changes = (manifest.changes ?? 0) + 1
         if let deployment = hold.deployment {
             // A test holds a change here, after it read the store's manifest, to race another change.
             DebugPause.at("CHANGE", path: stateDirectory.path)

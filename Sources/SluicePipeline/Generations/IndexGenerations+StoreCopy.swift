@@ -59,14 +59,17 @@ extension IndexGenerations {
         return .pinecone(index)
     }
 
-    /// Writes the store's copy of one state's `manifest` when it differs.
+    /// Writes the store's copy of one state's `manifest` when it differs, unless the copy is the later
+    /// (another state over the same store changed generations since: ``followStoreCopy()`` follows it).
     func writeStoreCopy(_ manifest: GenerationManifest) async throws {
         guard isOneState(manifest) else { return }
         if let home = try stateCopyHome() {
-            guard try await home.load() != manifest else { return }
+            let copy = try await home.load()
+            guard copy != manifest, !(copy?.isLater(than: manifest) ?? false) else { return }
             return try await home.save(manifest)
         }
-        guard keepsCopyInFile, (try? GenerationManifest.load(from: storeCopyURL)) != manifest else { return }
+        let copy = fileStoreCopy
+        guard keepsCopyInFile, copy != manifest, !(copy?.isLater(than: manifest) ?? false) else { return }
         try FileManager.default.createDirectory(
             at: storeCopyURL.deletingLastPathComponent(),
             withIntermediateDirectories: true
@@ -75,15 +78,22 @@ extension IndexGenerations {
     }
 
     /// Beside the local store or JSONL files, before a command reads this state's manifest: a state that has
-    /// none takes the store's copy; a state's own manifest that the copy does not match is copied again (where
-    /// the store's folder can be written: a server's read-only mount is copied by the next run). Nothing for a
-    /// shard's state or another store. (`sluice serve` calls it once a second: two small files compared.)
-    func followStoreCopy() throws {
+    /// none takes the store's copy, and so does a state whose manifest the copy is later than (another state
+    /// over the same store — a reader's, or one given by mistake — changed generations since: it never writes
+    /// its older manifest over the copy); a state's own manifest that the copy does not match is copied again
+    /// (where the store's folder can be written: a server's read-only mount is copied by the next run).
+    /// Nothing for a shard's state or another store. (`sluice serve` calls it once a second: two small files
+    /// compared.)
+    /// - Parameter holdingLock: whether the caller holds the state's lock (a change).
+    func followStoreCopy(holdingLock: Bool = false) throws {
         guard keepsCopyInFile, !ShardedGenerations.isLinked(stateDirectory) else { return }
         if let own = try manifest() {
-            guard isOneState(own), (try? GenerationManifest.load(from: storeCopyURL)) != own,
-                FileManager.default.fileExists(atPath: storeCopyHome.path)
-            else { return }
+            let copy = fileStoreCopy
+            guard isOneState(own), copy != own else { return }
+            if let copy, copy.shards == nil, copy.isLater(than: own) {
+                return try followLater(copy, holdingLock: holdingLock)
+            }
+            guard FileManager.default.fileExists(atPath: storeCopyHome.path) else { return }
             try? FileManager.default.createDirectory(
                 at: storeCopyURL.deletingLastPathComponent(),
                 withIntermediateDirectories: true
@@ -109,12 +119,18 @@ extension IndexGenerations {
     /// store or JSONL files; on a store behind a server, a new state (no checkpoint yet, no manifest) takes the
     /// store's copy, and a state's own manifest that the copy does not match is copied again. A state that
     /// exists and has no manifest (generations never used) costs the store no request.
-    package func followStore() async throws {
+    /// - Parameter holdingLock: whether the caller holds the state's lock (a change).
+    package func followStore(holdingLock: Bool = false) async throws {
         try await followDeploymentAsOneState()
-        guard remote != nil, !keepsCopyInFile else { return try followStoreCopy() }
+        guard remote != nil, !keepsCopyInFile else { return try followStoreCopy(holdingLock: holdingLock) }
         if let own = try manifest() {
             guard isOneState(own) else { return }
-            // Repaired when the store can be reached: the run reports a store that cannot (exit 6).
+            // Followed, or repaired, when the store can be reached: the run reports a store that cannot (exit 6).
+            if let home = (try? stateCopyHome()) ?? nil, let copy = (try? await home.load()) ?? nil,
+                copy.shards == nil, copy.isLater(than: own)
+            {
+                return try followLater(copy, holdingLock: holdingLock)
+            }
             try? await writeStoreCopy(own)
             return
         }
@@ -201,6 +217,22 @@ extension IndexGenerations {
 
     /// The copy of one state's manifest beside the local store; nil when there is none or it cannot be read.
     var fileStoreCopy: GenerationManifest? { (try? GenerationManifest.load(from: storeCopyURL)) ?? nil }
+
+    /// Makes the store's copy, later than this state's own manifest, this state's manifest: unless the state is a
+    /// shard's, or a run or a change holds it (it follows at its next command; a run or a change of its own
+    /// in progress is never switched under it).
+    private func followLater(_ copy: GenerationManifest, holdingLock: Bool) throws {
+        guard (try? recordedShard()) ?? nil == nil else { return }
+        if holdingLock { return try adopt(copy) }
+        let lock: StateLock
+        do {
+            lock = try StateLock(directory: stateDirectory)
+        } catch let error as SluiceError where error.code == .lockHeld {
+            return
+        }
+        defer { withExtendedLifetime(lock) {} }
+        try adopt(copy)
+    }
 
     /// Makes `copy` this state's manifest.
     private func adopt(_ copy: GenerationManifest) throws {

@@ -194,7 +194,7 @@ package struct IndexGenerations: Sendable {
             }
         } else if shard == nil {
             // A new state beside a store whose generations were changed: the next name is the store's.
-            try await followStore()
+            try await followStore(holdingLock: true)
         } else {
             let shared = try shardedStore()
             try FileManager.default.createDirectory(at: shared.directory, withIntermediateDirectories: true)

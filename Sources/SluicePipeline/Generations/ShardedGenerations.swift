@@ -76,6 +76,13 @@ struct ShardedGenerations: Sendable {
         guard placed else {
             throw SluiceError(.io, "cannot write \(manifestURL.path): \(String(cString: strerror(errno)))")
         }
+        // The folder flushed too, so that a power cut does not undo the rename (or the link) before the parts go.
+        let folder = open(directory.path, O_RDONLY)
+        guard folder >= 0, fsync(folder) == 0 else {
+            if folder >= 0 { close(folder) }
+            throw SluiceError(.io, "cannot flush \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        close(folder)
         if replacing { try removeParts() }
     }
 
