@@ -56,6 +56,17 @@ package final class StateLock: Sendable {
         _ = note.withCString { write(fd, $0, strlen($0)) }
     }
 
+    /// Takes the lock, or nil at once when another process holds it: for work that is skipped while a run or
+    /// a change holds the state (it is done again by that run or change, or by the next command).
+    /// - Throws: ``SluiceError/Code/configuration`` as ``init(directory:shared:)`` does, for all but a held lock.
+    package static func unlessHeld(directory: URL, shared: Bool = false) throws -> StateLock? {
+        do {
+            return try StateLock(directory: directory, shared: shared)
+        } catch let error as SluiceError where error.code == .lockHeld {
+            return nil
+        }
+    }
+
     deinit {
         flock(descriptor, LOCK_UN)
         close(descriptor)

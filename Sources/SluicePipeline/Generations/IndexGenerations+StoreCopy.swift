@@ -63,11 +63,7 @@ extension IndexGenerations {
     /// (another state over the same store changed generations since: ``followStoreCopy()`` follows it).
     func writeStoreCopy(_ manifest: GenerationManifest) async throws {
         guard isOneState(manifest) else { return }
-        if let home = try stateCopyHome() {
-            let copy = try await home.load()
-            guard copy != manifest, !(copy?.isLater(than: manifest) ?? false) else { return }
-            return try await home.save(manifest)
-        }
+        if let home = try stateCopyHome() { return try await write(manifest, to: home, over: try await home.load()) }
         let copy = fileStoreCopy
         guard keepsCopyInFile, copy != manifest, !(copy?.isLater(than: manifest) ?? false) else { return }
         try FileManager.default.createDirectory(
@@ -75,6 +71,19 @@ extension IndexGenerations {
             withIntermediateDirectories: true
         )
         try manifest.write(to: storeCopyURL, crashPoints: false)
+    }
+
+    /// Writes `manifest` to the store's record of the copy, which holds `copy` (read by the caller), when the two
+    /// differ and `copy` is not the later.
+    private func write(
+        _ manifest: GenerationManifest,
+        to home: StateCopyHome,
+        over copy: GenerationManifest?
+    )
+        async throws
+    {
+        guard copy != manifest, !(copy?.isLater(than: manifest) ?? false) else { return }
+        try await home.save(manifest)
     }
 
     /// Beside the local store or JSONL files, before a command reads this state's manifest: a state that has
@@ -126,12 +135,18 @@ extension IndexGenerations {
         if let own = try manifest() {
             guard isOneState(own) else { return }
             // Followed, or repaired, when the store can be reached: the run reports a store that cannot (exit 6).
-            if let home = (try? stateCopyHome()) ?? nil, let copy = (try? await home.load()) ?? nil,
-                copy.shards == nil, copy.isLater(than: own)
-            {
+            // The copy is read once, for both.
+            guard let home = (try? stateCopyHome()) ?? nil else { return }
+            let copy: GenerationManifest?
+            do {
+                copy = try await home.load()
+            } catch {
+                return
+            }
+            if let copy, copy.shards == nil, copy.isLater(than: own) {
                 return try followLater(copy, holdingLock: holdingLock)
             }
-            try? await writeStoreCopy(own)
+            try? await write(own, to: home, over: copy)
             return
         }
         // A store that cannot be reached now is the run's to report (its dependency check exits 6), not this
@@ -224,12 +239,7 @@ extension IndexGenerations {
     private func followLater(_ copy: GenerationManifest, holdingLock: Bool) throws {
         guard (try? recordedShard()) ?? nil == nil else { return }
         if holdingLock { return try adopt(copy) }
-        let lock: StateLock
-        do {
-            lock = try StateLock(directory: stateDirectory)
-        } catch let error as SluiceError where error.code == .lockHeld {
-            return
-        }
+        guard let lock = try StateLock.unlessHeld(directory: stateDirectory) else { return }
         defer { withExtendedLifetime(lock) {} }
         try adopt(copy)
     }

@@ -128,12 +128,7 @@ package struct IndexGenerations: Sendable {
     /// process holds it (a change publishes itself, and a run publishes after it).
     package func publishActive() async throws {
         guard let remote, FileManager.default.fileExists(atPath: stateDirectory.path) else { return }
-        let lock: StateLock
-        do {
-            lock = try StateLock(directory: stateDirectory)
-        } catch let error as SluiceError where error.code == .lockHeld {
-            return
-        }
+        guard let lock = try StateLock.unlessHeld(directory: stateDirectory) else { return }
         defer { withExtendedLifetime(lock) {} }
         // A shard's copy of a manifest kept in the store, as the store has it now (on Chroma and Qdrant a
         // change may have been made while this shard ran): never points the alias back at an old generation.
