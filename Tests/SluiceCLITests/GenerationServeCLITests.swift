@@ -39,6 +39,36 @@ struct GenerationServeCLITests {
         #expect(stopped.exitCode == 0, "\(stopped)")
     }
 
+    @Test("serve over a second state of the same store follows the first state's promote")
+    func serveOverASecondStateFollows() async throws {
+        let ws = try Workspace("generation-serve-reader")
+        defer { ws.cleanUp() }
+        try Corpus.write(count: 10, into: ws.corpus, seed: 0x6E_0051)
+        let main = ws.target("main")
+        // A reader's state folder over the first state's store (another machine's `sluice serve`): it has no
+        // manifest of its own, and takes the store's copy.
+        let reader = Workspace.Target(state: ws.target("reader").state, index: main.index, sink: main.sink)
+        try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
+        let query = "configuration file"
+        let server = try await ServeProcess.start(ws, reader)
+        let client = server.client()
+        let old = try await client.search(SearchRequest(query: query, k: 5, mode: "vector")).results.map(\.id)
+        #expect(old == (try await Self.cliSearch(ws, main, query)), "serve does not answer from the active g1")
+
+        let started = try await GenerationCLITests.generation(ws, "start", main, ["--set", "chunk.max_tokens=40"])
+        try #require(started.exitCode == 0, "\(started)")
+        try await ws.run(main, expecting: 0)
+        let promoted = try await GenerationCLITests.generation(ws, "promote", main, ["--skip-eval"])
+        try #require(promoted.exitCode == 0, "\(promoted)")
+        let expected = try await Self.cliSearch(ws, main, query)
+        #expect(expected != old, "the two generations answer alike: the test proves nothing")
+
+        // The reader's manifest exists now (g1 active): only the store's copy, later, says g2.
+        try await Self.expectFollows(client, query, from: old, to: expected)
+        let stopped = try await server.stop()
+        #expect(stopped.exitCode == 0, "\(stopped)")
+    }
+
     /// Searches `query` (vector mode) without pause until the server answers `expected`, and expects every
     /// answer until then to be `old` or `expected` (neither empty nor a mix), within a guard against hangs.
     static func expectFollows(
