@@ -75,8 +75,9 @@ final class ServedGeneration: Sendable {
 struct GenerationWatch: Service {
     let served: ServedGeneration
     let logger: Logger
-    /// Brings the state's copy of a sharded deployment's manifest in line with the one its store keeps
-    /// (``IndexGenerations/followDeployment()``: a promote made with another shard's state) before each look.
+    /// Brings the state's copy of a sharded deployment's manifest in line with the one its store keeps, or one
+    /// state's with the store's copy of it (``IndexGenerations/followDeployment(storeCopy:)``: a promote made
+    /// with another shard's state, or another state over the same store) before each look.
     var follow: (@Sendable () async throws -> Void)?
     var interval: Duration = .seconds(1)
 

@@ -297,7 +297,7 @@ struct GenerationLostStateCLITests {
 
     @Test(
         "a second state that reads the store follows the first state's later promote and never writes the older manifest over the store's copy",
-        arguments: [GenerationShardsCLITests.Deployment.local, .jsonl]
+        arguments: [GenerationShardsCLITests.Deployment.local, .jsonl, .pgvector, .chroma, .qdrant, .pinecone]
     )
     func readerStateFollowsLaterChanges(_ deployment: GenerationShardsCLITests.Deployment) async throws {
         let ws = try Workspace("generation-reader-state-\(deployment.rawValue)")

@@ -39,14 +39,23 @@ struct GenerationServeCLITests {
         #expect(stopped.exitCode == 0, "\(stopped)")
     }
 
-    @Test("serve over a second state of the same store follows the first state's promote")
-    func serveOverASecondStateFollows() async throws {
-        let ws = try Workspace("generation-serve-reader")
-        defer { ws.cleanUp() }
+    @Test(
+        "serve over a second state of the same store follows the first state's promote",
+        arguments: [GenerationShardsCLITests.Deployment.local, .pgvector, .pinecone]
+    )
+    func serveOverASecondStateFollows(_ deployment: GenerationShardsCLITests.Deployment) async throws {
+        let ws = try Workspace("generation-serve-reader-\(deployment.rawValue)")
+        var store: StoreUnderTest?
+        defer {
+            store?.stop()
+            ws.cleanUp()
+        }
         try Corpus.write(count: 10, into: ws.corpus, seed: 0x6E_0051)
-        let main = ws.target("main")
+        if let kind = deployment.store { store = try await StoreUnderTest.start(kind, in: ws) }
+        let main = store?.target(ws, "main") ?? ws.target("main")
         // A reader's state folder over the first state's store (another machine's `sluice serve`): it has no
-        // manifest of its own, and takes the store's copy.
+        // manifest of its own, and takes the store's copy (on pgvector and Pinecone, seen failing: it served
+        // the pipeline file's original generation).
         let reader = Workspace.Target(state: ws.target("reader").state, index: main.index, sink: main.sink)
         try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
         let query = "configuration file"

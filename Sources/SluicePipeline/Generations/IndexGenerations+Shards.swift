@@ -111,8 +111,9 @@ extension IndexGenerations {
     /// Brings this state's copy of its deployment's manifest in line with the one the store keeps (a change
     /// made with another shard's state, on another machine): before a command reads it. Beside a local store,
     /// a shard's state that has not run since `generation start` is linked to the deployment's manifest.
-    /// Nothing for one state, or a state that is not a shard's.
-    package func followDeployment() async throws {
+    /// On a store behind a server, one state's (or a reader's) follows the store's copy of one state's manifest
+    /// (``followStoreRecordCopy(over:)``) unless `storeCopy` is false.
+    package func followDeployment(storeCopy: Bool = true) async throws {
         let local: GenerationManifest?
         do {
             local = try manifest()
@@ -133,9 +134,11 @@ extension IndexGenerations {
         // JSONL's files are written by one process (no sharded deployments): its copy is a file beside them.
         if sinkKind == .jsonl { return try followStoreCopy() }
         if let local {
-            guard local.shards != nil else { return }
+            guard local.shards != nil else { return storeCopy ? try await followStoreRecordCopy(over: local) : () }
         } else {
-            guard (try? recordedShard()) != nil else { return }
+            guard (try? recordedShard()) != nil else {
+                return storeCopy ? try await followStoreRecordCopy(over: nil) : ()
+            }
         }
         guard let deployment = try StoreGenerationDeployment(remote), let shared = try await deployment.manifest()
         else { return }

@@ -158,6 +158,28 @@ extension IndexGenerations {
         try adopt(copy)
     }
 
+    /// On a store behind a server, before a read command reads this state's manifest (`sluice serve`: once a
+    /// second): a one state's manifest that the store's copy is later than follows it (another state over the
+    /// same store changed generations since: a reader's state on another machine), and a state with neither a
+    /// manifest nor a checkpoint (a reader's new state) takes the copy. One request to the store; nothing for a
+    /// state that has a checkpoint and no manifest (generations never used). It never writes the store: a copy
+    /// that the state's manifest is later than is repaired by that state's next run or change.
+    /// - Parameter own: this state's manifest (nil: none).
+    func followStoreRecordCopy(over own: GenerationManifest?) async throws {
+        if let own {
+            guard isOneState(own) else { return }
+        } else {
+            guard !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path)
+            else { return }
+        }
+        // A store that cannot be reached now is the read's to report: the copy is a recovery aid.
+        guard let home = (try? stateCopyHome()) ?? nil, let copy = (try? await home.load()) ?? nil,
+            copy.shards == nil
+        else { return }
+        guard let own else { return try adopt(copy) }
+        if copy.isLater(than: own) { try followLater(copy, holdingLock: false) }
+    }
+
     /// A new state run without `--shard` beside a sharded deployment's generations (its shards' runs moved to
     /// one state: re-sharding N → 1) takes the deployment's manifest as its own, one state's, unless the
     /// store's copy of one state's manifest is as recent (its next generation's number as high): a state's

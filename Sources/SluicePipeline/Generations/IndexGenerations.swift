@@ -132,7 +132,8 @@ package struct IndexGenerations: Sendable {
         defer { withExtendedLifetime(lock) {} }
         // A shard's copy of a manifest kept in the store, as the store has it now (on Chroma and Qdrant a
         // change may have been made while this shard ran): never points the alias back at an old generation.
-        try await followDeployment()
+        // (One state's followed the store's copy before its run or change, and a change cannot be made meanwhile.)
+        try await followDeployment(storeCopy: false)
         guard let manifest = try manifest() else { return }
         try await remote.publish(active: manifest.active.id)
     }

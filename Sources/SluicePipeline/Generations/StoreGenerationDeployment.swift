@@ -11,7 +11,7 @@ import SluiceState
 /// lock is the store's where it has one (pgvector: an advisory lock).
 ///
 /// - The record `manifest` is the deployment's manifest; every shard's `STATE/generations.json` is a copy of
-///   it, brought in line by every command before it reads it (``IndexGenerations/followDeployment()``), and
+///   it, brought in line by every command before it reads it (``IndexGenerations/followDeployment(storeCopy:)``), and
 ///   by a running `sluice serve` once a second. A change writes the record first, conditionally on the
 ///   version it read under the deployment's exclusive lock (so two changes, or a change and a shard joining,
 ///   never overwrite each other), then the copy of the state it runs with.
