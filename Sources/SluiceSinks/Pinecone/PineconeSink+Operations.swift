@@ -102,10 +102,6 @@ extension PineconeSink {
     public func upsert(_ records: [VectorRecord]) async throws {
         guard !records.isEmpty else { return }
         let data = try await requireData()
-        struct Upsert: Encodable {
-            var vectors: [Vector]
-            var namespace: String
-        }
         let vectors = records.map {
             Vector(id: Self.recordID(key: $0.documentKey, id: $0.id), values: $0.vector, metadata: metadata(of: $0))
         }
@@ -114,12 +110,21 @@ extension PineconeSink {
         let sizes = try vectors.map { try StoreHTTP.encode($0).count + 1 }
         let indexed = Array(zip(vectors, sizes))
         for batch in RecordBatches.split(indexed, maxCount: maxCount, maxBytes: maxBytes, size: { $0.1 }) {
-            try await data.send(
-                "POST",
-                "/vectors/upsert",
-                json: try StoreHTTP.encode(Upsert(vectors: batch.map(\.0), namespace: settings.namespace))
-            )
+            try await upsert(batch.map(\.0), namespace: settings.namespace, data)
         }
+    }
+
+    /// Upserts `vectors` (within Pinecone's limits of a request) into `namespace` in one request.
+    func upsert(_ vectors: [Vector], namespace: String, _ data: StoreHTTP) async throws {
+        struct Upsert: Encodable {
+            var vectors: [Vector]
+            var namespace: String
+        }
+        try await data.send(
+            "POST",
+            "/vectors/upsert",
+            json: try StoreHTTP.encode(Upsert(vectors: vectors, namespace: namespace))
+        )
     }
 
     public func delete(_ ids: [VectorID]) async throws {
@@ -226,8 +231,8 @@ extension PineconeSink {
         return out
     }
 
-    /// Fetches records by Pinecone id (≤ 100 per request).
-    func fetch(_ recordIDs: [String]) async throws -> [Vector] {
+    /// Fetches records by Pinecone id (≤ 100 per request) from `namespace` (nil: the sink's).
+    func fetch(_ recordIDs: [String], namespace: String? = nil) async throws -> [Vector] {
         guard let data = try await data() else { return [] }
         struct Answer: Decodable { var vectors: [String: Vector]? }
         var out: [Vector] = []
@@ -238,7 +243,7 @@ extension PineconeSink {
             let answer = try await data.decode(
                 Answer.self,
                 "GET",
-                "/vectors/fetch?\(query)&namespace=\(StoreHTTP.segment(settings.namespace))"
+                "/vectors/fetch?\(query)&namespace=\(StoreHTTP.segment(namespace ?? settings.namespace))"
             )
             out += (answer.vectors ?? [:]).values
             start = end

@@ -22,14 +22,8 @@ extension PineconeSink {
 
     /// The copy's bytes; nil when there is none (or the index does not exist yet).
     package func stateCopy() async throws -> Data? {
-        guard let data = try await data() else { return nil }
-        struct Answer: Decodable { var vectors: [String: Vector]? }
-        let answer = try await data.decode(
-            Answer.self,
-            "GET",
-            "/vectors/fetch?ids=\(StoreHTTP.segment(stateCopyID))&namespace=\(StoreHTTP.segment(Self.stateCopyNamespace))"
-        )
-        guard case .string(let text)? = answer.vectors?[stateCopyID]?.metadata?["manifest"] else { return nil }
+        let copy = try await fetch([stateCopyID], namespace: Self.stateCopyNamespace).first { $0.id == stateCopyID }
+        guard case .string(let text)? = copy?.metadata?["manifest"] else { return nil }
         return Data(text.utf8)
     }
 
@@ -37,11 +31,6 @@ extension PineconeSink {
     package func saveStateCopy(_ manifest: Data) async throws {
         guard let description = try await describeIndex(), let dimension = description.dimension, dimension > 0
         else { return }
-        let data = try await requireData()
-        struct Upsert: Encodable {
-            var vectors: [Vector]
-            var namespace: String
-        }
         // A dense vector must hold a value other than zero; this one is never queried.
         var values = [Float](repeating: 0, count: dimension)
         values[0] = 1
@@ -50,10 +39,6 @@ extension PineconeSink {
             values: values,
             metadata: ["manifest": .string(String(decoding: manifest, as: UTF8.self))]
         )
-        try await data.send(
-            "POST",
-            "/vectors/upsert",
-            json: try StoreHTTP.encode(Upsert(vectors: [record], namespace: Self.stateCopyNamespace))
-        )
+        try await upsert([record], namespace: Self.stateCopyNamespace, try await requireData())
     }
 }
