@@ -238,7 +238,7 @@ if withServer {
         .testTarget(
             name: "SluiceServeTests",
             dependencies: [
-                "SluiceServe", "SluiceCore", "SluicePipeline", "SluiceTesting",
+                "SluiceServe", "SluiceCore", "SluiceState", "SluicePipeline", "SluiceTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -79,6 +79,8 @@ struct GenerationWatch: Service {
     /// state's with the store's copy of it (``IndexGenerations/followDeployment(storeCopy:)``: a promote made
     /// with another shard's state, or another state over the same store) before each look.
     var follow: (@Sendable () async throws -> Void)?
+    /// ``follow`` runs at every `followEvery`-th look (each may be a request billed by the store: Pinecone's).
+    var followEvery = 1
     var interval: Duration = .seconds(1)
 
     func run() async throws {
@@ -89,10 +91,12 @@ struct GenerationWatch: Service {
         let served = self.served
         // The same failure is said once, not at every look: it is said again when it changes or after a success.
         var lastFailure: String?
+        var looks = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: interval)
             do {
-                try await follow?()
+                if looks % max(1, followEvery) == 0 { try await follow?() }
+                looks += 1
                 if try await executor.run({ try served.refresh() }) {
                     logger.notice(
                         "the active index generation changed: searches use it from now on",

@@ -198,7 +198,8 @@ public struct SluiceServer: Sendable {
                             logger: logger,
                             follow: { [configuration] in
                                 try await IndexGenerations(configuration: configuration).followDeployment()
-                            }
+                            },
+                            followEvery: Self.generationFollowEvery(configuration)
                         )
                     ),
                     .init(
@@ -226,6 +227,17 @@ public struct SluiceServer: Sendable {
             throw BindFailure.error(error, host: serve.host, port: serve.port)
         }
         return runs.interruptedRun ? .interrupted : .success
+    }
+
+    /// How many of ``GenerationWatch``'s once-a-second looks go by between two follows of the store's
+    /// generation records: 4 on Pinecone without a coordination store, where the follow is a fetch billed in
+    /// read units (a reader's state there follows a change within about 4 s, inside the grace a drop waits
+    /// after a switch: ``GenerationManifest/followGrace``); 1 elsewhere (a file, a row, a point, or the
+    /// coordination store's record).
+    static func generationFollowEvery(_ configuration: PipelineConfiguration) -> Int {
+        let generations = configuration.generations
+        let coordinated = generations.coordination != nil || generations.coordinationEnv != nil
+        return configuration.sink.kind == .pinecone && !coordinated ? 4 : 1
     }
 
     /// Refuses to serve with access control on when the store cannot express the access filter inside its

@@ -70,7 +70,8 @@ package struct GenerationManifest: Codable, Sendable, Hashable {
     /// one state's is the later (``isLater(than:)``). Absent from manifests written before it.
     package var changes: Int?
 
-    /// How long after a switch a server is taken to have followed it (it looks once a second) and finished
+    /// How long after a switch a server is taken to have followed it (it looks once a second; a reader's state
+    /// on Pinecone without a coordination store asks the index every fourth second) and finished
     /// the requests it began on the old generation.
     package static let followGrace: Double = 5
 
