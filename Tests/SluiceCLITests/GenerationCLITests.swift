@@ -31,7 +31,12 @@ struct GenerationCLITests {
     /// `target` built, a candidate with ``candidateSettings`` started, built and promoted (without the gate).
     static func buildAndPromoteCandidate(_ ws: Workspace, _ target: Workspace.Target) async throws {
         try await ws.run(target, expecting: 0)
-        let started = try await generation(ws, "start", target, candidateSettings)
+        try await startBuildAndPromote(ws, target, candidateSettings)
+    }
+
+    /// Starts a candidate with `settings`, builds it with a run and promotes it (no quality gate).
+    static func startBuildAndPromote(_ ws: Workspace, _ target: Workspace.Target, _ settings: [String]) async throws {
+        let started = try await generation(ws, "start", target, settings)
         try #require(started.exitCode == 0, "\(started)")
         try await ws.run(target, expecting: 0)
         let promoted = try await generation(ws, "promote", target, ["--skip-eval"])

@@ -300,43 +300,56 @@ struct GenerationLostStateCLITests {
         arguments: [GenerationShardsCLITests.Deployment.local, .jsonl, .pgvector, .chroma, .qdrant, .pinecone]
     )
     func readerStateFollowsLaterChanges(_ deployment: GenerationShardsCLITests.Deployment) async throws {
-        let ws = try Workspace("generation-reader-state-\(deployment.rawValue)")
+        try await Self.withReader(
+            "generation-reader-state",
+            deployment,
+            documents: 6,
+            seed: 0x6E_0050
+        ) { ws, main, reader in
+            try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
+            let first = try await GenerationCLITests.generation(ws, "status", reader)
+            #expect(first.stdout.contains("active: g1"), "\(first)")
+
+            try await GenerationCLITests.startBuildAndPromote(ws, main, ["--set", "chunk.max_tokens=40"])
+            // Seen failing: the reader kept g1 (its own copy of the manifest as the first promote left it) and
+            // wrote it over the store's copy.
+            let later = try await GenerationCLITests.generation(ws, "status", reader)
+            #expect(later.stdout.contains("active: g2"), "\(later)")
+
+            // The store's copy names g2: the first state lost now, its new state follows g2 and names the next
+            // candidate g3 (seen failing: it followed g1 and named the next candidate g2 again).
+            try FileManager.default.removeItem(at: main.state)
+            try await ws.run(main, expecting: 0)
+            let status = try await GenerationCLITests.generation(ws, "status", main)
+            #expect(status.stdout.contains("active: g2"), "\(status)")
+            #expect(
+                try await GenerationCLITests.search(ws, reader, "the") == GenerationCLITests.search(ws, main, "the"),
+                "the reader's search"
+            )
+            let next = try await GenerationCLITests.generation(ws, "start", main, ["--set", "chunk.max_tokens=48"])
+            #expect(next.stdout.contains("g3"), "\(next)")
+        }
+    }
+
+    /// `body` run with a workspace of `documents` documents, `deployment`'s store started, the first state's
+    /// target and another state folder over the same store (a reader on another machine, or a command given
+    /// another `--state` by mistake); the store is stopped and the workspace cleaned up after it.
+    static func withReader(
+        _ name: String,
+        _ deployment: GenerationShardsCLITests.Deployment,
+        documents: Int,
+        seed: UInt64,
+        _ body: (Workspace, _ main: Workspace.Target, _ reader: Workspace.Target) async throws -> Void
+    ) async throws {
+        let ws = try Workspace("\(name)-\(deployment.rawValue)")
         var store: StoreUnderTest?
         defer {
             store?.stop()
             ws.cleanUp()
         }
-        try Corpus.write(count: 6, into: ws.corpus, seed: 0x6E_0050)
+        try Corpus.write(count: documents, into: ws.corpus, seed: seed)
         if let kind = deployment.store { store = try await StoreUnderTest.start(kind, in: ws) }
         let main = store?.target(ws, "main") ?? ws.target("main")
-        // Another state folder over the same store: a reader on another machine, or a command given another
-        // `--state` by mistake.
-        let reader = Workspace.Target(state: ws.target("reader").state, index: main.index, sink: main.sink)
-        try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
-        let first = try await GenerationCLITests.generation(ws, "status", reader)
-        #expect(first.stdout.contains("active: g1"), "\(first)")
-
-        let started = try await GenerationCLITests.generation(ws, "start", main, ["--set", "chunk.max_tokens=40"])
-        try #require(started.exitCode == 0, "\(started)")
-        try await ws.run(main, expecting: 0)
-        let promoted = try await GenerationCLITests.generation(ws, "promote", main, ["--skip-eval"])
-        try #require(promoted.exitCode == 0, "\(promoted)")
-        // Seen failing: the reader kept g1 (its own copy of the manifest as the first promote left it) and
-        // wrote it over the store's copy.
-        let later = try await GenerationCLITests.generation(ws, "status", reader)
-        #expect(later.stdout.contains("active: g2"), "\(later)")
-
-        // The store's copy names g2: the first state lost now, its new state follows g2 and names the next
-        // candidate g3 (seen failing: it followed g1 and named the next candidate g2 again).
-        try FileManager.default.removeItem(at: main.state)
-        try await ws.run(main, expecting: 0)
-        let status = try await GenerationCLITests.generation(ws, "status", main)
-        #expect(status.stdout.contains("active: g2"), "\(status)")
-        #expect(
-            try await GenerationCLITests.search(ws, reader, "the") == GenerationCLITests.search(ws, main, "the"),
-            "the reader's search"
-        )
-        let next = try await GenerationCLITests.generation(ws, "start", main, ["--set", "chunk.max_tokens=48"])
-        #expect(next.stdout.contains("g3"), "\(next)")
+        try await body(ws, main, Workspace.Target(state: ws.target("reader").state, index: main.index, sink: main.sink))
     }
 }

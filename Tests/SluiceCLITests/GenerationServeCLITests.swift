@@ -44,38 +44,30 @@ struct GenerationServeCLITests {
         arguments: [GenerationShardsCLITests.Deployment.local, .pgvector, .pinecone]
     )
     func serveOverASecondStateFollows(_ deployment: GenerationShardsCLITests.Deployment) async throws {
-        let ws = try Workspace("generation-serve-reader-\(deployment.rawValue)")
-        var store: StoreUnderTest?
-        defer {
-            store?.stop()
-            ws.cleanUp()
+        // The reader's state folder (another machine's `sluice serve`) has no manifest of its own, and takes the
+        // store's copy (on pgvector and Pinecone, seen failing: it served the pipeline file's original generation).
+        try await GenerationLostStateCLITests.withReader(
+            "generation-serve-reader",
+            deployment,
+            documents: 10,
+            seed: 0x6E_0051
+        ) { ws, main, reader in
+            try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
+            let query = "configuration file"
+            let server = try await ServeProcess.start(ws, reader)
+            let client = server.client()
+            let old = try await client.search(SearchRequest(query: query, k: 5, mode: "vector")).results.map(\.id)
+            #expect(old == (try await Self.cliSearch(ws, main, query)), "serve does not answer from the active g1")
+
+            try await GenerationCLITests.startBuildAndPromote(ws, main, ["--set", "chunk.max_tokens=40"])
+            let expected = try await Self.cliSearch(ws, main, query)
+            #expect(expected != old, "the two generations answer alike: the test proves nothing")
+
+            // The reader's manifest exists now (g1 active): only the store's copy, later, says g2.
+            try await Self.expectFollows(client, query, from: old, to: expected)
+            let stopped = try await server.stop()
+            #expect(stopped.exitCode == 0, "\(stopped)")
         }
-        try Corpus.write(count: 10, into: ws.corpus, seed: 0x6E_0051)
-        if let kind = deployment.store { store = try await StoreUnderTest.start(kind, in: ws) }
-        let main = store?.target(ws, "main") ?? ws.target("main")
-        // A reader's state folder over the first state's store (another machine's `sluice serve`): it has no
-        // manifest of its own, and takes the store's copy (on pgvector and Pinecone, seen failing: it served
-        // the pipeline file's original generation).
-        let reader = Workspace.Target(state: ws.target("reader").state, index: main.index, sink: main.sink)
-        try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
-        let query = "configuration file"
-        let server = try await ServeProcess.start(ws, reader)
-        let client = server.client()
-        let old = try await client.search(SearchRequest(query: query, k: 5, mode: "vector")).results.map(\.id)
-        #expect(old == (try await Self.cliSearch(ws, main, query)), "serve does not answer from the active g1")
-
-        let started = try await GenerationCLITests.generation(ws, "start", main, ["--set", "chunk.max_tokens=40"])
-        try #require(started.exitCode == 0, "\(started)")
-        try await ws.run(main, expecting: 0)
-        let promoted = try await GenerationCLITests.generation(ws, "promote", main, ["--skip-eval"])
-        try #require(promoted.exitCode == 0, "\(promoted)")
-        let expected = try await Self.cliSearch(ws, main, query)
-        #expect(expected != old, "the two generations answer alike: the test proves nothing")
-
-        // The reader's manifest exists now (g1 active): only the store's copy, later, says g2.
-        try await Self.expectFollows(client, query, from: old, to: expected)
-        let stopped = try await server.stop()
-        #expect(stopped.exitCode == 0, "\(stopped)")
     }
 
     /// Searches `query` (vector mode) without pause until the server answers `expected`, and expects every
