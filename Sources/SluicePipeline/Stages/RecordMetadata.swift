@@ -10,7 +10,17 @@ enum RecordMetadata {
         "ocr_skipped_pages", "ocr_empty_pages", "pictures_captioned", "pictures_skipped", "pictures_failed",
     ]
 
-    static func build(chunk: Chunk, document: DocumentWork) -> [String: MetadataValue] {
+    /// What a document gives each of its records: built once per document (its front matter parsed once), not
+    /// per chunk.
+    struct DocumentPart {
+        /// The document's facts, its front matter's and its file's, which the chunk's own keys win over.
+        var leading: [String: MetadataValue]
+        /// What wins over the chunk's keys.
+        var contentHash: MetadataValue?
+        var folders: MetadataValue?
+    }
+
+    static func documentPart(_ document: DocumentWork) -> DocumentPart {
         var metadata: [String: MetadataValue] = [:]
         // Document facts (format, title, author, OCR confidence, …) first; the chunk's own keys win.
         for (key, text) in document.documentMetadata where !extractorNotes.contains(key) {
@@ -21,6 +31,17 @@ enum RecordMetadata {
         }
         // The pipeline's values and the path's captures, size and mtime.
         metadata.merge(document.fileMetadata) { _, file in file }
+        let folders = folders(of: document.file.key)
+        return DocumentPart(
+            leading: metadata,
+            contentHash: document.contentHash.map { .string($0.hex) },
+            folders: folders.isEmpty ? nil : .strings(folders)
+        )
+    }
+
+    /// A record's metadata: its document's `part` (``documentPart(_:)`` of `document`) and the chunk's own.
+    static func build(chunk: Chunk, document: DocumentWork, part: DocumentPart) -> [String: MetadataValue] {
+        var metadata = part.leading
         for (key, text) in chunk.metadata { metadata[key] = typed(key, text) }
         if case .string(let lines) = metadata["lines"],
             let first = lines.split(separator: "-").first.flatMap({ Int($0) })
@@ -31,9 +52,8 @@ enum RecordMetadata {
         metadata["tokens"] = .int(chunk.tokenCount)
         if let page = chunk.page { metadata["page"] = .int(page) }
         if !chunk.headingPath.isEmpty { metadata["headings"] = .strings(chunk.headingPath) }
-        if let hash = document.contentHash { metadata["content_hash"] = .string(hash.hex) }
-        let folders = folders(of: document.file.key)
-        if !folders.isEmpty { metadata["folders"] = .strings(folders) }
+        if let hash = part.contentHash { metadata["content_hash"] = hash }
+        if let folders = part.folders { metadata["folders"] = folders }
         if let access = document.metadataRules?.access, access.isEnabled {
             // Readers as a list, whichever rule gave them (a path capture is one text); none under
             // `access.default: deny`, so that only an unrestricted identity reads the record.

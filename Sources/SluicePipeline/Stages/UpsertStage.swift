@@ -136,8 +136,9 @@ package actor UpsertStage {
                 var upserted = 0
                 for index in writing {
                     let document = documents[index]
+                    let part = RecordMetadata.documentPart(document)
                     for prepared in document.chunks {
-                        records.append(Self.record(prepared, of: document))
+                        records.append(Self.record(prepared, of: document, part: part))
                         if records.count == recordsPerWrite {
                             try await sink.upsert(records)
                             upserted += records.count
@@ -252,14 +253,18 @@ package actor UpsertStage {
             tally.update { $0.vectorsDeleted += deleted }
         }
 
-        static func record(_ prepared: PreparedChunk, of document: DocumentWork) -> VectorRecord {
+        static func record(
+            _ prepared: PreparedChunk,
+            of document: DocumentWork,
+            part: RecordMetadata.DocumentPart
+        ) -> VectorRecord {
             VectorRecord(
                 id: prepared.id,
                 documentKey: document.file.key,
                 ordinal: prepared.chunk.ordinal,
                 text: prepared.chunk.text,
                 vector: prepared.vector ?? [],
-                metadata: RecordMetadata.build(chunk: prepared.chunk, document: document)
+                metadata: RecordMetadata.build(chunk: prepared.chunk, document: document, part: part)
             )
         }
     }
