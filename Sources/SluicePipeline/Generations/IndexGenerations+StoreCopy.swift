@@ -159,19 +159,17 @@ extension IndexGenerations {
     }
 
     /// On a store behind a server, before a read command reads this state's manifest (`sluice serve`: once a
-    /// second): a one state's manifest that the store's copy is later than follows it (another state over the
-    /// same store changed generations since: a reader's state on another machine), and a state with neither a
-    /// manifest nor a checkpoint (a reader's new state) takes the copy. One request to the store; nothing for a
-    /// state that has a checkpoint and no manifest (generations never used). It never writes the store: a copy
-    /// that the state's manifest is later than is repaired by that state's next run or change.
+    /// second) with a reader's state — one without a checkpoint (another machine's `serve`): a state with no
+    /// manifest takes the store's copy, and one whose manifest the copy is later than follows it. One request
+    /// to the store. Nothing for a state with a checkpoint (a loading state's: its runs and changes follow the
+    /// copy, ``followStore(holdingLock:)``, and its `serve` costs the store no request a second). It never
+    /// writes the store: a copy that the state's manifest is later than is repaired by that state's next run
+    /// or change.
     /// - Parameter own: this state's manifest (nil: none).
     func followStoreRecordCopy(over own: GenerationManifest?) async throws {
-        if let own {
-            guard isOneState(own) else { return }
-        } else {
-            guard !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path)
-            else { return }
-        }
+        guard own.map(isOneState) ?? true,
+            !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path)
+        else { return }
         // A store that cannot be reached now is the read's to report: the copy is a recovery aid.
         guard let home = (try? stateCopyHome()) ?? nil, let copy = (try? await home.load()) ?? nil,
             copy.shards == nil
