@@ -166,18 +166,19 @@ struct GenerationStoreCLITests {
         try await Self.expectOutside(ws, store, main, newChunking, "the stable name after promoting again")
         let dropped = try await GenerationCLITests.generation(ws, "drop", main, ["--previous"])
         #expect(dropped.exitCode == 0, "\(dropped)")
-        // The original generation's table or collection is gone; the active one is served as before. (A new
-        // state beside JSONL files follows the store's copy of the manifest, so its files are looked at.)
+        // The original generation's table or collection is gone; the active one is served as before. (A state
+        // beside JSONL files with no manifest follows the store's copy of it, so its files are looked at.)
         if kind == .jsonl {
             let files = store.directory.appendingPathComponent("gen")
             #expect(!FileManager.default.fileExists(atPath: files.path), "\(files.path) after the drop")
             #expect(FileManager.default.fileExists(atPath: store.directory.appendingPathComponent("gen_g1").path))
         }
-        let original0 = Workspace.Target(
-            state: ws.target("probe").state,
-            index: ws.target("probe").index,
-            sink: store.sinkArguments("gen")
-        )
+        // The probe is a state with a checkpoint of its own (a load into a local store) and no generations: it
+        // reads the pipeline file's original name, as a loading state that never used generations does. (A
+        // state with no checkpoint is a reader's, which follows the store's generations: it would read g1.)
+        let probe = ws.target("probe")
+        try await ws.run(probe, expecting: 0)
+        let original0 = Workspace.Target(state: probe.state, index: probe.index, sink: store.sinkArguments("gen"))
         let info = try await ws.sluice(["sink", "info", ws.pipeline.path] + original0.arguments)
         // A Pinecone namespace is gone with its records (the index, which holds the others, stays).
         let gone = kind == .pinecone ? "count: 0" : kind == .jsonl ? "gen_g1" : "exists: no"
