@@ -406,7 +406,11 @@ package struct LMDBTransaction {
         return result
     }
 
-    package func put(_ dbi: LMDBDatabase, _ key: [UInt8], _ value: [UInt8]) throws {
+    /// Stores `value` under `key`.
+    /// - Parameter append: the key is above every key of the database (LMDB's `MDB_APPEND`): it goes at the end
+    ///   without a search, and a full last page is split at the end, not in the middle, so pages written in key
+    ///   order stay full. A key that is not above the last fails (`MDB_KEYEXIST`), writing nothing.
+    package func put(_ dbi: LMDBDatabase, _ key: [UInt8], _ value: [UInt8], append: Bool = false) throws {
         meter.tick()
         try key.withUnsafeBytes { keyBytes in
             try value.withUnsafeBytes { valueBytes in
@@ -418,7 +422,7 @@ package struct LMDBTransaction {
                     mv_size: valueBytes.count,
                     mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
                 )
-                try errors.check(mdb_put(txn, dbi, &k, &v, 0), "mdb_put")
+                try errors.check(mdb_put(txn, dbi, &k, &v, append ? UInt32(MDB_APPEND) : 0), "mdb_put")
             }
         }
     }
@@ -461,6 +465,39 @@ package struct LMDBTransaction {
         }
         if rc != MDB_NOTFOUND { try errors.check(rc, "mdb_cursor_get") }
         return deleted
+    }
+
+    /// Calls `body` with the entry of the largest key at or before `key` (byte order), and returns what it
+    /// returns; nil, without calling it, when every key is after `key`. The buffers are valid only during the
+    /// call; a value of four pages or more is copied from the file as ``get(_:_:largeValues:)`` copies it.
+    package func withFloor<T>(
+        _ dbi: LMDBDatabase,
+        _ key: [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
+        meter.tick()
+        var cursor: OpaquePointer?
+        try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var k = MDB_val()
+        var v = MDB_val()
+        var rc = key.withUnsafeBytes { start in
+            k = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
+            return mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+        }
+        if rc == MDB_NOTFOUND {
+            rc = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
+        } else if rc == 0 && !UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size).elementsEqual(key) {
+            rc = mdb_cursor_get(cursor, &k, &v, MDB_PREV)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        try errors.check(rc, "mdb_cursor_get")
+        let found = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+        if let file, copiesFromFile(v) {
+            var copy: [UInt8] = []
+            if file.copy(v, into: &copy) { return try copy.withUnsafeBytes { try body(found, $0) } }
+        }
+        return try body(found, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
     }
 
     /// Number of entries in a database.

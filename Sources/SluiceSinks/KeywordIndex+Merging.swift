@@ -44,9 +44,11 @@ extension KeywordIndex {
         for input in inputs {
             let prefix = input.prefix
             var list = KeywordSegmentEntries()
-            try txn.forEach(postings, from: prefix) { key, value in
+            try txn.forEach(postings, from: prefix) { key, block in
                 guard key.count > prefix.count, key.starts(with: prefix) else { return false }
-                list.append(term: key[prefix.count...]) { $0.append(contentsOf: value) }
+                KeywordSegmentBlocks.forEachEntry(in: block) { term, value in
+                    list.append(term: term) { $0.append(contentsOf: value) }
+                }
                 return true
             }
             lists.append(list)

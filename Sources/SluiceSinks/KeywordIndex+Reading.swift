@@ -25,7 +25,7 @@ extension KeywordIndex {
         return Snapshot(corpus: state.corpus, segments: state.segments, dead: dead, next: state.nextNumber)
     }
 
-    /// The live postings of `term`: one key per segment. A posting is one unit of a record (unit 0 for a
+    /// The live postings of `term`: one block read per segment. A posting is one unit of a record (unit 0 for a
     /// record scored whole, `KeywordIndex+Units.swift`), with the term's frequency and the unit's length;
     /// `records` counts the records among them (the term's df). With `admission` (a search restricted by access
     /// control, ``LocalKeywordAccess``), only the postings of records its caller may read.
@@ -43,7 +43,13 @@ extension KeywordIndex {
         var records = 0
         var previous: UInt64 = 0
         for segment in snapshot.segments {
-            guard let value = try txn.get(postings, segment.prefix + termBytes) else { continue }
+            let prefix = segment.prefix
+            // The block whose first term is the last at or before this one (``KeywordSegmentBlocks``).
+            let found = try txn.withFloor(postings, prefix + termBytes) { key, block -> [UInt8]? in
+                guard key.count > prefix.count, key.starts(with: prefix) else { return nil }
+                return KeywordSegmentBlocks.value(of: termBytes, in: block).map { Array($0) }
+            }
+            guard let value = found ?? nil else { continue }
             KeywordPostings.forEach(stored: value) { number, unit, frequency, length in
                 guard !snapshot.dead.contains(number), admission?.admits(number) ?? true else { return }
                 // Numbers rise through a list and from one segment to the next.

@@ -56,8 +56,9 @@ extension KeywordIndex {
         }
     }
 
-    /// Writes a segment's entries (sorted by term), each list's numbers raised by `base`; returns the bytes
-    /// written. Each key and value is put together in a buffer used again for the next (LMDB copies them).
+    /// Writes a segment's entries (sorted by term), each list's numbers raised by `base`, packed into blocks
+    /// (``KeywordSegmentBlocks``); returns the bytes written. The buffers are used again for the next entry and
+    /// block (LMDB copies them).
     func write(
         _ entries: KeywordSegmentEntries,
         segment: UInt64,
@@ -71,15 +72,20 @@ extension KeywordIndex {
         var bytes = 0
         var key = prefix
         var value: [UInt8] = []
-        try entries.forEachEntry { term, stored in
+        var packer = KeywordSegmentBlocks.Packer()
+        // The segment's id is above every stored one: each block's key goes after the last (an append).
+        let put = { (first: [UInt8], block: [UInt8]) throws in
             key.removeSubrange(prefix.count...)
-            key.append(contentsOf: term)
+            key.append(contentsOf: first)
+            try txn.put(postings, key, block, append: true)
+            bytes += key.count + block.count
+        }
+        try entries.forEachEntry { term, stored in
             value.removeAll(keepingCapacity: true)
             KeywordPostings.rebase(stored: stored, by: base, into: &value)
-            // The segment's id is above every stored one: each key goes after the last (an append).
-            try txn.put(postings, key, value)
-            bytes += key.count + value.count
+            try packer.add(term: term, value: value, write: put)
         }
+        try packer.finish(write: put)
         return bytes
     }
 }

@@ -33,7 +33,7 @@ import SluiceLMDB
 /// they accumulate (``KeywordMergePolicy``) in transactions of their own, on the store's merge thread
 /// (``KeywordMerger``, `KeywordIndex+Merging.swift`): a merge reads its inputs in a read transaction and
 /// commits the merged segment in a short write transaction, so readers see the old segments until the merge
-/// commits, and a kill -9 before that leaves them. A search reads one key per query term and segment, a
+/// commits, and a kill -9 before that leaves them. A search reads one block per query term and segment, a
 /// bounded number once the merges have caught up.
 struct KeywordIndex {
     static let postingsDatabase = "keyword-postings"
@@ -43,7 +43,7 @@ struct KeywordIndex {
     static let segmentsKey = Array("keyword-segments".utf8)
     static let nextKey = Array("keyword-next".utf8)
     static let version = Array(
-        ("bm25 tokenizer=\(KeywordTokenizer.version) layout=segments fields=text,title-or-name,headings terms=nfc"
+        ("bm25 tokenizer=\(KeywordTokenizer.version) layout=segment-blocks fields=text,title-or-name,headings terms=nfc"
             + " units=rows,records").utf8
     )
     static let maxTermBytes = 200

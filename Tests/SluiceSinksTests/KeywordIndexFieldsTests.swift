@@ -68,6 +68,8 @@ import Testing
             "bm25 tokenizer=2 layout=segments fields=text,title-or-name,headings",
             // Latin letters not folded to their base letters (KeywordTokenizer+Folding.swift)
             "bm25 tokenizer=2 layout=segments fields=text,title-or-name,headings terms=nfc",
+            // a key a term in each segment, not blocks of terms (KeywordSegmentBlocks.swift)
+            "bm25 tokenizer=3 layout=segments fields=text,title-or-name,headings terms=nfc units=rows,records",
         ]
     )
     func earlierIndexIsRebuilt(version: String) async throws {
