@@ -139,10 +139,33 @@ import Testing
             ("dotfiles/.profile", ".profile"),
             ("archive.tar.gz", "archive.tar"),
             ("https://example.org/docs/", ""),
+            // A separator is its byte, as the file system reads it, even with a combining mark after it.
+            ("docs/\u{301}x.txt", "\u{301}x"),
         ]
     )
     func documentName(key: String, name: String) {
         #expect(KeywordIndex.name(of: key) == name)
+    }
+
+    @Test(
+        "a document's name read from the key's bytes is the one read by characters, on random keys (no mark after a separator)"
+    )
+    func documentNameByBytes() {
+        // The name as it was read by `Character` before.
+        func byCharacters(_ documentKey: String) -> String {
+            var key = Substring(documentKey)
+            if let query = key.firstIndex(where: { $0 == "?" || $0 == "#" }) { key = key[..<query] }
+            let last = key.split(separator: "/", omittingEmptySubsequences: false).last ?? key
+            guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return String(last) }
+            return String(last[..<dot])
+        }
+        let pieces = ["a", "é", "e\u{301}", "数据", "/", ".", "?", "#", "x.y", "..", "🇫🇷", " ", "-"]
+        var generator = SplitMix64(seed: 0x4E41)
+        for _ in 0..<5_000 {
+            let key = (0..<Int(generator.next() % 9)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }
+                .joined()
+            #expect(KeywordIndex.name(of: key) == byCharacters(key), "\(key)")
+        }
     }
 
     /// Every hit and every exported record must carry its own text, as `records` gave it, and nothing else.
