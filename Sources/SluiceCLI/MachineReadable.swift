@@ -10,6 +10,8 @@ enum MachineReadable {
     static func status(_ report: StateReport, extractionCacheCapMB: Double) -> [String: Any] {
         [
             "state_directory": report.stateDirectory.path,
+            // false: a reader's state (no run has loaded with it); the counts below are then all zero.
+            "checkpoint": report.hasCheckpoint,
             "embedder": report.embedder ?? NSNull(),
             "pending_sink_reset": report.pendingSinkReset ?? NSNull(),
             "documents_by_status": report.documentsByStatus,

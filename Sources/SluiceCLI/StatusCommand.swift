@@ -35,7 +35,12 @@ struct StatusCommand: AsyncParsableCommand {
                 return
             }
             print("state: \(DisplayEscaping.escaped(report.stateDirectory.path))")
-            print("embedder: \(report.embedder ?? "none yet")")
+            if !report.hasCheckpoint {
+                // A reader's state (docs/OPERATIONS.md): what it follows is the store's, below.
+                print("checkpoint: none (no run has loaded with this state: a reader's, which follows the store)")
+            } else {
+                print("embedder: \(report.embedder ?? "none yet")")
+            }
             if let line = storeIndex.flatMap(Pipeline.indexSummary) { print("store: \(line)") }
             if let line = storeMap.flatMap(Pipeline.storeMapSummary) { print("store map: \(line)") }
             // With generations, what follows is the active one's; each is summed up here.
@@ -50,6 +55,7 @@ struct StatusCommand: AsyncParsableCommand {
                     "sink: a clearing (\(reset)) was interrupted; the next run completes it before loading everything again"
                 )
             }
+            guard report.hasCheckpoint else { return }
             let counts = report.documentsByStatus
             print(
                 "documents: "

@@ -47,7 +47,7 @@ extension Pipeline {
         var report = DryRunReport()
         // No state yet: everything is new. A state that is there but cannot be opened (damaged, locked
         // out) is the run's error too, never taken for none.
-        guard FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path) else {
+        guard CheckpointStore.exists(at: stateDirectory) else {
             let source = try makeSource(preview: true)
             try source.prepare()
             try await source.walk { entry in

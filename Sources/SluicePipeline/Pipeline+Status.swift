@@ -24,6 +24,10 @@ public struct StateReport: Sendable {
     public var recentRuns: [RunRecord] = []
     /// The documents whose last attempt failed.
     public var failures: [DocumentRecord] = []
+    /// Whether the state has a checkpoint. A state folder without one is a reader's (a `search` or `serve` on
+    /// another machine that follows the store's generations, docs/OPERATIONS.md): no run has loaded with it, so
+    /// it has no documents, caches or runs to report.
+    public var hasCheckpoint = true
 }
 
 extension Pipeline {
@@ -32,8 +36,16 @@ extension Pipeline {
     /// - Throws: ``SluiceError`` if the state cannot be opened or read.
     public static func status(configuration: PipelineConfiguration, recentRuns: Int) throws -> StateReport {
         let stateURL = configuration.resolve(configuration.state)
-        let checkpoint = try CheckpointStore(directory: stateURL, readOnly: true, generation: configuration.generation)
         var report = StateReport(stateDirectory: stateURL)
+        // A reader's state folder (its generations manifest, no checkpoint); a folder that is not there at all
+        // is still "no state" (a mistyped `--state`).
+        if FileManager.default.fileExists(atPath: stateURL.path),
+            !CheckpointStore.exists(at: stateURL)
+        {
+            report.hasCheckpoint = false
+            return report
+        }
+        let checkpoint = try CheckpointStore(directory: stateURL, readOnly: true, generation: configuration.generation)
         try checkpoint.forEachDocument { record in
             report.documentsByStatus[record.status.rawValue, default: 0] += 1
             report.vectorsTracked += record.chunkIDs.count

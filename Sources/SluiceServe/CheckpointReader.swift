@@ -33,10 +33,7 @@ final class CheckpointReader: Sendable {
         return try store.withLock { store in
             do {
                 if let store { return try store.viewing(generation: generation) }
-                guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path)
-                else {
-                    return nil
-                }
+                guard CheckpointStore.exists(at: directory) else { return nil }
                 let opened = try CheckpointStore(directory: directory, readOnly: true)
                 store = opened
                 return try opened.viewing(generation: generation)

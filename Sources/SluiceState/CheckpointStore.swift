@@ -26,7 +26,7 @@ package final class CheckpointStore: Sendable {
     /// - Throws: ``SluiceError/Code/stateCorrupt`` (with what happened and how to recover) when its file
     ///   is truncated or damaged: checked before LMDB maps it.
     package init(directory: URL, readOnly: Bool = false, generation: String? = nil) throws {
-        if readOnly && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path) {
+        if readOnly && !Self.exists(at: directory) {
             throw SluiceError(.usage, "no state at \(directory.path): run the pipeline first")
         }
         environment = try Self.openEnvironment(directory, readOnly: readOnly)
@@ -37,6 +37,12 @@ package final class CheckpointStore: Sendable {
         meta = try environment.database("meta")
         extractions =
             readOnly ? try environment.existingDatabase("extractions") : try environment.database("extractions")
+    }
+
+    /// Whether `directory` holds a checkpoint (a run has opened it for writing). A state folder without one
+    /// may hold a reader's generations manifest only (docs/OPERATIONS.md, "Serving from another machine").
+    package static func exists(at directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path)
     }
 
     private static func openEnvironment(_ directory: URL, readOnly: Bool) throws -> LMDBEnvironment {

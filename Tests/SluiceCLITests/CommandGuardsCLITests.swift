@@ -71,6 +71,9 @@ struct CommandGuardsCLITests {
         let verify = try await ws.sluice(["verify", ws.pipeline.path] + typo.arguments)
         #expect(verify.exitCode == 1, "\(verify)")
         #expect(verify.stderr.contains("run the pipeline first"), "\(verify)")
+        // status too: a state folder that is not there (and no generations to follow) is a mistake worth an error.
+        let status = try await ws.sluice(["status", ws.pipeline.path] + typo.arguments)
+        #expect(status.exitCode != 0 && status.stderr.contains("run the pipeline first"), "\(status)")
         #expect(!FileManager.default.fileExists(atPath: typo.state.path))
         #expect(!FileManager.default.fileExists(atPath: typo.index.path))
     }

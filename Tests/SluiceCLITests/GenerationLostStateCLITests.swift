@@ -331,6 +331,35 @@ struct GenerationLostStateCLITests {
         }
     }
 
+    @Test("status with a reader's state (no checkpoint) reports the store's generations, not a missing state")
+    func statusOfAReaderState() async throws {
+        try await Self.withReader("generation-reader-status", .local, documents: 4, seed: 0x6E_0052) {
+            ws,
+            main,
+            reader in
+            try await GenerationCLITests.buildAndPromoteCandidate(ws, main)
+            // Seen failing: exit 1, "no state at …: run the pipeline first", though the reader follows g1.
+            let status = try await ws.sluice(["status", ws.pipeline.path] + reader.arguments)
+            #expect(status.status == 0, "\(status)")
+            #expect(status.stdout.contains("checkpoint: none"), "\(status)")
+            #expect(status.stdout.contains("g1") && status.stdout.contains("active"), "\(status)")
+            #expect(!status.stdout.contains("documents:"), "no documents of its own to count: \(status)")
+            let json = try await ws.sluice(["status", ws.pipeline.path, "--json"] + reader.arguments)
+            #expect(json.status == 0, "\(json)")
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any],
+                "\(json)"
+            )
+            #expect(document["checkpoint"] as? Bool == false, "\(json)")
+            let loading = try await ws.sluice(["status", ws.pipeline.path, "--json"] + main.arguments)
+            let loadingDocument = try #require(
+                try JSONSerialization.jsonObject(with: Data(loading.stdout.utf8)) as? [String: Any],
+                "\(loading)"
+            )
+            #expect(loadingDocument["checkpoint"] as? Bool == true, "\(loading)")
+        }
+    }
+
     /// `body` run with a workspace of `documents` documents, `deployment`'s store started, the first state's
     /// target and another state folder over the same store (a reader on another machine, or a command given
     /// another `--state` by mistake); the store is stopped and the workspace cleaned up after it.

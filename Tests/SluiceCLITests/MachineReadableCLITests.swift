@@ -30,11 +30,12 @@ struct MachineReadableCLITests {
         let status = try Self.json(result.stdout)
         #expect(
             Set(status.keys) == [
-                "state_directory", "embedder", "pending_sink_reset", "documents_by_status", "documents",
+                "state_directory", "checkpoint", "embedder", "pending_sink_reset", "documents_by_status", "documents",
                 "vectors_tracked",
                 "embedding_cache_entries", "extraction_cache", "recent_runs", "failures", "store_index", "store_map",
             ]
         )
+        #expect(status["checkpoint"] as? Bool == true)
         // The local store's index, read from the store (the default: the graph).
         #expect(
             status["store_index"] as? [String: String] == [

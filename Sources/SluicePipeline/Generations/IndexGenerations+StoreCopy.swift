@@ -151,7 +151,7 @@ extension IndexGenerations {
         }
         // A store that cannot be reached now is the run's to report (its dependency check exits 6), not this
         // read's: the copy is a recovery aid.
-        guard !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path),
+        guard !CheckpointStore.exists(at: stateDirectory),
             let home = (try? stateCopyHome()) ?? nil, let copy = (try? await home.load()) ?? nil,
             copy.shards == nil
         else { return }
@@ -168,7 +168,7 @@ extension IndexGenerations {
     /// - Parameter own: this state's manifest (nil: none).
     func followStoreRecordCopy(over own: GenerationManifest?) async throws {
         guard own.map(isOneState) ?? true,
-            !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path)
+            !CheckpointStore.exists(at: stateDirectory)
         else { return }
         // A store that cannot be reached now is the read's to report: the copy is a recovery aid.
         guard let home = (try? stateCopyHome()) ?? nil, let copy = (try? await home.load()) ?? nil,
@@ -187,7 +187,7 @@ extension IndexGenerations {
     ///   parts are the shards').
     private func followDeploymentAsOneState() async throws {
         guard try manifest() == nil,
-            !FileManager.default.fileExists(atPath: stateDirectory.appendingPathComponent("data.mdb").path)
+            !CheckpointStore.exists(at: stateDirectory)
         else { return }
         let shared: GenerationManifest?
         let copy: GenerationManifest?
