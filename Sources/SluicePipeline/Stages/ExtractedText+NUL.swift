@@ -1,3 +1,4 @@
+import Foundation
 import SluiceCore
 
 extension ExtractedText {
@@ -15,8 +16,15 @@ extension ExtractedText {
         metadata = Self.withoutNUL(metadata)
     }
 
+    /// Every document's text is asked once: `memchr` over its bytes (by `Sequence.contains` it was 0.8% of a
+    /// latency-bound load's CPU).
     private var containsNUL: Bool {
-        func has(_ text: String) -> Bool { text.utf8.contains(0) }
+        func has(_ text: String) -> Bool {
+            UTF8Decoding.withBytes(of: text) { bytes in
+                guard let start = bytes.baseAddress else { return false }
+                return memchr(start, 0, bytes.count) != nil
+            }
+        }
         func has(_ values: [String: String]) -> Bool { values.contains { has($0.key) || has($0.value) } }
         return has(metadata)
             || sections.contains { has($0.text) || $0.headingPath.contains(where: has) || has($0.metadata) }
