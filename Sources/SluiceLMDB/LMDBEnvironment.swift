@@ -444,15 +444,11 @@ package struct LMDBTransaction {
     /// so a contiguous run of keys costs a walk, not a descent per key.
     @discardableResult
     package func deleteRange(_ dbi: LMDBDatabase, from: [UInt8], before: [UInt8]) throws -> Int {
-        var cursor: OpaquePointer?
-        try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        let cursor = try openCursor(dbi)
         defer { mdb_cursor_close(cursor) }
         var k = MDB_val()
         var v = MDB_val()
-        var rc = from.withUnsafeBytes { start in
-            k = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
-            return mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
-        }
+        var rc = Self.seek(cursor, atOrAfter: from, &k, &v)
         var deleted = 0
         while rc == 0 {
             meter.tick()
@@ -476,15 +472,11 @@ package struct LMDBTransaction {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> T
     ) throws -> T? {
         meter.tick()
-        var cursor: OpaquePointer?
-        try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        let cursor = try openCursor(dbi)
         defer { mdb_cursor_close(cursor) }
         var k = MDB_val()
         var v = MDB_val()
-        var rc = key.withUnsafeBytes { start in
-            k = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
-            return mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
-        }
+        var rc = Self.seek(cursor, atOrAfter: key, &k, &v)
         if rc == MDB_NOTFOUND {
             rc = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
         } else if rc == 0 && !UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size).elementsEqual(key) {
@@ -500,7 +492,29 @@ package struct LMDBTransaction {
         return try body(found, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
     }
 
-    /// Number of entries in a database.
+    /// A cursor on `dbi` in this transaction; the caller closes it (`mdb_cursor_close`).
+    private func openCursor(_ dbi: LMDBDatabase) throws -> OpaquePointer? {
+        var cursor: OpaquePointer?
+        try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        return cursor
+    }
+
+    /// Moves `cursor` to the first key at or after `key` (`MDB_SET_RANGE`), its entry in `k` and `v`.
+    private static func seek(
+        _ cursor: OpaquePointer?,
+        atOrAfter key: [UInt8],
+        _ k: inout MDB_val,
+        _ v: inout MDB_val
+    )
+        -> Int32
+    {
+        key.withUnsafeBytes { start in
+            k = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
+            return mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+        }
+    }
+
+    /// Number of entries in a database.    /// Number of entries in a database.
     package func count(_ dbi: LMDBDatabase) throws -> Int {
         var stat = MDB_stat()
         try errors.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
@@ -531,8 +545,7 @@ package struct LMDBTransaction {
     ) throws {
         let copyAll = largeValues == .copied
         var copy: [UInt8] = []
-        var cursor: OpaquePointer?
-        try errors.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
+        let cursor = try openCursor(dbi)
         var visited = 0
         defer {
             mdb_cursor_close(cursor)
@@ -542,10 +555,7 @@ package struct LMDBTransaction {
         var v = MDB_val()
         var rc: Int32
         if let from {
-            rc = from.withUnsafeBytes { start in
-                k = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
-                return mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
-            }
+            rc = Self.seek(cursor, atOrAfter: from, &k, &v)
         } else {
             rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
         }
