@@ -44,18 +44,19 @@ extension KeywordIndex {
         var previous: UInt64 = 0
         for segment in snapshot.segments {
             let prefix = segment.prefix
-            // The block whose first term is the last at or before this one (``KeywordSegmentBlocks``).
-            let found = try txn.withFloor(postings, prefix + termBytes) { key, block -> [UInt8]? in
-                guard key.count > prefix.count, key.starts(with: prefix) else { return nil }
-                return KeywordSegmentBlocks.value(of: termBytes, in: block).map { Array($0) }
-            }
-            guard let value = found ?? nil else { continue }
-            KeywordPostings.forEach(stored: value) { number, unit, frequency, length in
-                guard !snapshot.dead.contains(number), admission?.admits(number) ?? true else { return }
-                // Numbers rise through a list and from one segment to the next.
-                if number != previous { records += 1 }
-                previous = number
-                list.append((number, unit, frequency, length))
+            // The block whose first term is the last at or before this one (``KeywordSegmentBlocks``); the list is
+            // read where it lies in the block, not copied out of it first.
+            _ = try txn.withFloor(postings, prefix + termBytes) { key, block in
+                guard key.count > prefix.count, key.starts(with: prefix),
+                    let value = KeywordSegmentBlocks.value(of: termBytes, in: block)
+                else { return }
+                KeywordPostings.forEach(stored: value) { number, unit, frequency, length in
+                    guard !snapshot.dead.contains(number), admission?.admits(number) ?? true else { return }
+                    // Numbers rise through a list and from one segment to the next.
+                    if number != previous { records += 1 }
+                    previous = number
+                    list.append((number, unit, frequency, length))
+                }
             }
         }
         return (records, list)
