@@ -169,6 +169,17 @@ struct KeywordPostings {
         out.append(UInt8(value))
     }
 
+    /// The bytes ``putVarint(_:into:)`` writes for `value`.
+    static func varintSize(_ value: Int) -> Int {
+        var value = UInt64(value)
+        var size = 1
+        while value >= 0x80 {
+            value >>= 7
+            size += 1
+        }
+        return size
+    }
+
     /// Reads a varint at `offset` and moves past it (a list cut short reads as zeros, never out of bounds).
     static func varint<Bytes: RandomAccessCollection>(_ bytes: Bytes, _ offset: inout Int) -> UInt64
     where Bytes.Element == UInt8, Bytes.Index == Int {

@@ -30,8 +30,8 @@ enum KeywordSegmentBlocks {
             write: (_ first: [UInt8], _ block: [UInt8]) throws -> Void
         ) rethrows {
             let size =
-                KeywordSegmentBlocks.varintSize(term.count) + term.count
-                + KeywordSegmentBlocks.varintSize(value.count) + value.count
+                KeywordPostings.varintSize(term.count) + term.count
+                + KeywordPostings.varintSize(value.count) + value.count
             if entries > 0 && block.count + size > KeywordSegmentBlocks.blockBytes { try finish(write: write) }
             if entries == 0 {
                 first.removeAll(keepingCapacity: true)
@@ -72,7 +72,7 @@ enum KeywordSegmentBlocks {
         var offset = 0
         while offset < block.count {
             guard let found = field(block, &offset), let value = field(block, &offset) else { return nil }
-            let order = term.withUnsafeBytes { compare(found, $0) }
+            let order = term.withUnsafeBytes { KeywordSegmentEntries.compare(found, $0) }
             if order == 0 { return value }
             if order > 0 { return nil }
         }
@@ -95,25 +95,5 @@ enum KeywordSegmentBlocks {
         let start = offset
         offset += Int(length)
         return UnsafeRawBufferPointer(rebasing: block[start..<offset])
-    }
-
-    /// `a` against `b` in byte order (a term before any longer one it begins): negative, zero or positive.
-    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = min(a.count, b.count)
-        if common > 0, let x = a.baseAddress, let y = b.baseAddress {
-            let order = memcmp(x, y, common)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
-    }
-
-    static func varintSize(_ value: Int) -> Int {
-        var value = UInt64(value)
-        var size = 1
-        while value >= 0x80 {
-            value >>= 7
-            size += 1
-        }
-        return size
     }
 }

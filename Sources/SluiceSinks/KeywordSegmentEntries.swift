@@ -53,15 +53,20 @@ struct KeywordSegmentEntries: Sendable {
         values[(index == 0 ? 0 : valueEnds[index - 1])..<valueEnds[index]]
     }
 
-    /// Whether `a` comes before `b` in byte order (`memcmp`, a term before any longer one it begins).
+    /// Whether `a` comes before `b` in byte order (``compare(_:_:)``).
     static func precedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                let common = min(a.count, b.count)
-                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                return order != 0 ? order < 0 : a.count < b.count
-            }
+        a.withUnsafeBytes { a in b.withUnsafeBytes { b in compare(a, b) < 0 } }
+    }
+
+    /// `a` against `b` in the order terms are stored (`memcmp`'s byte order, a term before any longer one it
+    /// begins, as LMDB orders keys): negative, zero or positive.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0, let x = a.baseAddress, let y = b.baseAddress {
+            let order = memcmp(x, y, common)
+            if order != 0 { return Int(order) }
         }
+        return a.count - b.count
     }
 
     /// Calls `body` with each entry's term and stored list, in order.
