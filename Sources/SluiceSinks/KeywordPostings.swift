@@ -56,6 +56,40 @@ struct KeywordPostings {
         last = storedLast
     }
 
+    /// Whether a stored list holds a posting (more than its last number).
+    static func hasPostings(stored: UnsafeBufferPointer<UInt8>) -> Bool {
+        var offset = 0
+        _ = varint(stored, &offset)
+        return offset < stored.count
+    }
+
+    /// Appends to `out` the stored list of `count` stored lists joined in order (`list(0)`, `list(1)`, …, their
+    /// numbers ascending from each list to the next), as ``append(stored:)`` of each into one list and then
+    /// ``appendStored(to:)`` would, without a list of its own: the last number of the last list holding a
+    /// posting up front, each list's first Δ rewritten, the rest copied. A merge joins each term's lists so.
+    static func appendJoined(_ count: Int, _ list: (Int) -> UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var joinedLast: UInt64 = 0
+        for index in 0..<count {
+            let stored = list(index)
+            var offset = 0
+            let storedLast = varint(stored, &offset)
+            if offset < stored.count { joinedLast = storedLast }
+        }
+        putVarint(joinedLast, into: &out)
+        var previous: UInt64 = 0
+        for index in 0..<count {
+            let stored = list(index)
+            var offset = 0
+            let storedLast = varint(stored, &offset)
+            guard offset < stored.count else { continue }
+            let first = varint(stored, &offset)  // the first Δ is the first number itself
+            precondition(first > previous, "postings are kept in ascending record numbers")
+            putVarint(first - previous, into: &out)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: stored[offset...]))
+            previous = storedLast
+        }
+    }
+
     /// A stored list with every number raised by `base`, without decoding it: only the last number up front
     /// and the first Δ change (a batch's postings are built with numbers from 1 before its write transaction
     /// knows where its numbers start).

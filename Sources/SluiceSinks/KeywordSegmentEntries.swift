@@ -91,6 +91,47 @@ struct KeywordSegmentEntries: Sendable {
         }
     }
 
+    /// The entries' arrays, read in place (``withUnsafeEntries(_:)``): no reference is counted per look-up.
+    struct UnsafeEntries {
+        let terms: UnsafeBufferPointer<UInt8>
+        let values: UnsafeBufferPointer<UInt8>
+        let termEnds: UnsafeBufferPointer<Int>
+        let valueEnds: UnsafeBufferPointer<Int>
+
+        var count: Int { termEnds.count }
+
+        func term(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: terms[(index == 0 ? 0 : termEnds[index - 1])..<termEnds[index]])
+        }
+
+        func value(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: values[(index == 0 ? 0 : valueEnds[index - 1])..<valueEnds[index]])
+        }
+    }
+
+    /// Calls `body` with the entries' arrays in place.
+    func withUnsafeEntries<R>(_ body: (UnsafeEntries) throws -> R) rethrows -> R {
+        try terms.withUnsafeBufferPointer { terms in
+            try values.withUnsafeBufferPointer { values in
+                try termEnds.withUnsafeBufferPointer { termEnds in
+                    try valueEnds.withUnsafeBufferPointer { valueEnds in
+                        try body(UnsafeEntries(terms: terms, values: values, termEnds: termEnds, valueEnds: valueEnds))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with every one of `lists`' arrays in place, in order.
+    static func withUnsafeEntries<R>(
+        of lists: ArraySlice<KeywordSegmentEntries>,
+        _ opened: [UnsafeEntries] = [],
+        _ body: ([UnsafeEntries]) throws -> R
+    ) rethrows -> R {
+        guard let first = lists.first else { return try body(opened) }
+        return try first.withUnsafeEntries { try withUnsafeEntries(of: lists.dropFirst(), opened + [$0], body) }
+    }
+
     /// The entries as arrays (tests compare them).
     var array: [(term: [UInt8], value: [UInt8])] {
         var out: [(term: [UInt8], value: [UInt8])] = []

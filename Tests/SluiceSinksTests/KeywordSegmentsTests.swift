@@ -28,6 +28,48 @@ import Testing
         #expect(joined.last == 100_001)
     }
 
+    @Test("a merge's join in place gives the bytes of the lists joined one by one, units and empty lists included")
+    func joinedInPlace() {
+        var generator = SplitMix64(seed: 0x4A0E)
+        for _ in 0..<300 {
+            var number: UInt64 = 0
+            let lists: [[UInt8]] = (0..<(1 + Int(generator.next() % 8))).map { _ in
+                var list = KeywordPostings()
+                for _ in 0..<Int(generator.next() % 4) {  // none, at times: a list of its last number alone
+                    number += 1 + generator.next() % (generator.next() % 2 == 0 ? 3 : 1 << 20)
+                    if generator.next() % 3 == 0 {
+                        let units = (0..<(1 + Int(generator.next() % 3))).map {
+                            (
+                                unit: $0 * 2, frequency: 1 + Int(generator.next() % 5),
+                                length: Int(generator.next() % 900)
+                            )
+                        }
+                        list.append(number: number, units: units)
+                    } else {
+                        list.append(
+                            number: number,
+                            frequency: 1 + Int(generator.next() % 200),
+                            length: Int(generator.next() % 70_000)
+                        )
+                    }
+                }
+                return list.stored
+            }
+            var reference = KeywordPostings()
+            for list in lists { reference.append(stored: list) }
+            var joined: [UInt8] = [0xEE]  // after what the array already holds
+            let buffers = lists.map { list in
+                let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: list.count)
+                _ = buffer.initialize(from: list)
+                return UnsafeBufferPointer(buffer)
+            }
+            defer { for buffer in buffers { buffer.deallocate() } }
+            KeywordPostings.appendJoined(buffers.count, { buffers[$0] }, to: &joined)
+            #expect(buffers.contains(where: KeywordPostings.hasPostings(stored:)) == !reference.isEmpty)
+            #expect(joined == [0xEE] + reference.stored, "\(lists)")
+        }
+    }
+
     @Test("a batch's postings, built with numbers from 1, read from the store's next number once rebased")
     func rebasedPostings() {
         var list = KeywordPostings()
