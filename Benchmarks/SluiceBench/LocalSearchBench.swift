@@ -77,7 +77,7 @@ struct LocalSearchBench: AsyncParsableCommand {
     var readerLists = 0
     @Flag(
         help:
-            "Also time keyword searches (`chunk N corpus`, N a record's number: every record holds two of the words, one record the number) under each --filter beside the same unfiltered, and the records their walks read; a filter restricting --access-field ranks among the records it allows (a table of each record's readers, made at the first such search and timed apart)."
+            "Also time keyword searches (`chunk N corpus`, N a record's number: every record holds two of the words, one record the number) under each --filter beside the same unfiltered, and the records their walks read, then a rare term alone (`N`); a filter restricting --access-field ranks among the records it allows (a table of each record's readers, made at the first such search and timed apart)."
     )
     var keyword = false
 
@@ -316,6 +316,20 @@ struct LocalSearchBench: AsyncParsableCommand {
                     )
             )
         }
+        // A rare term alone (a record's number: one posting, in a block it shares with other terms of its
+        // segment), unfiltered: what a search pays for the look-ups themselves, one block a segment.
+        var rare: [Double] = []
+        let clock = ContinuousClock()
+        for query in texts.map({ $0.split(separator: " ")[1] }) {
+            let begin = clock.now
+            _ = try await sink.search(SearchRequest(mode: .keyword, text: String(query), k: k))
+            rare.append(Self.seconds(begin.duration(to: clock.now)) * 1000)
+        }
+        let latencies = Latencies(milliseconds: rare, wall: 0)
+        Self.say(
+            "a rare term alone (`N`), unfiltered: p50 / p99 "
+                + String(format: "%.3f / %.3f ms", latencies.percentile(0.5), latencies.percentile(0.99))
+        )
     }
 
     /// Each `--filter`: the store's filtered search (the graph's bounds, or its scan past the read budget) beside
