@@ -53,11 +53,6 @@ struct KeywordSegmentEntries: Sendable {
         values[(index == 0 ? 0 : valueEnds[index - 1])..<valueEnds[index]]
     }
 
-    /// Whether `a` comes before `b` in byte order (``compare(_:_:)``).
-    static func precedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
-        a.withUnsafeBytes { a in b.withUnsafeBytes { b in compare(a, b) < 0 } }
-    }
-
     /// `a` against `b` in the order terms are stored (`memcmp`'s byte order, a term before any longer one it
     /// begins, as LMDB orders keys): negative, zero or positive.
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
