@@ -23,18 +23,26 @@ extension KeywordIndex {
         var records = 0
         var first: UInt64 = 0
         var last: UInt64 = 0
-        /// For each term of `terms`: the value of `records` when it was last counted, and its frequency in
-        /// that record.
-        private var countedIn: [Int32] = []
-        private var frequencies: [Int32] = []
-        /// For each term of `terms`: its first and last posting (indexes into the postings' arrays below).
-        private var firstPosting: [Int] = []
-        private var lastPosting: [Int] = []
-        /// For each posting, in the order added: its record's number, the next posting of its term (-1 after
-        /// the last), and where its bytes end in `log` (they begin where the previous posting's end).
-        private var postingNumbers: [UInt64] = []
-        private var nextPosting: [Int] = []
-        private var postingEnds: [Int] = []
+        /// What is kept of each term of `terms`, by number (one array of them, not one a field: each append
+        /// checks one array's uniqueness and capacity, not four).
+        private struct TermState {
+            /// The value of `records` when the term was last counted, and its frequency in that record.
+            var countedIn: Int32 = 0
+            var frequency: Int32 = 0
+            /// Its first and last posting (indexes into `postings`), -1 before the first.
+            var first = -1
+            var last = -1
+        }
+        private var states: [TermState] = []
+        /// A posting: its record's number, the next posting of its term (-1 after the last), and where its
+        /// bytes end in `log` (they begin where the previous posting's end).
+        private struct Posting {
+            var number: UInt64
+            var next: Int
+            var end: Int
+        }
+        /// Every posting, in the order added.
+        private var postings: [Posting] = []
         /// Each posting's bytes after its record number, end to end.
         private var log: [UInt8] = []
         /// The terms of the record being counted, in the order first met.
@@ -66,16 +74,16 @@ extension KeywordIndex {
                 length += 1
                 guard let term else { return }
                 let found = insert(term)
-                if countedIn[found] == mark {
-                    frequencies[found] += 1
+                if states[found].countedIn == mark {
+                    states[found].frequency += 1
                 } else {
-                    countedIn[found] = mark
-                    frequencies[found] = 1
+                    states[found].countedIn = mark
+                    states[found].frequency = 1
                     counted.append(Int32(truncatingIfNeeded: found))
                 }
             }
             for term in counted {
-                KeywordPostings.putVarint(UInt64(frequencies[Int(term)]) << 1, into: &log)
+                KeywordPostings.putVarint(UInt64(states[Int(term)].frequency) << 1, into: &log)
                 KeywordPostings.putVarint(UInt64(length), into: &log)
                 post(Int(term), number: number)
             }
@@ -110,21 +118,21 @@ extension KeywordIndex {
             out.reserve(
                 count: terms.count,
                 termBytes: terms.bytes.count,
-                valueBytes: log.count + 3 * postingNumbers.count + 5 * terms.count
+                valueBytes: log.count + 3 * postings.count + 5 * terms.count
             )
             log.withUnsafeBufferPointer { log in
                 for term in terms.sortedNumbers() {
                     out.append(term: terms.term(term)) { value in
-                        KeywordPostings.putVarint(postingNumbers[lastPosting[term]], into: &value)
+                        KeywordPostings.putVarint(postings[states[term].last].number, into: &value)
                         var previous: UInt64 = 0
-                        var posting = firstPosting[term]
+                        var posting = states[term].first
                         while posting >= 0 {
-                            let number = postingNumbers[posting]
+                            let number = postings[posting].number
                             KeywordPostings.putVarint(number - previous, into: &value)
-                            let start = posting == 0 ? 0 : postingEnds[posting - 1]
-                            value.append(contentsOf: UnsafeBufferPointer(rebasing: log[start..<postingEnds[posting]]))
+                            let start = posting == 0 ? 0 : postings[posting - 1].end
+                            value.append(contentsOf: UnsafeBufferPointer(rebasing: log[start..<postings[posting].end]))
                             previous = number
-                            posting = nextPosting[posting]
+                            posting = postings[posting].next
                         }
                     }
                 }
@@ -141,32 +149,23 @@ extension KeywordIndex {
         /// The segment's number of `term`, its counters made if it is new.
         private mutating func insert(_ term: UnsafeBufferPointer<UInt8>) -> Int {
             let found = terms.insert(term)
-            if found.inserted {
-                countedIn.append(0)
-                frequencies.append(0)
-                firstPosting.append(-1)
-                lastPosting.append(-1)
-            }
+            if found.inserted { states.append(TermState()) }
             return found.number
         }
 
         /// Chains the posting whose bytes were just put at the end of `log` to `term`'s, as record `number`'s
         /// (above every number `term` has a posting for).
         private mutating func post(_ term: Int, number: UInt64) {
-            let posting = postingNumbers.count
-            postingNumbers.append(number)
-            postingEnds.append(log.count)
-            nextPosting.append(-1)
-            if lastPosting[term] < 0 {
-                firstPosting[term] = posting
+            let posting = postings.count
+            postings.append(Posting(number: number, next: -1, end: log.count))
+            let last = states[term].last
+            if last < 0 {
+                states[term].first = posting
             } else {
-                precondition(
-                    number > postingNumbers[lastPosting[term]],
-                    "postings are kept in ascending record numbers"
-                )
-                nextPosting[lastPosting[term]] = posting
+                precondition(number > postings[last].number, "postings are kept in ascending record numbers")
+                postings[last].next = posting
             }
-            lastPosting[term] = posting
+            states[term].last = posting
         }
     }
 }
