@@ -514,7 +514,7 @@ package struct LMDBTransaction {
         }
     }
 
-    /// Number of entries in a database.    /// Number of entries in a database.
+    /// Number of entries in a database.
     package func count(_ dbi: LMDBDatabase) throws -> Int {
         var stat = MDB_stat()
         try errors.check(mdb_stat(txn, dbi, &stat), "mdb_stat")
