@@ -6,7 +6,7 @@
 ///   scored by its rows or records (`KeywordIndex+Units.swift`): the units that hold the term, ascending.
 ///
 /// The last number up front lets two lists of consecutive segments be joined by copying bytes: only the
-/// second list's first Δ is rewritten (``append(stored:)``).
+/// second list's first Δ is rewritten (``appendJoined(_:_:to:)``).
 struct KeywordPostings {
     private(set) var body: [UInt8] = []
     /// The last posting's number (0 while empty: record numbers start at 1).
@@ -41,21 +41,6 @@ struct KeywordPostings {
         last = number
     }
 
-    /// Adds every posting of a stored list whose numbers all lie above this list's, without decoding it.
-    mutating func append(stored: [UInt8]) { append(stored: stored[...]) }
-
-    /// Adds every posting of a stored list whose numbers all lie above this list's, without decoding it.
-    mutating func append(stored: ArraySlice<UInt8>) {
-        var offset = stored.startIndex
-        let storedLast = Self.varint(stored, &offset)
-        guard offset < stored.endIndex else { return }
-        let first = Self.varint(stored, &offset)  // the first Δ is the first number itself
-        precondition(first > last, "postings are kept in ascending record numbers")
-        Self.putVarint(first - last, into: &body)
-        body += stored[offset...]
-        last = storedLast
-    }
-
     /// Whether a stored list holds a posting (more than its last number).
     static func hasPostings(stored: UnsafeBufferPointer<UInt8>) -> Bool {
         var offset = 0
@@ -64,9 +49,9 @@ struct KeywordPostings {
     }
 
     /// Appends to `out` the stored list of `count` stored lists joined in order (`list(0)`, `list(1)`, …, their
-    /// numbers ascending from each list to the next), as ``append(stored:)`` of each into one list and then
-    /// ``appendStored(to:)`` would, without a list of its own: the last number of the last list holding a
-    /// posting up front, each list's first Δ rewritten, the rest copied. A merge joins each term's lists so.
+    /// numbers ascending from each list to the next): the stored list of every posting of them in order, without
+    /// decoding them — the last number of the last list holding a posting up front, each list's first Δ
+    /// rewritten, the rest copied. A merge joins each term's lists so.
     static func appendJoined(_ count: Int, _ list: (Int) -> UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var joinedLast: UInt64 = 0
         for index in 0..<count {
